@@ -1,0 +1,355 @@
+"""The public API: read judgments and runs from anything, evaluate, get a tidy table."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .data import JoinReport, Qrels, Run, Vocabulary, warn
+from .evaluate import RunEvaluation, as_requests, evaluate_run, format_trec
+from .io import frames
+from .io import trec as trec_io
+
+QrelsLike = Qrels | str | os.PathLike | Mapping | Any
+RunLike = Run | str | os.PathLike | Mapping | Any
+
+
+def _is_frame(obj: Any) -> bool:
+    return hasattr(obj, "columns") or hasattr(obj, "column_names")
+
+
+def _is_parquet(path: str | os.PathLike) -> bool:
+    return str(path).endswith((".parquet", ".pq"))
+
+
+def read_qrels(
+    source: QrelsLike,
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    relevance_col: str = "relevance",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+) -> Qrels:
+    """Judgments from a TREC qrels file (``.gz``, ``-``), a Parquet file, a pandas/polars
+    DataFrame or Arrow table, or a ``{query_id: {doc_id: grade}}`` dict."""
+    if isinstance(source, Qrels):
+        return source
+    if isinstance(source, Mapping):
+        return frames.qrels_from_dict(source, queries, docs)
+    if _is_frame(source):
+        return frames.qrels_from_frame(source, query_col, doc_col, relevance_col, queries, docs)
+    if _is_parquet(source):
+        return frames.qrels_from_frame(
+            frames.read_parquet(source), query_col, doc_col, relevance_col, queries, docs,
+            source=str(source),
+        )  # fmt: skip
+    return trec_io.read_qrels(source, queries, docs)
+
+
+def read_run(
+    source: RunLike,
+    *,
+    name: str | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    duplicates: str = "error",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+) -> Run:
+    """A run from a TREC run file (``.gz``, ``-``), a Parquet file, a DataFrame or Arrow
+    table, or a ``{query_id: {doc_id: score}}`` dict.
+
+    ``duplicates`` decides what a document listed twice for one query does: ``error``
+    (default), ``first`` or ``max-score``.
+    """
+    if isinstance(source, Run):
+        return source if duplicates == "error" else trec_io.resolve_duplicates(source, duplicates)
+    if isinstance(source, Mapping):
+        return trec_io.resolve_duplicates(
+            frames.run_from_dict(source, name or "run", queries, docs), duplicates
+        )
+    if _is_frame(source):
+        return frames.run_from_frame(
+            source, query_col, doc_col, score_col, name or "run", queries, docs, duplicates
+        )
+    if _is_parquet(source):
+        return frames.run_from_frame(
+            frames.read_parquet(source), query_col, doc_col, score_col,
+            name or Path(source).stem, queries, docs, duplicates, source=str(source),
+        )  # fmt: skip
+    return trec_io.read_run(source, queries, docs, name, duplicates)
+
+
+def _runs(runs: Any, qrels: Qrels, duplicates: str) -> list[Run]:
+    if isinstance(runs, Run | str | os.PathLike) or _is_frame(runs):
+        runs = [runs]
+    elif isinstance(runs, Mapping):
+        first = next(iter(runs.values()), None)
+        if (
+            isinstance(first, Mapping)
+            and first
+            and not isinstance(next(iter(first.values())), Mapping)
+        ):
+            # {qid: {docno: score}}: a single run as a dict
+            runs = [runs]
+        else:
+            return [
+                read_run(
+                    v, name=str(k), duplicates=duplicates, queries=qrels.queries, docs=qrels.docs
+                )
+                for k, v in runs.items()
+            ]
+    out: list[Run] = []
+    for r in runs:
+        if isinstance(r, str | os.PathLike) and str(r) != "-" and Path(r).is_dir():
+            out.extend(_runs(trec_io.run_files([r]), qrels, duplicates))
+        else:
+            out.append(read_run(r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs))
+    names = [r.name for r in out]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        warn(f"several runs share a name ({', '.join(dup)}); rows are told apart by position")
+    return out
+
+
+def evaluate_many(
+    qrels: QrelsLike,
+    runs: Any,
+    measures: str | Sequence[str] | None = None,
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    duplicates: str = "error",
+) -> list[RunEvaluation]:
+    """Evaluate each run; one `RunEvaluation` per run, in input order."""
+    qrels = read_qrels(qrels)
+    requests = as_requests(measures)
+    return [
+        evaluate_run(
+            qrels,
+            run,
+            requests,
+            relevance_level=relevance_level,
+            ties=ties,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            complete=complete,
+            num_docs=num_docs,
+        )
+        for run in _runs(runs, qrels, duplicates)
+    ]
+
+
+def evaluate(
+    qrels: QrelsLike,
+    runs: Any,
+    measures: str | Sequence[str] | None = None,
+    per_query: bool = True,
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    duplicates: str = "error",
+    output: str = "pandas",
+) -> Any:
+    """Evaluate runs against judgments; a tidy table with columns run, query, measure, value.
+
+    Parameters
+    ----------
+    qrels, runs:
+        Anything `read_qrels` / `read_run` accept; ``runs`` may be one run, a list, a
+        ``{name: run}`` dict or a directory of run files.
+    measures:
+        Measure names in either spelling (``"nDCG@10"``, ``"ndcg_cut.10"``, ``"all_trec"``).
+    per_query:
+        One row per (run, query, measure); otherwise one summary row per (run, measure),
+        with query ``"all"``.
+    relevance_level, ties, max_docs, judged_only, complete, num_docs:
+        trec_eval's ``-l``, tie order, ``-M``, ``-J``, ``-c``, ``-N``.
+    output:
+        ``pandas`` (default), ``polars`` or ``dict`` (of columns).
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}
+    >>> table = rankscope.evaluate(qrels, {"bm25": run}, ["AP", "P@2"], output="dict")
+    >>> [round(v, 4) for v in table["value"]]
+    [0.8333, 0.5]
+    """
+    results = evaluate_many(
+        qrels,
+        runs,
+        measures,
+        relevance_level=relevance_level,
+        ties=ties,
+        max_docs=max_docs,
+        judged_only=judged_only,
+        complete=complete,
+        num_docs=num_docs,
+        duplicates=duplicates,
+    )
+    return frames.to_frame(_tidy(results, per_query), output)
+
+
+def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
+    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
+    for res in results:
+        if per_query:
+            for req, col in zip(res.requests, res.values, strict=True):
+                if req.measure.aggregate == "runid":
+                    continue
+                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
+                    cols["run"].append(res.run_name)
+                    cols["query"].append(qid)
+                    cols["measure"].append(req.label)
+                    cols["value"].append(v)
+        else:
+            for req, v in zip(res.requests, res.summary, strict=True):
+                if v is None or req.measure.aggregate == "runid":
+                    continue
+                cols["run"].append(res.run_name)
+                cols["query"].append("all")
+                cols["measure"].append(req.label)
+                cols["value"].append(v)
+    return cols
+
+
+# -- the CLI's evaluation -----------------------------------------------------------------
+
+
+def evaluate_files(args: Any) -> int:
+    """Run ``rankscope eval`` (arguments as parsed by the CLI)."""
+    qrels = read_qrels(args.qrels)
+    paths = trec_io.run_files(args.runs)
+    requests = as_requests(args.measures or ["official"])
+    fmt = args.format or ("trec" if len(paths) == 1 else "table")
+    results = []
+    for path in paths:
+        run = read_run(path, duplicates=args.duplicates, queries=qrels.queries, docs=qrels.docs)
+        report = JoinReport()
+        results.append(
+            evaluate_run(
+                qrels,
+                run,
+                requests,
+                relevance_level=args.level,
+                ties=args.ties,
+                max_docs=args.max_docs,
+                judged_only=args.judged_only,
+                complete=args.complete,
+                num_docs=args.num_docs,
+                report=report,
+            )
+        )
+    out = sys.stdout
+    if fmt == "trec":
+        for res in results:
+            out.write(format_trec(res, per_query=args.per_query, summary=not args.no_summary))
+    elif fmt == "json":
+        json.dump(_json(results, args.per_query), out, indent=1)
+        out.write("\n")
+    else:
+        rows = _rows(results, args.per_query, getattr(args, "wide", False))
+        if fmt == "csv":
+            out.write("".join(",".join(_csv(c) for c in row) + "\n" for row in rows))
+        else:
+            out.write(_table(rows))
+    out.flush()
+    return 0
+
+
+def _json(results: list[RunEvaluation], per_query: bool) -> list[dict]:
+    out = []
+    for res in results:
+        entry: dict[str, Any] = {
+            "run": res.run_name,
+            "summary": {
+                r.label: v
+                for r, v in zip(res.requests, res.summary, strict=True)
+                if v is not None and r.measure.aggregate != "runid"
+            },
+        }
+        if per_query:
+            entry["queries"] = {
+                qid: {
+                    r.label: col[i].item() if hasattr(col[i], "item") else col[i]
+                    for r, col in zip(res.requests, res.values, strict=True)
+                    if r.measure.per_query
+                }
+                for i, qid in enumerate(res.query_ids)
+            }
+        out.append(entry)
+    return out
+
+
+def _display(value: Any, kind: str) -> str:
+    if isinstance(value, str):
+        return value
+    if kind == "int":
+        return str(int(value))
+    return f"{float(value):.4f}"
+
+
+def _rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list[str]]:
+    if wide:
+        labels: list[str] = []
+        kinds: dict[str, str] = {}
+        for res in results:
+            for r, v in zip(res.requests, res.summary, strict=True):
+                if v is not None and r.measure.aggregate != "runid" and r.label not in kinds:
+                    labels.append(r.label)
+                    kinds[r.label] = r.measure.value
+        rows = [["run", *labels]]
+        for res in results:
+            s = {r.label: v for r, v in zip(res.requests, res.summary, strict=True)}
+            rows.append(
+                [res.run_name]
+                + [_display(s[lab], kinds[lab]) if lab in s else "" for lab in labels]
+            )
+        return rows
+    rows = [["run", "query", "measure", "value"]]
+    for res in results:
+        if per_query:
+            for r, col in zip(res.requests, res.values, strict=True):
+                if not r.measure.per_query:
+                    continue
+                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
+                    rows.append([res.run_name, qid, r.label, _display(v, r.measure.value)])
+        for r, v in zip(res.requests, res.summary, strict=True):
+            if v is not None and r.measure.aggregate != "runid":
+                rows.append([res.run_name, "all", r.label, _display(v, r.measure.value)])
+    return rows
+
+
+def _csv(cell: str) -> str:
+    return f'"{cell.replace(chr(34), chr(34) * 2)}"' if any(c in cell for c in ',"\n') else cell
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+        )
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,179 @@
+"""Command line: ``rankscope eval``, ``rankscope measures``, ``rankscope example``.
+
+``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
+prints with the same options (``-q -m -c -n -l -M -J -N``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+
+def _eval_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="evaluate runs against judgments (trec_eval-compatible)",
+        description=(
+            "Evaluate one or more runs. With one run and no --format the output is "
+            "byte-for-byte trec_eval's."
+        ),
+    )
+    p.add_argument("qrels", help="TREC qrels file (.gz and - accepted)")
+    p.add_argument("runs", nargs="+", help="TREC run files or directories of them")
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measure to compute, either spelling (P.5,10 / P@10 / all_trec); repeatable; "
+        "default: official",
+    )
+    p.add_argument("-q", action="store_true", dest="per_query", help="also print per-query values")
+    p.add_argument(
+        "-c",
+        action="store_true",
+        dest="complete",
+        help="average over every judged query (missing = 0)",
+    )
+    p.add_argument("-n", action="store_true", dest="no_summary", help="do not print the summary")
+    p.add_argument(
+        "-l",
+        type=int,
+        default=1,
+        dest="level",
+        metavar="N",
+        help="minimum relevant grade (default 1)",
+    )
+    p.add_argument(
+        "-M",
+        type=int,
+        default=None,
+        dest="max_docs",
+        metavar="N",
+        help="use only the top N per query",
+    )
+    p.add_argument(
+        "-J",
+        action="store_true",
+        dest="judged_only",
+        help="drop unjudged documents before evaluating",
+    )
+    p.add_argument(
+        "-N", type=int, default=0, dest="num_docs", metavar="N", help="collection size (utility)"
+    )
+    p.add_argument(
+        "--format",
+        choices=("trec", "json", "csv", "table"),
+        default=None,
+        help="output format (default: trec for one run, table for several)",
+    )
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="with several runs: one row per run and a column per measure (summaries only)",
+    )
+    p.add_argument(
+        "--ties",
+        choices=("docno-desc", "docno-asc", "input-order"),
+        default="docno-desc",
+        help="order of equally scored documents (default docno-desc, as trec_eval)",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "first", "max-score"),
+        default="error",
+        help="a document listed twice for a query: error (default), keep first, keep max score",
+    )
+    p.set_defaults(func=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from .api import evaluate_files
+
+    return evaluate_files(args)
+
+
+def _cmd_measures(args: argparse.Namespace) -> int:
+    from .measures import REGISTRY
+
+    for m in REGISTRY.measures:
+        names = " | ".join(REGISTRY.spellings(m))
+        first = m.doc.strip().split("\n")[0]
+        print(f"{names}\n    {first}")
+    return 0
+
+
+def _cmd_example(args: argparse.Namespace) -> int:
+    from .examples import example_paths
+
+    qrels, runs = example_paths()
+    from .api import evaluate_files
+
+    ns = argparse.Namespace(
+        qrels=str(qrels),
+        runs=[str(r) for r in runs],
+        measures=args.measures or ["map", "P@10", "nDCG@10", "recip_rank", "bpref"],
+        per_query=False,
+        complete=False,
+        no_summary=False,
+        level=1,
+        max_docs=None,
+        judged_only=False,
+        num_docs=0,
+        format="table",
+        wide=True,
+        ties="docno-desc",
+        duplicates="error",
+    )
+    print(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n")
+    return evaluate_files(ns)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankscope", description="Offline evaluation of search and recommendation systems."
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command")
+    _eval_parser(sub)
+    pm = sub.add_parser("measures", help="list every measure with its names")
+    pm.set_defaults(func=_cmd_measures)
+    pe = sub.add_parser("example", help="evaluate the bundled example collection")
+    pe.add_argument("-m", "--measure", action="append", dest="measures")
+    pe.set_defaults(func=_cmd_example)
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"rankscope: warning: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from . import __version__
+
+        print(f"rankscope {__version__}")
+        return 0
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    warnings.showwarning = _show_warning
+    from .data import InputError
+
+    try:
+        return args.func(args)
+    except (InputError, ValueError, OSError) as exc:
+        print(f"rankscope: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

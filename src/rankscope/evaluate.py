@@ -1,0 +1,192 @@
+"""Evaluation: `Judged` rankings x measure requests -> per-query values and summaries.
+
+Policies (trec_eval's by default):
+
+* Ties: equal scores are ordered by document id descending (``ties="docno-desc"``);
+  ``docno-asc`` and ``input-order`` are options.
+* A query with judgments but no ranking in the run is left out of the averages, or, with
+  ``complete=True`` (trec_eval ``-c``), scores 0 on every measure (``num_rel`` keeps its
+  count) and counts in the averages.
+* A query ranked by the run but absent from the judgments is ignored.
+* A query without relevant documents scores 0 on measures that divide by R.
+* An empty ranking (possible after ``judged_only``) scores 0 everywhere.
+Both one-sided cases are reported as warnings, one line per run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .data import JoinReport, Judged, Qrels, Run, judge, warn
+from .measures import Request, parse_measures
+
+MIN_GEO_MEAN = 0.00001
+
+
+@dataclass
+class RunEvaluation:
+    """Per-query values and summary of one run, for each request (in output order)."""
+
+    run_name: str
+    query_ids: list[str]
+    requests: list[Request]
+    values: list[np.ndarray]  # per request: one value per query (float, or object for text)
+    summary: list[float | int | str | None]  # per request: the summary value (None if none)
+    missing: np.ndarray  # per query: judged but not ranked by the run
+
+    def value(self, label: str) -> np.ndarray:
+        for r, v in zip(self.requests, self.values, strict=True):
+            if r.label == label:
+                return v
+        raise KeyError(label)
+
+    def summary_of(self, label: str) -> float | int | str | None:
+        for r, v in zip(self.requests, self.summary, strict=True):
+            if r.label == label:
+                return v
+        raise KeyError(label)
+
+
+def as_requests(measures: str | Sequence[str | Request] | None) -> list[Request]:
+    if measures is None:
+        measures = ["official"]
+    if isinstance(measures, str):
+        measures = [measures]
+    specs = [m for m in measures if isinstance(m, str)]
+    given = [m for m in measures if isinstance(m, Request)]
+    return given + parse_measures(specs) if specs else given
+
+
+def evaluate_judged(
+    judged: Judged,
+    requests: Sequence[Request],
+    *,
+    num_docs: int = 0,
+    complete: bool = False,
+) -> RunEvaluation:
+    """Compute every request on every query of ``judged`` and summarise."""
+    nq = judged.num_queries
+    columns: list[np.ndarray] = []
+    kwargs_list = []
+    for req in requests:
+        kwargs = req.kwargs
+        if "num_docs" in kwargs and not kwargs["num_docs"]:
+            kwargs["num_docs"] = num_docs
+        kwargs_list.append(kwargs)
+        dtype = object if req.measure.value == "str" else np.float64
+        columns.append(np.zeros(nq, dtype=dtype))
+    for rows, ranked in judged.batches():
+        for req, kwargs, col in zip(requests, kwargs_list, columns, strict=True):
+            col[rows] = req.measure.kernel(ranked, **kwargs)
+    missing = judged.missing
+    if missing.any():
+        for req, col in zip(requests, columns, strict=True):
+            if req.measure.zero_when_missing:
+                col[missing] = "" if req.measure.value == "str" else 0.0
+    summary = [
+        _summarise(req, col, judged, complete) for req, col in zip(requests, columns, strict=True)
+    ]
+    return RunEvaluation(
+        judged.run_name, judged.query_ids, list(requests), columns, summary, missing
+    )
+
+
+def _sequential(values: np.ndarray) -> float:
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _summarise(req: Request, col: np.ndarray, judged: Judged, complete: bool):
+    how = req.measure.aggregate
+    n = len(col)
+    if how == "none":
+        return None
+    if how == "runid":
+        return judged.run_name
+    if how == "count":
+        return n
+    if how == "sum":
+        return _sequential(col)
+    if how == "num_rel":
+        if complete:
+            # trec_eval -c: every judged document with grade > 0, whatever the level
+            return int(judged.rel_levels[:, 1:].sum())
+        return _sequential(col)
+    if how == "mean":
+        return _sequential(col) / n if n else 0.0
+    if how == "gmean":
+        if not n:
+            return 0.0
+        logs = np.log(np.maximum(col.astype(np.float64), MIN_GEO_MEAN))
+        return math.exp(_sequential(logs) / n)
+    raise ValueError(f"unknown aggregate {how!r}")
+
+
+def evaluate_run(
+    qrels: Qrels,
+    run: Run,
+    measures: str | Sequence[str | Request] | None = None,
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    report: JoinReport | None = None,
+) -> RunEvaluation:
+    """Evaluate one run: judge it, then compute the requested measures."""
+    requests = as_requests(measures)
+    report = JoinReport() if report is None else report
+    judged = judge(
+        qrels,
+        run,
+        relevance_level=relevance_level,
+        ties=ties,
+        max_docs=max_docs,
+        judged_only=judged_only,
+        complete=complete,
+        report=report,
+    )
+    for line in report.summary(run.name, complete):
+        warn(line)
+    return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
+
+
+# -- trec_eval's text format ---------------------------------------------------------------
+
+
+def _format_value(value, kind: str) -> str:
+    if kind == "int":
+        return str(int(value))
+    if kind == "str":
+        return f"'{value}'"
+    value = float(value)
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
+def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = True) -> str:
+    """The text trec_eval prints: ``-q`` per-query lines, then the ``all`` summary."""
+    lines: list[str] = []
+    if per_query:
+        printable = [
+            (r.measure.value, r.label, col)
+            for r, col in zip(result.requests, result.values, strict=True)
+            if r.measure.per_query
+        ]
+        for i, qid in enumerate(result.query_ids):
+            for kind, label, col in printable:
+                lines.append(f"{label:<22}\t{qid}\t{_format_value(col[i], kind)}\n")
+    if summary:
+        for r, value in zip(result.requests, result.summary, strict=True):
+            if not r.measure.summary or value is None:
+                continue
+            kind = r.measure.value
+            text = value if r.measure.aggregate == "runid" else _format_value(value, kind)
+            lines.append(f"{r.label:<22}\tall\t{text}\n")
+    return "".join(lines)

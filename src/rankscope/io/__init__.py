@@ -1,0 +1,5 @@
+"""Readers and writers: TREC text files, DataFrames, Parquet, dicts."""
+
+from .trec import format_qrels, format_run, read_qrels, read_run, resolve_duplicates
+
+__all__ = ["format_qrels", "format_run", "read_qrels", "read_run", "resolve_duplicates"]

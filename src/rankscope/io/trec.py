@@ -1,0 +1,258 @@
+"""TREC text formats: qrels ``qid iter docno grade`` and runs ``qid iter docno rank score tag``.
+
+Fields are separated by any run of spaces or tabs.  The iteration column may hold anything
+(``Q0``, ``0``, ``AF``) and the rank column is ignored, as trec_eval ignores it: the order
+comes from the scores.  Lines whose first non-blank character is ``#`` are comments (document
+ids may contain ``#`` elsewhere); blank lines are skipped.  ``.gz`` files are read
+transparently and ``-`` reads standard input.
+
+Nothing is dropped silently: a malformed line, a grade that is not an integer, a score that
+is not a finite number, or a document repeated within a query raises `InputError` naming
+the file, the line number(s) and the problem.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..data import InputError, Qrels, Run, Vocabulary
+from ._native import native
+
+DUPLICATE_POLICIES = ("error", "first", "max-score")
+
+PathLike = str | os.PathLike
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed."""
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data
+
+
+def _source_name(path: PathLike) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+def _parse_lines(data: bytes, source: str, min_fields: int, max_fields: int | None):
+    """Yield (line_number, fields) for content lines (reference parser)."""
+    for number, raw in enumerate(io.BytesIO(data), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if len(fields) < min_fields or (max_fields is not None and len(fields) > max_fields):
+            expect = f"{min_fields}" if max_fields == min_fields else f"at least {min_fields}"
+            raise InputError(
+                f"{source}:{number}: expected {expect} fields, found {len(fields)}: "
+                f"{_decode(raw.rstrip())!r}"
+            )
+        yield number, fields
+
+
+def parse_grade(token: bytes, source: str, number: int) -> int:
+    try:
+        return int(token)
+    except ValueError:
+        raise InputError(
+            f"{source}:{number}: relevance grade {_decode(token)!r} is not an integer"
+        ) from None
+
+
+def parse_score(token: bytes, source: str, number: int) -> float:
+    try:
+        value = float(token)
+    except ValueError:
+        raise InputError(f"{source}:{number}: score {_decode(token)!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(f"{source}:{number}: score {_decode(token)!r} is not finite")
+    return value
+
+
+def parse_qrels(
+    data: bytes,
+    source: str = "<qrels>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+) -> Qrels:
+    """Parse TREC qrels text (4 fields per line)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    fast = native()
+    if fast is not None:
+        q, d, g, line = fast.parse_qrels(data, source, queries, docs)
+    else:
+        qs, ds, gs, ls = [], [], [], []
+        for number, fields in _parse_lines(data, source, 4, 4):
+            qs.append(_decode(fields[0]))
+            ds.append(_decode(fields[2]))
+            gs.append(parse_grade(fields[3], source, number))
+            ls.append(number)
+        q, d = queries.intern_many(qs), docs.intern_many(ds)
+        g, line = np.asarray(gs, dtype=np.int64), np.asarray(ls, dtype=np.int64)
+    if len(q) == 0:
+        raise InputError(f"{source}: no judgments found")
+    return Qrels(queries, docs, q, d, g, source=source, line=line)
+
+
+def parse_run(
+    data: bytes,
+    source: str = "<run>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    name: str | None = None,
+    duplicates: str = "error",
+) -> Run:
+    """Parse a TREC run (at least 6 fields per line; further fields are ignored).
+
+    The run's name is the tag of its last line (as trec_eval) unless ``name`` is given.
+    """
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    fast = native()
+    tag = ""
+    if fast is not None:
+        q, d, s, line, tag_bytes = fast.parse_run(data, source, queries, docs)
+        tag = _decode(tag_bytes)
+    else:
+        qs, ds, ss, ls = [], [], [], []
+        for number, fields in _parse_lines(data, source, 6, None):
+            qs.append(_decode(fields[0]))
+            ds.append(_decode(fields[2]))
+            ss.append(parse_score(fields[4], source, number))
+            ls.append(number)
+            tag = fields[5]
+        tag = _decode(tag) if tag else ""
+        q, d = queries.intern_many(qs), docs.intern_many(ds)
+        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int64)
+    if len(q) == 0:
+        raise InputError(f"{source}: no ranked documents found")
+    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return resolve_duplicates(run, duplicates)
+
+
+def resolve_duplicates(run: Run, policy: str = "error") -> Run:
+    """Deal with a document listed twice for one query.
+
+    ``error`` (default) raises naming query, document and both lines (trec_eval refuses
+    such runs too); ``first`` keeps the first occurrence; ``max-score`` keeps the
+    highest-scored one (the first among equals).
+    """
+    if policy not in DUPLICATE_POLICIES:
+        raise ValueError(
+            f"unknown duplicates policy {policy!r}; choose one of {', '.join(DUPLICATE_POLICIES)}"
+        )
+    n = len(run)
+    if n < 2:
+        return run
+    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    dup = sk[1:] == sk[:-1]
+    if not dup.any():
+        return run
+    if policy == "error":
+        i = int(np.flatnonzero(dup)[0])
+        a, b = order[i], order[i + 1]
+        lines = ""
+        if run.line is not None:
+            lines = f" at lines {run.line[a]} and {run.line[b]}"
+        raise InputError(
+            f"{run.source}: document '{run.docs.strings[run.doc[a]]}' appears twice for query "
+            f"'{run.queries.strings[run.query[a]]}'{lines} "
+            f"(use duplicates='first' or 'max-score' to keep one)"
+        )
+    if policy == "first":
+        keep_sorted = np.concatenate(([True], ~dup))
+        keep = np.sort(order[keep_sorted])
+    else:
+        # within each key group, best score first, then input position
+        order2 = np.lexsort((np.arange(n), -run.score, key))
+        sk2 = key[order2]
+        first = np.concatenate(([True], sk2[1:] != sk2[:-1]))
+        keep = np.sort(order2[first])
+    return Run(
+        run.name,
+        run.queries,
+        run.docs,
+        run.query[keep],
+        run.doc[keep],
+        run.score[keep],
+        source=run.source,
+        line=None if run.line is None else run.line[keep],
+    )
+
+
+def read_qrels(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+) -> Qrels:
+    """Read a TREC qrels file (``.gz`` and ``-`` for stdin accepted)."""
+    return parse_qrels(read_bytes(path), _source_name(path), queries, docs)
+
+
+def read_run(
+    path: PathLike,
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    name: str | None = None,
+    duplicates: str = "error",
+) -> Run:
+    """Read a TREC run file (``.gz`` and ``-`` for stdin accepted)."""
+    return parse_run(read_bytes(path), _source_name(path), queries, docs, name, duplicates)
+
+
+def run_files(paths: list[PathLike]) -> list[Path | str]:
+    """Expand directories into the files they hold (sorted); keep files and ``-`` as given."""
+    out: list[Path | str] = []
+    for p in paths:
+        if str(p) != "-" and Path(p).is_dir():
+            children = sorted(
+                c for c in Path(p).iterdir() if c.is_file() and not c.name.startswith(".")
+            )
+            if not children:
+                raise InputError(f"{p}: directory holds no run files")
+            out.extend(children)
+        else:
+            out.append(p)
+    return out
+
+
+def format_qrels(qrels: Qrels) -> str:
+    qs, ds = qrels.queries.strings, qrels.docs.strings
+    return "".join(
+        f"{qs[q]} 0 {ds[d]} {g}\n"
+        for q, d, g in zip(
+            qrels.query.tolist(), qrels.doc.tolist(), qrels.grade.tolist(), strict=True
+        )
+    )
+
+
+def format_run(run: Run, ties: str = "docno-desc") -> str:
+    """TREC run text, ranked (rank column 1..n per query) with scores printed exactly."""
+    from ..data import order_run
+
+    order = order_run(run, ties)
+    qs, ds = run.queries.strings, run.docs.strings
+    lines = []
+    prev, rank = -1, 0
+    for i in order.tolist():
+        q = int(run.query[i])
+        rank = rank + 1 if q == prev else 1
+        prev = q
+        lines.append(f"{qs[q]} Q0 {ds[run.doc[i]]} {rank} {float(run.score[i])!r} {run.name}\n")
+    return "".join(lines)

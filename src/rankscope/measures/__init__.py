@@ -1,0 +1,64 @@
+"""Every measure, in trec_eval's output order, and the registry that parses their names."""
+
+from __future__ import annotations
+
+from .base import Measure, Param, Request
+from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
+from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
+from .incomplete import bpref, gm_bpref, infAP, rbp_resid, unj
+from .ranks import (
+    P,
+    Rprec,
+    Rprec_mult,
+    binG,
+    eleven_pt_avg,
+    gm_map,
+    iprec_at_recall,
+    map_,
+    map_cut,
+    recall,
+    recip_rank,
+    relative_P,
+    success,
+)
+from .registry import Registry
+from .sets import set_F, set_map, set_P, set_recall, set_relative_P, utility
+
+#: trec_eval's measures in the order it prints them (measures.c), then rankscope's own.
+MEASURES: list[Measure] = [
+    runid, num_q, num_ret, num_rel, num_rel_ret, map_, gm_map, Rprec, bpref, recip_rank,
+    iprec_at_recall, P, relstring, recall, infAP, gm_bpref, Rprec_mult, utility, eleven_pt_avg,
+    binG, G, dcg, ideal_dcg, ndcg, ndcg_rel, Rndcg, ndcg_cut, map_cut, relative_P, success,
+    set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid,
+    unj,
+]  # fmt: skip
+
+NICKNAMES = {
+    "official": [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P",
+    ],
+    "set": [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+        "set_relative_P", "set_map", "set_F",
+    ],
+    "all_trec": [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
+        "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+        "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+        "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+    ],
+}  # fmt: skip
+
+REGISTRY = Registry(MEASURES, NICKNAMES)
+
+
+def parse_measures(specs) -> list[Request]:
+    """Requests for measure names in either spelling (see `Registry.parse`)."""
+    if isinstance(specs, str):
+        specs = [specs]
+    return REGISTRY.parse_many(specs)
+
+
+__all__ = ["MEASURES", "NICKNAMES", "REGISTRY", "Measure", "Param", "Request", "parse_measures"]

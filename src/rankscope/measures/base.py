@@ -1,0 +1,196 @@
+"""Measures as declarative objects: name, spellings, parameter schema, kernel, documentation.
+
+A `Measure` maps a `Ranked` batch to one value per query.  Its parameters are declared
+(`Param`), so names can be parsed and validated, and the reference documentation generated,
+from the objects themselves.  A `Request` is a measure with concrete parameter values and
+the label it prints under.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..data import Ranked
+
+Kernel = Callable[..., np.ndarray]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple = ()
+
+    def convert(self, value: Any, measure: str) -> Any:
+        if value is None:
+            return None
+        try:
+            if self.type is bool and isinstance(value, str):
+                v: Any = value.lower() in ("1", "true", "yes")
+            elif self.type is tuple:
+                v = tuple(float(x) for x in value)
+            elif self.type is dict:
+                v = {int(k): float(x) for k, x in dict(value).items()}
+            elif self.type is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            else:
+                v = self.type(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{measure}: parameter {self.name}={value!r} is not a valid {self.type.__name__}"
+            ) from None
+        if self.choices and v not in self.choices:
+            raise ValueError(
+                f"{measure}: parameter {self.name}={value!r} must be one of {self.choices}"
+            )
+        return v
+
+
+#: The relevance level parameter shared by binary measures (None: the evaluation's level).
+REL = Param("rel", int, None, "minimum grade counted as relevant (default: the global level, 1)")
+
+
+@dataclass(frozen=True)
+class TrecSpelling:
+    """How trec_eval spells the measure's parameters after the dot (``P.5,10``).
+
+    style:
+      ``none``      no parameters;
+      ``cutoffs``   comma-separated integer cutoffs, one value each (``P_5``, ``P_10``);
+      ``fractions`` comma-separated real cutoffs, one value each, printed ``%3.2f``;
+      ``values``    a list of reals making one value, printed verbatim (``utility_2,-1,0,0``);
+      ``pairs``     ``level=gain`` pairs and named reals (``ndcg_1=3,2=9``, ``rbp_p=0.8``).
+    """
+
+    style: str = "none"
+    param: str | None = None
+    defaults: tuple = ()
+    from_values: Callable[[list[float]], dict] | None = None
+
+
+@dataclass(frozen=True)
+class IrSpelling:
+    """An ir_measures-style name: ``Name(param=value,...)@cutoff``."""
+
+    name: str
+    cutoff: str | None = None  # the parameter ``@k`` sets; None: no ``@`` accepted
+    fixed: tuple = ()  # parameter values implied by this spelling
+
+
+@dataclass(eq=False)
+class Measure:
+    """A measure: one value per query from a `Ranked` batch.
+
+    ``aggregate`` says how per-query values summarise: ``mean`` (arithmetic mean over
+    queries), ``sum`` (counts), ``gmean`` (geometric mean with values floored at 1e-5, as
+    trec_eval), ``none`` (per-query only), ``count`` (number of queries).
+    """
+
+    name: str
+    kernel: Kernel
+    doc: str
+    params: tuple[Param, ...] = ()
+    trec: TrecSpelling = field(default_factory=TrecSpelling)
+    ir: tuple[IrSpelling, ...] = ()
+    value: str = "float"  # float | int | str
+    aggregate: str = "mean"
+    per_query: bool = True  # printed per query by ``-q``
+    summary: bool = True  # printed in the summary
+    zero_when_missing: bool = True  # a judged query absent from the run scores 0
+    family: str = ""
+    reference: str = ""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def validate(self, params: dict[str, Any]) -> dict[str, Any]:
+        known = {p.name: p for p in self.params}
+        out = {}
+        for k, v in params.items():
+            if k not in known:
+                allowed = ", ".join(known) or "none"
+                raise ValueError(f"{self.name}: unknown parameter {k!r} (parameters: {allowed})")
+            out[k] = known[k].convert(v, self.name)
+        for p in self.params:
+            out.setdefault(p.name, p.default)
+        return out
+
+    def compute(self, ranked: Ranked, params: dict[str, Any]) -> np.ndarray:
+        return self.kernel(ranked, **params)
+
+    def __repr__(self) -> str:
+        return f"Measure({self.name})"
+
+
+@dataclass(frozen=True, eq=False)
+class Request:
+    """A measure with concrete parameters, and the label its values print under."""
+
+    measure: Measure
+    params: tuple[tuple[str, Any], ...]
+    label: str
+    order: tuple = ()  # sort key within the measure (trec_eval prints cutoffs ascending)
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def compute(self, ranked: Ranked) -> np.ndarray:
+        return self.measure.kernel(ranked, **self.kwargs)
+
+    def __repr__(self) -> str:
+        return f"Request({self.label})"
+
+    def key(self) -> tuple:
+        return (self.measure.name, _hashable(self.params))
+
+
+def _hashable(params: tuple) -> tuple:
+    out = []
+    for k, v in params:
+        if isinstance(v, dict):
+            v = tuple(sorted(v.items()))
+        out.append((k, v))
+    return tuple(out)
+
+
+def sequential_sum(values: np.ndarray) -> np.ndarray:
+    """Row sums added left to right, in the order trec_eval adds (numpy's sum is pairwise)."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0])
+    return np.cumsum(values, axis=1)[:, -1]
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` where ``den != 0``, else 0."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+_LOG2: list[np.ndarray] = [np.zeros(0)]
+
+
+def log2_int(n: int) -> np.ndarray:
+    """``log2(i)`` for integers ``i`` in ``[0, n)``, computed by the C library as trec_eval does."""
+    import math
+
+    table = _LOG2[0]
+    if len(table) < n:
+        size = max(n, 2 * len(table), 1024)
+        table = np.array([-np.inf] + [math.log2(i) for i in range(1, size)])
+        _LOG2[0] = table
+    return table[:n]

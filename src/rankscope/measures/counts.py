@@ -1,0 +1,135 @@
+"""Counts and diagnostics: run id, number of queries, documents retrieved, relevant, judged."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import NONPOOL, UNJUDGED, Ranked
+from .base import REL, Measure, Param, TrecSpelling
+
+
+def _runid(r: Ranked) -> np.ndarray:
+    return np.full(len(r.grade), "", dtype=object)
+
+
+runid = Measure(
+    "runid",
+    _runid,
+    doc="The run's name (the tag of the last line of a TREC run file). Summary only.",
+    value="str",
+    aggregate="runid",
+    per_query=False,
+    family="counts",
+)
+
+
+def _num_q(r: Ranked) -> np.ndarray:
+    return np.ones(len(r.grade))
+
+
+num_q = Measure(
+    "num_q",
+    _num_q,
+    doc="Number of queries averaged over (all judged queries with ``-c``). Summary only.",
+    value="int",
+    aggregate="count",
+    per_query=False,
+    family="counts",
+)
+
+
+def _num_ret(r: Ranked) -> np.ndarray:
+    return r.num_ret.astype(np.float64)
+
+
+num_ret = Measure(
+    "num_ret",
+    _num_ret,
+    doc="Number of documents retrieved (after ``-M`` and ``-J``). The summary is the sum.",
+    value="int",
+    aggregate="sum",
+    family="counts",
+)
+
+
+def _num_rel(r: Ranked, rel: int | None = None) -> np.ndarray:
+    return r.num_rel(rel).astype(np.float64)
+
+
+num_rel = Measure(
+    "num_rel",
+    _num_rel,
+    doc=(
+        "Number of relevant documents (grade >= level) in the judgments. The summary is the "
+        "sum; with ``-c`` trec_eval's summary counts every judged document with grade > 0 "
+        "over all judged queries, whatever the level, and so does rankscope."
+    ),
+    params=(REL,),
+    value="int",
+    aggregate="num_rel",
+    zero_when_missing=False,
+    family="counts",
+)
+
+
+def _num_rel_ret(r: Ranked, rel: int | None = None) -> np.ndarray:
+    return r.num_rel_ret(rel).astype(np.float64)
+
+
+num_rel_ret = Measure(
+    "num_rel_ret",
+    _num_rel_ret,
+    doc="Number of relevant documents retrieved. The summary is the sum.",
+    params=(REL,),
+    value="int",
+    aggregate="sum",
+    family="counts",
+)
+
+
+def _num_nonrel_judged_ret(r: Ranked, rel: int | None = None) -> np.ndarray:
+    return (r.num_ret - r.num_nonpool - r.num_unjudged - r.num_rel_ret(rel)).astype(np.float64)
+
+
+num_nonrel_judged_ret = Measure(
+    "num_nonrel_judged_ret",
+    _num_nonrel_judged_ret,
+    doc="Number of retrieved documents judged non-relevant. The summary is the sum.",
+    params=(REL,),
+    value="int",
+    aggregate="sum",
+    family="counts",
+)
+
+
+def _relstring(r: Ranked, length: int = 10) -> np.ndarray:
+    out = np.empty(len(r.grade), dtype=object)
+    width = max(0, min(length, r.width))
+    chars = np.full(r.grade[:, :width].shape, "<", dtype="<U1")
+    g = r.grade[:, :width]
+    digits = (g >= 0) & (g <= 9)
+    chars[digits] = g[digits].astype(str)
+    chars[g > 9] = ">"
+    chars[g == NONPOOL] = "-"
+    chars[g == UNJUDGED] = "."
+    for i in range(len(out)):
+        n = max(0, min(length, int(r.num_ret[i])))
+        out[i] = "".join(chars[i, :n].tolist())
+    return out
+
+
+relstring = Measure(
+    "relstring",
+    _relstring,
+    doc=(
+        "The relevance values of the first N (default 10) retrieved documents as a string: "
+        "the digit for grades 0-9, '>' above 9, '-' for a document not in the qrels, '.' for "
+        "one in the pool but unjudged (negative grade). Per query only."
+    ),
+    params=(Param("length", int, 10, "number of ranks shown"),),
+    trec=TrecSpelling("values", from_values=lambda v: {"length": int(v[0])}),
+    value="str",
+    aggregate="none",
+    summary=False,
+    family="counts",
+)

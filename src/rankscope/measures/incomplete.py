@@ -1,0 +1,141 @@
+"""Measures for incomplete judgments: bpref, infAP, the RBP residual, unjudged at k.
+
+They distinguish documents the qrels do not mention (``NONPOOL``), documents in the pool
+but unjudged (negative grade in the qrels, ``UNJUDGED``) and judged documents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import NONPOOL, UNJUDGED, Ranked
+from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+
+INFAP_EPSILON = 0.00001
+
+
+def _bpref(r: Ranked, rel: int | None = None) -> np.ndarray:
+    level = r.level(rel)
+    relevant = r.rel(level)
+    nonrel = (r.grade >= 0) & (r.grade < level)
+    nonrel_above = np.cumsum(nonrel, axis=1)
+    big_r = r.num_rel(level)
+    num_nonrel = r.rel_levels[:, : max(level, 0)].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        penalty = np.minimum(nonrel_above, big_r[:, None]) / np.minimum(num_nonrel, big_r)[:, None]
+        terms = np.where(relevant, np.where(nonrel_above > 0, 1.0 - penalty, 1.0), 0.0)
+    return safe_divide(sequential_sum(terms), big_r)
+
+
+_BPREF_DOC = (
+    "Binary preference: (1/R) * sum over retrieved relevant documents d of "
+    "1 - min(n_d, R) / min(N, R), with n_d the judged non-relevant documents retrieved above "
+    "d and N the judged non-relevant documents of the query. Unjudged documents are ignored "
+    "rather than taken as non-relevant."
+)
+
+bpref = Measure(
+    "bpref",
+    _bpref,
+    doc=_BPREF_DOC,
+    params=(REL,),
+    ir=(IrSpelling("Bpref"),),
+    family="incomplete",
+    reference="Buckley & Voorhees, Retrieval evaluation with incomplete information, SIGIR 2004.",
+)
+
+gm_bpref = Measure(
+    "gm_bpref",
+    _bpref,
+    doc="bpref summarised by the geometric mean over queries (values floored at 1e-5).",
+    params=(REL,),
+    aggregate="gmean",
+    per_query=False,
+    family="incomplete",
+)
+
+
+def _infap(r: Ranked, rel: int | None = None) -> np.ndarray:
+    level = r.level(rel)
+    relevant = r.rel(level)
+    nonrel = (r.grade >= 0) & (r.grade < level)
+    unjudged = r.grade == UNJUDGED
+    rel_so_far = np.cumsum(relevant, axis=1)
+    nonrel_above = np.cumsum(nonrel, axis=1)
+    unjudged_above = np.cumsum(unjudged, axis=1)
+    j = np.arange(r.width, dtype=np.float64)[None, :]
+    r1 = rel_so_far - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_above + unjudged_above) / j) * (
+            (r1 + INFAP_EPSILON) / ((r1 + nonrel_above) + 2 * INFAP_EPSILON)
+        )
+        terms = np.where(relevant, later, 0.0)
+    terms[:, 0] = np.where(relevant[:, 0], 1.0, 0.0)
+    return safe_divide(sequential_sum(terms), r.num_rel(level))
+
+
+infAP = Measure(
+    "infAP",
+    _infap,
+    doc=(
+        "Inferred average precision: AP estimated from a random sample of the pool. At each "
+        "relevant document at rank k > 1 the expected precision is "
+        "1/k + ((k-1)/k) * (pooled above / (k-1)) * ((rel + eps) / (rel + nonrel + 2 eps)), "
+        "with pooled above = judged relevant, judged non-relevant and pooled-but-unjudged "
+        "documents above it and rel, nonrel the judged ones (eps = 1e-5); documents outside "
+        "the pool count as non-relevant, pooled but unjudged ones as relevant in the "
+        "proportion of the judged. At rank 1 the precision is 1."
+    ),
+    params=(REL,),
+    ir=(IrSpelling("infAP"),),
+    family="incomplete",
+    reference="Yilmaz & Aslam, Estimating average precision with incomplete and imperfect "
+    "judgments, CIKM 2006.",
+)
+
+
+def _rbp_resid(r: Ranked, p: float = 0.9, gains: dict | None = None) -> np.ndarray:
+    missing = (r.grade == NONPOOL) | (r.grade == UNJUDGED)
+    weight = np.cumprod(np.concatenate(([1.0], np.full(r.width, p))))
+    terms = np.where(missing, weight[None, : r.width], 0.0)
+    tail = weight[r.num_ret]  # p ** num_ret, by repeated multiplication
+    value = tail + (1 - p) * sequential_sum(terms)
+    return np.where(missing.any(axis=1), value, 0.0)
+
+
+rbp_resid = Measure(
+    "rbp_resid",
+    _rbp_resid,
+    doc=(
+        "Residual of RBP: the most RBP could rise if every unjudged retrieved document, and "
+        "every document past the end of the ranking, had gain 1: "
+        "p^n + (1 - p) * sum over unjudged ranks i of p^(i-1). 0 when all are judged."
+    ),
+    params=(
+        Param("p", float, 0.9, "persistence"),
+        Param("gains", dict, None, "accepted for symmetry with rbp; unused"),
+    ),
+    trec=TrecSpelling("pairs", "gains"),
+    family="incomplete",
+    reference="Moffat & Zobel, ACM TOIS 27(1), 2008.",
+)
+
+
+def _unjudged(r: Ranked, cutoff: int | None = None) -> np.ndarray:
+    if cutoff is None or cutoff <= 0:
+        raise ValueError("unj needs a positive cutoff")
+    missing = (r.grade == NONPOOL) | (r.grade == UNJUDGED)
+    return r.count_at(np.cumsum(missing, axis=1), cutoff) / float(cutoff)
+
+
+unj = Measure(
+    "unj",
+    _unjudged,
+    doc=(
+        "Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); "
+        "ranks past the end count as judged. A red flag for poor pool coverage."
+    ),
+    params=(Param("cutoff", int, None, "rank cutoff k"),),
+    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
+    family="incomplete",
+)

@@ -1,0 +1,327 @@
+"""Rank-based binary measures: precision and recall at cutoffs, average precision, reciprocal
+rank, interpolated precision, R-precision.
+
+Notation: a ranking of ``n`` documents, ``rel_i`` = 1 if the document at rank ``i`` has a
+grade >= the relevance level, ``R`` = number of relevant documents in the judgments,
+``rel(k)`` = number of relevant documents in the top ``k`` (ranks past ``n`` count as
+non-relevant).  Arithmetic follows trec_eval's order of operations so that values match it
+to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import Ranked
+from .base import (
+    REL,
+    IrSpelling,
+    Measure,
+    Param,
+    TrecSpelling,
+    log2_int,
+    safe_divide,
+    sequential_sum,
+)
+
+CUTOFF = Param("cutoff", int, None, "rank cutoff k (documents past k are not looked at)")
+_STD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _require_cutoff(name: str, k: int | None) -> int:
+    if k is None or k <= 0:
+        raise ValueError(f"{name} needs a positive cutoff (e.g. {name}@10)")
+    return k
+
+
+def _precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
+    k = _require_cutoff("P", cutoff)
+    return r.count_at(r.rel_cum(rel), k) / float(k)
+
+
+P = Measure(
+    "P",
+    _precision,
+    doc=(
+        "Precision at k: rel(k) / k. Ranks past the end of a short ranking count as "
+        "non-relevant (a run returning 15 documents, 4 relevant, has P@20 = 0.2).\n\n"
+        "User model: reads exactly the top k results and values the fraction that is relevant."
+    ),
+    params=(CUTOFF, REL),
+    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("P", cutoff="cutoff"),),
+    family="ranks",
+    reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
+)
+
+
+def _recall(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
+    k = _require_cutoff("recall", cutoff)
+    return safe_divide(r.count_at(r.rel_cum(rel), k), r.num_rel(rel))
+
+
+recall = Measure(
+    "recall",
+    _recall,
+    doc="Recall at k: rel(k) / R (0 when R = 0).",
+    params=(CUTOFF, REL),
+    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("R", cutoff="cutoff"),),
+    family="ranks",
+)
+
+
+def _success(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
+    k = _require_cutoff("success", cutoff)
+    return (r.count_at(r.rel_cum(rel), k) > 0).astype(np.float64)
+
+
+success = Measure(
+    "success",
+    _success,
+    doc="Success at k: 1 if a relevant document is in the top k, else 0.",
+    params=(CUTOFF, REL),
+    trec=TrecSpelling("cutoffs", "cutoff", (1, 5, 10)),
+    ir=(IrSpelling("Success", cutoff="cutoff"),),
+    family="ranks",
+    reference="Stephen Tomlinson (trec_eval's success measure).",
+)
+
+
+def _relative_precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
+    k = _require_cutoff("relative_P", cutoff)
+    return safe_divide(r.count_at(r.rel_cum(rel), k), np.minimum(k, r.num_rel(rel)))
+
+
+relative_P = Measure(
+    "relative_P",
+    _relative_precision,
+    doc="Relative precision at k: rel(k) / min(k, R): precision up to R, recall after R.",
+    params=(CUTOFF, REL),
+    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    family="ranks",
+)
+
+
+def _ap_terms(r: Ranked, rel: int | None) -> np.ndarray:
+    # precision at each relevant rank: rel(i) / i
+    return np.where(r.rel(rel), r.rel_cum(rel) / r.ranks, 0.0)
+
+
+def _average_precision(r: Ranked, rel: int | None = None) -> np.ndarray:
+    total = sequential_sum(_ap_terms(r, rel))
+    return safe_divide(total, np.where(r.num_rel_ret(rel) > 0, r.num_rel(rel), 0))
+
+
+_AP_DOC = (
+    "Average precision: (1/R) * sum over relevant retrieved ranks i of rel(i) / i. Relevant "
+    "documents not retrieved contribute 0.\n\n"
+    "User model: a user who stops after a relevant document, each relevant document equally "
+    "likely to be the one she wants, and who values the precision at that point."
+)
+
+map_ = Measure(
+    "map",
+    _average_precision,
+    doc=_AP_DOC,
+    params=(REL,),
+    ir=(IrSpelling("AP"), IrSpelling("MAP")),
+    family="ranks",
+    reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
+)
+
+gm_map = Measure(
+    "gm_map",
+    _average_precision,
+    doc=(
+        "Average precision summarised by the geometric mean over queries (values floored at "
+        "1e-5), rewarding consistency. Per-query values are plain AP; summary only in "
+        "trec_eval's output."
+    ),
+    params=(REL,),
+    aggregate="gmean",
+    per_query=False,
+    ir=(IrSpelling("GMAP"),),
+    family="ranks",
+)
+
+
+def _ap_at(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
+    k = _require_cutoff("map_cut", cutoff)
+    total = sequential_sum(_ap_terms(r, rel)[:, :k])
+    return safe_divide(total, r.num_rel(rel))
+
+
+map_cut = Measure(
+    "map_cut",
+    _ap_at,
+    doc="Average precision over the top k: (1/R) * sum over relevant ranks i <= k of rel(i)/i.",
+    params=(CUTOFF, REL),
+    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("AP", cutoff="cutoff"), IrSpelling("MAP", cutoff="cutoff")),
+    family="ranks",
+)
+
+
+def _rprec(r: Ranked, rel: int | None = None) -> np.ndarray:
+    big_r = r.num_rel(rel)
+    look = np.minimum(r.num_ret, big_r)
+    cum = r.rel_cum(rel)
+    idx = np.clip(np.minimum(big_r, r.width) - 1, 0, None)
+    hits = np.where(look > 0, cum[np.arange(len(cum)), idx], 0)
+    return safe_divide(hits, np.where(look > 0, big_r, 0))
+
+
+Rprec = Measure(
+    "Rprec",
+    _rprec,
+    doc="R-precision: precision at rank R, rel(R) / R. It is the point where P = R.",
+    params=(REL,),
+    ir=(IrSpelling("Rprec"),),
+    family="ranks",
+    reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
+)
+
+
+def _rprec_mult(r: Ranked, multiple: float | None = None, rel: int | None = None) -> np.ndarray:
+    if multiple is None:
+        raise ValueError("Rprec_mult needs a multiple of R")
+    # trec_eval: (long) (multiple * R + 0.9)
+    k = np.floor(multiple * r.num_rel(rel) + 0.9).astype(np.int64)
+    cum = r.rel_cum(rel)
+    hits = cum[np.arange(len(cum)), np.clip(np.minimum(k, r.width) - 1, 0, None)]
+    return safe_divide(np.where(k > 0, hits, 0), np.where(k > 0, k, 0))
+
+
+Rprec_mult = Measure(
+    "Rprec_mult",
+    _rprec_mult,
+    doc=(
+        "Precision at a multiple m of R: P@k with k = floor(m * R + 0.9) (trec_eval's "
+        "rounding). Compares runs at the same recall-oriented milestones."
+    ),
+    params=(Param("multiple", float, None, "multiple of R"), REL),
+    trec=TrecSpelling("fractions", "multiple", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    family="ranks",
+)
+
+
+def _recip_rank(r: Ranked, rel: int | None = None) -> np.ndarray:
+    mask = r.rel(rel)
+    first = np.argmax(mask, axis=1)
+    found = mask[np.arange(len(mask)), first]
+    return np.where(found, 1.0 / (first + 1.0), 0.0)
+
+
+recip_rank = Measure(
+    "recip_rank",
+    _recip_rank,
+    doc=(
+        "Reciprocal rank of the first relevant document (0 if none is retrieved).\n\n"
+        "User model: a user who wants one relevant document and stops at the first."
+    ),
+    params=(REL,),
+    ir=(IrSpelling("RR"), IrSpelling("MRR")),
+    family="ranks",
+)
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's lround for non-negative values: halves round away from zero."""
+    fl = np.floor(x)
+    return (fl + (x - fl >= 0.5)).astype(np.int64)
+
+
+def _interpolated(r: Ranked, fractions: tuple[float, ...], rel: int | None) -> np.ndarray:
+    """Interpolated precision at recall fractions, one column per fraction.
+
+    iprec(f) = max over ranks i >= rank of the c-th relevant document of rel(i) / i, with
+    c = lround(f * R); 0 when fewer than c relevant documents are retrieved.
+    """
+    nq = len(r.grade)
+    cum = r.rel_cum(rel)
+    rel_ret = cum[:, -1]
+    valid = np.arange(r.width)[None, :] < r.num_ret[:, None]
+    prec = np.where(valid, cum / r.ranks, 0.0)
+    best_from = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    out = np.zeros((nq, len(fractions)))
+    rows = np.arange(nq)
+    big_r = r.num_rel(rel)
+    for j, f in enumerate(fractions):
+        c = _lround(f * big_r)
+        pos = np.argmax(cum >= np.maximum(c, 1)[:, None], axis=1)
+        value = best_from[rows, pos]
+        out[:, j] = np.where((rel_ret > 0) & (c <= rel_ret), value, 0.0)
+    return out
+
+
+def _iprec_at_recall(r: Ranked, recall: float | None = None, rel: int | None = None) -> np.ndarray:
+    if recall is None:
+        raise ValueError("iprec_at_recall needs a recall level")
+    return _interpolated(r, (recall,), rel)[:, 0]
+
+
+iprec_at_recall = Measure(
+    "iprec_at_recall",
+    _iprec_at_recall,
+    doc=(
+        "Interpolated precision at a recall level: the highest precision at any rank at or "
+        "after the one where the level is reached (the recall-precision graph's points). "
+        "The number of relevant documents for a level is lround(level * R), as trec_eval 10 "
+        "(version 9 and earlier used floor(level * R + 0.9)). For an empty ranking the value "
+        "is 0 (trec_eval divides by zero and prints nan)."
+    ),
+    params=(Param("recall", float, None, "recall level in [0, 1]"), REL),
+    trec=TrecSpelling("fractions", "recall", _RECALL_POINTS),
+    ir=(IrSpelling("IPrec", cutoff="recall"),),
+    family="ranks",
+)
+
+
+def _eleven_point(
+    r: Ranked, recall_points: tuple[float, ...] = _RECALL_POINTS, rel: int | None = None
+) -> np.ndarray:
+    if not recall_points:
+        raise ValueError("11pt_avg needs at least one recall point")
+    points = tuple(sorted(recall_points))
+    values = _interpolated(r, points, rel)
+    # trec_eval adds the points from the highest recall level down
+    return sequential_sum(values[:, ::-1]) / float(len(points))
+
+
+eleven_pt_avg = Measure(
+    "11pt_avg",
+    _eleven_point,
+    doc=(
+        "Interpolated precision averaged over recall points (default 0.0, 0.1, ..., 1.0). "
+        "The points are sorted first (trec_eval's result depends on their order when they are "
+        "not sorted)."
+    ),
+    params=(Param("recall_points", tuple, _RECALL_POINTS, "recall levels averaged over"), REL),
+    trec=TrecSpelling("values", from_values=lambda v: {"recall_points": tuple(v)}),
+    family="ranks",
+)
+
+
+def _bin_g(r: Ranked, rel: int | None = None) -> np.ndarray:
+    mask = r.rel(rel)
+    cum = r.rel_cum(rel)
+    # 1 / log2(2 + number of non-relevant documents above)
+    nonrel_above = np.arange(r.width)[None, :] + 1 - cum
+    table = log2_int(r.width + 3)
+    terms = np.where(mask, 1.0 / table[np.where(mask, 2 + nonrel_above, 2)], 0.0)
+    total = sequential_sum(terms)
+    return safe_divide(total, np.where(cum[:, -1] > 0, r.num_rel(rel), 0))
+
+
+binG = Measure(
+    "binG",
+    _bin_g,
+    doc=(
+        "Binary G (experimental, trec_eval 2008): the average over relevant documents of "
+        "1 / log2(2 + number of non-relevant documents retrieved before it)."
+    ),
+    params=(REL,),
+    family="ranks",
+)
