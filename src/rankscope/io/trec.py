@@ -14,9 +14,10 @@ the file, the line number(s) and the problem.
 from __future__ import annotations
 
 import gzip
-import io
 import math
+import mmap
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -30,12 +31,24 @@ DUPLICATE_POLICIES = ("error", "first", "max-score")
 PathLike = str | os.PathLike
 
 
-def read_bytes(path: PathLike) -> bytes:
-    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed."""
+def read_bytes(path: PathLike) -> bytes | mmap.mmap:
+    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed.
+
+    Large plain files are memory-mapped (pre-faulted) rather than copied.
+    """
     if str(path) == "-":
         data = sys.stdin.buffer.read()
     else:
         with open(path, "rb") as fh:
+            head = fh.read(2)
+            if head == b"\x1f\x8b":
+                fh.seek(0)
+                return gzip.decompress(fh.read())
+            size = os.fstat(fh.fileno()).st_size
+            if size >= 1 << 20 and hasattr(mmap, "MAP_POPULATE"):
+                flags = mmap.MAP_PRIVATE | mmap.MAP_POPULATE
+                return mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+            fh.seek(0)
             data = fh.read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
@@ -50,38 +63,64 @@ def _decode(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def _parse_lines(data: bytes, source: str, min_fields: int, max_fields: int | None):
-    """Yield (line_number, fields) for content lines (reference parser)."""
-    for number, raw in enumerate(io.BytesIO(data), start=1):
+_SCORE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NONFINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_GRADE = re.compile(rb"[+-]?[0-9]{1,18}")
+
+
+def _error(
+    source: str, number: int, kind: str, detail: bytes, fields: int | None = None
+) -> InputError:
+    """The message for bad input; both readers describe problems the same way."""
+    text = _decode(detail)
+    if kind.startswith("fields"):
+        found = int(kind.split(":")[1]) if fields is None else fields
+        expect = "4" if kind.startswith("fields4") else "at least 6"
+        return InputError(f"{source}:{number}: expected {expect} fields, found {found}: {text!r}")
+    what = {
+        "grade": "relevance grade {!r} is not an integer",
+        "grade_range": "relevance grade {!r} is out of range",
+        "score": "score {!r} is not a number",
+        "score_inf": "score {!r} is not finite",
+    }[kind]
+    return InputError(f"{source}:{number}: " + what.format(text))
+
+
+def _parse_lines(data: bytes, source: str, is_run: bool):
+    """Yield (line_number, fields) for content lines (the reference parser)."""
+    for number, raw in enumerate(bytes(data).split(b"\n"), start=1):
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
-        if len(fields) < min_fields or (max_fields is not None and len(fields) > max_fields):
-            expect = f"{min_fields}" if max_fields == min_fields else f"at least {min_fields}"
-            raise InputError(
-                f"{source}:{number}: expected {expect} fields, found {len(fields)}: "
-                f"{_decode(raw.rstrip())!r}"
-            )
+        if (len(fields) < 6) if is_run else (len(fields) != 4):
+            kind = "fields6" if is_run else "fields4"
+            raise _error(source, number, kind, raw.strip(), fields=len(fields))
         yield number, fields
 
 
 def parse_grade(token: bytes, source: str, number: int) -> int:
-    try:
-        return int(token)
-    except ValueError:
-        raise InputError(
-            f"{source}:{number}: relevance grade {_decode(token)!r} is not an integer"
-        ) from None
+    if not _GRADE.fullmatch(token):
+        kind = "grade_range" if token.lstrip(b"+-").isdigit() else "grade"
+        raise _error(source, number, kind, token)
+    return int(token)
 
 
 def parse_score(token: bytes, source: str, number: int) -> float:
-    try:
-        value = float(token)
-    except ValueError:
-        raise InputError(f"{source}:{number}: score {_decode(token)!r} is not a number") from None
+    if _NONFINITE.fullmatch(token):
+        raise _error(source, number, "score_inf", token)
+    if not _SCORE.fullmatch(token):
+        raise _error(source, number, "score", token)
+    value = float(token)
     if not math.isfinite(value):
-        raise InputError(f"{source}:{number}: score {_decode(token)!r} is not finite")
+        raise _error(source, number, "score_inf", token)
     return value
+
+
+def _native_for(queries: Vocabulary, docs: Vocabulary):
+    fast = native()
+    if fast is None or queries.native is None or docs.native is None:
+        return None
+    return fast
 
 
 def parse_qrels(
@@ -93,12 +132,16 @@ def parse_qrels(
     """Parse TREC qrels text (4 fields per line)."""
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
-    fast = native()
+    fast = _native_for(queries, docs)
     if fast is not None:
-        q, d, g, line = fast.parse_qrels(data, source, queries, docs)
+        out = fast.parse_qrels(data, queries.native, docs.native)
+        if out[0] is None:
+            raise _error(source, out[1], out[2].replace("fields", "fields4"), out[3])
+        q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
+        g, line = np.frombuffer(out[2], np.int64), np.frombuffer(out[3], np.int64)
     else:
         qs, ds, gs, ls = [], [], [], []
-        for number, fields in _parse_lines(data, source, 4, 4):
+        for number, fields in _parse_lines(data, source, is_run=False):
             qs.append(_decode(fields[0]))
             ds.append(_decode(fields[2]))
             gs.append(parse_grade(fields[3], source, number))
@@ -124,14 +167,18 @@ def parse_run(
     """
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
-    fast = native()
+    fast = _native_for(queries, docs)
     tag = ""
     if fast is not None:
-        q, d, s, line, tag_bytes = fast.parse_run(data, source, queries, docs)
-        tag = _decode(tag_bytes)
+        out = fast.parse_run(data, queries.native, docs.native)
+        if out[0] is None:
+            raise _error(source, out[1], out[2].replace("fields", "fields6"), out[3])
+        q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
+        s, line = np.frombuffer(out[2], np.float64), np.frombuffer(out[3], np.int64)
+        tag = _decode(out[4])
     else:
         qs, ds, ss, ls = [], [], [], []
-        for number, fields in _parse_lines(data, source, 6, None):
+        for number, fields in _parse_lines(data, source, is_run=True):
             qs.append(_decode(fields[0]))
             ds.append(_decode(fields[2]))
             ss.append(parse_score(fields[4], source, number))
@@ -172,8 +219,9 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
         lines = ""
         if run.line is not None:
             lines = f" at lines {run.line[a]} and {run.line[b]}"
+        doc = run.docs.strings_of(run.doc[a : a + 1])[0]
         raise InputError(
-            f"{run.source}: document '{run.docs.strings[run.doc[a]]}' appears twice for query "
+            f"{run.source}: document '{doc}' appears twice for query "
             f"'{run.queries.strings[run.query[a]]}'{lines} "
             f"(use duplicates='first' or 'max-score' to keep one)"
         )

@@ -1,0 +1,714 @@
+/*
+ * rankscope._trecio: the compiled TREC reader and string interner.
+ *
+ * It accepts and rejects exactly what the pure-Python reader in io/trec.py does; on bad
+ * input it returns an error description and Python formats the message, so both readers
+ * say the same thing.  Ids are interned into dense int32 codes with an open-addressing hash
+ * table over a byte arena; Python strings are only made on request.
+ *
+ * Grammar (shared with io/trec.py):
+ *   line    := blank | comment | fields        (lines end at '\n'; whitespace = C isspace)
+ *   comment := first non-blank character is '#'
+ *   qrels   := exactly 4 fields: qid iter docno grade      grade := [+-]?[0-9]{1,18}
+ *   run     := at least 6 fields: qid iter docno rank score tag [ignored ...]
+ *   score   := [+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?   (finite)
+ *              | [+-]?(inf|infinity|nan) (any case) -> rejected as not finite
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+/* Large zeroed blocks.  On Linux they are mapped with transparent huge pages: touching a
+   few hundred MB of fresh 4 KB pages costs more page faults than the parsing itself. */
+typedef struct {
+    void *p;
+    size_t size;
+    int mapped;
+} Block;
+
+#define HUGE_THRESHOLD (4u << 20)
+
+static void block_advise(void *p, size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    uintptr_t start = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)((2u << 20) - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)p; (void)size;
+#endif
+}
+
+static int block_alloc(Block *b, size_t size) {
+    b->size = size;
+    b->mapped = 0;
+#ifdef __linux__
+    if (size >= HUGE_THRESHOLD) {
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            block_advise(p, size);
+            b->p = p;
+            b->mapped = 1;
+            return 0;
+        }
+    }
+#endif
+    b->p = calloc(1, size ? size : 1);
+    return b->p ? 0 : -1;
+}
+
+static void block_free(Block *b) {
+    if (!b->p) return;
+#ifdef __linux__
+    if (b->mapped) { munmap(b->p, b->size); b->p = NULL; return; }
+#endif
+    free(b->p);
+    b->p = NULL;
+}
+
+/* Grow to `size` bytes keeping the content (size only grows). */
+static int block_grow(Block *b, size_t size) {
+    if (size <= b->size) return 0;
+#ifdef __linux__
+    if (b->mapped) {
+        void *p = mremap(b->p, b->size, size, MREMAP_MAYMOVE);
+        if (p == MAP_FAILED) return -1;
+        block_advise(p, size);
+        b->p = p;
+        b->size = size;
+        return 0;
+    }
+    if (size >= HUGE_THRESHOLD) {
+        Block nb;
+        if (block_alloc(&nb, size) < 0) return -1;
+        memcpy(nb.p, b->p, b->size);
+        free(b->p);
+        *b = nb;
+        return 0;
+    }
+#endif
+    void *p = realloc(b->p, size);
+    if (!p) return -1;
+    memset((char *)p + b->size, 0, size - b->size);
+    b->p = p;
+    b->size = size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Interner                                                                               */
+
+/* A table slot: the hash's high 32 bits, the code + 1 (0 = empty), and where the string
+   is (arena offset in the low 40 bits, length in the high 24), so that a probe compares
+   without touching the per-code arrays. */
+typedef struct {
+    uint32_t tag;
+    uint32_t code1;
+    uint64_t where;
+} Slot;
+
+#define WHERE(off, len) ((uint64_t)(off) | ((uint64_t)(len) << 40))
+#define WHERE_OFF(w) ((w) & 0xFFFFFFFFFFULL)
+#define WHERE_LEN(w) ((size_t)((w) >> 40))
+#define MAX_ID_LEN ((1u << 24) - 1)
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;         /* = slot_block.p */
+    Block slot_block;
+    size_t mask;         /* capacity - 1 (power of two) */
+    char *arena;         /* = arena_block.p */
+    Block arena_block;
+    size_t arena_len;
+    int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
+    uint64_t *hashes;
+    Py_ssize_t n, ncap;
+    PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
+} Interner;
+
+static uint64_t hash_bytes(const char *s, size_t len) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    size_t i = 0;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h ^= w;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+        i += 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, len - i);
+    h ^= w;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+    return h;
+}
+
+/* Resize the table to hold at least `entries` ids at load <= 1/2. */
+static int interner_reserve(Interner *self, size_t entries) {
+    size_t cap = self->mask + 1;
+    while (cap < 2 * entries + 2) cap *= 2;
+    if (cap == self->mask + 1) return 0;
+    Block block;
+    if (block_alloc(&block, cap * sizeof(Slot)) < 0) { PyErr_NoMemory(); return -1; }
+    Slot *slots = block.p;
+    for (Py_ssize_t c = 0; c < self->n; c++) {
+        uint64_t h = self->hashes[c];
+        size_t i = (size_t)h & (cap - 1);
+        while (slots[i].code1) i = (i + 1) & (cap - 1);
+        slots[i].tag = (uint32_t)(h >> 32);
+        slots[i].code1 = (uint32_t)(c + 1);
+        slots[i].where = WHERE(self->offsets[c], self->offsets[c + 1] - self->offsets[c]);
+    }
+    block_free(&self->slot_block);
+    self->slot_block = block;
+    self->slots = slots;
+    self->mask = cap - 1;
+    return 0;
+}
+
+/* Room for `more` further bytes of ids in the arena. */
+static int interner_reserve_arena(Interner *self, size_t more) {
+    size_t need = self->arena_len + more;
+    if (need <= self->arena_block.size) return 0;
+    size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
+    while (cap < need) cap *= 2;
+    if (block_grow(&self->arena_block, cap) < 0) { PyErr_NoMemory(); return -1; }
+    self->arena = self->arena_block.p;
+    return 0;
+}
+
+/* First-stage prefetch: the slot where a probe for hash h starts. */
+static inline void interner_prefetch(const Interner *self, uint64_t h) {
+    __builtin_prefetch(&self->slots[(size_t)h & self->mask]);
+}
+
+/* Second-stage prefetch: the strings of slots whose tag matches (call once the slots are
+   in cache). */
+static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
+    size_t i = (size_t)h & self->mask;
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (;;) {
+        const Slot *slot = &self->slots[i];
+        if (!slot->code1) return;
+        if (slot->tag == tag) __builtin_prefetch(self->arena + WHERE_OFF(slot->where));
+        i = (i + 1) & self->mask;
+    }
+}
+
+/* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
+   added; -2 on error. */
+static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
+    size_t i = (size_t)h & self->mask;
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (;;) {
+        Slot *slot = &self->slots[i];
+        if (!slot->code1) break;
+        if (slot->tag == tag && WHERE_LEN(slot->where) == len &&
+            memcmp(self->arena + WHERE_OFF(slot->where), s, len) == 0)
+            return (int64_t)slot->code1 - 1;
+        i = (i + 1) & self->mask;
+    }
+    if (!add) return -1;
+    if (self->n >= INT32_MAX - 1) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2^31 distinct ids");
+        return -2;
+    }
+    if (len > MAX_ID_LEN) {
+        PyErr_SetString(PyExc_ValueError, "an id is longer than 16 MB");
+        return -2;
+    }
+    if (interner_reserve_arena(self, len) < 0) return -2;
+    if (self->n + 1 >= self->ncap) {
+        Py_ssize_t cap = self->ncap ? self->ncap * 2 : 1024;
+        int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
+        if (!offsets) { PyErr_NoMemory(); return -2; }
+        self->offsets = offsets;
+        uint64_t *hashes = realloc(self->hashes, (size_t)cap * sizeof(uint64_t));
+        if (!hashes) { PyErr_NoMemory(); return -2; }
+        self->hashes = hashes;
+        self->ncap = cap;
+    }
+    Py_ssize_t c = self->n;
+    memcpy(self->arena + self->arena_len, s, len);
+    self->offsets[c] = (int64_t)self->arena_len;
+    self->slots[i].tag = tag;
+    self->slots[i].code1 = (uint32_t)(c + 1);
+    self->slots[i].where = WHERE(self->arena_len, len);
+    self->arena_len += len;
+    self->offsets[c + 1] = (int64_t)self->arena_len;
+    self->hashes[c] = h;
+    self->n++;
+    if ((size_t)self->n * 2 > self->mask + 1) {
+        if (interner_reserve(self, (size_t)self->n * 2) < 0) return -2;
+    }
+    return c;
+}
+
+static int64_t interner_get(Interner *self, const char *s, size_t len, int add) {
+    return interner_get_hashed(self, s, len, hash_bytes(s, len), add);
+}
+
+static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist)) return -1;
+    self->mask = 1023;
+    if (block_alloc(&self->slot_block, (self->mask + 1) * sizeof(Slot)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->slots = self->slot_block.p;
+    self->ncap = 1024;
+    self->offsets = malloc((size_t)(self->ncap + 1) * sizeof(int64_t));
+    self->hashes = malloc((size_t)self->ncap * sizeof(uint64_t));
+    if (!self->offsets || !self->hashes) { PyErr_NoMemory(); return -1; }
+    self->offsets[0] = 0;
+    self->strings = PyList_New(0);
+    return self->strings ? 0 : -1;
+}
+
+static void Interner_dealloc(Interner *self) {
+    block_free(&self->slot_block);
+    block_free(&self->arena_block);
+    free(self->offsets);
+    free(self->hashes);
+    Py_XDECREF(self->strings);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t Interner_len(Interner *self) { return self->n; }
+
+static PyObject *decode(Interner *self, Py_ssize_t c) {
+    int64_t a = self->offsets[c], b = self->offsets[c + 1];
+    return PyUnicode_DecodeUTF8(self->arena + a, (Py_ssize_t)(b - a), "surrogateescape");
+}
+
+static int as_utf8(PyObject *s, const char **buf, Py_ssize_t *len, PyObject **owner) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "ids must be str, not %.100s", Py_TYPE(s)->tp_name);
+        return -1;
+    }
+    *owner = PyUnicode_AsEncodedString(s, "utf-8", "surrogateescape");
+    if (!*owner) return -1;
+    *buf = PyBytes_AS_STRING(*owner);
+    *len = PyBytes_GET_SIZE(*owner);
+    return 0;
+}
+
+static PyObject *codes_of(Interner *self, PyObject *iterable, int add) {
+    PyObject *seq = PySequence_Fast(iterable, "expected a sequence of str");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!out) { Py_DECREF(seq); return NULL; }
+    int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *buf;
+        Py_ssize_t len;
+        PyObject *owner;
+        if (as_utf8(items[i], &buf, &len, &owner) < 0) goto fail;
+        int64_t c = interner_get(self, buf, (size_t)len, add);
+        Py_DECREF(owner);
+        if (c == -2) goto fail;
+        codes[i] = (int32_t)c;
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *Interner_intern_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 1); }
+static PyObject *Interner_lookup_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 0); }
+
+static PyObject *Interner_intern(Interner *self, PyObject *arg) {
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
+    int64_t c = interner_get(self, buf, (size_t)len, 1);
+    Py_DECREF(owner);
+    if (c == -2) return NULL;
+    return PyLong_FromLongLong(c);
+}
+
+static PyObject *Interner_lookup(Interner *self, PyObject *arg) {
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
+    int64_t c = interner_get(self, buf, (size_t)len, 0);
+    Py_DECREF(owner);
+    return PyLong_FromLongLong(c);
+}
+
+static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    for (Py_ssize_t c = PyList_GET_SIZE(self->strings); c < self->n; c++) {
+        PyObject *s = decode(self, c);
+        if (!s || PyList_Append(self->strings, s) < 0) { Py_XDECREF(s); return NULL; }
+        Py_DECREF(s);
+    }
+    Py_INCREF(self->strings);
+    return self->strings;
+}
+
+static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *codes = view.buf;
+    PyObject *out = PyList_New(n);
+    if (!out) { PyBuffer_Release(&view); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (codes[i] < 0 || codes[i] >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            goto fail;
+        }
+        PyObject *s = decode(self, codes[i]);
+        if (!s) goto fail;
+        PyList_SET_ITEM(out, i, s);
+    }
+    PyBuffer_Release(&view);
+    return out;
+fail:
+    PyBuffer_Release(&view);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyTypeObject InternerType;
+
+static PyObject *Interner_translate(Interner *self, PyObject *arg) {
+    if (!PyObject_TypeCheck(arg, &InternerType)) {
+        PyErr_SetString(PyExc_TypeError, "translate expects an Interner");
+        return NULL;
+    }
+    Interner *other = (Interner *)arg;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, other->n * (Py_ssize_t)sizeof(int32_t));
+    if (!out) return NULL;
+    int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t c = 0; c < other->n; c++) {
+        int64_t a = other->offsets[c], b = other->offsets[c + 1];
+        codes[c] = (int32_t)interner_get(self, other->arena + a, (size_t)(b - a), 0);
+    }
+    return out;
+}
+
+static PyMethodDef Interner_methods[] = {
+    {"intern", (PyCFunction)Interner_intern, METH_O, "code of a str, added if new"},
+    {"lookup", (PyCFunction)Interner_lookup, METH_O, "code of a str, -1 if absent"},
+    {"intern_many", (PyCFunction)Interner_intern_many, METH_O, "int32 codes (bytes), adding new ids"},
+    {"lookup_many", (PyCFunction)Interner_lookup_many, METH_O, "int32 codes (bytes), -1 if absent"},
+    {"strings", (PyCFunction)Interner_strings, METH_NOARGS, "list of every id, by code"},
+    {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
+    {"translate", (PyCFunction)Interner_translate, METH_O,
+     "for each code of another Interner, this one's code for the same id (-1 if absent)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Interner_as_sequence = {.sq_length = (lenfunc)Interner_len};
+
+static PyTypeObject InternerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rankscope._trecio.Interner",
+    .tp_basicsize = sizeof(Interner),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Interner_init,
+    .tp_dealloc = (destructor)Interner_dealloc,
+    .tp_methods = Interner_methods,
+    .tp_as_sequence = &Interner_as_sequence,
+    .tp_doc = "Interns byte-string ids into dense int32 codes.",
+};
+
+/* ------------------------------------------------------------------------------------- */
+/* Parsing                                                                                */
+
+static inline int is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+#define MAX_FIELDS 8
+
+typedef struct {
+    const char *start[MAX_FIELDS];
+    size_t len[MAX_FIELDS];
+    int count; /* number of fields on the line (may exceed MAX_FIELDS) */
+} Fields;
+
+/* Split [p, end) into fields; returns the count. */
+static void split_fields(const char *p, const char *end, Fields *f) {
+    f->count = 0;
+    while (p < end) {
+        while (p < end && is_space(*p)) p++;
+        if (p >= end) break;
+        const char *s = p;
+        while (p < end && !is_space(*p)) p++;
+        if (f->count < MAX_FIELDS) {
+            f->start[f->count] = s;
+            f->len[f->count] = (size_t)(p - s);
+        }
+        f->count++;
+    }
+}
+
+static int lower_eq(const char *s, size_t n, const char *word) {
+    size_t m = strlen(word);
+    if (n != m) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != word[i]) return 0;
+    }
+    return 1;
+}
+
+/* 0 = finite number (value set), 1 = not a number, 2 = not finite */
+static int parse_score(const char *s, size_t n, double *value) {
+    size_t i = 0;
+    if (n == 0) return 1;
+    if (s[0] == '+' || s[0] == '-') i++;
+    if (lower_eq(s + i, n - i, "inf") || lower_eq(s + i, n - i, "infinity") ||
+        lower_eq(s + i, n - i, "nan"))
+        return 2;
+    size_t digits = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    }
+    if (digits == 0) return 1;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t exp_digits = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; exp_digits++; }
+        if (exp_digits == 0) return 1;
+    }
+    if (i != n) return 1;
+    char buf[128];
+    char *copy = n < sizeof(buf) ? buf : malloc(n + 1);
+    if (!copy) return 1;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    double v = strtod(copy, NULL);
+    if (copy != buf) free(copy);
+    if (v == HUGE_VAL || v == -HUGE_VAL) return 2;
+    *value = v;
+    return 0;
+}
+
+/* 0 = integer (value set), 1 = not an integer, 3 = out of range */
+static int parse_grade(const char *s, size_t n, int64_t *value) {
+    size_t i = 0;
+    int neg = 0;
+    if (n && (s[0] == '+' || s[0] == '-')) { neg = s[0] == '-'; i++; }
+    if (i == n) return 1;
+    for (size_t j = i; j < n; j++)
+        if (s[j] < '0' || s[j] > '9') return 1;
+    if (n - i > 18) return 3;
+    int64_t v = 0;
+    for (; i < n; i++) v = v * 10 + (s[i] - '0');
+    *value = neg ? -v : v;
+    return 0;
+}
+
+/* An output column written straight into a bytes object, sized for the worst case (one row
+   per line) and shrunk at the end. */
+typedef struct {
+    PyObject *bytes;
+    char *data;
+    size_t len, cap, item;
+} Column;
+
+static int column_init(Column *c, size_t rows, size_t item) {
+    c->item = item;
+    c->len = 0;
+    c->cap = rows;
+    c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * item));
+    if (!c->bytes) return -1;
+    c->data = PyBytes_AS_STRING(c->bytes);
+    block_advise(c->data, rows * item);
+    return 0;
+}
+
+static inline void column_push(Column *c, const void *value) {
+    memcpy(c->data + c->len * c->item, value, c->item);
+    c->len++;
+}
+
+/* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
+static PyObject *column_take(Column *c) {
+    PyObject *b = c->bytes;
+    c->bytes = NULL;
+    if (_PyBytes_Resize(&b, (Py_ssize_t)(c->len * c->item)) < 0) return NULL;
+    return b;
+}
+
+/* error tuple: (None, line_number, kind, detail bytes) */
+static PyObject *error_tuple(long long line, const char *kind, const char *s, size_t n) {
+    return Py_BuildValue("(OLsy#)", Py_None, line, kind, s, (Py_ssize_t)n);
+}
+
+#define BLOCK 32
+
+typedef struct {
+    const char *q, *d;
+    size_t qlen, dlen;
+    uint64_t qh, dh;
+    int64_t line;
+    union { double score; int64_t grade; } v;
+} Pending;
+
+static int flush_block(Pending *pend, int n, Interner *queries, Interner *docs, Column *qc,
+                       Column *dc, Column *vc, Column *lc) {
+    for (int k = 0; k < n; k++) {
+        interner_prefetch(queries, pend[k].qh);
+        interner_prefetch(docs, pend[k].dh);
+    }
+    for (int k = 0; k < n; k++) interner_prefetch_strings(docs, pend[k].dh);
+    for (int k = 0; k < n; k++) {
+        int64_t qcode = interner_get_hashed(queries, pend[k].q, pend[k].qlen, pend[k].qh, 1);
+        int64_t dcode = interner_get_hashed(docs, pend[k].d, pend[k].dlen, pend[k].dh, 1);
+        if (qcode == -2 || dcode == -2) return -1;
+        int32_t q32 = (int32_t)qcode, d32 = (int32_t)dcode;
+        column_push(qc, &q32);
+        column_push(dc, &d32);
+        column_push(vc, &pend[k].v);
+        column_push(lc, &pend[k].line);
+    }
+    return 0;
+}
+
+static PyObject *parse(PyObject *args, int is_run) {
+    Py_buffer data;
+    Interner *queries, *docs;
+    if (!PyArg_ParseTuple(args, "y*O!O!", &data, &InternerType, &queries, &InternerType, &docs))
+        return NULL;
+    const char *p = data.buf, *end = p + data.len;
+    Column qc = {0}, dc = {0}, vc = {0}, lc = {0};
+    const char *tag = "";
+    size_t tag_len = 0;
+    long long line = 0;
+    PyObject *result = NULL;
+    Fields f;
+    Pending pend[BLOCK];
+    int npend = 0;
+
+    /* Size the tables and columns once: at most one entry per line. */
+    size_t lines = 1;
+    for (const char *c = p; (c = memchr(c, '\n', (size_t)(end - c))) != NULL; c++) lines++;
+    if (interner_reserve(docs, (size_t)docs->n + lines) < 0) goto done;
+    if (interner_reserve_arena(docs, (size_t)data.len) < 0) goto done;
+    if (column_init(&qc, lines, sizeof(int32_t)) < 0 || column_init(&dc, lines, sizeof(int32_t)) < 0 ||
+        column_init(&vc, lines, 8) < 0 || column_init(&lc, lines, sizeof(int64_t)) < 0)
+        goto done;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        line++;
+        const char *q = p;
+        while (q < stop && is_space(*q)) q++;
+        if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }
+        split_fields(q, stop, &f);
+        if (is_run ? f.count < 6 : f.count != 4) {
+            const char *e = stop;
+            while (e > q && is_space(e[-1])) e--;
+            char kind[32];
+            snprintf(kind, sizeof kind, "fields:%d", f.count);
+            result = error_tuple(line, kind, q, (size_t)(e - q));
+            goto done;
+        }
+        Pending *pd = &pend[npend];
+        if (is_run) {
+            int rc = parse_score(f.start[4], f.len[4], &pd->v.score);
+            if (rc) {
+                result = error_tuple(line, rc == 1 ? "score" : "score_inf", f.start[4], f.len[4]);
+                goto done;
+            }
+            tag = f.start[5];
+            tag_len = f.len[5];
+        } else {
+            int rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
+            if (rc) {
+                result = error_tuple(line, rc == 1 ? "grade" : "grade_range", f.start[3], f.len[3]);
+                goto done;
+            }
+        }
+        pd->q = f.start[0];
+        pd->qlen = f.len[0];
+        pd->d = f.start[2];
+        pd->dlen = f.len[2];
+        pd->qh = hash_bytes(pd->q, pd->qlen);
+        pd->dh = hash_bytes(pd->d, pd->dlen);
+        pd->line = line;
+        if (++npend == BLOCK) {
+            if (flush_block(pend, npend, queries, docs, &qc, &dc, &vc, &lc) < 0) goto done;
+            npend = 0;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (flush_block(pend, npend, queries, docs, &qc, &dc, &vc, &lc) < 0) goto done;
+    {
+        PyObject *qb = column_take(&qc), *db = column_take(&dc), *vb = column_take(&vc);
+        PyObject *lb = column_take(&lc);
+        if (qb && db && vb && lb) {
+            if (is_run)
+                result = Py_BuildValue("(NNNNy#)", qb, db, vb, lb, tag, (Py_ssize_t)tag_len);
+            else
+                result = Py_BuildValue("(NNNN)", qb, db, vb, lb);
+        } else {
+            Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
+        }
+    }
+done:
+    Py_XDECREF(qc.bytes);
+    Py_XDECREF(dc.bytes);
+    Py_XDECREF(vc.bytes);
+    Py_XDECREF(lc.bytes);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyObject *py_parse_run(PyObject *self, PyObject *args) { return parse(args, 1); }
+static PyObject *py_parse_qrels(PyObject *self, PyObject *args) { return parse(args, 0); }
+
+static PyMethodDef module_methods[] = {
+    {"parse_run", py_parse_run, METH_VARARGS,
+     "parse_run(data, queries, docs) -> (query, doc, score, line, tag) as bytes, "
+     "or (None, line, kind, detail) on bad input"},
+    {"parse_qrels", py_parse_qrels, METH_VARARGS,
+     "parse_qrels(data, queries, docs) -> (query, doc, grade, line) as bytes, "
+     "or (None, line, kind, detail) on bad input"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_trecio", "Compiled TREC reader and string interner.", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__trecio(void) {
+    if (PyType_Ready(&InternerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&InternerType);
+    if (PyModule_AddObject(m, "Interner", (PyObject *)&InternerType) < 0) {
+        Py_DECREF(&InternerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
