@@ -474,6 +474,47 @@ static int lower_eq(const char *s, size_t n, const char *word) {
     return 1;
 }
 
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Clinger's fast path for a validated decimal: when the digits form an integer below 2^53
+   and the power of ten is at most 22, one multiplication or division of two exact doubles
+   rounds correctly, giving strtod's result bit for bit.  Returns 0 when it does not apply. */
+static int fast_decimal(const char *s, size_t n, double *value) {
+    size_t i = 0;
+    int neg = 0;
+    if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; i++; }
+    uint64_t m = 0;
+    int digits = 0, frac = 0, seen_dot = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.') { seen_dot = 1; continue; }
+        if (c == 'e' || c == 'E') break;
+        if (m == 0 && c == '0') { if (seen_dot) frac++; continue; }
+        if (++digits > 15) return 0;
+        m = m * 10 + (uint64_t)(c - '0');
+        if (seen_dot) frac++;
+    }
+    long exp10 = 0;
+    if (i < n) {
+        i++;
+        int eneg = 0;
+        if (s[i] == '+' || s[i] == '-') { eneg = s[i] == '-'; i++; }
+        for (; i < n; i++) {
+            exp10 = exp10 * 10 + (s[i] - '0');
+            if (exp10 > 400) return 0;
+        }
+        if (eneg) exp10 = -exp10;
+    }
+    exp10 -= frac;
+    if (exp10 < -22 || exp10 > 22) return 0;
+    double v = (double)m;
+    v = exp10 < 0 ? v / POW10[-exp10] : v * POW10[exp10];
+    *value = neg ? -v : v;
+    return 1;
+}
+
 /* 0 = finite number (value set), 1 = not a number, 2 = not finite */
 static int parse_score(const char *s, size_t n, double *value) {
     size_t i = 0;
@@ -497,6 +538,7 @@ static int parse_score(const char *s, size_t n, double *value) {
         if (exp_digits == 0) return 1;
     }
     if (i != n) return 1;
+    if (fast_decimal(s, n, value)) return 0;
     char buf[128];
     char *copy = n < sizeof(buf) ? buf : malloc(n + 1);
     if (!copy) return 1;
@@ -567,7 +609,7 @@ typedef struct {
     const char *q, *d;
     size_t qlen, dlen;
     uint64_t qh, dh;
-    int64_t line;
+    int32_t line;
     union { double score; int64_t grade; } v;
 } Pending;
 
@@ -609,10 +651,14 @@ static PyObject *parse(PyObject *args, int is_run) {
     /* Size the tables and columns once: at most one entry per line. */
     size_t lines = 1;
     for (const char *c = p; (c = memchr(c, '\n', (size_t)(end - c))) != NULL; c++) lines++;
-    if (interner_reserve(docs, (size_t)docs->n + lines) < 0) goto done;
+    if (lines > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
+        goto done;
+    }
+    if (interner_reserve(docs, (size_t)docs->n + lines / 2) < 0) goto done;
     if (interner_reserve_arena(docs, (size_t)data.len) < 0) goto done;
     if (column_init(&qc, lines, sizeof(int32_t)) < 0 || column_init(&dc, lines, sizeof(int32_t)) < 0 ||
-        column_init(&vc, lines, 8) < 0 || column_init(&lc, lines, sizeof(int64_t)) < 0)
+        column_init(&vc, lines, 8) < 0 || column_init(&lc, lines, sizeof(int32_t)) < 0)
         goto done;
 
     while (p < end) {
@@ -653,7 +699,7 @@ static PyObject *parse(PyObject *args, int is_run) {
         pd->dlen = f.len[2];
         pd->qh = hash_bytes(pd->q, pd->qlen);
         pd->dh = hash_bytes(pd->d, pd->dlen);
-        pd->line = line;
+        pd->line = (int32_t)line;
         if (++npend == BLOCK) {
             if (flush_block(pend, npend, queries, docs, &qc, &dc, &vc, &lc) < 0) goto done;
             npend = 0;
@@ -682,10 +728,73 @@ done:
     return result;
 }
 
+/* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
+   whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
+   pair is unique.  O(rows + docs): rows are visited query by query (a counting sort keeps
+   input order within a query) with a per-document stamp. */
+static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
+    Py_buffer qb, db;
+    Py_ssize_t nq, nd;
+    if (!PyArg_ParseTuple(args, "y*y*nn", &qb, &db, &nq, &nd)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *q = qb.buf, *d = db.buf;
+    int64_t *start = calloc((size_t)nq + 1, sizeof(int64_t));
+    int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int32_t *stamp = malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
+    int64_t *where = malloc((size_t)(nd ? nd : 1) * sizeof(int64_t));
+    int64_t best_i = -1, best_j = -1;
+    if (!start || !rows || !stamp || !where) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (q[k] < 0 || q[k] >= nq || d[k] < 0 || d[k] >= nd) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            goto done;
+        }
+        start[q[k] + 1]++;
+    }
+    for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
+    {
+        int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
+        if (!fill) { PyErr_NoMemory(); goto done; }
+        memcpy(fill, start, (size_t)nq * sizeof(int64_t));
+        for (Py_ssize_t k = 0; k < n; k++) rows[fill[q[k]]++] = k;
+        free(fill);
+    }
+    for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
+    for (Py_ssize_t c = 0; c < nq; c++) {
+        for (int64_t t = start[c]; t < start[c + 1]; t++) {
+            int64_t k = rows[t];
+            int32_t doc = d[k];
+            if (stamp[doc] == c) {
+                if (best_j < 0 || k < best_j) { best_i = where[doc]; best_j = k; }
+                break; /* later duplicates of this query come after k */
+            }
+            stamp[doc] = (int32_t)c;
+            where[doc] = k;
+        }
+    }
+    if (best_j < 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        result = Py_BuildValue("(LL)", (long long)best_i, (long long)best_j);
+    }
+done:
+    free(start);
+    free(rows);
+    free(stamp);
+    free(where);
+    PyBuffer_Release(&qb);
+    PyBuffer_Release(&db);
+    return result;
+}
+
 static PyObject *py_parse_run(PyObject *self, PyObject *args) { return parse(args, 1); }
 static PyObject *py_parse_qrels(PyObject *self, PyObject *args) { return parse(args, 0); }
 
 static PyMethodDef module_methods[] = {
+    {"first_duplicate", py_first_duplicate, METH_VARARGS,
+     "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
     {"parse_run", py_parse_run, METH_VARARGS,
      "parse_run(data, queries, docs) -> (query, doc, score, line, tag) as bytes, "
      "or (None, line, kind, detail) on bad input"},

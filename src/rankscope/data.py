@@ -19,6 +19,7 @@ Relevance values in a ranking follow trec_eval's conventions:
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -212,8 +213,9 @@ class Judged:
 
     run_name: str
     query_ids: list[str]
-    offsets: np.ndarray  # int64, len = nq + 1
-    grade: np.ndarray  # int64 flat: grade, NONPOOL or UNJUDGED per rank
+    offsets: np.ndarray  # int64, len = nq + 1: query i ranks offsets[i] .. offsets[i+1]-1
+    judged_positions: np.ndarray  # int64, ascending: flat ranks of documents in the qrels
+    judged_grades: np.ndarray  # int64: their grade (>= 0) or UNJUDGED
     doc: np.ndarray  # int32 flat: document code per rank
     rel_levels: np.ndarray  # int64 (nq, G): number of judged documents with grade g >= 0
     num_nonpool: np.ndarray  # int64 (nq,)
@@ -221,6 +223,13 @@ class Judged:
     missing: np.ndarray  # bool (nq,): query has judgments but the run has no ranking for it
     relevance_level: int = 1
     docs: Vocabulary | None = None
+
+    @functools.cached_property
+    def grade(self) -> np.ndarray:
+        """Flat grade per rank: the judgment, `NONPOOL` or `UNJUDGED`."""
+        out = np.full(int(self.offsets[-1]), NONPOOL, dtype=np.int64)
+        out[self.judged_positions] = self.judged_grades
+        return out
 
     @property
     def num_queries(self) -> int:
@@ -237,26 +246,35 @@ class Judged:
     def ranking(self, i: int) -> np.ndarray:
         return self.grade[self.offsets[i] : self.offsets[i + 1]]
 
-    def batches(self, max_cells: int = 1 << 21) -> Iterator[tuple[slice, Ranked]]:
-        """Rectangular views over consecutive queries, each at most about ``max_cells`` cells."""
+    def batches(self, max_cells: int = 1 << 20) -> Iterator[tuple[slice, Ranked]]:
+        """`Ranked` views over consecutive queries, each of at most about ``max_cells`` cells
+        (counting the dense rectangle a measure may ask for)."""
         n = self.num_queries
-        lengths = self.num_ret
+        lengths = np.maximum(self.num_ret, 1)
         start = 0
         while start < n:
-            stop = start + 1
-            width = max(int(lengths[start]), 1)
-            while stop < n:
-                w = max(width, int(lengths[stop]))
-                if w * (stop + 1 - start) > max_cells:
-                    break
-                width = w
-                stop += 1
-            yield slice(start, stop), Ranked.from_judged(self, start, stop, width)
+            # the widest ranking of the batch times its number of queries stays under budget
+            width = np.maximum.accumulate(lengths[start:])
+            rows = np.arange(1, n - start + 1)
+            fits = np.flatnonzero(width * rows <= max_cells)
+            stop = start + (int(fits[-1]) + 1 if len(fits) else 1)
+            yield slice(start, stop), Ranked.from_judged(self, start, stop)
             start = stop
 
 
+#: Rank given to the padding of the sparse rectangles (beyond any real rank).
+BEYOND = 1 << 40
+
+
 class Ranked:
-    """A batch of rankings as a rectangle (queries x ranks), padded with `PAD`.
+    """A batch of rankings for the measure kernels.
+
+    Only the retrieved documents that appear in the qrels carry information (every other
+    retrieved document is ``NONPOOL``), so a batch holds, per query, those documents' ranks
+    and grades in rank order (a rectangle padded with rank `BEYOND` and grade `PAD`), and the
+    counts: ranking length, judged documents per grade, non-pool and unjudged retrieved.
+    Work is proportional to the judged documents retrieved, not to the ranking length.
+    `dense` rebuilds the full rectangle of grades for the few measures that need every rank.
 
     Derived arrays (relevance masks, cumulative counts) are computed once per batch and
     shared by every measure that asks for them.
@@ -264,6 +282,7 @@ class Ranked:
 
     def __init__(
         self,
+        rank: np.ndarray,
         grade: np.ndarray,
         num_ret: np.ndarray,
         rel_levels: np.ndarray,
@@ -271,36 +290,45 @@ class Ranked:
         num_unjudged: np.ndarray,
         relevance_level: int = 1,
     ) -> None:
-        self.grade = grade
+        self.rank = rank  # (b, J) int64, 1-based, ascending; BEYOND as padding
+        self.grade = grade  # (b, J) int64: grade >= 0 or UNJUDGED; PAD as padding
         self.num_ret = num_ret
         self.rel_levels = rel_levels
         self.num_nonpool = num_nonpool
         self.num_unjudged = num_unjudged
         self.relevance_level = relevance_level
-        self.width = grade.shape[1]
-        self.ranks = np.arange(1, self.width + 1, dtype=np.float64)
-        self._cache: dict[tuple, np.ndarray] = {}
+        self.rank_f = rank.astype(np.float64)
+        self._cache: dict[tuple, object] = {}
+
+    def __len__(self) -> int:
+        return len(self.num_ret)
 
     @classmethod
-    def from_judged(cls, judged: Judged, start: int, stop: int, width: int) -> Ranked:
+    def from_judged(cls, judged: Judged, start: int, stop: int) -> Ranked:
         offsets = judged.offsets[start : stop + 1]
-        lengths = np.diff(offsets)
-        nq = stop - start
+        known = judged.judged_positions
+        a, b = np.searchsorted(known, [offsets[0], offsets[-1]])
+        pos = known[a:b]
+        rows = np.searchsorted(offsets, pos, side="right") - 1
+        ranks = pos - offsets[rows] + 1
+        return cls._rectangle(
+            rows, ranks, judged.judged_grades[a:b], stop - start, judged.num_ret[start:stop],
+            judged.rel_levels[start:stop], judged.num_nonpool[start:stop],
+            judged.num_unjudged[start:stop], judged.relevance_level,
+        )  # fmt: skip
+
+    @classmethod
+    def _rectangle(cls, rows, ranks, grades, nq, num_ret, levels, nonpool, unjudged, level):
+        counts = np.bincount(rows, minlength=nq)
+        width = max(int(counts.max(initial=0)), 1)
+        rank = np.full((nq, width), BEYOND, dtype=np.int64)
         grade = np.full((nq, width), PAD, dtype=np.int64)
-        if len(judged.grade):
-            rows = np.repeat(np.arange(nq), lengths)
-            cols = np.arange(offsets[-1] - offsets[0]) - np.repeat(
-                offsets[:-1] - offsets[0], lengths
-            )
-            grade[rows, cols] = judged.grade[offsets[0] : offsets[-1]]
-        return cls(
-            grade,
-            lengths,
-            judged.rel_levels[start:stop],
-            judged.num_nonpool[start:stop],
-            judged.num_unjudged[start:stop],
-            judged.relevance_level,
-        )
+        if len(rows):
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            cols = np.arange(len(rows)) - starts[rows]
+            rank[rows, cols] = ranks
+            grade[rows, cols] = grades
+        return cls(rank, grade, num_ret, levels, nonpool, unjudged, level)
 
     @classmethod
     def from_lists(
@@ -309,16 +337,13 @@ class Ranked:
         judged_grades: Sequence[Sequence[int]] | None = None,
         relevance_level: int = 1,
     ) -> Ranked:
-        """Build a batch by hand (tests, examples): ranked grades and the qrels' grades.
+        """Build a batch by hand (tests, examples) from the grade at each rank.
 
-        ``judged_grades[i]`` lists the grade of every judged document of query ``i``
-        (retrieved or not); by default, the non-negative grades of the ranking.
+        Grades: ``>= 0`` judged, `NONPOOL` (-1) not in the qrels, `UNJUDGED` (-2) in the pool
+        but unjudged.  ``judged_grades[i]`` lists the grade of every judged document of query
+        ``i``, retrieved or not; by default, the non-negative grades of the ranking.
         """
         nq = len(rankings)
-        width = max([len(r) for r in rankings] + [1])
-        grade = np.full((nq, width), PAD, dtype=np.int64)
-        for i, r in enumerate(rankings):
-            grade[i, : len(r)] = r
         if judged_grades is None:
             judged_grades = [[g for g in r if g >= 0] for r in rankings]
         top = max([max(j, default=0) for j in judged_grades] + [0])
@@ -327,35 +352,55 @@ class Ranked:
             for g in j:
                 if g >= 0:
                     levels[i, g] += 1
+        rows, ranks, grades = [], [], []
+        for i, r in enumerate(rankings):
+            for k, g in enumerate(r):
+                if g != NONPOOL:
+                    rows.append(i)
+                    ranks.append(k + 1)
+                    grades.append(g)
         num_ret = np.array([len(r) for r in rankings], dtype=np.int64)
         nonpool = np.array([sum(1 for g in r if g == NONPOOL) for r in rankings], dtype=np.int64)
         unjudged = np.array([sum(1 for g in r if g == UNJUDGED) for r in rankings], dtype=np.int64)
-        return cls(grade, num_ret, levels, nonpool, unjudged, relevance_level)
+        return cls._rectangle(
+            np.asarray(rows, dtype=np.int64), np.asarray(ranks, dtype=np.int64),
+            np.asarray(grades, dtype=np.int64), nq, num_ret, levels, nonpool, unjudged,
+            relevance_level,
+        )  # fmt: skip
+
+    def cached(self, key: tuple, make):
+        """``make()`` computed once per batch under ``key``."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
 
     def level(self, level: int | None) -> int:
         return self.relevance_level if level is None else int(level)
 
+    @property
+    def valid(self) -> np.ndarray:
+        """Mask of real entries (not padding)."""
+        return self.cached(("valid",), lambda: self.grade != PAD)
+
+    @property
+    def max_rank(self) -> int:
+        return max(int(self.num_ret.max(initial=0)), 1)
+
     def rel(self, level: int | None = None) -> np.ndarray:
-        """Boolean mask of relevant ranks (grade >= level)."""
+        """Mask of relevant entries (grade >= level)."""
         level = self.level(level)
-        key = ("rel", level)
-        if key not in self._cache:
-            self._cache[key] = self.grade >= level
-        return self._cache[key]
+        return self.cached(("rel", level), lambda: self.grade >= level)
 
     def rel_cum(self, level: int | None = None) -> np.ndarray:
-        """Number of relevant documents at ranks 1..i (column i-1)."""
+        """Number of relevant documents at or above each entry's rank."""
         level = self.level(level)
-        key = ("rel_cum", level)
-        if key not in self._cache:
-            self._cache[key] = np.cumsum(self.rel(level), axis=1)
-        return self._cache[key]
+        return self.cached(("rel_cum", level), lambda: np.cumsum(self.rel(level), axis=1))
 
-    def count_at(self, mask_cum: np.ndarray, k: int) -> np.ndarray:
-        """Value of a cumulative count at rank ``k`` (ranks beyond the end add nothing)."""
-        if k <= 0:
-            return np.zeros(len(self.grade), dtype=mask_cum.dtype)
-        return mask_cum[:, min(k, self.width) - 1]
+    def count_at(self, mask: np.ndarray, k) -> np.ndarray:
+        """Number of entries in ``mask`` within the top ``k`` (a number or one per query)."""
+        k = np.asarray(k)
+        limit = k[:, None] if k.ndim else k
+        return (mask & (self.rank <= limit)).sum(axis=1)
 
     def num_rel(self, level: int | None = None) -> np.ndarray:
         level = self.level(level)
@@ -370,6 +415,29 @@ class Ranked:
         present = self.rel_levels > 0
         top = present.shape[1] - np.argmax(present[:, ::-1], axis=1)
         return np.where(present.any(axis=1), top, 0)
+
+    def dense(self) -> np.ndarray:
+        """The grade at every rank, (queries x longest ranking): `NONPOOL` where the qrels do
+        not know the document, `PAD` past the end of a ranking."""
+
+        def make() -> np.ndarray:
+            width = self.max_rank
+            out = np.where(np.arange(width)[None, :] < self.num_ret[:, None], NONPOOL, PAD).astype(
+                np.int64
+            )
+            rows, cols = np.nonzero(self.valid)
+            out[rows, self.rank[rows, cols] - 1] = self.grade[rows, cols]
+            return out
+
+        return self.cached(("dense",), make)
+
+    def entries(self, dense: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(ranks, grades) of the judged entries, or of every rank when ``dense``."""
+        if not dense:
+            return self.rank, self.grade
+        d = self.dense()
+        ranks = np.broadcast_to(np.arange(1, d.shape[1] + 1), d.shape)
+        return ranks, d
 
 
 @dataclass
@@ -409,40 +477,73 @@ def order_run(run: Run, ties: str = "docno-desc") -> np.ndarray:
     * ``docno-asc``: by document id ascending.
     * ``input-order``: as they appear in the input.
     """
+    order = _rank_rows(run, np.arange(len(run.queries), dtype=np.int64), ties)
+    return np.arange(len(run), dtype=np.int64) if order is None else order
+
+
+def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> np.ndarray | None:
+    """Rows of queries with ``key_of_query[code] >= 0``, ordered by that key, then score
+    descending, then ``ties``; None when that is the rows' own order."""
     if ties not in TIE_POLICIES:
         raise ValueError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
     q, s = run.query, run.score
     n = len(q)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    # Fast path: files are usually grouped by query (codes are first-seen, so grouped means
-    # non-decreasing) and written best-first.
-    same_q = q[1:] == q[:-1]
-    if np.all(q[1:] >= q[:-1]) and np.all(~same_q | (s[1:] <= s[:-1])):
-        order = np.arange(n, dtype=np.int64)
-    else:
-        order = np.lexsort((-s, q)).astype(np.int64)
-    if ties == "input-order":
-        # lexsort is stable and the fast path keeps input order, but input order must follow
-        # the line numbers when the rows did not come from a file in order
-        if run.line is not None and np.any(np.diff(run.line) < 0):
-            order = np.lexsort((run.line, -s, q)).astype(np.int64)
-        return order
-    qo, so = q[order], s[order]
-    tied = (qo[1:] == qo[:-1]) & (so[1:] == so[:-1])
-    if not tied.any():
-        return order
-    # Order each block of equal (query, score) by document id; only tied rows are touched.
-    starts = np.flatnonzero(np.concatenate(([True], ~tied)))
-    ends = np.concatenate((starts[1:], [n]))
-    multi = ends - starts > 1
-    reverse = ties == "docno-desc"
-    for a, b in zip(starts[multi].tolist(), ends[multi].tolist(), strict=True):
-        block = order[a:b]
-        keys = run.docs.strings_of(run.doc[block])
-        idx = sorted(range(b - a), key=keys.__getitem__, reverse=reverse)
-        order[a:b] = block[idx]
+        return None
+    change = q[1:] != q[:-1]
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    block_query = q[starts]
+    contiguous = len(np.unique(block_query)) == len(block_query)
+    if contiguous and bool(np.all(change | (s[1:] <= s[:-1]))):
+        # Usual case: each query's lines together, best first. Fix the ties inside the
+        # blocks, then put the blocks in key order; no sort of the rows.
+        order = None
+        if ties != "input-order":
+            tied = ~change & (s[1:] == s[:-1])
+            if tied.any():
+                order = np.arange(n, dtype=np.int64)
+                _order_ties(run, order, tied, ties)
+        block_key = key_of_query[block_query]
+        by_key = np.argsort(block_key, kind="stable")
+        by_key = by_key[block_key[by_key] >= 0]
+        if len(by_key) == len(starts) and not np.any(by_key[1:] < by_key[:-1]):
+            return order
+        lengths = np.diff(np.concatenate((starts, [n])))
+        new_starts, new_lengths = starts[by_key], lengths[by_key]
+        shift = new_starts - np.concatenate(([0], np.cumsum(new_lengths)[:-1]))
+        rows = np.repeat(shift, new_lengths) + np.arange(int(new_lengths.sum()))
+        return rows if order is None else order[rows]
+    key = key_of_query[q]
+    rows = np.flatnonzero(key >= 0)
+    k, sc = key[rows], s[rows]
+    order = rows[np.lexsort((-sc, k))]
+    if ties != "input-order":
+        ko, so = key[order], s[order]
+        _order_ties(run, order, (ko[1:] == ko[:-1]) & (so[1:] == so[:-1]), ties)
     return order
+
+
+def _order_ties(run: Run, order: np.ndarray, tied: np.ndarray, ties: str) -> None:
+    """Reorder, in place, each stretch of ``order`` (rows of ``run``) whose neighbours are
+    ``tied`` (``tied[i]``: position i ties with i + 1), by document id."""
+    pairs = np.flatnonzero(tied)  # position i is tied with i + 1
+    if not len(pairs):
+        return
+    # runs of consecutive tied pairs: block [start, end] of positions
+    new_run = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
+    first = pairs[new_run]
+    last = np.append(pairs[np.flatnonzero(new_run)[1:] - 1], pairs[-1]) + 1
+    sizes = last - first + 1
+    block = np.repeat(np.arange(len(first)), sizes)
+    positions = np.repeat(first - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
+    positions += np.arange(len(positions))
+    members = order[positions]
+    keys = np.array(run.docs.strings_of(run.doc[members]))
+    by_doc = np.argsort(keys, kind="stable")
+    if ties == "docno-desc":
+        by_doc = by_doc[::-1]
+    rearranged = by_doc[np.argsort(block[by_doc], kind="stable")]
+    order[positions] = members[rearranged]
 
 
 def judge(
@@ -477,35 +578,27 @@ def judge(
     """
     if relevance_level < 0:
         raise ValueError("relevance_level must be >= 0")
-    # Map the run's codes into the qrels' vocabularies.
-    q_map = qrels.queries.translate(run.queries)
-    d_map = qrels.docs.translate(run.docs)
-    order = order_run(run, ties)
-    run_q = q_map[run.query[order]] if len(order) else np.zeros(0, dtype=np.int32)
-    run_d = d_map[run.doc[order]] if len(order) else np.zeros(0, dtype=np.int32)
-    run_doc_codes = run.doc[order]
-
-    qrels_queries = np.unique(qrels.query)
-    run_queries_all = np.unique(run.query)
-    run_query_in_qrels = q_map[run_queries_all]
-    if report is not None:
-        judged_set = set(qrels_queries.tolist())
-        report.run_only = sorted(
-            run.queries.strings[c]
-            for c, m in zip(run_queries_all.tolist(), run_query_in_qrels.tolist(), strict=True)
-            if m < 0 or m not in judged_set
-        )
-        in_run = set(run_query_in_qrels[run_query_in_qrels >= 0].tolist())
-        report.qrels_only = sorted(
-            qrels.queries.strings[c] for c in qrels_queries.tolist() if c not in in_run
-        )
-
-    present = np.zeros(len(qrels.queries), dtype=bool)
-    present[run_query_in_qrels[run_query_in_qrels >= 0]] = True
+    _check_qrels_duplicates(qrels)
+    # Queries: those of the qrels, in output order (ids sorted as strings).
+    q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code
     judged_q = np.zeros(len(qrels.queries), dtype=bool)
-    judged_q[qrels_queries] = True
-    selected = judged_q & (present | complete)
-    codes = np.flatnonzero(selected)
+    judged_q[qrels.query] = True
+    per_run_query = _query_sizes(run)
+    ranked_q = per_run_query > 0
+    present = np.zeros(len(qrels.queries), dtype=bool)
+    present[q_map[ranked_q & (q_map >= 0)]] = True
+    present &= judged_q
+    if report is not None:
+        strings = run.queries.strings
+        report.run_only = sorted(
+            strings[c]
+            for c in np.flatnonzero(ranked_q).tolist()
+            if q_map[c] < 0 or not judged_q[q_map[c]]
+        )
+        report.qrels_only = sorted(
+            qrels.queries.strings[c] for c in np.flatnonzero(judged_q & ~present).tolist()
+        )
+    codes = np.flatnonzero(judged_q & (present | complete))
     names = [qrels.queries.strings[c] for c in codes.tolist()]
     out_order = sorted(range(len(codes)), key=names.__getitem__)
     codes = codes[out_order]
@@ -514,68 +607,91 @@ def judge(
     slot = np.full(len(qrels.queries), -1, dtype=np.int64)
     slot[codes] = np.arange(nq)
 
-    # Judgment counts per grade, and the lookup (query, doc) -> grade.
-    _check_qrels_duplicates(qrels)
+    # Judgment counts per grade.
     g = qrels.grade
-    top = int(g.max()) if len(g) else 0
-    levels = np.zeros((nq, max(top, 0) + 1), dtype=np.int64)
-    qs = slot[qrels.query]
-    keep = (qs >= 0) & (g >= 0)
-    np.add.at(levels, (qs[keep], g[keep]), 1)
+    top = max(int(g.max(initial=0)), 0)
+    qslot = slot[qrels.query]
+    keep = (qslot >= 0) & (g >= 0)
+    levels = np.bincount(qslot[keep] * (top + 1) + g[keep], minlength=nq * (top + 1)).reshape(
+        nq, top + 1
+    )
 
-    # Keep run rows of selected queries, in ranked order (queries stay grouped).
-    row_slot = np.where(run_q >= 0, slot[np.maximum(run_q, 0)], -1)
-    keep_rows = row_slot >= 0
-    row_slot, run_d, run_doc_codes = row_slot[keep_rows], run_d[keep_rows], run_doc_codes[keep_rows]
-    # Stable sort by output slot keeps each query's ranked order.
-    by_slot = np.argsort(row_slot, kind="stable")
-    row_slot, run_d, run_doc_codes = row_slot[by_slot], run_d[by_slot], run_doc_codes[by_slot]
-    counts = np.bincount(row_slot, minlength=nq)
+    # Rank the run's rows query by query, in output order.
+    slot_of_run_query = np.where(q_map >= 0, slot[np.maximum(q_map, 0)], -1)
+    order = _rank_rows(run, slot_of_run_query, ties)
+    counts = np.zeros(nq, dtype=np.int64)
+    kept = slot_of_run_query >= 0
+    counts[slot_of_run_query[kept]] = per_run_query[kept]
+    if max_docs is not None and len(run):
+        if order is None:
+            order = np.arange(len(run), dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank0 = np.arange(len(order)) - np.repeat(starts, counts)
+        order = order[rank0 < max_docs]
+        counts = np.minimum(counts, max(max_docs, 0))
+    docs = run.doc if order is None else run.doc[order]
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    if max_docs is not None:
-        rank0 = np.arange(len(row_slot)) - offsets[row_slot]
-        cut = rank0 < max_docs
-        row_slot, run_d, run_doc_codes = row_slot[cut], run_d[cut], run_doc_codes[cut]
 
-    # Join: grade of each retrieved document.
-    ndocs = max(len(qrels.docs), 1)
-    qkeys = qs.astype(np.int64) * ndocs + qrels.doc
-    sel = qs >= 0
-    qkeys, qgrades = qkeys[sel], g[sel]
-    key_order = np.argsort(qkeys, kind="stable")
-    qkeys, qgrades = qkeys[key_order], qgrades[key_order]
-    rkeys = row_slot.astype(np.int64) * ndocs + np.maximum(run_d, 0)
-    pos = np.searchsorted(qkeys, rkeys)
-    pos_c = np.minimum(pos, max(len(qkeys) - 1, 0))
-    found = (run_d >= 0) & (len(qkeys) > 0)
-    if len(qkeys):
-        found &= qkeys[pos_c] == rkeys
-    grade = np.full(len(rkeys), NONPOOL, dtype=np.int64)
-    if len(qkeys):
-        grade[found] = np.where(qgrades[pos_c[found]] >= 0, qgrades[pos_c[found]], UNJUDGED)
+    # Join: only documents the qrels mention can have a grade.
+    in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
+    in_qrels[qrels.doc] = True
+    qdocs = docs if run.docs is qrels.docs else qrels.docs.translate(run.docs)[docs]
+    cand = np.flatnonzero(in_qrels[qdocs])
+    cand_slot = np.searchsorted(offsets, cand, side="right") - 1
+    grades = np.zeros(0, dtype=np.int64)
+    if len(cand):
+        ndocs = np.int64(max(len(qrels.docs), 1))
+        sel = qslot >= 0
+        qkeys = qslot[sel] * ndocs + qrels.doc[sel]
+        qgrades = g[sel]
+        by_key = np.argsort(qkeys, kind="stable")
+        qkeys, qgrades = qkeys[by_key], qgrades[by_key]
+        rkeys = cand_slot * ndocs + qdocs[cand]
+        pos = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
+        found = qkeys[pos] == rkeys
+        cand, cand_slot = cand[found], cand_slot[found]
+        hit = qgrades[pos[found]]
+        grades = np.where(hit >= 0, hit, UNJUDGED).astype(np.int64)
+    else:
+        cand, cand_slot = cand[:0], cand_slot[:0]
+    unjudged = np.bincount(cand_slot[grades == UNJUDGED], minlength=nq).astype(np.int64)
+    nonpool = counts - np.bincount(cand_slot, minlength=nq)
 
     if judged_only:
-        keepj = grade >= 0
-        row_slot, grade, run_doc_codes = row_slot[keepj], grade[keepj], run_doc_codes[keepj]
-    counts = np.bincount(row_slot, minlength=nq)
-    offsets = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    nonpool = np.bincount(row_slot[grade == NONPOOL], minlength=nq).astype(np.int64)
-    unjudged = np.bincount(row_slot[grade == UNJUDGED], minlength=nq).astype(np.int64)
+        keepj = grades >= 0
+        cand, cand_slot, grades = cand[keepj], cand_slot[keepj], grades[keepj]
+        docs = docs[cand]
+        counts = np.bincount(cand_slot, minlength=nq)
+        np.cumsum(counts, out=offsets[1:])
+        cand = np.arange(len(grades), dtype=np.int64)
+        nonpool = np.zeros(nq, dtype=np.int64)
+        unjudged = np.zeros(nq, dtype=np.int64)
     return Judged(
         run_name=run.name,
         query_ids=query_ids,
         offsets=offsets,
-        grade=grade,
-        doc=run_doc_codes.astype(np.int32),
-        rel_levels=levels,
-        num_nonpool=nonpool,
+        judged_positions=cand.astype(np.int64),
+        judged_grades=grades,
+        doc=docs.astype(np.int32, copy=False),
+        rel_levels=levels.astype(np.int64),
+        num_nonpool=nonpool.astype(np.int64),
         num_unjudged=unjudged,
-        missing=~present[codes] if nq else np.zeros(0, dtype=bool),
+        missing=~present[codes],
         relevance_level=relevance_level,
         docs=run.docs,
     )
+
+
+def _query_sizes(run: Run) -> np.ndarray:
+    """Number of rows of each query code of ``run``."""
+    q = run.query
+    if len(q) == 0:
+        return np.zeros(len(run.queries), dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+    sizes = np.zeros(len(run.queries), dtype=np.int64)
+    np.add.at(sizes, q[starts], np.diff(np.concatenate((starts, [len(q)]))))
+    return sizes
 
 
 def _check_qrels_duplicates(qrels: Qrels) -> None:

@@ -138,7 +138,7 @@ def parse_qrels(
         if out[0] is None:
             raise _error(source, out[1], out[2].replace("fields", "fields4"), out[3])
         q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
-        g, line = np.frombuffer(out[2], np.int64), np.frombuffer(out[3], np.int64)
+        g, line = np.frombuffer(out[2], np.int64), np.frombuffer(out[3], np.int32)
     else:
         qs, ds, gs, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=False):
@@ -147,7 +147,7 @@ def parse_qrels(
             gs.append(parse_grade(fields[3], source, number))
             ls.append(number)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
-        g, line = np.asarray(gs, dtype=np.int64), np.asarray(ls, dtype=np.int64)
+        g, line = np.asarray(gs, dtype=np.int64), np.asarray(ls, dtype=np.int32)
     if len(q) == 0:
         raise InputError(f"{source}: no judgments found")
     return Qrels(queries, docs, q, d, g, source=source, line=line)
@@ -174,7 +174,7 @@ def parse_run(
         if out[0] is None:
             raise _error(source, out[1], out[2].replace("fields", "fields6"), out[3])
         q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
-        s, line = np.frombuffer(out[2], np.float64), np.frombuffer(out[3], np.int64)
+        s, line = np.frombuffer(out[2], np.float64), np.frombuffer(out[3], np.int32)
         tag = _decode(out[4])
     else:
         qs, ds, ss, ls = [], [], [], []
@@ -186,7 +186,7 @@ def parse_run(
             tag = fields[5]
         tag = _decode(tag) if tag else ""
         q, d = queries.intern_many(qs), docs.intern_many(ds)
-        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int64)
+        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
     run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
@@ -207,15 +207,11 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
     n = len(run)
     if n < 2:
         return run
-    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    dup = sk[1:] == sk[:-1]
-    if not dup.any():
+    pair = _first_duplicate(run)
+    if pair is None:
         return run
     if policy == "error":
-        i = int(np.flatnonzero(dup)[0])
-        a, b = order[i], order[i + 1]
+        a, b = pair
         lines = ""
         if run.line is not None:
             lines = f" at lines {run.line[a]} and {run.line[b]}"
@@ -225,6 +221,9 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
             f"'{run.queries.strings[run.query[a]]}'{lines} "
             f"(use duplicates='first' or 'max-score' to keep one)"
         )
+    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
+    order = np.argsort(key, kind="stable")
+    dup = key[order][1:] == key[order][:-1]
     if policy == "first":
         keep_sorted = np.concatenate(([True], ~dup))
         keep = np.sort(order[keep_sorted])
@@ -244,6 +243,27 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
         source=run.source,
         line=None if run.line is None else run.line[keep],
     )
+
+
+def _first_duplicate(run: Run) -> tuple[int, int] | None:
+    """Rows (i, j), i < j, of the first repeated (query, document) pair in input order."""
+    fast = native()
+    if fast is not None:
+        return fast.first_duplicate(
+            np.ascontiguousarray(run.query, dtype=np.int32),
+            np.ascontiguousarray(run.doc, dtype=np.int32),
+            len(run.queries),
+            len(run.docs),
+        )
+    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not len(same):
+        return None
+    # the duplicate that comes first in the input, with its previous occurrence
+    second = order[same + 1]
+    k = int(np.argmin(second))
+    return int(order[same[k]]), int(second[k])
 
 
 def read_qrels(

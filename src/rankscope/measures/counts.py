@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import NONPOOL, UNJUDGED, Ranked
+from ..data import UNJUDGED, Ranked
 from .base import REL, Measure, Param, TrecSpelling
 
 
@@ -103,18 +103,18 @@ num_nonrel_judged_ret = Measure(
 
 
 def _relstring(r: Ranked, length: int = 10) -> np.ndarray:
-    out = np.empty(len(r.grade), dtype=object)
-    width = max(0, min(length, r.width))
-    chars = np.full(r.grade[:, :width].shape, "<", dtype="<U1")
-    g = r.grade[:, :width]
-    digits = (g >= 0) & (g <= 9)
-    chars[digits] = g[digits].astype(str)
-    chars[g > 9] = ">"
-    chars[g == NONPOOL] = "-"
-    chars[g == UNJUDGED] = "."
-    for i in range(len(out)):
-        n = max(0, min(length, int(r.num_ret[i])))
-        out[i] = "".join(chars[i, :n].tolist())
+    out = np.empty(len(r), dtype=object)
+    shown = np.minimum(np.maximum(length, 0), r.num_ret)
+    for i in range(len(r)):
+        chars = ["-"] * int(shown[i])
+        for rank, g in zip(r.rank[i].tolist(), r.grade[i].tolist(), strict=True):
+            if rank > shown[i]:
+                break
+            if g == UNJUDGED:
+                chars[rank - 1] = "."
+            else:
+                chars[rank - 1] = ">" if g > 9 else str(g) if g >= 0 else "<"
+        out[i] = "".join(chars)
     return out
 
 

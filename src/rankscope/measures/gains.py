@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import PAD, Ranked
+from ..data import BEYOND, NONPOOL, PAD, Ranked
 from .base import (
     REL,
     IrSpelling,
@@ -50,11 +50,11 @@ def ideal_gains(r: Ranked, gains: dict[int, float] | None, width: int | None = N
     order = order[level_gain[order] > 0]
     counts = r.rel_levels[:, order]
     bounds = np.cumsum(counts, axis=1)
-    total = bounds[:, -1] if len(order) else np.zeros(len(r.grade), dtype=np.int64)
+    total = bounds[:, -1] if len(order) else np.zeros(len(r), dtype=np.int64)
     w = max(int(total.max(initial=0)), 1) if width is None else width
     pos = np.arange(w)[None, :]
-    ideal = np.zeros((len(r.grade), w))
-    lower = np.zeros((len(r.grade), 1), dtype=np.int64)
+    ideal = np.zeros((len(r), w))
+    lower = np.zeros((len(r), 1), dtype=np.int64)
     for j, level in enumerate(order.tolist()):
         upper = bounds[:, j : j + 1]
         ideal[(pos >= lower) & (pos < upper)] = level_gain[level]
@@ -62,40 +62,68 @@ def ideal_gains(r: Ranked, gains: dict[int, float] | None, width: int | None = N
     return ideal
 
 
-def _discounted(values: np.ndarray) -> np.ndarray:
-    """``value_i / log2(i + 1)`` for ranks i = 1..n (0 where value is 0)."""
-    n = values.shape[1]
-    denom = log2_int(n + 2)[2:]
-    return np.where(values != 0, values / denom, 0.0)
+def _discount(ranks: np.ndarray) -> np.ndarray:
+    """``log2(rank + 1)`` (1 for padding), from the C library's log2 as trec_eval."""
+    table = log2_int(int(ranks[ranks < BEYOND].max(initial=1)) + 2)
+    return table[np.where(ranks < BEYOND, ranks + 1, 2)]
 
 
-def _widths(r: Ranked, gains: dict[int, float] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Retrieved and ideal gains, both padded to a common width."""
-    ideal = ideal_gains(r, gains)
-    width = max(r.width, ideal.shape[1])
-    got = np.zeros((len(r.grade), width))
-    got[:, : r.width] = gain_of(r.grade, gains)
-    if ideal.shape[1] < width:
-        ideal = np.pad(ideal, ((0, 0), (0, width - ideal.shape[1])))
-    return got, ideal
+def _discounted(values: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """``value / log2(rank + 1)``, 0 where value is 0."""
+    return np.where(values != 0, values / _discount(ranks), 0.0)
 
 
-def _dcg_pair(r: Ranked, gains: dict[int, float] | None) -> tuple[np.ndarray, np.ndarray]:
-    got, ideal = _widths(r, gains)
-    return sequential_sum(_discounted(got)), sequential_sum(_discounted(ideal))
+def _positions(width: int) -> np.ndarray:
+    return np.arange(1, width + 1)[None, :]
+
+
+def value_before(ranks: np.ndarray, cum: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Per query and per ``limit[i, j]``: the running total ``cum`` (one value per entry, entries
+    in rank order) at the last entry whose rank is <= the limit; 0 if there is none."""
+    nq, width = ranks.shape
+    stride = np.int64(BEYOND) * 2
+    base = np.arange(nq, dtype=np.int64)[:, None] * stride
+    keys = (base + ranks).ravel()
+    count = np.searchsorted(keys, (base + limit).ravel(), side="right").reshape(limit.shape)
+    count -= (np.arange(nq) * width)[:, None]
+    padded = np.concatenate((np.zeros((nq, 1)), cum), axis=1)
+    return padded[np.arange(nq)[:, None], count]
+
+
+def _retrieved(r: Ranked, gains: dict[int, float] | None):
+    """(ranks, gains) of the retrieved documents that can have a gain: the judged ones, or
+    every rank when a gain is given to documents outside the qrels (level -1)."""
+    dense = bool(gains) and any(level == NONPOOL for level in gains)
+    ranks, grades = r.entries(dense)
+    return ranks, gain_of(grades, gains)
+
+
+def _dcg_state(r: Ranked, gains: dict[int, float] | None):
+    """Shared by the gain measures: retrieved ranks and gains, DCG terms and the ideal."""
+
+    def make():
+        ranks, got = _retrieved(r, gains)
+        ideal = ideal_gains(r, gains)
+        dcg_terms = _discounted(got, ranks)
+        idcg_terms = _discounted(ideal, np.broadcast_to(_positions(ideal.shape[1]), ideal.shape))
+        return ranks, got, ideal, dcg_terms, idcg_terms
+
+    key = ("dcg_state", tuple(sorted(gains.items())) if gains else None)
+    return r.cached(key, make)
 
 
 def _ndcg(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
-    dcg, idcg = _dcg_pair(r, gains)
-    return safe_divide(dcg, np.where(idcg > 0, idcg, 0))
+    _, _, _, dcg_terms, idcg_terms = _dcg_state(r, gains)
+    dcg_value, idcg_value = sequential_sum(dcg_terms), sequential_sum(idcg_terms)
+    return safe_divide(dcg_value, np.where(idcg_value > 0, idcg_value, 0))
 
 
 def _dcg(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
-    return _dcg_pair(r, gains)[0]
+    return sequential_sum(_dcg_state(r, gains)[3])
 
 
 def _ideal_dcg(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
-    return _dcg_pair(r, gains)[1]
+    return sequential_sum(_dcg_state(r, gains)[4])
 
 
 _PAIRS = TrecSpelling("pairs", "gains")
@@ -141,10 +169,17 @@ ideal_dcg = Measure(
 def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
         raise ValueError("ndcg_cut needs a positive cutoff (e.g. nDCG@10)")
-    got = np.where(r.grade > 0, r.grade, 0).astype(np.float64)[:, :cutoff]
-    ideal = ideal_gains(r, None, width=cutoff)
-    dcg_k = sequential_sum(_discounted(got))
-    idcg_k = sequential_sum(_discounted(ideal))
+    # gain = grade (> 0); trec_eval's ndcg_cut takes no gain parameters
+    terms = r.cached(
+        ("ndcg_cut_terms",),
+        lambda: _discounted(np.where(r.grade > 0, r.grade, 0).astype(np.float64), r.rank),
+    )
+    ideal_cum = r.cached(
+        ("ndcg_cut_ideal",),
+        lambda: np.cumsum(_dcg_state(r, None)[4], axis=1),
+    )
+    dcg_k = sequential_sum(np.where(r.rank <= cutoff, terms, 0.0))
+    idcg_k = ideal_cum[:, min(cutoff, ideal_cum.shape[1]) - 1]
     return np.where(idcg_k > 0, safe_divide(dcg_k, idcg_k), dcg_k)
 
 
@@ -164,13 +199,15 @@ ndcg_cut = Measure(
 
 
 def _ndcg_rel(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
-    got, ideal = _widths(r, gains)
-    dcg_cum = np.cumsum(_discounted(got), axis=1)
-    idcg_cum = np.cumsum(_discounted(ideal), axis=1)
+    ranks, got, ideal, dcg_terms, idcg_terms = _dcg_state(r, gains)
+    dcg_cum = np.cumsum(dcg_terms, axis=1)
+    idcg_cum = np.cumsum(idcg_terms, axis=1)
     big_r = (ideal > 0).sum(axis=1)
     positive = got > 0
+    rows = np.arange(len(r))[:, None]
+    at = np.minimum(np.where(positive, ranks, 1), idcg_cum.shape[1]) - 1
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(positive, dcg_cum / idcg_cum, 0.0)
+        terms = np.where(positive, dcg_cum / idcg_cum[rows, at], 0.0)
         total = sequential_sum(terms)
         missing = (big_r - positive.sum(axis=1)).astype(np.float64)
         total = total + missing * dcg_cum[:, -1] / idcg_cum[:, -1]
@@ -193,21 +230,20 @@ ndcg_rel = Measure(
 
 
 def _rndcg(r: Ranked, gains: dict[int, float] | None = None, rel: int | None = None) -> np.ndarray:
-    got, ideal = _widths(r, gains)
-    nq, width = got.shape
-    dcg_cum = np.cumsum(_discounted(got), axis=1)
-    idcg_cum = np.cumsum(_discounted(ideal), axis=1)
+    ranks, _, ideal, dcg_terms, idcg_terms = _dcg_state(r, gains)
+    width = ideal.shape[1]
+    dcg_cum = np.cumsum(dcg_terms, axis=1)
+    idcg_cum = np.cumsum(idcg_terms, axis=1)
     big_r = (ideal > 0).sum(axis=1)
     n = r.num_ret
-    # boundaries: ranks i (1-based position i means "before document i") where the ideal gain
-    # changes; nDCG is taken just before them.
+    # Boundaries: column j is set when the ideal gain changes after its first j + 1 positions;
+    # nDCG is then taken over ranks 1 .. j + 1.
     ext = np.pad(ideal, ((0, 0), (0, 1)))
-    change = ext[:, 1:] != ext[:, :-1]  # column j: boundary before position j + 1
-    pos = np.arange(1, width + 1)[None, :]
-    rows = np.arange(nq)[:, None]
+    change = ext[:, 1:] != ext[:, :-1]
+    pos = _positions(width)
     upto = np.minimum(pos, n[:, None])
-    dcg_before = np.where(upto > 0, dcg_cum[rows, np.maximum(upto - 1, 0)], 0.0)
-    idcg_before = idcg_cum[rows, pos - 1]
+    dcg_before = value_before(ranks, dcg_cum, upto)
+    idcg_before = idcg_cum[:, :width]
     take = change & (idcg_before > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(take, dcg_before / idcg_before, 0.0)
@@ -238,15 +274,27 @@ Rndcg = Measure(
 
 
 def _g(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
-    got, ideal = _widths(r, gains)
-    width = got.shape[1]
-    valid = np.arange(width)[None, :] < r.num_ret[:, None]
-    cost = np.where(valid, np.maximum(ideal, 1.0), 0.0)
-    sum_cost = np.cumsum(cost, axis=1)
+    ranks, got, ideal, _, _ = _dcg_state(r, gains)
+    nq, width = ideal.shape
+    # cost of position i: max(ideal gain at i, 1), 1 past the ideal ranking
+    cost_cum = np.cumsum(np.maximum(ideal, 1.0), axis=1)
+    rows = np.arange(nq)[:, None]
+    real = ranks < BEYOND
+    at = np.where(real, ranks, 1)
+    within = at <= width
+    past = cost_cum[:, -1:]
+    if np.all(past == np.floor(past)):
+        # adding 1.0 at a time to an integer is exact: no need to walk every rank
+        sum_cost = np.where(within, cost_cum[rows, np.minimum(at, width) - 1], past + (at - width))
+    else:
+        longest = max(int(at.max(initial=1)), width)
+        cost = np.ones((nq, longest))
+        cost[:, :width] = np.maximum(ideal, 1.0)
+        sum_cost = np.cumsum(cost, axis=1)[rows, at - 1]
     sum_results = np.cumsum(got, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         denom = np.log2((2.0 + sum_cost) - sum_results)
-        terms = np.where(valid & (got != 0), got / denom, 0.0)
+        terms = np.where(real & (got != 0), got / denom, 0.0)
     total = sequential_sum(terms)
     sum_ideal = sequential_sum(ideal)
     return safe_divide(total, np.where(sum_ideal > 0, sum_ideal, 0))
@@ -268,12 +316,14 @@ G = Measure(
 
 
 def _rbp(r: Ranked, p: float = 0.9, gains: dict[int, float] | None = None) -> np.ndarray:
-    nq = len(r.grade)
-    raw = gain_of(r.grade, gains)
-    listed = r.grade >= 0
+    nq = len(r)
+    dense = bool(gains) and any(level == NONPOOL for level in gains)
+    ranks, grades = r.entries(dense)
+    raw = gain_of(grades, gains)
+    listed = grades >= 0
     if gains:
         for level in gains:
-            listed |= r.grade == level
+            listed |= grades == level
     raw = np.where(listed, raw, 0.0)
     # Normalise to [0, 1] when the query's gains fall outside it: min-max over the gains of
     # grades 0 .. highest judged grade, and of the grades given in ``gains``.
@@ -290,9 +340,15 @@ def _rbp(r: Ranked, p: float = 0.9, gains: dict[int, float] | None = None) -> np
     with np.errstate(divide="ignore", invalid="ignore"):
         normed = np.where(scale[:, None], (raw - lo[:, None]) / (hi - lo)[:, None], raw)
     value = np.where(listed, normed, 0.0)
-    weight = np.cumprod(np.concatenate(([1.0], np.full(max(r.width - 1, 0), p))))
-    terms = np.where(value != 0, value * weight[None, :], 0.0)
+    weight = persistence_weights(p, r.max_rank + 1)
+    real = ranks < BEYOND
+    terms = np.where(real & (value != 0), value * weight[np.where(real, ranks - 1, 0)], 0.0)
     return (1.0 - p) * sequential_sum(terms)
+
+
+def persistence_weights(p: float, n: int) -> np.ndarray:
+    """``p ** i`` for i = 0..n-1, by repeated multiplication (as trec_eval accumulates it)."""
+    return np.cumprod(np.concatenate(([1.0], np.full(max(n - 1, 0), p))))
 
 
 rbp = Measure(

@@ -63,14 +63,13 @@ def _infap(r: Ranked, rel: int | None = None) -> np.ndarray:
     rel_so_far = np.cumsum(relevant, axis=1)
     nonrel_above = np.cumsum(nonrel, axis=1)
     unjudged_above = np.cumsum(unjudged, axis=1)
-    j = np.arange(r.width, dtype=np.float64)[None, :]
+    j = r.rank_f - 1.0  # documents above
     r1 = rel_so_far - 1
     with np.errstate(divide="ignore", invalid="ignore"):
         later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_above + unjudged_above) / j) * (
             (r1 + INFAP_EPSILON) / ((r1 + nonrel_above) + 2 * INFAP_EPSILON)
         )
-        terms = np.where(relevant, later, 0.0)
-    terms[:, 0] = np.where(relevant[:, 0], 1.0, 0.0)
+        terms = np.where(relevant, np.where(j == 0, 1.0, later), 0.0)
     return safe_divide(sequential_sum(terms), r.num_rel(level))
 
 
@@ -95,9 +94,12 @@ infAP = Measure(
 
 
 def _rbp_resid(r: Ranked, p: float = 0.9, gains: dict | None = None) -> np.ndarray:
-    missing = (r.grade == NONPOOL) | (r.grade == UNJUDGED)
-    weight = np.cumprod(np.concatenate(([1.0], np.full(r.width, p))))
-    terms = np.where(missing, weight[None, : r.width], 0.0)
+    from .gains import persistence_weights
+
+    grades = r.dense()  # every rank: the unjudged ones are the point
+    missing = (grades == NONPOOL) | (grades == UNJUDGED)
+    weight = persistence_weights(p, grades.shape[1] + 1)
+    terms = np.where(missing, weight[None, : grades.shape[1]], 0.0)
     tail = weight[r.num_ret]  # p ** num_ret, by repeated multiplication
     value = tail + (1 - p) * sequential_sum(terms)
     return np.where(missing.any(axis=1), value, 0.0)
@@ -124,8 +126,9 @@ rbp_resid = Measure(
 def _unjudged(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
         raise ValueError("unj needs a positive cutoff")
-    missing = (r.grade == NONPOOL) | (r.grade == UNJUDGED)
-    return r.count_at(np.cumsum(missing, axis=1), cutoff) / float(cutoff)
+    # unjudged in the top k = ranks in the top k minus judged documents there
+    judged = r.count_at(r.grade >= 0, cutoff)
+    return (np.minimum(r.num_ret, cutoff) - judged) / float(cutoff)
 
 
 unj = Measure(

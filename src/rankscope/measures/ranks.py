@@ -37,7 +37,7 @@ def _require_cutoff(name: str, k: int | None) -> int:
 
 def _precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     k = _require_cutoff("P", cutoff)
-    return r.count_at(r.rel_cum(rel), k) / float(k)
+    return r.count_at(r.rel(rel), k) / float(k)
 
 
 P = Measure(
@@ -58,7 +58,7 @@ P = Measure(
 
 def _recall(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     k = _require_cutoff("recall", cutoff)
-    return safe_divide(r.count_at(r.rel_cum(rel), k), r.num_rel(rel))
+    return safe_divide(r.count_at(r.rel(rel), k), r.num_rel(rel))
 
 
 recall = Measure(
@@ -74,7 +74,7 @@ recall = Measure(
 
 def _success(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     k = _require_cutoff("success", cutoff)
-    return (r.count_at(r.rel_cum(rel), k) > 0).astype(np.float64)
+    return (r.count_at(r.rel(rel), k) > 0).astype(np.float64)
 
 
 success = Measure(
@@ -91,7 +91,7 @@ success = Measure(
 
 def _relative_precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     k = _require_cutoff("relative_P", cutoff)
-    return safe_divide(r.count_at(r.rel_cum(rel), k), np.minimum(k, r.num_rel(rel)))
+    return safe_divide(r.count_at(r.rel(rel), k), np.minimum(k, r.num_rel(rel)))
 
 
 relative_P = Measure(
@@ -105,8 +105,11 @@ relative_P = Measure(
 
 
 def _ap_terms(r: Ranked, rel: int | None) -> np.ndarray:
-    # precision at each relevant rank: rel(i) / i
-    return np.where(r.rel(rel), r.rel_cum(rel) / r.ranks, 0.0)
+    """Precision at each relevant rank, rel(i) / i (0 elsewhere)."""
+    level = r.level(rel)
+    return r.cached(
+        ("ap_terms", level), lambda: np.where(r.rel(level), r.rel_cum(level) / r.rank_f, 0.0)
+    )
 
 
 def _average_precision(r: Ranked, rel: int | None = None) -> np.ndarray:
@@ -149,7 +152,7 @@ gm_map = Measure(
 
 def _ap_at(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     k = _require_cutoff("map_cut", cutoff)
-    total = sequential_sum(_ap_terms(r, rel)[:, :k])
+    total = sequential_sum(np.where(r.rank <= k, _ap_terms(r, rel), 0.0))
     return safe_divide(total, r.num_rel(rel))
 
 
@@ -167,9 +170,7 @@ map_cut = Measure(
 def _rprec(r: Ranked, rel: int | None = None) -> np.ndarray:
     big_r = r.num_rel(rel)
     look = np.minimum(r.num_ret, big_r)
-    cum = r.rel_cum(rel)
-    idx = np.clip(np.minimum(big_r, r.width) - 1, 0, None)
-    hits = np.where(look > 0, cum[np.arange(len(cum)), idx], 0)
+    hits = r.count_at(r.rel(rel), big_r)
     return safe_divide(hits, np.where(look > 0, big_r, 0))
 
 
@@ -189,9 +190,7 @@ def _rprec_mult(r: Ranked, multiple: float | None = None, rel: int | None = None
         raise ValueError("Rprec_mult needs a multiple of R")
     # trec_eval: (long) (multiple * R + 0.9)
     k = np.floor(multiple * r.num_rel(rel) + 0.9).astype(np.int64)
-    cum = r.rel_cum(rel)
-    hits = cum[np.arange(len(cum)), np.clip(np.minimum(k, r.width) - 1, 0, None)]
-    return safe_divide(np.where(k > 0, hits, 0), np.where(k > 0, k, 0))
+    return safe_divide(r.count_at(r.rel(rel), k), k)
 
 
 Rprec_mult = Measure(
@@ -210,8 +209,9 @@ Rprec_mult = Measure(
 def _recip_rank(r: Ranked, rel: int | None = None) -> np.ndarray:
     mask = r.rel(rel)
     first = np.argmax(mask, axis=1)
-    found = mask[np.arange(len(mask)), first]
-    return np.where(found, 1.0 / (first + 1.0), 0.0)
+    rows = np.arange(len(mask))
+    found = mask[rows, first]
+    return np.where(found, 1.0 / np.where(found, r.rank_f[rows, first], 1.0), 0.0)
 
 
 recip_rank = Measure(
@@ -239,12 +239,16 @@ def _interpolated(r: Ranked, fractions: tuple[float, ...], rel: int | None) -> n
     iprec(f) = max over ranks i >= rank of the c-th relevant document of rel(i) / i, with
     c = lround(f * R); 0 when fewer than c relevant documents are retrieved.
     """
-    nq = len(r.grade)
-    cum = r.rel_cum(rel)
+    # Between relevant documents precision only falls, so its maximum at or after a rank is
+    # reached at a relevant document: the relevant entries suffice.
+    level = r.level(rel)
+    nq = len(r)
+    cum = r.rel_cum(level)
     rel_ret = cum[:, -1]
-    valid = np.arange(r.width)[None, :] < r.num_ret[:, None]
-    prec = np.where(valid, cum / r.ranks, 0.0)
-    best_from = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    best_from = r.cached(
+        ("best_precision_from", level),
+        lambda: np.maximum.accumulate(_ap_terms(r, level)[:, ::-1], axis=1)[:, ::-1],
+    )
     out = np.zeros((nq, len(fractions)))
     rows = np.arange(nq)
     big_r = r.num_rel(rel)
@@ -308,9 +312,9 @@ def _bin_g(r: Ranked, rel: int | None = None) -> np.ndarray:
     mask = r.rel(rel)
     cum = r.rel_cum(rel)
     # 1 / log2(2 + number of non-relevant documents above)
-    nonrel_above = np.arange(r.width)[None, :] + 1 - cum
-    table = log2_int(r.width + 3)
-    terms = np.where(mask, 1.0 / table[np.where(mask, 2 + nonrel_above, 2)], 0.0)
+    nonrel_above = np.where(mask, r.rank - cum, 0)
+    table = log2_int(r.max_rank + 3)
+    terms = np.where(mask, 1.0 / table[2 + nonrel_above], 0.0)
     total = sequential_sum(terms)
     return safe_divide(total, np.where(cum[:, -1] > 0, r.num_rel(rel), 0))
 
