@@ -3,34 +3,65 @@
 >>> import rankscope
 >>> qrels = rankscope.read_qrels("qrels.txt")            # doctest: +SKIP
 >>> table = rankscope.evaluate(qrels, ["run1.txt", "run2.txt"], ["AP", "nDCG@10"])  # doctest: +SKIP
+
+Names are imported on first use, so that ``import rankscope`` (and the command line) stay
+quick.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .api import evaluate, evaluate_many, read_qrels, read_run
-from .data import InputError, Judged, Qrels, Ranked, RankscopeWarning, Run, Vocabulary, judge
-from .evaluate import RunEvaluation, evaluate_judged, format_trec
-from .measures import MEASURES, REGISTRY, parse_measures
+_EXPORTS = {
+    "evaluate": "api",
+    "evaluate_many": "api",
+    "read_qrels": "api",
+    "read_run": "api",
+    "InputError": "data",
+    "Judged": "data",
+    "Qrels": "data",
+    "Ranked": "data",
+    "RankscopeWarning": "data",
+    "Run": "data",
+    "Vocabulary": "data",
+    "judge": "data",
+    "RunEvaluation": "evaluation",
+    "evaluate_judged": "evaluation",
+    "format_trec": "evaluation",
+    "MEASURES": "measures",
+    "REGISTRY": "measures",
+    "parse_measures": "measures",
+}
 
-__all__ = [
-    "MEASURES",
-    "REGISTRY",
-    "InputError",
-    "Judged",
-    "Qrels",
-    "Ranked",
-    "RankscopeWarning",
-    "Run",
-    "RunEvaluation",
-    "Vocabulary",
-    "evaluate",
-    "evaluate_judged",
-    "evaluate_many",
-    "format_trec",
-    "judge",
-    "parse_measures",
-    "read_qrels",
-    "read_run",
-]
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import evaluate, evaluate_many, read_qrels, read_run  # noqa: F401
+    from .data import (  # noqa: F401
+        InputError,
+        Judged,
+        Qrels,
+        Ranked,
+        RankscopeWarning,
+        Run,
+        Vocabulary,
+        judge,
+    )
+    from .evaluation import RunEvaluation, evaluate_judged, format_trec  # noqa: F401
+    from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .data import JoinReport, Qrels, Run, Vocabulary, warn
-from .evaluate import RunEvaluation, as_requests, evaluate_run, format_trec
+from .evaluation import RunEvaluation, as_requests, evaluate_run, format_trec
 from .io import frames
 from .io import trec as trec_io
 
@@ -111,10 +112,36 @@ def _runs(runs: Any, qrels: Qrels, duplicates: str) -> list[Run]:
             out.extend(_runs(trec_io.run_files([r]), qrels, duplicates))
         else:
             out.append(read_run(r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs))
-    names = [r.name for r in out]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
+    return _unique_names(out)
+
+
+def _file_stem(source: str) -> str:
+    name = Path(source).name
+    for suffix in (".gz", ".txt", ".run", ".trec", ".tsv"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _unique_names(runs: list[Run]) -> list[Run]:
+    """Runs whose tags collide are named after their files instead (and said so)."""
+    names = [r.name for r in runs]
+    clash = {n for n in names if names.count(n) > 1}
+    if not clash:
+        return runs
+    out = []
+    for r in runs:
+        if r.name in clash and not r.source.startswith("<"):
+            r = dataclasses.replace(r, name=_file_stem(r.source))
+        out.append(r)
+    renamed = [r.name for r in out]
+    if len(set(renamed)) != len(renamed):
+        dup = sorted({n for n in renamed if renamed.count(n) > 1})
         warn(f"several runs share a name ({', '.join(dup)}); rows are told apart by position")
+    else:
+        warn(
+            f"runs tagged {', '.join(sorted(clash))} come from several files; "
+            "they are named after their files"
+        )
     return out
 
 
@@ -239,8 +266,13 @@ def evaluate_files(args: Any) -> int:
     requests = as_requests(args.measures or ["official"])
     fmt = args.format or ("trec" if len(paths) == 1 else "table")
     results = []
-    for path in paths:
-        run = read_run(path, duplicates=args.duplicates, queries=qrels.queries, docs=qrels.docs)
+    runs = _unique_names(
+        [
+            read_run(path, duplicates=args.duplicates, queries=qrels.queries, docs=qrels.docs)
+            for path in paths
+        ]
+    )
+    for run in runs:
         report = JoinReport()
         results.append(
             evaluate_run(
