@@ -152,10 +152,10 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     return h;
 }
 
-/* Resize the table to hold at least `entries` ids at load <= 1/2. */
+/* Resize the table to hold at least `entries` ids at load <= 3/4. */
 static int interner_reserve(Interner *self, size_t entries) {
     size_t cap = self->mask + 1;
-    while (cap < 2 * entries + 2) cap *= 2;
+    while (cap * 3 < 4 * entries + 4) cap *= 2;
     if (cap == self->mask + 1) return 0;
     Block block;
     if (block_alloc(&block, cap * sizeof(Slot)) < 0) { PyErr_NoMemory(); return -1; }
@@ -247,7 +247,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
     self->offsets[c + 1] = (int64_t)self->arena_len;
     self->hashes[c] = h;
     self->n++;
-    if ((size_t)self->n * 2 > self->mask + 1) {
+    if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
         if (interner_reserve(self, (size_t)self->n * 2) < 0) return -2;
     }
     return c;
@@ -566,22 +566,27 @@ static int parse_grade(const char *s, size_t n, int64_t *value) {
     return 0;
 }
 
-/* An output column written straight into a bytes object, sized for the worst case (one row
-   per line) and shrunk at the end. */
+/* An output column written straight into a bytes object that grows as lines are fed
+   (large bytes objects are reallocated in place by the system), shrunk at the end. */
 typedef struct {
     PyObject *bytes;
     char *data;
     size_t len, cap, item;
 } Column;
 
-static int column_init(Column *c, size_t rows, size_t item) {
-    c->item = item;
-    c->len = 0;
-    c->cap = rows;
-    c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(rows * item));
-    if (!c->bytes) return -1;
+static int column_reserve(Column *c, size_t rows) {
+    if (c->bytes && rows <= c->cap) return 0;
+    size_t cap = c->cap ? c->cap : 1024;
+    while (cap < rows) cap *= 2;
+    if (!c->bytes) {
+        c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * c->item));
+        if (!c->bytes) return -1;
+    } else if (_PyBytes_Resize(&c->bytes, (Py_ssize_t)(cap * c->item)) < 0) {
+        return -1;
+    }
     c->data = PyBytes_AS_STRING(c->bytes);
-    block_advise(c->data, rows * item);
+    c->cap = cap;
+    block_advise(c->data, cap * c->item);
     return 0;
 }
 
@@ -592,9 +597,12 @@ static inline void column_push(Column *c, const void *value) {
 
 /* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
 static PyObject *column_take(Column *c) {
+    if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
     PyObject *b = c->bytes;
+    size_t size = c->len * c->item;
     c->bytes = NULL;
-    if (_PyBytes_Resize(&b, (Py_ssize_t)(c->len * c->item)) < 0) return NULL;
+    c->cap = c->len = 0;
+    if (_PyBytes_Resize(&b, (Py_ssize_t)size) < 0) return NULL;
     return b;
 }
 
@@ -633,34 +641,83 @@ static int flush_block(Pending *pend, int n, Interner *queries, Interner *docs, 
     return 0;
 }
 
-static PyObject *parse(PyObject *args, int is_run) {
-    Py_buffer data;
+/* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
+   Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
+   (None, line, kind, detail); result() -> (query, doc, value, line[, tag]) as bytes. */
+typedef struct {
+    PyObject_HEAD
     Interner *queries, *docs;
-    if (!PyArg_ParseTuple(args, "y*O!O!", &data, &InternerType, &queries, &InternerType, &docs))
-        return NULL;
-    const char *p = data.buf, *end = p + data.len;
-    Column qc = {0}, dc = {0}, vc = {0}, lc = {0};
-    const char *tag = "";
+    int is_run;
+    Column qc, dc, vc, lc;
+    long long line;
+    PyObject *tag;
+} Parser;
+
+static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"queries", "docs", "is_run", NULL};
+    Interner *queries, *docs;
+    int is_run;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p", kwlist, &InternerType, &queries,
+                                     &InternerType, &docs, &is_run))
+        return -1;
+    Py_INCREF(queries);
+    Py_INCREF(docs);
+    Py_XSETREF(self->queries, queries);
+    Py_XSETREF(self->docs, docs);
+    self->is_run = is_run;
+    self->qc.item = sizeof(int32_t);
+    self->dc.item = sizeof(int32_t);
+    self->vc.item = 8;
+    self->lc.item = sizeof(int32_t);
+    self->line = 0;
+    Py_XSETREF(self->tag, PyBytes_FromStringAndSize("", 0));
+    return self->tag ? 0 : -1;
+}
+
+static void Parser_dealloc(Parser *self) {
+    Py_XDECREF(self->queries);
+    Py_XDECREF(self->docs);
+    Py_XDECREF(self->qc.bytes);
+    Py_XDECREF(self->dc.bytes);
+    Py_XDECREF(self->vc.bytes);
+    Py_XDECREF(self->lc.bytes);
+    Py_XDECREF(self->tag);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Parser_feed(Parser *self, PyObject *args) {
+    Py_buffer data;
+    int final;
+    if (!PyArg_ParseTuple(args, "y*p", &data, &final)) return NULL;
+    Interner *queries = self->queries, *docs = self->docs;
+    int is_run = self->is_run;
+    const char *begin = data.buf, *p = begin, *end = p + data.len;
+    if (!final) {
+        /* only whole lines: stop after the last newline */
+        while (end > p && end[-1] != '\n') end--;
+    }
+    const char *tag = NULL;
     size_t tag_len = 0;
-    long long line = 0;
     PyObject *result = NULL;
     Fields f;
     Pending pend[BLOCK];
     int npend = 0;
 
-    /* Size the tables and columns once: at most one entry per line. */
+    /* Room for one row per line of this piece. */
     size_t lines = 1;
     for (const char *c = p; (c = memchr(c, '\n', (size_t)(end - c))) != NULL; c++) lines++;
-    if (lines > INT32_MAX) {
+    if (self->line + (long long)lines > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
     }
-    if (interner_reserve(docs, (size_t)docs->n + lines / 2) < 0) goto done;
-    if (interner_reserve_arena(docs, (size_t)data.len) < 0) goto done;
-    if (column_init(&qc, lines, sizeof(int32_t)) < 0 || column_init(&dc, lines, sizeof(int32_t)) < 0 ||
-        column_init(&vc, lines, 8) < 0 || column_init(&lc, lines, sizeof(int32_t)) < 0)
+    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0) goto done;
+    if (interner_reserve_arena(docs, (size_t)(end - p)) < 0) goto done;
+    size_t rows = self->qc.len + lines;
+    if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
+        column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0)
         goto done;
 
+    long long line = self->line;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
@@ -701,32 +758,59 @@ static PyObject *parse(PyObject *args, int is_run) {
         pd->dh = hash_bytes(pd->d, pd->dlen);
         pd->line = (int32_t)line;
         if (++npend == BLOCK) {
-            if (flush_block(pend, npend, queries, docs, &qc, &dc, &vc, &lc) < 0) goto done;
+            if (flush_block(pend, npend, queries, docs, &self->qc, &self->dc, &self->vc,
+                            &self->lc) < 0)
+                goto done;
             npend = 0;
         }
         p = nl ? nl + 1 : end;
     }
-    if (flush_block(pend, npend, queries, docs, &qc, &dc, &vc, &lc) < 0) goto done;
-    {
-        PyObject *qb = column_take(&qc), *db = column_take(&dc), *vb = column_take(&vc);
-        PyObject *lb = column_take(&lc);
-        if (qb && db && vb && lb) {
-            if (is_run)
-                result = Py_BuildValue("(NNNNy#)", qb, db, vb, lb, tag, (Py_ssize_t)tag_len);
-            else
-                result = Py_BuildValue("(NNNN)", qb, db, vb, lb);
-        } else {
-            Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
-        }
+    if (flush_block(pend, npend, queries, docs, &self->qc, &self->dc, &self->vc, &self->lc) < 0)
+        goto done;
+    npend = 0;
+    self->line = line;
+    if (tag) {
+        PyObject *t = PyBytes_FromStringAndSize(tag, (Py_ssize_t)tag_len);
+        if (!t) goto done;
+        Py_XSETREF(self->tag, t);
     }
+    result = PyLong_FromSsize_t((Py_ssize_t)(end - begin));
 done:
-    Py_XDECREF(qc.bytes);
-    Py_XDECREF(dc.bytes);
-    Py_XDECREF(vc.bytes);
-    Py_XDECREF(lc.bytes);
     PyBuffer_Release(&data);
     return result;
 }
+
+static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    PyObject *qb = column_take(&self->qc), *db = column_take(&self->dc);
+    PyObject *vb = column_take(&self->vc), *lb = column_take(&self->lc);
+    if (!qb || !db || !vb || !lb) {
+        Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
+        return NULL;
+    }
+    if (self->is_run) return Py_BuildValue("(NNNNO)", qb, db, vb, lb, self->tag);
+    return Py_BuildValue("(NNNN)", qb, db, vb, lb);
+}
+
+static PyMethodDef Parser_methods[] = {
+    {"feed", (PyCFunction)Parser_feed, METH_VARARGS,
+     "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
+     "(None, line, kind, detail) on bad input"},
+    {"result", (PyCFunction)Parser_result, METH_NOARGS,
+     "(query, doc, value, line[, tag]) as bytes: int32, int32, float64 or int64, int32"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ParserType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rankscope._trecio.Parser",
+    .tp_basicsize = sizeof(Parser),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Parser_init,
+    .tp_dealloc = (destructor)Parser_dealloc,
+    .tp_methods = Parser_methods,
+    .tp_doc = "Incremental TREC qrels/run parser into interned columns.",
+};
 
 /* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
    whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
@@ -789,18 +873,9 @@ done:
     return result;
 }
 
-static PyObject *py_parse_run(PyObject *self, PyObject *args) { return parse(args, 1); }
-static PyObject *py_parse_qrels(PyObject *self, PyObject *args) { return parse(args, 0); }
-
 static PyMethodDef module_methods[] = {
     {"first_duplicate", py_first_duplicate, METH_VARARGS,
      "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
-    {"parse_run", py_parse_run, METH_VARARGS,
-     "parse_run(data, queries, docs) -> (query, doc, score, line, tag) as bytes, "
-     "or (None, line, kind, detail) on bad input"},
-    {"parse_qrels", py_parse_qrels, METH_VARARGS,
-     "parse_qrels(data, queries, docs) -> (query, doc, grade, line) as bytes, "
-     "or (None, line, kind, detail) on bad input"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -810,12 +885,18 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__trecio(void) {
-    if (PyType_Ready(&InternerType) < 0) return NULL;
+    if (PyType_Ready(&InternerType) < 0 || PyType_Ready(&ParserType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&InternerType);
     if (PyModule_AddObject(m, "Interner", (PyObject *)&InternerType) < 0) {
         Py_DECREF(&InternerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ParserType);
+    if (PyModule_AddObject(m, "Parser", (PyObject *)&ParserType) < 0) {
+        Py_DECREF(&ParserType);
         Py_DECREF(m);
         return NULL;
     }

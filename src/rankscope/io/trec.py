@@ -14,8 +14,8 @@ the file, the line number(s) and the problem.
 from __future__ import annotations
 
 import gzip
+import io
 import math
-import mmap
 import os
 import re
 import sys
@@ -31,28 +31,9 @@ DUPLICATE_POLICIES = ("error", "first", "max-score")
 PathLike = str | os.PathLike
 
 
-def read_bytes(path: PathLike) -> bytes | mmap.mmap:
-    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed.
-
-    Large plain files are memory-mapped (pre-faulted) rather than copied.
-    """
-    if str(path) == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as fh:
-            head = fh.read(2)
-            if head == b"\x1f\x8b":
-                fh.seek(0)
-                return gzip.decompress(fh.read())
-            size = os.fstat(fh.fileno()).st_size
-            if size >= 1 << 20 and hasattr(mmap, "MAP_POPULATE"):
-                flags = mmap.MAP_PRIVATE | mmap.MAP_POPULATE
-                return mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
-            fh.seek(0)
-            data = fh.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data
+def read_bytes(path: PathLike) -> bytes:
+    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed."""
+    return b"".join(_chunks(path))
 
 
 def _source_name(path: PathLike) -> str:
@@ -88,7 +69,7 @@ def _error(
 
 def _parse_lines(data: bytes, source: str, is_run: bool):
     """Yield (line_number, fields) for content lines (the reference parser)."""
-    for number, raw in enumerate(bytes(data).split(b"\n"), start=1):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
@@ -116,6 +97,85 @@ def parse_score(token: bytes, source: str, number: int) -> float:
     return value
 
 
+CHUNK = 32 << 20
+
+
+def _chunks(path: PathLike):
+    """The content of ``path`` in pieces of about `CHUNK` bytes (decompressing ``.gz`` as it
+    goes), so that a large file never sits in memory whole."""
+    if str(path) == "-":
+        fh, close = sys.stdin.buffer, False
+    else:
+        fh, close = open(path, "rb"), True
+    try:
+        head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
+        stream = gzip.GzipFile(fileobj=fh) if head == b"\x1f\x8b" else fh
+        first = True
+        while True:
+            piece = stream.read(CHUNK)
+            if first and piece[:2] == b"\x1f\x8b" and stream is fh:
+                # no peek (stdin): gzip detected on the first piece
+                stream = gzip.GzipFile(fileobj=_Prefixed(piece, fh))
+                first = False
+                continue
+            first = False
+            if not piece:
+                return
+            yield piece
+    finally:
+        if close:
+            fh.close()
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream that yields ``prefix`` and then the rest of ``stream``."""
+
+    def __init__(self, prefix: bytes, stream) -> None:
+        self._prefix, self._stream = prefix, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _native_parse(pieces, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+    """Columns from the compiled parser, fed ``pieces`` of the input in order."""
+    parser = native().Parser(queries.native, docs.native, is_run)
+    carry = b""
+    for piece in pieces:
+        data = carry + piece if carry else piece
+        used = parser.feed(data, False)
+        if isinstance(used, tuple):
+            raise _error(
+                source,
+                used[1],
+                used[2].replace("fields", "fields6" if is_run else "fields4"),
+                used[3],
+            )
+        carry = bytes(data[used:])
+    used = parser.feed(carry, True)
+    if isinstance(used, tuple):
+        raise _error(
+            source, used[1], used[2].replace("fields", "fields6" if is_run else "fields4"), used[3]
+        )
+    out = parser.result()
+    q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
+    value = np.frombuffer(out[2], np.float64 if is_run else np.int64)
+    line = np.frombuffer(out[3], np.int32)
+    if is_run:
+        return q, d, value, line, _decode(out[4])
+    return q, d, value, line
+
+
 def _native_for(queries: Vocabulary, docs: Vocabulary):
     fast = native()
     if fast is None or queries.native is None or docs.native is None:
@@ -134,11 +194,7 @@ def parse_qrels(
     docs = Vocabulary() if docs is None else docs
     fast = _native_for(queries, docs)
     if fast is not None:
-        out = fast.parse_qrels(data, queries.native, docs.native)
-        if out[0] is None:
-            raise _error(source, out[1], out[2].replace("fields", "fields4"), out[3])
-        q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
-        g, line = np.frombuffer(out[2], np.int64), np.frombuffer(out[3], np.int32)
+        q, d, g, line = _native_parse([data], source, queries, docs, is_run=False)
     else:
         qs, ds, gs, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=False):
@@ -170,12 +226,7 @@ def parse_run(
     fast = _native_for(queries, docs)
     tag = ""
     if fast is not None:
-        out = fast.parse_run(data, queries.native, docs.native)
-        if out[0] is None:
-            raise _error(source, out[1], out[2].replace("fields", "fields6"), out[3])
-        q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
-        s, line = np.frombuffer(out[2], np.float64), np.frombuffer(out[3], np.int32)
-        tag = _decode(out[4])
+        q, d, s, line, tag = _native_parse([data], source, queries, docs, is_run=True)
     else:
         qs, ds, ss, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=True):
@@ -270,7 +321,15 @@ def read_qrels(
     path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
 ) -> Qrels:
     """Read a TREC qrels file (``.gz`` and ``-`` for stdin accepted)."""
-    return parse_qrels(read_bytes(path), _source_name(path), queries, docs)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if _native_for(queries, docs) is None:
+        return parse_qrels(read_bytes(path), _source_name(path), queries, docs)
+    source = _source_name(path)
+    q, d, g, line = _native_parse(_chunks(path), source, queries, docs, is_run=False)
+    if len(q) == 0:
+        raise InputError(f"{source}: no judgments found")
+    return Qrels(queries, docs, q, d, g, source=source, line=line)
 
 
 def read_run(
@@ -281,7 +340,16 @@ def read_run(
     duplicates: str = "error",
 ) -> Run:
     """Read a TREC run file (``.gz`` and ``-`` for stdin accepted)."""
-    return parse_run(read_bytes(path), _source_name(path), queries, docs, name, duplicates)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if _native_for(queries, docs) is None:
+        return parse_run(read_bytes(path), _source_name(path), queries, docs, name, duplicates)
+    source = _source_name(path)
+    q, d, s, line, tag = _native_parse(_chunks(path), source, queries, docs, is_run=True)
+    if len(q) == 0:
+        raise InputError(f"{source}: no ranked documents found")
+    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return resolve_duplicates(run, duplicates)
 
 
 def run_files(paths: list[PathLike]) -> list[Path | str]:
