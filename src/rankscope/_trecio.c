@@ -16,6 +16,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -615,10 +616,10 @@ static PyObject *error_tuple(long long line, const char *kind, const char *s, si
 
 typedef struct {
     const char *q, *d;
-    size_t qlen, dlen;
     uint64_t qh, dh;
-    int32_t line;
     union { double score; int64_t grade; } v;
+    uint32_t qlen, dlen;
+    int32_t line;
 } Pending;
 
 static int flush_block(Pending *pend, int n, Interner *queries, Interner *docs, Column *qc,
@@ -685,23 +686,111 @@ static void Parser_dealloc(Parser *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Scanning (splitting lines into fields, parsing numbers, hashing ids) runs in a worker
+   thread while the calling thread interns what has been scanned: the two halves of the work
+   overlap on two cores.  The worker touches no Python object. */
+typedef struct {
+    const char *p, *end;
+    long long line0;
+    int is_run;
+    Pending *recs;
+    size_t produced;  /* records ready (atomic) */
+    int done;         /* worker finished (atomic) */
+    long long err_line;
+    char err_kind[32];
+    const char *err_s;
+    size_t err_n;
+    const char *tag;
+    size_t tag_len;
+    long long last_line;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} Scan;
+
+static void scan_publish(Scan *sc, size_t n, int done) {
+    pthread_mutex_lock(&sc->mu);
+    __atomic_store_n(&sc->produced, n, __ATOMIC_RELEASE);
+    if (done) __atomic_store_n(&sc->done, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&sc->cv);
+    pthread_mutex_unlock(&sc->mu);
+}
+
+static void *scan_lines(void *arg) {
+    Scan *sc = arg;
+    const char *p = sc->p, *end = sc->end;
+    long long line = sc->line0;
+    size_t n = 0;
+    Fields f;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        line++;
+        const char *q = p;
+        while (q < stop && is_space(*q)) q++;
+        if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }
+        split_fields(q, stop, &f);
+        if (sc->is_run ? f.count < 6 : f.count != 4) {
+            const char *e = stop;
+            while (e > q && is_space(e[-1])) e--;
+            snprintf(sc->err_kind, sizeof sc->err_kind, "fields:%d", f.count);
+            sc->err_line = line;
+            sc->err_s = q;
+            sc->err_n = (size_t)(e - q);
+            break;
+        }
+        Pending *pd = &sc->recs[n];
+        int rc;
+        if (sc->is_run) {
+            rc = parse_score(f.start[4], f.len[4], &pd->v.score);
+            if (rc) {
+                snprintf(sc->err_kind, sizeof sc->err_kind, "%s", rc == 1 ? "score" : "score_inf");
+                sc->err_line = line;
+                sc->err_s = f.start[4];
+                sc->err_n = f.len[4];
+                break;
+            }
+            sc->tag = f.start[5];
+            sc->tag_len = f.len[5];
+        } else {
+            rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
+            if (rc) {
+                snprintf(sc->err_kind, sizeof sc->err_kind, "%s", rc == 1 ? "grade" : "grade_range");
+                sc->err_line = line;
+                sc->err_s = f.start[3];
+                sc->err_n = f.len[3];
+                break;
+            }
+        }
+        pd->q = f.start[0];
+        pd->qlen = f.len[0];
+        pd->d = f.start[2];
+        pd->dlen = f.len[2];
+        pd->qh = hash_bytes(pd->q, pd->qlen);
+        pd->dh = hash_bytes(pd->d, pd->dlen);
+        pd->line = (int32_t)line;
+        n++;
+        if ((n & 4095) == 0) scan_publish(sc, n, 0);
+        p = nl ? nl + 1 : end;
+    }
+    sc->last_line = line;
+    scan_publish(sc, n, 1);
+    return NULL;
+}
+
 static PyObject *Parser_feed(Parser *self, PyObject *args) {
     Py_buffer data;
     int final;
     if (!PyArg_ParseTuple(args, "y*p", &data, &final)) return NULL;
     Interner *queries = self->queries, *docs = self->docs;
-    int is_run = self->is_run;
     const char *begin = data.buf, *p = begin, *end = p + data.len;
     if (!final) {
         /* only whole lines: stop after the last newline */
         while (end > p && end[-1] != '\n') end--;
     }
-    const char *tag = NULL;
-    size_t tag_len = 0;
     PyObject *result = NULL;
-    Fields f;
-    Pending pend[BLOCK];
-    int npend = 0;
+    Scan sc;
+    memset(&sc, 0, sizeof sc);
+    int started = 0;
 
     /* Room for one row per line of this piece. */
     size_t lines = 1;
@@ -716,66 +805,62 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
         column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0)
         goto done;
-
-    long long line = self->line;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
-        line++;
-        const char *q = p;
-        while (q < stop && is_space(*q)) q++;
-        if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }
-        split_fields(q, stop, &f);
-        if (is_run ? f.count < 6 : f.count != 4) {
-            const char *e = stop;
-            while (e > q && is_space(e[-1])) e--;
-            char kind[32];
-            snprintf(kind, sizeof kind, "fields:%d", f.count);
-            result = error_tuple(line, kind, q, (size_t)(e - q));
-            goto done;
-        }
-        Pending *pd = &pend[npend];
-        if (is_run) {
-            int rc = parse_score(f.start[4], f.len[4], &pd->v.score);
-            if (rc) {
-                result = error_tuple(line, rc == 1 ? "score" : "score_inf", f.start[4], f.len[4]);
-                goto done;
-            }
-            tag = f.start[5];
-            tag_len = f.len[5];
-        } else {
-            int rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
-            if (rc) {
-                result = error_tuple(line, rc == 1 ? "grade" : "grade_range", f.start[3], f.len[3]);
-                goto done;
-            }
-        }
-        pd->q = f.start[0];
-        pd->qlen = f.len[0];
-        pd->d = f.start[2];
-        pd->dlen = f.len[2];
-        pd->qh = hash_bytes(pd->q, pd->qlen);
-        pd->dh = hash_bytes(pd->d, pd->dlen);
-        pd->line = (int32_t)line;
-        if (++npend == BLOCK) {
-            if (flush_block(pend, npend, queries, docs, &self->qc, &self->dc, &self->vc,
-                            &self->lc) < 0)
-                goto done;
-            npend = 0;
-        }
-        p = nl ? nl + 1 : end;
+    sc.recs = malloc(lines * sizeof(Pending));
+    if (!sc.recs) { PyErr_NoMemory(); goto done; }
+    sc.p = p;
+    sc.end = end;
+    sc.line0 = self->line;
+    sc.is_run = self->is_run;
+    pthread_mutex_init(&sc.mu, NULL);
+    pthread_cond_init(&sc.cv, NULL);
+    pthread_t worker;
+    if (pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
+        scan_lines(&sc); /* no thread: scan here first */
+    } else {
+        started = 1;
     }
-    if (flush_block(pend, npend, queries, docs, &self->qc, &self->dc, &self->vc, &self->lc) < 0)
+    size_t used = 0;
+    for (;;) {
+        size_t ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        int finished = __atomic_load_n(&sc.done, __ATOMIC_ACQUIRE);
+        ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        if (ready > used) {
+            size_t k = ready - used < BLOCK ? ready - used : BLOCK;
+            if (flush_block(sc.recs + used, (int)k, queries, docs, &self->qc, &self->dc, &self->vc,
+                            &self->lc) < 0) {
+                if (started) pthread_join(worker, NULL);
+                started = 0;
+                goto done;
+            }
+            used += k;
+            continue;
+        }
+        if (finished) break;
+        pthread_mutex_lock(&sc.mu);
+        while (__atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE) == used &&
+               !__atomic_load_n(&sc.done, __ATOMIC_ACQUIRE))
+            pthread_cond_wait(&sc.cv, &sc.mu);
+        pthread_mutex_unlock(&sc.mu);
+    }
+    if (started) pthread_join(worker, NULL);
+    started = 0;
+    self->line = sc.last_line;
+    if (sc.err_line) {
+        result = error_tuple(sc.err_line, sc.err_kind, sc.err_s, sc.err_n);
         goto done;
-    npend = 0;
-    self->line = line;
-    if (tag) {
-        PyObject *t = PyBytes_FromStringAndSize(tag, (Py_ssize_t)tag_len);
+    }
+    if (sc.tag) {
+        PyObject *t = PyBytes_FromStringAndSize(sc.tag, (Py_ssize_t)sc.tag_len);
         if (!t) goto done;
         Py_XSETREF(self->tag, t);
     }
     result = PyLong_FromSsize_t((Py_ssize_t)(end - begin));
 done:
+    if (sc.recs) {
+        pthread_mutex_destroy(&sc.mu);
+        pthread_cond_destroy(&sc.cv);
+    }
+    free(sc.recs);
     PyBuffer_Release(&data);
     return result;
 }

@@ -13,7 +13,6 @@ is no table of names here.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -116,6 +115,8 @@ class Registry:
         return sorted(unique, key=lambda r: (self.index(r.measure), r.order[1:]))
 
     def _unknown(self, spec: str) -> str:
+        import difflib
+
         names = list(self._index) + [n for n, _ in self._ir] + list(self.nicknames)
         close = difflib.get_close_matches(spec.split("(")[0].split("@")[0].split(".")[0], names)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
