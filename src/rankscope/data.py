@@ -162,6 +162,12 @@ class Qrels:
         present = np.unique(self.query)
         return sorted(self.queries.strings[c] for c in present)
 
+    def to_frame(self, output: str = "pandas"):
+        """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
+        from .io.frames import qrels_to_frame
+
+        return qrels_to_frame(self, output)
+
     def to_dict(self) -> dict[str, dict[str, int]]:
         qs, ds = self.queries.strings, self.docs.strings
         out: dict[str, dict[str, int]] = {}
@@ -192,6 +198,12 @@ class Run:
     def query_ids(self) -> list[str]:
         present = np.unique(self.query)
         return sorted(self.queries.strings[c] for c in present)
+
+    def to_frame(self, output: str = "pandas"):
+        """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""
+        from .io.frames import run_to_frame
+
+        return run_to_frame(self, output)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         qs, ds = self.queries.strings, self.docs.strings

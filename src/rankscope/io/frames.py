@@ -219,3 +219,11 @@ def run_to_frame(run: Run, output: str = "pandas") -> Any:
         },
         output,
     )
+
+
+def write_parquet(table: Qrels | Run, path: str | os.PathLike) -> None:
+    """Write judgments or a run to Parquet (columns query_id, doc_id, relevance / score)."""
+    frame = qrels_to_frame(table, "polars") if isinstance(table, Qrels) else None
+    if frame is None:
+        frame = run_to_frame(table, "polars")
+    frame.write_parquet(path)
