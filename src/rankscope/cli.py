@@ -101,6 +101,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_measures(args: argparse.Namespace) -> int:
     from .measures import REGISTRY
 
+    if args.markdown:
+        from .measures.registry import reference_markdown
+
+        print(reference_markdown(REGISTRY))
+        return 0
     for m in REGISTRY.measures:
         names = " | ".join(REGISTRY.spellings(m))
         first = m.doc.strip().split("\n")[0]
@@ -142,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _eval_parser(sub)
     pm = sub.add_parser("measures", help="list every measure with its names")
+    pm.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
     pm.set_defaults(func=_cmd_measures)
     pe = sub.add_parser("example", help="evaluate the bundled example collection")
     pe.add_argument("-m", "--measure", action="append", dest="measures")
