@@ -634,7 +634,7 @@ def judge(
     counts = np.zeros(nq, dtype=np.int64)
     kept = slot_of_run_query >= 0
     counts[slot_of_run_query[kept]] = per_run_query[kept]
-    if max_docs is not None and len(run):
+    if max_docs is not None and int(counts.sum()):
         if order is None:
             order = np.arange(len(run), dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))

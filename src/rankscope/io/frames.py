@@ -21,7 +21,10 @@ from .trec import resolve_duplicates
 
 def _columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
     """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays."""
-    available = list(getattr(frame, "columns", None) or getattr(frame, "column_names", []))
+    present = getattr(frame, "column_names", None)  # Arrow tables (their .columns are arrays)
+    if present is None:
+        present = getattr(frame, "columns", ())
+    available = [str(c) for c in present]
     missing = [n for n in names if n not in available]
     if missing:
         raise InputError(

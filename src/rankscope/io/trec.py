@@ -265,7 +265,8 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
         a, b = pair
         lines = ""
         if run.line is not None:
-            lines = f" at lines {run.line[a]} and {run.line[b]}"
+            what = "rows" if run.source.startswith("<") else "lines"
+            lines = f" at {what} {run.line[a]} and {run.line[b]}"
         doc = run.docs.strings_of(run.doc[a : a + 1])[0]
         raise InputError(
             f"{run.source}: document '{doc}' appears twice for query "

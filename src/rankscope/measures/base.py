@@ -28,6 +28,7 @@ class Param:
     default: Any
     doc: str
     choices: tuple = ()
+    minimum: float | None = None  # smallest allowed value, if any
 
     def convert(self, value: Any, measure: str) -> Any:
         if value is None:
@@ -47,6 +48,10 @@ class Param:
             raise ValueError(
                 f"{measure}: parameter {self.name}={value!r} is not a valid {self.type.__name__}"
             ) from None
+        if self.minimum is not None and v < self.minimum:
+            raise ValueError(
+                f"{measure}: parameter {self.name}={value!r} must be >= {self.minimum}"
+            )
         if self.choices and v not in self.choices:
             raise ValueError(
                 f"{measure}: parameter {self.name}={value!r} must be one of {self.choices}"

@@ -159,9 +159,14 @@ dcg = Measure(
 ideal_dcg = Measure(
     "ideal_dcg",
     _ideal_dcg,
-    doc="DCG of the ideal ranking: every judged document sorted by decreasing gain.",
+    doc=(
+        "DCG of the ideal ranking: every judged document sorted by decreasing gain. It depends "
+        "on the judgments only, so a judged query missing from the run keeps its value under "
+        "``-c`` (as in trec_eval)."
+    ),
     params=(GAINS,),
     trec=_PAIRS,
+    zero_when_missing=False,
     family="gains",
 )
 
@@ -190,7 +195,7 @@ ndcg_cut = Measure(
         "nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade "
         "(trec_eval's ndcg_cut ignores gain parameters and the relevance level)."
     ),
-    params=(Param("cutoff", int, None, "rank cutoff k"),),
+    params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
     trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
     ir=(IrSpelling("nDCG", cutoff="cutoff"),),
     family="gains",

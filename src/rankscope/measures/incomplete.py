@@ -138,7 +138,7 @@ unj = Measure(
         "Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); "
         "ranks past the end count as judged. A red flag for poor pool coverage."
     ),
-    params=(Param("cutoff", int, None, "rank cutoff k"),),
+    params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
     trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
     family="incomplete",
 )

@@ -24,7 +24,7 @@ from .base import (
     sequential_sum,
 )
 
-CUTOFF = Param("cutoff", int, None, "rank cutoff k (documents past k are not looked at)")
+CUTOFF = Param("cutoff", int, None, "rank cutoff k (documents past k are not looked at)", minimum=1)
 _STD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

@@ -117,7 +117,7 @@ class Registry:
     def _unknown(self, spec: str) -> str:
         import difflib
 
-        names = list(self._index) + [n for n, _ in self._ir] + list(self.nicknames)
+        names = list(dict.fromkeys([*self._index, *(n for n, _ in self._ir), *self.nicknames]))
         close = difflib.get_close_matches(spec.split("(")[0].split("@")[0].split(".")[0], names)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         return f"unknown measure '{spec}'{hint} (see `rankscope measures`)"
@@ -205,7 +205,7 @@ class Registry:
             out.append(f"{m.name}[.params]")
         for s in m.ir:
             out.append(s.name + ("@k" if s.cutoff else ""))
-        return out
+        return list(dict.fromkeys(out))
 
 
 def _pairs(m: Measure, text: str) -> dict[str, Any]:
