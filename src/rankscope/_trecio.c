@@ -612,8 +612,6 @@ static PyObject *error_tuple(long long line, const char *kind, const char *s, si
     return Py_BuildValue("(OLsy#)", Py_None, line, kind, s, (Py_ssize_t)n);
 }
 
-#define BLOCK 32
-
 typedef struct {
     const char *q, *d;
     uint64_t qh, dh;
@@ -622,22 +620,27 @@ typedef struct {
     int32_t line;
 } Pending;
 
-static int flush_block(Pending *pend, int n, Interner *queries, Interner *docs, Column *qc,
-                       Column *dc, Column *vc, Column *lc) {
-    for (int k = 0; k < n; k++) {
-        interner_prefetch(queries, pend[k].qh);
-        interner_prefetch(docs, pend[k].dh);
-    }
-    for (int k = 0; k < n; k++) interner_prefetch_strings(docs, pend[k].dh);
-    for (int k = 0; k < n; k++) {
-        int64_t qcode = interner_get_hashed(queries, pend[k].q, pend[k].qlen, pend[k].qh, 1);
-        int64_t dcode = interner_get_hashed(docs, pend[k].d, pend[k].dlen, pend[k].dh, 1);
+/* Intern records [from, to) of `recs` (`ready` of them are scanned).  Memory latency
+   dominates, so the loop prefetches ahead: the table slots of the record 16 places on, and
+   the strings of those slots for the record 8 places on. */
+static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
+                          Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
+                          Column *lc) {
+    for (size_t k = from; k < to; k++) {
+        if (k + 16 < ready) {
+            interner_prefetch(queries, recs[k + 16].qh);
+            interner_prefetch(docs, recs[k + 16].dh);
+        }
+        if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
+        Pending *r = &recs[k];
+        int64_t qcode = interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode == -2 || dcode == -2) return -1;
         int32_t q32 = (int32_t)qcode, d32 = (int32_t)dcode;
         column_push(qc, &q32);
         column_push(dc, &d32);
-        column_push(vc, &pend[k].v);
-        column_push(lc, &pend[k].line);
+        column_push(vc, &r->v);
+        column_push(lc, &r->line);
     }
     return 0;
 }
@@ -652,6 +655,7 @@ typedef struct {
     Column qc, dc, vc, lc;
     long long line;
     PyObject *tag;
+    Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -805,8 +809,14 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
         column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0)
         goto done;
-    sc.recs = malloc(lines * sizeof(Pending));
-    if (!sc.recs) { PyErr_NoMemory(); goto done; }
+    if (self->recs_block.size < lines * sizeof(Pending)) {
+        block_free(&self->recs_block);
+        if (block_alloc(&self->recs_block, lines * sizeof(Pending)) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    sc.recs = self->recs_block.p;
     sc.p = p;
     sc.end = end;
     sc.line0 = self->line;
@@ -825,15 +835,18 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         int finished = __atomic_load_n(&sc.done, __ATOMIC_ACQUIRE);
         ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
         if (ready > used) {
-            size_t k = ready - used < BLOCK ? ready - used : BLOCK;
-            if (flush_block(sc.recs + used, (int)k, queries, docs, &self->qc, &self->dc, &self->vc,
-                            &self->lc) < 0) {
-                if (started) pthread_join(worker, NULL);
-                started = 0;
-                goto done;
+            /* keep a prefetch distance behind the scanner unless it has finished */
+            size_t upto = finished ? ready : (ready > used + 16 ? ready - 16 : used);
+            if (upto > used) {
+                if (intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
+                                   &self->dc, &self->vc, &self->lc) < 0) {
+                    if (started) pthread_join(worker, NULL);
+                    started = 0;
+                    goto done;
+                }
+                used = upto;
+                continue;
             }
-            used += k;
-            continue;
         }
         if (finished) break;
         pthread_mutex_lock(&sc.mu);
@@ -860,7 +873,6 @@ done:
         pthread_mutex_destroy(&sc.mu);
         pthread_cond_destroy(&sc.cv);
     }
-    free(sc.recs);
     PyBuffer_Release(&data);
     return result;
 }

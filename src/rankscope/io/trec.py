@@ -97,34 +97,44 @@ def parse_score(token: bytes, source: str, number: int) -> float:
     return value
 
 
-CHUNK = 32 << 20
+CHUNK = 16 << 20
+
+
+class _Stream:
+    """The bytes of ``path`` (``-``: standard input), decompressing gzip on the fly."""
+
+    def __init__(self, path: PathLike) -> None:
+        self._close = str(path) != "-"
+        self._raw = open(path, "rb") if self._close else sys.stdin.buffer  # noqa: SIM115
+        head = self._raw.peek(2)[:2] if hasattr(self._raw, "peek") else b""
+        self._prefix = b""
+        if not head:  # cannot peek (a pipe without buffering): read the magic bytes
+            head = self._prefix = self._raw.read(2)
+        self._gz = head == b"\x1f\x8b"
+        source = _Prefixed(self._prefix, self._raw) if self._prefix else self._raw
+        self._stream = gzip.GzipFile(fileobj=source) if self._gz else source
+
+    def readinto(self, view: memoryview) -> int:
+        return self._stream.readinto(view)
+
+    def close(self) -> None:
+        if self._close:
+            self._raw.close()
 
 
 def _chunks(path: PathLike):
-    """The content of ``path`` in pieces of about `CHUNK` bytes (decompressing ``.gz`` as it
-    goes), so that a large file never sits in memory whole."""
-    if str(path) == "-":
-        fh, close = sys.stdin.buffer, False
-    else:
-        fh, close = open(path, "rb"), True
+    """The content of ``path`` in pieces of about `CHUNK` bytes."""
+    stream = _Stream(path)
     try:
-        head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
-        stream = gzip.GzipFile(fileobj=fh) if head == b"\x1f\x8b" else fh
-        first = True
         while True:
-            piece = stream.read(CHUNK)
-            if first and piece[:2] == b"\x1f\x8b" and stream is fh:
-                # no peek (stdin): gzip detected on the first piece
-                stream = gzip.GzipFile(fileobj=_Prefixed(piece, fh))
-                first = False
-                continue
-            first = False
-            if not piece:
+            piece = bytearray(CHUNK)
+            n = stream.readinto(memoryview(piece))
+            if not n:
                 return
-            yield piece
+            del piece[n:]
+            yield bytes(piece)
     finally:
-        if close:
-            fh.close()
+        stream.close()
 
 
 class _Prefixed(io.RawIOBase):
@@ -147,26 +157,47 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _native_parse(pieces, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
-    """Columns from the compiled parser, fed ``pieces`` of the input in order."""
+def _native_stream(
+    path: PathLike, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool
+):
+    """Columns from the compiled parser, reading ``path`` through one reused buffer."""
     parser = native().Parser(queries.native, docs.native, is_run)
-    carry = b""
-    for piece in pieces:
-        data = carry + piece if carry else piece
-        used = parser.feed(data, False)
-        if isinstance(used, tuple):
-            raise _error(
-                source,
-                used[1],
-                used[2].replace("fields", "fields6" if is_run else "fields4"),
-                used[3],
-            )
-        carry = bytes(data[used:])
-    used = parser.feed(carry, True)
+    stream = _Stream(path)
+    buf = bytearray(CHUNK)
+    view = memoryview(buf)
+    filled = 0
+    try:
+        while True:
+            n = stream.readinto(view[filled:])
+            final = n == 0
+            filled += n
+            if filled < len(buf) and not final:
+                continue
+            used = _fed(parser, view[:filled], final, source, is_run)
+            if final:
+                break
+            tail = bytes(view[used:filled])
+            if used == 0:  # a line longer than the buffer: grow it
+                view.release()
+                buf.extend(bytearray(len(buf)))
+                view = memoryview(buf)
+            view[: len(tail)] = tail
+            filled = len(tail)
+    finally:
+        view.release()
+        stream.close()
+    return _columns(parser, is_run)
+
+
+def _fed(parser, data, final: bool, source: str, is_run: bool) -> int:
+    used = parser.feed(data, final)
     if isinstance(used, tuple):
-        raise _error(
-            source, used[1], used[2].replace("fields", "fields6" if is_run else "fields4"), used[3]
-        )
+        kind = used[2].replace("fields", "fields6" if is_run else "fields4")
+        raise _error(source, used[1], kind, used[3])
+    return used
+
+
+def _columns(parser, is_run: bool):
     out = parser.result()
     q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
     value = np.frombuffer(out[2], np.float64 if is_run else np.int64)
@@ -174,6 +205,13 @@ def _native_parse(pieces, source: str, queries: Vocabulary, docs: Vocabulary, is
     if is_run:
         return q, d, value, line, _decode(out[4])
     return q, d, value, line
+
+
+def _native_parse(data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+    """Columns from the compiled parser, for input already in memory."""
+    parser = native().Parser(queries.native, docs.native, is_run)
+    _fed(parser, data, True, source, is_run)
+    return _columns(parser, is_run)
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
@@ -194,7 +232,7 @@ def parse_qrels(
     docs = Vocabulary() if docs is None else docs
     fast = _native_for(queries, docs)
     if fast is not None:
-        q, d, g, line = _native_parse([data], source, queries, docs, is_run=False)
+        q, d, g, line = _native_parse(data, source, queries, docs, is_run=False)
     else:
         qs, ds, gs, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=False):
@@ -226,7 +264,7 @@ def parse_run(
     fast = _native_for(queries, docs)
     tag = ""
     if fast is not None:
-        q, d, s, line, tag = _native_parse([data], source, queries, docs, is_run=True)
+        q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)
     else:
         qs, ds, ss, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=True):
@@ -327,7 +365,7 @@ def read_qrels(
     if _native_for(queries, docs) is None:
         return parse_qrels(read_bytes(path), _source_name(path), queries, docs)
     source = _source_name(path)
-    q, d, g, line = _native_parse(_chunks(path), source, queries, docs, is_run=False)
+    q, d, g, line = _native_stream(path, source, queries, docs, is_run=False)
     if len(q) == 0:
         raise InputError(f"{source}: no judgments found")
     return Qrels(queries, docs, q, d, g, source=source, line=line)
@@ -346,7 +384,7 @@ def read_run(
     if _native_for(queries, docs) is None:
         return parse_run(read_bytes(path), _source_name(path), queries, docs, name, duplicates)
     source = _source_name(path)
-    q, d, s, line, tag = _native_parse(_chunks(path), source, queries, docs, is_run=True)
+    q, d, s, line, tag = _native_stream(path, source, queries, docs, is_run=True)
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
     run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
