@@ -127,7 +127,6 @@ typedef struct {
     Block arena_block;
     size_t arena_len;
     int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
-    uint64_t *hashes;
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
 } Interner;
@@ -162,7 +161,8 @@ static int interner_reserve(Interner *self, size_t entries) {
     if (block_alloc(&block, cap * sizeof(Slot)) < 0) { PyErr_NoMemory(); return -1; }
     Slot *slots = block.p;
     for (Py_ssize_t c = 0; c < self->n; c++) {
-        uint64_t h = self->hashes[c];
+        uint64_t h = hash_bytes(self->arena + self->offsets[c],
+                                (size_t)(self->offsets[c + 1] - self->offsets[c]));
         size_t i = (size_t)h & (cap - 1);
         while (slots[i].code1) i = (i + 1) & (cap - 1);
         slots[i].tag = (uint32_t)(h >> 32);
@@ -233,9 +233,6 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
         if (!offsets) { PyErr_NoMemory(); return -2; }
         self->offsets = offsets;
-        uint64_t *hashes = realloc(self->hashes, (size_t)cap * sizeof(uint64_t));
-        if (!hashes) { PyErr_NoMemory(); return -2; }
-        self->hashes = hashes;
         self->ncap = cap;
     }
     Py_ssize_t c = self->n;
@@ -246,7 +243,6 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
     self->slots[i].where = WHERE(self->arena_len, len);
     self->arena_len += len;
     self->offsets[c + 1] = (int64_t)self->arena_len;
-    self->hashes[c] = h;
     self->n++;
     if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
         if (interner_reserve(self, (size_t)self->n * 2) < 0) return -2;
@@ -269,8 +265,7 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     self->slots = self->slot_block.p;
     self->ncap = 1024;
     self->offsets = malloc((size_t)(self->ncap + 1) * sizeof(int64_t));
-    self->hashes = malloc((size_t)self->ncap * sizeof(uint64_t));
-    if (!self->offsets || !self->hashes) { PyErr_NoMemory(); return -1; }
+    if (!self->offsets) { PyErr_NoMemory(); return -1; }
     self->offsets[0] = 0;
     self->strings = PyList_New(0);
     return self->strings ? 0 : -1;
@@ -280,7 +275,6 @@ static void Interner_dealloc(Interner *self) {
     block_free(&self->slot_block);
     block_free(&self->arena_block);
     free(self->offsets);
-    free(self->hashes);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -577,8 +571,8 @@ typedef struct {
 
 static int column_reserve(Column *c, size_t rows) {
     if (c->bytes && rows <= c->cap) return 0;
-    size_t cap = c->cap ? c->cap : 1024;
-    while (cap < rows) cap *= 2;
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    if (cap < rows) cap = rows;
     if (!c->bytes) {
         c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * c->item));
         if (!c->bytes) return -1;
@@ -888,7 +882,31 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
     return Py_BuildValue("(NNNN)", qb, db, vb, lb);
 }
 
+/* reserve(rows, ids): room for `rows` more rows and `ids` more distinct documents, so that
+   a large input grows its columns and table once rather than by doubling. */
+static PyObject *Parser_reserve(Parser *self, PyObject *args) {
+    Py_ssize_t rows, ids;
+    if (!PyArg_ParseTuple(args, "nn", &rows, &ids)) return NULL;
+    if (rows < 0 || ids < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative reservation");
+        return NULL;
+    }
+    size_t need = self->qc.len + (size_t)rows;
+    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0 ||
+        column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
+        column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    return PyLong_FromSize_t(self->qc.len);
+}
+
 static PyMethodDef Parser_methods[] = {
+    {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
+    {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,
+     "reserve(rows, ids): make room for that many more rows and distinct documents"},
     {"feed", (PyCFunction)Parser_feed, METH_VARARGS,
      "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
      "(None, line, kind, detail) on bad input"},

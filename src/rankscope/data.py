@@ -489,73 +489,106 @@ def order_run(run: Run, ties: str = "docno-desc") -> np.ndarray:
     * ``docno-asc``: by document id ascending.
     * ``input-order``: as they appear in the input.
     """
-    order = _rank_rows(run, np.arange(len(run.queries), dtype=np.int64), ties)
-    return np.arange(len(run), dtype=np.int64) if order is None else order
+    ranking = _rank_rows(run, np.arange(len(run.queries), dtype=np.int64), ties)
+    return ranking.take(np.arange(len(run), dtype=np.int64))
 
 
-def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> np.ndarray | None:
+class _Ranking:
+    """The ranked order of a run's rows, without materialising it when it is cheap to avoid.
+
+    Either an explicit row index array, or the run's blocks of rows (each query's rows,
+    already best-first) listed in output order, with tied stretches reordered (``fixes``:
+    rows going to positions).
+    """
+
+    def __init__(self, order=None, starts=None, lengths=None, fixes=None) -> None:
+        self.order, self.starts, self.lengths, self.fixes = order, starts, lengths, fixes
+
+    def truncate(self, counts: np.ndarray, depth: int) -> None:
+        """Keep the first ``depth`` rows of each query (``counts``: rows per query, in order)."""
+        if self.order is None:
+            self.lengths = np.minimum(self.lengths, depth)
+            return
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank0 = np.arange(len(self.order)) - np.repeat(starts, counts)
+        self.order = self.order[rank0 < depth]
+
+    def take(self, column: np.ndarray) -> np.ndarray:
+        """``column`` (one value per row of the run) in ranked order."""
+        if self.order is not None:
+            return column[self.order]
+        if self.fixes is not None:
+            column = column.copy()
+            column[self.fixes[0]] = column[self.fixes[1]]
+        if len(self.starts) == 1 or (
+            np.all(self.starts[1:] == self.starts[:-1] + self.lengths[:-1])
+        ):
+            a = int(self.starts[0]) if len(self.starts) else 0
+            return column[a : a + int(self.lengths.sum())]
+        pieces = zip(self.starts.tolist(), self.lengths.tolist(), strict=True)
+        return np.concatenate([column[a : a + n] for a, n in pieces])
+
+
+def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> _Ranking:
     """Rows of queries with ``key_of_query[code] >= 0``, ordered by that key, then score
-    descending, then ``ties``; None when that is the rows' own order."""
+    descending, then ``ties``."""
     if ties not in TIE_POLICIES:
         raise ValueError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
     q, s = run.query, run.score
     n = len(q)
     if n == 0:
-        return None
+        return _Ranking(order=np.zeros(0, dtype=np.int64))
     change = q[1:] != q[:-1]
     starts = np.flatnonzero(np.concatenate(([True], change)))
     block_query = q[starts]
     contiguous = len(np.unique(block_query)) == len(block_query)
     if contiguous and bool(np.all(change | (s[1:] <= s[:-1]))):
-        # Usual case: each query's lines together, best first. Fix the ties inside the
-        # blocks, then put the blocks in key order; no sort of the rows.
-        order = None
+        # Usual case: each query's lines together, best first. Reorder the tied stretches
+        # inside the blocks, then list the blocks in key order; no sort of the rows.
+        fixes = None
         if ties != "input-order":
-            tied = ~change & (s[1:] == s[:-1])
-            if tied.any():
-                order = np.arange(n, dtype=np.int64)
-                _order_ties(run, order, tied, ties)
+            fixes = _tie_fixes(run, None, ~change & (s[1:] == s[:-1]), ties)
         block_key = key_of_query[block_query]
         by_key = np.argsort(block_key, kind="stable")
         by_key = by_key[block_key[by_key] >= 0]
-        if len(by_key) == len(starts) and not np.any(by_key[1:] < by_key[:-1]):
-            return order
         lengths = np.diff(np.concatenate((starts, [n])))
-        new_starts, new_lengths = starts[by_key], lengths[by_key]
-        shift = new_starts - np.concatenate(([0], np.cumsum(new_lengths)[:-1]))
-        rows = np.repeat(shift, new_lengths) + np.arange(int(new_lengths.sum()))
-        return rows if order is None else order[rows]
+        return _Ranking(starts=starts[by_key], lengths=lengths[by_key], fixes=fixes)
     key = key_of_query[q]
     rows = np.flatnonzero(key >= 0)
     k, sc = key[rows], s[rows]
     order = rows[np.lexsort((-sc, k))]
     if ties != "input-order":
         ko, so = key[order], s[order]
-        _order_ties(run, order, (ko[1:] == ko[:-1]) & (so[1:] == so[:-1]), ties)
-    return order
+        fixes = _tie_fixes(run, order, (ko[1:] == ko[:-1]) & (so[1:] == so[:-1]), ties)
+        if fixes is not None:
+            order[fixes[0]] = fixes[1]
+    return _Ranking(order=order)
 
 
-def _order_ties(run: Run, order: np.ndarray, tied: np.ndarray, ties: str) -> None:
-    """Reorder, in place, each stretch of ``order`` (rows of ``run``) whose neighbours are
-    ``tied`` (``tied[i]``: position i ties with i + 1), by document id."""
-    pairs = np.flatnonzero(tied)  # position i is tied with i + 1
+def _tie_fixes(run: Run, order: np.ndarray | None, tied: np.ndarray, ties: str):
+    """Where the rows of each tied stretch go when ordered by document id.
+
+    ``order`` lists rows by position (None: position = row); ``tied[i]``: the rows at
+    positions i and i + 1 have equal query and score.  Returns (positions, rows) or None.
+    """
+    pairs = np.flatnonzero(tied)
     if not len(pairs):
-        return
-    # runs of consecutive tied pairs: block [start, end] of positions
+        return None
+    # stretches of consecutive tied pairs: positions first .. last
     new_run = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
     first = pairs[new_run]
     last = np.append(pairs[np.flatnonzero(new_run)[1:] - 1], pairs[-1]) + 1
     sizes = last - first + 1
-    block = np.repeat(np.arange(len(first)), sizes)
+    stretch = np.repeat(np.arange(len(first)), sizes)
     positions = np.repeat(first - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
     positions += np.arange(len(positions))
-    members = order[positions]
+    members = positions if order is None else order[positions]
     keys = np.array(run.docs.strings_of(run.doc[members]))
     by_doc = np.argsort(keys, kind="stable")
     if ties == "docno-desc":
         by_doc = by_doc[::-1]
-    rearranged = by_doc[np.argsort(block[by_doc], kind="stable")]
-    order[positions] = members[rearranged]
+    rearranged = by_doc[np.argsort(stretch[by_doc], kind="stable")]
+    return positions, members[rearranged]
 
 
 def judge(
@@ -630,18 +663,14 @@ def judge(
 
     # Rank the run's rows query by query, in output order.
     slot_of_run_query = np.where(q_map >= 0, slot[np.maximum(q_map, 0)], -1)
-    order = _rank_rows(run, slot_of_run_query, ties)
+    ranking = _rank_rows(run, slot_of_run_query, ties)
     counts = np.zeros(nq, dtype=np.int64)
     kept = slot_of_run_query >= 0
     counts[slot_of_run_query[kept]] = per_run_query[kept]
-    if max_docs is not None and int(counts.sum()):
-        if order is None:
-            order = np.arange(len(run), dtype=np.int64)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        rank0 = np.arange(len(order)) - np.repeat(starts, counts)
-        order = order[rank0 < max_docs]
+    if max_docs is not None:
+        ranking.truncate(counts, max(max_docs, 0))
         counts = np.minimum(counts, max(max_docs, 0))
-    docs = run.doc if order is None else run.doc[order]
+    docs = ranking.take(run.doc)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
 
