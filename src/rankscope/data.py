@@ -138,8 +138,34 @@ class Vocabulary:
         return self.lookup_many(other.strings)
 
 
+class _Rows:
+    """What judgments and runs share: rows of (query code, document code, value)."""
+
+    query: np.ndarray
+    doc: np.ndarray
+    queries: Vocabulary
+    docs: Vocabulary
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The ids of the queries with at least one row, sorted as strings."""
+        present = np.unique(self.query)
+        return sorted(self.queries.strings[c] for c in present.tolist())
+
+    def _nested(self, values: np.ndarray) -> dict[str, dict]:
+        qs, ds = self.queries.strings, self.docs.strings
+        out: dict[str, dict] = {}
+        rows = zip(self.query.tolist(), self.doc.tolist(), values.tolist(), strict=True)
+        for q, d, v in rows:
+            out.setdefault(qs[q], {})[ds[d]] = v
+        return out
+
+
 @dataclass(frozen=True, eq=False)
-class Qrels:
+class Qrels(_Rows):
     """Relevance judgments: one row per (query, document) with an integer grade.
 
     A negative grade marks a document that is in the pool but was not judged.
@@ -153,15 +179,6 @@ class Qrels:
     source: str = "<qrels>"
     line: np.ndarray | None = None  # 1-based input line of each row, for messages
 
-    def __len__(self) -> int:
-        return len(self.query)
-
-    @property
-    def query_ids(self) -> list[str]:
-        """The ids of the queries that have at least one judgment, sorted as strings."""
-        present = np.unique(self.query)
-        return sorted(self.queries.strings[c] for c in present)
-
     def to_frame(self, output: str = "pandas"):
         """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
         from .io.frames import qrels_to_frame
@@ -169,17 +186,12 @@ class Qrels:
         return qrels_to_frame(self, output)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
-        qs, ds = self.queries.strings, self.docs.strings
-        out: dict[str, dict[str, int]] = {}
-        for q, d, g in zip(
-            self.query.tolist(), self.doc.tolist(), self.grade.tolist(), strict=True
-        ):
-            out.setdefault(qs[q], {})[ds[d]] = g
-        return out
+        """``{query_id: {doc_id: grade}}``."""
+        return self._nested(self.grade)
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class Run(_Rows):
     """A system's output: one row per (query, document) with a score (higher ranks first)."""
 
     name: str
@@ -189,15 +201,7 @@ class Run:
     doc: np.ndarray  # int32
     score: np.ndarray  # float64
     source: str = "<run>"
-    line: np.ndarray | None = None  # 1-based input line of each row
-
-    def __len__(self) -> int:
-        return len(self.query)
-
-    @property
-    def query_ids(self) -> list[str]:
-        present = np.unique(self.query)
-        return sorted(self.queries.strings[c] for c in present)
+    line: np.ndarray | None = None  # 1-based input line of each row (0-based row for frames)
 
     def to_frame(self, output: str = "pandas"):
         """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""
@@ -206,13 +210,8 @@ class Run:
         return run_to_frame(self, output)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        qs, ds = self.queries.strings, self.docs.strings
-        out: dict[str, dict[str, float]] = {}
-        for q, d, s in zip(
-            self.query.tolist(), self.doc.tolist(), self.score.tolist(), strict=True
-        ):
-            out.setdefault(qs[q], {})[ds[d]] = s
-        return out
+        """``{query_id: {doc_id: score}}``."""
+        return self._nested(self.score)
 
 
 @dataclass(frozen=True, eq=False)
