@@ -149,7 +149,12 @@ ndcg = Measure(
 dcg = Measure(
     "dcg",
     _dcg,
-    doc="Discounted cumulative gain over the whole ranking: sum_i gain_i / log2(i + 1).",
+    doc=(
+        "Discounted cumulative gain over the whole ranking: sum_i gain_i / log2(i + 1), "
+        "unnormalised.\n\n"
+        "User model: nDCG's user; the value is the total discounted gain she collects."
+    ),
+    reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
     params=(GAINS,),
     trec=_PAIRS,
     ir=(IrSpelling("DCG"),),
@@ -168,6 +173,7 @@ ideal_dcg = Measure(
     trec=_PAIRS,
     zero_when_missing=False,
     family="gains",
+    reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
 )
 
 
@@ -193,7 +199,8 @@ ndcg_cut = Measure(
     _ndcg_cut,
     doc=(
         "nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade "
-        "(trec_eval's ndcg_cut ignores gain parameters and the relevance level)."
+        "(trec_eval's ndcg_cut ignores gain parameters and the relevance level).\n\n"
+        "User model: nDCG's user, who stops at rank k."
     ),
     params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
     trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
@@ -226,8 +233,11 @@ ndcg_rel = Measure(
     doc=(
         "nDCG averaged over relevant documents (experimental, trec_eval): the mean, over the "
         "documents with positive gain, of nDCG at the rank where each is retrieved; a relevant "
-        "document not retrieved contributes the nDCG at the end of the ranking."
+        "document not retrieved contributes the nDCG at the end of the ranking.\n\n"
+        "User model: AP's stopping user (she stops after a relevant document) valuing nDCG "
+        "at that point."
     ),
+    reference="trec_eval's ndcg_rel (m_ndcg_rel.c).",
     params=(GAINS,),
     trec=_PAIRS,
     family="gains",
@@ -270,8 +280,11 @@ Rndcg = Measure(
     doc=(
         "nDCG averaged at the R-levels (experimental, trec_eval): the mean of nDCG taken at "
         "each rank where the ideal gain drops to the next level, and at the end of the "
-        "ranking when it is longer than the number of documents with positive gain."
+        "ranking when it is longer than the number of documents with positive gain (trec_eval "
+        "counts that last point only when at least two documents follow the last boundary).\n\n"
+        "User model: nDCG averaged over users who stop where the ideal ranking changes grade."
     ),
+    reference="trec_eval's Rndcg (m_Rndcg.c).",
     params=(GAINS, REL),
     trec=_PAIRS,
     family="gains",
@@ -312,8 +325,11 @@ G = Measure(
         "Normalised gain G (experimental, trec_eval 2008): the document at rank i contributes "
         "gain_i / log2(2 + ideal_gain(i) - results_gain(i)), the cumulative gains of the ideal "
         "and of the actual ranking up to i (ideal gains below 1 count as 1); the sum is "
-        "normalised by the total ideal gain."
+        "normalised by the total ideal gain.\n\n"
+        "User model: the worth of a document depends on how far the ranking so far lags "
+        "behind the ideal: a document near the ideal position is nearly as good as possible."
     ),
+    reference="trec_eval's G (m_G.c).",
     params=(GAINS,),
     trec=_PAIRS,
     family="gains",

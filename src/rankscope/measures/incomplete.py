@@ -47,7 +47,11 @@ bpref = Measure(
 gm_bpref = Measure(
     "gm_bpref",
     _bpref,
-    doc="bpref summarised by the geometric mean over queries (values floored at 1e-5).",
+    doc=(
+        "bpref summarised by the geometric mean over queries (values floored at 1e-5), "
+        "rewarding consistency across queries. Summary only in trec_eval's output."
+    ),
+    reference="Buckley & Voorhees, SIGIR 2004; trec_eval's gm_bpref (m_gm_bpref.c).",
     params=(REL,),
     aggregate="gmean",
     per_query=False,
@@ -136,8 +140,10 @@ unj = Measure(
     _unjudged,
     doc=(
         "Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); "
-        "ranks past the end count as judged. A red flag for poor pool coverage."
+        "ranks past the end count as judged. A red flag for poor pool coverage: high values "
+        "at small k mean the run is unusual or finds many unjudged relevant documents."
     ),
+    reference="trec_eval's unj (m_unjudged.c).",
     params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
     trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
     family="incomplete",

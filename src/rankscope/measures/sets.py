@@ -20,7 +20,11 @@ def _set_p(r: Ranked, rel: int | None = None) -> np.ndarray:
 set_P = Measure(
     "set_P",
     _set_p,
-    doc="Set precision: relevant retrieved / retrieved (no fill-in to a cutoff).",
+    doc=(
+        "Set precision: relevant retrieved / retrieved (no fill-in to a cutoff).\n\n"
+        "User model: reads everything retrieved, as with an unranked (Boolean) result set."
+    ),
+    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
     params=(REL,),
     ir=(IrSpelling("SetP"),),
     family="sets",
@@ -35,7 +39,11 @@ def _set_relative_p(r: Ranked, rel: int | None = None) -> np.ndarray:
 set_relative_P = Measure(
     "set_relative_P",
     _set_relative_p,
-    doc="Relative set precision: relevant retrieved / min(retrieved, R).",
+    doc=(
+        "Relative set precision: relevant retrieved / min(retrieved, R), set precision "
+        "against the best possible for a set of that size."
+    ),
+    reference="trec_eval's set_relative_P (m_set_rel_P.c).",
     params=(REL,),
     family="sets",
 )
@@ -49,7 +57,11 @@ def _set_recall(r: Ranked, rel: int | None = None) -> np.ndarray:
 set_recall = Measure(
     "set_recall",
     _set_recall,
-    doc="Set recall: relevant retrieved / R.",
+    doc=(
+        "Set recall: relevant retrieved / R.\n\n"
+        "User model: reads everything retrieved and values the share of the relevant found."
+    ),
+    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
     params=(REL,),
     ir=(IrSpelling("SetR"),),
     family="sets",
@@ -64,7 +76,11 @@ def _set_map(r: Ranked, rel: int | None = None) -> np.ndarray:
 set_map = Measure(
     "set_map",
     _set_map,
-    doc="Unranked average precision: relevant retrieved^2 / (retrieved * R) = set P x set R.",
+    doc=(
+        "Unranked average precision: relevant retrieved^2 / (retrieved * R) = set P x set R: "
+        "AP when every relevant retrieved document is credited with the set's precision."
+    ),
+    reference="trec_eval's set_map (m_set_map.c).",
     params=(REL,),
     ir=(IrSpelling("SetAP"),),
     family="sets",
@@ -115,8 +131,11 @@ utility = Measure(
     doc=(
         "Linear set utility c1*a + c2*b + c3*c + c4*d over the contingency table (a relevant "
         "retrieved, b non-relevant retrieved, c relevant missed, d non-relevant not retrieved; "
-        "d needs the collection size, ``-N``). Default coefficients 1, -1, 0, 0."
+        "d needs the collection size, ``-N``). Default coefficients 1, -1, 0, 0.\n\n"
+        "User model: each relevant document read is worth c1, each non-relevant one costs "
+        "-c2 (filtering tasks)."
     ),
+    reference="Hull & Robertson, The TREC-8 filtering track final report, TREC 1999.",
     params=(
         Param("coefficients", tuple, (1.0, -1.0, 0.0, 0.0), "c1, c2, c3, c4"),
         Param("num_docs", int, 0, "number of documents in the collection (trec_eval -N)"),
