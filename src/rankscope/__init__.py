@@ -34,6 +34,7 @@ _EXPORTS = {
     "MEASURES": "measures",
     "REGISTRY": "measures",
     "parse_measures": "measures",
+    "preferences": "preference",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -52,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .evaluation import RunEvaluation, evaluate_judged, format_trec  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
+    from .preference import preferences  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,33 @@
+"""Preference-based evaluation: compare rankings directly rather than through a metric.
+
+`preferences` computes, for every query, the preference of each run over each other run
+(recall-paired preference and its variants, lexicographic preferences) and aggregates them
+into an ordering of systems.
+"""
+
+from __future__ import annotations
+
+from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
+from .api import METHODS, PreferenceResult, preferences
+from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp
+from .table import NOT_RETRIEVED, RelevanceTable, relevance_table
+
+__all__ = [
+    "METHODS",
+    "NOT_RETRIEVED",
+    "PreferenceResult",
+    "RelevanceTable",
+    "borda",
+    "bradley_terry",
+    "graded_rpp",
+    "lexiprecision",
+    "lexirecall",
+    "mc4",
+    "mean_preference",
+    "preferences",
+    "query_orderings",
+    "recall_weights",
+    "relevance_table",
+    "rpp",
+    "win_rates",
+]

@@ -1,0 +1,146 @@
+"""From per-query preferences to an ordering of systems (Diaz & Ferraro 2022, §5.4).
+
+* Win rate (eq. 7): RPP_S(π) = Σ_{π' in S} RPP(π, π'), per query; the per-query ordering
+  sorts runs by win rate, ties by run name descending (as the authors' code).
+* Markov-chain aggregation MC4 (Dwork, Kumar, Naor & Sivakumar, "Rank aggregation methods
+  for the Web", WWW 2001): a walk on runs that moves from a run to one that a majority of
+  queries ranks above it.  ``reference=True`` reproduces the authors' aggregator exactly (no
+  damping, 10 power iterations from a uniform start, ties by name descending); otherwise the
+  chain is damped (teleportation, like PageRank) and iterated to convergence.
+* Borda count over the per-query orderings; mean preference over queries; Bradley–Terry
+  strengths fitted to the pairwise outcomes, with bootstrap intervals over queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def win_rates(prefs: np.ndarray) -> np.ndarray:
+    """W[q, a] = Σ_b P[q, a, b], added in run order (as the authors' code accumulates)."""
+    return np.cumsum(prefs, axis=2)[:, :, -1] if prefs.shape[2] else np.zeros(prefs.shape[:2])
+
+
+def order_by(scores: Sequence[float], names: Sequence[str]) -> list[str]:
+    """Names by score descending, equal scores by name descending."""
+    return [name for _, name in sorted(zip(scores, names, strict=True), reverse=True)]
+
+
+def query_orderings(prefs: np.ndarray, names: Sequence[str]) -> list[list[str]]:
+    """Per query, the runs ordered by win rate."""
+    return [order_by(w.tolist(), names) for w in win_rates(prefs)]
+
+
+def mc4(
+    orderings: Sequence[Sequence[str]],
+    *,
+    reference: bool = True,
+    damping: float = 0.15,
+    iterations: int = 10,
+    tolerance: float = 1e-12,
+    max_iterations: int = 10_000,
+) -> tuple[list[str], np.ndarray]:
+    """MC4 rank aggregation of orderings; returns (ordering, stationary scores).
+
+    The chain: from run i, move to each run j that a majority of the orderings places above
+    i with probability 1/n, stay otherwise.  ``reference``: no damping and ``iterations``
+    power iterations from the all-ones vector (the authors' aggregator); otherwise with
+    probability ``damping`` jump to a uniformly random run, iterated until the L1 change is
+    below ``tolerance``.
+    """
+    names = list(orderings[0])
+    n = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    margin = np.zeros((n, n))
+    for ordering in orderings:
+        pos = np.array([index[name] for name in ordering])
+        rank = np.empty(n, dtype=np.int64)
+        rank[pos] = np.arange(n)
+        margin += np.sign(rank[None, :] - rank[:, None])  # +1 where the row run is above
+    transition = np.where(margin < 0, 1.0 / n, 0.0)
+    np.fill_diagonal(transition, 0.0)
+    for i, moves in enumerate((margin < 0).sum(axis=1).tolist()):
+        stay = 1.0
+        for _ in range(moves):  # subtracted one move at a time, as the authors' code
+            stay -= 1.0 / n
+        transition[i, i] = stay
+    if reference:
+        state = np.ones(n)
+        for _ in range(iterations):
+            # state_j = Σ_i state_i M_ij, added over i in order
+            state = np.cumsum(state[:, None] * transition, axis=0)[-1]
+    else:
+        if not 0 < damping < 1:
+            raise ValueError("damping must be in (0, 1)")
+        chain = (1 - damping) * transition + damping / n
+        state = np.full(n, 1.0 / n)
+        for _ in range(max_iterations):
+            new = state @ chain
+            if np.abs(new - state).sum() < tolerance:
+                state = new
+                break
+            state = new
+    return order_by(state.tolist(), names), state
+
+
+def borda(orderings: Sequence[Sequence[str]]) -> tuple[list[str], dict[str, int]]:
+    """Borda count: a run in position j of an ordering of n gets n − j points."""
+    points: dict[str, int] = {}
+    for ordering in orderings:
+        n = len(ordering)
+        for j, name in enumerate(ordering):
+            points[name] = points.get(name, 0) + n - j
+    names = list(points)
+    return order_by([points[n] for n in names], names), points
+
+
+def mean_preference(prefs: np.ndarray) -> np.ndarray:
+    """The N x N matrix of preferences averaged over queries."""
+    return prefs.mean(axis=0) if len(prefs) else np.zeros(prefs.shape[1:])
+
+
+def bradley_terry(
+    prefs: np.ndarray,
+    names: Sequence[str],
+    *,
+    samples: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
+    iterations: int = 1000,
+    tolerance: float = 1e-10,
+) -> dict[str, np.ndarray]:
+    """Bradley–Terry strengths from per-query outcomes: run a beats b on a query when
+    P[q, a, b] > 0 (ties count half to each).  Fitted by the MM algorithm (Hunter 2004);
+    strengths are log-scale, centred at 0.  With ``samples`` > 0, percentile intervals from a
+    seeded bootstrap over queries."""
+    n = len(names)
+
+    def fit(p: np.ndarray) -> np.ndarray:
+        wins = (p > 0).sum(axis=0) + 0.5 * (p == 0).sum(axis=0)
+        np.fill_diagonal(wins, 0.0)
+        games = wins + wins.T
+        total = wins.sum(axis=1)
+        strength = np.ones(n)
+        for _ in range(iterations):
+            denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+            new = np.where(denom > 0, total / np.where(denom > 0, denom, 1.0), strength)
+            new = np.maximum(new, 1e-300)
+            new /= np.exp(np.log(new).mean())
+            if np.abs(new - strength).max() < tolerance:
+                strength = new
+                break
+            strength = new
+        log_strength = np.log(strength)
+        return log_strength - log_strength.mean()
+
+    out = {"strength": fit(prefs)}
+    if samples:
+        rng = np.random.default_rng(seed)
+        q = len(prefs)
+        boot = np.array([fit(prefs[rng.integers(0, q, size=q)]) for _ in range(samples)])
+        alpha = (1 - confidence) / 2
+        out["low"] = np.quantile(boot, alpha, axis=0)
+        out["high"] = np.quantile(boot, 1 - alpha, axis=0)
+    return out

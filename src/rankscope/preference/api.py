@@ -1,0 +1,185 @@
+"""`preferences`: every pairwise preference between runs, per query, and their aggregation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
+from .rpp import graded_rpp, lexiprecision, lexirecall, rpp
+from .table import RelevanceTable, relevance_table
+
+
+@dataclass(frozen=True)
+class Method:
+    """A preference method: name, the function computing P[q, a, b], fixed parameters."""
+
+    name: str
+    function: Callable[..., np.ndarray]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    doc: str = ""
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("RPP", rpp, {"weights": "uniform"}, "recall-paired preference, p(i) uniform"),
+        Method("dcgRPP", rpp, {"weights": "dcg"}, "RPP with p(i) ∝ 1/log2(i+1)"),
+        Method("invRPP", rpp, {"weights": "inverse"}, "RPP with p(i) ∝ 1/i"),
+        Method(
+            "gRPP",
+            graded_rpp,
+            {"weights": "uniform"},
+            "graded RPP (eq. 5); gRPP(p=dcg) and gRPP(p=inverse) change p(i)",
+        ),
+        Method("lexiprecision", lexiprecision, {}, "sign at the first differing recall level"),
+        Method(
+            "rrlexiprecision",
+            lexiprecision,
+            {"reciprocal": True},
+            "1/f_i − 1/f'_i at the first differing recall level",
+        ),
+        Method("lexirecall", lexirecall, {}, "more relevant retrieved, then deepest first"),
+    )
+}
+
+_NAME = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<args>[^()]*)\))?$")
+_PARAMS = {"p": "weights", "weights": "weights", "rel": "level", "level": "level"}
+
+
+def parse_method(spec: str) -> tuple[Method, dict[str, Any], str]:
+    """``RPP``, ``dcgRPP``, ``gRPP(p=dcg)``, ``RPP(rel=2)``: the method, its arguments and
+    the label it prints under."""
+    match = _NAME.match(spec.strip())
+    if not match or match.group("name") not in METHODS:
+        known = ", ".join(METHODS)
+        raise ValueError(f"unknown preference method '{spec}' (methods: {known})")
+    method = METHODS[match.group("name")]
+    kwargs = dict(method.fixed)
+    if match.group("args"):
+        for item in match.group("args").split(","):
+            key, eq, value = item.partition("=")
+            key, value = key.strip(), value.strip()
+            if not eq or key not in _PARAMS:
+                raise ValueError(f"'{spec}': parameters are p=uniform|dcg|inverse and rel=N")
+            target = _PARAMS[key]
+            if target == "weights" and "weights" not in method.fixed:
+                raise ValueError(f"'{spec}': {method.name} takes no recall weighting")
+            if target == "level" and method.function is graded_rpp:
+                raise ValueError(f"'{spec}': graded RPP uses every grade; rel does not apply")
+            kwargs[target] = int(value) if target == "level" else value
+    return method, kwargs, spec.strip()
+
+
+@dataclass
+class PreferenceResult:
+    """Preferences of every run over every other, per query, for one method."""
+
+    method: str
+    run_names: list[str]
+    query_ids: list[str]
+    prefs: np.ndarray  # (queries, runs, runs): P[q, a, b] = preference of a over b
+
+    @property
+    def mean(self) -> np.ndarray:
+        """N x N preferences averaged over queries."""
+        return mean_preference(self.prefs)
+
+    @property
+    def win_rate(self) -> np.ndarray:
+        """(queries, runs): Σ_b P[q, a, b] (eq. 7)."""
+        return win_rates(self.prefs)
+
+    def query_orderings(self) -> list[list[str]]:
+        return query_orderings(self.prefs, self.run_names)
+
+    def ordering(self, aggregate: str = "mc4", **options) -> tuple[list[str], np.ndarray]:
+        """Runs ordered over all queries, with their scores.
+
+        ``mc4`` (the authors' reference aggregator), ``mc4-converged`` (damped, iterated to
+        convergence), ``borda``, ``mean`` (mean win rate), ``bradley-terry``.
+        """
+        names = self.run_names
+        if aggregate == "mc4":
+            order, state = mc4(self.query_orderings(), reference=True, **options)
+            return order, state[[names.index(n) for n in order]]
+        if aggregate == "mc4-converged":
+            order, state = mc4(self.query_orderings(), reference=False, **options)
+            return order, state[[names.index(n) for n in order]]
+        if aggregate == "borda":
+            order, points = borda(self.query_orderings())
+            return order, np.array([points[n] for n in order], dtype=float)
+        if aggregate == "mean":
+            score = self.win_rate.mean(axis=0)
+        elif aggregate == "bradley-terry":
+            score = bradley_terry(self.prefs, names, **options)["strength"]
+        else:
+            raise ValueError(
+                f"unknown aggregation {aggregate!r}: mc4, mc4-converged, borda, mean, bradley-terry"
+            )
+        order = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
+        return [names[i] for i in order], score[order]
+
+    def to_frame(self, output: str = "pandas"):
+        """Tidy table: query, run_i, run_j, preference (i < j in run order)."""
+        from ..io.frames import to_frame
+
+        cols: dict[str, list] = {"query": [], "run_i": [], "run_j": [], self.method: []}
+        n = len(self.run_names)
+        for q, qid in enumerate(self.query_ids):
+            for a in range(n):
+                for b in range(a + 1, n):
+                    cols["query"].append(qid)
+                    cols["run_i"].append(self.run_names[a])
+                    cols["run_j"].append(self.run_names[b])
+                    cols[self.method].append(float(self.prefs[q, a, b]))
+        return to_frame(cols, output)
+
+
+def preferences(
+    qrels: Any,
+    runs: Any,
+    method: str = "RPP",
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    duplicates: str = "error",
+    table: RelevanceTable | None = None,
+) -> PreferenceResult:
+    """Preferences between every pair of runs on every query with relevant documents.
+
+    Parameters
+    ----------
+    qrels, runs:
+        Anything `rankscope.read_qrels` / `rankscope.read_run` accept; ``runs`` as for
+        `rankscope.evaluate` (a list, a ``{name: run}`` dict, a directory), at least two.
+    method:
+        ``RPP``, ``dcgRPP``, ``invRPP`` (binary at ``relevance_level``), ``gRPP`` (graded;
+        ``gRPP(p=dcg)``, ``gRPP(p=inverse)``), ``lexiprecision``, ``rrlexiprecision``,
+        ``lexirecall``; ``RPP(rel=2)`` sets the level for one method.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> qrels = {"q": {"a": 1, "b": 1}}
+    >>> runs = {"x": {"q": {"a": 3, "b": 2, "c": 1}}, "y": {"q": {"c": 3, "a": 2, "b": 1}}}
+    >>> result = rankscope.preferences(qrels, runs, "RPP")
+    >>> float(result.prefs[0, 0, 1])   # x finds the 1st and 2nd relevant documents first
+    1.0
+    """
+    from ..api import _runs, read_qrels
+
+    method_obj, kwargs, label = parse_method(method)
+    if table is None:
+        qrels = read_qrels(qrels)
+        run_list = _runs(runs, qrels, duplicates)
+        table = relevance_table(
+            qrels, run_list, relevance_level=relevance_level, ties=ties, max_docs=max_docs
+        )
+    prefs = method_obj.function(table, **kwargs)
+    return PreferenceResult(label, list(table.run_names), list(table.query_ids), prefs)

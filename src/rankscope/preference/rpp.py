@@ -1,0 +1,151 @@
+"""Recall-paired preference (RPP) and lexicographic preferences between rankings.
+
+Diaz & Ferraro, "Offline Retrieval Evaluation Without Evaluation Metrics", SIGIR 2022.
+
+Let f_i be the rank of the i-th relevant document of ranking π (relevant documents a
+ranking did not retrieve sit at the bottom of the corpus, in worst-case order; two rankings
+that both miss their i-th relevant document tie at level i).  A user who wants exactly i
+relevant documents prefers the ranking that gets her there with less effort, so
+
+    RPP(π, π') = Σ_{i=1..m} p(i) · sgn(f'_i − f_i)                          (eq. 3–4)
+
+with p(i) a distribution over recall levels: uniform (RPP), ∝ 1/log2(i+1) (dcgRPP),
+∝ 1/i (invRPP), normalised over i = 1..m, or given.  RPP lies in [−1, 1], is antisymmetric,
+and is 0 for identical rankings.  Graded RPP (eq. 5) sums over the grade thresholds λ
+present in the query, p(i, λ) = p(i) p(λ) with p(λ) ∝ m_λ, the number of documents of grade
+>= λ.  Every function here returns a tensor P with P[q, a, b] = preference of run a over
+run b on query q, computed for all pairs at once.
+
+Lexicographic preferences (Diaz 2023, "Recall, Robustness, and Lexicographic Evaluation"):
+lexiprecision is the sign at the first recall level where the rankings differ; its
+rrlexiprecision variant gives 1/f_i − 1/f'_i there; lexirecall compares the number of
+relevant documents retrieved, then the deepest retrieved relevant document upward.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .table import NOT_RETRIEVED, RelevanceTable
+
+Weights = str | Sequence[float] | Callable[[int], Sequence[float]]
+
+
+def recall_weights(m: int, weights: Weights = "uniform") -> np.ndarray:
+    """p(i) for i = 1..m, normalised: ``uniform``, ``dcg`` (∝ 1/log2(i+1)), ``inverse``
+    (∝ 1/i), an explicit sequence of m non-negative numbers, or a callable m -> sequence."""
+    if isinstance(weights, str):
+        if weights == "uniform":
+            raw = [1.0] * m
+        elif weights == "dcg":
+            raw = [1.0 / math.log2(i + 2) for i in range(m)]
+        elif weights in ("inverse", "inv"):
+            raw = [1.0 / float(i + 1) for i in range(m)]
+        else:
+            raise ValueError(f"unknown recall weighting {weights!r}: uniform, dcg or inverse")
+    else:
+        raw = list(weights(m)) if callable(weights) else list(weights)
+        if len(raw) < m:
+            raise ValueError(f"recall weights: need {m} values, got {len(raw)}")
+        raw = [float(x) for x in raw[:m]]
+        if any(x < 0 or not math.isfinite(x) for x in raw):
+            raise ValueError("recall weights must be finite and non-negative")
+    mass = 0.0
+    for x in raw:  # summed in order, as the authors' code does
+        mass += x
+    if mass <= 0:
+        raise ValueError("recall weights sum to zero")
+    return np.array([x / mass for x in raw])
+
+
+def _pairwise_signs(f: np.ndarray) -> np.ndarray:
+    """S[a, b, i] = sgn(f[b, i] − f[a, i]): +1 where run a reaches level i first."""
+    return np.sign(f[None, :, :] - f[:, None, :]).astype(np.int8)
+
+
+def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
+    """RPP between every pair of runs from their sorted positions f (runs x m)."""
+    m = f.shape[1]
+    if m == 0:
+        return np.zeros((f.shape[0], f.shape[0]))
+    w = recall_weights(m, weights)
+    signs = _pairwise_signs(f)
+    # Σ_i w_i · sgn(...), added in recall order
+    return np.cumsum(signs * w, axis=2)[:, :, -1]
+
+
+def rpp(table: RelevanceTable, weights: Weights = "uniform", level: int | None = None):
+    """Binary RPP at relevance level ``level`` (default: the table's), P[q, a, b]."""
+    level = table.relevance_level if level is None else level
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q in range(table.num_queries):
+        out[q] = _rpp_level(table.positions(q, level), weights)
+    return out
+
+
+def graded_rpp(table: RelevanceTable, weights: Weights = "uniform"):
+    """Graded RPP (eq. 5): Σ_λ m_λ · RPP_λ / Σ_λ m_λ over the grades λ present."""
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q in range(table.num_queries):
+        total = np.zeros((table.num_runs, table.num_runs))
+        mass = 0
+        for lam in table.levels(q).tolist():
+            f = table.positions(q, lam)
+            total = total + f.shape[1] * _rpp_level(f, weights)
+            mass += f.shape[1]
+        out[q] = total / mass
+    return out
+
+
+def _first_difference(f: np.ndarray, from_end: bool = False):
+    """For each pair (a, b): the index of the first recall level where f differs (counting
+    from the last level when ``from_end``), and whether there is one."""
+    if from_end:
+        f = f[:, ::-1]
+    differs = f[None, :, :] != f[:, None, :]
+    first = np.argmax(differs, axis=2)
+    return first, differs.any(axis=2), f
+
+
+def lexiprecision(table: RelevanceTable, level: int | None = None, reciprocal: bool = False):
+    """Lexiprecision: sgn(f'_i − f_i) at the first level i where the rankings differ.
+    With ``reciprocal`` (rrlexiprecision): 1/f_i − 1/f'_i there (0 for an unretrieved one)."""
+    level = table.relevance_level if level is None else level
+    n = table.num_runs
+    out = np.zeros((table.num_queries, n, n))
+    for q in range(table.num_queries):
+        f = table.positions(q, level)
+        if f.shape[1] == 0:
+            continue
+        first, any_diff, f = _first_difference(f)
+        fa = np.take_along_axis(np.broadcast_to(f[:, None, :], (n, n, f.shape[1])),
+                                first[:, :, None], axis=2)[:, :, 0]  # fmt: skip
+        fb = fa.T
+        if reciprocal:
+            ra = np.where(fa >= NOT_RETRIEVED, 0.0, 1.0 / np.maximum(fa, 1))
+            rb = np.where(fb >= NOT_RETRIEVED, 0.0, 1.0 / np.maximum(fb, 1))
+            value = ra - rb
+        else:
+            value = np.sign(fb - fa).astype(np.float64)
+        out[q] = np.where(any_diff, value, 0.0)
+    return out
+
+
+def lexirecall(table: RelevanceTable, level: int | None = None):
+    """Lexirecall: more relevant documents retrieved wins; with as many, the ranking whose
+    deepest retrieved relevant document is higher wins, and so on upward."""
+    level = table.relevance_level if level is None else level
+    n = table.num_runs
+    out = np.zeros((table.num_queries, n, n))
+    for q in range(table.num_queries):
+        f = table.positions(q, level)
+        if f.shape[1] == 0:
+            continue
+        first, any_diff, f = _first_difference(f, from_end=True)
+        fa = np.take_along_axis(np.broadcast_to(f[:, None, :], (n, n, f.shape[1])),
+                                first[:, :, None], axis=2)[:, :, 0]  # fmt: skip
+        out[q] = np.where(any_diff, np.sign(fa.T - fa), 0.0)
+    return out
