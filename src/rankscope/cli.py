@@ -92,6 +92,51 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_eval)
 
 
+def _prefer_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "prefer",
+        help="compare runs by preferences (recall-paired preference and relatives)",
+        description=(
+            "Preferences between every pair of runs (Diaz & Ferraro, SIGIR 2022): prints the "
+            "mean preference matrix and the runs ordered by an aggregation of the per-query "
+            "preferences."
+        ),
+    )
+    p.add_argument("qrels", help="TREC qrels file")
+    p.add_argument("runs", nargs="+", help="TREC run files or directories (at least two runs)")
+    p.add_argument(
+        "--method",
+        "-m",
+        action="append",
+        dest="methods",
+        metavar="METHOD",
+        help="RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), lexiprecision, rrlexiprecision, "
+        "lexirecall (repeatable; default RPP)",
+    )
+    p.add_argument(
+        "--aggregate",
+        choices=("mc4", "mc4-converged", "borda", "mean", "bradley-terry"),
+        default="mc4",
+        help="how per-query preferences become one ordering (default mc4, the authors')",
+    )
+    p.add_argument("-q", action="store_true", dest="per_query", help="also per-query orderings")
+    p.add_argument("-l", type=int, default=1, dest="level", metavar="N", help="relevant grade")
+    p.add_argument(
+        "--format", choices=("table", "json", "csv"), default="table", help="output format"
+    )
+    p.add_argument(
+        "--ties", choices=("docno-desc", "docno-asc", "input-order"), default="docno-desc"
+    )
+    p.add_argument("--duplicates", choices=("error", "first", "max-score"), default="error")
+    p.set_defaults(func=_cmd_prefer)
+
+
+def _cmd_prefer(args: argparse.Namespace) -> int:
+    from .preference.cli import prefer_files
+
+    return prefer_files(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from .api import evaluate_files
 
@@ -146,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command")
     _eval_parser(sub)
+    _prefer_parser(sub)
     pm = sub.add_parser("measures", help="list every measure with its names")
     pm.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
     pm.set_defaults(func=_cmd_measures)

@@ -42,7 +42,8 @@ def mc4(
     tolerance: float = 1e-12,
     max_iterations: int = 10_000,
 ) -> tuple[list[str], np.ndarray]:
-    """MC4 rank aggregation of orderings; returns (ordering, stationary scores).
+    """MC4 rank aggregation of orderings; returns (ordering, each run's chain mass, in that
+    order).
 
     The chain: from run i, move to each run j that a majority of the orderings places above
     i with probability 1/n, stay otherwise.  ``reference``: no damping and ``iterations``
@@ -82,7 +83,8 @@ def mc4(
                 state = new
                 break
             state = new
-    return order_by(state.tolist(), names), state
+    order = order_by(state.tolist(), names)
+    return order, state[[index[name] for name in order]]
 
 
 def borda(orderings: Sequence[Sequence[str]]) -> tuple[list[str], dict[str, int]]:

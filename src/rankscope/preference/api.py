@@ -105,11 +105,9 @@ class PreferenceResult:
         """
         names = self.run_names
         if aggregate == "mc4":
-            order, state = mc4(self.query_orderings(), reference=True, **options)
-            return order, state[[names.index(n) for n in order]]
+            return mc4(self.query_orderings(), reference=True, **options)
         if aggregate == "mc4-converged":
-            order, state = mc4(self.query_orderings(), reference=False, **options)
-            return order, state[[names.index(n) for n in order]]
+            return mc4(self.query_orderings(), reference=False, **options)
         if aggregate == "borda":
             order, points = borda(self.query_orderings())
             return order, np.array([points[n] for n in order], dtype=float)
