@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .data import JoinReport, Qrels, Run, Vocabulary, warn
 from .evaluation import RunEvaluation, as_requests, evaluate_run, format_trec
 from .io import frames
@@ -161,11 +163,13 @@ def evaluate_many(
     """Evaluate each run; one `RunEvaluation` per run, in input order."""
     qrels = read_qrels(qrels)
     requests = as_requests(measures)
-    return [
+    run_list = _runs(runs, qrels, duplicates)
+    per_run = [r for r in requests if r.measure.family != "preference"]
+    results = [
         evaluate_run(
             qrels,
             run,
-            requests,
+            per_run,
             relevance_level=relevance_level,
             ties=ties,
             max_docs=max_docs,
@@ -173,8 +177,36 @@ def evaluate_many(
             complete=complete,
             num_docs=num_docs,
         )
-        for run in _runs(runs, qrels, duplicates)
+        for run in run_list
     ]
+    _add_preferences(results, requests, qrels, run_list, relevance_level, ties, max_docs)
+    return results
+
+
+def _add_preferences(results, requests, qrels, runs, relevance_level, ties, max_docs) -> None:
+    """Append, for each preference request, every run's per-query win rate (eq. 7 of Diaz &
+    Ferraro 2022) and its mean; queries without relevant documents count as indifference."""
+    wanted = [r for r in requests if r.measure.family == "preference"]
+    if not wanted:
+        return
+    from .measures.preferences import method_spec
+    from .preference import preferences, relevance_table
+
+    table = relevance_table(
+        qrels, runs, relevance_level=relevance_level, ties=ties, max_docs=max_docs
+    )
+    for req in wanted:
+        spec = method_spec(req.measure.name, req.kwargs)
+        found = preferences(qrels, None, spec, relevance_level=relevance_level, table=table)
+        position = {qid: i for i, qid in enumerate(found.query_ids)}
+        wins = found.win_rate
+        for r, res in enumerate(results):
+            column = np.array(
+                [wins[position[q], r] if q in position else 0.0 for q in res.query_ids]
+            )
+            res.requests.append(req)
+            res.values.append(column)
+            res.summary.append(float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0)
 
 
 def evaluate(
@@ -272,13 +304,14 @@ def evaluate_files(args: Any) -> int:
             for path in paths
         ]
     )
+    per_run = [r for r in requests if r.measure.family != "preference"]
     for run in runs:
         report = JoinReport()
         results.append(
             evaluate_run(
                 qrels,
                 run,
-                requests,
+                per_run,
                 relevance_level=args.level,
                 ties=args.ties,
                 max_docs=args.max_docs,
@@ -288,6 +321,7 @@ def evaluate_files(args: Any) -> int:
                 report=report,
             )
         )
+    _add_preferences(results, requests, qrels, runs, args.level, args.ties, args.max_docs)
     out = sys.stdout
     if fmt == "trec":
         for res in results:

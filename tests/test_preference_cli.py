@@ -1,0 +1,79 @@
+"""Preferences through the measure registry (``rankscope eval``) and ``rankscope prefer``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rankscope
+from tests.conftest import run_cli
+
+QRELS = {"q1": {"a": 1, "b": 1, "c": 0}, "q2": {"a": 2}}
+# x finds both relevant documents of q1 first; y finds q2's first.
+RUNS = {
+    "x": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"c": 2.0, "a": 1.0}},
+    "y": {"q1": {"c": 3.0, "a": 2.0, "b": 1.0}, "q2": {"a": 2.0, "c": 1.0}},
+    "z": {"q1": {"c": 3.0, "d": 2.0}, "q2": {"d": 1.0}},
+}
+
+
+def test_win_rate_in_evaluate():
+    table = rankscope.evaluate(QRELS, RUNS, ["RPP"], output="dict")
+    got = {(r, q): v for r, q, v in zip(table["run"], table["query"], table["value"], strict=True)}
+    # q1, levels i = 1, 2 (p = 1/2 each): x: f = (1, 2); y: (2, 3); z: none retrieved.
+    #   RPP(x, y) = 1/2 + 1/2 = 1; RPP(x, z) = 1; RPP(y, z) = 1.  Win rates: x 2, y 0, z -2.
+    # q2, one level: x: f = 2, y: f = 1, z: none.  RPP(y, x) = 1, RPP(x, z) = 1, RPP(y, z) = 1.
+    #   Win rates: x 0, y 2, z -2.
+    assert got[("x", "q1")] == 2 and got[("y", "q1")] == 0 and got[("z", "q1")] == -2
+    assert got[("x", "q2")] == 0 and got[("y", "q2")] == 2 and got[("z", "q2")] == -2
+    summary = rankscope.evaluate(QRELS, RUNS, ["RPP", "AP"], per_query=False, output="dict")
+    keys = zip(summary["run"], summary["measure"], strict=True)
+    means = dict(zip(keys, summary["value"], strict=True))
+    assert means[("x", "RPP")] == 1.0 and means[("y", "RPP")] == 1.0 and means[("z", "RPP")] == -2
+
+
+def test_preference_needs_several_runs():
+    with pytest.raises(ValueError, match="at least two runs"):
+        rankscope.evaluate(QRELS, {"x": RUNS["x"]}, ["RPP"])
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items())
+    )
+    paths = []
+    for name, run in RUNS.items():
+        p = tmp_path / f"{name}.run"
+        lines = []
+        for q, docs in run.items():
+            for rank, (d, s) in enumerate(sorted(docs.items(), key=lambda x: -x[1]), start=1):
+                lines.append(f"{q} Q0 {d} {rank} {s} {name}\n")
+        p.write_text("".join(lines))
+        paths.append(str(p))
+    return str(qrels), paths
+
+
+def test_eval_cli_mixes_metrics_and_preferences(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(["eval", "--wide", "-m", "map", "-m", "RPP", qrels, *runs], capsys)
+    assert code == 0, err
+    rows = [line.split() for line in out.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["x", "y", "z"]
+    assert [r[2] for r in rows] == ["1.0000", "1.0000", "-2.0000"]
+
+
+def test_prefer_cli_orders_runs(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(["prefer", "--format", "json", "-m", "RPP", qrels, *runs], capsys)
+    assert code == 0, err
+    (entry,) = json.loads(out)
+    order = [item["run"] for item in entry["ordering"]]
+    # x and y each win one query and beat z on both: z is last; x, y tie in the Markov chain
+    # and the tie goes to the name later in the alphabet
+    assert order[-1] == "z" and order == ["y", "x", "z"]
+    assert entry["mean_preference"]["x"]["z"] == 1.0
+    code, out, err = run_cli(["prefer", "-m", "nope", qrels, *runs], capsys)
+    assert code == 2 and "unknown preference method" in err
