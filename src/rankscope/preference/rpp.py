@@ -61,20 +61,34 @@ def recall_weights(m: int, weights: Weights = "uniform") -> np.ndarray:
     return np.array([x / mass for x in raw])
 
 
-def _pairwise_signs(f: np.ndarray) -> np.ndarray:
-    """S[a, b, i] = sgn(f[b, i] − f[a, i]): +1 where run a reaches level i first."""
-    return np.sign(f[None, :, :] - f[:, None, :]).astype(np.int8)
+#: Above this many (pair, level) cells, sums over levels use matrix products.
+EXACT_CELLS = 1 << 18
 
 
 def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
-    """RPP between every pair of runs from their sorted positions f (runs x m)."""
+    """RPP between every pair of runs from their sorted positions f (runs x m).
+
+    Small problems add the levels one by one, in recall order, exactly as the authors' code
+    (bit for bit).  Large ones use matrix products, which may differ from that in the last
+    bit (below 1e-15); there, runs with identical positions are computed once (so they stay
+    exactly tied) and P[b, a] is exactly −P[a, b].
+    """
     m = f.shape[1]
     if m == 0:
         return np.zeros((f.shape[0], f.shape[0]))
     w = recall_weights(m, weights)
-    signs = _pairwise_signs(f)
-    # Σ_i w_i · sgn(...), added in recall order
-    return np.cumsum(signs * w, axis=2)[:, :, -1]
+    if f.shape[0] ** 2 * m <= EXACT_CELLS:
+        signs = np.sign(f[None, :, :] - f[:, None, :]).astype(np.int8)
+        return np.cumsum(signs * w, axis=2)[:, :, -1]
+    unique, inverse = np.unique(f, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n = len(unique)
+    a, b = unique[:, None, :], unique[None, :, :]
+    first = (b > a).reshape(n * n, m).astype(np.float64) @ w  # a reaches level i first
+    second = (b < a).reshape(n * n, m).astype(np.float64) @ w
+    upper = np.triu((first - second).reshape(n, n), 1)
+    prefs = upper - upper.T
+    return prefs[inverse][:, inverse]
 
 
 def rpp(table: RelevanceTable, weights: Weights = "uniform", level: int | None = None):

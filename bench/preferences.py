@@ -1,0 +1,93 @@
+"""Time preference computation (all pairs of runs, every query) at two scales.
+
+    python bench/preferences.py
+
+1. CLEF eHealth 2016 (16 real runs x 50 queries, graded): time to compute each method from
+   the relevance table, and end to end (reading the 16 files included).  The authors'
+   pref_eval takes 4.0 s for this on the development machine (issue 3).
+2. A synthetic collection of the RPP paper's Robust04 shape: 110 runs x 250 queries with
+   about 70 relevant documents each (seeded), built directly as a relevance table; the
+   target is <= 1 s per method.
+
+Prints wall times; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import rankscope
+from rankscope.preference import relevance_table
+from rankscope.preference.table import NOT_RETRIEVED, RelevanceTable
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "clef_ehealth2016"
+METHODS = ["RPP", "dcgRPP", "invRPP", "gRPP", "lexiprecision", "lexirecall"]
+
+
+def synthetic(runs: int, queries: int, relevant: int, depth: int, seed: int) -> RelevanceTable:
+    """Runs of varying quality: each relevant document is retrieved with a probability that
+    grows with run quality, at a rank drawn from a quality-dependent geometric law."""
+    rng = np.random.default_rng(seed)
+    quality = rng.uniform(0.2, 0.9, size=runs)
+    grades, ranks = [], []
+    for _ in range(queries):
+        m = max(1, int(rng.poisson(relevant)))
+        grades.append(rng.choice([1, 2], size=m, p=[0.7, 0.3]))
+        found = rng.random((runs, m)) < quality[:, None]
+        position = np.minimum(rng.geometric(0.02 * quality[:, None] + 0.002, size=(runs, m)), depth)
+        # distinct ranks within a run: break collisions by the document's index
+        r = np.argsort(np.argsort(position * m + np.arange(m), axis=1), axis=1) + 1
+        r = np.sort(position, axis=1)[np.arange(runs)[:, None], r - 1] + (r - 1)
+        ranks.append(np.where(found, r, NOT_RETRIEVED).astype(np.int64))
+    names = [f"run{i:03d}" for i in range(runs)]
+    return RelevanceTable(names, [f"q{i}" for i in range(queries)], grades, ranks, 1)
+
+
+def timed(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=2022)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+    runs = sorted(glob.glob(str(DATA / "runs" / "*.txt.gz")))
+    if runs:
+        qrels = rankscope.read_qrels(DATA / "task2.qrels")
+        named = {Path(p).name.removesuffix(".txt.gz"): p for p in runs}
+        t = time.perf_counter()
+        from rankscope.api import _runs
+
+        table = relevance_table(qrels, _runs(named, qrels, "error"))
+        build = time.perf_counter() - t
+        print(f"CLEF eHealth 2016: {table.num_runs} runs x {table.num_queries} queries")
+        print(f"  read 16 runs + build the relevance table: {build:.3f} s")
+        for method in METHODS:
+            s = timed(lambda m=method: rankscope.preferences(qrels, None, m, table=table))
+            print(f"  {method:14s} {s * 1000:8.1f} ms   (pref_eval: 4.0 s for the lot, graded)")
+        end = timed(lambda: rankscope.preferences(DATA / "task2.qrels", named, "gRPP"), 1)
+        print(f"  gRPP end to end from the files: {end:.3f} s")
+    else:
+        print(f"{DATA} not found: skipping the CLEF eHealth part")
+    table = synthetic(110, 250, 70, 1000, args.seed)
+    sizes = [len(g) for g in table.grades]
+    print(f"synthetic Robust04 shape: 110 runs x 250 queries, {np.mean(sizes):.1f} relevant/query")
+    for method in METHODS:
+        s = timed(lambda m=method: rankscope.preferences(None, None, m, table=table), 1)
+        print(f"  {method:14s} {s:8.3f} s   (target <= 1 s)")
+
+
+if __name__ == "__main__":
+    main()
