@@ -178,6 +178,21 @@ class Qrels(_Rows):
     grade: np.ndarray  # int64
     source: str = "<qrels>"
     line: np.ndarray | None = None  # 1-based input line of each row, for messages
+    subtopic: np.ndarray | None = None  # diversity qrels: the subtopic of each row
+
+    def collapse(self) -> Qrels:
+        """Ad hoc judgments from diversity ones: a document's grade is its highest grade over
+        the query's subtopics (the general relevance)."""
+        if self.subtopic is None:
+            return self
+        key = self.query.astype(np.int64) * max(len(self.docs), 1) + self.doc
+        order = np.lexsort((-self.grade, key))
+        first = np.concatenate(([True], key[order][1:] != key[order][:-1]))
+        keep = np.sort(order[first])
+        return Qrels(
+            self.queries, self.docs, self.query[keep], self.doc[keep], self.grade[keep],
+            source=self.source, line=None if self.line is None else self.line[keep],
+        )  # fmt: skip
 
     def to_frame(self, output: str = "pandas"):
         """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
@@ -622,6 +637,7 @@ def judge(
     """
     if relevance_level < 0:
         raise ValueError("relevance_level must be >= 0")
+    qrels = qrels.collapse()
     _check_qrels_duplicates(qrels)
     # Queries: those of the qrels, in output order (ids sorted as strings).
     q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code

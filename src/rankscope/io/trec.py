@@ -383,6 +383,46 @@ def read_qrels(
     return Qrels(queries, docs, q, d, g, source=source, line=line)
 
 
+def read_diversity_qrels(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+) -> Qrels:
+    """Diversity judgments, ``qid subtopic docno grade`` (TREC Web track): one row per
+    (query, subtopic, document).  The subtopic must be an integer; rows with subtopic 0 (an
+    ad hoc judgment in the same file) are kept as subtopic 0."""
+    source = _source_name(path)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    qs, ds, gs, ts, ls = [], [], [], [], []
+    for number, fields in _parse_lines(read_bytes(path), source, is_run=False):
+        qs.append(_decode(fields[0]))
+        try:
+            ts.append(int(fields[1]))
+        except ValueError:
+            raise InputError(
+                f"{source}:{number}: subtopic {_decode(fields[1])!r} is not an integer"
+            ) from None
+        ds.append(_decode(fields[2]))
+        gs.append(parse_grade(fields[3], source, number))
+        ls.append(number)
+    if not qs:
+        raise InputError(f"{source}: no judgments found")
+    q, d = queries.intern_many(qs), docs.intern_many(ds)
+    t = np.asarray(ts, dtype=np.int64)
+    key = (q.astype(np.int64) * max(len(docs), 1) + d) * (int(t.max()) + 1) + t
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup):
+        a, b = order[dup[0]], order[dup[0] + 1]
+        raise InputError(
+            f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' subtopic "
+            f"{ts[a]} (lines {ls[a]} and {ls[b]})"
+        )
+    return Qrels(
+        queries, docs, q, d, np.asarray(gs, dtype=np.int64), source=source,
+        line=np.asarray(ls, dtype=np.int32), subtopic=t,
+    )  # fmt: skip
+
+
 def read_run(
     path: PathLike,
     queries: Vocabulary | None = None,

@@ -57,6 +57,13 @@ gRPP = _preference(
     "of documents of grade >= λ. p selects p(i): uniform, dcg or inverse.",
     params=(WEIGHTS,),
 )
+stRPP = _preference(
+    "stRPP",
+    "Subtopic RPP (eq. 6): RPP per subtopic t, weighted by the number of t's relevant "
+    "documents, plus a background population satisfied by any relevant document; needs "
+    "diversity judgments (qid subtopic docno grade).",
+    params=(WEIGHTS,),
+)
 lexiprecision = _preference(
     "lexiprecision",
     "Lexiprecision: the sign of the comparison at the first recall level where the rankings "
@@ -75,7 +82,9 @@ lexirecall = _preference(
     reference="Diaz, Recall, Robustness, and Lexicographic Evaluation, ACM TORS 2023.",
 )
 
-PREFERENCE_MEASURES = [RPP, dcgRPP, invRPP, gRPP, lexiprecision, rrlexiprecision, lexirecall]
+PREFERENCE_MEASURES = [
+    RPP, dcgRPP, invRPP, gRPP, stRPP, lexiprecision, rrlexiprecision, lexirecall
+]  # fmt: skip
 
 
 def method_spec(name: str, params: dict) -> str:

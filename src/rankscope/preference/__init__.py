@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
 from .api import METHODS, PreferenceResult, preferences
-from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp
+from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 from .table import NOT_RETRIEVED, RelevanceTable, relevance_table
 
 __all__ = [
@@ -29,5 +29,6 @@ __all__ = [
     "recall_weights",
     "relevance_table",
     "rpp",
+    "subtopic_rpp",
     "win_rates",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .rpp import graded_rpp, lexiprecision, lexirecall, rpp
+from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 from .table import RelevanceTable, relevance_table
 
 
@@ -35,6 +35,12 @@ METHODS: dict[str, Method] = {
             graded_rpp,
             {"weights": "uniform"},
             "graded RPP (eq. 5); gRPP(p=dcg) and gRPP(p=inverse) change p(i)",
+        ),
+        Method(
+            "stRPP",
+            subtopic_rpp,
+            {"weights": "uniform"},
+            "subtopic RPP (eq. 6) over subtopics and a background population",
         ),
         Method("lexiprecision", lexiprecision, {}, "sign at the first differing recall level"),
         Method(
@@ -69,7 +75,7 @@ def parse_method(spec: str) -> tuple[Method, dict[str, Any], str]:
             target = _PARAMS[key]
             if target == "weights" and "weights" not in method.fixed:
                 raise ValueError(f"'{spec}': {method.name} takes no recall weighting")
-            if target == "level" and method.function is graded_rpp:
+            if target == "level" and method.function in (graded_rpp, subtopic_rpp):
                 raise ValueError(f"'{spec}': graded RPP uses every grade; rel does not apply")
             kwargs[target] = int(value) if target == "level" else value
     return method, kwargs, spec.strip()

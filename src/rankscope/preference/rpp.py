@@ -114,6 +114,27 @@ def graded_rpp(table: RelevanceTable, weights: Weights = "uniform"):
     return out
 
 
+def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform"):
+    """Subtopic RPP (eq. 6): Σ_t p(t) RPP_t over the query's subtopics t and a background
+    population t* satisfied by any relevant document, p(t) ∝ the number of relevant
+    documents of subtopic t, p(t*) ∝ the number of relevant documents; RPP_t is binary RPP
+    over subtopic t's relevant documents."""
+    if table.subtopics is None:
+        raise ValueError("subtopic RPP needs diversity judgments (qid subtopic docno grade)")
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q in range(table.num_queries):
+        ranks, member = table.ranks[q], table.subtopics[q]
+        populations = [np.ones(ranks.shape[1], dtype=bool)] + list(member.T)
+        sizes = np.array([p.sum() for p in populations], dtype=np.float64)
+        total = np.zeros((table.num_runs, table.num_runs))
+        for population, size in zip(populations, sizes, strict=True):
+            if size:
+                f = np.sort(ranks[:, population], axis=1)
+                total = total + (size / sizes.sum()) * _rpp_level(f, weights)
+        out[q] = total
+    return out
+
+
 def _first_difference(f: np.ndarray, from_end: bool = False):
     """For each pair (a, b): the index of the first recall level where f differs (counting
     from the last level when ``from_end``), and whether there is one."""

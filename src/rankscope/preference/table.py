@@ -32,6 +32,9 @@ class RelevanceTable:
     grades: list[np.ndarray]  # per query: (m,) grades >= the relevance level
     ranks: list[np.ndarray]  # per query: (runs, m) int64 ranks, NOT_RETRIEVED if missed
     relevance_level: int = 1
+    # diversity judgments: per query, (m, subtopics) True where the document is relevant
+    # (grade >= the level) to the subtopic; None without subtopic judgments
+    subtopics: list[np.ndarray] | None = None
 
     @property
     def num_runs(self) -> int:
@@ -71,6 +74,8 @@ def relevance_table(
     """
     if len(runs) < 2:
         raise ValueError("preferences compare rankings: give at least two runs")
+    diversity = qrels if qrels.subtopic is not None else None
+    qrels = qrels.collapse()
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"runs need distinct names (got {names})")
@@ -123,4 +128,24 @@ def relevance_table(
         ranks_flat[r, at] = rank
     grades = [rg[starts[q] : starts[q + 1]] for q in range(nq)]
     ranks = [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)]
-    return RelevanceTable(names, query_ids, grades, ranks, relevance_level)
+    subtopics = None
+    if diversity is not None:
+        subtopics = _subtopic_membership(diversity, slot, keys, starts, ndocs, relevance_level)
+    return RelevanceTable(names, query_ids, grades, ranks, relevance_level, subtopics)
+
+
+def _subtopic_membership(diversity: Qrels, slot, keys, starts, ndocs, level) -> list[np.ndarray]:
+    """Per query: (relevant documents x subtopics) membership, subtopics in ascending id."""
+    rows = (diversity.grade >= level) & (diversity.subtopic != 0)
+    qs = slot[diversity.query[rows]]
+    ok = qs >= 0
+    qs, docs, topics = qs[ok], diversity.doc[rows][ok], diversity.subtopic[rows][ok]
+    column = np.searchsorted(keys, qs.astype(np.int64) * ndocs + docs)
+    out = []
+    for q in range(len(starts) - 1):
+        mine = qs == q
+        ids, which = np.unique(topics[mine], return_inverse=True)
+        member = np.zeros((starts[q + 1] - starts[q], len(ids)), dtype=bool)
+        member[column[mine] - starts[q], which.reshape(-1)] = True
+        out.append(member)
+    return out
