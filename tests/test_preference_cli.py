@@ -77,3 +77,20 @@ def test_prefer_cli_orders_runs(files, capsys):
     assert entry["mean_preference"]["x"]["z"] == 1.0
     code, out, err = run_cli(["prefer", "-m", "nope", qrels, *runs], capsys)
     assert code == 2 and "unknown preference method" in err
+
+
+def test_offline_interleaving_through_preferences():
+    import math
+
+    qrels = {"q": {"a": 1, "b": 0}}
+    runs = {"x": {"q": {"a": 2.0, "b": 1.0}}, "y": {"q": {"b": 2.0, "a": 1.0}}}
+    # team draft, depth k uniform on {1, 2}: x picks first -> [a, b]: x wins at k = 1, 2;
+    # y picks first -> [b, a]: tie at k = 1, x wins at k = 2.  (1 + 1/2) / 2 = 3/4
+    assert rankscope.preferences(qrels, runs, "OI").prefs[0, 0, 1] == pytest.approx(0.75)
+    # balanced, p(k) ∝ 1/log2(k + 1): [a, b] -> x wins at every k; [b, a] -> x wins at k = 2
+    p2 = (1 / math.log2(3)) / (1 + 1 / math.log2(3))
+    got = rankscope.preferences(qrels, runs, "OI(interleaving=balanced,browsing=dcg)")
+    assert got.prefs[0, 0, 1] == pytest.approx((1 + p2) / 2)
+    assert got.prefs[0, 1, 0] == pytest.approx(-(1 + p2) / 2)
+    with pytest.raises(ValueError, match="takes no parameter"):
+        rankscope.preferences(qrels, runs, "RPP(browsing=dcg)")

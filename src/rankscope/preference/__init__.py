@@ -8,11 +8,24 @@ into an ordering of systems.
 from __future__ import annotations
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .api import METHODS, PreferenceResult, preferences
+from .api import METHODS, PreferenceResult, offline_interleaving, preferences
+from .interleaving import (
+    balanced,
+    interleaving_matrix,
+    offline_interleaving_preference,
+    preference_from_clicks,
+    team_draft,
+)
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 from .table import NOT_RETRIEVED, RelevanceTable, relevance_table
 
 __all__ = [
+    "balanced",
+    "interleaving_matrix",
+    "offline_interleaving",
+    "offline_interleaving_preference",
+    "preference_from_clicks",
+    "team_draft",
     "METHODS",
     "NOT_RETRIEVED",
     "PreferenceResult",

@@ -10,8 +10,33 @@ from typing import Any
 import numpy as np
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
+from .interleaving import interleaving_matrix
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 from .table import RelevanceTable, relevance_table
+
+
+def offline_interleaving(
+    table: RelevanceTable,
+    interleaving: str = "team-draft",
+    browsing: str = "uniform",
+    level: int | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    """Offline interleaving (§5.5): P[q, a, b] = E_k[sgn(ν_k(a) − ν_k(b))] for a simulated user
+    browsing the interleaved list to depth k ~ ``browsing`` and clicking relevant documents
+    (`rankscope.preference.interleaving`)."""
+    if table.rankings is None or table.judgments is None:
+        raise ValueError(
+            "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
+        )
+    level = table.relevance_level if level is None else level
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q in range(table.num_queries):
+        out[q] = interleaving_matrix(
+            table.rankings[q], table.judgments[q], method=interleaving, browsing=browsing,
+            level=level, seed=seed,
+        )  # fmt: skip
+    return out
 
 
 @dataclass(frozen=True)
@@ -50,11 +75,24 @@ METHODS: dict[str, Method] = {
             "1/f_i − 1/f'_i at the first differing recall level",
         ),
         Method("lexirecall", lexirecall, {}, "more relevant retrieved, then deepest first"),
+        Method(
+            "OI",
+            offline_interleaving,
+            {"interleaving": "team-draft", "browsing": "uniform"},
+            "offline interleaving; OI(interleaving=balanced,browsing=dcg)",
+        ),
     )
 }
 
 _NAME = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<args>[^()]*)\))?$")
-_PARAMS = {"p": "weights", "weights": "weights", "rel": "level", "level": "level"}
+_PARAMS = {
+    "p": "weights",
+    "weights": "weights",
+    "rel": "level",
+    "level": "level",
+    "interleaving": "interleaving",
+    "browsing": "browsing",
+}
 
 
 def parse_method(spec: str) -> tuple[Method, dict[str, Any], str]:
@@ -71,10 +109,13 @@ def parse_method(spec: str) -> tuple[Method, dict[str, Any], str]:
             key, eq, value = item.partition("=")
             key, value = key.strip(), value.strip()
             if not eq or key not in _PARAMS:
-                raise ValueError(f"'{spec}': parameters are p=uniform|dcg|inverse and rel=N")
+                raise ValueError(
+                    f"'{spec}': parameters are p=uniform|dcg|inverse, rel=N, and for OI "
+                    "interleaving=team-draft|balanced, browsing=uniform|dcg"
+                )
             target = _PARAMS[key]
-            if target == "weights" and "weights" not in method.fixed:
-                raise ValueError(f"'{spec}': {method.name} takes no recall weighting")
+            if target in ("weights", "interleaving", "browsing") and target not in method.fixed:
+                raise ValueError(f"'{spec}': {method.name} takes no parameter {key}")
             if target == "level" and method.function in (graded_rpp, subtopic_rpp):
                 raise ValueError(f"'{spec}': graded RPP uses every grade; rel does not apply")
             kwargs[target] = int(value) if target == "level" else value
@@ -183,7 +224,10 @@ def preferences(
         qrels = read_qrels(qrels)
         run_list = _runs(runs, qrels, duplicates)
         table = relevance_table(
-            qrels, run_list, relevance_level=relevance_level, ties=ties, max_docs=max_docs
-        )
+            qrels, run_list, relevance_level=relevance_level, ties=ties, max_docs=max_docs,
+            keep_rankings=method_obj.function is offline_interleaving,
+        )  # fmt: skip
+    if method_obj.function is offline_interleaving and table.rankings is None:
+        raise ValueError("OI needs whole rankings: build the table with keep_rankings=True")
     prefs = method_obj.function(table, **kwargs)
     return PreferenceResult(label, list(table.run_names), list(table.query_ids), prefs)

@@ -79,7 +79,7 @@ def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
     w = recall_weights(m, weights)
     if f.shape[0] ** 2 * m <= EXACT_CELLS:
         signs = np.sign(f[None, :, :] - f[:, None, :]).astype(np.int8)
-        return np.cumsum(signs * w, axis=2)[:, :, -1]
+        return _clip(np.cumsum(signs * w, axis=2)[:, :, -1])
     unique, inverse = np.unique(f, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     n = len(unique)
@@ -88,7 +88,13 @@ def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
     second = (b < a).reshape(n * n, m).astype(np.float64) @ w
     upper = np.triu((first - second).reshape(n, n), 1)
     prefs = upper - upper.T
-    return prefs[inverse][:, inverse]
+    return _clip(prefs[inverse][:, inverse])
+
+
+def _clip(prefs: np.ndarray) -> np.ndarray:
+    """Keep RPP in [−1, 1]: the normalised weights can add up to 1 + 2**-52 in floating
+    point (the authors' code then reports −1.0000000000000002)."""
+    return np.clip(prefs, -1.0, 1.0)
 
 
 def rpp(table: RelevanceTable, weights: Weights = "uniform", level: int | None = None):
@@ -110,7 +116,7 @@ def graded_rpp(table: RelevanceTable, weights: Weights = "uniform"):
             f = table.positions(q, lam)
             total = total + f.shape[1] * _rpp_level(f, weights)
             mass += f.shape[1]
-        out[q] = total / mass
+        out[q] = _clip(total / mass)
     return out
 
 
@@ -131,7 +137,7 @@ def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform"):
             if size:
                 f = np.sort(ranks[:, population], axis=1)
                 total = total + (size / sizes.sum()) * _rpp_level(f, weights)
-        out[q] = total
+        out[q] = _clip(total)
     return out
 
 

@@ -35,6 +35,10 @@ class RelevanceTable:
     # diversity judgments: per query, (m, subtopics) True where the document is relevant
     # (grade >= the level) to the subtopic; None without subtopic judgments
     subtopics: list[np.ndarray] | None = None
+    # with keep_rankings: per query, each run's ranked document codes, and the query's
+    # judgments {document code: grade} (offline interleaving needs whole rankings)
+    rankings: list[list[np.ndarray]] | None = None
+    judgments: list[dict[int, int]] | None = None
 
     @property
     def num_runs(self) -> int:
@@ -64,6 +68,7 @@ def relevance_table(
     relevance_level: int = 1,
     ties: str = "docno-desc",
     max_docs: int | None = None,
+    keep_rankings: bool = False,
 ) -> RelevanceTable:
     """Where each run ranks each relevant document, for the queries with relevant documents.
 
@@ -97,6 +102,7 @@ def relevance_table(
     ndocs = np.int64(max(len(qrels.docs), 1))
     keys = qs.astype(np.int64) * ndocs + rd
     ranks_flat = np.full((len(runs), len(qs)), NOT_RETRIEVED, dtype=np.int64)
+    rankings: list[list[np.ndarray]] = [[] for _ in range(nq)]
     for r, run in enumerate(runs):
         report = JoinReport()
         judged = judge(
@@ -126,12 +132,30 @@ def relevance_table(
         rkeys = tq * ndocs + docs
         at = np.searchsorted(keys, rkeys)
         ranks_flat[r, at] = rank
+        if keep_rankings:
+            by_query = dict(zip(judged.query_ids, range(len(judged.query_ids)), strict=True))
+            for q, qid in enumerate(query_ids):
+                i = by_query.get(qid)
+                ranked = (
+                    judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
+                )
+                rankings[q].append(np.asarray(ranked, dtype=np.int64))
     grades = [rg[starts[q] : starts[q + 1]] for q in range(nq)]
     ranks = [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)]
     subtopics = None
     if diversity is not None:
         subtopics = _subtopic_membership(diversity, slot, keys, starts, ndocs, relevance_level)
-    return RelevanceTable(names, query_ids, grades, ranks, relevance_level, subtopics)
+    judgments = None
+    if keep_rankings:
+        judgments = [{} for _ in range(nq)]
+        qslot = slot[qrels.query]
+        for q, d, g in zip(qslot.tolist(), qrels.doc.tolist(), qrels.grade.tolist(), strict=True):
+            if q >= 0:
+                judgments[q][d] = g
+    return RelevanceTable(
+        names, query_ids, grades, ranks, relevance_level, subtopics,
+        rankings if keep_rankings else None, judgments,
+    )  # fmt: skip
 
 
 def _subtopic_membership(diversity: Qrels, slot, keys, starts, ndocs, level) -> list[np.ndarray]:
