@@ -24,6 +24,7 @@ relevant documents retrieved, then the deepest retrieved relevant document upwar
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -37,6 +38,19 @@ Weights = str | Sequence[float] | Callable[[int], Sequence[float]]
 def recall_weights(m: int, weights: Weights = "uniform") -> np.ndarray:
     """p(i) for i = 1..m, normalised: ``uniform``, ``dcg`` (∝ 1/log2(i+1)), ``inverse``
     (∝ 1/i), an explicit sequence of m non-negative numbers, or a callable m -> sequence."""
+    if isinstance(weights, str):
+        return _named_weights(m, weights)
+    return _weights(m, weights)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_weights(m: int, weights: str) -> np.ndarray:
+    out = _weights(m, weights)
+    out.setflags(write=False)
+    return out
+
+
+def _weights(m: int, weights: Weights) -> np.ndarray:
     if isinstance(weights, str):
         if weights == "uniform":
             raw = [1.0] * m
@@ -61,27 +75,30 @@ def recall_weights(m: int, weights: Weights = "uniform") -> np.ndarray:
     return np.array([x / mass for x in raw])
 
 
-#: Above this many (pair, level) cells, sums over levels use matrix products.
-EXACT_CELLS = 1 << 18
+def _distinct_rows(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of f and, for each row, the index of its distinct row."""
+    order = np.lexsort(f.T[::-1])
+    ordered = f[order]
+    new = np.ones(len(f), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    inverse = np.empty(len(f), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
 
 
 def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
     """RPP between every pair of runs from their sorted positions f (runs x m).
 
-    Small problems add the levels one by one, in recall order, exactly as the authors' code
-    (bit for bit).  Large ones use matrix products, which may differ from that in the last
-    bit (below 1e-15); there, runs with identical positions are computed once (so they stay
-    exactly tied) and P[b, a] is exactly −P[a, b].
+    The sums over recall levels are matrix products: they may differ in the last bit from
+    adding level by level (the authors' code; below 1e-15 on their data).  Runs with
+    identical positions are computed once, so they stay exactly tied, and P[b, a] is exactly
+    −P[a, b].
     """
     m = f.shape[1]
     if m == 0:
         return np.zeros((f.shape[0], f.shape[0]))
     w = recall_weights(m, weights)
-    if f.shape[0] ** 2 * m <= EXACT_CELLS:
-        signs = np.sign(f[None, :, :] - f[:, None, :]).astype(np.int8)
-        return _clip(np.cumsum(signs * w, axis=2)[:, :, -1])
-    unique, inverse = np.unique(f, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    unique, inverse = _distinct_rows(f)
     n = len(unique)
     a, b = unique[:, None, :], unique[None, :, :]
     first = (b > a).reshape(n * n, m).astype(np.float64) @ w  # a reaches level i first

@@ -51,10 +51,14 @@ class RelevanceTable:
     def positions(self, q: int, level: int | None = None) -> np.ndarray:
         """Sorted ranks of the relevant documents with grade >= ``level`` in query ``q``:
         row r, column i = f_i of run r (the rank of its i-th such document)."""
-        ranks = self.ranks[q]
-        if level is not None:
-            ranks = ranks[:, self.grades[q] >= level]
-        return np.sort(ranks, axis=1)
+        key = (q, level)
+        cache = self.__dict__.setdefault("_sorted", {})
+        if key not in cache:
+            ranks = self.ranks[q]
+            if level is not None:
+                ranks = ranks[:, self.grades[q] >= level]
+            cache[key] = np.sort(ranks, axis=1)
+        return cache[key]
 
     def levels(self, q: int) -> np.ndarray:
         """The distinct grades of query ``q``'s relevant documents, ascending."""
