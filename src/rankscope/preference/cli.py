@@ -36,6 +36,10 @@ def prefer_files(args: Any) -> int:
             entry["query_orderings"] = dict(
                 zip(result.query_ids, result.query_orderings(), strict=True)
             )
+            entry["query_preferences"] = {
+                qid: result.prefs[q].tolist() for q, qid in enumerate(result.query_ids)
+            }
+            entry["runs"] = list(result.run_names)
         report.append(entry)
     if args.format == "json":
         json.dump(report, out, indent=1)
