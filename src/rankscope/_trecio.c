@@ -713,6 +713,14 @@ static void scan_publish(Scan *sc, size_t n, int done) {
     pthread_mutex_unlock(&sc->mu);
 }
 
+/* Record the first bad line and stop scanning. */
+static void scan_error(Scan *sc, long long line, const char *kind, const char *s, size_t n) {
+    snprintf(sc->err_kind, sizeof sc->err_kind, "%s", kind);
+    sc->err_line = line;
+    sc->err_s = s;
+    sc->err_n = n;
+}
+
 static void *scan_lines(void *arg) {
     Scan *sc = arg;
     const char *p = sc->p, *end = sc->end;
@@ -730,10 +738,9 @@ static void *scan_lines(void *arg) {
         if (sc->is_run ? f.count < 6 : f.count != 4) {
             const char *e = stop;
             while (e > q && is_space(e[-1])) e--;
-            snprintf(sc->err_kind, sizeof sc->err_kind, "fields:%d", f.count);
-            sc->err_line = line;
-            sc->err_s = q;
-            sc->err_n = (size_t)(e - q);
+            char kind[32];
+            snprintf(kind, sizeof kind, "fields:%d", f.count);
+            scan_error(sc, line, kind, q, (size_t)(e - q));
             break;
         }
         Pending *pd = &sc->recs[n];
@@ -741,10 +748,7 @@ static void *scan_lines(void *arg) {
         if (sc->is_run) {
             rc = parse_score(f.start[4], f.len[4], &pd->v.score);
             if (rc) {
-                snprintf(sc->err_kind, sizeof sc->err_kind, "%s", rc == 1 ? "score" : "score_inf");
-                sc->err_line = line;
-                sc->err_s = f.start[4];
-                sc->err_n = f.len[4];
+                scan_error(sc, line, rc == 1 ? "score" : "score_inf", f.start[4], f.len[4]);
                 break;
             }
             sc->tag = f.start[5];
@@ -752,10 +756,7 @@ static void *scan_lines(void *arg) {
         } else {
             rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
             if (rc) {
-                snprintf(sc->err_kind, sizeof sc->err_kind, "%s", rc == 1 ? "grade" : "grade_range");
-                sc->err_line = line;
-                sc->err_s = f.start[3];
-                sc->err_n = f.len[3];
+                scan_error(sc, line, rc == 1 ? "grade" : "grade_range", f.start[3], f.len[3]);
                 break;
             }
         }

@@ -158,29 +158,29 @@ def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform"):
     return out
 
 
-def _first_difference(f: np.ndarray, from_end: bool = False):
-    """For each pair (a, b): the index of the first recall level where f differs (counting
-    from the last level when ``from_end``), and whether there is one."""
-    if from_end:
-        f = f[:, ::-1]
-    differs = f[None, :, :] != f[:, None, :]
-    first = np.argmax(differs, axis=2)
-    return first, differs.any(axis=2), f
+def _at_first_difference(table: RelevanceTable, level: int | None, from_end: bool = False):
+    """Per query q with relevant documents: (q, F, differs) where F[a, b] is run a's rank of
+    its relevant document at the first recall level where runs a and b differ (counting
+    from the last level when ``from_end``), and differs[a, b] says whether there is one."""
+    level = table.relevance_level if level is None else level
+    n = table.num_runs
+    for q in range(table.num_queries):
+        f = table.positions(q, level)
+        if f.shape[1] == 0:
+            continue
+        if from_end:
+            f = f[:, ::-1]
+        differs = f[None, :, :] != f[:, None, :]
+        first = np.argmax(differs, axis=2)
+        rows = np.broadcast_to(f[:, None, :], (n, n, f.shape[1]))
+        yield q, np.take_along_axis(rows, first[:, :, None], axis=2)[:, :, 0], differs.any(axis=2)
 
 
 def lexiprecision(table: RelevanceTable, level: int | None = None, reciprocal: bool = False):
     """Lexiprecision: sgn(f'_i − f_i) at the first level i where the rankings differ.
     With ``reciprocal`` (rrlexiprecision): 1/f_i − 1/f'_i there (0 for an unretrieved one)."""
-    level = table.relevance_level if level is None else level
-    n = table.num_runs
-    out = np.zeros((table.num_queries, n, n))
-    for q in range(table.num_queries):
-        f = table.positions(q, level)
-        if f.shape[1] == 0:
-            continue
-        first, any_diff, f = _first_difference(f)
-        fa = np.take_along_axis(np.broadcast_to(f[:, None, :], (n, n, f.shape[1])),
-                                first[:, :, None], axis=2)[:, :, 0]  # fmt: skip
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q, fa, differs in _at_first_difference(table, level):
         fb = fa.T
         if reciprocal:
             ra = np.where(fa >= NOT_RETRIEVED, 0.0, 1.0 / np.maximum(fa, 1))
@@ -188,22 +188,14 @@ def lexiprecision(table: RelevanceTable, level: int | None = None, reciprocal: b
             value = ra - rb
         else:
             value = np.sign(fb - fa).astype(np.float64)
-        out[q] = np.where(any_diff, value, 0.0)
+        out[q] = np.where(differs, value, 0.0)
     return out
 
 
 def lexirecall(table: RelevanceTable, level: int | None = None):
     """Lexirecall: more relevant documents retrieved wins; with as many, the ranking whose
     deepest retrieved relevant document is higher wins, and so on upward."""
-    level = table.relevance_level if level is None else level
-    n = table.num_runs
-    out = np.zeros((table.num_queries, n, n))
-    for q in range(table.num_queries):
-        f = table.positions(q, level)
-        if f.shape[1] == 0:
-            continue
-        first, any_diff, f = _first_difference(f, from_end=True)
-        fa = np.take_along_axis(np.broadcast_to(f[:, None, :], (n, n, f.shape[1])),
-                                first[:, :, None], axis=2)[:, :, 0]  # fmt: skip
-        out[q] = np.where(any_diff, np.sign(fa.T - fa), 0.0)
+    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    for q, fa, differs in _at_first_difference(table, level, from_end=True):
+        out[q] = np.where(differs, np.sign(fa.T - fa), 0.0)
     return out
