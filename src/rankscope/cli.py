@@ -137,6 +137,39 @@ def _cmd_prefer(args: argparse.Namespace) -> int:
     return prefer_files(args)
 
 
+def _meta_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "meta",
+        help="meta-evaluation: tau between measures, discriminative power, robustness",
+        description=(
+            "Compare measures over the same runs: Kendall's tau between their orderings of "
+            "the runs, their discriminative power, and their robustness to fewer queries or "
+            "judgments (Diaz & Ferraro, SIGIR 2022, Tables 2-4, Figures 6-7)."
+        ),
+    )
+    p.add_argument("qrels", help="TREC qrels file")
+    p.add_argument("runs", nargs="+", help="TREC run files or directories")
+    p.add_argument(
+        "--measures",
+        nargs="+",
+        default=["AP", "nDCG", "RR", "RPP", "dcgRPP", "invRPP"],
+        help="metrics and preference methods (default: AP nDCG RR RPP dcgRPP invRPP)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--permutations", type=int, default=10_000)
+    p.add_argument("--samples", type=int, default=10, help="random samples per point")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=_cmd_meta)
+
+
+def _cmd_meta(args: argparse.Namespace) -> int:
+    from .stats.cli import meta_files
+
+    return meta_files(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from .api import evaluate_files
 
@@ -192,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _eval_parser(sub)
     _prefer_parser(sub)
+    _meta_parser(sub)
     pm = sub.add_parser("measures", help="list every measure with its names")
     pm.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
     pm.set_defaults(func=_cmd_measures)

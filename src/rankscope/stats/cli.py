@@ -1,0 +1,66 @@
+"""``rankscope meta``: τ between measures' orderings, discriminative power, robustness."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def meta_files(args: Any) -> int:
+    from ..api import _runs, read_qrels
+    from ..io.trec import run_files
+    from .study import study
+
+    qrels = read_qrels(args.qrels)
+    runs = _runs(run_files(args.runs), qrels, "error")
+    result = study(
+        qrels,
+        runs,
+        args.measures,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        samples=args.samples,
+        seed=args.seed,
+        robustness=not args.no_robustness,
+    )
+    out = sys.stdout
+    if args.format == "json":
+        json.dump(
+            {
+                "runs": result.run_names,
+                "measures": result.measures,
+                "kendall_tau": result.tau.tolist(),
+                "discriminative_power": result.power,
+                "robustness_queries": result.query_curves,
+                "robustness_judgments": result.judgment_curves,
+            },
+            out,
+            indent=1,
+        )
+        out.write("\n")
+        return 0
+    names = result.measures
+    width = max(len(n) for n in names) + 2
+    out.write(f"{len(result.run_names)} runs\n\nKendall's tau between orderings of runs\n")
+    out.write(" " * width + "".join(f"{n:>{width}}" for n in names) + "\n")
+    for name, row in zip(names, result.tau, strict=True):
+        out.write(f"{name:<{width}}" + "".join(f"{x:>{width}.3f}" for x in row) + "\n")
+    out.write(f"\nDiscriminative power (alpha = {args.alpha}, {args.permutations} permutations)\n")
+    out.write(f"{'':<{width}}{'t-test+Bonferroni':>20}{'randomized Tukey':>20}\n")
+    for name in names:
+        p = result.power[name]
+        out.write(f"{name:<{width}}{p['t-bonferroni']:>20.3f}{p['randomized-tukey']:>20.3f}\n")
+    if result.query_curves:
+        out.write("\nRobustness: tau against all queries, by number of queries (mean ± sd)\n")
+        for name, curve in result.query_curves.items():
+            points = "  ".join(f"{k}: {m:.3f}±{s:.3f}" for k, m, s in curve)
+            out.write(f"{name:<{width}}{points}\n")
+    for policy in ("uniform", "pool"):
+        rows = {n: c[policy] for n, c in result.judgment_curves.items() if policy in c}
+        if rows:
+            out.write(f"\nRobustness: tau by fraction of judgments kept ({policy})\n")
+            for name, curve in rows.items():
+                points = "  ".join(f"{f:g}: {m:.3f}" for f, m, _ in curve)
+                out.write(f"{name:<{width}}{points}\n")
+    return 0

@@ -1,0 +1,177 @@
+"""Meta-evaluation: how measures order systems, how sharply they separate them, and how
+robust their orderings are to missing data (Diaz & Ferraro 2022, §5.2 and §6).
+
+* Kendall's τ_b (ties allowed) and τ_AP (Yilmaz, Aslam & Robertson, "A new rank correlation
+  coefficient for information retrieval", SIGIR 2008) between two orderings of systems.
+* Discriminative power (Sakai, "Statistical reform in information retrieval?", SIGIR Forum
+  2014): the fraction of system pairs whose difference is significant at α, under the paired
+  t-test with Bonferroni correction or the randomized Tukey HSD test; for a preference method
+  the per-query preferences of a pair are tested against 0.
+* Robustness: τ between the ordering from a sample of queries (or of judgments) and the
+  ordering from all of them, averaged over seeded samples.
+
+Every function takes arrays — systems × queries scores, or a queries × systems × systems
+preference tensor — and every random one a seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's τ_b between two score vectors over the same systems (ties allowed).
+
+    τ_b = (C − D) / sqrt((n0 − n1)(n0 − n2)) with C, D the concordant and discordant pairs,
+    n0 = n(n−1)/2 and n1, n2 the pairs tied in x and in y.
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("kendall_tau needs two score vectors of the same length")
+    if len(x) < 2:
+        raise ValueError("kendall_tau needs at least two systems")
+    i, j = np.triu_indices(len(x), 1)
+    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    concordance = float((dx * dy).sum())
+    n0 = len(i)
+    tied_x, tied_y = int((dx == 0).sum()), int((dy == 0).sum())
+    denom = np.sqrt(float(n0 - tied_x) * float(n0 - tied_y))
+    return concordance / denom if denom > 0 else float("nan")
+
+
+def tau_ap(scores: Sequence[float], reference: Sequence[float]) -> float:
+    """τ_AP of the ordering by ``scores`` against the ordering by ``reference``.
+
+    Systems are taken in the order ``scores`` gives them (best first); for the system at
+    position i (i = 2..N), C(i) counts the systems above it that ``reference`` also places
+    above it:  τ_AP = 2/(N − 1) · Σ_{i=2..N} C(i)/(i − 1) − 1.  Errors near the top cost more
+    than errors near the bottom.  Ties in ``scores`` are broken by position; a tie in
+    ``reference`` counts as not above.
+    """
+    s, r = np.asarray(scores, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    n = len(s)
+    if n < 2 or r.shape != s.shape:
+        raise ValueError("tau_ap needs two score vectors of the same length >= 2")
+    order = np.argsort(-s, kind="stable")
+    ranked = r[order]
+    total = 0.0
+    for i in range(1, n):
+        total += float((ranked[:i] > ranked[i]).sum()) / i
+    return 2.0 / (n - 1) * total - 1.0
+
+
+def pair_indices(systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs (i < j) of ``systems`` systems."""
+    return np.triu_indices(systems, 1)
+
+
+def paired_t_pvalues(differences: np.ndarray) -> np.ndarray:
+    """Two-sided paired t-test p-values, one per row of a (pairs × queries) matrix of
+    per-query differences (or preferences against 0)."""
+    from scipy import stats
+
+    d = np.asarray(differences, dtype=np.float64)
+    n = d.shape[1]
+    if n < 2:
+        raise ValueError("a t-test needs at least two queries")
+    mean = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / np.sqrt(n))
+    p = 2 * stats.t.sf(np.abs(t), n - 1)
+    # no variation: significant if the mean differs from 0, else not
+    return np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
+
+
+def preference_tukey_pvalues(
+    prefs: np.ndarray, *, permutations: int = 10_000, seed: int = 0, chunk: int = 256
+) -> np.ndarray:
+    """Randomized Tukey HSD for a preference tensor (queries × systems × systems).
+
+    Under the null hypothesis the systems are exchangeable on every query, so their labels
+    are permuted independently per query; the statistic of a permutation is the largest mean
+    preference over all pairs.  The p-value of a pair is the fraction of permutations whose
+    statistic reaches the pair's |mean preference| (the observed labelling counts as one of
+    them: (count + 1) / (permutations + 1)).  Returns the systems × systems p-values.
+    """
+    p = np.asarray(prefs, dtype=np.float64)
+    q, n, _ = p.shape
+    rng = np.random.default_rng(seed)
+    observed = np.abs(p.mean(axis=0))
+    maxima = np.empty(permutations)
+    rows = np.arange(q)[None, :, None, None]
+    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))
+    for start in range(0, permutations, chunk):
+        b = min(chunk, permutations - start)
+        sigma = np.argsort(rng.random((b, q, n)), axis=2)  # per permutation and query
+        permuted = p[rows, sigma[:, :, :, None], sigma[:, :, None, :]]  # (b, q, n, n)
+        maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
+    count = (maxima[None, None, :] >= observed[:, :, None] - 1e-12).sum(axis=2)
+    return (count + 1) / (permutations + 1)
+
+
+def discriminative_power(
+    data: np.ndarray,
+    *,
+    test: str = "t-bonferroni",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> float:
+    """Fraction of system pairs found significantly different at ``alpha``.
+
+    ``data``: a systems × queries score matrix (a metric) or a queries × systems × systems
+    preference tensor (RPP and relatives).  ``test``: ``t-bonferroni`` (paired t-test, p
+    multiplied by the number of pairs) or ``randomized-tukey`` (Carterette 2012; for
+    preferences, `preference_tukey_pvalues`).
+    """
+    data = np.asarray(data, dtype=np.float64)
+    preference = data.ndim == 3
+    systems = data.shape[1] if preference else data.shape[0]
+    i, j = pair_indices(systems)
+    pairs = len(i)
+    if pairs == 0:
+        raise ValueError("discriminative power needs at least two systems")
+    if test == "t-bonferroni":
+        diffs = data[:, i, j].T if preference else data[i] - data[j]
+        p = np.minimum(paired_t_pvalues(diffs) * pairs, 1.0)
+    elif test == "randomized-tukey":
+        if preference:
+            p = preference_tukey_pvalues(data, permutations=permutations, seed=seed)[i, j]
+        else:
+            from .multiple import randomized_tukey_hsd
+
+            result = randomized_tukey_hsd(data, permutations=permutations, seed=seed)
+            p = result.p_matrix()[i, j]
+    else:
+        raise ValueError(f"unknown test {test!r}: t-bonferroni or randomized-tukey")
+    return float((p < alpha).mean())
+
+
+def robustness_curve(
+    ordering_of: Callable[[np.ndarray], np.ndarray],
+    full: np.ndarray,
+    sizes: Sequence[int],
+    *,
+    samples: int = 10,
+    seed: int = 0,
+    total: int | None = None,
+) -> list[tuple[int, float, float]]:
+    """τ between orderings from random subsets and the ordering from everything.
+
+    ``ordering_of(indices)`` gives the systems' scores from the subset ``indices`` of
+    ``total`` items (queries, say); ``full`` is the scores from all of them.  For each size,
+    ``samples`` seeded subsets; returns (size, mean τ, standard deviation of τ).
+    """
+    rng = np.random.default_rng(seed)
+    total = total if total is not None else int(max(sizes))
+    out = []
+    for size in sizes:
+        taus = [
+            kendall_tau(ordering_of(np.sort(rng.choice(total, size=size, replace=False))), full)
+            for _ in range(samples)
+        ]
+        out.append((int(size), float(np.mean(taus)), float(np.std(taus))))
+    return out

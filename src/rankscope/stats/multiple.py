@@ -1,0 +1,817 @@
+"""Comparing many systems at once: Tukey HSD (randomized and classical), all-pairs tests.
+
+Every procedure takes a per-query score matrix — systems × queries, one row per system, one
+column per query, every system scored on every query — as a 2-D array or as a mapping
+``{system name: per-query scores}``; never files.  Each returns a `PairwiseResult`: one row
+per pair of systems ``(a, b)`` with ``a < b`` in input order, the mean difference
+``mean_a - mean_b``, a p-value that already accounts for the whole family of comparisons,
+the decision ``p <= alpha``, and the compact letter display of the systems.
+
+* `randomized_tukey_hsd` — Carterette (2012): permute the systems' scores within each query,
+  compare every pair's mean difference with the distribution of the range (max - min) of the
+  permuted system means.  Seeded, vectorised over permutations, multi-threaded.
+* `tukey_hsd` — the classical test on the studentized range: the two-way ANOVA model that
+  IR papers use (system and query factors, no interaction), or the one-way model of
+  `scipy.stats.tukey_hsd`.
+* `pairwise_tests` — a paired test on every pair (t, Wilcoxon signed-rank, sign,
+  randomization), with a Bonferroni, Holm or Benjamini–Hochberg correction over the pairs.
+* `compact_letters` — letters such that systems sharing a letter are not significantly
+  different (Piepho 2004).
+* `studentized_range_sf` — the survival function of the studentized range, vectorised.
+
+Convention: a pair is significant when its p-value is ``<= alpha`` (for a valid p-value,
+``P(p <= alpha) <= alpha``), as in statsmodels' ``multipletests``.
+
+References: B. Carterette, "Multiple testing in statistical analysis of systems-based
+information retrieval experiments", ACM TOIS 30(1), 2012.  J. W. Tukey, "Comparing
+individual means in the analysis of variance", Biometrics 5, 1949.  H.-P. Piepho, "An
+algorithm for a letter-based representation of all-pairwise comparisons", J. Comput.
+Graph. Statist. 13(2), 2004.  M. D. Smucker, J. Allan, B. Carterette, "A comparison of
+statistical significance tests for information retrieval evaluation", CIKM 2007.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .corrections import adjust
+
+__all__ = [
+    "PAIRWISE_TESTS",
+    "PairwiseResult",
+    "as_score_matrix",
+    "compact_letters",
+    "compare",
+    "pairwise_tests",
+    "randomized_tukey_hsd",
+    "studentized_range_sf",
+    "tukey_hsd",
+]
+
+#: Tests accepted by `pairwise_tests` (``test=``).
+PAIRWISE_TESTS = ("t", "wilcoxon", "sign", "randomization")
+
+# Elements (permutations x queries x systems) handled per step of the randomized Tukey HSD:
+# 1 MB buffers that stay in cache.  The chunking depends on the problem's shape only, so the
+# result for a seed is the same on every machine and for any number of workers.
+_PERMUTATION_BLOCK = 1 << 17
+# Elements (sign vectors x pairs) per step of the randomization test.
+_SIGN_BLOCK = 1 << 20
+# Two means closer than this (relative to the largest |score|) count as equal when a
+# permuted statistic is compared with the observed one: summation order differs between
+# them, and discrete measures (P@10, RR) produce exact ties that must not be lost to
+# rounding.
+_TIE_TOLERANCE = 1e-9
+
+
+# ---------------------------------------------------------------------------------------
+# Input and result
+
+
+def as_score_matrix(
+    scores: ArrayLike | Mapping[str, ArrayLike], names: Sequence[str] | None = None
+) -> tuple[np.ndarray, list[str]]:
+    """A systems × queries float64 matrix and the systems' names, validated.
+
+    ``scores`` is a 2-D array-like (rows are systems) or a mapping ``{name: per-query
+    scores}`` (names from its keys unless ``names`` is given).  Default names are ``s0``,
+    ``s1``, ...  Needs at least two systems and one query, finite values, distinct names.
+    """
+    if isinstance(scores, Mapping):
+        if names is None:
+            names = [str(name) for name in scores]
+        rows = [np.asarray(row, dtype=np.float64) for row in scores.values()]
+        if any(row.ndim != 1 for row in rows) or len({row.size for row in rows}) > 1:
+            raise ValueError("scores: every system needs a 1-D array of the same queries")
+        matrix = np.array(rows, dtype=np.float64, ndmin=2)
+    else:
+        matrix = np.array(scores, dtype=np.float64)
+    if matrix.ndim != 2:
+        raise ValueError(f"scores must be a systems x queries matrix, got shape {matrix.shape}")
+    systems, queries = matrix.shape
+    if systems < 2 or queries < 1:
+        raise ValueError(f"scores: need at least 2 systems and 1 query, got {systems} x {queries}")
+    if not np.isfinite(matrix).all():
+        system, query = np.argwhere(~np.isfinite(matrix))[0]
+        raise ValueError(f"scores: system {system}, query {query} is not a finite number")
+    names = [f"s{i}" for i in range(systems)] if names is None else [str(n) for n in names]
+    if len(names) != systems:
+        raise ValueError(f"{len(names)} names for {systems} systems")
+    if len(set(names)) != systems:
+        raise ValueError("system names must be distinct")
+    return matrix, names
+
+
+def _check_alpha(alpha: float) -> float:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        raise TypeError("seed must be an int, a numpy SeedSequence or None, not a Generator")
+    return np.random.SeedSequence(seed)
+
+
+def _pairs(systems: int) -> tuple[np.ndarray, np.ndarray]:
+    first, second = np.triu_indices(systems, k=1)
+    return first.astype(np.int64), second.astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class PairwiseResult:
+    """All pairwise comparisons of ``k`` systems: one entry per pair ``a < b``.
+
+    ``p_value`` is the p-value a decision uses: family-wise by construction for the Tukey
+    methods, after the correction for `pairwise_tests`.  ``p_unadjusted`` is the per-test
+    p-value before the correction (NaN for the Tukey methods, which have none).
+    ``statistic`` is the method's test statistic (studentized range ``q`` for `tukey_hsd`,
+    ``t`` for the t-test, ...; NaN for `randomized_tukey_hsd`).  ``info`` holds the
+    method's parameters (degrees of freedom, permutations, seed, ...).
+    """
+
+    names: list[str]
+    means: np.ndarray  # (k,) mean score of each system
+    first: np.ndarray  # (P,) index of system a
+    second: np.ndarray  # (P,) index of system b (a < b)
+    statistic: np.ndarray  # (P,)
+    p_value: np.ndarray  # (P,)
+    p_unadjusted: np.ndarray  # (P,)
+    alpha: float
+    method: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def difference(self) -> np.ndarray:
+        """``mean_a - mean_b`` for each pair."""
+        return self.means[self.first] - self.means[self.second]
+
+    @property
+    def significant(self) -> np.ndarray:
+        """``p_value <= alpha`` for each pair."""
+        return self.p_value <= self.alpha
+
+    def p_matrix(self) -> np.ndarray:
+        """The p-values as a symmetric ``k x k`` matrix (1 on the diagonal)."""
+        k = len(self.names)
+        matrix = np.ones((k, k))
+        matrix[self.first, self.second] = self.p_value
+        matrix[self.second, self.first] = self.p_value
+        return matrix
+
+    def significant_matrix(self) -> np.ndarray:
+        """Symmetric ``k x k`` booleans: the pair differs significantly."""
+        k = len(self.names)
+        matrix = np.zeros((k, k), dtype=bool)
+        matrix[self.first, self.second] = self.significant
+        matrix[self.second, self.first] = self.significant
+        return matrix
+
+    def better_than(self, system: int | str) -> list[int]:
+        """Indices of the systems that ``system`` (index or name) is significantly better
+        than: significant pair and higher mean."""
+        i = self.names.index(system) if isinstance(system, str) else int(system)
+        rows = self.significant_matrix()[i] & (self.means[i] > self.means)
+        return np.flatnonzero(rows).tolist()
+
+    @cached_property
+    def letters(self) -> dict[str, str]:
+        """Compact letter display (`compact_letters`): name -> letters, ``"a"`` for the
+        group of the best system."""
+        return compact_letters(self.names, self.means, self.significant_matrix())
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """One row per pair: ``system_a, system_b, mean_a, mean_b, difference, statistic,
+        p_value, p_unadjusted, significant``, as pandas, polars or a dict of columns."""
+        from ..io.frames import to_frame
+
+        names = self.names
+        columns = {
+            "system_a": [names[i] for i in self.first.tolist()],
+            "system_b": [names[j] for j in self.second.tolist()],
+            "mean_a": self.means[self.first],
+            "mean_b": self.means[self.second],
+            "difference": self.difference,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "p_unadjusted": self.p_unadjusted,
+            "significant": self.significant,
+        }
+        return to_frame(columns, output)
+
+    def __repr__(self) -> str:
+        k, pairs = len(self.names), len(self.first)
+        found = int(self.significant.sum())
+        return (
+            f"<PairwiseResult {self.method}: {k} systems, {found} of {pairs} pairs "
+            f"significant at alpha={self.alpha}>"
+        )
+
+
+def _result(
+    names: list[str],
+    matrix: np.ndarray,
+    statistic: np.ndarray,
+    p_value: np.ndarray,
+    p_unadjusted: np.ndarray | None,
+    alpha: float,
+    method: str,
+    info: dict[str, Any],
+) -> PairwiseResult:
+    first, second = _pairs(len(names))
+    if p_unadjusted is None:
+        p_unadjusted = np.full(first.size, np.nan)
+    return PairwiseResult(
+        names=names,
+        means=matrix.mean(axis=1),
+        first=first,
+        second=second,
+        statistic=np.asarray(statistic, dtype=np.float64),
+        p_value=np.asarray(p_value, dtype=np.float64),
+        p_unadjusted=np.asarray(p_unadjusted, dtype=np.float64),
+        alpha=alpha,
+        method=method,
+        info=info,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Randomized Tukey HSD
+
+
+def _default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _permuted_ranges(
+    matrix: np.ndarray, permutations: int, seed: Any, workers: int | None
+) -> np.ndarray:
+    """Range (max - min) of the system means after each of ``permutations`` independent
+    within-query permutations of the systems' scores; float64, shape (permutations,).
+
+    A permutation of the ``k`` scores of one query is drawn as the order of ``k`` uniform
+    random keys.  The keys are float64 in [0, 1); their bit patterns order like the values,
+    so the low bits are overwritten with the element's position in the block (query, system)
+    and one in-place sort of the keys along the system axis yields, in the low bits, which
+    score each system receives.  At least 35 random bits remain above the position; two
+    keys of a query agree on them with probability below 2**-35, and are then ordered by
+    position, a departure from a uniform permutation far below Monte Carlo error.
+    """
+    systems, queries = matrix.shape
+    by_query = np.ascontiguousarray(matrix.T)  # queries x systems
+    per_chunk = max(1, _PERMUTATION_BLOCK // (queries * systems))
+    # queries per block when one permutation does not fit in a chunk
+    per_block = queries if per_chunk > 1 else max(1, _PERMUTATION_BLOCK // systems)
+    chunks = -(-permutations // per_chunk)
+    seeds = _seed_sequence(seed).spawn(chunks)
+    ranges = np.empty(permutations)
+
+    def work(chunk_ids: range) -> None:
+        width = min(per_block, queries)
+        positions = np.arange(width * systems, dtype=np.uint64).reshape(width, systems)
+        low_bits = np.uint64((1 << int(width * systems - 1).bit_length()) - 1)
+        high_bits = ~low_bits
+        # flat buffers, reused: fresh large arrays cost page faults on every chunk
+        keys_buffer = np.empty(per_chunk * width * systems, dtype=np.uint64)
+        values_buffer = np.empty(per_chunk * width * systems)
+        partial_buffer = np.empty((per_chunk, systems))
+        sums_buffer = np.empty((per_chunk, systems))
+        for chunk in chunk_ids:
+            start = chunk * per_chunk
+            count = min(per_chunk, permutations - start)
+            generator = np.random.Generator(np.random.SFC64(seeds[chunk]))
+            sums = sums_buffer[:count]
+            sums[:] = 0.0
+            for q0 in range(0, queries, width):
+                block = by_query[q0 : q0 + width]
+                rows = block.shape[0]
+                shape = (count, rows, systems)
+                keys = keys_buffer[: math.prod(shape)].reshape(shape)
+                generator.random(out=keys.view(np.float64))
+                keys &= high_bits
+                keys |= positions[:rows]
+                keys.sort(axis=-1)
+                keys &= low_bits
+                values = values_buffer[: math.prod(shape)].reshape(shape)
+                np.take(block.reshape(-1), keys.view(np.int64), out=values)
+                partial = partial_buffer[:count]
+                values.sum(axis=1, out=partial)
+                sums += partial
+            ranges[start : start + count] = sums.max(axis=1) - sums.min(axis=1)
+
+    workers = _default_workers() if workers is None else max(1, int(workers))
+    workers = min(workers, chunks)
+    if workers == 1:
+        work(range(chunks))
+    else:
+        from concurrent.futures import ThreadPoolExecutor  # numpy releases the GIL here
+
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(work, [range(w, chunks, workers) for w in range(workers)]))
+    return ranges / queries
+
+
+def randomized_tukey_hsd(
+    scores: ArrayLike | Mapping[str, ArrayLike],
+    *,
+    permutations: int = 10_000,
+    seed: int | np.random.SeedSequence | None = 0,
+    names: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    include_observed: bool = False,
+    workers: int | None = None,
+) -> PairwiseResult:
+    """Randomized Tukey HSD (Carterette 2012): all pairs, family-wise error controlled.
+
+    Under the null hypothesis that the systems are interchangeable on every query, any
+    permutation of a query's scores among the systems is as likely as the observed one.
+    Each of ``B = permutations`` trials permutes, independently for each query, the scores
+    of that query among the systems, computes the system means and keeps their range
+    ``R* = max - min``.  The p-value of the pair ``(a, b)`` is
+
+        p_ab = #{trials with R* >= |mean_a - mean_b|} / B            (Carterette's count/B)
+
+    or ``(count + 1) / (B + 1)`` with ``include_observed=True`` (the observed arrangement
+    counted as one more trial; never 0).  The default, count/B, estimates the exact
+    permutation p-value without bias, and can be 0, meaning ``p < 1/B``; its Monte Carlo
+    standard error is ``sqrt(p (1 - p) / B)``.  Comparing each pair with the distribution of
+    the maximum difference controls the family-wise error over all pairs, as Tukey's HSD.
+    Ranges within ``1e-9 * max|score|`` of the observed difference count as ties (``>=``),
+    so the exact ties of discrete measures are not lost to rounding.
+
+    Parameters
+    ----------
+    scores : systems × queries matrix, or ``{name: per-query scores}``.
+    permutations : number of random trials ``B``.
+    seed : seeds a `numpy.random.SeedSequence`; the same seed gives the same p-values on
+        every machine, whatever ``workers``.  ``None`` draws fresh entropy.
+    include_observed : use ``(count + 1) / (B + 1)``.
+    workers : threads (default: the CPUs available); results do not depend on it.
+
+    Speed: vectorised over permutations in cache-sized chunks, about 0.8 s for 10,000
+    permutations of 100 systems × 250 queries on 2 cores (``bench/stats.py``).
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.2, 0.3, 0.4, 0.5], [0.6, 0.7, 0.8, 0.9], [0.2, 0.4, 0.3, 0.5]])
+    >>> result = randomized_tukey_hsd(scores, permutations=2000, seed=1)
+    >>> result.letters
+    {'s0': 'b', 's1': 'a', 's2': 'b'}
+    """
+    matrix, names = as_score_matrix(scores, names)
+    alpha = _check_alpha(alpha)
+    permutations = int(permutations)
+    if permutations < 1:
+        raise ValueError("permutations must be at least 1")
+    ranges = np.sort(_permuted_ranges(matrix, permutations, seed, workers))
+    first, second = _pairs(len(names))
+    means = matrix.mean(axis=1)
+    observed = np.abs(means[first] - means[second])
+    tolerance = _TIE_TOLERANCE * float(np.abs(matrix).max())
+    at_least = permutations - np.searchsorted(ranges, observed - tolerance, side="left")
+    if include_observed:
+        p_value = (at_least + 1) / (permutations + 1)
+    else:
+        p_value = at_least / permutations
+    info = {"permutations": permutations, "seed": seed, "include_observed": include_observed}
+    method = f"randomized Tukey HSD ({permutations} permutations)"
+    return _result(names, matrix, np.full(first.size, np.nan), p_value, None, alpha, method, info)
+
+
+# ---------------------------------------------------------------------------------------
+# Classical Tukey HSD and the studentized range
+
+
+def _log_chi_shape(x: np.ndarray, df: float) -> np.ndarray:
+    """log density of ``x = log S``, ``S = sqrt(chi2_df / df)``, up to a constant: the
+    density of S is proportional to ``s^(df-1) exp(-df s^2 / 2)``; 0 at the mode x = 0."""
+    return df * (x - np.expm1(2.0 * x) / 2.0)
+
+
+def _range_sf(w: np.ndarray, k: int, step: float = 0.05) -> np.ndarray:
+    """P(R > w) for the range R of k independent standard normal variables.
+
+    ``P(R > w) = k ∫ phi(z) [Phibar(z)^(k-1) - (Phibar(z) - Phibar(z+w))^(k-1)] dz``
+    (z is the minimum), with the bracket written as
+    ``-Phibar(z)^(k-1) expm1((k-1) log1p(-Phibar(z+w)/Phibar(z)))`` so that small
+    probabilities keep their relative accuracy.  The trapezoidal rule on a uniform grid is
+    spectrally accurate for this smooth, fast-decaying integrand.  Beyond w = 60 the
+    probability is below 1e-300 and returned as 0.
+    """
+    from scipy import special
+
+    out = np.zeros(w.shape)
+    inside = np.flatnonzero(w < 60.0)
+    if inside.size == 0:
+        return out
+    widest = float(w[inside].max())
+    z = np.arange(-(widest / 2.0 + 10.0), 10.0 + step, step)
+    log_tail = special.log_ndtr(-z)
+    log_weight = math.log(k) - 0.5 * z * z - 0.5 * math.log(2 * math.pi) + (k - 1) * log_tail
+    weight = np.exp(log_weight) * step
+    rows = max(1, (1 << 20) // z.size)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for start in range(0, inside.size, rows):
+            at = inside[start : start + rows]
+            ratio = np.exp(special.log_ndtr(-(z[None, :] + w[at, None])) - log_tail[None, :])
+            bracket = -np.expm1((k - 1) * np.log1p(-ratio))
+            out[at] = bracket @ weight
+    return np.clip(out, 0.0, 1.0)
+
+
+def studentized_range_sf(q: ArrayLike, k: int, df: float) -> np.ndarray:
+    """Survival function ``P(Q > q)`` of the studentized range of ``k`` means with ``df``
+    degrees of freedom, for an array of ``q`` at once.
+
+    ``Q = R / S`` with R the range of k standard normals and ``S^2 ~ chi2_df / df``
+    independent, so ``P(Q > q) = E[P(R > q S)]``.  The expectation is a trapezoidal sum
+    over ``x = log S`` on a grid shared by all ``q`` (step ``min(0.01, 0.2 / sqrt(2 df))``,
+    the weights normalised to sum to 1); `_range_sf` is evaluated once per grid node.
+    Agrees with `scipy.stats.studentized_range` to about 1e-11, scipy's own accuracy
+    (checked for 2 <= k <= 100, 1 <= df <= 24,651); halving either grid step changes the
+    result by less than 1e-13 up to k = 10^4.  Small probabilities keep their relative
+    accuracy, where scipy's is absolute (about 1e-12).  For the 4,950 pairs of 100 systems
+    it takes a fraction of a second, where scipy's adaptive quadrature takes about 50 s.
+    """
+    k = int(k)
+    df = float(df)
+    if k < 2:
+        raise ValueError("the studentized range needs k >= 2 means")
+    if not (df > 0 and math.isfinite(df)):
+        raise ValueError(f"df must be a positive finite number, got {df!r}")
+    q = np.asarray(q, dtype=np.float64)
+    out = np.ones(q.shape)
+    flat_q = q.reshape(-1)
+    flat_out = out.reshape(-1)
+    flat_out[np.isnan(flat_q)] = np.nan
+    flat_out[np.isposinf(flat_q)] = 0.0
+    # below 1e-12, 1 - P(Q > q) < 1e-12: the answer is 1
+    todo = np.flatnonzero(np.isfinite(flat_q) & (flat_q > 1e-12))
+    if todo.size == 0:
+        return out
+    step = min(0.01, 0.2 / math.sqrt(2.0 * df))
+    # the window of x = log S where the density exceeds e^-60 of its mode
+    floor = -60.0
+
+    def crossing(inside: float, outside: float) -> float:
+        for _ in range(200):
+            middle = 0.5 * (inside + outside)
+            if _log_chi_shape(np.float64(middle), df) >= floor:
+                inside = middle
+            else:
+                outside = middle
+        return inside
+
+    x_low = crossing(0.0, -(1000.0 / df + 1.0))
+    x_high = crossing(0.0, 10.0)
+    width = int(math.ceil((x_high - x_low) / step)) + 2
+    log_q = np.log(flat_q[todo])
+    for start in range(0, todo.size, 4096):
+        lq = log_q[start : start + 4096]
+        # grid nodes v_m = m * step of v = log(q S); node m carries P(R > exp(v_m))
+        nodes = np.ceil((lq + x_low) / step).astype(np.int64)[:, None] + np.arange(width)
+        log_weight = _log_chi_shape(nodes * step - lq[:, None], df)
+        weight = np.exp(log_weight)
+        weight /= weight.sum(axis=1, keepdims=True)
+        unique, inverse = np.unique(nodes, return_inverse=True)
+        tail = _range_sf(np.exp(unique * step), k)
+        flat_out[todo[start : start + 4096]] = (weight * tail[inverse.reshape(nodes.shape)]).sum(
+            axis=1
+        )
+    return np.clip(out, 0.0, 1.0)
+
+
+def tukey_hsd(
+    scores: ArrayLike | Mapping[str, ArrayLike],
+    *,
+    model: str = "two-way",
+    names: Sequence[str] | None = None,
+    alpha: float = 0.05,
+) -> PairwiseResult:
+    """Classical Tukey HSD: each pair's mean difference on the studentized range scale.
+
+    ``q_ab = |mean_a - mean_b| / sqrt(MSE / n)`` with ``n`` queries, and
+    ``p_ab = P(Q_{k, df} > q_ab)`` for ``k`` systems (`studentized_range_sf`).  The models
+    differ in the error term:
+
+    * ``model="two-way"`` (default; Carterette 2012, Sakai): ANOVA with system and query
+      factors and no interaction, the queries as blocks.  Residuals
+      ``e_ij = x_ij - mean_i. - mean_.j + mean_..``; ``MSE = sum e_ij^2 / ((k-1)(n-1))``;
+      ``df = (k-1)(n-1)``.  Removing the query effect — queries differ far more in
+      difficulty than systems do — is what makes the test powerful for IR data.
+    * ``model="one-way"``: the queries as independent replicates of each system (the paired
+      structure ignored); ``MSE = sum_i sum_j (x_ij - mean_i.)^2 / (k(n-1))``,
+      ``df = k(n-1)``; equal to `scipy.stats.tukey_hsd` on the rows.
+
+    ``statistic`` holds ``q``.  A zero MSE (scores fully explained by the model) gives
+    ``q = inf`` and ``p = 0`` for pairs whose means differ, ``q = 0`` and ``p = 1`` for
+    equal means.  ``info`` holds ``df`` and ``mse``.  Needs at least two queries.
+    """
+    matrix, names = as_score_matrix(scores, names)
+    alpha = _check_alpha(alpha)
+    systems, queries = matrix.shape
+    if queries < 2:
+        raise ValueError("Tukey HSD needs at least 2 queries")
+    means = matrix.mean(axis=1)
+    if model == "two-way":
+        residual = matrix - means[:, None] - matrix.mean(axis=0)[None, :] + matrix.mean()
+        df = (systems - 1) * (queries - 1)
+    elif model == "one-way":
+        residual = matrix - means[:, None]
+        df = systems * (queries - 1)
+    else:
+        raise ValueError(f"unknown model {model!r}: choose 'two-way' or 'one-way'")
+    mse = float(np.sum(residual * residual)) / df
+    standard_error = math.sqrt(mse / queries)
+    first, second = _pairs(systems)
+    difference = np.abs(means[first] - means[second])
+    if standard_error > 0.0:
+        q = difference / standard_error
+    else:
+        q = np.where(difference > 0.0, np.inf, 0.0)
+    p_value = studentized_range_sf(q, systems, df)
+    info = {"model": model, "df": df, "mse": mse}
+    return _result(names, matrix, q, p_value, None, alpha, f"Tukey HSD ({model})", info)
+
+
+# ---------------------------------------------------------------------------------------
+# All pairs with a paired test and a correction
+
+
+def _paired_t(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided paired t-test on each row of query differences (as
+    `scipy.stats.ttest_rel`, except all-zero differences: t = 0, p = 1 instead of NaN)."""
+    from scipy import special
+
+    n = differences.shape[1]
+    mean = differences.mean(axis=1)
+    spread = differences.std(axis=1, ddof=1) if n > 1 else np.zeros_like(mean)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (spread / math.sqrt(n))
+    t = np.where(spread > 0.0, t, np.where(mean == 0.0, 0.0, np.copysign(np.inf, mean)))
+    if n > 1:
+        p = 2.0 * special.stdtr(n - 1, -np.abs(t))
+    else:  # one query: no variance estimate, no evidence
+        t = np.full_like(mean, np.nan)
+        p = np.ones_like(mean)
+    return t, np.minimum(p, 1.0)
+
+
+def _wilcoxon(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilcoxon signed-rank test on each row, as `scipy.stats.wilcoxon` with its defaults
+    (two-sided, zero differences dropped); all-zero rows give statistic 0, p = 1."""
+    import warnings
+
+    from scipy import stats
+
+    statistic = np.zeros(differences.shape[0])
+    p = np.ones(differences.shape[0])
+    informative = np.flatnonzero(np.any(differences != 0.0, axis=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if differences.shape[1] > 50:
+            # scipy uses the normal approximation above 50 queries whatever the row, so one
+            # vectorised call equals a call per pair
+            result = stats.wilcoxon(differences[informative], axis=1)
+            statistic[informative] = result.statistic
+            p[informative] = result.pvalue
+        else:
+            # scipy picks exact or approximate per call, from the row's zeros and ties
+            for row in informative.tolist():
+                result = stats.wilcoxon(differences[row])
+                statistic[row] = result.statistic
+                p[row] = result.pvalue
+    return statistic, p
+
+
+def _sign(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sign test on each row: ties dropped, wins ~ Binomial(wins + losses, 1/2) under the
+    null; two-sided p = min(1, 2 P(X <= min(wins, losses))) (= `scipy.stats.binomtest`'s
+    for p = 1/2).  The statistic is the number of wins of system a."""
+    from scipy import special
+
+    wins = np.count_nonzero(differences > 0.0, axis=1)
+    losses = np.count_nonzero(differences < 0.0, axis=1)
+    trials = wins + losses
+    with np.errstate(invalid="ignore"):
+        p = np.minimum(1.0, 2.0 * special.bdtr(np.minimum(wins, losses), trials, 0.5))
+    p = np.where(trials > 0, p, 1.0)
+    return wins.astype(np.float64), p
+
+
+def _randomization(
+    differences: np.ndarray, permutations: int, seed: Any, include_observed: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired randomization (sign-flip) test on each row, two-sided: under the null each
+    query's difference is as likely to have either sign; p = #{|mean of sign-flipped
+    differences| >= |observed mean|} / B (or (count+1)/(B+1)).  All pairs share the same
+    random sign vectors.  The statistic is the observed mean difference."""
+    pairs, n = differences.shape
+    observed = np.abs(differences.mean(axis=1))
+    tolerance = _TIE_TOLERANCE * max(float(np.abs(differences).max()), 0.0)
+    threshold = observed - tolerance
+    counts = np.zeros(pairs, dtype=np.int64)
+    per_chunk = max(1, _SIGN_BLOCK // max(pairs, n))
+    chunks = -(-permutations // per_chunk)
+    by_query = np.ascontiguousarray(differences.T) / n
+    for chunk, child in enumerate(_seed_sequence(seed).spawn(chunks)):
+        count = min(per_chunk, permutations - chunk * per_chunk)
+        generator = np.random.Generator(np.random.SFC64(child))
+        signs = generator.integers(0, 2, size=(count, n), dtype=np.int8) * 2.0 - 1.0
+        flipped = np.abs(signs @ by_query)
+        counts += np.count_nonzero(flipped >= threshold, axis=0)
+    if include_observed:
+        p = (counts + 1) / (permutations + 1)
+    else:
+        p = counts / permutations
+    return differences.mean(axis=1), p
+
+
+def pairwise_tests(
+    scores: ArrayLike | Mapping[str, ArrayLike],
+    *,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    names: Sequence[str] | None = None,
+    permutations: int = 10_000,
+    seed: int | np.random.SeedSequence | None = 0,
+    include_observed: bool = False,
+) -> PairwiseResult:
+    """A paired two-sided test on every pair of systems, corrected over the pairs.
+
+    ``test``:
+
+    * ``"t"`` — paired t-test on the per-query differences (``scipy.stats.ttest_rel``;
+      identical systems get t = 0, p = 1 where scipy gives NaN);
+    * ``"wilcoxon"`` — Wilcoxon signed-rank (``scipy.stats.wilcoxon``, its defaults);
+    * ``"sign"`` — sign test, ties dropped (``scipy.stats.binomtest`` on the wins);
+    * ``"randomization"`` — paired randomization test (Fisher; Smucker et al. 2007) with
+      ``permutations`` random sign flips from ``seed``, count/B as `randomized_tukey_hsd`.
+
+    ``correction``: ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg,
+    controls the false discovery rate instead of the family-wise error) or ``None``; the
+    family is the ``k(k-1)/2`` pairs (`rankscope.stats.corrections`).  ``p_unadjusted``
+    keeps the per-test p-values; ``p_value`` the corrected ones.
+    """
+    matrix, names = as_score_matrix(scores, names)
+    alpha = _check_alpha(alpha)
+    first, second = _pairs(len(names))
+    differences = matrix[first] - matrix[second]
+    if test == "t":
+        statistic, p = _paired_t(differences)
+    elif test == "wilcoxon":
+        statistic, p = _wilcoxon(differences)
+    elif test == "sign":
+        statistic, p = _sign(differences)
+    elif test == "randomization":
+        if int(permutations) < 1:
+            raise ValueError("permutations must be at least 1")
+        statistic, p = _randomization(differences, int(permutations), seed, include_observed)
+    else:
+        raise ValueError(f"unknown test {test!r}: choose {', '.join(PAIRWISE_TESTS)}")
+    corrected = adjust(p, correction)
+    info: dict[str, Any] = {"test": test, "correction": correction}
+    if test == "randomization":
+        info.update(permutations=int(permutations), seed=seed, include_observed=include_observed)
+    label = f"paired {test} test" + (f", {correction} correction" if correction else "")
+    return _result(names, matrix, statistic, corrected, p, alpha, label, info)
+
+
+def compare(
+    scores: ArrayLike | Mapping[str, ArrayLike],
+    method: str = "t",
+    *,
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    names: Sequence[str] | None = None,
+    permutations: int = 10_000,
+    seed: int | np.random.SeedSequence | None = 0,
+) -> PairwiseResult:
+    """All pairs by one named method: a `pairwise_tests` test (``"t"``, ``"wilcoxon"``,
+    ``"sign"``, ``"randomization"``, with ``correction``), ``"tukey"`` (two-way
+    `tukey_hsd`), ``"tukey-one-way"`` or ``"randomized-tukey"`` (`randomized_tukey_hsd`).
+    The Tukey methods control the family-wise error themselves and ignore ``correction``."""
+    if method == "tukey":
+        return tukey_hsd(scores, model="two-way", names=names, alpha=alpha)
+    if method == "tukey-one-way":
+        return tukey_hsd(scores, model="one-way", names=names, alpha=alpha)
+    if method == "randomized-tukey":
+        return randomized_tukey_hsd(
+            scores, permutations=permutations, seed=seed, names=names, alpha=alpha
+        )
+    if method in PAIRWISE_TESTS:
+        return pairwise_tests(
+            scores,
+            test=method,
+            correction=correction,
+            alpha=alpha,
+            names=names,
+            permutations=permutations,
+            seed=seed,
+        )
+    raise ValueError(
+        f"unknown method {method!r}: choose {', '.join(PAIRWISE_TESTS)}, tukey, "
+        "tukey-one-way or randomized-tukey"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Compact letter display
+
+
+def letter_labels(count: int) -> list[str]:
+    """``count`` distinct labels: ``a``-``z``, then ``A``-``Z``, then ``aa``, ``ab``, ..."""
+    single = string.ascii_lowercase + string.ascii_uppercase
+    labels = list(single[:count])
+    width = 2
+    while len(labels) < count:
+        for index in range(26**width):
+            if len(labels) == count:
+                break
+            digits = []
+            for _ in range(width):
+                index, digit = divmod(index, 26)
+                digits.append(string.ascii_lowercase[digit])
+            labels.append("".join(reversed(digits)))
+        width += 1
+    return labels
+
+
+def compact_letters(
+    names: Sequence[str], means: ArrayLike, significant: ArrayLike
+) -> dict[str, str]:
+    """Compact letter display: systems that share a letter do not differ significantly.
+
+    ``significant`` is a ``k x k`` boolean matrix (symmetrised; the diagonal ignored).
+    Insert-and-absorb (Piepho 2004): start with one letter shared by all systems; for each
+    significant pair, split every letter that contains both into one without the first and
+    one without the second, then drop ("absorb") letters whose systems are a subset of
+    another letter's.  The letters that remain are exactly the maximal groups of systems
+    with no significant pair among them, so every non-significant pair shares a letter and
+    no significant pair does.  (Piepho's optional sweeping step, which removes redundant
+    letters, is not applied.)
+
+    Letters are assigned in order of the groups' best systems by mean (descending): ``a``
+    goes to the group of the best system.  Returns ``{name: letters}`` in input order; beyond
+    52 groups the labels have several characters and are separated by commas.
+
+    >>> compact_letters(["A", "B", "C", "D"], [4, 3, 2, 1],
+    ...                 [[0, 0, 1, 1], [0, 0, 0, 1], [1, 0, 0, 0], [1, 1, 0, 0]])
+    {'A': 'a', 'B': 'ab', 'C': 'bc', 'D': 'c'}
+    """
+    names = [str(name) for name in names]
+    k = len(names)
+    means = np.asarray(means, dtype=np.float64)
+    matrix = np.asarray(significant, dtype=bool)
+    if means.shape != (k,) or matrix.shape != (k, k):
+        raise ValueError(f"need {k} means and a {k} x {k} significance matrix")
+    matrix = (matrix | matrix.T) & ~np.eye(k, dtype=bool)
+    groups = [(1 << k) - 1] if k else []  # bit i set: system i in the group
+    for a, b in zip(*np.nonzero(np.triu(matrix, 1)), strict=True):
+        both = (1 << int(a)) | (1 << int(b))
+        kept = [group for group in groups if group & both != both]
+        split = [group for group in groups if group & both == both]
+        if not split:
+            continue
+        fresh = {group & ~(1 << int(a)) for group in split}
+        fresh |= {group & ~(1 << int(b)) for group in split}
+        fresh -= set(kept)
+        # absorb: only a new group can be a subset of another (a kept group is no subset
+        # of the group it was split from, so of none of its parts)
+        pool = kept + sorted(fresh)
+        groups = kept + [
+            group
+            for group in sorted(fresh)
+            if not any(other != group and group & other == group for other in pool)
+        ]
+    order = np.argsort(-means, kind="stable")
+    rank = np.empty(k, dtype=np.int64)
+    rank[order] = np.arange(k)
+
+    def members_by_rank(group: int) -> list[int]:
+        return sorted(int(rank[i]) for i in range(k) if group >> i & 1)
+
+    groups.sort(key=members_by_rank)
+    labels = letter_labels(len(groups))
+    separator = "," if len(groups) > 52 else ""
+    return {
+        name: separator.join(
+            label for label, group in zip(labels, groups, strict=True) if group >> i & 1
+        )
+        for i, name in enumerate(names)
+    }

@@ -1,0 +1,1242 @@
+"""Significance tests for claims such as "B is better than A".
+
+Every test takes per-query values, never files:
+
+* **Paired** (two systems on the same queries): ``x`` = per-query scores of system A, ``y`` =
+  those of system B, and the tests are on the differences ``d = y - x`` (B − A), so positive
+  means B is better and ``alternative="greater"`` is the claim "B > A".  With ``y=None``,
+  ``x`` holds the differences themselves — e.g. per-query preference values of B over A
+  (RPP), tested against 0.  Note that ``scipy.stats.ttest_rel(a, b)`` tests ``a - b``:
+  ``paired_t(a, b)`` equals ``ttest_rel(b, a)``.
+* A 2-D input is many comparisons at once: one row per pair of systems, one column per
+  query (e.g. all 8,256 pairs of 129 systems for discriminative power).  The result then
+  holds one value per row; ``paired_t``, ``sign_test``, ``permutation_test`` and
+  ``paired_bootstrap`` are vectorised, ``wilcoxon`` loops over rows.
+* **Unpaired** (independent samples, ``student_t`` / ``welch_t``) and **rates** (A/B tests:
+  ``two_proportion_z``, ``fisher_exact``) follow the same orientation: the difference is
+  B − A (``y`` − ``x``, rate_b − rate_a).
+* Every result is a :class:`TestResult`: statistic, p-value, the difference, its confidence
+  interval, an effect size (Cohen's d_z for paired data, d for unpaired, h for rates) and
+  Hedges' g; see :mod:`rankscope.stats.effects` for the definitions.
+* Confidence intervals are of the difference (``mean_difference``); they are t-based
+  (mean ± t · se) unless a test says otherwise (bootstrap: percentile; rates: Wald or
+  Newcombe).  A one-sided alternative gives a one-sided interval, so the interval excludes
+  0 exactly when a t-test rejects at level 1 − confidence (scipy.stats does the same).
+* Randomised procedures (Monte Carlo permutation test, bootstrap) take a ``seed`` and give
+  identical output for the same seed — also row by row: all rows of a 2-D input share the
+  random draws, so a row gets the p-value it gets alone (bootstrap intervals: up to
+  floating-point rounding of the batched matrix products).
+* Invalid input — NaN or infinite values, x and y of different shapes, fewer than 2
+  queries, an unknown alternative — raises ``ValueError``.
+* Differences that are all zero (two identical systems) give a t statistic of NaN and a
+  p-value of NaN for the t-tests and the bootstrap, and a p-value of 1 for the rank, sign
+  and permutation tests.
+
+scipy is imported inside the functions, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .effects import (
+    _check_alternative,
+    _check_confidence,
+    _paired_differences,
+    _pooled_sd,
+    _scalar_or_array,
+    _t_interval,
+    _two_samples,
+    _welch_se_df,
+    cohens_h,
+    hedges_correction,
+)
+
+__all__ = [
+    "EXACT_MAX_QUERIES",
+    "TestResult",
+    "fisher_exact",
+    "paired_bootstrap",
+    "paired_t",
+    "permutation_test",
+    "power_paired_t",
+    "power_two_proportions",
+    "sample_size_paired_t",
+    "sample_size_two_proportions",
+    "sign_test",
+    "student_t",
+    "two_proportion_z",
+    "welch_t",
+    "wilcoxon",
+]
+
+#: ``permutation_test(exact=None)`` enumerates all 2^n sign flips up to this many queries.
+EXACT_MAX_QUERIES = 20
+
+# The most queries exact=True accepts: the mean counts 2^n flips from two halves of 2^(n/2)
+# sums (meet in the middle); the median evaluates every flip.
+_EXACT_LIMIT = {"mean": 32, "median": 24}
+# Size (in float64 elements) of one block of (comparisons × resamples) values: 32 MB.
+_BLOCK_ELEMENTS = 1 << 22
+# Random draws are made in blocks of this many resamples, whatever the number of
+# comparisons, so that a seed gives the same draws for one pair or for thousands.
+_DRAW_BLOCK = 4096
+
+
+# ---------------------------------------------------------------------------- the result
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(_same(a[key], b[key]) for key in a)
+        )
+    if isinstance(a, str | bool | type(None)) or isinstance(b, str | bool | type(None)):
+        return type(a) is type(b) and a == b
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:
+        return bool(np.array_equal(a, b))
+
+
+def _plain(value):
+    """JSON-friendly: arrays to lists, numpy scalars to Python numbers."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _number(value) -> str:
+    if value is None:
+        return "—"
+    value = float(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:.4g}"
+
+
+@dataclass(frozen=True, eq=False)
+class TestResult:
+    """The outcome of one test, or of one test per row of a 2-D input (then array fields).
+
+    Attributes
+    ----------
+    name : the procedure, e.g. ``"paired t-test"``.
+    statistic : the test statistic (``statistic_name`` says which: t, z, W+, ...).
+    p_value : the p-value for ``alternative``.
+    alternative : ``"two-sided"``, ``"greater"`` (B > A) or ``"less"`` (B < A).
+    mean_difference : the estimated difference B − A (mean of y − x; difference of means
+        or of rates for unpaired tests).
+    ci_low, ci_high : confidence interval of ``mean_difference`` at level ``confidence``
+        (one-sided alternatives: one bound is infinite).
+    effect_size : standardised effect (``effect_size_name``: d_z, d or h).
+    hedges_g : the effect size with Hedges' small-sample correction (None for rates).
+    n : number of queries (paired), or of observations in both groups (unpaired, rates).
+    df : degrees of freedom of the reference t distribution, or None.
+    method : how the p-value was obtained, in words.
+    details : further values (standard deviation, counts, Monte Carlo error, ...).
+    seed : the seed of a randomised procedure, None otherwise.
+    """
+
+    __test__: ClassVar[bool] = False  # a result, not a pytest test class
+
+    name: str
+    statistic: Any
+    p_value: Any
+    alternative: str
+    mean_difference: Any
+    ci_low: Any
+    ci_high: Any
+    confidence: float
+    effect_size: Any
+    hedges_g: Any
+    n: int
+    df: Any = None
+    statistic_name: str = "statistic"
+    effect_size_name: str = "d_z"
+    method: str = ""
+    details: dict = field(default_factory=dict)
+    seed: int | None = None
+
+    __hash__ = None  # array fields: equality is by value, results are not hashable
+
+    def __eq__(self, other):
+        if not isinstance(other, TestResult):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+
+    @property
+    def batched(self) -> bool:
+        """True when the fields hold one value per compared pair (a 2-D input)."""
+        return np.ndim(self.p_value) > 0
+
+    def __getitem__(self, row: int) -> TestResult:
+        """The result of one row of a batched result."""
+        if not self.batched:
+            raise TypeError("only a batched result (from a 2-D input) can be indexed")
+        count = len(self.p_value)
+
+        def pick(value):
+            if isinstance(value, dict):
+                return {key: pick(item) for key, item in value.items()}
+            if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == count:
+                item = value[row]
+                return item.item() if isinstance(item, np.generic) else item
+            return value
+
+        changes = {f.name: pick(getattr(self, f.name)) for f in fields(self)}
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """All fields as plain Python values (lists for batched results)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+    def _interval(self, row=None) -> str:
+        low, high = (
+            (self.ci_low, self.ci_high)
+            if row is None
+            else (
+                self.ci_low[row],
+                self.ci_high[row],
+            )
+        )
+        return f"[{_number(low)}, {_number(high)}]"
+
+    def __str__(self) -> str:
+        level = f"{100 * self.confidence:g}%"
+        if not self.batched:
+            df = "" if self.df is None else f" (df = {_number(self.df)})"
+            effect = f"{self.effect_size_name} = {_number(self.effect_size)}"
+            if self.hedges_g is not None:
+                effect += f", Hedges' g = {_number(self.hedges_g)}"
+            lines = [
+                f"{self.name}, {self.alternative}: {self.statistic_name} = "
+                f"{_number(self.statistic)}{df}, p = {_number(self.p_value)}",
+                f"  difference (B − A) = {_number(self.mean_difference)}, "
+                f"{level} CI {self._interval()}",
+                f"  effect size {effect}; n = {self.n}",
+            ]
+            if self.method:
+                lines.append(f"  method: {self.method}")
+            return "\n".join(lines)
+        count = len(self.p_value)
+        header = f"{self.name}, {self.alternative}: {count} comparisons, n = {self.n}" + (
+            f"; {self.method}" if self.method else ""
+        )
+        rows = [
+            f"{'row':>6} {self.statistic_name:>10} {'p':>10} {'B − A':>10} "
+            f"{level + ' CI':>22} {self.effect_size_name:>8}"
+        ]
+        shown = min(count, 10)
+        for row in range(shown):
+            rows.append(
+                f"{row:>6} {_number(np.asarray(self.statistic)[row]):>10} "
+                f"{_number(self.p_value[row]):>10} "
+                f"{_number(np.asarray(self.mean_difference)[row]):>10} "
+                f"{self._interval(row):>22} {_number(np.asarray(self.effect_size)[row]):>8}"
+            )
+        if count > shown:
+            rows.append(f"  ... {count - shown} more rows")
+        return "\n".join([header, *rows])
+
+
+def _paired_effects(differences: np.ndarray):
+    """Mean, sd, d_z and Hedges' g_z of differences along the last axis."""
+    mean = differences.mean(axis=-1)
+    sd = differences.std(axis=-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_z = mean / sd
+    g = d_z * hedges_correction(differences.shape[-1] - 1)
+    return mean, sd, d_z, g
+
+
+def _paired_t_interval(differences: np.ndarray, sd, confidence: float, alternative: str):
+    n = differences.shape[-1]
+    return _t_interval(differences.mean(axis=-1), sd / math.sqrt(n), n - 1, confidence, alternative)
+
+
+def _t_p_value(t, df, alternative: str):
+    from scipy import stats
+
+    if alternative == "two-sided":
+        return 2 * stats.t.sf(np.abs(t), df)
+    if alternative == "greater":
+        return stats.t.sf(t, df)
+    return stats.t.cdf(t, df)
+
+
+def _normal_p_value(z, alternative: str):
+    from scipy import stats
+
+    if alternative == "two-sided":
+        return 2 * stats.norm.sf(np.abs(z))
+    if alternative == "greater":
+        return stats.norm.sf(z)
+    return stats.norm.cdf(z)
+
+
+# ----------------------------------------------------------------------- paired tests
+
+
+def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+    """Paired (Student's) t-test on the per-query differences d = y − x (or d = x).
+
+    t = mean(d) / (sd(d) / √n) with n − 1 degrees of freedom; the confidence interval is
+    mean(d) ± t_{n−1} · sd(d)/√n.  ``details["sd"]`` is sd(d).  Accepts a 2-D input (one
+    row per comparison) and returns arrays.  Equals ``scipy.stats.ttest_rel(y, x)``.
+
+    >>> result = paired_t([25, 43, 39, 75, 43, 15, 20, 52, 49, 50],
+    ...                   [35, 84, 15, 75, 68, 85, 80, 50, 58, 75])
+    >>> round(result.statistic, 6), round(result.p_value, 6), result.df
+    (2.326881, 0.044976, 9)
+    """
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    n = differences.shape[-1]
+    mean, sd, d_z, g = _paired_effects(differences)
+    se = sd / math.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    low, high = _paired_t_interval(differences, sd, confidence, alternative)
+    return TestResult(
+        name="paired t-test",
+        statistic=_scalar_or_array(t),
+        p_value=_scalar_or_array(_t_p_value(t, n - 1, alternative)),
+        alternative=alternative,
+        mean_difference=_scalar_or_array(mean),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=_scalar_or_array(d_z),
+        hedges_g=_scalar_or_array(g),
+        n=n,
+        df=n - 1,
+        statistic_name="t",
+        method="Student's t distribution",
+        details={"sd": _scalar_or_array(sd), "se": _scalar_or_array(se)},
+    )
+
+
+def _signed_rank_pmf(weights: np.ndarray) -> np.ndarray:
+    """Null distribution of Σ_{i: sign_i = +} weights_i under independent fair signs.
+
+    ``weights`` are non-negative integers (twice the ranks, so tied half-ranks stay
+    integral); returns P(sum = k) for k = 0 .. Σ weights.
+    """
+    pmf = np.ones(1)
+    for weight in weights.tolist():
+        grown = np.zeros(len(pmf) + weight)
+        grown[: len(pmf)] += 0.5 * pmf
+        grown[weight:] += 0.5 * pmf
+        pmf = grown
+    return pmf
+
+
+def _wilcoxon_row(
+    differences: np.ndarray, alternative: str, zero_method: str, method: str, correction: bool
+) -> dict:
+    from scipy import stats
+
+    n_total = len(differences)
+    zero = differences == 0
+    n_zero = int(zero.sum())
+    if zero_method == "wilcox":
+        ranked = differences[~zero]
+        ranks = stats.rankdata(np.abs(ranked))
+        zero_ranks = np.zeros(0)
+    else:
+        all_ranks = stats.rankdata(np.abs(differences))
+        ranked, ranks, zero_ranks = differences[~zero], all_ranks[~zero], all_ranks[zero]
+    _, tie_sizes = np.unique(np.abs(ranked), return_counts=True)
+    has_ties = bool((tie_sizes > 1).any()) or (zero_method != "wilcox" and n_zero > 1)
+    shift = zero_ranks.sum() / 2 if zero_method == "zsplit" else 0.0
+    w_plus = ranks[ranked > 0].sum() + shift
+    w_minus = ranks[ranked < 0].sum() + shift
+
+    chosen = method
+    if method == "auto":  # scipy.stats.wilcoxon's rule (scipy 1.17)
+        if n_total > 50:
+            chosen = "approx"
+        elif not has_ties and n_zero == 0:
+            chosen = "exact"
+        else:
+            chosen = "exact" if n_total <= 13 else "approx"
+
+    row = {"w_plus": w_plus, "w_minus": w_minus, "nonzero": len(ranked), "z": math.nan}
+    if len(ranked) == 0:
+        row.update(p_value=1.0, method=chosen)
+        return row
+    if chosen == "exact":
+        weights = np.rint(2 * ranks).astype(np.int64)
+        pmf = _signed_rank_pmf(weights)
+        observed = int(weights[ranked > 0].sum())
+        p_less, p_greater = pmf[: observed + 1].sum(), pmf[observed:].sum()
+        if alternative == "two-sided":
+            p_value = min(1.0, 2 * min(p_less, p_greater))
+        else:
+            p_value = p_greater if alternative == "greater" else p_less
+    else:
+        count = len(ranked) if zero_method == "wilcox" else n_total
+        mean = count * (count + 1) / 4
+        variance = count * (count + 1) * (2 * count + 1)
+        tie_term = float((tie_sizes**3 - tie_sizes).sum())
+        if zero_method == "pratt":
+            mean -= n_zero * (n_zero + 1) / 4
+            variance -= n_zero * (n_zero + 1) * (2 * n_zero + 1)
+        elif zero_method == "zsplit":
+            tie_term += n_zero**3 - n_zero
+        se = math.sqrt((variance - tie_term / 2) / 24)
+        z = (w_plus - mean) / se
+        if correction:
+            direction = {"greater": 1.0, "less": -1.0}.get(alternative, float(np.sign(z)))
+            z -= direction * 0.5 / se
+        p_value = float(_normal_p_value(z, alternative))
+        row["z"] = z
+    row.update(p_value=float(p_value), method=chosen)
+    return row
+
+
+def wilcoxon(
+    x,
+    y=None,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    *,
+    zero_method: str = "wilcox",
+    method: str = "auto",
+    correction: bool = False,
+) -> TestResult:
+    """Wilcoxon signed-rank test on d = y − x (or d = x): is d symmetric about 0?
+
+    The statistic is W+ = the sum of the ranks of |d| over the queries where B is better
+    (``details["w_minus"]`` the other sum; scipy reports min(W+, W−) for two-sided tests).
+
+    Defaults are scipy.stats.wilcoxon's, and so are the p-values (checked against scipy
+    1.17; each row of a 2-D input is treated as scipy treats a 1-D input):
+
+    * ``zero_method="wilcox"``: zero differences are dropped before ranking.  ``"pratt"``
+      ranks them with the others and then drops them; ``"zsplit"`` splits their ranks
+      between W+ and W−.
+    * ``method="auto"``: the exact null distribution when there are at most 50 queries and
+      no ties and no zeros; with ties or zeros, exact when n ≤ 13 (scipy: an exhaustive
+      permutation test — the same numbers) and the normal approximation otherwise; the
+      normal approximation above 50 queries.  ``"exact"`` always uses the exact
+      distribution of W+ given the observed ranks (ties and zeros included, by counting
+      sign assignments; scipy's ``"exact"`` instead rounds a tied statistic and uses the
+      untied distribution).  ``"approx"``: normal approximation with the tie correction
+      (and, with ``correction=True``, a continuity correction; default off, as scipy).
+    * Exact two-sided p-value: 2 · min(P(W+ ≤ w), P(W+ ≥ w)), capped at 1.
+
+    The confidence interval is the t interval of the mean difference; ``details`` also has
+    the matched-pairs rank-biserial correlation (W+ − W−) / (W+ + W−).  A 2-D input is
+    tested row by row.  No non-zero difference → p-value 1.
+    """
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if zero_method not in ("wilcox", "pratt", "zsplit"):
+        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
+    if method not in ("auto", "exact", "approx"):
+        raise ValueError(f"method must be 'auto', 'exact' or 'approx', got {method!r}")
+    rows = [
+        _wilcoxon_row(row, alternative, zero_method, method, bool(correction))
+        for row in np.atleast_2d(differences)
+    ]
+
+    def column(key):
+        values = np.array([row[key] for row in rows])
+        return values if differences.ndim == 2 else values[0].item()
+
+    mean, sd, d_z, g = _paired_effects(differences)
+    low, high = _paired_t_interval(differences, sd, confidence, alternative)
+    w_plus, w_minus = np.asarray(column("w_plus")), np.asarray(column("w_minus"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rank_biserial = (w_plus - w_minus) / (w_plus + w_minus)
+    methods = sorted({row["method"] for row in rows})
+    return TestResult(
+        name="Wilcoxon signed-rank test",
+        statistic=column("w_plus"),
+        p_value=column("p_value"),
+        alternative=alternative,
+        mean_difference=_scalar_or_array(mean),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=_scalar_or_array(d_z),
+        hedges_g=_scalar_or_array(g),
+        n=differences.shape[-1],
+        statistic_name="W+",
+        method=" / ".join(
+            "exact null distribution" if m == "exact" else "normal approximation" for m in methods
+        )
+        + f" (zeros: {zero_method})",
+        details={
+            "w_minus": column("w_minus"),
+            "nonzero": column("nonzero"),
+            "z": column("z"),
+            "rank_biserial": _scalar_or_array(rank_biserial),
+            "zero_method": zero_method,
+            "exact": column("method") == "exact"
+            if differences.ndim == 1
+            else np.array([row["method"] == "exact" for row in rows]),
+            "correction": bool(correction),
+        },
+    )
+
+
+def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+    """Sign test: among the queries where the systems differ, does B win more than half?
+
+    The statistic is the number of wins of B (d > 0) among the m queries with d ≠ 0; ties
+    (d = 0) are dropped.  p-values are binomial(m, 1/2) tails: P(X ≥ wins) for "greater",
+    P(X ≤ wins) for "less", and 2 · min of the two (capped at 1) for two-sided — equal to
+    ``scipy.stats.binomtest(wins, m)``.  No non-zero difference → p-value 1.  The confidence
+    interval is the t interval of the mean difference.  Vectorised over rows.
+    """
+    from scipy import stats
+
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    wins = (differences > 0).sum(axis=-1)
+    losses = (differences < 0).sum(axis=-1)
+    m = wins + losses
+    p_greater = stats.binom.sf(wins - 1, m, 0.5)
+    p_less = stats.binom.cdf(wins, m, 0.5)
+    if alternative == "two-sided":
+        p_value = np.minimum(1.0, 2 * np.minimum(p_greater, p_less))
+    else:
+        p_value = p_greater if alternative == "greater" else p_less
+    p_value = np.where(m == 0, 1.0, p_value)
+    mean, sd, d_z, g = _paired_effects(differences)
+    low, high = _paired_t_interval(differences, sd, confidence, alternative)
+
+    def counts(values):
+        return int(values) if np.ndim(values) == 0 else values
+
+    return TestResult(
+        name="sign test",
+        statistic=counts(wins),
+        p_value=_scalar_or_array(p_value),
+        alternative=alternative,
+        mean_difference=_scalar_or_array(mean),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=_scalar_or_array(d_z),
+        hedges_g=_scalar_or_array(g),
+        n=differences.shape[-1],
+        statistic_name="wins",
+        method="binomial(m, 1/2), ties dropped",
+        details={
+            "wins": counts(wins),
+            "losses": counts(losses),
+            "ties": counts(differences.shape[-1] - m),
+        },
+    )
+
+
+def _exact_flips(n: int, start: int, stop: int) -> np.ndarray:
+    """Sign vectors number start..stop−1 of the 2^(n−1) with a + first sign (float ±1)."""
+    codes = np.arange(start, stop, dtype=np.int64)
+    bits = (codes[:, None] >> np.arange(n - 1, dtype=np.int64)) & 1
+    flips = np.ones((stop - start, n))
+    flips[:, 1:] = 1.0 - 2.0 * bits
+    return flips
+
+
+def _all_flips(k: int) -> np.ndarray:
+    """All 2^k sign vectors of length k (float ±1), one per row."""
+    codes = np.arange(1 << k, dtype=np.int64)
+    return 1.0 - 2.0 * ((codes[:, None] >> np.arange(k, dtype=np.int64)) & 1)
+
+
+def _exact_sum_counts(rows, observed, tolerance, alternative) -> np.ndarray:
+    """Per row, how many of the 2^n sign flips give a sum at least as extreme as observed.
+
+    Meet in the middle: the sums over the first and the last half of the queries take
+    2^(n/2) values each; a flip's sum is one of each, so sorting one half and searching it
+    for every value of the other counts all 2^n flips in O(2^(n/2) log) per row.
+    """
+    n = rows.shape[1]
+    half = n // 2
+    left, right = _all_flips(half), _all_flips(n - half)
+    counts = np.zeros(len(rows), dtype=np.int64)
+    step = max(1, _BLOCK_ELEMENTS // len(right))
+    for begin in range(0, len(rows), step):
+        block = slice(begin, begin + step)
+        left_sums = rows[block, :half] @ left.T
+        right_sums = np.sort(rows[block, half:] @ right.T, axis=1)
+        for offset, (sums, sorted_sums) in enumerate(zip(left_sums, right_sums, strict=True)):
+            row = begin + offset
+
+            def at_least(value, sums=sums, sorted_sums=sorted_sums):
+                below = np.searchsorted(sorted_sums, value - sums, side="left")
+                return len(sums) * len(sorted_sums) - int(below.sum())
+
+            def at_most(value, sums=sums, sorted_sums=sorted_sums):
+                return int(np.searchsorted(sorted_sums, value - sums, side="right").sum())
+
+            if alternative == "greater":
+                counts[row] = at_least(observed[row] - tolerance[row])
+            elif alternative == "less":
+                counts[row] = at_most(observed[row] + tolerance[row])
+            else:
+                bound = abs(observed[row]) - tolerance[row]
+                counts[row] = at_least(bound) + at_most(-bound) if bound > 0 else 1 << n
+    return counts
+
+
+def _flip_statistics(rows: np.ndarray, flips: np.ndarray, statistic: str) -> np.ndarray:
+    """(comparisons × flips) values of the statistic (sum or median) of the flipped rows."""
+    if statistic == "mean":
+        return rows @ flips.T
+    return np.median(rows[:, None, :] * flips[None, :, :], axis=2)
+
+
+def _count_extreme(null: np.ndarray, observed: np.ndarray, tolerance: np.ndarray, alternative):
+    """Per row, how many null values are at least as extreme as the observed one."""
+    if alternative == "greater":
+        return (null >= (observed - tolerance)[:, None]).sum(axis=1)
+    if alternative == "less":
+        return (null <= (observed + tolerance)[:, None]).sum(axis=1)
+    return (np.abs(null) >= (np.abs(observed) - tolerance)[:, None]).sum(axis=1)
+
+
+def permutation_test(
+    x,
+    y=None,
+    *,
+    statistic: str = "mean",
+    alternative: str = "two-sided",
+    exact: bool | None = None,
+    permutations: int = 100_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> TestResult:
+    """Fisher's randomisation test for paired data: random sign flips of d = y − x (or x).
+
+    Under the null hypothesis that A and B are exchangeable on every query, each difference
+    is as likely to be d_i as −d_i.  The statistic is the mean (or, ``statistic="median"``,
+    the median) of the differences; the null distribution is that of the statistic over
+    sign-flipped differences.
+
+    * ``exact=None`` (default): enumerate all 2^n sign flips when n ≤ ``EXACT_MAX_QUERIES``
+      (20), else Monte Carlo.  ``exact=True`` forces enumeration (up to 32 queries for the
+      mean, 24 for the median); ``exact=False`` forces Monte Carlo.
+    * Exact p-value: (number of the 2^n flips — the identity included — whose statistic is
+      at least as extreme) / 2^n.  "At least as extreme": ≥ observed ("greater"),
+      ≤ observed ("less"), |·| ≥ |observed| (two-sided), with a relative tolerance of 1e-10
+      for floating-point ties.  For the mean, the 2^n sums are counted from the 2^(n/2)
+      sums of each half of the queries (sort one half, binary-search it: milliseconds per
+      row at n = 20); for the median, 2^(n−1) flips are evaluated (flipping every sign
+      negates the statistic).
+    * Monte Carlo p-value: (count + 1) / (permutations + 1) over ``permutations`` random
+      flips (Phipson & Smyth 2010: never 0, and a valid test); ``details["mc_se"]`` is its
+      standard error √(p (1 − p) / permutations).  The flips come from
+      ``numpy.random.default_rng(seed)`` in fixed blocks, shared by all rows.
+    * 2-D input: every row is tested against the same flips; the mean statistic is a
+      matrix product of the differences with a ±1 flip matrix, in blocks.
+
+    The reported statistic is the observed mean (or median) difference; the confidence
+    interval is the t interval of the mean difference.
+    """
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if statistic not in ("mean", "median"):
+        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
+    n = differences.shape[-1]
+    if exact is None:
+        exact = n <= EXACT_MAX_QUERIES
+    limit = _EXACT_LIMIT[statistic]
+    if exact and n > limit:
+        raise ValueError(
+            f"exact enumeration of the sign flips of the {statistic} is limited to "
+            f"{limit} queries, got {n}; use exact=False (Monte Carlo)"
+        )
+    if not exact and (
+        isinstance(permutations, bool) or int(permutations) != permutations or permutations < 1
+    ):
+        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+    rows = np.atleast_2d(differences)
+    if statistic == "mean":
+        observed = rows.sum(axis=1)  # the sum: same ordering as the mean, no division
+        tolerance = 1e-10 * np.abs(rows).sum(axis=1)
+    else:
+        observed = np.median(rows, axis=1)
+        tolerance = 1e-10 * np.abs(rows).max(axis=1)
+    per_flip = n if statistic == "median" else 1
+    counts = np.zeros(len(rows), dtype=np.int64)
+
+    def accumulate(flips: np.ndarray, both_signs: bool) -> None:
+        step = max(1, _BLOCK_ELEMENTS // (len(flips) * per_flip))
+        for begin in range(0, len(rows), step):
+            block = slice(begin, begin + step)
+            null = _flip_statistics(rows[block], flips, statistic)
+            counts[block] += _count_extreme(null, observed[block], tolerance[block], alternative)
+            if both_signs:  # the negated flips
+                counts[block] += _count_extreme(
+                    -null, observed[block], tolerance[block], alternative
+                )
+
+    if exact and statistic == "mean":
+        counts = _exact_sum_counts(rows, observed, tolerance, alternative)
+    elif exact:
+        half = 1 << (n - 1)
+        draw = max(1, min(half, _BLOCK_ELEMENTS // (16 * n)))
+        for start in range(0, half, draw):
+            accumulate(_exact_flips(n, start, min(half, start + draw)), both_signs=True)
+    if exact:
+        total = 1 << n
+        p_value = counts / total
+        details = {"exact": True, "permutations": total, "count": counts}
+        method = f"exact: all 2^{n} sign flips"
+        used_seed = None
+    else:
+        rng = np.random.default_rng(seed)
+        permutations = int(permutations)
+        for start in range(0, permutations, _DRAW_BLOCK):
+            size = min(_DRAW_BLOCK, permutations - start)
+            bits = rng.integers(0, 2, size=(size, n), dtype=np.int8)
+            accumulate(1.0 - 2.0 * bits, both_signs=False)
+        p_value = (counts + 1) / (permutations + 1)
+        details = {
+            "exact": False,
+            "permutations": permutations,
+            "count": counts,
+            "mc_se": np.sqrt(p_value * (1 - p_value) / permutations),
+        }
+        method = f"Monte Carlo: {permutations} random sign flips, (count + 1)/(B + 1)"
+        used_seed = seed
+    mean, sd, d_z, g = _paired_effects(differences)
+    low, high = _paired_t_interval(differences, sd, confidence, alternative)
+    shape = differences.shape[:-1]
+    reported = observed / n if statistic == "mean" else observed
+    details["count"] = details["count"].reshape(shape) if shape else int(details["count"][0])
+    if not exact:
+        details["mc_se"] = _scalar_or_array(details["mc_se"].reshape(shape))
+    return TestResult(
+        name="permutation test (paired sign flips)",
+        statistic=_scalar_or_array(reported.reshape(shape)),
+        p_value=_scalar_or_array(p_value.reshape(shape)),
+        alternative=alternative,
+        mean_difference=_scalar_or_array(mean),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=_scalar_or_array(d_z),
+        hedges_g=_scalar_or_array(g),
+        n=n,
+        statistic_name=statistic,
+        method=method,
+        details=details,
+        seed=used_seed,
+    )
+
+
+def _bootstrap_counts(rng: np.random.Generator, samples: int, n: int) -> np.ndarray:
+    """(samples × n) multiplicities of each query in each resample of n with replacement."""
+    counts = np.empty((samples, n))
+    for start in range(0, samples, _DRAW_BLOCK):
+        size = min(_DRAW_BLOCK, samples - start)
+        picks = rng.integers(0, n, size=(size, n))
+        flat = (np.arange(size)[:, None] * n + picks).ravel()
+        counts[start : start + size] = np.bincount(flat, minlength=size * n).reshape(size, n)
+    return counts
+
+
+def paired_bootstrap(
+    x,
+    y=None,
+    *,
+    alternative: str = "two-sided",
+    samples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> TestResult:
+    """Sakai's paired bootstrap test (Sakai, "Evaluating evaluation metrics based on the
+    bootstrap", SIGIR 2006) and a percentile interval of the mean difference.
+
+    Test: with d = y − x (or x), t = mean(d) / (sd(d)/√n).  The differences are shifted to
+    mean 0 (w = d − mean(d): the null hypothesis holds for w), resampled with replacement
+    ``samples`` times, and t* computed on each resample; the p-value counts the resamples
+    with t* at least as extreme as t (|t*| ≥ |t| two-sided — Sakai's achieved significance
+    level —, t* ≥ t "greater", t* ≤ t "less") and is (count + 1) / (samples + 1); Sakai
+    reports count / samples (``details["count"]`` gives it).  A resample whose t* is
+    undefined (all values equal) is not counted as extreme.
+
+    Interval: percentile bootstrap of the mean difference from the same resamples
+    (quantiles (1 − confidence)/2 and (1 + confidence)/2, numpy's linear interpolation;
+    one-sided alternatives: the 1 − confidence or the confidence quantile and ±∞).
+
+    Resamples come from ``numpy.random.default_rng(seed)`` and are shared by all rows of a
+    2-D input.  The statistic reported is t.  Differences all equal → p-value NaN (all zero)
+    or 1 / (samples + 1) (constant, non-zero).
+    """
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    if isinstance(samples, bool) or int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    samples = int(samples)
+    rows = np.atleast_2d(differences)
+    n = rows.shape[1]
+    mean, sd, d_z, g = _paired_effects(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_observed = mean / (sd / math.sqrt(n))
+    centered = rows - mean[:, None]
+    counts_matrix = _bootstrap_counts(np.random.default_rng(seed), samples, n).T
+    extreme = np.zeros(len(rows), dtype=np.int64)
+    if alternative == "two-sided":
+        quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
+    else:
+        quantiles = [1 - confidence] if alternative == "greater" else [confidence]
+    bounds = np.empty((len(rows), len(quantiles)))
+    step = max(1, _BLOCK_ELEMENTS // samples)
+    for begin in range(0, len(rows), step):
+        block = slice(begin, begin + step)
+        resampled_mean = centered[block] @ counts_matrix / n
+        resampled_squares = centered[block] ** 2 @ counts_matrix
+        variance = np.maximum(resampled_squares - n * resampled_mean**2, 0.0) / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_star = resampled_mean / np.sqrt(variance / n)
+        observed = t_observed[block][:, None]
+        if alternative == "two-sided":
+            hits = np.abs(t_star) >= np.abs(observed)
+        elif alternative == "greater":
+            hits = t_star >= observed
+        else:
+            hits = t_star <= observed
+        extreme[block] = hits.sum(axis=1)
+        bounds[block] = np.quantile(resampled_mean, quantiles, axis=1).T + mean[block, None]
+    p_value = np.where(np.isnan(t_observed), np.nan, (extreme + 1) / (samples + 1))
+    if alternative == "two-sided":
+        low, high = bounds[:, 0], bounds[:, 1]
+    elif alternative == "greater":
+        low, high = bounds[:, 0], np.full(len(rows), math.inf)
+    else:
+        low, high = np.full(len(rows), -math.inf), bounds[:, 0]
+    shape = differences.shape[:-1]
+
+    def out(values):
+        return _scalar_or_array(np.asarray(values).reshape(shape))
+
+    return TestResult(
+        name="paired bootstrap test (Sakai 2006)",
+        statistic=out(t_observed),
+        p_value=out(p_value),
+        alternative=alternative,
+        mean_difference=out(mean),
+        ci_low=out(low),
+        ci_high=out(high),
+        confidence=confidence,
+        effect_size=out(d_z),
+        hedges_g=out(g),
+        n=n,
+        statistic_name="t",
+        method=f"{samples} bootstrap resamples of the shifted differences; percentile CI",
+        details={
+            "samples": samples,
+            "count": extreme.reshape(shape) if shape else int(extreme[0]),
+            "sd": out(sd),
+        },
+        seed=seed,
+    )
+
+
+# --------------------------------------------------------------------- unpaired tests
+
+
+def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult:
+    x, y = _two_samples(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    n_x, n_y = x.shape[-1], y.shape[-1]
+    difference = y.mean(axis=-1) - x.mean(axis=-1)
+    pooled = _pooled_sd(x, y)
+    if equal_var:
+        se = pooled * math.sqrt(1 / n_x + 1 / n_y)
+        df = n_x + n_y - 2
+    else:
+        se, df = _welch_se_df(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = difference / se
+        d = difference / pooled
+    low, high = _t_interval(difference, se, df, confidence, alternative)
+    return TestResult(
+        name="Student's t-test" if equal_var else "Welch's t-test",
+        statistic=_scalar_or_array(t),
+        p_value=_scalar_or_array(_t_p_value(t, df, alternative)),
+        alternative=alternative,
+        mean_difference=_scalar_or_array(difference),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=_scalar_or_array(d),
+        hedges_g=_scalar_or_array(d * hedges_correction(n_x + n_y - 2)),
+        n=n_x + n_y,
+        df=df if equal_var else _scalar_or_array(df),
+        statistic_name="t",
+        effect_size_name="d",
+        method="pooled variance" if equal_var else "separate variances, Welch–Satterthwaite df",
+        details={
+            "mean_x": _scalar_or_array(x.mean(axis=-1)),
+            "mean_y": _scalar_or_array(y.mean(axis=-1)),
+            "sd_x": _scalar_or_array(x.std(axis=-1, ddof=1)),
+            "sd_y": _scalar_or_array(y.std(axis=-1, ddof=1)),
+            "se": _scalar_or_array(se),
+        },
+    )
+
+
+def student_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+    """Student's two-sample t-test (equal variances) of mean(y) − mean(x).
+
+    Pooled variance, n_x + n_y − 2 degrees of freedom; equals
+    ``scipy.stats.ttest_ind(y, x)``.  Effect size: Cohen's d with the pooled sd, and Hedges'
+    g = d · J(n_x + n_y − 2).  2-D inputs: one row per comparison (same row count).
+    """
+    return _independent_t(x, y, alternative, confidence, equal_var=True)
+
+
+def welch_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+    """Welch's t-test (unequal variances) of mean(y) − mean(x).
+
+    se² = s_x²/n_x + s_y²/n_y, Welch–Satterthwaite degrees of freedom; equals
+    ``scipy.stats.ttest_ind(y, x, equal_var=False)``.  The effect size is the same Cohen's
+    d (pooled sd) and Hedges' g as :func:`student_t`.
+    """
+    return _independent_t(x, y, alternative, confidence, equal_var=False)
+
+
+# -------------------------------------------------------------------------- rates
+
+
+def _check_counts(successes_a, n_a, successes_b, n_b) -> tuple[int, int, int, int]:
+    values = []
+    for name, value in (
+        ("successes_a", successes_a),
+        ("n_a", n_a),
+        ("successes_b", successes_b),
+        ("n_b", n_b),
+    ):
+        if isinstance(value, bool) or not float(value).is_integer() or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        values.append(int(value))
+    s_a, total_a, s_b, total_b = values
+    if total_a < 1 or total_b < 1:
+        raise ValueError("each group needs at least one observation (n_a, n_b ≥ 1)")
+    if s_a > total_a or s_b > total_b:
+        raise ValueError("successes cannot exceed the number of observations")
+    return s_a, total_a, s_b, total_b
+
+
+def _wald_interval(rate_a, n_a, rate_b, n_b, confidence, alternative):
+    from scipy import stats
+
+    difference = rate_b - rate_a
+    se = math.sqrt(rate_a * (1 - rate_a) / n_a + rate_b * (1 - rate_b) / n_b)
+    if alternative == "two-sided":
+        half = stats.norm.ppf(0.5 + confidence / 2) * se
+        return difference - half, difference + half
+    half = stats.norm.ppf(confidence) * se
+    return (
+        (difference - half, math.inf)
+        if alternative == "greater"
+        else (-math.inf, difference + half)
+    )
+
+
+def _wilson(successes: int, total: int, z: float) -> tuple[float, float]:
+    rate = successes / total
+    centre = (rate + z * z / (2 * total)) / (1 + z * z / total)
+    half = z / (1 + z * z / total) * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total**2))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _newcombe_interval(s_a, n_a, s_b, n_b, confidence, alternative):
+    """Newcombe's hybrid score interval of rate_b − rate_a (Newcombe 1998, method 10)."""
+    from scipy import stats
+
+    level = 0.5 + confidence / 2 if alternative == "two-sided" else confidence
+    z = float(stats.norm.ppf(level))
+    rate_a, rate_b = s_a / n_a, s_b / n_b
+    low_a, high_a = _wilson(s_a, n_a, z)
+    low_b, high_b = _wilson(s_b, n_b, z)
+    difference = rate_b - rate_a
+    low = difference - math.sqrt((rate_b - low_b) ** 2 + (high_a - rate_a) ** 2)
+    high = difference + math.sqrt((high_b - rate_b) ** 2 + (rate_a - low_a) ** 2)
+    if alternative == "greater":
+        return low, math.inf
+    if alternative == "less":
+        return -math.inf, high
+    return low, high
+
+
+def two_proportion_z(
+    successes_a: int,
+    n_a: int,
+    successes_b: int,
+    n_b: int,
+    alternative: str = "two-sided",
+    pooled: bool = True,
+    confidence: float = 0.95,
+) -> TestResult:
+    """Two-proportion z-test of rate_b − rate_a (A/B tests of click-through, conversion).
+
+    z = (p_b − p_a) / se with, when ``pooled`` (the usual test), se² = p̄ (1 − p̄)
+    (1/n_a + 1/n_b) and p̄ = (s_a + s_b)/(n_a + n_b); otherwise the unpooled
+    se² = p_a (1 − p_a)/n_a + p_b (1 − p_b)/n_b.  p-values from the standard normal.
+
+    The confidence interval is the Wald interval p_b − p_a ± z · (unpooled se) — simple, but
+    too narrow with few successes or failures; prefer :func:`fisher_exact` (Newcombe
+    interval) there.  Effect size: Cohen's h.  ``details`` has both rates and the relative
+    difference (lift) p_b / p_a − 1.  When se = 0 and p_b = p_a, z is NaN and p is 1.
+    """
+    s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    rate_a, rate_b = s_a / total_a, s_b / total_b
+    difference = rate_b - rate_a
+    if pooled:
+        overall = (s_a + s_b) / (total_a + total_b)
+        se = math.sqrt(overall * (1 - overall) * (1 / total_a + 1 / total_b))
+    else:
+        se = math.sqrt(rate_a * (1 - rate_a) / total_a + rate_b * (1 - rate_b) / total_b)
+    if se > 0:
+        z = difference / se
+        p_value = float(_normal_p_value(z, alternative))
+    elif difference == 0:
+        z, p_value = math.nan, 1.0
+    else:
+        z = math.copysign(math.inf, difference)
+        p_value = float(_normal_p_value(z, alternative))
+    low, high = _wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative)
+    return TestResult(
+        name="two-proportion z-test",
+        statistic=z,
+        p_value=p_value,
+        alternative=alternative,
+        mean_difference=difference,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=cohens_h(rate_a, rate_b),
+        hedges_g=None,
+        n=total_a + total_b,
+        statistic_name="z",
+        effect_size_name="h",
+        method=("pooled" if pooled else "unpooled") + " standard error; Wald interval",
+        details={
+            "rate_a": rate_a,
+            "rate_b": rate_b,
+            "relative_difference": difference / rate_a if rate_a > 0 else math.nan,
+            "se": se,
+            "pooled": bool(pooled),
+        },
+    )
+
+
+def fisher_exact(
+    successes_a: int,
+    n_a: int,
+    successes_b: int,
+    n_b: int,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+) -> TestResult:
+    """Fisher's exact test for two rates (small A/B tests).
+
+    The 2×2 table is [[s_b, n_b − s_b], [s_a, n_a − s_a]], so the statistic — the sample
+    odds ratio, as ``scipy.stats.fisher_exact`` reports it — is the odds of success of B over
+    those of A, and "greater" means B's rate is higher.  The p-value is scipy's (two-sided:
+    the sum of the probabilities of the tables no more likely than the observed one).
+
+    The confidence interval of rate_b − rate_a is Newcombe's hybrid score interval
+    (Newcombe 1998, method 10, built from Wilson intervals; sound for small counts).
+    ``details`` has the conditional maximum-likelihood odds ratio and its exact interval
+    (``scipy.stats.contingency.odds_ratio``).  Effect size: Cohen's h.
+    """
+    from scipy import stats
+    from scipy.stats.contingency import odds_ratio
+
+    s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    table = [[s_b, total_b - s_b], [s_a, total_a - s_a]]
+    sample_odds_ratio, p_value = stats.fisher_exact(table, alternative=alternative)
+    conditional = odds_ratio(table, kind="conditional")
+    interval = conditional.confidence_interval(confidence, alternative=alternative)
+    low, high = _newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative)
+    rate_a, rate_b = s_a / total_a, s_b / total_b
+    return TestResult(
+        name="Fisher's exact test",
+        statistic=float(sample_odds_ratio),
+        p_value=float(p_value),
+        alternative=alternative,
+        mean_difference=rate_b - rate_a,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=cohens_h(rate_a, rate_b),
+        hedges_g=None,
+        n=total_a + total_b,
+        statistic_name="odds ratio",
+        effect_size_name="h",
+        method="hypergeometric (scipy); Newcombe interval of the difference",
+        details={
+            "rate_a": rate_a,
+            "rate_b": rate_b,
+            "conditional_odds_ratio": float(conditional.statistic),
+            "odds_ratio_ci": (float(interval.low), float(interval.high)),
+        },
+    )
+
+
+# ------------------------------------------------------------------- power, sample size
+
+
+def _check_probability(value: float, name: str) -> float:
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return float(value)
+
+
+def power_paired_t(
+    effect_size: float, n: int, alpha: float = 0.05, alternative: str = "two-sided"
+) -> float:
+    """Power of the paired t-test with n queries for a true effect d_z = ``effect_size``.
+
+    Exact, from the noncentral t distribution: df = n − 1, noncentrality δ = d_z √n;
+    two-sided power = P(T' ≥ t_{1−α/2}) + P(T' ≤ −t_{1−α/2}), "greater" P(T' ≥ t_{1−α}),
+    "less" P(T' ≤ −t_{1−α}) (T' ~ nct(df, δ)).  Same as G*Power's and R's
+    ``power.t.test(type="paired")``.
+    """
+    from scipy import stats
+
+    _check_alternative(alternative)
+    _check_probability(alpha, "alpha")
+    if not math.isfinite(effect_size):
+        raise ValueError(f"effect_size must be finite, got {effect_size!r}")
+    if isinstance(n, bool) or int(n) != n or n < 2:
+        raise ValueError(f"n must be an integer ≥ 2, got {n!r}")
+    df = int(n) - 1
+    shift = effect_size * math.sqrt(n)
+    if alternative == "two-sided":
+        critical = stats.t.ppf(1 - alpha / 2, df)
+        power = stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift)
+    elif alternative == "greater":
+        power = stats.nct.sf(stats.t.ppf(1 - alpha, df), df, shift)
+    else:
+        power = stats.nct.cdf(-stats.t.ppf(1 - alpha, df), df, shift)
+    return float(power)
+
+
+def sample_size_paired_t(
+    effect_size: float, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided"
+) -> int:
+    """Smallest number of queries n ≥ 2 whose paired t-test reaches ``power``.
+
+    Searched upwards from the normal approximation ((z_{1−α/2} + z_{power}) / d_z)² with
+    :func:`power_paired_t` (for d_z = 0.5, α = 0.05 two-sided, power 0.8: 34 queries).
+    """
+    from scipy import stats
+
+    _check_alternative(alternative)
+    _check_probability(power, "power")
+    _check_probability(alpha, "alpha")
+    if not math.isfinite(effect_size) or effect_size == 0:
+        raise ValueError(f"effect_size must be finite and non-zero, got {effect_size!r}")
+    if (alternative == "greater" and effect_size < 0) or (
+        alternative == "less" and effect_size > 0
+    ):
+        raise ValueError(f"a {alternative!r} test cannot detect an effect of {effect_size}")
+    tail = alpha / 2 if alternative == "two-sided" else alpha
+    guess = ((stats.norm.isf(tail) + stats.norm.ppf(power)) / effect_size) ** 2
+    n = max(2, math.floor(guess))
+    while n > 2 and power_paired_t(effect_size, n - 1, alpha, alternative) >= power:
+        n -= 1
+    while power_paired_t(effect_size, n, alpha, alternative) < power:
+        n += 1
+    return n
+
+
+def _two_proportion_terms(p_a: float, p_b: float) -> tuple[float, float]:
+    for name, value in (("p_a", p_a), ("p_b", p_b)):
+        if not 0 < value < 1:
+            raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    average = (p_a + p_b) / 2
+    null_sd = math.sqrt(2 * average * (1 - average))
+    alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
+    return null_sd, alternative_sd
+
+
+def power_two_proportions(
+    p_a: float, p_b: float, n_per_group: int, alpha: float = 0.05, alternative: str = "two-sided"
+) -> float:
+    """Power of the pooled two-proportion z-test with ``n_per_group`` users in each group.
+
+    Normal approximation (Fleiss, Levin & Paik 2003, §4.2, without continuity correction):
+    with Δ = p_b − p_a, p̄ = (p_a + p_b)/2, σ₀ = √(2 p̄ (1 − p̄)) (the pooled sd under the
+    null) and σ₁ = √(p_a (1 − p_a) + p_b (1 − p_b)),
+
+        power = Φ((Δ √n − z_{1−α/2} σ₀) / σ₁) + Φ((−Δ √n − z_{1−α/2} σ₀) / σ₁)   (two-sided)
+
+    and Φ((±Δ √n − z_{1−α} σ₀) / σ₁) for "greater" (+) and "less" (−).
+    """
+    from scipy import stats
+
+    _check_alternative(alternative)
+    _check_probability(alpha, "alpha")
+    if isinstance(n_per_group, bool) or int(n_per_group) != n_per_group or n_per_group < 1:
+        raise ValueError(f"n_per_group must be a positive integer, got {n_per_group!r}")
+    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
+    shift = (p_b - p_a) * math.sqrt(n_per_group)
+    if alternative == "two-sided":
+        critical = stats.norm.isf(alpha / 2) * null_sd
+        power = stats.norm.cdf((shift - critical) / alternative_sd) + stats.norm.cdf(
+            (-shift - critical) / alternative_sd
+        )
+    else:
+        critical = stats.norm.isf(alpha) * null_sd
+        sign = 1 if alternative == "greater" else -1
+        power = stats.norm.cdf((sign * shift - critical) / alternative_sd)
+    return float(power)
+
+
+def sample_size_two_proportions(
+    p_a: float, p_b: float, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided"
+) -> int:
+    """Users per group for the two-proportion z-test to reach ``power`` (normal approximation).
+
+    n = ⌈((z_{1−α/2} σ₀ + z_{power} σ₁) / (p_b − p_a))²⌉ (z_{1−α} one-sided), with σ₀, σ₁ as in
+    :func:`power_two_proportions` (Fleiss et al. 2003, eq. 4.14 without continuity
+    correction).  For p_a = 0.10, p_b = 0.15, α = 0.05 two-sided, power 0.8: 686 per group.
+    """
+    from scipy import stats
+
+    _check_alternative(alternative)
+    _check_probability(power, "power")
+    _check_probability(alpha, "alpha")
+    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
+    difference = p_b - p_a
+    if difference == 0:
+        raise ValueError("p_a and p_b must differ")
+    if (alternative == "greater" and difference < 0) or (alternative == "less" and difference > 0):
+        raise ValueError(f"a {alternative!r} test cannot detect p_b − p_a = {difference}")
+    tail = alpha / 2 if alternative == "two-sided" else alpha
+    root = (stats.norm.isf(tail) * null_sd + stats.norm.ppf(power) * alternative_sd) / difference
+    return max(1, math.ceil(root**2 - 1e-9))

@@ -1,0 +1,134 @@
+"""Meta-evaluation: rank correlations, discriminative power, robustness (independent values)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import rankscope
+from rankscope.stats.meta import (
+    discriminative_power,
+    kendall_tau,
+    paired_t_pvalues,
+    preference_tukey_pvalues,
+    tau_ap,
+)
+from rankscope.stats.study import drop_judgments, study
+from tests.conftest import run_cli
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kendall_tau_b_matches_scipy_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.integers(0, 4, 15).astype(float), rng.integers(0, 4, 15).astype(float)
+    assert kendall_tau(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_tau_ap_weighs_errors_at_the_top():
+    reference = [4, 3, 2, 1]  # A > B > C > D
+    top_swap = [3, 4, 2, 1]  # B, A, C, D
+    bottom_swap = [4, 3, 1, 2]  # A, B, D, C
+    # top swap: C(2) = 0/1, C(3) = 2/2, C(4) = 3/3 -> 2/3 * 2 - 1 = 1/3
+    assert tau_ap(top_swap, reference) == pytest.approx(1 / 3)
+    # bottom swap: 1/1 + 2/2 + 2/3 -> 2/3 * 8/3 - 1 = 7/9
+    assert tau_ap(bottom_swap, reference) == pytest.approx(7 / 9)
+    # Kendall's tau cannot tell them apart: (5 - 1) / 6 for both
+    assert kendall_tau(top_swap, reference) == pytest.approx(2 / 3)
+    assert kendall_tau(bottom_swap, reference) == pytest.approx(2 / 3)
+    assert tau_ap(reference, reference) == 1.0 and tau_ap(reference[::-1], reference) == -1.0
+
+
+def test_paired_t_pvalues_match_scipy():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.3, 0.1, (6, 20)), rng.normal(0.32, 0.1, (6, 20))
+    expected = [stats.ttest_rel(x, y).pvalue for x, y in zip(a, b, strict=True)]
+    assert paired_t_pvalues(a - b) == pytest.approx(expected, abs=1e-12)
+
+
+def _exact_preference_pvalues(prefs):
+    """Enumerate every relabelling of the systems on every query."""
+    q, n, _ = prefs.shape
+    observed = np.abs(prefs.mean(axis=0))
+    maxima = []
+    for perms in itertools.product(itertools.permutations(range(n)), repeat=q):
+        permuted = np.array([prefs[k][np.ix_(p, p)] for k, p in enumerate(perms)])
+        maxima.append(permuted.mean(axis=0).max())
+    maxima = np.array(maxima)
+    return (maxima[None, None, :] >= observed[:, :, None] - 1e-12).mean(axis=2)
+
+
+def test_preference_tukey_against_exact_enumeration():
+    prefs = np.zeros((3, 3, 3))
+    prefs[:, 0, 1], prefs[:, 0, 2], prefs[:, 1, 2] = [1, 0.5, 1], [1, 1, 0.5], [0.5, -0.5, 0]
+    prefs = prefs - prefs.transpose(0, 2, 1)
+    exact = _exact_preference_pvalues(prefs)  # (3!)^3 = 216 relabellings
+    b = 100_000
+    mc = preference_tukey_pvalues(prefs, permutations=b, seed=1)
+    se = np.sqrt(exact * (1 - exact) / b) + 1 / b
+    assert np.all(np.abs(mc - exact) <= 4 * se + 2 / b), (mc, exact)
+    again = preference_tukey_pvalues(prefs, permutations=2000, seed=7)
+    assert np.array_equal(again, preference_tukey_pvalues(prefs, permutations=2000, seed=7))
+
+
+def test_discriminative_power_extremes():
+    queries = np.linspace(0.1, 0.9, 30)
+    far = np.stack([queries, queries + 0.5, queries + 1.0])  # every pair differs on every query
+    same = np.stack([queries, queries, queries])
+    for test in ("t-bonferroni", "randomized-tukey"):
+        assert discriminative_power(far, test=test, permutations=500) == 1.0
+        assert discriminative_power(same, test=test, permutations=500) == 0.0
+    with pytest.raises(ValueError, match="unknown test"):
+        discriminative_power(far, test="z")
+
+
+def _tiny():
+    qrels = rankscope.read_qrels(
+        {f"q{i}": {"a": 1, "b": 1, "c": 0, "d": 1, "e": 0} for i in range(6)}
+    )
+    runs = {
+        "good": {f"q{i}": {"a": 5, "b": 4, "d": 3, "c": 2, "e": 1} for i in range(6)},
+        "fair": {f"q{i}": {"c": 5, "a": 4, "b": 3, "e": 2, "d": 1} for i in range(6)},
+        "poor": {f"q{i}": {"c": 5, "e": 4, "x": 3, "a": 2} for i in range(6)},
+    }
+    from rankscope.api import _runs
+
+    return qrels, _runs(runs, qrels, "error")
+
+
+def test_drop_judgments_keeps_the_quota_and_the_pool():
+    qrels, runs = _tiny()
+    kept = drop_judgments(qrels, runs, 0.4, policy="uniform", rng=np.random.default_rng(0))
+    # 5 judgments per query, 40 % -> 2 per query
+    assert len(kept) == 12
+    pooled = drop_judgments(qrels, runs, 0.4, policy="pool")
+    # a, c and e are retrieved by all three runs, b and d by two: two of a, c, e per query
+    docs = {qrels.docs.strings[d] for d in pooled.doc.tolist()}
+    assert len(pooled) == 12 and docs <= {"a", "c", "e"}
+
+
+def test_study_and_meta_command(capsys):
+    qrels, runs = _tiny()
+    result = study(qrels, runs, ["AP", "RPP"], permutations=200, samples=2)
+    assert result.measures == ["AP", "RPP"]
+    assert np.allclose(np.diag(result.tau), 1.0)
+    # both measures order good > fair > poor
+    assert result.tau[0, 1] == pytest.approx(1.0)
+    assert set(result.power) == {"AP", "RPP"}
+    assert all(0 <= v <= 1 for p in result.power.values() for v in p.values())
+    assert result.query_curves and result.judgment_curves
+    from rankscope.examples import example_paths
+
+    qpath, rpaths = example_paths()
+    args = ["meta", str(qpath), *map(str, rpaths), "--measures", "AP", "RPP"]
+    code, out, err = run_cli([*args, "--permutations", "200", "--samples", "2"], capsys)
+    assert code == 0, err
+    assert "Kendall's tau" in out and "Discriminative power" in out
+    code, out, err = run_cli([*args, "--permutations", "200", "--format", "json"], capsys)
+    report = json.loads(out)
+    assert report["measures"] == ["AP", "RPP"]
+    assert report["kendall_tau"][0][0] == 1.0 and not math.isnan(report["kendall_tau"][0][1])
