@@ -132,3 +132,17 @@ def test_study_and_meta_command(capsys):
     report = json.loads(out)
     assert report["measures"] == ["AP", "RPP"]
     assert report["kendall_tau"][0][0] == 1.0 and not math.isnan(report["kendall_tau"][0][1])
+
+
+def test_meta_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from rankscope.examples import example_paths
+
+    qpath, rpaths = example_paths()
+    image = tmp_path / "robustness.png"
+    args = ["meta", str(qpath), *map(str, rpaths), "--measures", "AP", "RPP"]
+    code, _, err = run_cli(
+        [*args, "--permutations", "100", "--samples", "2", "--plot", str(image)], capsys
+    )
+    assert code == 0, err
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -160,6 +160,7 @@ def _meta_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=int, default=10, help="random samples per point")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
+    p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=_cmd_meta)
 

@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+import numpy as np
+
 
 def meta_files(args: Any) -> int:
     from ..api import _runs, read_qrels
@@ -25,6 +27,8 @@ def meta_files(args: Any) -> int:
         robustness=not args.no_robustness,
     )
     out = sys.stdout
+    if getattr(args, "plot", None):
+        plot_robustness(result, args.plot)
     if args.format == "json":
         json.dump(
             {
@@ -64,3 +68,38 @@ def meta_files(args: Any) -> int:
                 points = "  ".join(f"{f:g}: {m:.3f}" for f, m, _ in curve)
                 out.write(f"{name:<{width}}{points}\n")
     return 0
+
+
+def plot_robustness(result: Any, path: str) -> None:
+    """The robustness curves (Figures 6-7 of Diaz & Ferraro 2022) as an image (needs the
+    ``plot`` extra: matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install 'rankscope[plot]'") from None
+    panels = [("queries", "number of queries")] + [
+        (policy, f"fraction of judgments kept ({policy})")
+        for policy in ("uniform", "pool")
+        if any(policy in c for c in result.judgment_curves.values())
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    for ax, (panel, label) in zip(axes[0], panels, strict=True):
+        for name in result.measures:
+            curve = (
+                result.query_curves.get(name, [])
+                if panel == "queries"
+                else result.judgment_curves.get(name, {}).get(panel, [])
+            )
+            if curve:
+                x, mean, sd = (np.array(v) for v in zip(*curve, strict=True))
+                ax.errorbar(x, mean, yerr=sd, label=name, marker="o", ms=3, capsize=2)
+        ax.set_xlabel(label)
+        ax.set_ylabel("Kendall's tau with all data")
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
