@@ -305,15 +305,37 @@ def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95
     _check_alternative(alternative)
     _check_confidence(confidence)
     n = differences.shape[-1]
-    mean, sd, d_z, g = _paired_effects(differences)
+    mean, sd, _, _ = _paired_effects(differences)
     se = sd / math.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / se
-    low, high = _paired_t_interval(differences, sd, confidence, alternative)
-    return TestResult(
-        name="paired t-test",
+    return _paired_result(
+        "paired t-test",
+        differences,
+        alternative,
+        confidence,
         statistic=_scalar_or_array(t),
         p_value=_scalar_or_array(_t_p_value(t, n - 1, alternative)),
+        df=n - 1,
+        statistic_name="t",
+        method="Student's t distribution",
+        details={"sd": _scalar_or_array(sd), "se": _scalar_or_array(se)},
+    )
+
+
+def _paired_result(
+    name: str,
+    differences: np.ndarray,
+    alternative: str,
+    confidence: float,
+    **fields: Any,
+) -> TestResult:
+    """A paired test's result: the mean difference, its t interval and the effect sizes are
+    those of ``differences``; ``fields`` give the test's own statistic, p-value, etc."""
+    mean, sd, d_z, g = _paired_effects(differences)
+    low, high = _paired_t_interval(differences, sd, confidence, alternative)
+    return TestResult(
+        name=name,
         alternative=alternative,
         mean_difference=_scalar_or_array(mean),
         ci_low=low,
@@ -321,11 +343,8 @@ def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95
         confidence=confidence,
         effect_size=_scalar_or_array(d_z),
         hedges_g=_scalar_or_array(g),
-        n=n,
-        df=n - 1,
-        statistic_name="t",
-        method="Student's t distribution",
-        details={"sd": _scalar_or_array(sd), "se": _scalar_or_array(se)},
+        n=differences.shape[-1],
+        **fields,
     )
 
 
@@ -459,24 +478,17 @@ def wilcoxon(
         values = np.array([row[key] for row in rows])
         return values if differences.ndim == 2 else values[0].item()
 
-    mean, sd, d_z, g = _paired_effects(differences)
-    low, high = _paired_t_interval(differences, sd, confidence, alternative)
     w_plus, w_minus = np.asarray(column("w_plus")), np.asarray(column("w_minus"))
     with np.errstate(divide="ignore", invalid="ignore"):
         rank_biserial = (w_plus - w_minus) / (w_plus + w_minus)
     methods = sorted({row["method"] for row in rows})
-    return TestResult(
-        name="Wilcoxon signed-rank test",
+    return _paired_result(
+        "Wilcoxon signed-rank test",
+        differences,
+        alternative,
+        confidence,
         statistic=column("w_plus"),
         p_value=column("p_value"),
-        alternative=alternative,
-        mean_difference=_scalar_or_array(mean),
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=_scalar_or_array(d_z),
-        hedges_g=_scalar_or_array(g),
-        n=differences.shape[-1],
         statistic_name="W+",
         method=" / ".join(
             "exact null distribution" if m == "exact" else "normal approximation" for m in methods
@@ -520,24 +532,17 @@ def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.9
     else:
         p_value = p_greater if alternative == "greater" else p_less
     p_value = np.where(m == 0, 1.0, p_value)
-    mean, sd, d_z, g = _paired_effects(differences)
-    low, high = _paired_t_interval(differences, sd, confidence, alternative)
 
     def counts(values):
         return int(values) if np.ndim(values) == 0 else values
 
-    return TestResult(
-        name="sign test",
+    return _paired_result(
+        "sign test",
+        differences,
+        alternative,
+        confidence,
         statistic=counts(wins),
         p_value=_scalar_or_array(p_value),
-        alternative=alternative,
-        mean_difference=_scalar_or_array(mean),
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=_scalar_or_array(d_z),
-        hedges_g=_scalar_or_array(g),
-        n=differences.shape[-1],
         statistic_name="wins",
         method="binomial(m, 1/2), ties dropped",
         details={
@@ -721,25 +726,18 @@ def permutation_test(
         }
         method = f"Monte Carlo: {permutations} random sign flips, (count + 1)/(B + 1)"
         used_seed = seed
-    mean, sd, d_z, g = _paired_effects(differences)
-    low, high = _paired_t_interval(differences, sd, confidence, alternative)
     shape = differences.shape[:-1]
     reported = observed / n if statistic == "mean" else observed
     details["count"] = details["count"].reshape(shape) if shape else int(details["count"][0])
     if not exact:
         details["mc_se"] = _scalar_or_array(details["mc_se"].reshape(shape))
-    return TestResult(
-        name="permutation test (paired sign flips)",
+    return _paired_result(
+        "permutation test (paired sign flips)",
+        differences,
+        alternative,
+        confidence,
         statistic=_scalar_or_array(reported.reshape(shape)),
         p_value=_scalar_or_array(p_value.reshape(shape)),
-        alternative=alternative,
-        mean_difference=_scalar_or_array(mean),
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=_scalar_or_array(d_z),
-        hedges_g=_scalar_or_array(g),
-        n=n,
         statistic_name=statistic,
         method=method,
         details=details,
