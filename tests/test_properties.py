@@ -252,6 +252,8 @@ def test_every_measure_within_its_bounds(collection, options):
         # tests/test_measures.py::test_max_docs_when_no_query_is_both_judged_and_ranked
         assume(set(qrels) & set(run))
     measures = ["all_trec", "dcg", "ideal_dcg", "P.1,2,3,50", "recall.1,2,3,50", "success.1,2,3,50"]
+    measures += ["SL(k=2)", "ESL(k=2)", "ISL", "TSL", "ASL", "PFR"]
+    measures += ["CG@5", "DCGk@5", "nDCGk@5", "ERR@5", "EU", "pFound"]
     result = evaluate_one(qrels, run, measures, **options)
     checked = set()
     by_label = dict(zip([r.label for r in result.requests], result.values, strict=True))
@@ -268,7 +270,11 @@ def test_every_measure_within_its_bounds(collection, options):
                 assert value >= 0 and float(value).is_integer(), (request.label, value)
             elif name == "relstring":
                 assert set(value) <= set("0123456789>-."), value
-            elif name in ("dcg", "ideal_dcg"):
+            elif name in ("dcg", "ideal_dcg", "SL", "ESL", "ISL", "TSL", "ASL"):
+                assert value >= 0
+            elif name in ("PFR", "ndcg_k", "err", "pfound"):
+                assert 0 <= value <= 1 + TOLERANCE, (request.label, value)
+            elif name in ("cg", "dcg_k", "eu"):  # EU sums grades: not bounded by 1
                 assert value >= 0
             elif name in ("utility", "runid", "num_q"):
                 pass  # checked below

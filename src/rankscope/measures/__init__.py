@@ -6,6 +6,7 @@ from .base import Measure, Param, Request
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
 from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
 from .incomplete import bpref, gm_bpref, infAP, rbp_resid, unj
+from .lengths import LENGTH_MEASURES
 from .preferences import PREFERENCE_MEASURES
 from .ranks import (
     P,
@@ -24,6 +25,7 @@ from .ranks import (
 )
 from .registry import Registry
 from .sets import set_F, set_map, set_P, set_recall, set_relative_P, utility
+from .user_models import USER_MODEL_MEASURES
 
 #: trec_eval's measures in the order it prints them (measures.c), then rankscope's own.
 MEASURES: list[Measure] = [
@@ -32,6 +34,8 @@ MEASURES: list[Measure] = [
     binG, G, dcg, ideal_dcg, ndcg, ndcg_rel, Rndcg, ndcg_cut, map_cut, relative_P, success,
     set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid,
     unj,
+    *USER_MODEL_MEASURES,
+    *LENGTH_MEASURES,
     *PREFERENCE_MEASURES,
 ]  # fmt: skip
 

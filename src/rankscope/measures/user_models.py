@@ -1,0 +1,311 @@
+"""User-model measures: cumulated gain at a cutoff (CG, DCG, nDCG with a choice of gain and
+discount), expected reciprocal rank (ERR), expected utility with a stopping model (EU) and
+pFound.
+
+Each measure describes a user who reads the ranking from the top and collects gain; they
+differ in how her attention decays (a discount, a persistence) and whether she stops once
+satisfied (a cascade).
+
+Gains: ``gain="linear"`` (the grade) or ``gain="exp"`` (``2^grade - 1``); a ``gains``
+dictionary ``{grade: gain}`` (API) replaces the gain of the grades it names.  Negative grades
+(pooled but unjudged, as in the TREC Web track's -2 "junk" label) and documents outside the
+judgments have gain 0, unless ``gains`` names them.  The ideal ranking orders every judged
+document of the query, retrieved or not, by decreasing gain (positive gains only), and is cut
+at the same rank k as the ranking.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import BEYOND, PAD, Ranked
+from .base import IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+from .gains import _discounted, _retrieved, ideal_gains, persistence_weights
+
+CUTOFF = Param("cutoff", int, None, "rank cutoff k (default: the whole ranking)", minimum=1)
+GAIN = Param(
+    "gain",
+    str,
+    "linear",
+    "gain of grade g: linear (g) or exp (2^g - 1)",
+    choices=("linear", "exp"),
+)
+GAINS = Param("gains", dict, None, "gain of each grade, {grade: gain}, overriding `gain`")
+DISCOUNT = Param(
+    "discount",
+    str,
+    "log2",
+    "log2: 1/log2(i+1) at rank i; jk: Järvelin–Kekäläinen's 1/max(1, log_b(i))",
+    choices=("log2", "jk"),
+)
+BASE = Param("base", float, 2.0, "base b of the jk discount (ranks below b are not discounted)")
+
+_CUTOFFS = (5, 10, 20)
+
+
+def _cut(cutoff: int | None) -> int:
+    return BEYOND - 1 if cutoff is None else int(cutoff)
+
+
+# -- gains and discounts ------------------------------------------------------------------------
+
+
+def _gain_table(r: Ranked, gain: str, gains: dict[int, float] | None) -> dict[int, float]:
+    """``{grade: gain}`` for every judged grade of the batch, with the user's overrides."""
+    levels = range(r.rel_levels.shape[1])
+    table = {g: float(2.0**g - 1.0) if gain == "exp" else float(g) for g in levels}
+    if gains:
+        table.update(gains)
+    return table
+
+
+def _jk_discount(ranks: np.ndarray, base: float) -> np.ndarray:
+    """Järvelin–Kekäläinen's divisor ``max(1, log_b(rank))`` (1 for padding)."""
+    if base <= 1:
+        raise ValueError(f"jk discount needs a base > 1 (got {base})")
+    real = np.where(ranks < BEYOND, ranks, 1).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        logb = np.log2(real) / np.log2(base)
+    return np.maximum(logb, 1.0)
+
+
+def _discount_terms(values: np.ndarray, ranks: np.ndarray, discount: str, base: float):
+    if discount == "log2":
+        return _discounted(values, ranks)  # the C library's log2, as trec_eval
+    return np.where(values != 0, values / _jk_discount(ranks, base), 0.0)
+
+
+def _dcg_parts(r, cutoff, gain, gains, discount, base):
+    """(DCG@k, ideal DCG@k) per query."""
+    k = _cut(cutoff)
+    table = _gain_table(r, gain, gains)
+    ranks, got = _retrieved(r, table)
+    within = (ranks <= k) & (ranks < BEYOND)
+    dcg = sequential_sum(_discount_terms(np.where(within, got, 0.0), ranks, discount, base))
+    ideal = ideal_gains(r, table)
+    ideal = ideal[:, : min(k, ideal.shape[1])]
+    positions = np.broadcast_to(np.arange(1, ideal.shape[1] + 1)[None, :], ideal.shape)
+    idcg = sequential_sum(_discount_terms(ideal, positions, discount, base))
+    return dcg, idcg
+
+
+def _cg(r: Ranked, cutoff=None, gain="linear", gains=None) -> np.ndarray:
+    k = _cut(cutoff)
+    ranks, got = _retrieved(r, _gain_table(r, gain, gains))
+    return sequential_sum(np.where((ranks <= k) & (ranks < BEYOND), got, 0.0))
+
+
+def _dcg_k(r: Ranked, cutoff=None, gain="linear", gains=None, discount="log2", base=2.0):
+    return _dcg_parts(r, cutoff, gain, gains, discount, base)[0]
+
+
+def _ndcg_k(r: Ranked, cutoff=None, gain="linear", gains=None, discount="log2", base=2.0):
+    dcg, idcg = _dcg_parts(r, cutoff, gain, gains, discount, base)
+    return safe_divide(dcg, np.where(idcg > 0, idcg, 0.0))
+
+
+_JK = (
+    "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, "
+    "ACM TOIS 20(4), 2002; Burges et al., Learning to rank using gradient descent, ICML 2005 "
+    "(exponential gain)."
+)
+
+CG = Measure(
+    "cg",
+    _cg,
+    doc=(
+        "Cumulated gain at cutoff k: CG@k = sum_{i<=k} gain_i, no discount.\n\n"
+        "User model: a user who reads exactly the top k documents, all with the same "
+        "attention, and collects their gain."
+    ),
+    params=(CUTOFF, GAIN, GAINS),
+    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("CG"), IrSpelling("CG", cutoff="cutoff")),
+    family="user_models",
+    reference=_JK,
+)
+
+_DCG_DOC = (
+    "sum_{i<=k} gain_i / d(i), with gain_i = g (gain=linear) or 2^g - 1 (gain=exp) for the "
+    "grade g at rank i, and discount d(i) = log2(i + 1) (discount=log2) or Järvelin and "
+    "Kekäläinen's original max(1, log_b(i)) (discount=jk, base b: rel_1 + sum_{i>=2} rel_i / "
+    "log_2(i) for b = 2; ranks below b are not discounted)."
+)
+
+dcg_k = Measure(
+    "dcg_k",
+    _dcg_k,
+    doc=(
+        "Discounted cumulated gain at cutoff k, with a choice of gain and discount: DCG@k = "
+        + _DCG_DOC
+        + "\n\nUser model: a user reading down to rank k whose attention decays with the "
+        "logarithm of the rank; the value is the total discounted gain she collects."
+    ),
+    params=(CUTOFF, GAIN, GAINS, DISCOUNT, BASE),
+    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("DCGk"), IrSpelling("DCGk", cutoff="cutoff")),
+    family="user_models",
+    reference=_JK,
+)
+
+ndcg_k = Measure(
+    "ndcg_k",
+    _ndcg_k,
+    doc=(
+        "Normalised DCG at cutoff k, with a choice of gain and discount: nDCG@k = DCG@k / "
+        "ideal DCG@k, DCG@k = "
+        + _DCG_DOC
+        + " The ideal ranking sorts all judged documents of the query by gain (0 when no "
+        "document has positive gain). nDCGk(gain=exp)@k is the TREC Web track's nDCG "
+        "(gdeval.pl).\n\n"
+        "User model: DCG's user; the value is the share of the best possible discounted "
+        "gain she collects."
+    ),
+    params=(CUTOFF, GAIN, GAINS, DISCOUNT, BASE),
+    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("nDCGk"), IrSpelling("nDCGk", cutoff="cutoff")),
+    family="user_models",
+    reference=_JK,
+)
+
+
+# -- cascade measures ---------------------------------------------------------------------------
+
+
+def _exclusive_cumprod(values: np.ndarray) -> np.ndarray:
+    """Per row, the product of the values before each column (1 for the first), multiplied
+    left to right."""
+    out = np.ones_like(values)
+    if values.shape[1] > 1:
+        out[:, 1:] = np.cumprod(values[:, :-1], axis=1)
+    return out
+
+
+def _err(r: Ranked, cutoff=None, max_grade=4) -> np.ndarray:
+    k = _cut(cutoff)
+    ranks, grades = r.rank, r.grade
+    g = np.clip(np.where(grades > 0, grades, 0), 0, max_grade).astype(np.float64)
+    stop = np.where((ranks <= k) & (grades != PAD), (2.0**g - 1.0) / 2.0**max_grade, 0.0)
+    reach = _exclusive_cumprod(1.0 - stop)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(stop > 0, reach * stop / ranks, 0.0)
+    return sequential_sum(terms)
+
+
+err = Measure(
+    "err",
+    _err,
+    doc=(
+        "Expected reciprocal rank at cutoff k: ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} "
+        "(1 - R_i), with R = (2^g - 1) / 2^g_max the probability that a document of grade g "
+        "satisfies the user (g_max = max_grade, 4 as in the TREC Web track's gdeval.pl; "
+        "grades above it count as g_max, negative grades as 0).\n\n"
+        "User model: the cascade user reads from the top and stops at rank r, once "
+        "satisfied, with probability R_r; ERR is the expected value of 1/r at her stopping "
+        "rank (0 if she never stops)."
+    ),
+    params=(
+        CUTOFF,
+        Param("max_grade", int, 4, "highest grade g_max, satisfaction 1 - 2^-g_max", minimum=1),
+    ),
+    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("ERR"), IrSpelling("ERR", cutoff="cutoff")),
+    family="user_models",
+    reference="Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded "
+    "relevance, CIKM 2009.",
+)
+
+
+def _dense_grades(r: Ranked, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Grade at every rank (negative grades and unknown documents as 0) and a mask of the
+    ranks within the ranking and the cutoff."""
+    ranks, grades = r.entries(dense=True)
+    inside = (grades != PAD) & (ranks <= _cut(cutoff))
+    return np.where(inside & (grades > 0), grades, 0), inside
+
+
+def _per_grade(grades: np.ndarray, table: dict[int, float] | None, default) -> np.ndarray:
+    if table is None:
+        return default(grades)
+    out = np.zeros(grades.shape)
+    for level, value in table.items():
+        if level >= 0:  # negative grades were mapped to 0 with the unknown documents
+            out[grades == level] = value
+    return out
+
+
+def _eu(r: Ranked, phi=None, gamma=0.9, cutoff=None) -> np.ndarray:
+    grades, inside = _dense_grades(r, cutoff)
+    utility = grades.astype(np.float64)
+    stop = _per_grade(grades, phi, lambda g: np.where(g > 0, 1.0 - 2.0 ** (-g), 0.0))
+    if np.any((stop < 0) | (stop > 1)):
+        raise ValueError("EU: stopping probabilities phi must lie in [0, 1]")
+    stop = np.where(inside, stop, 0.0)
+    patience = persistence_weights(gamma, grades.shape[1])[None, :]
+    examined = patience * _exclusive_cumprod(1.0 - stop)
+    return sequential_sum(np.where(inside, utility * stop * examined, 0.0))
+
+
+eu = Measure(
+    "eu",
+    _eu,
+    doc=(
+        "Expected utility with a stopping model: EU = sum_r y_r phi(y_r) gamma^(r-1) "
+        "prod_{r'<r} (1 - phi(y_r')), with y_r the grade at rank r (negative grades and "
+        "documents outside the judgments: 0), phi(y) the probability that the user stops "
+        "after an item of grade y (parameter phi, {grade: probability}, grades not listed "
+        "0; default 1 - 2^-y for y > 0, so 0.5, 0.75, 0.875, ... and 0 for y = 0) and gamma "
+        "the patience.\n\n"
+        "User model: a user who traverses the ranking in order, reaches each next rank with "
+        "probability gamma, and stops after an item of grade y with probability phi(y); the "
+        "utility is the grade of the item she stops at, EU its expectation."
+    ),
+    params=(
+        Param("phi", dict, None, "stopping probability per grade, {grade: phi}"),
+        Param("gamma", float, 0.9, "patience: probability of reaching the next rank", minimum=0),
+        CUTOFF,
+    ),
+    ir=(IrSpelling("EU"), IrSpelling("EU", cutoff="cutoff")),
+    family="user_models",
+    reference="Diaz, Offline metrics (lecture slides); cf. Chapelle et al., CIKM 2009 "
+    "and Moffat & Zobel, ACM TOIS 27(1), 2008.",
+)
+
+
+def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
+    grades, inside = _dense_grades(r, cutoff)
+    prel = _per_grade(grades, p_rel, lambda g: np.where(g > 0, 0.4, 0.0))
+    if np.any((prel < 0) | (prel > 1)) or not 0 <= p_break <= 1:
+        raise ValueError("pFound: p_rel and p_break must lie in [0, 1]")
+    prel = np.where(inside, prel, 0.0)
+    stay = persistence_weights(1.0 - p_break, grades.shape[1])[None, :]
+    look = stay * _exclusive_cumprod(1.0 - prel)
+    return sequential_sum(np.where(inside, look * prel, 0.0))
+
+
+pfound = Measure(
+    "pfound",
+    _pfound,
+    doc=(
+        "pFound: the probability that the user finds a relevant document, sum_i pLook[i] "
+        "pRel[i], with pLook[1] = 1 and pLook[i] = pLook[i-1] (1 - pRel[i-1]) (1 - pBreak). "
+        "pRel is given per grade (parameter p_rel, {grade: probability}, grades not listed 0; "
+        "default 0.4 for every grade > 0, 0 otherwise); pBreak (default 0.15) is the chance "
+        "of giving up after any document.\n\n"
+        "User model: Yandex's user reads from the top, stops when she finds a relevant "
+        "document (probability pRel of its grade) or, after each document, out of fatigue "
+        "(probability pBreak)."
+    ),
+    params=(
+        Param("p_rel", dict, None, "probability that a document of a grade satisfies"),
+        Param("p_break", float, 0.15, "probability of giving up after each document", minimum=0),
+        CUTOFF,
+    ),
+    ir=(IrSpelling("pFound"), IrSpelling("pFound", cutoff="cutoff")),
+    family="user_models",
+    reference="Segalovich, Machine learning in search quality at Yandex, SIGIR 2010 industry "
+    "track; Gulin, Karpovich, Raskovalov & Segalovich, Yandex at ROMIP'2009.",
+)
+
+#: In the order they print.
+USER_MODEL_MEASURES: list[Measure] = [CG, dcg_k, ndcg_k, err, eu, pfound]
