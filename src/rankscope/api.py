@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .data import JoinReport, Qrels, Run, Vocabulary, warn
+from .data import Qrels, Run, Vocabulary, warn
 from .evaluation import RunEvaluation, as_requests, evaluate_run, format_trec
 from .io import frames
 from .io import trec as trec_io
@@ -293,35 +293,20 @@ def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
 
 def evaluate_files(args: Any) -> int:
     """Run ``rankscope eval`` (arguments as parsed by the CLI)."""
-    qrels = read_qrels(args.qrels)
     paths = trec_io.run_files(args.runs)
-    requests = as_requests(args.measures or ["official"])
     fmt = args.format or ("trec" if len(paths) == 1 else "table")
-    results = []
-    runs = _unique_names(
-        [
-            read_run(path, duplicates=args.duplicates, queries=qrels.queries, docs=qrels.docs)
-            for path in paths
-        ]
+    results = evaluate_many(
+        args.qrels,
+        paths,
+        args.measures or ["official"],
+        relevance_level=args.level,
+        ties=args.ties,
+        max_docs=args.max_docs,
+        judged_only=args.judged_only,
+        complete=args.complete,
+        num_docs=args.num_docs,
+        duplicates=args.duplicates,
     )
-    per_run = [r for r in requests if r.measure.family != "preference"]
-    for run in runs:
-        report = JoinReport()
-        results.append(
-            evaluate_run(
-                qrels,
-                run,
-                per_run,
-                relevance_level=args.level,
-                ties=args.ties,
-                max_docs=args.max_docs,
-                judged_only=args.judged_only,
-                complete=args.complete,
-                num_docs=args.num_docs,
-                report=report,
-            )
-        )
-    _add_preferences(results, requests, qrels, runs, args.level, args.ties, args.max_docs)
     out = sys.stdout
     if fmt == "trec":
         for res in results:
