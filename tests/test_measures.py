@@ -207,7 +207,7 @@ def test_every_measure_has_a_hand_computed_case():
     covered |= {"runid", "num_q", "gm_map", "gm_bpref"}  # summary-only: tested below
     # own test modules: preference methods (test_preferences), search lengths (test_lengths),
     # gain and user-model measures (test_user_models)
-    own = ("preference", "lengths", "user_models")
+    own = ("preference", "lengths", "user_models", "diversity")
     per_run = {m.name for m in rankscope.MEASURES if m.family not in own}
     assert per_run <= covered
 

@@ -37,11 +37,19 @@ def read_qrels(
     relevance_col: str = "relevance",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
+    diversity: bool = False,
 ) -> Qrels:
     """Judgments from a TREC qrels file (``.gz``, ``-``), a Parquet file, a pandas/polars
-    DataFrame or Arrow table, or a ``{query_id: {doc_id: grade}}`` dict."""
+    DataFrame or Arrow table, or a ``{query_id: {doc_id: grade}}`` dict.
+
+    ``diversity=True`` reads a TREC file as diversity judgments, ``qid subtopic docno grade``.
+    """
     if isinstance(source, Qrels):
         return source
+    if diversity:
+        if not isinstance(source, str | os.PathLike):
+            raise TypeError("diversity judgments are read from TREC files (a path)")
+        return trec_io.read_diversity_qrels(source, queries, docs)
     if isinstance(source, Mapping):
         return frames.qrels_from_dict(source, queries, docs)
     if _is_frame(source):
@@ -64,12 +72,14 @@ def read_run(
     duplicates: str = "error",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
+    order: str = "score",
 ) -> Run:
     """A run from a TREC run file (``.gz``, ``-``), a Parquet file, a DataFrame or Arrow
     table, or a ``{query_id: {doc_id: score}}`` dict.
 
     ``duplicates`` decides what a document listed twice for one query does: ``error``
-    (default), ``first`` or ``max-score``.
+    (default), ``first`` or ``max-score``.  ``order="rank"`` ranks a TREC file by its rank
+    column instead of its scores (ndeval's default).
     """
     if isinstance(source, Run):
         return source if duplicates == "error" else trec_io.resolve_duplicates(source, duplicates)
@@ -86,10 +96,12 @@ def read_run(
             frames.read_parquet(source), query_col, doc_col, score_col,
             name or Path(source).stem, queries, docs, duplicates, source=str(source),
         )  # fmt: skip
-    return trec_io.read_run(source, queries, docs, name, duplicates)
+    if order != "score" and not isinstance(source, str | os.PathLike):
+        raise TypeError("order='rank' needs a TREC run file (the rank column)")
+    return trec_io.read_run(source, queries, docs, name, duplicates, order)
 
 
-def _runs(runs: Any, qrels: Qrels, duplicates: str) -> list[Run]:
+def _runs(runs: Any, qrels: Qrels, duplicates: str, order: str = "score") -> list[Run]:
     if isinstance(runs, Run | str | os.PathLike) or _is_frame(runs):
         runs = [runs]
     elif isinstance(runs, Mapping):
@@ -104,16 +116,25 @@ def _runs(runs: Any, qrels: Qrels, duplicates: str) -> list[Run]:
         else:
             return [
                 read_run(
-                    v, name=str(k), duplicates=duplicates, queries=qrels.queries, docs=qrels.docs
-                )
+                    v,
+                    name=str(k),
+                    duplicates=duplicates,
+                    queries=qrels.queries,
+                    docs=qrels.docs,
+                    order=order,
+                )  # fmt: skip
                 for k, v in runs.items()
             ]
     out: list[Run] = []
     for r in runs:
         if isinstance(r, str | os.PathLike) and str(r) != "-" and Path(r).is_dir():
-            out.extend(_runs(trec_io.run_files([r]), qrels, duplicates))
+            out.extend(_runs(trec_io.run_files([r]), qrels, duplicates, order))
         else:
-            out.append(read_run(r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs))
+            out.append(
+                read_run(
+                    r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs, order=order
+                )
+            )
     return _unique_names(out)
 
 
@@ -159,11 +180,19 @@ def evaluate_many(
     complete: bool = False,
     num_docs: int = 0,
     duplicates: str = "error",
+    order: str = "score",
+    diversity: bool | None = None,
 ) -> list[RunEvaluation]:
-    """Evaluate each run; one `RunEvaluation` per run, in input order."""
-    qrels = read_qrels(qrels)
+    """Evaluate each run; one `RunEvaluation` per run, in input order.
+
+    ``diversity`` reads a qrels file as diversity judgments (``qid subtopic docno grade``);
+    by default it does when a diversity measure is requested.
+    """
     requests = as_requests(measures)
-    run_list = _runs(runs, qrels, duplicates)
+    if diversity is None:
+        diversity = any(r.measure.family == "diversity" for r in requests)
+    qrels = read_qrels(qrels, diversity=diversity)
+    run_list = _runs(runs, qrels, duplicates, order)
     per_run = [r for r in requests if r.measure.family != "preference"]
     results = [
         evaluate_run(
@@ -222,6 +251,8 @@ def evaluate(
     complete: bool = False,
     num_docs: int = 0,
     duplicates: str = "error",
+    order: str = "score",
+    diversity: bool | None = None,
     output: str = "pandas",
 ) -> Any:
     """Evaluate runs against judgments; a tidy table with columns run, query, measure, value.
@@ -238,6 +269,11 @@ def evaluate(
         with query ``"all"``.
     relevance_level, ties, max_docs, judged_only, complete, num_docs:
         trec_eval's ``-l``, tie order, ``-M``, ``-J``, ``-c``, ``-N``.
+    order:
+        ``score`` (default) or ``rank``: rank TREC run files by their rank column.
+    diversity:
+        Read a qrels file as diversity judgments (``qid subtopic docno grade``); by default
+        when a diversity measure (α-nDCG, ERR-IA, ...) is requested.
     output:
         ``pandas`` (default), ``polars`` or ``dict`` (of columns).
 
@@ -261,6 +297,8 @@ def evaluate(
         complete=complete,
         num_docs=num_docs,
         duplicates=duplicates,
+        order=order,
+        diversity=diversity,
     )
     return frames.to_frame(_tidy(results, per_query), output)
 
@@ -306,6 +344,8 @@ def evaluate_files(args: Any) -> int:
         complete=args.complete,
         num_docs=args.num_docs,
         duplicates=args.duplicates,
+        order=getattr(args, "order", "score"),
+        diversity=getattr(args, "diversity", None) or None,
     )
     out = sys.stdout
     if fmt == "trec":

@@ -89,7 +89,56 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
         default="error",
         help="a document listed twice for a query: error (default), keep first, keep max score",
     )
+    p.add_argument(
+        "--order",
+        choices=("score", "rank"),
+        default="score",
+        help="rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
+    )
+    p.add_argument(
+        "--diversity",
+        action="store_true",
+        help="the qrels are diversity judgments, qid subtopic docno grade (implied by "
+        "diversity measures such as alpha-nDCG@20)",
+    )
     p.set_defaults(func=_cmd_eval)
+
+
+def _ndeval_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ndeval",
+        help="diversity evaluation with ndeval's output (TREC Web track)",
+        description=(
+            "Intent-aware measures (ERR-IA, alpha-nDCG, NRBP, MAP-IA, P-IA, strec) printed "
+            "exactly as ndeval 4.5 prints them: CSV, one row per topic and an amean row."
+        ),
+    )
+    p.add_argument("qrels", help="diversity qrels: qid subtopic docno grade")
+    p.add_argument("runs", nargs="+", help="TREC run files or directories")
+    p.add_argument("-alpha", "--alpha", type=float, default=0.5, help="redundancy (0.5)")
+    p.add_argument("-beta", "--beta", type=float, default=0.5, help="NRBP persistence (0.5)")
+    p.add_argument(
+        "-traditional",
+        "--traditional",
+        action="store_true",
+        help="order by score then docno (default: by the rank column)",
+    )
+    p.add_argument(
+        "-c", action="store_true", dest="complete", help="average over every judged topic"
+    )
+    p.add_argument("-M", type=int, default=None, dest="depth", metavar="N", help="cut at rank N")
+    p.set_defaults(func=_cmd_ndeval)
+
+
+def _cmd_ndeval(args: argparse.Namespace) -> int:
+    from .ndeval import ndeval_files
+
+    for name, v in (("alpha", args.alpha), ("beta", args.beta)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"-{name} must be between 0 and 1 (got {v})")
+    if args.depth is not None and args.depth <= 0:
+        raise ValueError(f"-M must be positive (got {args.depth})")
+    return ndeval_files(args)
 
 
 def _prefer_parser(sub: argparse._SubParsersAction) -> None:
@@ -227,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     _eval_parser(sub)
     _prefer_parser(sub)
     _meta_parser(sub)
+    _ndeval_parser(sub)
     pm = sub.add_parser("measures", help="list every measure with its names")
     pm.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
     pm.set_defaults(func=_cmd_measures)

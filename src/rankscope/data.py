@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .aspects import Aspects, build_aspects
+
 NONPOOL = -1
 UNJUDGED = -2
 PAD = -9
@@ -249,6 +251,7 @@ class Judged:
     missing: np.ndarray  # bool (nq,): query has judgments but the run has no ranking for it
     relevance_level: int = 1
     docs: Vocabulary | None = None
+    aspects: Aspects | None = None  # per-subtopic judgments (diversity qrels only)
 
     @functools.cached_property
     def grade(self) -> np.ndarray:
@@ -288,6 +291,13 @@ class Judged:
             start = stop
 
 
+def _columns(rows: np.ndarray, nq: int) -> np.ndarray:
+    """Column of each entry in its row's run of ``rows`` (sorted row indices)."""
+    counts = np.bincount(rows, minlength=nq)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    return np.arange(len(rows)) - starts[rows]
+
+
 #: Rank given to the padding of the sparse rectangles (beyond any real rank).
 BEYOND = 1 << 40
 
@@ -315,6 +325,9 @@ class Ranked:
         num_nonpool: np.ndarray,
         num_unjudged: np.ndarray,
         relevance_level: int = 1,
+        aspects: np.ndarray | None = None,
+        aspect_count: np.ndarray | None = None,
+        aspect_pool: np.ndarray | None = None,
     ) -> None:
         self.rank = rank  # (b, J) int64, 1-based, ascending; BEYOND as padding
         self.grade = grade  # (b, J) int64: grade >= 0 or UNJUDGED; PAD as padding
@@ -323,6 +336,11 @@ class Ranked:
         self.num_nonpool = num_nonpool
         self.num_unjudged = num_unjudged
         self.relevance_level = relevance_level
+        # Diversity judgments (see `rankscope.aspects`): the (b, J, S) subtopic relevance of
+        # each entry, relevant documents per subtopic (b, S), the ideal's candidates (b, D, S).
+        self.aspects = aspects
+        self.aspect_count = aspect_count
+        self.aspect_pool = aspect_pool
         self.rank_f = rank.astype(np.float64)
         self._cache: dict[tuple, object] = {}
 
@@ -337,11 +355,20 @@ class Ranked:
         pos = known[a:b]
         rows = np.searchsorted(offsets, pos, side="right") - 1
         ranks = pos - offsets[rows] + 1
-        return cls._rectangle(
+        out = cls._rectangle(
             rows, ranks, judged.judged_grades[a:b], stop - start, judged.num_ret[start:stop],
             judged.rel_levels[start:stop], judged.num_nonpool[start:stop],
             judged.num_unjudged[start:stop], judged.relevance_level,
         )  # fmt: skip
+        asp = judged.aspects
+        if asp is not None:
+            cells = np.zeros((*out.rank.shape, asp.count.shape[1]), dtype=bool)
+            if len(rows):
+                cells[rows, _columns(rows, stop - start)] = asp.entry[a:b]
+            out.aspects = cells
+            out.aspect_count = asp.count[start:stop]
+            out.aspect_pool = asp.pool[start:stop]
+        return out
 
     @classmethod
     def _rectangle(cls, rows, ranks, grades, nq, num_ret, levels, nonpool, unjudged, level):
@@ -350,8 +377,7 @@ class Ranked:
         rank = np.full((nq, width), BEYOND, dtype=np.int64)
         grade = np.full((nq, width), PAD, dtype=np.int64)
         if len(rows):
-            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            cols = np.arange(len(rows)) - starts[rows]
+            cols = _columns(rows, nq)
             rank[rows, cols] = ranks
             grade[rows, cols] = grades
         return cls(rank, grade, num_ret, levels, nonpool, unjudged, level)
@@ -637,6 +663,7 @@ def judge(
     """
     if relevance_level < 0:
         raise ValueError("relevance_level must be >= 0")
+    diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
     _check_qrels_duplicates(qrels)
     # Queries: those of the qrels, in output order (ids sorted as strings).
@@ -709,14 +736,25 @@ def judge(
         cand, cand_slot = cand[found], cand_slot[found]
         hit = qgrades[pos[found]]
         grades = np.where(hit >= 0, hit, UNJUDGED).astype(np.int64)
+        entry_key = pos[found]
     else:
         cand, cand_slot = cand[:0], cand_slot[:0]
+        entry_key = np.zeros(0, dtype=np.int64)
+    aspects = None
+    if diversity is not None:
+        ndocs = np.int64(max(len(qrels.docs), 1))
+        sel = qslot >= 0
+        all_keys = np.sort(qslot[sel] * ndocs + qrels.doc[sel])
+        dslot = slot[diversity.query]
+        aspects = build_aspects(diversity, dslot, nq, all_keys, entry_key, relevance_level)
     unjudged = np.bincount(cand_slot[grades == UNJUDGED], minlength=nq).astype(np.int64)
     nonpool = counts - np.bincount(cand_slot, minlength=nq)
 
     if judged_only:
         keepj = grades >= 0
         cand, cand_slot, grades = cand[keepj], cand_slot[keepj], grades[keepj]
+        if aspects is not None:
+            aspects = aspects.select(keepj)
         docs = docs[cand]
         counts = np.bincount(cand_slot, minlength=nq)
         np.cumsum(counts, out=offsets[1:])
@@ -736,6 +774,7 @@ def judge(
         missing=~present[codes],
         relevance_level=relevance_level,
         docs=run.docs,
+        aspects=aspects,
     )
 
 

@@ -266,13 +266,20 @@ def parse_run(
     docs: Vocabulary | None = None,
     name: str | None = None,
     duplicates: str = "error",
+    order: str = "score",
 ) -> Run:
     """Parse a TREC run (at least 6 fields per line; further fields are ignored).
 
     The run's name is the tag of its last line (as trec_eval) unless ``name`` is given.
+    ``order="rank"`` ranks documents by the rank column instead of the score (see
+    `rank_ordered`).
     """
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
+    if order == "rank":
+        return rank_ordered(data, source, queries, docs, name, duplicates)
+    if order != "score":
+        raise ValueError(f"order must be 'score' or 'rank' (got {order!r})")
     fast = _native_for(queries, docs)
     tag = ""
     if fast is not None:
@@ -291,6 +298,47 @@ def parse_run(
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
     run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return resolve_duplicates(run, duplicates)
+
+
+def rank_ordered(
+    data: bytes,
+    source: str,
+    queries: Vocabulary,
+    docs: Vocabulary,
+    name: str | None = None,
+    duplicates: str = "error",
+) -> Run:
+    """A run ranked by its rank column (ndeval's default order) rather than its score.
+
+    The rank must be a non-negative integer and unique within a query; the returned run's
+    score is ``-rank``, so every evaluation orders it by rank.
+    """
+    qs, ds, ss, ls = [], [], [], []
+    tag = b""
+    for number, fields in _parse_lines(data, source, is_run=True):
+        if not fields[3].isdigit():
+            raise InputError(
+                f"{source}:{number}: rank {_decode(fields[3])!r} is not a non-negative integer"
+            )
+        qs.append(_decode(fields[0]))
+        ds.append(_decode(fields[2]))
+        ss.append(-float(int(fields[3])))
+        ls.append(number)
+        tag = fields[5]
+    if not qs:
+        raise InputError(f"{source}: no ranked documents found")
+    q, d = queries.intern_many(qs), docs.intern_many(ds)
+    s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
+    key = np.lexsort((s, q))
+    same = np.flatnonzero((q[key][1:] == q[key][:-1]) & (s[key][1:] == s[key][:-1]))
+    if len(same):
+        a, b = sorted((key[same[0]], key[same[0] + 1]))
+        raise InputError(
+            f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
+            f"(lines {ls[a]} and {ls[b]})"
+        )
+    run = Run(name or _decode(tag) or Path(source).name, queries, docs, q, d, s, source, line)
     return resolve_duplicates(run, duplicates)
 
 
@@ -429,12 +477,15 @@ def read_run(
     docs: Vocabulary | None = None,
     name: str | None = None,
     duplicates: str = "error",
+    order: str = "score",
 ) -> Run:
-    """Read a TREC run file (``.gz`` and ``-`` for stdin accepted)."""
+    """Read a TREC run file (``.gz`` and ``-`` for stdin accepted); ``order="rank"`` ranks by
+    the rank column (see `rank_ordered`)."""
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
-    if _native_for(queries, docs) is None:
-        return parse_run(read_bytes(path), _source_name(path), queries, docs, name, duplicates)
+    if _native_for(queries, docs) is None or order != "score":
+        data = read_bytes(path)
+        return parse_run(data, _source_name(path), queries, docs, name, duplicates, order)
     source = _source_name(path)
     q, d, s, line, tag = _native_stream(path, source, queries, docs, is_run=True)
     if len(q) == 0:

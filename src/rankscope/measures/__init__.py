@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .base import Measure, Param, Request
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
+from .diversity import DIVERSITY_MEASURES
 from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
 from .incomplete import bpref, gm_bpref, infAP, rbp_resid, unj
 from .lengths import LENGTH_MEASURES
@@ -36,6 +37,7 @@ MEASURES: list[Measure] = [
     unj,
     *USER_MODEL_MEASURES,
     *LENGTH_MEASURES,
+    *DIVERSITY_MEASURES,
     *PREFERENCE_MEASURES,
 ]  # fmt: skip
 
