@@ -190,6 +190,9 @@ CASES = [
     ("rbp_resid.p=0.5", [0.5**7 + 0.5 * (0.5**2 + 0.5**5), 0, 0, 0.5**3 + 0.5 * 0.5**1]),
     ("unj.5", [1 / 5, 0, 0, 1 / 5]),
     ("unj.10", [2 / 10, 0, 0, 1 / 10]),  # k past the end: missing ranks count as judged
+    # Judged@k: judged (grade >= 0) in the top k over k; ranks past the end are not judged
+    ("judged.5", [4 / 5, 3 / 5, 0, 2 / 5]),
+    ("Judged@10", [5 / 10, 3 / 10, 0, 2 / 10]),
 ]
 
 
@@ -554,3 +557,35 @@ def test_non_positive_cutoffs_are_rejected(spec):
 def test_trec_spelling_rejects_zero_cutoff():
     with pytest.raises(ValueError, match="positive"):
         parse_measures(["P.0"])
+
+
+# -- condensed lists (judged_only per measure) -------------------------------------------
+
+
+def test_condensed_list_per_measure():
+    """``judged_only=True`` drops the unjudged documents before this measure only (Sakai
+    2007); X condensed is 2, 0, 1, 0, 1 (the non-pool rank 3 and unjudged rank 6 removed)."""
+    qrels = {"X": {"a": 2, "b": 0, "d": 1, "e": 0, "f": -1, "g": 1, "h": 3}}
+    run = {"X": {"a": 7, "b": 6, "c": 5, "d": 4, "e": 3, "f": 2, "g": 1}}
+    names = ["P@5", "P(judged_only=True)@5", "RR(judged_only=true)"]
+    table = rankscope.evaluate(qrels, {"r": run}, names, output="dict")
+    got = dict(zip(table["measure"], table["value"], strict=True))
+    assert got["P@5"] == 2 / 5
+    assert got["P(judged_only=True)@5"] == 3 / 5
+    plain = parse_measures(["P(judged_only=False)@5"])[0]
+    assert plain.key() == parse_measures(["P@5"])[0].key()  # the same request
+    assert got["RR(judged_only=true)"] == 1.0
+
+
+def test_condensed_request_equals_global_judged_only():
+    qrels = {"q": {"a": 1, "b": 0, "c": 2}, "r": {"x": 1}}
+    run = {"q": {"z": 3, "a": 2, "y": 1.5, "c": 1}, "r": {"w": 2, "x": 1}}
+    one = rankscope.evaluate(qrels, {"s": run}, ["nDCG(judged_only=True)@2"], output="dict")
+    every = rankscope.evaluate(qrels, {"s": run}, ["nDCG@2"], judged_only=True, output="dict")
+    assert one["value"] == every["value"]
+    assert one["value"][1] == 1.0  # r: x alone at rank 1 once w is dropped
+
+
+def test_condensed_flag_must_be_boolean():
+    with pytest.raises(ValueError, match="judged_only must be True or False"):
+        parse_measures(["P(judged_only=maybe)@5"])

@@ -254,6 +254,7 @@ def test_every_measure_within_its_bounds(collection, options):
     measures = ["all_trec", "dcg", "ideal_dcg", "P.1,2,3,50", "recall.1,2,3,50", "success.1,2,3,50"]
     measures += ["SL(k=2)", "ESL(k=2)", "ISL", "TSL", "ASL", "PFR"]
     measures += ["CG@5", "DCGk@5", "nDCGk@5", "ERR@5", "EU", "pFound"]
+    measures += ["TBG", "gridRBP", "gridDCG@5", "gridnDCG@5", "Judged@5", "AP(judged_only=True)"]
     result = evaluate_one(qrels, run, measures, **options)
     checked = set()
     by_label = dict(zip([r.label for r in result.requests], result.values, strict=True))
@@ -272,9 +273,9 @@ def test_every_measure_within_its_bounds(collection, options):
                 assert set(value) <= set("0123456789>-."), value
             elif name in ("dcg", "ideal_dcg", "SL", "ESL", "ISL", "TSL", "ASL"):
                 assert value >= 0
-            elif name in ("PFR", "ndcg_k", "err", "pfound"):
+            elif name in ("PFR", "ndcg_k", "err", "pfound", "grid_rbp", "grid_ndcg", "judged"):
                 assert 0 <= value <= 1 + TOLERANCE, (request.label, value)
-            elif name in ("cg", "dcg_k", "eu"):  # EU sums grades: not bounded by 1
+            elif name in ("cg", "dcg_k", "eu", "grid_dcg", "tbg"):  # not bounded by 1
                 assert value >= 0
             elif name in ("utility", "runid", "num_q"):
                 pass  # checked below

@@ -202,3 +202,103 @@ def test_batch_matches_single_queries():
         batch = value(name, rankings)
         singles = [one(name, ranking) for ranking in rankings]
         np.testing.assert_allclose(batch, singles, rtol=0, atol=1e-15)
+
+
+# -- time-biased gain ----------------------------------------------------------------------------
+
+G_REL = 0.64 * 0.77  # P(click | rel) P(save | rel)
+
+
+def tbg_by_hand(relevant: list[bool], words: list[float], halflife=224.0) -> float:
+    """Smucker & Clarke 2012: sum_k g_k exp(-T(k) ln2 / h), written out rank by rank."""
+    total, elapsed = 0.0, 0.0
+    for rel, w in zip(relevant, words, strict=True):
+        if rel:
+            total += G_REL * math.exp(-elapsed * math.log(2) / halflife)
+        elapsed += 4.4 + (0.64 if rel else 0.39) * (0.018 * w + 7.8)
+    return total
+
+
+def test_tbg_by_hand():
+    ranking = [1, 0, NONPOOL, 2, UNJUDGED]
+    relevant = [True, False, False, True, False]
+    assert one("TBG", ranking) == pytest.approx(tbg_by_hand(relevant, [0] * 5), rel=1e-12)
+    assert one("TBG(length=500)", ranking) == pytest.approx(
+        tbg_by_hand(relevant, [500] * 5), rel=1e-12
+    )
+    # written out: rank 1 relevant at time 0; rank 4 after 3 summaries and three reads
+    t4 = 3 * 4.4 + 0.64 * 7.8 + 0.39 * 7.8 + 0.39 * 7.8
+    assert one("TBG", ranking) == pytest.approx(G_REL * (1 + 2 ** (-t4 / 224)), rel=1e-12)
+    assert one("TBG@3", ranking) == pytest.approx(G_REL)
+    t4_rel2 = 3 * 4.4 + 3 * 0.39 * 7.8  # rank 1 is not relevant at level 2
+    assert one("TBG(rel=2)", ranking) == pytest.approx(G_REL * 2 ** (-t4_rel2 / 224), rel=1e-12)
+    assert one("TBG(halflife=1e9)", [1, 1, 1]) == pytest.approx(3 * G_REL)
+
+
+def test_tbg_with_document_lengths():
+    import rankscope
+
+    qrels = {"q": {"a": 1, "b": 0, "c": 1}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0, "z": 0.5}}
+    lengths = {"a": 1200, "b": 300}  # c and z unknown: `length` words (default 0)
+    table = rankscope.evaluate(qrels, {"s": run}, ["TBG"], doc_lengths=lengths, output="dict")
+    expected = tbg_by_hand([True, False, True, False], [1200, 300, 0, 0])
+    assert table["value"][0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_doc_lengths_file_and_cli(tmp_path, capsys):
+    from rankscope.cli import main
+    from rankscope.data import InputError
+    from rankscope.io.trec import read_doc_lengths
+
+    (tmp_path / "qrels").write_text("q 0 a 1\nq 0 b 1\n")
+    (tmp_path / "run").write_text("q Q0 a 1 2 t\nq Q0 b 2 1 t\n")
+    (tmp_path / "len").write_text("# words\na 1000\n")
+    code = main(["eval", "-m", "TBG", "--doc-lengths", str(tmp_path / "len"),
+                 str(tmp_path / "qrels"), str(tmp_path / "run")])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert out.split("\t")[-1].strip() == f"{tbg_by_hand([True, True], [1000, 0]):.4f}"
+    (tmp_path / "bad").write_text("a 10\nb ten\n")
+    with pytest.raises(InputError, match=r"bad:2: length 'ten' is not a non-negative number"):
+        read_doc_lengths(tmp_path / "bad")
+
+
+# -- grid layouts --------------------------------------------------------------------------------
+
+
+def test_grid_rbp_by_hand():
+    # width 3: ranks 1-3 in row 0, 4-6 in row 1; relevant at ranks 1, 3 and 5
+    ranking = [1, 0, 2, NONPOOL, 1, 0]
+    p_row, p_col = 0.5, 0.8
+    weights = [1, p_col**2, p_row * p_col]  # (row 0, col 0), (0, 2), (1, 1)
+    scale = (1 - p_row) * (1 - p_col) / (1 - p_col**3)
+    got = one("gridRBP(width=3,p_row=0.5,p_col=0.8)", ranking)
+    assert got == pytest.approx(scale * sum(weights), rel=1e-12)
+    # p_col = 1: every column alike, the factor is (1 - p_row) / width
+    got = one("gridRBP(width=3,p_row=0.5,p_col=1)", ranking)
+    assert got == pytest.approx((1 - 0.5) / 3 * (1 + 1 + 0.5), rel=1e-12)
+
+
+def test_grid_rbp_width_one_is_rbp():
+    ranking = [1, 0, 1, 1, NONPOOL, 0, 1]
+    rbp = (1 - 0.7) * sum(0.7**i for i, g in enumerate(ranking) if g >= 1)
+    assert one("gridRBP(width=1,p_row=0.7)", ranking) == pytest.approx(rbp, rel=1e-12)
+
+
+def test_grid_dcg_by_hand():
+    # width 2: rows 0, 0, 1, 1, 2; discount 1 / log2(row + 2)
+    ranking = [2, 0, 1, 3, 1]
+    dcg = 2 / 1 + 1 / math.log2(3) + 3 / math.log2(3) + 1 / 2
+    assert one("gridDCG(width=2)", ranking) == pytest.approx(dcg, rel=1e-12)
+    ideal = (3 + 2) / 1 + (1 + 1) / math.log2(3) + 0 / 2
+    assert one("gridnDCG(width=2)", ranking) == pytest.approx(dcg / ideal, rel=1e-12)
+    assert one("gridDCG(width=2)@3", ranking) == pytest.approx(2 + 1 / math.log2(3))
+    # width 1 is DCG@k
+    assert one("gridDCG(width=1)@4", ranking) == pytest.approx(one("DCGk@4", ranking))
+
+
+@pytest.mark.parametrize("name", ["TBG", "gridRBP", "gridDCG", "gridnDCG"])
+def test_new_models_empty_and_without_relevant(name):
+    assert one(name, [], [2, 1]) == 0.0
+    assert one(name, [0, 0, NONPOOL], [0, 0]) == 0.0

@@ -182,6 +182,7 @@ def evaluate_many(
     duplicates: str = "error",
     order: str = "score",
     diversity: bool | None = None,
+    doc_lengths: Any = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
@@ -205,6 +206,7 @@ def evaluate_many(
             judged_only=judged_only,
             complete=complete,
             num_docs=num_docs,
+            doc_lengths=_doc_lengths(doc_lengths),
         )
         for run in run_list
     ]
@@ -253,6 +255,7 @@ def evaluate(
     duplicates: str = "error",
     order: str = "score",
     diversity: bool | None = None,
+    doc_lengths: Any = None,
     output: str = "pandas",
 ) -> Any:
     """Evaluate runs against judgments; a tidy table with columns run, query, measure, value.
@@ -274,6 +277,9 @@ def evaluate(
     diversity:
         Read a qrels file as diversity judgments (``qid subtopic docno grade``); by default
         when a diversity measure (α-nDCG, ERR-IA, ...) is requested.
+    doc_lengths:
+        Document lengths in words, ``{docno: words}`` or a file of ``docno words`` lines,
+        for time-biased gain.
     output:
         ``pandas`` (default), ``polars`` or ``dict`` (of columns).
 
@@ -299,8 +305,15 @@ def evaluate(
         duplicates=duplicates,
         order=order,
         diversity=diversity,
+        doc_lengths=doc_lengths,
     )
     return frames.to_frame(_tidy(results, per_query), output)
+
+
+def _doc_lengths(source: Any) -> dict[str, float] | None:
+    if source is None or isinstance(source, Mapping):
+        return source
+    return trec_io.read_doc_lengths(source)
 
 
 def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
@@ -346,6 +359,7 @@ def evaluate_files(args: Any) -> int:
         duplicates=args.duplicates,
         order=getattr(args, "order", "score"),
         diversity=getattr(args, "diversity", None) or None,
+        doc_lengths=getattr(args, "doc_lengths", None),
     )
     out = sys.stdout
     if fmt == "trec":

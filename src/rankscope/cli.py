@@ -101,6 +101,11 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
         help="the qrels are diversity judgments, qid subtopic docno grade (implied by "
         "diversity measures such as alpha-nDCG@20)",
     )
+    p.add_argument(
+        "--doc-lengths",
+        metavar="FILE",
+        help="document lengths in words, 'docno words' per line (time-biased gain)",
+    )
     p.set_defaults(func=_cmd_eval)
 
 

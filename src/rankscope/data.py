@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,6 +252,7 @@ class Judged:
     relevance_level: int = 1
     docs: Vocabulary | None = None
     aspects: Aspects | None = None  # per-subtopic judgments (diversity qrels only)
+    lengths: np.ndarray | None = None  # float per rank: document length in words (NaN unknown)
 
     @functools.cached_property
     def grade(self) -> np.ndarray:
@@ -341,6 +342,8 @@ class Ranked:
         self.aspects = aspects
         self.aspect_count = aspect_count
         self.aspect_pool = aspect_pool
+        # Document lengths (time-biased gain): flat lengths per rank and per-query offsets.
+        self.lengths: tuple[np.ndarray, np.ndarray] | None = None
         self.rank_f = rank.astype(np.float64)
         self._cache: dict[tuple, object] = {}
 
@@ -368,6 +371,8 @@ class Ranked:
             out.aspects = cells
             out.aspect_count = asp.count[start:stop]
             out.aspect_pool = asp.pool[start:stop]
+        if judged.lengths is not None:
+            out.lengths = (judged.lengths[offsets[0] : offsets[-1]], offsets - offsets[0])
         return out
 
     @classmethod
@@ -482,6 +487,21 @@ class Ranked:
             return out
 
         return self.cached(("dense",), make)
+
+    def doc_lengths(self) -> np.ndarray | None:
+        """Document length at every rank, shaped like `dense` (NaN: unknown or padding)."""
+        if self.lengths is None:
+            return None
+
+        def make() -> np.ndarray:
+            flat, offsets = self.lengths
+            out = np.full((len(self), self.max_rank), np.nan)
+            counts = np.diff(offsets)
+            rows = np.repeat(np.arange(len(self)), counts)
+            out[rows, _columns(rows, len(self))] = flat
+            return out
+
+        return self.cached(("doc_lengths",), make)
 
     def entries(self, dense: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(ranks, grades) of the judged entries, or of every rank when ``dense``."""
@@ -641,6 +661,7 @@ def judge(
     judged_only: bool = False,
     complete: bool = False,
     report: JoinReport | None = None,
+    doc_lengths: Mapping[str, float] | None = None,
 ) -> Judged:
     """Order ``run`` and join it with ``qrels``: the one place where this happens.
 
@@ -660,6 +681,9 @@ def judge(
         left out (as trec_eval 9 and pytrec_eval do).
     report:
         Filled with the queries found on one side only.
+    doc_lengths:
+        Document lengths in words, ``{docno: words}``, for measures that model reading time
+        (time-biased gain); documents it does not list have an unknown length.
     """
     if relevance_level < 0:
         raise ValueError("relevance_level must be >= 0")
@@ -761,6 +785,16 @@ def judge(
         cand = np.arange(len(grades), dtype=np.int64)
         nonpool = np.zeros(nq, dtype=np.int64)
         unjudged = np.zeros(nq, dtype=np.int64)
+    lengths = None
+    if doc_lengths is not None:
+        table = np.full(len(run.docs) + 1, np.nan)
+        names = list(doc_lengths)
+        known = run.docs.lookup_many(names, missing=-1)
+        words = np.asarray([float(doc_lengths[n]) for n in names], dtype=np.float64)
+        if np.any(~np.isfinite(words) | (words < 0)):
+            raise ValueError("document lengths must be finite and non-negative")
+        table[known[known >= 0]] = words[known >= 0]
+        lengths = table[docs]
     return Judged(
         run_name=run.name,
         query_ids=query_ids,
@@ -775,6 +809,7 @@ def judge(
         relevance_level=relevance_level,
         docs=run.docs,
         aspects=aspects,
+        lengths=lengths,
     )
 
 

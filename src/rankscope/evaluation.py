@@ -137,23 +137,38 @@ def evaluate_run(
     complete: bool = False,
     num_docs: int = 0,
     report: JoinReport | None = None,
+    doc_lengths: dict[str, float] | None = None,
 ) -> RunEvaluation:
-    """Evaluate one run: judge it, then compute the requested measures."""
+    """Evaluate one run: judge it, then compute the requested measures.
+
+    Requests marked ``judged_only`` (``nDCG(judged_only=True)@10``) are computed on the
+    condensed rankings, without their unjudged documents; the others on the rankings as
+    given (or condensed for all, with ``judged_only=True``, trec_eval's ``-J``).
+    """
     requests = as_requests(measures)
     report = JoinReport() if report is None else report
-    judged = judge(
-        qrels,
-        run,
-        relevance_level=relevance_level,
-        ties=ties,
-        max_docs=max_docs,
-        judged_only=judged_only,
-        complete=complete,
-        report=report,
-    )
+    options = dict(
+        relevance_level=relevance_level, ties=ties, max_docs=max_docs, complete=complete,
+        doc_lengths=doc_lengths,
+    )  # fmt: skip
+    judged = judge(qrels, run, judged_only=judged_only, report=report, **options)
     for line in report.summary(run.name, complete):
         warn(line)
-    return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
+    plain = [r for r in requests if not r.judged_only or judged_only]
+    if len(plain) == len(requests):
+        return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
+    condensed = [r for r in requests if r.judged_only and not judged_only]
+    first = evaluate_judged(judged, plain, num_docs=num_docs, complete=complete)
+    second = evaluate_judged(
+        judge(qrels, run, judged_only=True, **options), condensed, num_docs=num_docs,
+        complete=complete,
+    )  # fmt: skip
+    found = {id(r): (v, s) for part in (first, second)
+             for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
+    return RunEvaluation(
+        first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
+        [found[id(r)][1] for r in requests], first.missing,
+    )  # fmt: skip
 
 
 # -- trec_eval's text format ---------------------------------------------------------------

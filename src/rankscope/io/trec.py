@@ -494,6 +494,32 @@ def read_run(
     return resolve_duplicates(run, duplicates)
 
 
+def read_doc_lengths(path: PathLike) -> dict[str, float]:
+    """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
+    source = _source_name(path)
+    out: dict[str, float] = {}
+    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if len(fields) != 2:
+            raise InputError(f"{source}:{number}: expected 2 fields (docno words), found "
+                             f"{len(fields)}: {_decode(raw.strip())!r}")  # fmt: skip
+        try:
+            words = float(fields[1])
+        except ValueError:
+            words = math.nan
+        if not math.isfinite(words) or words < 0:
+            raise InputError(
+                f"{source}:{number}: length {_decode(fields[1])!r} is not a non-negative number"
+            )
+        doc = _decode(fields[0])
+        if doc in out:
+            raise InputError(f"{source}:{number}: document '{doc}' has a length already")
+        out[doc] = words
+    return out
+
+
 def run_files(paths: list[PathLike]) -> list[Path | str]:
     """Expand directories into the files they hold (sorted); keep files and ``-`` as given."""
     out: list[Path | str] = []

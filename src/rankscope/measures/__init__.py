@@ -6,7 +6,7 @@ from .base import Measure, Param, Request
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
 from .diversity import DIVERSITY_MEASURES
 from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
-from .incomplete import bpref, gm_bpref, infAP, rbp_resid, unj
+from .incomplete import bpref, gm_bpref, infAP, judged, rbp_resid, unj
 from .lengths import LENGTH_MEASURES
 from .preferences import PREFERENCE_MEASURES
 from .ranks import (
@@ -34,7 +34,7 @@ MEASURES: list[Measure] = [
     iprec_at_recall, P, relstring, recall, infAP, gm_bpref, Rprec_mult, utility, eleven_pt_avg,
     binG, G, dcg, ideal_dcg, ndcg, ndcg_rel, Rndcg, ndcg_cut, map_cut, relative_P, success,
     set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid,
-    unj,
+    unj, judged,
     *USER_MODEL_MEASURES,
     *LENGTH_MEASURES,
     *DIVERSITY_MEASURES,

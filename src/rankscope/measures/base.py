@@ -146,6 +146,7 @@ class Request:
     params: tuple[tuple[str, Any], ...]
     label: str
     order: tuple = ()  # sort key within the measure (trec_eval prints cutoffs ascending)
+    judged_only: bool = False  # evaluate on the condensed list (unjudged documents removed)
 
     @property
     def kwargs(self) -> dict[str, Any]:
@@ -158,7 +159,7 @@ class Request:
         return f"Request({self.label})"
 
     def key(self) -> tuple:
-        return (self.measure.name, _hashable(self.params))
+        return (self.measure.name, _hashable(self.params), self.judged_only)
 
 
 def _hashable(params: tuple) -> tuple:

@@ -148,3 +148,29 @@ unj = Measure(
     trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
     family="incomplete",
 )
+
+
+def _judged_at(r: Ranked, cutoff: int | None = None) -> np.ndarray:
+    if cutoff is None or cutoff <= 0:
+        raise ValueError("Judged needs a positive cutoff")
+    return r.count_at(r.grade >= 0, cutoff) / float(cutoff)
+
+
+judged = Measure(
+    "judged",
+    _judged_at,
+    doc=(
+        "Judged@k: the fraction of the top k with a judgment (a grade >= 0), judged documents "
+        "in the top k divided by k (ranks past the end count as not judged, as P@k with a "
+        "relevance level below every grade).\n\n"
+        "Not a user model: a diagnostic of how far a run's values can be trusted. A low "
+        "value says the measures treat many unseen documents as non-relevant; compare with "
+        "the condensed-list values (`judged_only=True`)."
+    ),
+    reference="ir_measures' Judged@k (MacAvaney & Macdonald); Sakai, Alternatives to bpref, "
+    "SIGIR 2007 (condensed lists).",
+    params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
+    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
+    ir=(IrSpelling("Judged", "cutoff"),),
+    family="incomplete",
+)

@@ -5,7 +5,9 @@ Two spellings parse to the same `Request` objects:
 * trec_eval's: ``P`` (default cutoffs), ``P.5,10``, ``ndcg_cut.10``, ``ndcg.1=3,2=9``,
   ``rbp.p=0.8``, ``utility.2,-1,0,0``, nicknames ``official``, ``all_trec``, ``set``;
 * ir_measures': ``P@5``, ``P(rel=2)@5``, ``nDCG@10``, ``AP``, ``RR``, ``R@100``, ``Rprec``,
-  ``Bpref``, ``infAP``, ``Success@5``, ``RBP(p=0.8)``, ``IPrec@0.1``.
+  ``Bpref``, ``infAP``, ``Success@5``, ``RBP(p=0.8)``, ``IPrec@0.1``; and, for any measure,
+  ``judged_only=True`` (``nDCG(judged_only=True)@10``): the measure on the condensed list,
+  the ranking without its unjudged documents (Sakai 2007).
 
 Both are read off the measures' declarations (`TrecSpelling`, `IrSpelling`, `Param`); there
 is no table of names here.
@@ -103,7 +105,8 @@ class Registry:
                 if r.order and r.order[0] == "default":
                     defaults.append(r)
                 else:
-                    explicit.add(r.measure.name)
+                    if not r.judged_only:  # a condensed-list request is a measure of its own
+                        explicit.add(r.measure.name)
                     requests.append(r)
         requests += [r for r in defaults if r.measure.name not in explicit]
         seen: set = set()
@@ -174,14 +177,18 @@ class Registry:
         m, spelling = entry
         params: dict[str, Any] = dict(spelling.fixed)
         shown = []
+        condensed = False
         if args:
             for item in args.split(","):
                 key, eq, value = item.partition("=")
                 key, value = key.strip(), value.strip()
                 if not eq or not key:
                     raise ValueError(f"measure '{spec}': parameters are written name=value")
-                params[key] = value
                 shown.append(f"{key}={value}")
+                if key == "judged_only" and "judged_only" not in {p.name for p in m.params}:
+                    condensed = _boolean(value, spec)
+                    continue
+                params[key] = value
         if cutoff is not None:
             params[spelling.cutoff] = cutoff.strip()
         kwargs = m.validate(params)
@@ -189,7 +196,8 @@ class Registry:
         if cutoff is not None:
             label += f"@{cutoff.strip()}"
         order = kwargs.get(spelling.cutoff) if spelling.cutoff else None
-        return Request(m, _freeze(kwargs), label, ("ir", -1 if order is None else order, label))
+        sort = ("ir", -1 if order is None else order, label)
+        return Request(m, _freeze(kwargs), label, sort, judged_only=condensed)
 
     # -- documentation -------------------------------------------------------------------------
 
@@ -206,6 +214,16 @@ class Registry:
         for s in m.ir:
             out.append(s.name + ("@k" if s.cutoff else ""))
         return list(dict.fromkeys(out))
+
+
+def _boolean(value: str, spec: str) -> bool:
+    """``judged_only=True``: any measure on the condensed list (Sakai 2007)."""
+    text = value.lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError(f"measure '{spec}': judged_only must be True or False (got {value!r})")
 
 
 def _pairs(m: Measure, text: str) -> dict[str, Any]:

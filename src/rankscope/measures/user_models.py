@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import BEYOND, PAD, Ranked
-from .base import IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 from .gains import _discounted, _retrieved, ideal_gains, persistence_weights
 
 CUTOFF = Param("cutoff", int, None, "rank cutoff k (default: the whole ranking)", minimum=1)
@@ -307,5 +307,190 @@ pfound = Measure(
     "track; Gulin, Karpovich, Raskovalov & Segalovich, Yandex at ROMIP'2009.",
 )
 
+# -- time-biased gain -----------------------------------------------------------------------
+
+_SMUCKER = (
+    "Smucker & Clarke, Time-based calibration of effectiveness measures, SIGIR 2012 "
+    "(constants from their user study, Table 2)."
+)
+
+
+def _tbg(
+    r: Ranked,
+    halflife=224.0,
+    length=0.0,
+    summary_time=4.4,
+    click_rel=0.64,
+    click_nonrel=0.39,
+    save_rel=0.77,
+    rel=None,
+    cutoff=None,
+) -> np.ndarray:
+    probabilities = {"click_rel": click_rel, "click_nonrel": click_nonrel, "save_rel": save_rel}
+    for name, p in probabilities.items():
+        if not 0 <= p <= 1:
+            raise ValueError(f"TBG: {name} must lie in [0, 1] (got {p})")
+    if halflife <= 0:
+        raise ValueError(f"TBG: halflife must be positive (got {halflife})")
+    ranks, grades = r.entries(dense=True)
+    inside = (grades != PAD) & (ranks <= _cut(cutoff))
+    relevant = inside & (grades >= r.level(rel))
+    words = r.doc_lengths() if r.lengths is not None else None
+    if words is None:
+        words = np.full(grades.shape, float(length))
+    else:
+        words = np.where(np.isnan(words), float(length), words)
+    reading = 0.018 * words + 7.8
+    spent = np.where(
+        inside, summary_time + np.where(relevant, click_rel, click_nonrel) * reading, 0.0
+    )
+    before = np.cumsum(spent, axis=1) - spent  # time to reach each rank
+    decay = np.exp(-before * np.log(2.0) / halflife)
+    return sequential_sum(np.where(relevant, click_rel * save_rel * decay, 0.0))
+
+
+tbg = Measure(
+    "tbg",
+    _tbg,
+    doc=(
+        "Time-biased gain: TBG = sum_k g_k D(T(k)), with g_k = P(click|rel) P(save|rel) = "
+        "0.64 x 0.77 for a relevant document at rank k (0 otherwise), the decay "
+        "D(t) = exp(-t ln 2 / h) of the half-life h = 224 s, and T(k) the expected time to "
+        "reach rank k: sum over the ranks above of the summary time T_s = 4.4 s plus, with "
+        "probability P(click) (0.64 relevant, 0.39 otherwise), the time to read the document, "
+        "T_d(l) = 0.018 l + 7.8 s for l words. Document lengths come from the evaluation's "
+        "`doc_lengths` (API) / `--doc-lengths` (CLI); without them, or for documents they do "
+        "not list, every document has `length` words (default 0: the 7.8 s intercept).\n\n"
+        "User model: a user who scans summaries top-down at a constant pace, clicks and "
+        "reads some documents (longer ones take longer) and whose chance of still being at "
+        "the task halves every h seconds; TBG is the expected number of relevant documents "
+        "she saves."
+    ),
+    params=(
+        Param("halflife", float, 224.0, "half-life h of the user's persistence, seconds"),
+        Param("length", float, 0.0, "words per document when its length is unknown", minimum=0),
+        Param("summary_time", float, 4.4, "seconds to read a summary (T_s)", minimum=0),
+        Param("click_rel", float, 0.64, "P(click | relevant)"),
+        Param("click_nonrel", float, 0.39, "P(click | not relevant)"),
+        Param("save_rel", float, 0.77, "P(save | relevant, clicked)"),
+        REL,
+        CUTOFF,
+    ),
+    ir=(IrSpelling("TBG"), IrSpelling("TBG", cutoff="cutoff")),
+    family="user_models",
+    reference=_SMUCKER,
+)
+
+
+# -- grid layouts ------------------------------------------------------------------------------
+
+_GRID = (
+    "The row-major grid user follows Xie, Liu, Zhang, Zhou, Ma, Zhang & Ma, Grid-based "
+    "evaluation metrics for web image search, WWW 2019 (users examine grids row by row, "
+    "with a row-level position bias); RBP: Moffat & Zobel, ACM TOIS 27(1), 2008."
+)
+WIDTH = Param("width", int, 5, "results per row of the grid", minimum=1)
+
+
+def _grid_position(ranks: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """0-based (row, column) of each rank, filled row-major."""
+    real = np.where(ranks < BEYOND, ranks, 1) - 1
+    return real // width, real % width
+
+
+def _grid_rbp(r: Ranked, width=5, p_row=0.8, p_col=0.9, rel=None) -> np.ndarray:
+    if not (0 <= p_row < 1 and 0 <= p_col <= 1):
+        raise ValueError("grid RBP: p_row must lie in [0, 1) and p_col in [0, 1]")
+    relevant = r.rel(rel)
+    row, col = _grid_position(r.rank, width)
+    weight = np.power(p_row, row.astype(np.float64)) * np.power(p_col, col.astype(np.float64))
+    per_row = width if p_col == 1 else (1.0 - p_col**width) / (1.0 - p_col)
+    scale = (1.0 - p_row) / per_row
+    return sequential_sum(np.where(relevant, weight, 0.0)) * scale
+
+
+grid_rbp = Measure(
+    "grid_rbp",
+    _grid_rbp,
+    doc=(
+        "Grid RBP: results fill a grid of `width` columns row by row (rank r at row "
+        "floor((r-1)/width), column (r-1) mod width, both from 0). "
+        "gridRBP = (1 - p_row) (1 - p_col) / (1 - p_col^width) sum_r rel_r p_row^row(r) "
+        "p_col^col(r) (with p_col = 1 the factor is (1 - p_row) / width).\n\n"
+        "User model: the user traverses the grid row-major: she moves on to the next row with "
+        "probability p_row and, within a row, to the next column with probability p_col; "
+        "the utility of a relevant item does not depend on where she stops. The factor "
+        "scales an all-relevant, endless grid to 1. With width 1 it is RBP(p_row)."
+    ),
+    params=(
+        WIDTH,
+        Param("p_row", float, 0.8, "probability of moving on to the next row", minimum=0),
+        Param("p_col", float, 0.9, "probability of moving on to the next column", minimum=0),
+        REL,
+    ),
+    ir=(IrSpelling("gridRBP"),),
+    family="user_models",
+    reference=_GRID,
+)
+
+
+def _grid_dcg_parts(r, cutoff, gain, gains, width):
+    k = _cut(cutoff)
+    table = _gain_table(r, gain, gains)
+    ranks, got = _retrieved(r, table)
+    within = (ranks <= k) & (ranks < BEYOND)
+    row, _ = _grid_position(ranks, width)
+    dcg = sequential_sum(np.where(within & (got != 0), got / np.log2(row + 2.0), 0.0))
+    ideal = ideal_gains(r, table)
+    ideal = ideal[:, : min(k, ideal.shape[1])]
+    irow = np.arange(ideal.shape[1]) // width
+    idcg = sequential_sum(np.where(ideal != 0, ideal / np.log2(irow + 2.0)[None, :], 0.0))
+    return dcg, idcg
+
+
+def _grid_dcg(r: Ranked, cutoff=None, gain="linear", gains=None, width=5) -> np.ndarray:
+    return _grid_dcg_parts(r, cutoff, gain, gains, width)[0]
+
+
+def _grid_ndcg(r: Ranked, cutoff=None, gain="linear", gains=None, width=5) -> np.ndarray:
+    dcg, idcg = _grid_dcg_parts(r, cutoff, gain, gains, width)
+    return safe_divide(dcg, np.where(idcg > 0, idcg, 0.0))
+
+
+_GRID_DCG_DOC = (
+    "Grid DCG@k: DCG with a row-level discount, sum_{r<=k} gain_r / log2(row(r) + 2), rank "
+    "r in row floor((r-1)/width) (from 0) of a grid filled row-major; gains as CG "
+    "(linear or exp). With width 1 it is DCG@k."
+)
+
+grid_dcg = Measure(
+    "grid_dcg",
+    _grid_dcg,
+    doc=(
+        _GRID_DCG_DOC + "\n\nUser model: a user who takes in a row of results at a glance "
+        "and whose attention decays logarithmically from row to row, not from item to item."
+    ),
+    params=(CUTOFF, GAIN, GAINS, WIDTH),
+    ir=(IrSpelling("gridDCG"), IrSpelling("gridDCG", cutoff="cutoff")),
+    family="user_models",
+    reference=_GRID,
+)
+
+grid_ndcg = Measure(
+    "grid_ndcg",
+    _grid_ndcg,
+    doc=(
+        "Grid nDCG@k: grid DCG@k divided by the grid DCG@k of the ideal ranking (every judged "
+        "document of the query by decreasing gain, laid out in the same grid).\n\n"
+        "User model: as grid DCG."
+    ),
+    params=(CUTOFF, GAIN, GAINS, WIDTH),
+    ir=(IrSpelling("gridnDCG"), IrSpelling("gridnDCG", cutoff="cutoff")),
+    family="user_models",
+    reference=_GRID,
+)
+
 #: In the order they print.
-USER_MODEL_MEASURES: list[Measure] = [CG, dcg_k, ndcg_k, err, eu, pfound]
+USER_MODEL_MEASURES: list[Measure] = [
+    CG, dcg_k, ndcg_k, err, eu, pfound, tbg, grid_rbp, grid_dcg, grid_ndcg
+]  # fmt: skip
