@@ -14,7 +14,7 @@ import pytest
 from rankscope import InputError, RankscopeWarning
 from rankscope.recsys import evaluate, evaluate_systems, parse, read_interactions
 from rankscope.recsys.data import read_item_features, read_recommendations
-from tests.conftest import DATA, need
+from tests.conftest import DATA, ROOT, need
 
 # A small world, every value below computed by hand.
 #
@@ -343,6 +343,19 @@ def test_movielens_item_file_is_read(tmp_path):
     features = read_item_features(str(csv))
     assert features.names == ["Action", "Animation", "Comedy"]
     assert features.matrix.tolist() == [[0, 1, 1], [1, 0, 0]]
+
+
+def test_docs_reference_is_up_to_date():
+    from rankscope.recsys.registry import MEASURES, reference_markdown
+
+    text = (ROOT / "docs" / "recsys.md").read_text()
+    generated = text.split("do\nnot edit below this line.\n\n", 1)[1]
+    assert generated == reference_markdown() + "\n", (
+        "docs/recsys.md is stale: rewrite its reference from reference_markdown()"
+    )
+    for m in MEASURES:
+        assert len(m.doc.strip()) > 30 and m.reference, m.name
+        assert all(p.doc for p in m.params), m.name
 
 
 def test_deterministic():

@@ -149,7 +149,7 @@ RMSE = RecsysMeasure(
     ir=(IrSpelling("RMSE"),),
     kind="rating",
     needs=("ratings",),
-    summary_doc=_POOLED + "; with average=users, the mean of per-user RMSEs",
+    summary_doc=_POOLED,
     family="recsys",
 )
 
