@@ -294,6 +294,34 @@ def test_files_frames_and_dicts_agree(tmp_path):
             assert got == pytest.approx(expected), (test, recs)
 
 
+@pytest.mark.parametrize("sep", ["\t", " ", ",", "::"])
+def test_column_reader_matches_line_reader(tmp_path, sep):
+    rng = random.Random(3)
+    rows = [(f"u{rng.randint(1, 30)}", f"i{rng.randint(1, 50)}", rng.randint(1, 5), n)
+            for n in range(500)]  # fmt: skip
+    text = "".join(sep.join(map(str, r)) + "\n" for r in rows)
+    fast, slow = tmp_path / "fast", tmp_path / "slow"
+    fast.write_text(text)
+    slow.write_text("# a comment sends this file to the line-by-line reader\n" + text)
+    a, b = read_interactions(str(fast)), read_interactions(str(slow))
+    assert a.users.strings_of(a.user) == b.users.strings_of(b.user) == [r[0] for r in rows]
+    assert a.items.strings_of(a.item) == b.items.strings_of(b.item) == [r[1] for r in rows]
+    assert a.rating.tolist() == b.rating.tolist() and a.timestamp.tolist() == b.timestamp.tolist()
+    assert (a.line + 1).tolist() == b.line.tolist()
+
+
+def test_a_log_sorted_by_item_is_not_taken_for_qrels(tmp_path):
+    log = tmp_path / "by_item.tsv"
+    log.write_text("1\t7\t5\t100\n2\t7\t3\t200\n3\t7\t4\t300\n")
+    got = read_interactions(str(log))
+    assert got.items.strings_of(got.item) == ["7", "7", "7"]
+    assert got.rating.tolist() == [5, 3, 4] and got.timestamp.tolist() == [100, 200, 300]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 7 1\n2 0 7 0\n")
+    got = read_interactions(str(qrels))
+    assert got.rating.tolist() == [1, 0] and got.timestamp is None
+
+
 def test_malformed_input_names_file_and_line(tmp_path):
     bad = tmp_path / "u.data"
     bad.write_text("1\t2\t5\t9\n1\t3\tfive\t9\n")

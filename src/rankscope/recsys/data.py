@@ -13,7 +13,7 @@ Text files (``.gz`` and ``-`` accepted):
   or ``::`` (MovieLens 100K ``u.data``/``u1.base``, MovieLens 1M ``ratings.dat``, CSV).  A
   header line (``userId,movieId,rating,timestamp``) is recognised by its names and maps the
   columns; otherwise the columns are positional.  A file of ``user 0 item grade`` lines
-  whose second column never changes is read as TREC qrels (``format="trec"`` forces it).
+  (second column always ``0`` or ``Q0``) is read as TREC qrels (``format=`` forces either).
 * **recommendation lists**: TREC runs (``user Q0 item rank score tag``, at least six fields:
   the score orders, as in trec_eval) or delimited ``user item [score]`` lines; a header may
   name a ``rank`` column instead of a score (rank 1 first), and with two columns the order of
@@ -281,12 +281,9 @@ def _rows(path, *, min_fields: int, what: str, data: tuple[bytes, str] | None = 
 
 
 def _trec_qrels_like(rows: list[tuple[int, list[str]]]) -> bool:
+    """TREC qrels (``user 0 item grade``): four fields, the second always ``0`` or ``Q0``."""
     head = rows[:1000]
-    return (
-        all(len(f) == 4 for _, f in head)
-        and len({f[1] for _, f in head}) == 1
-        and (not _is_number(head[0][1][1]) or len(head) > 1)
-    )
+    return all(len(f) == 4 and f[1] in ("0", "Q0", "q0") for _, f in head)
 
 
 def read_interactions(
@@ -322,8 +319,8 @@ def read_interactions(
     if format not in ("auto", "delimited", "trec"):
         raise ValueError(f"unknown format {format!r}: choose auto, delimited or trec")
     data, name = _load(source)
-    if format == "auto":
-        fast = _fast_interactions(data, name, users, items, columns)
+    if format != "trec":
+        fast = _fast_interactions(data, name, users, items, columns, format == "auto")
         if fast is not None:
             return fast
     name, header, rows, _ = _rows(source, min_fields=2, what="interactions", data=(data, name))
@@ -337,7 +334,7 @@ def read_interactions(
     return _interactions_from_rows(rows, positions, users, items, name)
 
 
-def _fast_interactions(data: bytes, source: str, users, items, columns) -> Interactions | None:
+def _fast_interactions(data, source, users, items, columns, detect_trec) -> Interactions | None:
     """The same result as the line-by-line reader for a regular file (every line with the
     same number of fields, no comments, quotes or blank lines), column-wise; None for
     anything else, which the line-by-line reader then reads or reports."""
@@ -356,6 +353,7 @@ def _fast_interactions(data: bytes, source: str, users, items, columns) -> Inter
     width = len(first)
     if width < 2 or (
         header is None
+        and detect_trec
         and _trec_qrels_like([(n, ln.split()) for n, ln in enumerate(lines[:1000], 1)])
     ):
         return None
