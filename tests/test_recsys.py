@@ -154,6 +154,7 @@ def test_per_list_measures_leave_out_empty_lists():
     assert result.counts["Novelty@3"] == 3
 
 
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")  # asserted otherwise
 def test_ild_cosine_and_jaccard():
     # f has no features and is left out. Cosine: u1 c-a 1 - 1/2; u2 e-b 1 - 1/sqrt 3;
     # u3 c-d 1 - 1/sqrt 2. Jaccard: u1 1 - 1/3, u2 1 - 1/3, u3 1 - 1/2. u5: no list.
@@ -180,6 +181,7 @@ def test_serendipity_with_a_given_baseline():
     assert got == pytest.approx((1 / 3 + 1 / 3 + 0) / 3)
 
 
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")  # asserted otherwise
 def test_empty_list_everywhere():
     # a test user without recommendations at all: 0 on accuracy, no list measures
     result = evaluate_systems(
@@ -213,6 +215,7 @@ def test_seed_examples_rows_7_and_8():
     assert got["SE"] == 18.0 and got["MSE"] == pytest.approx(18 / 7)
 
 
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")  # asserted otherwise
 def test_rating_errors_pooled_and_per_user():
     # Predictions u1: c 4 (error -1), f 4 (0), e missing; u2: b 2 (-2), e 2 (+1); u3, u5
     # none; one prediction outside the test (ignored).
