@@ -56,7 +56,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .preference import preferences  # noqa: F401
 
 
+#: Subpackages reachable as attributes (``rankscope.recsys.evaluate``), imported on first use.
+_SUBPACKAGES = ("recsys", "preference", "stats", "io", "measures")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rankscope' has no attribute {name!r}")

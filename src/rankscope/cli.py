@@ -225,6 +225,55 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     return meta_files(args)
 
 
+def _recsys_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "recsys",
+        help="evaluate recommendation lists or rating predictions against a test log",
+        description=(
+            "Rating prediction (MAE, RMSE), top-N accuracy with a rating threshold (P, Recall, "
+            "nDCG, ... at k) and beyond accuracy (coverage, ILD, novelty, serendipity, Gini, "
+            "entropy, long tail). See docs/recsys.md."
+        ),
+    )
+    p.add_argument("test", nargs="?", help="test interactions: user item [rating [timestamp]]")
+    p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
+    p.add_argument("--train", help="training interactions (popularity, catalog, seen items)")
+    p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
+    p.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty; nicknames topn, beyond, "
+        "rating, all (repeatable; default: every measure the inputs allow except rating ones)",
+    )  # fmt: skip
+    p.add_argument("-k", type=int, default=10, help="cutoff of names without @k (default 10)")
+    p.add_argument("--threshold", default="4", help="relevant rating >= this (default 4; none)")
+    p.add_argument("--relevance", choices=("binary", "graded"), default="binary")
+    p.add_argument(
+        "--no-relevant",
+        choices=("exclude", "zero"),
+        default="exclude",
+        help="users without relevant test items (default: left out of the means)",
+    )
+    p.add_argument(
+        "--seen",
+        choices=("keep", "drop"),
+        default="keep",
+        help="recommended items of the user's training data (default keep)",
+    )
+    p.add_argument(
+        "--ties", choices=("input-order", "docno-desc", "docno-asc"), default="input-order"
+    )
+    p.add_argument("-q", "--per-user", action="store_true", help="also per-user values")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    p.add_argument("--list", action="store_true", help="list the recommender measures")
+    p.set_defaults(func=_cmd_recsys)  # fmt: skip
+
+
+def _cmd_recsys(args: argparse.Namespace) -> int:
+    from .recsys.cli import recsys_files
+
+    return recsys_files(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from .api import evaluate_files
 
@@ -282,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     _prefer_parser(sub)
     _meta_parser(sub)
     _ndeval_parser(sub)
+    _recsys_parser(sub)
     pm = sub.add_parser("measures", help="list every measure with its names")
     pm.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
     pm.set_defaults(func=_cmd_measures)
@@ -314,11 +364,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
+        return 0
     except (InputError, ValueError, OSError) as exc:
         print(f"rankscope: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

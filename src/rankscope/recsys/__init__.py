@@ -1,0 +1,44 @@
+"""Recommender-system evaluation: rating prediction, top-N accuracy and beyond accuracy.
+
+>>> from rankscope import recsys
+>>> table = recsys.evaluate("u1.test", "knn.tsv", ["P@10", "nDCG@10", "Novelty@10"],
+...                         train="u1.base", features="u.item")  # doctest: +SKIP
+
+Test interactions become judgments and recommendation lists a run, so the top-N accuracy
+measures are rankscope's trec_eval-exact kernels; see docs/recsys.md for every formula,
+default and policy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "evaluate": "api",
+    "evaluate_systems": "api",
+    "SystemEvaluation": "api",
+    "Interactions": "data",
+    "ItemFeatures": "data",
+    "read_interactions": "data",
+    "read_recommendations": "data",
+    "read_item_features": "data",
+    "MEASURES": "registry",
+    "REGISTRY": "registry",
+    "parse": "registry",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankscope.recsys' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,388 @@
+"""``rankscope.recsys.evaluate``: recommendation lists (or rating predictions) against a test
+log, with optional training log, item features, catalog and baseline."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..data import Run, Vocabulary, warn
+from ..io import frames
+from ..io import trec as trec_io
+from ..measures.base import Request
+from .base import Context, Values
+from .data import Interactions, read_interactions, read_item_features, read_recommendations
+from .registry import parse
+
+DEFAULT_TOPN = ["P", "Recall", "F1", "HitRate", "MRR", "MAP", "nDCG", "UserCoverage"]
+DEFAULT_CATALOG = ["CatalogCoverage", "Gini", "Entropy"]
+DEFAULT_POPULARITY = ["Novelty", "Serendipity", "LongTail"]
+
+
+@dataclass
+class SystemEvaluation:
+    """One system's values: per evaluated user (NaN: no value) and summaries."""
+
+    name: str
+    user_ids: list[str]
+    requests: list[Request]
+    values: list[Values]
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.requests]
+
+    @property
+    def summary(self) -> dict[str, float]:
+        return {r.label: v.summary for r, v in zip(self.requests, self.values, strict=True)}
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Users (ratings, for pooled rating measures) behind each summary."""
+        return {r.label: v.count for r, v in zip(self.requests, self.values, strict=True)}
+
+    def per_user(self, label: str) -> dict[str, float]:
+        """``{user: value}`` for the users with a value."""
+        for r, v in zip(self.requests, self.values, strict=True):
+            if r.label == label:
+                if v.per_user is None:
+                    return {}
+                return {
+                    u: x for u, x in zip(self.user_ids, v.per_user.tolist(), strict=True) if x == x
+                }
+        raise KeyError(label)
+
+
+def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
+    """(name, source) per system: one source, a list of them, a directory or a
+    ``{name: source}`` dict (told apart from a ``{user: {item: score}}`` dict by depth)."""
+    if isinstance(recommendations, Run | str | os.PathLike) or frames_like(recommendations):
+        if isinstance(recommendations, str | os.PathLike) and Path(recommendations).is_dir():
+            return [(None, p) for p in trec_io.run_files([recommendations])]
+        return [(None, recommendations)]
+    if isinstance(recommendations, Mapping):
+        first = next(iter(recommendations.values()), None)
+        nested = isinstance(first, Mapping) and first
+        if nested:
+            inner = next(iter(first.values()))
+            if isinstance(inner, Mapping | list | tuple):
+                return [(str(k), v) for k, v in recommendations.items()]
+        if isinstance(first, Run | str | os.PathLike) or frames_like(first):
+            return [(str(k), v) for k, v in recommendations.items()]
+        return [(None, recommendations)]
+    if isinstance(recommendations, Sequence):
+        out: list[tuple[str | None, Any]] = []
+        for r in recommendations:
+            out.extend(_systems(r))
+        return out
+    raise TypeError(f"cannot read recommendations from {type(recommendations).__name__}")
+
+
+def frames_like(obj: Any) -> bool:
+    return hasattr(obj, "columns") or hasattr(obj, "column_names")
+
+
+def _unique_names(runs: list[Run]) -> list[Run]:
+    names = [r.name for r in runs]
+    if len(set(names)) == len(names):
+        return runs
+    out = []
+    for r in runs:
+        if names.count(r.name) > 1 and not r.source.startswith("<"):
+            r = Run(Path(r.source).name, r.queries, r.docs, r.query, r.doc, r.score,
+                    r.source, r.line)  # fmt: skip
+        out.append(r)
+    return out
+
+
+def evaluate_systems(
+    test: Any,
+    recommendations: Any,
+    measures: str | Sequence[str] | None = None,
+    *,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    train: Any = None,
+    features: Any = None,
+    popularity: Any = None,
+    baseline: Any = None,
+    catalog: Any = None,
+    relevance: str = "binary",
+    no_relevant: str = "exclude",
+    seen: str = "keep",
+    ties: str = "input-order",
+    columns: Mapping[str, str] | None = None,
+) -> list[SystemEvaluation]:
+    """Evaluate each system; one `SystemEvaluation` per system, in input order.
+
+    See `evaluate` for the parameters.
+    """
+    if no_relevant not in ("exclude", "zero"):
+        raise ValueError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
+    if seen not in ("keep", "drop"):
+        raise ValueError(f"seen must be 'keep' or 'drop', not {seen!r}")
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    users, items = Vocabulary(), Vocabulary()
+    test_log = read_interactions(test, users=users, items=items, columns=columns).deduplicate()
+    train_log = None
+    if train is not None:
+        train_log = read_interactions(train, users=users, items=items, columns=columns)
+        train_log = train_log.deduplicate()
+    pop_log = train_log
+    if popularity is not None:
+        pop_log = read_interactions(popularity, users=users, items=items, columns=columns)
+    runs = _unique_names(
+        [
+            read_recommendations(src, users=users, items=items, name=name, columns=columns)
+            for name, src in _systems(recommendations)
+        ]
+    )
+    base_run = None
+    if baseline is not None:
+        base_run = read_recommendations(
+            baseline, users=users, items=items, name="baseline", columns=columns
+        )
+    item_features = None
+    if features is not None:
+        item_features = read_item_features(features, items=items, columns=columns)
+    catalog_codes = None
+    if catalog is not None:
+        ids = [str(i) for i in catalog]
+        if not ids:
+            raise ValueError("catalog is empty")
+        catalog_codes = items.intern_many(ids).astype(np.int64)
+    qrels = test_log.to_qrels(threshold, relevance)
+    requests = parse(
+        measures if measures is not None else _defaults(pop_log, base_run, item_features), k
+    )
+    _check_inputs(requests, test_log, pop_log, base_run, item_features)
+    if seen == "drop" and train_log is None:
+        raise ValueError("seen='drop' needs the training interactions (train=...)")
+    results = []
+    for run in runs:
+        run = _seen_policy(run, train_log, seen, len(items))
+        ctx = Context(
+            qrels=qrels, test=test_log, run=run, k=k, ties=ties, no_relevant=no_relevant,
+            train=train_log, popularity_log=pop_log, baseline=base_run,
+            features=item_features, catalog=catalog_codes,
+        )  # fmt: skip
+        _one_sided(ctx)
+        values = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+        _report(ctx, requests, threshold, test_log)
+        results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
+    return results
+
+
+def _defaults(pop_log, base_run, item_features) -> list[str]:
+    names = DEFAULT_TOPN + DEFAULT_CATALOG
+    if pop_log is not None:
+        names += DEFAULT_POPULARITY
+    elif base_run is not None:
+        names.append("Serendipity")
+    if item_features is not None:
+        names.append("ILD")
+    return names
+
+
+def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
+    for r in requests:
+        needs = r.measure.needs
+        if "ratings" in needs and test_log.rating is None:
+            raise ValueError(f"{r.label} needs ratings in the test data")
+        if "popularity" in needs and pop_log is None:
+            raise ValueError(
+                f"{r.label} needs item popularity: give the training interactions "
+                "(train=..., --train) or popularity=..."
+            )
+        if "baseline" in needs and pop_log is None and base_run is None:
+            raise ValueError(
+                f"{r.label} needs a baseline: the training interactions (train=..., --train) "
+                "for the most-popular list, or baseline=..."
+            )
+        if "features" in needs and item_features is None:
+            raise ValueError(f"{r.label} needs item features (features=..., --features u.item)")
+
+
+def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items: int) -> Run:
+    """Find (and with ``seen="drop"`` remove) recommended items of the user's training data."""
+    if train_log is None:
+        return run
+    seen_keys = np.unique(train_log.keys(num_items))
+    keys = run.query.astype(np.int64) * num_items + run.doc
+    pos = np.minimum(np.searchsorted(seen_keys, keys), max(len(seen_keys) - 1, 0))
+    hit = seen_keys[pos] == keys if len(seen_keys) else np.zeros(len(keys), dtype=bool)
+    found = int(hit.sum())
+    if not found:
+        return run
+    if seen == "keep":
+        warn(
+            f"{run.name}: {found} recommended (user, item) pairs are in the training data; "
+            "they count as non-relevant unless also in the test data (seen='drop' removes them)"
+        )
+        return run
+    warn(f"{run.name}: {found} recommended (user, item) pairs of the training data removed")
+    keep = ~hit
+    return Run(
+        run.name, run.queries, run.docs, run.query[keep], run.doc[keep], run.score[keep],
+        run.source, None if run.line is None else run.line[keep],
+    )  # fmt: skip
+
+
+def _one_sided(ctx: Context) -> None:
+    test_users = np.zeros(len(ctx.qrels.queries), dtype=bool)
+    test_users[ctx.test.user] = True
+    rec_users = np.zeros(len(ctx.qrels.queries), dtype=bool)
+    rec_users[ctx.run.query] = True
+    only_recs = int((rec_users & ~test_users).sum())
+    only_test = int((test_users & ~rec_users).sum())
+    name = ctx.run.name
+    if only_recs:
+        warn(f"{name}: {only_recs} users with recommendations have no test data; ignored")
+    if only_test:
+        warn(
+            f"{name}: {only_test} of {int(test_users.sum())} test users have no "
+            "recommendations; they count with an empty list"
+        )
+
+
+def _report(ctx: Context, requests, threshold, test_log) -> None:
+    name = ctx.run.name
+    relevance = [r.label for r in requests if r.measure.relevance]
+    none = int((ctx.num_relevant == 0).sum()) if relevance else 0
+    if none:
+        rule = (
+            f"rating >= {threshold:g}"
+            if test_log.rating is not None and threshold is not None
+            else "any interaction"
+        )
+        what = (
+            "left out of the means"
+            if ctx.no_relevant == "exclude"
+            else "counted as 0 (no_relevant='zero')"
+        )
+        shown = ", ".join(relevance[:4]) + (", ..." if len(relevance) > 4 else "")
+        warn(
+            f"{name}: {none} of {ctx.num_users} test users have no relevant test item "
+            f"({rule}); {what} of {shown}"
+        )
+    for key, text in ctx.notes.items():
+        if isinstance(key, tuple) and key[0] == "note":
+            warn(f"{name}: {text}")
+
+
+def evaluate(
+    test: Any,
+    recommendations: Any,
+    measures: str | Sequence[str] | None = None,
+    *,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    train: Any = None,
+    features: Any = None,
+    popularity: Any = None,
+    baseline: Any = None,
+    catalog: Any = None,
+    relevance: str = "binary",
+    no_relevant: str = "exclude",
+    seen: str = "keep",
+    ties: str = "input-order",
+    columns: Mapping[str, str] | None = None,
+    per_user: bool = True,
+    output: str = "pandas",
+) -> Any:
+    """Evaluate recommendation lists (or rating predictions) against a test log.
+
+    Returns a tidy table with columns run, user, measure, value: one row per (system, user,
+    measure) for the users with a value (``per_user=True``), then one summary row per
+    (system, measure) with user ``"all"``.  Summaries are not always means of the per-user
+    rows (pooled rating errors, catalog-level measures), so use the ``"all"`` rows.
+
+    Parameters
+    ----------
+    test:
+        Test interactions (user, item[, rating][, timestamp]): a file, DataFrame, Parquet
+        file or ``{user: {item: rating}}``.
+    recommendations:
+        One system's lists — a TREC run or delimited file, DataFrame, ``{user: {item:
+        score}}`` or ``{user: [items]}`` — or several: a list, a directory, a ``{name:
+        source}`` dict.  For rating measures the scores are the predicted ratings.
+    measures:
+        Names (``P@10``, ``nDCG``, ``MAP(denominator=min)@5``, ``MAE``; nicknames
+        ``topn``, ``beyond``, ``rating``, ``all``).  Default: the top-N measures, the
+        coverage and exposure measures, Novelty/Serendipity/LongTail when popularity is
+        known and ILD when features are given.
+    k:
+        The cutoff of names without ``@k`` (default 10).
+    threshold:
+        A test item is relevant when its rating is >= threshold (default 4); None, or a
+        log without ratings: every test interaction is relevant.
+    train:
+        Training interactions: item popularity (Novelty, LongTail, the Serendipity
+        baseline), the default catalog, and the seen-items policy.
+    features:
+        Item features for ILD: MovieLens ``u.item``, a table, ``{item: vector}``.
+    popularity:
+        Interactions to compute popularity from, instead of ``train``.
+    baseline:
+        Recommendations of the primitive model for Serendipity (default: most popular).
+    catalog:
+        Item ids of the catalog (default: every item of train and test).
+    relevance:
+        ``binary`` (default): gain 1 for a relevant item in nDCG; ``graded``: its rating.
+    no_relevant:
+        Users whose test items are all below the threshold: ``exclude`` (default) leaves
+        them out of the means of the relevance-based measures; ``zero`` counts them as 0.
+    seen:
+        Recommended items from the user's training data: ``keep`` (default; they count as
+        non-relevant unless also in the test) or ``drop`` (removed before the cutoff).
+    ties:
+        Order of equal scores: ``input-order`` (default: the list's own order),
+        ``docno-desc`` (trec_eval's), ``docno-asc``.
+    columns:
+        Column names of DataFrames/headers: ``{"user": ..., "item": ..., "rating": ...,
+        "score": ..., "rank": ...}``.
+    per_user, output:
+        Per-user rows as well as the summaries; ``pandas`` (default), ``polars`` or ``dict``.
+
+    Examples
+    --------
+    >>> from rankscope import recsys
+    >>> test = {"u1": {"a": 5, "b": 2, "c": 4}}
+    >>> recs = {"u1": ["a", "b", "d"]}
+    >>> table = recsys.evaluate(test, recs, ["P@3", "Recall@3"], per_user=False, output="dict")
+    >>> [round(v, 4) for v in table["value"]]
+    [0.3333, 0.5]
+    """
+    results = evaluate_systems(
+        test, recommendations, measures, k=k, threshold=threshold, train=train,
+        features=features, popularity=popularity, baseline=baseline, catalog=catalog,
+        relevance=relevance, no_relevant=no_relevant, seen=seen, ties=ties, columns=columns,
+    )  # fmt: skip
+    return frames.to_frame(tidy(results, per_user), output)
+
+
+def tidy(results: list[SystemEvaluation], per_user: bool = True) -> dict[str, list]:
+    cols: dict[str, list] = {"run": [], "user": [], "measure": [], "value": []}
+    for res in results:
+        if per_user:
+            for r, v in zip(res.requests, res.values, strict=True):
+                if v.per_user is None:
+                    continue
+                for user, x in zip(res.user_ids, v.per_user.tolist(), strict=True):
+                    if x == x:  # NaN: no value for this user
+                        cols["run"].append(res.name)
+                        cols["user"].append(user)
+                        cols["measure"].append(r.label)
+                        cols["value"].append(x)
+        for r, v in zip(res.requests, res.values, strict=True):
+            cols["run"].append(res.name)
+            cols["user"].append("all")
+            cols["measure"].append(r.label)
+            cols["value"].append(v.summary)
+    return cols

@@ -1,0 +1,198 @@
+"""Recommender measures as declarative objects, and the evaluation context they read.
+
+A `RecsysMeasure` is a `rankscope.measures.Measure` (name, spellings, parameter schema,
+documentation with formula, meaning and reference) whose kernel maps a `Context` — one
+system's recommendations joined with the test, training and feature data — to `Values`:
+one value per evaluated user (NaN where the measure is undefined for the user, who is then
+left out of the mean) and the summary.  The context computes each shared piece once (the
+judged top-k lists per cutoff, item popularity, the popularity baseline) and caches it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data import Judged, Qrels, Run, judge
+from ..measures.base import Measure, Param
+from .data import Interactions, ItemFeatures
+
+#: The cutoff parameter of the top-N measures (None: the evaluation's ``k``).
+K = Param(
+    "k", int, None, "list length evaluated, the cutoff (default: the evaluation's k, 10)", minimum=1
+)
+
+KINDS = ("rating", "topn", "list", "catalog")
+
+
+@dataclass(eq=False)
+class RecsysMeasure(Measure):
+    """A recommender measure.
+
+    ``kind``: ``rating`` (rating prediction: predictions joined with the test ratings),
+    ``topn`` (accuracy of the top-k list against the relevant test items), ``list`` (a
+    property of each user's top-k list) or ``catalog`` (a property of all lists together,
+    no per-user value).  ``relevance``: the value needs relevant test items, so users
+    without any follow the no-relevant policy.  ``needs``: inputs beyond test and
+    recommendations (``ratings``, ``popularity``, ``features``).
+    """
+
+    kind: str = "topn"
+    relevance: bool = False
+    needs: tuple[str, ...] = ()
+    summary_doc: str = "mean over the users with a value"
+
+
+@dataclass
+class Values:
+    """A measure's result for one system."""
+
+    per_user: np.ndarray | None  # one float per evaluated user; NaN: no value (left out)
+    summary: float
+    count: int  # users (ratings, for pooled rating measures) behind the summary
+
+
+def user_mean(per_user: np.ndarray) -> Values:
+    """The mean over the users with a value (the usual summary)."""
+    defined = ~np.isnan(per_user)
+    n = int(defined.sum())
+    mean = float(np.cumsum(per_user[defined])[-1] / n) if n else float("nan")
+    return Values(per_user, mean, n)
+
+
+@dataclass(frozen=True)
+class Lists:
+    """Each evaluated user's top-k list: item codes ``items[offsets[u]:offsets[u+1]]``."""
+
+    offsets: np.ndarray  # int64 (users + 1,)
+    items: np.ndarray  # int64 flat item codes, best first
+    relevant: np.ndarray  # bool flat: the item is a relevant test item of the user
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @functools.cached_property
+    def owner(self) -> np.ndarray:
+        """The user (row) of each flat entry."""
+        return np.repeat(np.arange(len(self.offsets) - 1), self.lengths)
+
+
+@dataclass(eq=False)
+class Context:
+    """One system's recommendations with everything the measures need.
+
+    Evaluated users: those with at least one test interaction, in id order (sorted as
+    strings).  Their recommendation lists are ordered once, by `rankscope.data.judge`.
+    """
+
+    qrels: Qrels  # test interactions as judgments (grade >= 1: relevant)
+    test: Interactions
+    run: Run  # recommendations (after the seen-items policy)
+    k: int = 10
+    ties: str = "input-order"
+    no_relevant: str = "exclude"  # exclude | zero
+    train: Interactions | None = None
+    popularity_log: Interactions | None = None
+    baseline: Run | None = None
+    features: ItemFeatures | None = None
+    catalog: np.ndarray | None = None  # item codes; None: items of training and test
+    _judged: dict = field(default_factory=dict)
+    _lists: dict = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)  # shared intermediate results and notes
+
+    def cached(self, key, make):
+        """``make()``, computed once per context (shared by the measures that need it)."""
+        if key not in self.notes:
+            self.notes[key] = make()
+        return self.notes[key]
+
+    def note(self, key: str, value) -> None:
+        """Record something the user should be told (emitted once, as a warning)."""
+        self.notes.setdefault(("note", key), value)
+
+    @property
+    def num_items(self) -> int:
+        return len(self.qrels.docs)
+
+    def judged(self, k: int) -> Judged:
+        """The top ``k`` of every evaluated user's list, joined with the test judgments (a
+        user without recommendations has an empty list)."""
+        if k not in self._judged:
+            self._judged[k] = judge(self.qrels, self.run, ties=self.ties, max_docs=k, complete=True)
+        return self._judged[k]
+
+    @functools.cached_property
+    def user_ids(self) -> list[str]:
+        return self.judged(self.k).query_ids
+
+    @property
+    def num_users(self) -> int:
+        return len(self.user_ids)
+
+    @functools.cached_property
+    def user_codes(self) -> np.ndarray:
+        return self.qrels.queries.lookup_many(self.user_ids).astype(np.int64)
+
+    def lists(self, k: int) -> Lists:
+        if k not in self._lists:
+            j = self.judged(k)
+            self._lists[k] = Lists(j.offsets.astype(np.int64), j.doc.astype(np.int64), j.grade >= 1)
+        return self._lists[k]
+
+    @functools.cached_property
+    def num_relevant(self) -> np.ndarray:
+        """Relevant test items per evaluated user."""
+        return self.judged(self.k).num_rel(1)
+
+    def relevance_policy(self, values: np.ndarray) -> np.ndarray:
+        """Users without relevant test items: NaN (left out of the mean) or 0."""
+        none = self.num_relevant == 0
+        if none.any():
+            values = values.astype(np.float64, copy=True)
+            values[none] = np.nan if self.no_relevant == "exclude" else 0.0
+        return values
+
+    # -- popularity ---------------------------------------------------------------------------
+
+    def need_popularity(self, measure: str) -> Interactions:
+        if self.popularity_log is None:
+            raise ValueError(
+                f"{measure} needs item popularity: give the training interactions "
+                "(train=..., --train) or popularity=..."
+            )
+        return self.popularity_log
+
+    @functools.cached_property
+    def popularity(self) -> np.ndarray:
+        """Distinct users per item code in the popularity log."""
+        return self.need_popularity("this measure").popularity(self.num_items)
+
+    @functools.cached_property
+    def popularity_users(self) -> int:
+        return len(np.unique(self.need_popularity("this measure").user))
+
+    @functools.cached_property
+    def catalog_codes(self) -> np.ndarray:
+        """The catalog's item codes (sorted): given, or every item of training and test."""
+        if self.catalog is not None:
+            return np.unique(self.catalog)
+        parts = [self.test.item]
+        if self.train is not None:
+            parts.append(self.train.item)
+        return np.unique(np.concatenate(parts)).astype(np.int64)
+
+    @functools.cached_property
+    def in_catalog(self) -> np.ndarray:
+        mask = np.zeros(self.num_items, dtype=bool)
+        mask[self.catalog_codes] = True
+        return mask
+
+    @functools.cached_property
+    def seen_keys(self) -> np.ndarray:
+        """Sorted (user, item) keys of the training interactions."""
+        if self.train is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(self.train.keys(self.num_items))
