@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankscope.measures import REGISTRY
-from rankscope.measures.registry import reference_markdown
+from rankscope.reference import measure_reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "measures.md"
 
 
 def test_measure_reference_is_up_to_date():
-    assert DOCS.read_text() == reference_markdown(REGISTRY) + "\n", (
+    assert DOCS.read_text() == measure_reference() + "\n", (
         "docs/measures.md is stale: run `rankscope measures --markdown > docs/measures.md`"
     )
 

@@ -282,14 +282,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_measures(args: argparse.Namespace) -> int:
     from .measures import REGISTRY
+    from .recsys import registry as recsys
 
     if args.markdown:
-        from .measures.registry import reference_markdown
+        from .reference import measure_reference
 
-        print(reference_markdown(REGISTRY))
+        print(measure_reference())
         return 0
     for m in REGISTRY.measures:
         names = " | ".join(REGISTRY.spellings(m))
+        first = m.doc.strip().split("\n")[0]
+        print(f"{names}\n    {first}")
+    print("\nrecommender measures (rankscope recsys):")
+    for m in recsys.MEASURES:
+        names = " | ".join(recsys.spellings(m))
         first = m.doc.strip().split("\n")[0]
         print(f"{names}\n    {first}")
     return 0
