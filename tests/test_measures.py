@@ -209,8 +209,9 @@ def test_every_measure_has_a_hand_computed_case():
     covered = {parse_measures([spec])[0].measure.name for spec, _ in CASES}
     covered |= {"runid", "num_q", "gm_map", "gm_bpref"}  # summary-only: tested below
     # own test modules: preference methods (test_preferences), search lengths (test_lengths),
-    # gain and user-model measures (test_user_models)
-    own = ("preference", "lengths", "user_models", "diversity")
+    # gain and user-model measures (test_user_models), diversity (test_diversity), trec_eval's
+    # preference measures (test_trec_prefs) and judgment-group measures (test_judgment_groups)
+    own = ("preference", "lengths", "user_models", "diversity", "trec_prefs", "judgment_groups")
     per_run = {m.name for m in rankscope.MEASURES if m.family not in own}
     assert per_run <= covered
 

@@ -282,10 +282,9 @@ def test_every_measure_within_its_bounds(collection, options):
             else:
                 raise AssertionError(f"no bound for {name}")
         checked.add(name)
-    # diversity measures need diversity judgments: tests/test_diversity.py bounds them
-    assert checked == {
-        m.name for m in rankscope.MEASURES if m.family not in ("preference", "diversity")
-    }
+    # not from ad hoc qrels alone: diversity (bounded in tests/test_diversity.py), preferences
+    other_judgments = ("preference", "trec_prefs", "judgment_groups", "diversity")
+    assert checked == {m.name for m in rankscope.MEASURES if m.family not in other_judgments}
 
     ret, rel, rel_ret = by_label["num_ret"], by_label["num_rel"], by_label["num_rel_ret"]
     for i in range(len(result.query_ids)):

@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "evaluate": "api",
     "evaluate_many": "api",
+    "read_judgments": "api",
     "read_qrels": "api",
     "read_run": "api",
     "InputError": "data",
@@ -40,7 +41,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import evaluate, evaluate_many, read_qrels, read_run  # noqa: F401
+    from .api import evaluate, evaluate_many, read_judgments, read_qrels, read_run  # noqa: F401
     from .data import (  # noqa: F401
         InputError,
         Judged,

@@ -168,13 +168,73 @@ def _unique_names(runs: list[Run]) -> list[Run]:
     return out
 
 
+#: Judgment formats (trec_eval's ``-R``) and the measures computed when none are named.
+REL_FORMATS = {
+    "qrels": "official",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+    "qrels_jg": "qrels_jg",
+}
+#: The measure family each non-qrels format computes (besides runid and num_q).
+_FORMAT_FAMILY = {"prefs": "trec_prefs", "qrels_prefs": "trec_prefs", "qrels_jg": "judgment_groups"}
+
+
+def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
+    """Judgments in one of trec_eval's formats (``-R``): ``qrels`` (anything `read_qrels`
+    accepts), ``prefs``, ``qrels_prefs`` (`rankscope.trec_prefs.Prefs`) or ``qrels_jg``
+    (`rankscope.judgment_groups.GroupedQrels`), from a file or already read."""
+    if rel_format not in REL_FORMATS:
+        raise ValueError(
+            f"unknown judgments format {rel_format!r}; choose one of {', '.join(REL_FORMATS)}"
+        )
+    if rel_format == "qrels":
+        return read_qrels(source)
+    from .io import prefs as prefs_io
+    from .judgment_groups import GroupedQrels
+    from .trec_prefs import Prefs
+
+    wanted = GroupedQrels if rel_format == "qrels_jg" else Prefs
+    if isinstance(source, wanted):
+        return source
+    if isinstance(source, Qrels | Prefs | GroupedQrels) or not isinstance(
+        source, str | os.PathLike
+    ):
+        raise ValueError(
+            f"judgments for rel_format={rel_format!r} must be a file or a {wanted.__name__}"
+        )
+    reader = {
+        "prefs": prefs_io.read_prefs,
+        "qrels_prefs": prefs_io.read_qrels_prefs,
+        "qrels_jg": prefs_io.read_qrels_jg,
+    }[rel_format]
+    return reader(source)
+
+
+def _check_formats(requests, rel_format: str) -> None:
+    """Each measure reads one judgments format: say which when it is not the one given."""
+    family = _FORMAT_FAMILY.get(rel_format)
+    for r in requests:
+        if r.measure.aggregate in ("runid", "count"):
+            continue
+        own = r.measure.family
+        if family is None and own in _FORMAT_FAMILY.values():
+            needs = "-R qrels_jg" if own == "judgment_groups" else "-R prefs or -R qrels_prefs"
+            raise ValueError(f"measure '{r.label}' needs other judgments: {needs}")
+        if family is not None and own != family:
+            names = "all_prefs" if family == "trec_prefs" else "qrels_jg"
+            raise ValueError(
+                f"measure '{r.label}' needs qrels (-R qrels); with -R {rel_format} the measures "
+                f"are those of -m {names}"
+            )
+
+
 def evaluate_many(
     qrels: QrelsLike,
     runs: Any,
     measures: str | Sequence[str] | None = None,
     *,
     relevance_level: int = 1,
-    ties: str = "docno-desc",
+    ties: str | None = None,
     max_docs: int | None = None,
     judged_only: bool = False,
     complete: bool = False,
@@ -183,17 +243,83 @@ def evaluate_many(
     order: str = "score",
     diversity: bool | None = None,
     doc_lengths: Any = None,
+    rel_format: str = "qrels",
+    zscores: Any = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
-    ``diversity`` reads a qrels file as diversity judgments (``qid subtopic docno grade``);
-    by default it does when a diversity measure is requested.
+    ``rel_format`` is the judgments' format (trec_eval's ``-R``): ``qrels``, ``prefs``,
+    ``qrels_prefs`` or ``qrels_jg``.  ``ties`` defaults to trec_eval's order: document ids
+    descending, ascending for preference judgments.  ``zscores`` (a file of ``qid measure
+    mean stddev``, or a `rankscope.zscores.ZScores`) turns every per-query value into a
+    z-score before the summary (trec_eval's ``-Z``).  ``diversity`` reads a qrels file as
+    diversity judgments (``qid subtopic docno grade``); by default it does when a diversity
+    measure is requested.  ``order="rank"`` ranks TREC run files by their rank column.
     """
-    requests = as_requests(measures)
+    requests = as_requests(REL_FORMATS[rel_format] if measures is None else measures)
     if diversity is None:
         diversity = any(r.measure.family == "diversity" for r in requests)
-    qrels = read_qrels(qrels, diversity=diversity)
-    run_list = _runs(runs, qrels, duplicates, order)
+    if diversity and rel_format == "qrels":
+        judgments = read_qrels(qrels, diversity=True)
+    else:
+        judgments = read_judgments(qrels, rel_format)
+    _check_formats(requests, rel_format)
+    if ties is None:
+        ties = "docno-asc" if rel_format in ("prefs", "qrels_prefs") else "docno-desc"
+    run_list = _runs(runs, judgments, duplicates, order)
+    if rel_format == "qrels":
+        results = _evaluate_qrels(
+            judgments, run_list, requests, relevance_level=relevance_level, ties=ties,
+            max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,
+            doc_lengths=_doc_lengths(doc_lengths),
+        )  # fmt: skip
+    elif rel_format == "qrels_jg":
+        from .judgment_groups import evaluate_judgment_groups
+
+        results = [
+            evaluate_judgment_groups(
+                judgments,
+                run,
+                requests,
+                relevance_level=relevance_level,
+                ties=ties,
+                max_docs=max_docs,
+                judged_only=judged_only,
+                complete=complete,
+            )
+            for run in run_list
+        ]
+    else:
+        from .trec_prefs import evaluate_prefs
+
+        results = [
+            evaluate_prefs(
+                judgments, run, requests, ties=ties, max_docs=max_docs, complete=complete
+            )
+            for run in run_list
+        ]
+    if zscores is not None:
+        from .io.prefs import read_zscores
+        from .zscores import ZScores, to_zscores
+
+        table = zscores if isinstance(zscores, ZScores) else read_zscores(zscores)
+        results = [to_zscores(r, table) for r in results]
+    return results
+
+
+def _evaluate_qrels(
+    qrels,
+    run_list,
+    requests,
+    *,
+    relevance_level,
+    ties,
+    max_docs,
+    judged_only,
+    complete,
+    num_docs,
+    doc_lengths=None,
+) -> list[RunEvaluation]:
     per_run = [r for r in requests if r.measure.family != "preference"]
     results = [
         evaluate_run(
@@ -206,7 +332,7 @@ def evaluate_many(
             judged_only=judged_only,
             complete=complete,
             num_docs=num_docs,
-            doc_lengths=_doc_lengths(doc_lengths),
+            doc_lengths=doc_lengths,
         )
         for run in run_list
     ]
@@ -247,7 +373,7 @@ def evaluate(
     per_query: bool = True,
     *,
     relevance_level: int = 1,
-    ties: str = "docno-desc",
+    ties: str | None = None,
     max_docs: int | None = None,
     judged_only: bool = False,
     complete: bool = False,
@@ -256,6 +382,8 @@ def evaluate(
     order: str = "score",
     diversity: bool | None = None,
     doc_lengths: Any = None,
+    rel_format: str = "qrels",
+    zscores: Any = None,
     output: str = "pandas",
 ) -> Any:
     """Evaluate runs against judgments; a tidy table with columns run, query, measure, value.
@@ -280,6 +408,9 @@ def evaluate(
     doc_lengths:
         Document lengths in words, ``{docno: words}`` or a file of ``docno words`` lines,
         for time-biased gain.
+    rel_format, zscores:
+        trec_eval's ``-R`` (``qrels``, ``prefs``, ``qrels_prefs``, ``qrels_jg``) and ``-Z``
+        (see `evaluate_many`).
     output:
         ``pandas`` (default), ``polars`` or ``dict`` (of columns).
 
@@ -306,6 +437,8 @@ def evaluate(
         order=order,
         diversity=diversity,
         doc_lengths=doc_lengths,
+        rel_format=rel_format,
+        zscores=zscores,
     )
     return frames.to_frame(_tidy(results, per_query), output)
 
@@ -349,7 +482,7 @@ def evaluate_files(args: Any) -> int:
     results = evaluate_many(
         args.qrels,
         paths,
-        args.measures or ["official"],
+        args.measures or None,
         relevance_level=args.level,
         ties=args.ties,
         max_docs=args.max_docs,
@@ -360,6 +493,8 @@ def evaluate_files(args: Any) -> int:
         order=getattr(args, "order", "score"),
         diversity=getattr(args, "diversity", None) or None,
         doc_lengths=getattr(args, "doc_lengths", None),
+        rel_format=getattr(args, "rel_format", "qrels"),
+        zscores=getattr(args, "zscores", None),
     )
     out = sys.stdout
     if fmt == "trec":

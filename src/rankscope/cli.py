@@ -22,8 +22,25 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
             "byte-for-byte trec_eval's."
         ),
     )
-    p.add_argument("qrels", help="TREC qrels file (.gz and - accepted)")
+    p.add_argument("qrels", help="TREC qrels file (.gz and - accepted), or judgments as -R says")
     p.add_argument("runs", nargs="+", help="TREC run files or directories of them")
+    p.add_argument(
+        "-R",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        dest="rel_format",
+        help="judgments format, as trec_eval: qrels (default); prefs (qid jg jsg docno "
+        "rel_level) or qrels_prefs (qrels read as preferences) for -m all_prefs; qrels_jg "
+        "(qid jg docno grade, judgment groups) for -m qrels_jg",
+    )
+    p.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="FILE",
+        default=None,
+        help="print z-scores: per-query values standardised with FILE's 'qid measure mean "
+        "stddev' lines (trec_eval -Z)",
+    )
     p.add_argument(
         "-m",
         "--measure",
@@ -31,7 +48,7 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
         dest="measures",
         metavar="MEASURE",
         help="measure to compute, either spelling (P.5,10 / P@10 / all_trec); repeatable; "
-        "default: official",
+        "default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R qrels_jg)",
     )
     p.add_argument("-q", action="store_true", dest="per_query", help="also print per-query values")
     p.add_argument(
@@ -80,8 +97,9 @@ def _eval_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ties",
         choices=("docno-desc", "docno-asc", "input-order"),
-        default="docno-desc",
-        help="order of equally scored documents (default docno-desc, as trec_eval)",
+        default=None,
+        help="order of equally scored documents (default as trec_eval: docno-desc; "
+        "docno-asc with -R prefs/qrels_prefs)",
     )
     p.add_argument(
         "--duplicates",

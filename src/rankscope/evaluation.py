@@ -37,6 +37,8 @@ class RunEvaluation:
     values: list[np.ndarray]  # per request: one value per query (float, or object for text)
     summary: list[float | int | str | None]  # per request: the summary value (None if none)
     missing: np.ndarray  # per query: judged but not ranked by the run
+    complete_num_rel: int | None = None  # under -c: num_rel's summary (trec_eval's count)
+    zscores: bool = False  # values are z-scores (trec_eval -Z): printed as Z<name>
 
     def value(self, label: str) -> np.ndarray:
         for r, v in zip(self.requests, self.values, strict=True):
@@ -87,34 +89,38 @@ def evaluate_judged(
         for req, col in zip(requests, columns, strict=True):
             if req.measure.zero_when_missing:
                 col[missing] = "" if req.measure.value == "str" else 0.0
+    # trec_eval -c: num_rel's summary counts every judged document with grade > 0, whatever
+    # the level
+    complete_num_rel = int(judged.rel_levels[:, 1:].sum()) if complete else None
     summary = [
-        _summarise(req, col, judged, complete) for req, col in zip(requests, columns, strict=True)
+        summarise(req, col, judged.run_name, complete_num_rel)
+        for req, col in zip(requests, columns, strict=True)
     ]
     return RunEvaluation(
-        judged.run_name, judged.query_ids, list(requests), columns, summary, missing
-    )
+        judged.run_name, judged.query_ids, list(requests), columns, summary, missing,
+        complete_num_rel,
+    )  # fmt: skip
 
 
 def _sequential(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
-def _summarise(req: Request, col: np.ndarray, judged: Judged, complete: bool):
+def summarise(req: Request, col: np.ndarray, run_name: str, complete_num_rel: int | None = None):
+    """The summary of one request's per-query values (``complete_num_rel``: num_rel's
+    summary under ``-c``)."""
     how = req.measure.aggregate
     n = len(col)
     if how == "none":
         return None
     if how == "runid":
-        return judged.run_name
+        return run_name
     if how == "count":
         return n
     if how == "sum":
         return _sequential(col)
     if how == "num_rel":
-        if complete:
-            # trec_eval -c: every judged document with grade > 0, whatever the level
-            return int(judged.rel_levels[:, 1:].sum())
-        return _sequential(col)
+        return complete_num_rel if complete_num_rel is not None else _sequential(col)
     if how == "mean":
         return _sequential(col) / n if n else 0.0
     if how == "gmean":
@@ -186,22 +192,34 @@ def _format_value(value, kind: str) -> str:
 
 
 def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = True) -> str:
-    """The text trec_eval prints: ``-q`` per-query lines, then the ``all`` summary."""
+    """The text trec_eval prints: ``-q`` per-query lines, then the ``all`` summary.
+
+    For z-scores (trec_eval ``-Z``) every standardised value prints as ``Z<name>`` with 4
+    decimals; text (``runid``, ``relstring``) prints as usual.
+    """
     lines: list[str] = []
+
+    def head(kind: str) -> tuple[str, str]:
+        if result.zscores and kind != "str":
+            return "Z", "float"
+        return "", kind
+
     if per_query:
         printable = [
-            (r.measure.value, r.label, col)
+            (*head(r.measure.value), r.label, col)
             for r, col in zip(result.requests, result.values, strict=True)
             if r.measure.per_query
         ]
         for i, qid in enumerate(result.query_ids):
-            for kind, label, col in printable:
-                lines.append(f"{label:<22}\t{qid}\t{_format_value(col[i], kind)}\n")
+            for z, kind, label, col in printable:
+                lines.append(f"{z}{label:<22}\t{qid}\t{_format_value(col[i], kind)}\n")
     if summary:
         for r, value in zip(result.requests, result.summary, strict=True):
             if not r.measure.summary or value is None:
                 continue
-            kind = r.measure.value
-            text = value if r.measure.aggregate == "runid" else _format_value(value, kind)
-            lines.append(f"{r.label:<22}\tall\t{text}\n")
+            if r.measure.aggregate == "runid":
+                lines.append(f"{r.label:<22}\tall\t{value}\n")
+                continue
+            z, kind = head(r.measure.value)
+            lines.append(f"{z}{r.label:<22}\tall\t{_format_value(value, kind)}\n")
     return "".join(lines)

@@ -1,5 +1,6 @@
 """trec_eval's own regression suite: identical text for every row of the suite table
-(../shared/conformance/trec_eval/README.md) except -R prefs, -R qrels_prefs, -R qrels_jg, -Z."""
+(../shared/conformance/trec_eval/README.md), including the preference judgments (-R prefs,
+-R qrels_prefs), the judgment groups (-R qrels_jg) and the z-scores (-Z)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ ROWS = [
         "results.test",
         "out.test.meas_params",
     ),
+    ("-m all_prefs -q -R prefs", "prefs.test", "prefs.results.test", "out.test.prefs"),
+    ("-m all_prefs -q -R prefs", "prefs.comment.test", "prefs.results.test", "out.test.prefs"),
+    ("-m all_prefs -q -R qrels_prefs", "qrels.test", "results.test", "out.test.qrels_prefs"),
+    ("-m qrels_jg -q -R qrels_jg", "qrels.123", "results.test", "out.test.qrels_jg"),
+    ("-m qrels_jg -q -R qrels_jg", "qrels.comments.123", "results.test", "out.test.qrels_jg"),
+    ("-q -m all_trec -Z zscores_file", "qrels.test", "results.test", "out.test.aqZ"),
 ]
 
 
@@ -36,6 +43,7 @@ ROWS = [
 )
 def test_suite_row(options, qrels, results, expected, capsys, reader):
     need(SUITE)
+    options = options.replace("-Z zscores_file", f"-Z {shlex.quote(str(SUITE / 'zscores_file'))}")
     args = ["eval", *shlex.split(options), str(SUITE / qrels), str(SUITE / results)]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err

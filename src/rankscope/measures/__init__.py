@@ -7,6 +7,7 @@ from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret,
 from .diversity import DIVERSITY_MEASURES
 from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
 from .incomplete import bpref, gm_bpref, infAP, judged, rbp_resid, unj
+from .judgment_groups import JUDGMENT_GROUP_MEASURES
 from .lengths import LENGTH_MEASURES
 from .preferences import PREFERENCE_MEASURES
 from .ranks import (
@@ -26,6 +27,7 @@ from .ranks import (
 )
 from .registry import Registry
 from .sets import set_F, set_map, set_P, set_recall, set_relative_P, utility
+from .trec_prefs import TREC_PREFS_MEASURES
 from .user_models import USER_MODEL_MEASURES
 
 #: trec_eval's measures in the order it prints them (measures.c), then rankscope's own.
@@ -39,6 +41,8 @@ MEASURES: list[Measure] = [
     *LENGTH_MEASURES,
     *DIVERSITY_MEASURES,
     *PREFERENCE_MEASURES,
+    *TREC_PREFS_MEASURES,
+    *JUDGMENT_GROUP_MEASURES,
 ]  # fmt: skip
 
 NICKNAMES = {
@@ -57,6 +61,17 @@ NICKNAMES = {
         "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
         "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
     ],
+    "all_prefs": [
+        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+        "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+        "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+    ],
+    "prefs": [
+        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    ],
+    "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
 }  # fmt: skip
 
 REGISTRY = Registry(MEASURES, NICKNAMES)
