@@ -13,7 +13,9 @@ family's measures on the same judged run (median of ``--repeat``), in one proces
   (which need a second join without the unjudged documents, included in the time);
 * diversity: ERR-IA, α-nDCG, NRBP, MAP-IA, P-IA, strec at ndeval's cut-offs, on diversity
   judgments derived from the qrels (each relevant judgment relevant to 1-3 of 4 subtopics,
-  seeded), including the join that attaches the subtopics.
+  seeded), including the join that attaches the subtopics;
+* trec_eval's preference measures (``-R qrels_prefs -m all_prefs``) and judgment-group
+  measures (``-R qrels_jg -m qrels_jg``) on the same qrels file read in those formats.
 
 Preferences (bench/preferences.py), statistics (bench/stats.py) and recommender measures
 (bench/recsys.py) have their own benchmarks: they compare runs or users, not rankings.
@@ -115,6 +117,22 @@ def main() -> None:
 
     seconds, _ = median_time(diversity, args.repeat)
     rows.append((f"diversity, ndeval's 21 (+ join, {len(div):,} rows)", len(requests), seconds))
+
+    # trec_eval's other judgment formats, from the same qrels file (-R qrels_prefs, qrels_jg)
+    from rankscope.api import evaluate_many
+    from rankscope.io.prefs import read_qrels_jg, read_qrels_prefs
+
+    for label, reader, fmt, nick in (
+        ("trec_eval -R qrels_prefs all_prefs", read_qrels_prefs, "qrels_prefs", "all_prefs"),
+        ("trec_eval -R qrels_jg qrels_jg", read_qrels_jg, "qrels_jg", "qrels_jg"),
+    ):
+        judgments = reader(qrels_path, qrels.queries, qrels.docs)
+        count = len(parse_measures([nick]))
+        seconds, _ = median_time(
+            lambda j=judgments, f=fmt, n=nick: evaluate_many(j, run, [n], rel_format=f),
+            args.repeat,
+        )
+        rows.append((f"{label} (+ join)", count, seconds))
 
     width = max(len(r[0]) for r in rows)
     print(f"{'family':<{width}}  values  seconds  µs/query/value")
