@@ -34,7 +34,7 @@ from rankscope.data import Qrels, judge
 from rankscope.evaluation import evaluate_judged, evaluate_run
 from rankscope.io.trec import read_qrels, read_run
 from rankscope.measures import parse_measures
-from rankscope.ndeval import COLUMNS
+from rankscope.ndeval import ndeval_requests
 
 BENCH = Path(__file__).resolve().parent
 
@@ -109,8 +109,7 @@ def main() -> None:
     rows.append(("condensed lists (+ join)", len(condensed), seconds))
 
     div = diversity_qrels(qrels)
-    specs = [c.replace("alpha-", "alpha_").replace("-IA", "_IA") for c in COLUMNS]
-    requests = [parse_measures(s)[0] for s in specs]
+    requests = ndeval_requests()
 
     def diversity() -> object:
         return evaluate_judged(judge(div, run), requests)

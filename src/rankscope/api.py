@@ -21,10 +21,6 @@ QrelsLike = Qrels | str | os.PathLike | Mapping | Any
 RunLike = Run | str | os.PathLike | Mapping | Any
 
 
-def _is_frame(obj: Any) -> bool:
-    return hasattr(obj, "columns") or hasattr(obj, "column_names")
-
-
 def _is_parquet(path: str | os.PathLike) -> bool:
     return str(path).endswith((".parquet", ".pq"))
 
@@ -52,7 +48,7 @@ def read_qrels(
         return trec_io.read_diversity_qrels(source, queries, docs)
     if isinstance(source, Mapping):
         return frames.qrels_from_dict(source, queries, docs)
-    if _is_frame(source):
+    if frames.is_frame(source):
         return frames.qrels_from_frame(source, query_col, doc_col, relevance_col, queries, docs)
     if _is_parquet(source):
         return frames.qrels_from_frame(
@@ -87,7 +83,7 @@ def read_run(
         return trec_io.resolve_duplicates(
             frames.run_from_dict(source, name or "run", queries, docs), duplicates
         )
-    if _is_frame(source):
+    if frames.is_frame(source):
         return frames.run_from_frame(
             source, query_col, doc_col, score_col, name or "run", queries, docs, duplicates
         )
@@ -102,7 +98,7 @@ def read_run(
 
 
 def _runs(runs: Any, qrels: Qrels, duplicates: str, order: str = "score") -> list[Run]:
-    if isinstance(runs, Run | str | os.PathLike) or _is_frame(runs):
+    if isinstance(runs, Run | str | os.PathLike) or frames.is_frame(runs):
         runs = [runs]
     elif isinstance(runs, Mapping):
         first = next(iter(runs.values()), None)
@@ -135,7 +131,7 @@ def _runs(runs: Any, qrels: Qrels, duplicates: str, order: str = "score") -> lis
                     r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs, order=order
                 )
             )
-    return _unique_names(out)
+    return unique_run_names(out)
 
 
 def _file_stem(source: str) -> str:
@@ -145,7 +141,7 @@ def _file_stem(source: str) -> str:
     return name
 
 
-def _unique_names(runs: list[Run]) -> list[Run]:
+def unique_run_names(runs: list[Run]) -> list[Run]:
     """Runs whose tags collide are named after their files instead (and said so)."""
     names = [r.name for r in runs]
     clash = {n for n in names if names.count(n) > 1}

@@ -29,11 +29,6 @@ class Aspects:
     count: np.ndarray  # int64 (nq, S): relevant documents per subtopic slot
     pool: np.ndarray  # bool (nq, D, S): relevant documents' subtopic vectors, docno descending
 
-    @property
-    def num_subtopics(self) -> np.ndarray:
-        """Per query, the number of subtopics with at least one relevant document."""
-        return (self.count > 0).sum(axis=1)
-
     def select(self, keep: np.ndarray) -> Aspects:
         """The same judgments for a subset of the judged entries."""
         return Aspects(self.entry[keep], self.count, self.pool)

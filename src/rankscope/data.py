@@ -747,13 +747,16 @@ def judge(
     cand = np.flatnonzero(in_qrels[qdocs])
     cand_slot = np.searchsorted(offsets, cand, side="right") - 1
     grades = np.zeros(0, dtype=np.int64)
-    if len(cand):
+    entry_key = np.zeros(0, dtype=np.int64)  # per judged entry: its row of the sorted keys
+    if len(cand) or diversity is not None:
+        # the judged (query slot, document) keys, sorted
         ndocs = np.int64(max(len(qrels.docs), 1))
         sel = qslot >= 0
         qkeys = qslot[sel] * ndocs + qrels.doc[sel]
         qgrades = g[sel]
         by_key = np.argsort(qkeys, kind="stable")
         qkeys, qgrades = qkeys[by_key], qgrades[by_key]
+    if len(cand):
         rkeys = cand_slot * ndocs + qdocs[cand]
         pos = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
         found = qkeys[pos] == rkeys
@@ -763,14 +766,10 @@ def judge(
         entry_key = pos[found]
     else:
         cand, cand_slot = cand[:0], cand_slot[:0]
-        entry_key = np.zeros(0, dtype=np.int64)
     aspects = None
     if diversity is not None:
-        ndocs = np.int64(max(len(qrels.docs), 1))
-        sel = qslot >= 0
-        all_keys = np.sort(qslot[sel] * ndocs + qrels.doc[sel])
         dslot = slot[diversity.query]
-        aspects = build_aspects(diversity, dslot, nq, all_keys, entry_key, relevance_level)
+        aspects = build_aspects(diversity, dslot, nq, qkeys, entry_key, relevance_level)
     unjudged = np.bincount(cand_slot[grades == UNJUDGED], minlength=nq).astype(np.int64)
     nonpool = counts - np.bincount(cand_slot, minlength=nq)
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .data import judge
+from .evaluation import evaluate_judged
 from .io import trec as trec_io
 from .measures import parse_measures
 
@@ -40,7 +41,8 @@ COLUMNS = [
 ]
 
 
-def _requests(alpha: float, beta: float):
+def ndeval_requests(alpha: float = 0.5, beta: float = 0.5):
+    """The registry requests behind ndeval's columns, in `COLUMNS` order."""
     out = []
     for name in COLUMNS:
         base, _, cut = name.partition("@")
@@ -71,13 +73,13 @@ def ndeval_table(
     """(run id, topics, per-topic values (topics x columns), mean row) as ndeval computes."""
     qrels = trec_io.read_diversity_qrels(qrels_path)
     order = "score" if traditional else "rank"
-    run = trec_io.read_run(run_path, qrels.queries, qrels.docs, order=order)
+    data = trec_io.read_bytes(run_path)
+    source = trec_io._source_name(run_path)
+    run = trec_io.parse_run(data, source, qrels.queries, qrels.docs, order=order)
     judged = judge(qrels, run, max_docs=depth)
-    requests = _requests(alpha, beta)
-    values = np.zeros((judged.num_queries, len(requests)))
-    for rows, batch in judged.batches():
-        for c, req in enumerate(requests):
-            values[rows, c] = req.compute(batch)
+    requests = ndeval_requests(alpha, beta)
+    result = evaluate_judged(judged, requests)
+    values = np.stack(result.values, axis=1) if requests else np.zeros((judged.num_queries, 0))
     by_id = {q: i for i, q in enumerate(judged.query_ids)}
     ranked = np.unique(run.query)
     topics = sorted((run.queries.strings[c] for c in ranked.tolist()), key=_topic_key)
@@ -90,12 +92,11 @@ def ndeval_table(
     total = np.cumsum(table, axis=0)[-1] if len(topics) else np.zeros(len(requests))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / count
-    return _ndeval_runid(run_path, run.name), topics, table, mean
+    return _ndeval_runid(data, run.name), topics, table, mean
 
 
-def _ndeval_runid(path: Any, last_tag: str) -> str:
+def _ndeval_runid(data: bytes, last_tag: str) -> str:
     """ndeval names the run after the tag of its first line (trec_eval: the last)."""
-    data = trec_io.read_bytes(path)
     for line in data.split(b"\n"):
         fields = line.split()
         if len(fields) >= 6 and not fields[0].startswith(b"#"):

@@ -19,12 +19,22 @@ from ..data import InputError, Qrels, Run, Vocabulary
 from .trec import resolve_duplicates
 
 
-def _columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
-    """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays."""
+def is_frame(obj: Any) -> bool:
+    """A pandas/polars DataFrame or an Arrow table."""
+    return hasattr(obj, "columns") or hasattr(obj, "column_names")
+
+
+def column_names(frame: Any) -> list[str]:
+    """The column names of a pandas/polars DataFrame or Arrow table."""
     present = getattr(frame, "column_names", None)  # Arrow tables (their .columns are arrays)
     if present is None:
         present = getattr(frame, "columns", ())
-    available = [str(c) for c in present]
+    return [str(c) for c in present]
+
+
+def _columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
+    """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays."""
+    available = column_names(frame)
     missing = [n for n in names if n not in available]
     if missing:
         raise InputError(

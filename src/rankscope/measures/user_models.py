@@ -335,7 +335,7 @@ def _tbg(
     ranks, grades = r.entries(dense=True)
     inside = (grades != PAD) & (ranks <= _cut(cutoff))
     relevant = inside & (grades >= r.level(rel))
-    words = r.doc_lengths() if r.lengths is not None else None
+    words = r.doc_lengths()
     if words is None:
         words = np.full(grades.shape, float(length))
     else:

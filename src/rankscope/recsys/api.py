@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..api import unique_run_names
 from ..data import Run, Vocabulary, warn
 from ..io import frames
 from ..io import trec as trec_io
@@ -61,7 +62,7 @@ class SystemEvaluation:
 def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
     """(name, source) per system: one source, a list of them, a directory or a
     ``{name: source}`` dict (told apart from a ``{user: {item: score}}`` dict by depth)."""
-    if isinstance(recommendations, Run | str | os.PathLike) or frames_like(recommendations):
+    if isinstance(recommendations, Run | str | os.PathLike) or frames.is_frame(recommendations):
         if isinstance(recommendations, str | os.PathLike) and Path(recommendations).is_dir():
             return [(None, p) for p in trec_io.run_files([recommendations])]
         return [(None, recommendations)]
@@ -72,7 +73,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
             inner = next(iter(first.values()))
             if isinstance(inner, Mapping | list | tuple):
                 return [(str(k), v) for k, v in recommendations.items()]
-        if isinstance(first, Run | str | os.PathLike) or frames_like(first):
+        if isinstance(first, Run | str | os.PathLike) or frames.is_frame(first):
             return [(str(k), v) for k, v in recommendations.items()]
         return [(None, recommendations)]
     if isinstance(recommendations, Sequence):
@@ -81,23 +82,6 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
             out.extend(_systems(r))
         return out
     raise TypeError(f"cannot read recommendations from {type(recommendations).__name__}")
-
-
-def frames_like(obj: Any) -> bool:
-    return hasattr(obj, "columns") or hasattr(obj, "column_names")
-
-
-def _unique_names(runs: list[Run]) -> list[Run]:
-    names = [r.name for r in runs]
-    if len(set(names)) == len(names):
-        return runs
-    out = []
-    for r in runs:
-        if names.count(r.name) > 1 and not r.source.startswith("<"):
-            r = Run(Path(r.source).name, r.queries, r.docs, r.query, r.doc, r.score,
-                    r.source, r.line)  # fmt: skip
-        out.append(r)
-    return out
 
 
 def evaluate_systems(
@@ -137,7 +121,7 @@ def evaluate_systems(
     pop_log = train_log
     if popularity is not None:
         pop_log = read_interactions(popularity, users=users, items=items, columns=columns)
-    runs = _unique_names(
+    runs = unique_run_names(
         [
             read_recommendations(src, users=users, items=items, name=name, columns=columns)
             for name, src in _systems(recommendations)

@@ -310,7 +310,7 @@ def read_interactions(
         return _recode(source, users, items)
     if isinstance(source, Mapping):
         return _interactions_from_dict(source, users, items)
-    if _is_frame(source):
+    if frames.is_frame(source):
         return _interactions_from_frame(source, users, items, columns, "<interactions frame>")
     if str(source).endswith((".parquet", ".pq")):
         return _interactions_from_frame(
@@ -449,17 +449,6 @@ def _interactions_from_rows(rows, positions, users, items, source) -> Interactio
     )  # fmt: skip
 
 
-def _is_frame(obj: Any) -> bool:
-    return hasattr(obj, "columns") or hasattr(obj, "column_names")
-
-
-def _frame_names(frame: Any) -> list[str]:
-    names = getattr(frame, "column_names", None)
-    if names is None:
-        names = getattr(frame, "columns", ())
-    return [str(c) for c in names]
-
-
 def _frame_role(names, columns, role, candidates, source, required=True) -> str | None:
     if columns and role in columns:
         if columns[role] not in names:
@@ -477,7 +466,7 @@ def _frame_role(names, columns, role, candidates, source, required=True) -> str 
 
 
 def _interactions_from_frame(frame, users, items, columns, source) -> Interactions:
-    names = _frame_names(frame)
+    names = frames.column_names(frame)
     u = _frame_role(names, columns, "user", USER_NAMES, source)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
     r = _frame_role(names, columns, "rating", RATING_NAMES, source, required=False)
@@ -573,7 +562,7 @@ def read_recommendations(
         return _deduplicated(source)
     if isinstance(source, Mapping):
         return _deduplicated(_recs_from_dict(source, users, items, name or "recommendations"))
-    if _is_frame(source):
+    if frames.is_frame(source):
         return _deduplicated(
             _recs_from_frame(source, users, items, name or "recommendations", columns, None)
         )
@@ -668,7 +657,7 @@ def _order_scores(user_codes: np.ndarray) -> np.ndarray:
 
 def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
     source = source or f"<recommendations frame {name}>"
-    names = _frame_names(frame)
+    names = frames.column_names(frame)
     u = _frame_role(names, columns, "user", USER_NAMES, source)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
     s = _frame_role(names, columns, "score", SCORE_NAMES, source, required=False)
@@ -761,7 +750,7 @@ def read_item_features(
         return _features(items, ids, matrix, names, "<features>")
     if isinstance(source, Mapping):
         return _features_from_dict(source, items)
-    if _is_frame(source):
+    if frames.is_frame(source):
         return _features_from_frame(source, items, columns, "<features frame>")
     raw, name = _load(source)
     content = _content(_lines(raw))
@@ -825,13 +814,7 @@ def _features_from_rows(rows, header, items, source) -> ItemFeatures:
         names += [header[j] if header else f"f{j}" for j in numeric]
     if label_at is not None:
         labels = [f[label_at].split("|") if len(f) > label_at else [] for _, f in rows]
-        vocab = sorted({x for ls in labels for x in ls if x})
-        index = {x: j for j, x in enumerate(vocab)}
-        onehot = np.zeros((len(rows), len(vocab)))
-        for r, ls in enumerate(labels):
-            for x in ls:
-                if x:
-                    onehot[r, index[x]] = 1.0
+        onehot, vocab = _one_hot(labels)
         parts.append(onehot)
         names += vocab
     if not parts:
@@ -841,8 +824,20 @@ def _features_from_rows(rows, header, items, source) -> ItemFeatures:
     return _features(items, ids, np.hstack(parts), names, source)
 
 
+def _one_hot(labels: list[list[str]]) -> tuple[np.ndarray, list[str]]:
+    """One row per item, one column per distinct label (empty labels ignored)."""
+    vocab = sorted({x for ls in labels for x in ls if x})
+    index = {x: j for j, x in enumerate(vocab)}
+    onehot = np.zeros((len(labels), len(vocab)))
+    for r, ls in enumerate(labels):
+        for x in ls:
+            if x:
+                onehot[r, index[x]] = 1.0
+    return onehot, vocab
+
+
 def _features_from_frame(frame, items, columns, source) -> ItemFeatures:
-    names = _frame_names(frame)
+    names = frames.column_names(frame)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
     label = _frame_role(names, columns, "labels", LABEL_NAMES, source, required=False)
     cols = dict(zip(names, frames._columns(frame, names, source), strict=True))
@@ -857,13 +852,7 @@ def _features_from_frame(frame, items, columns, source) -> ItemFeatures:
             out_names.append(n)
     if label is not None:
         rows = [[] if v is None else str(v).split("|") for v in cols[label].tolist()]
-        vocab = sorted({x for r in rows for x in r if x})
-        index = {x: j for j, x in enumerate(vocab)}
-        onehot = np.zeros((len(rows), len(vocab)))
-        for r, labels in enumerate(rows):
-            for x in labels:
-                if x:
-                    onehot[r, index[x]] = 1.0
+        onehot, vocab = _one_hot(rows)
         parts.append(onehot)
         out_names += vocab
     if not parts:
