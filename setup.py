@@ -5,8 +5,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "rankscope._trecio",
-            sources=["src/rankscope/_trecio.c"],
+            "rankscope.model._trecio",
+            sources=["src/rankscope/model/_trecio.c"],
             extra_compile_args=["-O2"],
             optional=True,
         )

@@ -30,11 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rankscope.data import Qrels, judge
-from rankscope.evaluation import evaluate_judged, evaluate_run
-from rankscope.io.trec import read_qrels, read_run
+from rankscope.judge import judge
 from rankscope.measures import parse_measures
-from rankscope.ndeval import ndeval_requests
+from rankscope.model import Qrels
+from rankscope.read.trec import read_qrels, read_run
+from rankscope.table.evaluation import evaluate_judged, evaluate_run
+from rankscope.table.ndeval import ndeval_requests
 
 BENCH = Path(__file__).resolve().parent
 
@@ -119,7 +120,7 @@ def main() -> None:
 
     # trec_eval's other judgment formats, from the same qrels file (-R qrels_prefs, qrels_jg)
     from rankscope.api import evaluate_many
-    from rankscope.io.prefs import read_qrels_jg, read_qrels_prefs
+    from rankscope.read.prefs import read_qrels_jg, read_qrels_prefs
 
     for label, reader, fmt, nick in (
         ("trec_eval -R qrels_prefs all_prefs", read_qrels_prefs, "qrels_prefs", "all_prefs"),

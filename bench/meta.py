@@ -54,8 +54,8 @@ def clef() -> None:
     if not runs:
         print(f"{folder} not found: skipped")
         return
-    from rankscope.api import _runs
-    from rankscope.stats.study import measure_data
+    from rankscope.read.sources import resolve_runs as _runs
+    from rankscope.table.study import measure_data
 
     qrels = rankscope.read_qrels(folder / "task2.qrels")
     run_list = _runs(runs, qrels, "error")

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import rankscope
-from rankscope.preference import relevance_table
-from rankscope.preference.table import NOT_RETRIEVED, RelevanceTable
+from rankscope.judge import relevance_table
+from rankscope.judge.relevance import NOT_RETRIEVED, RelevanceTable
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "clef_ehealth2016"
 METHODS = ["RPP", "dcgRPP", "invRPP", "gRPP", "lexiprecision", "lexirecall"]
@@ -68,7 +68,7 @@ def main() -> None:
         qrels = rankscope.read_qrels(DATA / "task2.qrels")
         named = {Path(p).name.removesuffix(".txt.gz"): p for p in runs}
         t = time.perf_counter()
-        from rankscope.api import _runs
+        from rankscope.read.sources import resolve_runs as _runs
 
         table = relevance_table(qrels, _runs(named, qrels, "error"))
         build = time.perf_counter() - t

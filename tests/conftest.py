@@ -31,7 +31,7 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
 @pytest.fixture(params=["native", "python"])
 def reader(request, monkeypatch):
     """Run a test with the compiled reader (when built) and with the pure-Python one."""
-    from rankscope.io._native import native
+    from rankscope.model._native import native
 
     if request.param == "python":
         monkeypatch.setenv("RANKSCOPE_PURE_PYTHON", "1")

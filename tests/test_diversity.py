@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 import rankscope
 from rankscope.api import evaluate_many
-from rankscope.data import InputError, judge
-from rankscope.io.trec import read_diversity_qrels, read_run
+from rankscope.errors import InputError
+from rankscope.judge import judge
+from rankscope.read.trec import read_diversity_qrels, read_run
 from tests.conftest import run_cli
 
 # q1: subtopics 1 and 2 have relevant documents, 3 does not (ignored: N = 2).

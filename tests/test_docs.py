@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankscope.measures import REGISTRY
-from rankscope.reference import measure_reference
+from rankscope.report.reference import measure_reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "measures.md"
 

@@ -9,7 +9,7 @@ import pytest
 
 import rankscope
 from rankscope import InputError, RankscopeWarning
-from rankscope.io.prefs import read_qrels_jg
+from rankscope.read.prefs import read_qrels_jg
 
 # q1: two groups.  u1: A and C relevant; u2: only B.  q2: one group, A relevant.
 QRELS_JG = """\

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankscope
+from rankscope.judge import NOT_RETRIEVED, relevance_table
 from rankscope.preference import (
-    NOT_RETRIEVED,
     borda,
     bradley_terry,
     graded_rpp,
@@ -28,7 +28,6 @@ from rankscope.preference import (
     mc4,
     query_orderings,
     recall_weights,
-    relevance_table,
     rpp,
     win_rates,
 )

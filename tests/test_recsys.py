@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from rankscope import InputError, RankscopeWarning
+from rankscope.read.logs import read_item_features, read_recommendations
 from rankscope.recsys import evaluate, evaluate_systems, parse, read_interactions
-from rankscope.recsys.data import read_item_features, read_recommendations
 from tests.conftest import DATA, ROOT, need
 
 # A small world, every value below computed by hand.
@@ -377,7 +377,8 @@ def test_movielens_item_file_is_read(tmp_path):
 
 
 def test_docs_reference_is_up_to_date():
-    from rankscope.recsys.registry import MEASURES, reference_markdown
+    from rankscope.recsys.registry import MEASURES
+    from rankscope.report.reference import recsys_reference as reference_markdown
 
     text = (ROOT / "docs" / "recsys.md").read_text()
     generated = text.split("do\nnot edit below this line.\n\n", 1)[1]

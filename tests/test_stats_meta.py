@@ -18,7 +18,7 @@ from rankscope.stats.meta import (
     preference_tukey_pvalues,
     tau_ap,
 )
-from rankscope.stats.study import drop_judgments, study
+from rankscope.table.study import drop_judgments, study
 from tests.conftest import run_cli
 
 
@@ -95,7 +95,7 @@ def _tiny():
         "fair": {f"q{i}": {"c": 5, "a": 4, "b": 3, "e": 2, "d": 1} for i in range(6)},
         "poor": {f"q{i}": {"c": 5, "e": 4, "x": 3, "a": 2} for i in range(6)},
     }
-    from rankscope.api import _runs
+    from rankscope.read.sources import resolve_runs as _runs
 
     return qrels, _runs(runs, qrels, "error")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import rankscope
-from rankscope.data import InputError
-from rankscope.io import read_diversity_qrels
+from rankscope.errors import InputError
+from rankscope.read.trec import read_diversity_qrels
 from tests.conftest import DATA, need
 
 # subtopic 1: a, c relevant; subtopic 2: b, c relevant (general relevance: a, b, c)

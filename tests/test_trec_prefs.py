@@ -17,7 +17,7 @@ import pytest
 
 import rankscope
 from rankscope import InputError, RankscopeWarning
-from rankscope.io.prefs import read_prefs, read_qrels_prefs
+from rankscope.read.prefs import read_prefs, read_qrels_prefs
 
 NAMES = [
     "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",

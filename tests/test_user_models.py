@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from rankscope.data import NONPOOL, UNJUDGED, Ranked
+from rankscope.judge import NONPOOL, UNJUDGED, Ranked
 from rankscope.measures.registry import Registry
 from rankscope.measures.user_models import USER_MODEL_MEASURES
 
@@ -248,8 +248,8 @@ def test_tbg_with_document_lengths():
 
 def test_doc_lengths_file_and_cli(tmp_path, capsys):
     from rankscope.cli import main
-    from rankscope.data import InputError
-    from rankscope.io.trec import read_doc_lengths
+    from rankscope.errors import InputError
+    from rankscope.read.trec import read_doc_lengths
 
     (tmp_path / "qrels").write_text("q 0 a 1\nq 0 b 1\n")
     (tmp_path / "run").write_text("q Q0 a 1 2 t\nq Q0 b 2 1 t\n")

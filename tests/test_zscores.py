@@ -10,8 +10,8 @@ import pytest
 
 import rankscope
 from rankscope import InputError, RankscopeWarning
-from rankscope.io.prefs import read_zscores
-from rankscope.zscores import MISSING_ZSCORE
+from rankscope.model.judgments import MISSING_ZSCORE
+from rankscope.read.prefs import read_zscores
 from tests.conftest import run_cli
 
 QRELS = "q1 0 A 1\nq1 0 B 0\nq2 0 A 1\nq3 0 C 1\n"

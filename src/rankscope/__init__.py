@@ -18,47 +18,51 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "evaluate": "api",
     "evaluate_many": "api",
+    "preferences": "api",
     "read_judgments": "api",
     "read_qrels": "api",
     "read_run": "api",
-    "InputError": "data",
-    "Judged": "data",
-    "Qrels": "data",
-    "Ranked": "data",
-    "RankscopeWarning": "data",
-    "Run": "data",
-    "Vocabulary": "data",
-    "judge": "data",
-    "RunEvaluation": "evaluation",
-    "evaluate_judged": "evaluation",
-    "format_trec": "evaluation",
+    "InputError": "errors",
+    "RankscopeError": "errors",
+    "RankscopeWarning": "errors",
+    "UsageError": "errors",
+    "Judged": "judge",
+    "Ranked": "judge",
+    "judge": "judge",
+    "Qrels": "model",
+    "Run": "model",
+    "Vocabulary": "model",
+    "RunEvaluation": "table",
+    "evaluate_judged": "table",
+    "format_trec": "report.trec",
     "MEASURES": "measures",
     "REGISTRY": "measures",
     "parse_measures": "measures",
-    "preferences": "preference",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import evaluate, evaluate_many, read_judgments, read_qrels, read_run  # noqa: F401
-    from .data import (  # noqa: F401
-        InputError,
-        Judged,
-        Qrels,
-        Ranked,
-        RankscopeWarning,
-        Run,
-        Vocabulary,
-        judge,
+    from .api import (  # noqa: F401
+        evaluate,
+        evaluate_many,
+        preferences,
+        read_judgments,
+        read_qrels,
+        read_run,
     )
-    from .evaluation import RunEvaluation, evaluate_judged, format_trec  # noqa: F401
+    from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
+    from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
-    from .preference import preferences  # noqa: F401
+    from .model import Qrels, Run, Vocabulary  # noqa: F401
+    from .report.trec import format_trec  # noqa: F401
+    from .table import RunEvaluation, evaluate_judged  # noqa: F401
 
 
 #: Subpackages reachable as attributes (``rankscope.recsys.evaluate``), imported on first use.
-_SUBPACKAGES = ("recsys", "preference", "stats", "io", "measures")
+_SUBPACKAGES = (
+    "model", "read", "judge", "measures", "preference", "table", "stats", "recsys", "report",
+)  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

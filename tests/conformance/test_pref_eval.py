@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import rankscope
-from rankscope.preference import relevance_table
+from rankscope.judge import relevance_table
 from rankscope.preference.aggregate import order_by
 from tests.conftest import CONFORMANCE, DATA, need
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Ranked
+from ..judge import Ranked
 
 Kernel = Callable[..., np.ndarray]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import UNJUDGED, Ranked
+from ..judge import UNJUDGED, Ranked
 from .base import REL, Measure, Param, TrecSpelling
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import BEYOND, Ranked
+from ..judge import BEYOND, Ranked
 from .base import IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 
 ALPHA = Param(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import BEYOND, NONPOOL, PAD, Ranked
+from ..judge import BEYOND, NONPOOL, PAD, Ranked
 from .base import (
     REL,
     IrSpelling,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import NONPOOL, UNJUDGED, Ranked
+from ..judge import NONPOOL, UNJUDGED, Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 
 INFAP_EPSILON = 0.00001

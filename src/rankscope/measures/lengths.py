@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import BEYOND, Ranked
+from ..judge import BEYOND, Ranked
 from .base import REL, IrSpelling, Measure, Param
 
 _CORPUS = Param(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Ranked
+from ..judge import Ranked
 from .base import REL, IrSpelling, Measure, Param
 
 
@@ -85,13 +85,3 @@ lexirecall = _preference(
 PREFERENCE_MEASURES = [
     RPP, dcgRPP, invRPP, gRPP, stRPP, lexiprecision, rrlexiprecision, lexirecall
 ]  # fmt: skip
-
-
-def method_spec(name: str, params: dict) -> str:
-    """The `rankscope.preferences` method string for a registry request."""
-    args = []
-    if params.get("p", "uniform") != "uniform":
-        args.append(f"p={params['p']}")
-    if params.get("rel") is not None:
-        args.append(f"rel={params['rel']}")
-    return name + (f"({','.join(args)})" if args else "")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Ranked
+from ..judge import Ranked
 from .base import (
     REL,
     IrSpelling,

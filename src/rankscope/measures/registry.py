@@ -244,36 +244,3 @@ def _pairs(m: Measure, text: str) -> dict[str, Any]:
 
 def _freeze(kwargs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(kwargs.items()))
-
-
-def reference_markdown(registry: Registry) -> str:
-    """The measure reference: every measure with its names, parameters, formula and citation."""
-    lines = [
-        "# Measure reference",
-        "",
-        "Generated from the measure objects by `rankscope measures --markdown`; do not edit.",
-        "",
-    ]
-    for m in registry.measures:
-        lines += [f"## {m.name}", ""]
-        lines.append("Names: " + ", ".join(f"`{n}`" for n in registry.spellings(m)))
-        lines.append("")
-        lines += [m.doc.strip(), ""]
-        if m.params:
-            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
-            for p in m.params:
-                lines.append(f"| `{p.name}` | {p.type.__name__} | {p.default!r} | {p.doc} |")
-            lines.append("")
-        summary = {
-            "mean": "mean over queries",
-            "sum": "sum over queries",
-            "gmean": "geometric mean over queries (values floored at 1e-5)",
-            "count": "number of queries",
-            "num_rel": "sum over queries",
-            "runid": "the run's name",
-            "none": "none (per query only)",
-        }[m.aggregate]
-        lines += [f"Summary: {summary}.", ""]
-        if m.reference:
-            lines += [f"Reference: {m.reference}", ""]
-    return "\n".join(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Ranked
+from ..judge import Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide
 
 

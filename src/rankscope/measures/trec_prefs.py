@@ -24,7 +24,7 @@ import numpy as np
 from .base import Measure
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..trec_prefs import JudgmentGroup, QueryPreferences
+    from ..judge.prefs import JudgmentGroup, QueryPreferences
 
 _REF = (
     "trec_eval's m_prefs_*.c (Buckley); Carterette, Bennett, Chickering & Dumais, Here or "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import BEYOND, PAD, Ranked
+from ..judge import BEYOND, PAD, Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 from .gains import _discounted, _retrieved, ideal_gains, persistence_weights
 

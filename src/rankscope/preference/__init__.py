@@ -8,7 +8,6 @@ into an ordering of systems.
 from __future__ import annotations
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .api import METHODS, PreferenceResult, offline_interleaving, preferences
 from .interleaving import (
     balanced,
     interleaving_matrix,
@@ -16,8 +15,16 @@ from .interleaving import (
     preference_from_clicks,
     team_draft,
 )
+from .methods import (
+    METHODS,
+    PreferenceResult,
+    compute,
+    method_spec_of,
+    needs_rankings,
+    offline_interleaving,
+    parse_method,
+)
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
-from .table import NOT_RETRIEVED, RelevanceTable, relevance_table
 
 __all__ = [
     "balanced",
@@ -27,9 +34,7 @@ __all__ = [
     "preference_from_clicks",
     "team_draft",
     "METHODS",
-    "NOT_RETRIEVED",
     "PreferenceResult",
-    "RelevanceTable",
     "borda",
     "bradley_terry",
     "graded_rpp",
@@ -37,10 +42,12 @@ __all__ = [
     "lexirecall",
     "mc4",
     "mean_preference",
-    "preferences",
+    "compute",
+    "method_spec_of",
+    "needs_rankings",
+    "parse_method",
     "query_orderings",
     "recall_weights",
-    "relevance_table",
     "rpp",
     "subtopic_rpp",
     "win_rates",

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .table import NOT_RETRIEVED, RelevanceTable
+from ..judge import NOT_RETRIEVED, RelevanceTable
 
 Weights = str | Sequence[float] | Callable[[int], Sequence[float]]
 

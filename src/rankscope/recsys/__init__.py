@@ -18,11 +18,11 @@ _EXPORTS = {
     "evaluate": "api",
     "evaluate_systems": "api",
     "SystemEvaluation": "api",
-    "Interactions": "data",
-    "ItemFeatures": "data",
-    "read_interactions": "data",
-    "read_recommendations": "data",
-    "read_item_features": "data",
+    "Interactions": "..model",
+    "ItemFeatures": "..model",
+    "read_interactions": "..read.logs",
+    "read_recommendations": "..read.logs",
+    "read_item_features": "..read.logs",
     "MEASURES": "registry",
     "REGISTRY": "registry",
     "parse": "registry",
@@ -35,7 +35,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rankscope.recsys' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    path = module if module.startswith(".") else f".{module}"
+    value = getattr(importlib.import_module(path, __name__), name)
     globals()[name] = value
     return value
 

@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from ..api import unique_run_names
-from ..data import Run, Vocabulary, warn
-from ..io import frames
-from ..io import trec as trec_io
+from ..errors import warn
 from ..measures.base import Request
+from ..model import Interactions, Run, Vocabulary
+from ..model.frames import is_frame, to_frame
+from ..read import trec as trec_io
+from ..read.logs import read_interactions, read_item_features, read_recommendations
+from ..read.sources import unique_run_names
 from .base import Context, Values
-from .data import Interactions, read_interactions, read_item_features, read_recommendations
 from .registry import parse
 
 DEFAULT_TOPN = ["P", "Recall", "F1", "HitRate", "MRR", "MAP", "nDCG", "UserCoverage"]
@@ -62,7 +63,7 @@ class SystemEvaluation:
 def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
     """(name, source) per system: one source, a list of them, a directory or a
     ``{name: source}`` dict (told apart from a ``{user: {item: score}}`` dict by depth)."""
-    if isinstance(recommendations, Run | str | os.PathLike) or frames.is_frame(recommendations):
+    if isinstance(recommendations, Run | str | os.PathLike) or is_frame(recommendations):
         if isinstance(recommendations, str | os.PathLike) and Path(recommendations).is_dir():
             return [(None, p) for p in trec_io.run_files([recommendations])]
         return [(None, recommendations)]
@@ -73,7 +74,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
             inner = next(iter(first.values()))
             if isinstance(inner, Mapping | list | tuple):
                 return [(str(k), v) for k, v in recommendations.items()]
-        if isinstance(first, Run | str | os.PathLike) or frames.is_frame(first):
+        if isinstance(first, Run | str | os.PathLike) or is_frame(first):
             return [(str(k), v) for k, v in recommendations.items()]
         return [(None, recommendations)]
     if isinstance(recommendations, Sequence):
@@ -348,7 +349,7 @@ def evaluate(
         features=features, popularity=popularity, baseline=baseline, catalog=catalog,
         relevance=relevance, no_relevant=no_relevant, seen=seen, ties=ties, columns=columns,
     )  # fmt: skip
-    return frames.to_frame(tidy(results, per_user), output)
+    return to_frame(tidy(results, per_user), output)
 
 
 def tidy(results: list[SystemEvaluation], per_user: bool = True) -> dict[str, list]:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..data import Judged, Qrels, Run, judge
+from ..judge import Judged, judge
 from ..measures.base import Measure, Param
-from .data import Interactions, ItemFeatures
+from ..model import Interactions, ItemFeatures, Qrels, Run
 
 #: The cutoff parameter of the top-N measures (None: the evaluation's ``k``).
 K = Param(

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..data import judge
+from ..judge import judge
 from ..measures.base import IrSpelling, Param
 from .base import Context, K, Lists, RecsysMeasure, Values, user_mean
 

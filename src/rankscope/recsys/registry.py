@@ -53,39 +53,3 @@ def parse(specs: str | Sequence[str], k: int = 10) -> list[Request]:
 
 def spellings(m: RecsysMeasure) -> list[str]:
     return list(dict.fromkeys(s.name + ("@k" if s.cutoff else "") for s in m.ir))
-
-
-def reference_markdown() -> str:
-    """The reference section of docs/recsys.md, generated from the measure objects."""
-    lines = []
-    kinds = {
-        "rating": "Rating prediction",
-        "topn": "Top-N accuracy",
-        "list": "Beyond accuracy: per list",
-        "catalog": "Beyond accuracy: over the catalog",
-    }
-    for m in MEASURES:
-        lines += [f"### {m.name}", ""]
-        lines.append("Names: " + ", ".join(f"`{n}`" for n in spellings(m)) + f" ({kinds[m.kind]})")
-        lines += ["", m.doc.strip(), ""]
-        if m.params:
-            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
-            for p in m.params:
-                lines.append(f"| `{p.name}` | {p.type.__name__} | {p.default!r} | {p.doc} |")
-            lines.append("")
-        summary = m.summary_doc
-        if m.relevance:
-            summary += " (users without relevant test items: see `no_relevant`)"
-        lines += [f"Summary: {summary}.", ""]
-        needs = [n for n in m.needs if n != "ratings"]
-        if "ratings" in m.needs:
-            lines += ["Needs: ratings in the test data, predicted ratings as scores.", ""]
-        if needs:
-            what = {
-                "popularity": "item popularity (`train=` or `popularity=`)",
-                "features": "item features (`features=`)",
-                "baseline": "the popularity baseline (`train=`) or `baseline=`",
-            }
-            lines += ["Needs: " + "; ".join(what[n] for n in needs) + ".", ""]
-        lines += [f"Reference: {m.reference}", ""]
-    return "\n".join(lines)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evaluation import evaluate_judged
 from ..measures import parse_measures
 from ..measures.base import IrSpelling, Param, safe_divide
+from ..table import evaluate_judged
 from .base import Context, K, RecsysMeasure, Values, user_mean
 
 

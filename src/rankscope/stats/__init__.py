@@ -9,8 +9,8 @@ queries × systems × systems preference tensor — never files; every random on
 * `multiple`: randomized and classical Tukey HSD, corrected pairwise tests, compact letters.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
 * `latex`: a table of means with significance superscripts.
-* `meta`: Kendall's τ, τ_AP, discriminative power, robustness curves; `study` runs them all
-  over real runs (``rankscope meta``).
+* `meta`: Kendall's τ, τ_AP, discriminative power, robustness curves (`rankscope.table.study`
+  runs them all over real runs, ``rankscope meta``).
 """
 
 from __future__ import annotations
@@ -49,8 +49,6 @@ _EXPORTS = {
     "tau_ap": "meta",
     "discriminative_power": "meta",
     "robustness_curve": "meta",
-    "study": "study",
-    "drop_judgments": "study",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -195,7 +195,7 @@ class PairwiseResult:
     def to_frame(self, output: str = "pandas") -> Any:
         """One row per pair: ``system_a, system_b, mean_a, mean_b, difference, statistic,
         p_value, p_unadjusted, significant``, as pandas, polars or a dict of columns."""
-        from ..io.frames import to_frame
+        from ..model.frames import to_frame
 
         names = self.names
         columns = {

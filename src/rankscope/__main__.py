@@ -1,0 +1,7 @@
+"""``python -m rankscope``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

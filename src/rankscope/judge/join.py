@@ -1,0 +1,353 @@
+"""The one function that orders runs and joins them with judgments: `judge`.
+
+Every evaluation follows one path::
+
+    Qrels, Run --judge()--> Judged --batches()--> Ranked --measure kernels--> per-query values
+
+`judge` is the only place where a run is ordered (score descending, then the tie policy)
+and joined with the judgments; measures never re-sort or re-join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from ..model import Qrels, Run
+from .aspects import build_aspects
+from .judged import UNJUDGED, Judged
+
+#: Tie policies for documents with equal scores within a query.
+TIE_POLICIES = ("docno-desc", "docno-asc", "input-order")
+
+
+@dataclass
+class JoinReport:
+    """What `judge` noticed: queries present on one side only."""
+
+    run_only: list[str] = field(default_factory=list)
+    qrels_only: list[str] = field(default_factory=list)
+
+    def summary(self, run_name: str, complete: bool) -> list[str]:
+        lines = []
+        if self.run_only:
+            lines.append(
+                f"run '{run_name}': {len(self.run_only)} "
+                f"quer{'y' if len(self.run_only) == 1 else 'ies'} without judgments ignored "
+                f"({_first_few(self.run_only)})"
+            )
+        if self.qrels_only:
+            what = "scored 0 (-c)" if complete else "left out of the averages"
+            lines.append(
+                f"run '{run_name}': {len(self.qrels_only)} judged "
+                f"quer{'y' if len(self.qrels_only) == 1 else 'ies'} not in the run, {what} "
+                f"({_first_few(self.qrels_only)})"
+            )
+        return lines
+
+
+def _first_few(ids: Sequence[str], n: int = 5) -> str:
+    shown = ", ".join(ids[:n])
+    return shown + (f", ... {len(ids) - n} more" if len(ids) > n else "")
+
+
+def order_run(run: Run, ties: str = "docno-desc") -> np.ndarray:
+    """Row order of ``run``: by query code, then score descending, then the tie policy.
+
+    * ``docno-desc`` (default): equal scores ordered by document id descending, as trec_eval.
+    * ``docno-asc``: by document id ascending.
+    * ``input-order``: as they appear in the input.
+    """
+    ranking = _rank_rows(run, np.arange(len(run.queries), dtype=np.int64), ties)
+    return ranking.take(np.arange(len(run), dtype=np.int64))
+
+
+class _Ranking:
+    """The ranked order of a run's rows, without materialising it when it is cheap to avoid.
+
+    Either an explicit row index array, or the run's blocks of rows (each query's rows,
+    already best-first) listed in output order, with tied stretches reordered (``fixes``:
+    rows going to positions).
+    """
+
+    def __init__(self, order=None, starts=None, lengths=None, fixes=None) -> None:
+        self.order, self.starts, self.lengths, self.fixes = order, starts, lengths, fixes
+
+    def truncate(self, counts: np.ndarray, depth: int) -> None:
+        """Keep the first ``depth`` rows of each query (``counts``: rows per query, in order)."""
+        if self.order is None:
+            self.lengths = np.minimum(self.lengths, depth)
+            return
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank0 = np.arange(len(self.order)) - np.repeat(starts, counts)
+        self.order = self.order[rank0 < depth]
+
+    def take(self, column: np.ndarray) -> np.ndarray:
+        """``column`` (one value per row of the run) in ranked order."""
+        if self.order is not None:
+            return column[self.order]
+        if self.fixes is not None:
+            column = column.copy()
+            column[self.fixes[0]] = column[self.fixes[1]]
+        if len(self.starts) == 1 or (
+            np.all(self.starts[1:] == self.starts[:-1] + self.lengths[:-1])
+        ):
+            a = int(self.starts[0]) if len(self.starts) else 0
+            return column[a : a + int(self.lengths.sum())]
+        pieces = zip(self.starts.tolist(), self.lengths.tolist(), strict=True)
+        return np.concatenate([column[a : a + n] for a, n in pieces])
+
+
+def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> _Ranking:
+    """Rows of queries with ``key_of_query[code] >= 0``, ordered by that key, then score
+    descending, then ``ties``."""
+    if ties not in TIE_POLICIES:
+        raise UsageError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
+    q, s = run.query, run.score
+    n = len(q)
+    if n == 0:
+        return _Ranking(order=np.zeros(0, dtype=np.int64))
+    change = q[1:] != q[:-1]
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    block_query = q[starts]
+    contiguous = len(np.unique(block_query)) == len(block_query)
+    if contiguous and bool(np.all(change | (s[1:] <= s[:-1]))):
+        # Usual case: each query's lines together, best first. Reorder the tied stretches
+        # inside the blocks, then list the blocks in key order; no sort of the rows.
+        fixes = None
+        if ties != "input-order":
+            fixes = _tie_fixes(run, None, ~change & (s[1:] == s[:-1]), ties)
+        block_key = key_of_query[block_query]
+        by_key = np.argsort(block_key, kind="stable")
+        by_key = by_key[block_key[by_key] >= 0]
+        lengths = np.diff(np.concatenate((starts, [n])))
+        return _Ranking(starts=starts[by_key], lengths=lengths[by_key], fixes=fixes)
+    key = key_of_query[q]
+    rows = np.flatnonzero(key >= 0)
+    k, sc = key[rows], s[rows]
+    order = rows[np.lexsort((-sc, k))]
+    if ties != "input-order":
+        ko, so = key[order], s[order]
+        fixes = _tie_fixes(run, order, (ko[1:] == ko[:-1]) & (so[1:] == so[:-1]), ties)
+        if fixes is not None:
+            order[fixes[0]] = fixes[1]
+    return _Ranking(order=order)
+
+
+def _tie_fixes(run: Run, order: np.ndarray | None, tied: np.ndarray, ties: str):
+    """Where the rows of each tied stretch go when ordered by document id.
+
+    ``order`` lists rows by position (None: position = row); ``tied[i]``: the rows at
+    positions i and i + 1 have equal query and score.  Returns (positions, rows) or None.
+    """
+    pairs = np.flatnonzero(tied)
+    if not len(pairs):
+        return None
+    # stretches of consecutive tied pairs: positions first .. last
+    new_run = np.concatenate(([True], pairs[1:] != pairs[:-1] + 1))
+    first = pairs[new_run]
+    last = np.append(pairs[np.flatnonzero(new_run)[1:] - 1], pairs[-1]) + 1
+    sizes = last - first + 1
+    stretch = np.repeat(np.arange(len(first)), sizes)
+    positions = np.repeat(first - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
+    positions += np.arange(len(positions))
+    members = positions if order is None else order[positions]
+    keys = np.array(run.docs.strings_of(run.doc[members]))
+    by_doc = np.argsort(keys, kind="stable")
+    if ties == "docno-desc":
+        by_doc = by_doc[::-1]
+    rearranged = by_doc[np.argsort(stretch[by_doc], kind="stable")]
+    return positions, members[rearranged]
+
+
+def judge(
+    qrels: Qrels,
+    run: Run,
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    report: JoinReport | None = None,
+    doc_lengths: Mapping[str, float] | None = None,
+) -> Judged:
+    """Order ``run`` and join it with ``qrels``: the one place where this happens.
+
+    Parameters
+    ----------
+    relevance_level:
+        Minimum grade counted as relevant (trec_eval ``-l``).
+    ties:
+        Tie policy for equal scores (see `order_run`).
+    max_docs:
+        Keep only the first ``max_docs`` documents of each ranking (trec_eval ``-M``).
+    judged_only:
+        Drop documents without a judgment (>= 0) after truncation (trec_eval ``-J``).
+    complete:
+        Evaluate every query of the qrels; queries missing from the run get an empty
+        ranking and ``missing`` set, and score 0 (trec_eval ``-c``).  Otherwise they are
+        left out (as trec_eval 9 and pytrec_eval do).
+    report:
+        Filled with the queries found on one side only.
+    doc_lengths:
+        Document lengths in words, ``{docno: words}``, for measures that model reading time
+        (time-biased gain); documents it does not list have an unknown length.
+    """
+    if relevance_level < 0:
+        raise UsageError("relevance_level must be >= 0")
+    diversity = qrels if qrels.subtopic is not None else None
+    qrels = qrels.collapse()
+    _check_qrels_duplicates(qrels)
+    # Queries: those of the qrels, in output order (ids sorted as strings).
+    q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code
+    judged_q = np.zeros(len(qrels.queries), dtype=bool)
+    judged_q[qrels.query] = True
+    per_run_query = _query_sizes(run)
+    ranked_q = per_run_query > 0
+    present = np.zeros(len(qrels.queries), dtype=bool)
+    present[q_map[ranked_q & (q_map >= 0)]] = True
+    present &= judged_q
+    if report is not None:
+        strings = run.queries.strings
+        report.run_only = sorted(
+            strings[c]
+            for c in np.flatnonzero(ranked_q).tolist()
+            if q_map[c] < 0 or not judged_q[q_map[c]]
+        )
+        report.qrels_only = sorted(
+            qrels.queries.strings[c] for c in np.flatnonzero(judged_q & ~present).tolist()
+        )
+    codes = np.flatnonzero(judged_q & (present | complete))
+    names = [qrels.queries.strings[c] for c in codes.tolist()]
+    out_order = sorted(range(len(codes)), key=names.__getitem__)
+    codes = codes[out_order]
+    query_ids = [names[i] for i in out_order]
+    nq = len(codes)
+    slot = np.full(len(qrels.queries), -1, dtype=np.int64)
+    slot[codes] = np.arange(nq)
+
+    # Judgment counts per grade.
+    g = qrels.grade
+    top = max(int(g.max(initial=0)), 0)
+    qslot = slot[qrels.query]
+    keep = (qslot >= 0) & (g >= 0)
+    levels = np.bincount(qslot[keep] * (top + 1) + g[keep], minlength=nq * (top + 1)).reshape(
+        nq, top + 1
+    )
+
+    # Rank the run's rows query by query, in output order.
+    slot_of_run_query = np.where(q_map >= 0, slot[np.maximum(q_map, 0)], -1)
+    ranking = _rank_rows(run, slot_of_run_query, ties)
+    counts = np.zeros(nq, dtype=np.int64)
+    kept = slot_of_run_query >= 0
+    counts[slot_of_run_query[kept]] = per_run_query[kept]
+    if max_docs is not None:
+        ranking.truncate(counts, max(max_docs, 0))
+        counts = np.minimum(counts, max(max_docs, 0))
+    docs = ranking.take(run.doc)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+
+    # Join: only documents the qrels mention can have a grade.
+    in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
+    in_qrels[qrels.doc] = True
+    qdocs = docs if run.docs is qrels.docs else qrels.docs.translate(run.docs)[docs]
+    cand = np.flatnonzero(in_qrels[qdocs])
+    cand_slot = np.searchsorted(offsets, cand, side="right") - 1
+    grades = np.zeros(0, dtype=np.int64)
+    entry_key = np.zeros(0, dtype=np.int64)  # per judged entry: its row of the sorted keys
+    if len(cand) or diversity is not None:
+        # the judged (query slot, document) keys, sorted
+        ndocs = np.int64(max(len(qrels.docs), 1))
+        sel = qslot >= 0
+        qkeys = qslot[sel] * ndocs + qrels.doc[sel]
+        qgrades = g[sel]
+        by_key = np.argsort(qkeys, kind="stable")
+        qkeys, qgrades = qkeys[by_key], qgrades[by_key]
+    if len(cand):
+        rkeys = cand_slot * ndocs + qdocs[cand]
+        pos = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
+        found = qkeys[pos] == rkeys
+        cand, cand_slot = cand[found], cand_slot[found]
+        hit = qgrades[pos[found]]
+        grades = np.where(hit >= 0, hit, UNJUDGED).astype(np.int64)
+        entry_key = pos[found]
+    else:
+        cand, cand_slot = cand[:0], cand_slot[:0]
+    aspects = None
+    if diversity is not None:
+        dslot = slot[diversity.query]
+        aspects = build_aspects(diversity, dslot, nq, qkeys, entry_key, relevance_level)
+    unjudged = np.bincount(cand_slot[grades == UNJUDGED], minlength=nq).astype(np.int64)
+    nonpool = counts - np.bincount(cand_slot, minlength=nq)
+
+    if judged_only:
+        keepj = grades >= 0
+        cand, cand_slot, grades = cand[keepj], cand_slot[keepj], grades[keepj]
+        if aspects is not None:
+            aspects = aspects.select(keepj)
+        docs = docs[cand]
+        counts = np.bincount(cand_slot, minlength=nq)
+        np.cumsum(counts, out=offsets[1:])
+        cand = np.arange(len(grades), dtype=np.int64)
+        nonpool = np.zeros(nq, dtype=np.int64)
+        unjudged = np.zeros(nq, dtype=np.int64)
+    lengths = None
+    if doc_lengths is not None:
+        table = np.full(len(run.docs) + 1, np.nan)
+        names = list(doc_lengths)
+        known = run.docs.lookup_many(names, missing=-1)
+        words = np.asarray([float(doc_lengths[n]) for n in names], dtype=np.float64)
+        if np.any(~np.isfinite(words) | (words < 0)):
+            raise InputError("document lengths must be finite and non-negative")
+        table[known[known >= 0]] = words[known >= 0]
+        lengths = table[docs]
+    return Judged(
+        run_name=run.name,
+        query_ids=query_ids,
+        offsets=offsets,
+        judged_positions=cand.astype(np.int64),
+        judged_grades=grades,
+        doc=docs.astype(np.int32, copy=False),
+        rel_levels=levels.astype(np.int64),
+        num_nonpool=nonpool.astype(np.int64),
+        num_unjudged=unjudged,
+        missing=~present[codes],
+        relevance_level=relevance_level,
+        docs=run.docs,
+        aspects=aspects,
+        lengths=lengths,
+    )
+
+
+def _query_sizes(run: Run) -> np.ndarray:
+    """Number of rows of each query code of ``run``."""
+    q = run.query
+    if len(q) == 0:
+        return np.zeros(len(run.queries), dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+    sizes = np.zeros(len(run.queries), dtype=np.int64)
+    np.add.at(sizes, q[starts], np.diff(np.concatenate((starts, [len(q)]))))
+    return sizes
+
+
+def _check_qrels_duplicates(qrels: Qrels) -> None:
+    if len(qrels) < 2:
+        return
+    key = qrels.query.astype(np.int64) * max(len(qrels.docs), 1) + qrels.doc
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup):
+        a, b = order[dup[0]], order[dup[0] + 1]
+        where = ""
+        if qrels.line is not None:
+            where = f" (lines {qrels.line[a]} and {qrels.line[b]})"
+        doc = qrels.docs.strings_of(qrels.doc[a : a + 1])[0]
+        raise InputError(
+            f"{qrels.source}: document '{doc}' is judged twice "
+            f"for query '{qrels.queries.strings[qrels.query[a]]}'{where}"
+        )

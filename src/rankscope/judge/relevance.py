@@ -1,0 +1,181 @@
+"""The input of every preference: where each run ranked each relevant document.
+
+For one query with ``m`` relevant documents and ``R`` runs, `RelevanceTable` holds an
+``R x m`` array of ranks (`NOT_RETRIEVED` for a relevant document a run did not return) and
+the documents' grades.  Recall-paired preferences and lexicographic preferences read the
+sorted rows of it ("the position of the i-th relevant document"), graded and subtopic
+variants select columns first.  It is built from `judge`, the one place where runs are
+ordered and joined with judgments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UsageError, warn
+from ..model import Qrels, Run
+from .join import JoinReport, judge
+
+#: Rank given to a relevant document a run did not retrieve: below every retrieved one.
+#: All unretrieved documents share it, so two runs that both miss the i-th relevant
+#: document tie at that recall level (the worst-case bottom-of-the-corpus placement).
+NOT_RETRIEVED = np.int64(1) << np.int64(40)
+
+
+@dataclass(frozen=True, eq=False)
+class RelevanceTable:
+    """Per query: grades of the relevant documents, and each run's rank for each."""
+
+    run_names: list[str]
+    query_ids: list[str]
+    grades: list[np.ndarray]  # per query: (m,) grades >= the relevance level
+    ranks: list[np.ndarray]  # per query: (runs, m) int64 ranks, NOT_RETRIEVED if missed
+    relevance_level: int = 1
+    # diversity judgments: per query, (m, subtopics) True where the document is relevant
+    # (grade >= the level) to the subtopic; None without subtopic judgments
+    subtopics: list[np.ndarray] | None = None
+    # with keep_rankings: per query, each run's ranked document codes, and the query's
+    # judgments {document code: grade} (offline interleaving needs whole rankings)
+    rankings: list[list[np.ndarray]] | None = None
+    judgments: list[dict[int, int]] | None = None
+
+    @property
+    def num_runs(self) -> int:
+        return len(self.run_names)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    def positions(self, q: int, level: int | None = None) -> np.ndarray:
+        """Sorted ranks of the relevant documents with grade >= ``level`` in query ``q``:
+        row r, column i = f_i of run r (the rank of its i-th such document)."""
+        key = (q, level)
+        cache = self.__dict__.setdefault("_sorted", {})
+        if key not in cache:
+            ranks = self.ranks[q]
+            if level is not None:
+                ranks = ranks[:, self.grades[q] >= level]
+            cache[key] = np.sort(ranks, axis=1)
+        return cache[key]
+
+    def levels(self, q: int) -> np.ndarray:
+        """The distinct grades of query ``q``'s relevant documents, ascending."""
+        return np.unique(self.grades[q])
+
+
+def relevance_table(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    keep_rankings: bool = False,
+) -> RelevanceTable:
+    """Where each run ranks each relevant document, for the queries with relevant documents.
+
+    Queries of the qrels with at least one document of grade >= ``relevance_level`` are
+    kept (a preference needs relevant documents); a run that did not rank such a query
+    retrieves none of its relevant documents (reported as a warning).  Queries ranked by
+    runs but absent from the qrels are ignored.
+    """
+    if len(runs) < 2:
+        raise UsageError("preferences compare rankings: give at least two runs")
+    diversity = qrels if qrels.subtopic is not None else None
+    qrels = qrels.collapse()
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"runs need distinct names (got {names})")
+    relevant = qrels.grade >= relevance_level
+    rq, rd, rg = qrels.query[relevant], qrels.doc[relevant], qrels.grade[relevant]
+    codes = np.unique(rq)
+    ids = [qrels.queries.strings[c] for c in codes.tolist()]
+    order = sorted(range(len(codes)), key=ids.__getitem__)
+    codes = codes[order]
+    query_ids = [ids[i] for i in order]
+    nq = len(codes)
+    slot = np.full(len(qrels.queries), -1, dtype=np.int64)
+    slot[codes] = np.arange(nq)
+    # relevant documents grouped by query (column = position within the query's group)
+    qs = slot[rq]
+    by = np.lexsort((rd, qs))
+    qs, rd, rg = qs[by], rd[by], rg[by]
+    starts = np.searchsorted(qs, np.arange(nq + 1))
+    ndocs = np.int64(max(len(qrels.docs), 1))
+    keys = qs.astype(np.int64) * ndocs + rd
+    ranks_flat = np.full((len(runs), len(qs)), NOT_RETRIEVED, dtype=np.int64)
+    rankings: list[list[np.ndarray]] = [[] for _ in range(nq)]
+    for r, run in enumerate(runs):
+        report = JoinReport()
+        judged = judge(
+            qrels, run, relevance_level=relevance_level, ties=ties, max_docs=max_docs,
+            complete=True, report=report,
+        )  # fmt: skip
+        missing = [q for q in report.qrels_only if q in set(query_ids)]
+        if missing:
+            warn(
+                f"run '{run.name}' ranks nothing for {len(missing)} quer"
+                f"{'y' if len(missing) == 1 else 'ies'} with relevant documents "
+                f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''})"
+            )
+        pos = judged.judged_positions
+        keep = judged.judged_grades >= relevance_level
+        pos = pos[keep]
+        jslot = np.searchsorted(judged.offsets, pos, side="right") - 1
+        rank = pos - judged.offsets[jslot] + 1
+        # judged's queries -> table queries (judged also holds queries with no relevant doc)
+        to_table = np.array(
+            [slot[qrels.queries.code(qid)] for qid in judged.query_ids], dtype=np.int64
+        )
+        tq = to_table[jslot] if len(jslot) else np.zeros(0, dtype=np.int64)
+        docs = judged.doc[pos]
+        if judged.docs is not qrels.docs:
+            docs = qrels.docs.translate(judged.docs)[docs]
+        rkeys = tq * ndocs + docs
+        at = np.searchsorted(keys, rkeys)
+        ranks_flat[r, at] = rank
+        if keep_rankings:
+            by_query = dict(zip(judged.query_ids, range(len(judged.query_ids)), strict=True))
+            for q, qid in enumerate(query_ids):
+                i = by_query.get(qid)
+                ranked = (
+                    judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
+                )
+                rankings[q].append(np.asarray(ranked, dtype=np.int64))
+    grades = [rg[starts[q] : starts[q + 1]] for q in range(nq)]
+    ranks = [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)]
+    subtopics = None
+    if diversity is not None:
+        subtopics = _subtopic_membership(diversity, slot, keys, starts, ndocs, relevance_level)
+    judgments = None
+    if keep_rankings:
+        judgments = [{} for _ in range(nq)]
+        qslot = slot[qrels.query]
+        for q, d, g in zip(qslot.tolist(), qrels.doc.tolist(), qrels.grade.tolist(), strict=True):
+            if q >= 0:
+                judgments[q][d] = g
+    return RelevanceTable(
+        names, query_ids, grades, ranks, relevance_level, subtopics,
+        rankings if keep_rankings else None, judgments,
+    )  # fmt: skip
+
+
+def _subtopic_membership(diversity: Qrels, slot, keys, starts, ndocs, level) -> list[np.ndarray]:
+    """Per query: (relevant documents x subtopics) membership, subtopics in ascending id."""
+    rows = (diversity.grade >= level) & (diversity.subtopic != 0)
+    qs = slot[diversity.query[rows]]
+    ok = qs >= 0
+    qs, docs, topics = qs[ok], diversity.doc[rows][ok], diversity.subtopic[rows][ok]
+    column = np.searchsorted(keys, qs.astype(np.int64) * ndocs + docs)
+    out = []
+    for q in range(len(starts) - 1):
+        mine = qs == q
+        ids, which = np.unique(topics[mine], return_inverse=True)
+        member = np.zeros((starts[q + 1] - starts[q], len(ids)), dtype=bool)
+        member[column[mine] - starts[q], which.reshape(-1)] = True
+        out.append(member)
+    return out

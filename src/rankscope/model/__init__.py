@@ -1,0 +1,27 @@
+"""Plain data: ids interned once into integer codes, numpy columns, nothing else.
+
+`Vocabulary` (ids), `Qrels` and `Run` (rows of query, document, value), the other judgment
+formats (`Prefs`, `GroupedQrels`), trec_eval's z-score table (`ZScores`), interaction logs
+and item features (`Interactions`, `ItemFeatures`).  This package imports nothing else of
+rankscope but `rankscope.errors`.
+"""
+
+from .frames import column_names, is_frame, to_frame
+from .judgments import GroupedQrels, Prefs, ZScores
+from .logs import Interactions, ItemFeatures
+from .tables import Qrels, Run
+from .vocabulary import Vocabulary
+
+__all__ = [
+    "GroupedQrels",
+    "Interactions",
+    "ItemFeatures",
+    "Prefs",
+    "Qrels",
+    "Run",
+    "Vocabulary",
+    "ZScores",
+    "column_names",
+    "is_frame",
+    "to_frame",
+]

@@ -1,0 +1,1020 @@
+/*
+ * rankscope._trecio: the compiled TREC reader and string interner.
+ *
+ * It accepts and rejects exactly what the pure-Python reader in io/trec.py does; on bad
+ * input it returns an error description and Python formats the message, so both readers
+ * say the same thing.  Ids are interned into dense int32 codes with an open-addressing hash
+ * table over a byte arena; Python strings are only made on request.
+ *
+ * Grammar (shared with io/trec.py):
+ *   line    := blank | comment | fields        (lines end at '\n'; whitespace = C isspace)
+ *   comment := first non-blank character is '#'
+ *   qrels   := exactly 4 fields: qid iter docno grade      grade := [+-]?[0-9]{1,18}
+ *   run     := at least 6 fields: qid iter docno rank score tag [ignored ...]
+ *   score   := [+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?   (finite)
+ *              | [+-]?(inf|infinity|nan) (any case) -> rejected as not finite
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pthread.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+/* Large zeroed blocks.  On Linux they are mapped with transparent huge pages: touching a
+   few hundred MB of fresh 4 KB pages costs more page faults than the parsing itself. */
+typedef struct {
+    void *p;
+    size_t size;
+    int mapped;
+} Block;
+
+#define HUGE_THRESHOLD (4u << 20)
+
+static void block_advise(void *p, size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    uintptr_t start = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)((2u << 20) - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)p; (void)size;
+#endif
+}
+
+static int block_alloc(Block *b, size_t size) {
+    b->size = size;
+    b->mapped = 0;
+#ifdef __linux__
+    if (size >= HUGE_THRESHOLD) {
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            block_advise(p, size);
+            b->p = p;
+            b->mapped = 1;
+            return 0;
+        }
+    }
+#endif
+    b->p = calloc(1, size ? size : 1);
+    return b->p ? 0 : -1;
+}
+
+static void block_free(Block *b) {
+    if (!b->p) return;
+#ifdef __linux__
+    if (b->mapped) { munmap(b->p, b->size); b->p = NULL; return; }
+#endif
+    free(b->p);
+    b->p = NULL;
+}
+
+/* Grow to `size` bytes keeping the content (size only grows). */
+static int block_grow(Block *b, size_t size) {
+    if (size <= b->size) return 0;
+#ifdef __linux__
+    if (b->mapped) {
+        void *p = mremap(b->p, b->size, size, MREMAP_MAYMOVE);
+        if (p == MAP_FAILED) return -1;
+        block_advise(p, size);
+        b->p = p;
+        b->size = size;
+        return 0;
+    }
+    if (size >= HUGE_THRESHOLD) {
+        Block nb;
+        if (block_alloc(&nb, size) < 0) return -1;
+        memcpy(nb.p, b->p, b->size);
+        free(b->p);
+        *b = nb;
+        return 0;
+    }
+#endif
+    void *p = realloc(b->p, size);
+    if (!p) return -1;
+    memset((char *)p + b->size, 0, size - b->size);
+    b->p = p;
+    b->size = size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Interner                                                                               */
+
+/* A table slot: the hash's high 32 bits, the code + 1 (0 = empty), and where the string
+   is (arena offset in the low 40 bits, length in the high 24), so that a probe compares
+   without touching the per-code arrays. */
+typedef struct {
+    uint32_t tag;
+    uint32_t code1;
+    uint64_t where;
+} Slot;
+
+#define WHERE(off, len) ((uint64_t)(off) | ((uint64_t)(len) << 40))
+#define WHERE_OFF(w) ((w) & 0xFFFFFFFFFFULL)
+#define WHERE_LEN(w) ((size_t)((w) >> 40))
+#define MAX_ID_LEN ((1u << 24) - 1)
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;         /* = slot_block.p */
+    Block slot_block;
+    size_t mask;         /* capacity - 1 (power of two) */
+    char *arena;         /* = arena_block.p */
+    Block arena_block;
+    size_t arena_len;
+    int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
+    Py_ssize_t n, ncap;
+    PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
+} Interner;
+
+static uint64_t hash_bytes(const char *s, size_t len) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    size_t i = 0;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h ^= w;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+        i += 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, len - i);
+    h ^= w;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+    return h;
+}
+
+/* Resize the table to hold at least `entries` ids at load <= 3/4. */
+static int interner_reserve(Interner *self, size_t entries) {
+    size_t cap = self->mask + 1;
+    while (cap * 3 < 4 * entries + 4) cap *= 2;
+    if (cap == self->mask + 1) return 0;
+    Block block;
+    if (block_alloc(&block, cap * sizeof(Slot)) < 0) { PyErr_NoMemory(); return -1; }
+    Slot *slots = block.p;
+    for (Py_ssize_t c = 0; c < self->n; c++) {
+        uint64_t h = hash_bytes(self->arena + self->offsets[c],
+                                (size_t)(self->offsets[c + 1] - self->offsets[c]));
+        size_t i = (size_t)h & (cap - 1);
+        while (slots[i].code1) i = (i + 1) & (cap - 1);
+        slots[i].tag = (uint32_t)(h >> 32);
+        slots[i].code1 = (uint32_t)(c + 1);
+        slots[i].where = WHERE(self->offsets[c], self->offsets[c + 1] - self->offsets[c]);
+    }
+    block_free(&self->slot_block);
+    self->slot_block = block;
+    self->slots = slots;
+    self->mask = cap - 1;
+    return 0;
+}
+
+/* Room for `more` further bytes of ids in the arena. */
+static int interner_reserve_arena(Interner *self, size_t more) {
+    size_t need = self->arena_len + more;
+    if (need <= self->arena_block.size) return 0;
+    size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
+    while (cap < need) cap *= 2;
+    if (block_grow(&self->arena_block, cap) < 0) { PyErr_NoMemory(); return -1; }
+    self->arena = self->arena_block.p;
+    return 0;
+}
+
+/* First-stage prefetch: the slot where a probe for hash h starts. */
+static inline void interner_prefetch(const Interner *self, uint64_t h) {
+    __builtin_prefetch(&self->slots[(size_t)h & self->mask]);
+}
+
+/* Second-stage prefetch: the strings of slots whose tag matches (call once the slots are
+   in cache). */
+static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
+    size_t i = (size_t)h & self->mask;
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (;;) {
+        const Slot *slot = &self->slots[i];
+        if (!slot->code1) return;
+        if (slot->tag == tag) __builtin_prefetch(self->arena + WHERE_OFF(slot->where));
+        i = (i + 1) & self->mask;
+    }
+}
+
+/* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
+   added; -2 on error. */
+static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
+    size_t i = (size_t)h & self->mask;
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (;;) {
+        Slot *slot = &self->slots[i];
+        if (!slot->code1) break;
+        if (slot->tag == tag && WHERE_LEN(slot->where) == len &&
+            memcmp(self->arena + WHERE_OFF(slot->where), s, len) == 0)
+            return (int64_t)slot->code1 - 1;
+        i = (i + 1) & self->mask;
+    }
+    if (!add) return -1;
+    if (self->n >= INT32_MAX - 1) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2^31 distinct ids");
+        return -2;
+    }
+    if (len > MAX_ID_LEN) {
+        PyErr_SetString(PyExc_ValueError, "an id is longer than 16 MB");
+        return -2;
+    }
+    if (interner_reserve_arena(self, len) < 0) return -2;
+    if (self->n + 1 >= self->ncap) {
+        Py_ssize_t cap = self->ncap ? self->ncap * 2 : 1024;
+        int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
+        if (!offsets) { PyErr_NoMemory(); return -2; }
+        self->offsets = offsets;
+        self->ncap = cap;
+    }
+    Py_ssize_t c = self->n;
+    memcpy(self->arena + self->arena_len, s, len);
+    self->offsets[c] = (int64_t)self->arena_len;
+    self->slots[i].tag = tag;
+    self->slots[i].code1 = (uint32_t)(c + 1);
+    self->slots[i].where = WHERE(self->arena_len, len);
+    self->arena_len += len;
+    self->offsets[c + 1] = (int64_t)self->arena_len;
+    self->n++;
+    if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
+        if (interner_reserve(self, (size_t)self->n * 2) < 0) return -2;
+    }
+    return c;
+}
+
+static int64_t interner_get(Interner *self, const char *s, size_t len, int add) {
+    return interner_get_hashed(self, s, len, hash_bytes(s, len), add);
+}
+
+static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist)) return -1;
+    self->mask = 1023;
+    if (block_alloc(&self->slot_block, (self->mask + 1) * sizeof(Slot)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->slots = self->slot_block.p;
+    self->ncap = 1024;
+    self->offsets = malloc((size_t)(self->ncap + 1) * sizeof(int64_t));
+    if (!self->offsets) { PyErr_NoMemory(); return -1; }
+    self->offsets[0] = 0;
+    self->strings = PyList_New(0);
+    return self->strings ? 0 : -1;
+}
+
+static void Interner_dealloc(Interner *self) {
+    block_free(&self->slot_block);
+    block_free(&self->arena_block);
+    free(self->offsets);
+    Py_XDECREF(self->strings);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t Interner_len(Interner *self) { return self->n; }
+
+static PyObject *decode(Interner *self, Py_ssize_t c) {
+    int64_t a = self->offsets[c], b = self->offsets[c + 1];
+    return PyUnicode_DecodeUTF8(self->arena + a, (Py_ssize_t)(b - a), "surrogateescape");
+}
+
+static int as_utf8(PyObject *s, const char **buf, Py_ssize_t *len, PyObject **owner) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "ids must be str, not %.100s", Py_TYPE(s)->tp_name);
+        return -1;
+    }
+    *owner = PyUnicode_AsEncodedString(s, "utf-8", "surrogateescape");
+    if (!*owner) return -1;
+    *buf = PyBytes_AS_STRING(*owner);
+    *len = PyBytes_GET_SIZE(*owner);
+    return 0;
+}
+
+static PyObject *codes_of(Interner *self, PyObject *iterable, int add) {
+    PyObject *seq = PySequence_Fast(iterable, "expected a sequence of str");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (!out) { Py_DECREF(seq); return NULL; }
+    int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *buf;
+        Py_ssize_t len;
+        PyObject *owner;
+        if (as_utf8(items[i], &buf, &len, &owner) < 0) goto fail;
+        int64_t c = interner_get(self, buf, (size_t)len, add);
+        Py_DECREF(owner);
+        if (c == -2) goto fail;
+        codes[i] = (int32_t)c;
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *Interner_intern_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 1); }
+static PyObject *Interner_lookup_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 0); }
+
+static PyObject *Interner_intern(Interner *self, PyObject *arg) {
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
+    int64_t c = interner_get(self, buf, (size_t)len, 1);
+    Py_DECREF(owner);
+    if (c == -2) return NULL;
+    return PyLong_FromLongLong(c);
+}
+
+static PyObject *Interner_lookup(Interner *self, PyObject *arg) {
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
+    int64_t c = interner_get(self, buf, (size_t)len, 0);
+    Py_DECREF(owner);
+    return PyLong_FromLongLong(c);
+}
+
+static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    for (Py_ssize_t c = PyList_GET_SIZE(self->strings); c < self->n; c++) {
+        PyObject *s = decode(self, c);
+        if (!s || PyList_Append(self->strings, s) < 0) { Py_XDECREF(s); return NULL; }
+        Py_DECREF(s);
+    }
+    Py_INCREF(self->strings);
+    return self->strings;
+}
+
+static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *codes = view.buf;
+    PyObject *out = PyList_New(n);
+    if (!out) { PyBuffer_Release(&view); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (codes[i] < 0 || codes[i] >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            goto fail;
+        }
+        PyObject *s = decode(self, codes[i]);
+        if (!s) goto fail;
+        PyList_SET_ITEM(out, i, s);
+    }
+    PyBuffer_Release(&view);
+    return out;
+fail:
+    PyBuffer_Release(&view);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyTypeObject InternerType;
+
+static PyObject *Interner_translate(Interner *self, PyObject *arg) {
+    if (!PyObject_TypeCheck(arg, &InternerType)) {
+        PyErr_SetString(PyExc_TypeError, "translate expects an Interner");
+        return NULL;
+    }
+    Interner *other = (Interner *)arg;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, other->n * (Py_ssize_t)sizeof(int32_t));
+    if (!out) return NULL;
+    int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t c = 0; c < other->n; c++) {
+        int64_t a = other->offsets[c], b = other->offsets[c + 1];
+        codes[c] = (int32_t)interner_get(self, other->arena + a, (size_t)(b - a), 0);
+    }
+    return out;
+}
+
+static PyMethodDef Interner_methods[] = {
+    {"intern", (PyCFunction)Interner_intern, METH_O, "code of a str, added if new"},
+    {"lookup", (PyCFunction)Interner_lookup, METH_O, "code of a str, -1 if absent"},
+    {"intern_many", (PyCFunction)Interner_intern_many, METH_O, "int32 codes (bytes), adding new ids"},
+    {"lookup_many", (PyCFunction)Interner_lookup_many, METH_O, "int32 codes (bytes), -1 if absent"},
+    {"strings", (PyCFunction)Interner_strings, METH_NOARGS, "list of every id, by code"},
+    {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
+    {"translate", (PyCFunction)Interner_translate, METH_O,
+     "for each code of another Interner, this one's code for the same id (-1 if absent)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Interner_as_sequence = {.sq_length = (lenfunc)Interner_len};
+
+static PyTypeObject InternerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rankscope.model._trecio.Interner",
+    .tp_basicsize = sizeof(Interner),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Interner_init,
+    .tp_dealloc = (destructor)Interner_dealloc,
+    .tp_methods = Interner_methods,
+    .tp_as_sequence = &Interner_as_sequence,
+    .tp_doc = "Interns byte-string ids into dense int32 codes.",
+};
+
+/* ------------------------------------------------------------------------------------- */
+/* Parsing                                                                                */
+
+static inline int is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+#define MAX_FIELDS 8
+
+typedef struct {
+    const char *start[MAX_FIELDS];
+    size_t len[MAX_FIELDS];
+    int count; /* number of fields on the line (may exceed MAX_FIELDS) */
+} Fields;
+
+/* Split [p, end) into fields; returns the count. */
+static void split_fields(const char *p, const char *end, Fields *f) {
+    f->count = 0;
+    while (p < end) {
+        while (p < end && is_space(*p)) p++;
+        if (p >= end) break;
+        const char *s = p;
+        while (p < end && !is_space(*p)) p++;
+        if (f->count < MAX_FIELDS) {
+            f->start[f->count] = s;
+            f->len[f->count] = (size_t)(p - s);
+        }
+        f->count++;
+    }
+}
+
+static int lower_eq(const char *s, size_t n, const char *word) {
+    size_t m = strlen(word);
+    if (n != m) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != word[i]) return 0;
+    }
+    return 1;
+}
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Clinger's fast path for a validated decimal: when the digits form an integer below 2^53
+   and the power of ten is at most 22, one multiplication or division of two exact doubles
+   rounds correctly, giving strtod's result bit for bit.  Returns 0 when it does not apply. */
+static int fast_decimal(const char *s, size_t n, double *value) {
+    size_t i = 0;
+    int neg = 0;
+    if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; i++; }
+    uint64_t m = 0;
+    int digits = 0, frac = 0, seen_dot = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.') { seen_dot = 1; continue; }
+        if (c == 'e' || c == 'E') break;
+        if (m == 0 && c == '0') { if (seen_dot) frac++; continue; }
+        if (++digits > 15) return 0;
+        m = m * 10 + (uint64_t)(c - '0');
+        if (seen_dot) frac++;
+    }
+    long exp10 = 0;
+    if (i < n) {
+        i++;
+        int eneg = 0;
+        if (s[i] == '+' || s[i] == '-') { eneg = s[i] == '-'; i++; }
+        for (; i < n; i++) {
+            exp10 = exp10 * 10 + (s[i] - '0');
+            if (exp10 > 400) return 0;
+        }
+        if (eneg) exp10 = -exp10;
+    }
+    exp10 -= frac;
+    if (exp10 < -22 || exp10 > 22) return 0;
+    double v = (double)m;
+    v = exp10 < 0 ? v / POW10[-exp10] : v * POW10[exp10];
+    *value = neg ? -v : v;
+    return 1;
+}
+
+/* 0 = finite number (value set), 1 = not a number, 2 = not finite */
+static int parse_score(const char *s, size_t n, double *value) {
+    size_t i = 0;
+    if (n == 0) return 1;
+    if (s[0] == '+' || s[0] == '-') i++;
+    if (lower_eq(s + i, n - i, "inf") || lower_eq(s + i, n - i, "infinity") ||
+        lower_eq(s + i, n - i, "nan"))
+        return 2;
+    size_t digits = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    }
+    if (digits == 0) return 1;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t exp_digits = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; exp_digits++; }
+        if (exp_digits == 0) return 1;
+    }
+    if (i != n) return 1;
+    if (fast_decimal(s, n, value)) return 0;
+    char buf[128];
+    char *copy = n < sizeof(buf) ? buf : malloc(n + 1);
+    if (!copy) return 1;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    double v = strtod(copy, NULL);
+    if (copy != buf) free(copy);
+    if (v == HUGE_VAL || v == -HUGE_VAL) return 2;
+    *value = v;
+    return 0;
+}
+
+/* 0 = integer (value set), 1 = not an integer, 3 = out of range */
+static int parse_grade(const char *s, size_t n, int64_t *value) {
+    size_t i = 0;
+    int neg = 0;
+    if (n && (s[0] == '+' || s[0] == '-')) { neg = s[0] == '-'; i++; }
+    if (i == n) return 1;
+    for (size_t j = i; j < n; j++)
+        if (s[j] < '0' || s[j] > '9') return 1;
+    if (n - i > 18) return 3;
+    int64_t v = 0;
+    for (; i < n; i++) v = v * 10 + (s[i] - '0');
+    *value = neg ? -v : v;
+    return 0;
+}
+
+/* An output column written straight into a bytes object that grows as lines are fed
+   (large bytes objects are reallocated in place by the system), shrunk at the end. */
+typedef struct {
+    PyObject *bytes;
+    char *data;
+    size_t len, cap, item;
+} Column;
+
+static int column_reserve(Column *c, size_t rows) {
+    if (c->bytes && rows <= c->cap) return 0;
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    if (cap < rows) cap = rows;
+    if (!c->bytes) {
+        c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * c->item));
+        if (!c->bytes) return -1;
+    } else if (_PyBytes_Resize(&c->bytes, (Py_ssize_t)(cap * c->item)) < 0) {
+        return -1;
+    }
+    c->data = PyBytes_AS_STRING(c->bytes);
+    c->cap = cap;
+    block_advise(c->data, cap * c->item);
+    return 0;
+}
+
+static inline void column_push(Column *c, const void *value) {
+    memcpy(c->data + c->len * c->item, value, c->item);
+    c->len++;
+}
+
+/* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
+static PyObject *column_take(Column *c) {
+    if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
+    PyObject *b = c->bytes;
+    size_t size = c->len * c->item;
+    c->bytes = NULL;
+    c->cap = c->len = 0;
+    if (_PyBytes_Resize(&b, (Py_ssize_t)size) < 0) return NULL;
+    return b;
+}
+
+/* error tuple: (None, line_number, kind, detail bytes) */
+static PyObject *error_tuple(long long line, const char *kind, const char *s, size_t n) {
+    return Py_BuildValue("(OLsy#)", Py_None, line, kind, s, (Py_ssize_t)n);
+}
+
+typedef struct {
+    const char *q, *d;
+    uint64_t qh, dh;
+    union { double score; int64_t grade; } v;
+    uint32_t qlen, dlen;
+    int32_t line;
+} Pending;
+
+/* Intern records [from, to) of `recs` (`ready` of them are scanned).  Memory latency
+   dominates, so the loop prefetches ahead: the table slots of the record 16 places on, and
+   the strings of those slots for the record 8 places on. */
+static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
+                          Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
+                          Column *lc) {
+    for (size_t k = from; k < to; k++) {
+        if (k + 16 < ready) {
+            interner_prefetch(queries, recs[k + 16].qh);
+            interner_prefetch(docs, recs[k + 16].dh);
+        }
+        if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
+        Pending *r = &recs[k];
+        int64_t qcode = interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
+        if (qcode == -2 || dcode == -2) return -1;
+        int32_t q32 = (int32_t)qcode, d32 = (int32_t)dcode;
+        column_push(qc, &q32);
+        column_push(dc, &d32);
+        column_push(vc, &r->v);
+        column_push(lc, &r->line);
+    }
+    return 0;
+}
+
+/* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
+   Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
+   (None, line, kind, detail); result() -> (query, doc, value, line[, tag]) as bytes. */
+typedef struct {
+    PyObject_HEAD
+    Interner *queries, *docs;
+    int is_run;
+    Column qc, dc, vc, lc;
+    long long line;
+    PyObject *tag;
+    Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
+} Parser;
+
+static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"queries", "docs", "is_run", NULL};
+    Interner *queries, *docs;
+    int is_run;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p", kwlist, &InternerType, &queries,
+                                     &InternerType, &docs, &is_run))
+        return -1;
+    Py_INCREF(queries);
+    Py_INCREF(docs);
+    Py_XSETREF(self->queries, queries);
+    Py_XSETREF(self->docs, docs);
+    self->is_run = is_run;
+    self->qc.item = sizeof(int32_t);
+    self->dc.item = sizeof(int32_t);
+    self->vc.item = 8;
+    self->lc.item = sizeof(int32_t);
+    self->line = 0;
+    Py_XSETREF(self->tag, PyBytes_FromStringAndSize("", 0));
+    return self->tag ? 0 : -1;
+}
+
+static void Parser_dealloc(Parser *self) {
+    Py_XDECREF(self->queries);
+    Py_XDECREF(self->docs);
+    Py_XDECREF(self->qc.bytes);
+    Py_XDECREF(self->dc.bytes);
+    Py_XDECREF(self->vc.bytes);
+    Py_XDECREF(self->lc.bytes);
+    Py_XDECREF(self->tag);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Scanning (splitting lines into fields, parsing numbers, hashing ids) runs in a worker
+   thread while the calling thread interns what has been scanned: the two halves of the work
+   overlap on two cores.  The worker touches no Python object. */
+typedef struct {
+    const char *p, *end;
+    long long line0;
+    int is_run;
+    Pending *recs;
+    size_t produced;  /* records ready (atomic) */
+    int done;         /* worker finished (atomic) */
+    long long err_line;
+    char err_kind[32];
+    const char *err_s;
+    size_t err_n;
+    const char *tag;
+    size_t tag_len;
+    long long last_line;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} Scan;
+
+static void scan_publish(Scan *sc, size_t n, int done) {
+    pthread_mutex_lock(&sc->mu);
+    __atomic_store_n(&sc->produced, n, __ATOMIC_RELEASE);
+    if (done) __atomic_store_n(&sc->done, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&sc->cv);
+    pthread_mutex_unlock(&sc->mu);
+}
+
+/* Record the first bad line and stop scanning. */
+static void scan_error(Scan *sc, long long line, const char *kind, const char *s, size_t n) {
+    snprintf(sc->err_kind, sizeof sc->err_kind, "%s", kind);
+    sc->err_line = line;
+    sc->err_s = s;
+    sc->err_n = n;
+}
+
+static void *scan_lines(void *arg) {
+    Scan *sc = arg;
+    const char *p = sc->p, *end = sc->end;
+    long long line = sc->line0;
+    size_t n = 0;
+    Fields f;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        line++;
+        const char *q = p;
+        while (q < stop && is_space(*q)) q++;
+        if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }
+        split_fields(q, stop, &f);
+        if (sc->is_run ? f.count < 6 : f.count != 4) {
+            const char *e = stop;
+            while (e > q && is_space(e[-1])) e--;
+            char kind[32];
+            snprintf(kind, sizeof kind, "fields:%d", f.count);
+            scan_error(sc, line, kind, q, (size_t)(e - q));
+            break;
+        }
+        Pending *pd = &sc->recs[n];
+        int rc;
+        if (sc->is_run) {
+            rc = parse_score(f.start[4], f.len[4], &pd->v.score);
+            if (rc) {
+                scan_error(sc, line, rc == 1 ? "score" : "score_inf", f.start[4], f.len[4]);
+                break;
+            }
+            sc->tag = f.start[5];
+            sc->tag_len = f.len[5];
+        } else {
+            rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
+            if (rc) {
+                scan_error(sc, line, rc == 1 ? "grade" : "grade_range", f.start[3], f.len[3]);
+                break;
+            }
+        }
+        pd->q = f.start[0];
+        pd->qlen = f.len[0];
+        pd->d = f.start[2];
+        pd->dlen = f.len[2];
+        pd->qh = hash_bytes(pd->q, pd->qlen);
+        pd->dh = hash_bytes(pd->d, pd->dlen);
+        pd->line = (int32_t)line;
+        n++;
+        if ((n & 4095) == 0) scan_publish(sc, n, 0);
+        p = nl ? nl + 1 : end;
+    }
+    sc->last_line = line;
+    scan_publish(sc, n, 1);
+    return NULL;
+}
+
+static PyObject *Parser_feed(Parser *self, PyObject *args) {
+    Py_buffer data;
+    int final;
+    if (!PyArg_ParseTuple(args, "y*p", &data, &final)) return NULL;
+    Interner *queries = self->queries, *docs = self->docs;
+    const char *begin = data.buf, *p = begin, *end = p + data.len;
+    if (!final) {
+        /* only whole lines: stop after the last newline */
+        while (end > p && end[-1] != '\n') end--;
+    }
+    PyObject *result = NULL;
+    Scan sc;
+    memset(&sc, 0, sizeof sc);
+    int started = 0;
+
+    /* Room for one row per line of this piece. */
+    size_t lines = 1;
+    for (const char *c = p; (c = memchr(c, '\n', (size_t)(end - c))) != NULL; c++) lines++;
+    if (self->line + (long long)lines > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
+        goto done;
+    }
+    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0) goto done;
+    if (interner_reserve_arena(docs, (size_t)(end - p)) < 0) goto done;
+    size_t rows = self->qc.len + lines;
+    if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
+        column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0)
+        goto done;
+    if (self->recs_block.size < lines * sizeof(Pending)) {
+        block_free(&self->recs_block);
+        if (block_alloc(&self->recs_block, lines * sizeof(Pending)) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    sc.recs = self->recs_block.p;
+    sc.p = p;
+    sc.end = end;
+    sc.line0 = self->line;
+    sc.is_run = self->is_run;
+    pthread_mutex_init(&sc.mu, NULL);
+    pthread_cond_init(&sc.cv, NULL);
+    pthread_t worker;
+    if (pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
+        scan_lines(&sc); /* no thread: scan here first */
+    } else {
+        started = 1;
+    }
+    size_t used = 0;
+    for (;;) {
+        size_t ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        int finished = __atomic_load_n(&sc.done, __ATOMIC_ACQUIRE);
+        ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        if (ready > used) {
+            /* keep a prefetch distance behind the scanner unless it has finished */
+            size_t upto = finished ? ready : (ready > used + 16 ? ready - 16 : used);
+            if (upto > used) {
+                if (intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
+                                   &self->dc, &self->vc, &self->lc) < 0) {
+                    if (started) pthread_join(worker, NULL);
+                    started = 0;
+                    goto done;
+                }
+                used = upto;
+                continue;
+            }
+        }
+        if (finished) break;
+        pthread_mutex_lock(&sc.mu);
+        while (__atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE) == used &&
+               !__atomic_load_n(&sc.done, __ATOMIC_ACQUIRE))
+            pthread_cond_wait(&sc.cv, &sc.mu);
+        pthread_mutex_unlock(&sc.mu);
+    }
+    if (started) pthread_join(worker, NULL);
+    started = 0;
+    self->line = sc.last_line;
+    if (sc.err_line) {
+        result = error_tuple(sc.err_line, sc.err_kind, sc.err_s, sc.err_n);
+        goto done;
+    }
+    if (sc.tag) {
+        PyObject *t = PyBytes_FromStringAndSize(sc.tag, (Py_ssize_t)sc.tag_len);
+        if (!t) goto done;
+        Py_XSETREF(self->tag, t);
+    }
+    result = PyLong_FromSsize_t((Py_ssize_t)(end - begin));
+done:
+    if (sc.recs) {
+        pthread_mutex_destroy(&sc.mu);
+        pthread_cond_destroy(&sc.cv);
+    }
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    PyObject *qb = column_take(&self->qc), *db = column_take(&self->dc);
+    PyObject *vb = column_take(&self->vc), *lb = column_take(&self->lc);
+    if (!qb || !db || !vb || !lb) {
+        Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
+        return NULL;
+    }
+    if (self->is_run) return Py_BuildValue("(NNNNO)", qb, db, vb, lb, self->tag);
+    return Py_BuildValue("(NNNN)", qb, db, vb, lb);
+}
+
+/* reserve(rows, ids): room for `rows` more rows and `ids` more distinct documents, so that
+   a large input grows its columns and table once rather than by doubling. */
+static PyObject *Parser_reserve(Parser *self, PyObject *args) {
+    Py_ssize_t rows, ids;
+    if (!PyArg_ParseTuple(args, "nn", &rows, &ids)) return NULL;
+    if (rows < 0 || ids < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative reservation");
+        return NULL;
+    }
+    size_t need = self->qc.len + (size_t)rows;
+    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0 ||
+        column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
+        column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    return PyLong_FromSize_t(self->qc.len);
+}
+
+static PyMethodDef Parser_methods[] = {
+    {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
+    {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,
+     "reserve(rows, ids): make room for that many more rows and distinct documents"},
+    {"feed", (PyCFunction)Parser_feed, METH_VARARGS,
+     "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
+     "(None, line, kind, detail) on bad input"},
+    {"result", (PyCFunction)Parser_result, METH_NOARGS,
+     "(query, doc, value, line[, tag]) as bytes: int32, int32, float64 or int64, int32"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ParserType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rankscope.model._trecio.Parser",
+    .tp_basicsize = sizeof(Parser),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Parser_init,
+    .tp_dealloc = (destructor)Parser_dealloc,
+    .tp_methods = Parser_methods,
+    .tp_doc = "Incremental TREC qrels/run parser into interned columns.",
+};
+
+/* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
+   whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
+   pair is unique.  O(rows + docs): rows are visited query by query (a counting sort keeps
+   input order within a query) with a per-document stamp. */
+static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
+    Py_buffer qb, db;
+    Py_ssize_t nq, nd;
+    if (!PyArg_ParseTuple(args, "y*y*nn", &qb, &db, &nq, &nd)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *q = qb.buf, *d = db.buf;
+    int64_t *start = calloc((size_t)nq + 1, sizeof(int64_t));
+    int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int32_t *stamp = malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
+    int64_t *where = malloc((size_t)(nd ? nd : 1) * sizeof(int64_t));
+    int64_t best_i = -1, best_j = -1;
+    if (!start || !rows || !stamp || !where) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (q[k] < 0 || q[k] >= nq || d[k] < 0 || d[k] >= nd) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            goto done;
+        }
+        start[q[k] + 1]++;
+    }
+    for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
+    {
+        int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
+        if (!fill) { PyErr_NoMemory(); goto done; }
+        memcpy(fill, start, (size_t)nq * sizeof(int64_t));
+        for (Py_ssize_t k = 0; k < n; k++) rows[fill[q[k]]++] = k;
+        free(fill);
+    }
+    for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
+    for (Py_ssize_t c = 0; c < nq; c++) {
+        for (int64_t t = start[c]; t < start[c + 1]; t++) {
+            int64_t k = rows[t];
+            int32_t doc = d[k];
+            if (stamp[doc] == c) {
+                if (best_j < 0 || k < best_j) { best_i = where[doc]; best_j = k; }
+                break; /* later duplicates of this query come after k */
+            }
+            stamp[doc] = (int32_t)c;
+            where[doc] = k;
+        }
+    }
+    if (best_j < 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        result = Py_BuildValue("(LL)", (long long)best_i, (long long)best_j);
+    }
+done:
+    free(start);
+    free(rows);
+    free(stamp);
+    free(where);
+    PyBuffer_Release(&qb);
+    PyBuffer_Release(&db);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"first_duplicate", py_first_duplicate, METH_VARARGS,
+     "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_trecio", "Compiled TREC reader and string interner.", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__trecio(void) {
+    if (PyType_Ready(&InternerType) < 0 || PyType_Ready(&ParserType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&InternerType);
+    if (PyModule_AddObject(m, "Interner", (PyObject *)&InternerType) < 0) {
+        Py_DECREF(&InternerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ParserType);
+    if (PyModule_AddObject(m, "Parser", (PyObject *)&ParserType) < 0) {
+        Py_DECREF(&ParserType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,113 @@
+"""Judgments and runs: rows of (query code, document code, value), as numpy columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .frames import to_frame
+from .vocabulary import Vocabulary
+
+
+class _Rows:
+    """What judgments and runs share: rows of (query code, document code, value)."""
+
+    query: np.ndarray
+    doc: np.ndarray
+    queries: Vocabulary
+    docs: Vocabulary
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The ids of the queries with at least one row, sorted as strings."""
+        present = np.unique(self.query)
+        return sorted(self.queries.strings[c] for c in present.tolist())
+
+    def _nested(self, values: np.ndarray) -> dict[str, dict]:
+        qs, ds = self.queries.strings, self.docs.strings
+        out: dict[str, dict] = {}
+        rows = zip(self.query.tolist(), self.doc.tolist(), values.tolist(), strict=True)
+        for q, d, v in rows:
+            out.setdefault(qs[q], {})[ds[d]] = v
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels(_Rows):
+    """Relevance judgments: one row per (query, document) with an integer grade.
+
+    A negative grade marks a document that is in the pool but was not judged.
+    """
+
+    queries: Vocabulary
+    docs: Vocabulary
+    query: np.ndarray  # int32 codes into `queries`
+    doc: np.ndarray  # int32 codes into `docs`
+    grade: np.ndarray  # int64
+    source: str = "<qrels>"
+    line: np.ndarray | None = None  # 1-based input line of each row, for messages
+    subtopic: np.ndarray | None = None  # diversity qrels: the subtopic of each row
+
+    def collapse(self) -> Qrels:
+        """Ad hoc judgments from diversity ones: a document's grade is its highest grade over
+        the query's subtopics (the general relevance)."""
+        if self.subtopic is None:
+            return self
+        key = self.query.astype(np.int64) * max(len(self.docs), 1) + self.doc
+        order = np.lexsort((-self.grade, key))
+        first = np.concatenate(([True], key[order][1:] != key[order][:-1]))
+        keep = np.sort(order[first])
+        return Qrels(
+            self.queries, self.docs, self.query[keep], self.doc[keep], self.grade[keep],
+            source=self.source, line=None if self.line is None else self.line[keep],
+        )  # fmt: skip
+
+    def to_frame(self, output: str = "pandas"):
+        """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
+        qs, ds = self.queries.strings, self.docs.strings
+        return to_frame(
+            {
+                "query_id": [qs[c] for c in self.query.tolist()],
+                "doc_id": [ds[c] for c in self.doc.tolist()],
+                "relevance": self.grade,
+            },
+            output,
+        )
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {doc_id: grade}}``."""
+        return self._nested(self.grade)
+
+
+@dataclass(frozen=True, eq=False)
+class Run(_Rows):
+    """A system's output: one row per (query, document) with a score (higher ranks first)."""
+
+    name: str
+    queries: Vocabulary
+    docs: Vocabulary
+    query: np.ndarray  # int32
+    doc: np.ndarray  # int32
+    score: np.ndarray  # float64
+    source: str = "<run>"
+    line: np.ndarray | None = None  # 1-based input line of each row (0-based row for frames)
+
+    def to_frame(self, output: str = "pandas"):
+        """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""
+        qs, ds = self.queries.strings, self.docs.strings
+        return to_frame(
+            {
+                "query_id": [qs[c] for c in self.query.tolist()],
+                "doc_id": [ds[c] for c in self.doc.tolist()],
+                "score": self.score,
+            },
+            output,
+        )
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {doc_id: score}}``."""
+        return self._nested(self.score)

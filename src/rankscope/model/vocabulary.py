@@ -1,0 +1,103 @@
+"""Ids interned once into dense integer codes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ._native import native
+
+
+class Vocabulary:
+    """Interns string ids to dense ``int32`` codes, in first-seen order.
+
+    Shared between qrels and runs, so that the join is integer-based.  Backed by the compiled
+    interner when it is built (ids then live in one byte arena, and Python strings are made
+    only on request), else by a dict; both behave the same.
+    """
+
+    __slots__ = ("_native", "_index", "_strings")
+
+    def __init__(self, strings: Iterable[str] = (), *, pure: bool | None = None) -> None:
+        module = None if pure else native()
+        self._native = module.Interner() if module is not None else None
+        self._index: dict[str, int] = {}
+        self._strings: list[str] = []
+        if strings:
+            self.intern_many(list(strings))
+
+    @property
+    def native(self):
+        """The compiled interner, or None for the pure-Python backend."""
+        return self._native
+
+    def __len__(self) -> int:
+        return len(self._native) if self._native is not None else len(self._strings)
+
+    def __contains__(self, s: object) -> bool:
+        if self._native is not None:
+            return isinstance(s, str) and self._native.lookup(s) >= 0
+        return s in self._index
+
+    def intern(self, s: str) -> int:
+        if self._native is not None:
+            return self._native.intern(s)
+        code = self._index.get(s)
+        if code is None:
+            code = len(self._strings)
+            self._index[s] = code
+            self._strings.append(s)
+        return code
+
+    def intern_many(self, strings: Sequence[str]) -> np.ndarray:
+        if self._native is not None:
+            return np.frombuffer(self._native.intern_many(strings), dtype=np.int32)
+        index = self._index
+        out = []
+        append = out.append
+        for s in strings:
+            code = index.get(s)
+            if code is None:
+                code = len(self._strings)
+                index[s] = code
+                self._strings.append(s)
+            append(code)
+        return np.asarray(out, dtype=np.int32)
+
+    def lookup_many(self, strings: Sequence[str], missing: int = -1) -> np.ndarray:
+        if self._native is not None:
+            codes = np.frombuffer(self._native.lookup_many(strings), dtype=np.int32)
+            return codes if missing == -1 else np.where(codes < 0, missing, codes)
+        get = self._index.get
+        return np.asarray([get(s, missing) for s in strings], dtype=np.int32)
+
+    def code(self, s: str) -> int:
+        if self._native is not None:
+            c = self._native.lookup(s)
+            if c < 0:
+                raise KeyError(s)
+            return c
+        return self._index[s]
+
+    @property
+    def strings(self) -> list[str]:
+        """The id of each code (index = code).  Do not modify."""
+        if self._native is not None:
+            return self._native.strings()
+        return self._strings
+
+    def strings_of(self, codes: np.ndarray) -> list[str]:
+        """The ids of ``codes`` (without making every id a Python string)."""
+        if self._native is not None:
+            return self._native.strings_of(np.ascontiguousarray(codes, dtype=np.int32))
+        strings = self._strings
+        return [strings[c] for c in np.asarray(codes).tolist()]
+
+    def translate(self, other: Vocabulary) -> np.ndarray:
+        """Array mapping each code of ``other`` to this vocabulary's code (-1 if absent)."""
+        if other is self:
+            return np.arange(len(self), dtype=np.int32)
+        if self._native is not None and other._native is not None:
+            return np.frombuffer(self._native.translate(other._native), dtype=np.int32)
+        return self.lookup_many(other.strings)

@@ -1,0 +1,13 @@
+"""The one input layer: bytes and frames → `rankscope.model`.
+
+* `trec`: TREC qrels, diversity qrels and runs (with the compiled reader when built);
+* `prefs`: trec_eval's preference, judgment-group and z-score files;
+* `frames`: DataFrames, Arrow tables, Parquet files and dicts;
+* `logs`: interaction logs, recommendation lists and item features (recommenders);
+* `sources`: anything a user passes (paths, directories, frames, dicts) → `Qrels` / `Run`,
+  and the runs' names.
+"""
+
+from .sources import read_doc_lengths, read_qrels, read_run, resolve_runs, unique_run_names
+
+__all__ = ["read_doc_lengths", "read_qrels", "read_run", "resolve_runs", "unique_run_names"]

@@ -1,0 +1,785 @@
+"""Interaction logs, recommendation lists and item features, read from files, DataFrames or
+dicts into columns of integer codes.
+
+Users and items are interned once into two `Vocabulary` objects shared by every input of an
+evaluation (test, training, recommendations, features), so every join is an integer join.
+Test interactions become `Qrels` (user = query, item = document) and recommendation lists
+become a `Run` (user = query, item = document, score), and the top-N accuracy measures
+then go through the one order-and-join function, `rankscope.judge.judge`.
+
+Text files (``.gz`` and ``-`` accepted):
+
+* **interaction logs** ``user item [rating [timestamp]]``, separated by tabs, spaces, commas
+  or ``::`` (MovieLens 100K ``u.data``/``u1.base``, MovieLens 1M ``ratings.dat``, CSV).  A
+  header line (``userId,movieId,rating,timestamp``) is recognised by its names and maps the
+  columns; otherwise the columns are positional.  A file of ``user 0 item grade`` lines
+  (second column always ``0`` or ``Q0``) is read as TREC qrels (``format=`` forces either).
+* **recommendation lists**: TREC runs (``user Q0 item rank score tag``, at least six fields:
+  the score orders, as in trec_eval) or delimited ``user item [score]`` lines; a header may
+  name a ``rank`` column instead of a score (rank 1 first), and with two columns the order of
+  the lines is the order of each list.
+* **item features**: MovieLens ``u.item`` (``id|title|date|video date|url|19 genre flags``),
+  or a delimited table whose first column is the item and whose other columns are numbers,
+  or ``|``-separated labels in a column named ``genres``, ``tags`` or ``labels``
+  (MovieLens ``movies.csv``).
+
+Malformed input (a missing field, a non-numeric or NaN rating or score) is an `InputError`
+naming the file and the line.  A (user, item) pair listed twice is a warning: a test or
+training log keeps its latest rating (by timestamp when there is one, else the last line),
+a recommendation list keeps the pair's best score.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, warn
+from ..model import Interactions, ItemFeatures, Run, Vocabulary
+from ..model.frames import column_names, is_frame
+from . import frames
+from . import trec as trec_io
+
+USER_NAMES = ("user", "user_id", "userid", "uid", "query", "query_id", "qid")
+ITEM_NAMES = ("item", "item_id", "itemid", "iid", "movie", "movie_id", "movieid", "doc_id")
+RATING_NAMES = ("rating", "ratings", "relevance", "grade", "value")
+TIME_NAMES = ("timestamp", "time", "ts", "datetime", "date")
+SCORE_NAMES = ("score", "prediction", "predicted", "pred", "estimate", "rating")
+RANK_NAMES = ("rank", "position", "pos")
+LABEL_NAMES = ("genres", "genre", "tags", "labels")
+
+
+# -- text files ------------------------------------------------------------------------------
+
+
+def _load(path: str | os.PathLike) -> tuple[bytes, str]:
+    return trec_io.read_bytes(path), "<stdin>" if str(path) == "-" else str(path)
+
+
+def _lines(data: bytes) -> list[str]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # MovieLens u.item is Latin-1
+        text = data.decode("latin-1")
+    return text.split("\n")
+
+
+def _content(lines: list[str]) -> list[tuple[int, str]]:
+    out = []
+    for number, raw in enumerate(lines, start=1):
+        s = raw.strip()
+        if s and not s.startswith("#"):
+            out.append((number, s))
+    return out
+
+
+def _separator(first: str) -> str | None:
+    """The field separator of a delimited line (None: runs of white space)."""
+    if "::" in first:
+        return "::"
+    if "\t" in first:
+        return "\t"
+    if "," in first:
+        return ","
+    if ";" in first:
+        return ";"
+    return None
+
+
+def _split(line: str, sep: str | None) -> list[str]:
+    if sep == ",":
+        return [f.strip() for f in next(csv.reader(io.StringIO(line)))]
+    if sep is None:
+        return line.split()
+    return [f.strip() for f in line.split(sep)]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _number(text: str, source: str, number: int, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{source}:{number}: {what} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(f"{source}:{number}: {what} {text!r} is not a finite number")
+    return value
+
+
+def _find(names: Sequence[str], candidates: Sequence[str]) -> int | None:
+    lowered = [n.strip().lower() for n in names]
+    for c in candidates:
+        if c in lowered:
+            return lowered.index(c)
+    return None
+
+
+def _header(fields: list[str], second: list[str] | None) -> bool:
+    """Whether the first content line names the columns."""
+    if _find(fields[:1], USER_NAMES) is not None or _find(fields, ITEM_NAMES) is not None:
+        return True
+    # a non-numeric third column above a numeric one
+    return (
+        len(fields) >= 3
+        and second is not None
+        and len(second) >= 3
+        and not _is_number(fields[2])
+        and _is_number(second[2])
+    )
+
+
+def _rows(path, *, min_fields: int, what: str, data: tuple[bytes, str] | None = None):
+    """(source, header or None, [(line number, fields)], separator) of a delimited file."""
+    raw, source = _load(path) if data is None else data
+    content = _content(_lines(raw))
+    if not content:
+        raise InputError(f"{source}: no {what} found")
+    sep = _separator(content[0][1])
+    rows = [(n, _split(s, sep)) for n, s in content]
+    header = None
+    if _header(rows[0][1], rows[1][1] if len(rows) > 1 else None):
+        header = rows.pop(0)[1]
+        if not rows:
+            raise InputError(f"{source}: no {what} found after the header")
+    for n, fields in rows:
+        if len(fields) < min_fields:
+            raise InputError(
+                f"{source}:{n}: expected at least {min_fields} fields, found {len(fields)}: "
+                f"{' '.join(fields)!r}"
+            )
+    return source, header, rows, sep
+
+
+def _trec_qrels_like(rows: list[tuple[int, list[str]]]) -> bool:
+    """TREC qrels (``user 0 item grade``): four fields, the second always ``0`` or ``Q0``."""
+    head = rows[:1000]
+    return all(len(f) == 4 and f[1] in ("0", "Q0", "q0") for _, f in head)
+
+
+def read_interactions(
+    source: Any,
+    *,
+    users: Vocabulary | None = None,
+    items: Vocabulary | None = None,
+    columns: Mapping[str, str] | None = None,
+    format: str = "auto",
+) -> Interactions:
+    """An interaction log from a file, a DataFrame/Arrow table, a Parquet file or a
+    ``{user: {item: rating}}`` dict (``{user: [items]}`` for implicit feedback).
+
+    ``columns`` names the DataFrame (or header) columns: ``{"user": ..., "item": ...,
+    "rating": ..., "timestamp": ...}``; by default common names are recognised (``user``,
+    ``user_id``, ``userId``, ``item``, ``movieId``, ``rating``, ...).  ``format``: ``auto``,
+    ``delimited`` or ``trec`` (qrels: ``user 0 item grade``).
+    """
+    users = Vocabulary() if users is None else users
+    items = Vocabulary() if items is None else items
+    if isinstance(source, Interactions):
+        if source.users is users and source.items is items:
+            return source
+        return _recode(source, users, items)
+    if isinstance(source, Mapping):
+        return _interactions_from_dict(source, users, items)
+    if is_frame(source):
+        return _interactions_from_frame(source, users, items, columns, "<interactions frame>")
+    if str(source).endswith((".parquet", ".pq")):
+        return _interactions_from_frame(
+            frames.read_parquet(source), users, items, columns, str(source)
+        )
+    if format not in ("auto", "delimited", "trec"):
+        raise ValueError(f"unknown format {format!r}: choose auto, delimited or trec")
+    data, name = _load(source)
+    if format != "trec":
+        fast = _fast_interactions(data, name, users, items, columns, format == "auto")
+        if fast is not None:
+            return fast
+    name, header, rows, _ = _rows(source, min_fields=2, what="interactions", data=(data, name))
+    if format == "trec" or (format == "auto" and header is None and _trec_qrels_like(rows)):
+        for n, f in rows:
+            if len(f) != 4:
+                raise InputError(f"{name}:{n}: expected 4 fields (user 0 item grade)")
+        positions = {"user": 0, "item": 2, "rating": 3, "timestamp": None}
+    else:
+        positions = _positions(header, columns, name)
+    return _interactions_from_rows(rows, positions, users, items, name)
+
+
+def _fast_interactions(data, source, users, items, columns, detect_trec) -> Interactions | None:
+    """The same result as the line-by-line reader for a regular file (every line with the
+    same number of fields, no comments, quotes or blank lines), column-wise; None for
+    anything else, which the line-by-line reader then reads or reports."""
+    lines = _lines(data)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) < 2 or "#" in lines[0] or b"#" in data or b'"' in data:
+        return None
+    sep = _separator(lines[0])
+    first = lines[0].split(sep) if sep else lines[0].split()
+    second = lines[1].split(sep) if sep else lines[1].split()
+    header = None
+    if _header([f.strip() for f in first], [f.strip() for f in second]):
+        header = [f.strip() for f in first]
+        lines = lines[1:]
+    width = len(first)
+    if width < 2 or (
+        header is None
+        and detect_trec
+        and _trec_qrels_like([(n, ln.split()) for n, ln in enumerate(lines[:1000], 1)])
+    ):
+        return None
+    if sep is None:
+        counts = [len(ln.split()) for ln in lines]
+        tokens = " ".join(lines).split()
+    else:
+        counts = [ln.count(sep) + 1 for ln in lines]
+        tokens = sep.join(lines).split(sep)
+        if b" " in data or b"\r" in data:
+            tokens = [t.strip() for t in tokens]
+        if "" in tokens:
+            return None
+    if min(counts) != width or max(counts) != width:
+        return None
+    positions = _positions(header, columns, source)
+    cols = [tokens[j::width] for j in range(width)]
+    try:
+        numbers = {}
+        for role in ("rating", "timestamp"):
+            at = positions[role]
+            if at is not None and at < width:
+                numbers[role] = np.asarray(cols[at], dtype=np.float64)
+                if not np.isfinite(numbers[role]).all():
+                    return None
+    except ValueError:
+        return None
+    offset = 2 if header is not None else 1
+    return Interactions(
+        users, items,
+        users.intern_many(cols[positions["user"]]),
+        items.intern_many(cols[positions["item"]]),
+        numbers.get("rating"), numbers.get("timestamp"), source,
+        np.arange(offset, offset + len(lines), dtype=np.int64),
+    )  # fmt: skip
+
+
+def _positions(header, columns, source) -> dict[str, int | None]:
+    if header is None:
+        return {"user": 0, "item": 1, "rating": 2, "timestamp": 3}
+    columns = dict(columns or {})
+
+    def pick(role, candidates, required):
+        if role in columns:
+            idx = _find(header, [columns[role].lower()])
+            if idx is None:
+                raise InputError(f"{source}: no column {columns[role]!r} in the header")
+            return idx
+        idx = _find(header, candidates)
+        if idx is None and required:
+            raise InputError(
+                f"{source}: cannot tell which header column holds the {role} "
+                f"({', '.join(header)}); name it with columns={{'{role}': ...}}"
+            )
+        return idx
+
+    user = pick("user", USER_NAMES, False)
+    item = pick("item", ITEM_NAMES, False)
+    user = 0 if user is None else user
+    item = 1 if item is None else item
+    return {
+        "user": user,
+        "item": item,
+        "rating": pick("rating", RATING_NAMES, False),
+        "timestamp": pick("timestamp", TIME_NAMES, False),
+    }
+
+
+def _interactions_from_rows(rows, positions, users, items, source) -> Interactions:
+    u_at, i_at, r_at, t_at = (positions[k] for k in ("user", "item", "rating", "timestamp"))
+    has_rating = r_at is not None and all(len(f) > r_at for _, f in rows[:1])
+    has_time = t_at is not None and all(len(f) > t_at for _, f in rows[:1])
+    us, its, rs, ts, ls = [], [], [], [], []
+    for n, f in rows:
+        if len(f) <= max(u_at, i_at):
+            raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
+        us.append(f[u_at])
+        its.append(f[i_at])
+        if has_rating:
+            if len(f) <= r_at:
+                raise InputError(f"{source}:{n}: missing rating")
+            rs.append(_number(f[r_at], source, n, "rating"))
+        if has_time:
+            if len(f) <= t_at:
+                raise InputError(f"{source}:{n}: missing timestamp")
+            ts.append(_number(f[t_at], source, n, "timestamp") if f[t_at] else 0.0)
+        ls.append(n)
+    return Interactions(
+        users, items, users.intern_many(us), items.intern_many(its),
+        np.asarray(rs, dtype=np.float64) if has_rating else None,
+        np.asarray(ts, dtype=np.float64) if has_time else None,
+        source, np.asarray(ls, dtype=np.int64),
+    )  # fmt: skip
+
+
+def _frame_role(names, columns, role, candidates, source, required=True) -> str | None:
+    if columns and role in columns:
+        if columns[role] not in names:
+            raise InputError(f"{source}: no column {columns[role]!r} (columns: {names})")
+        return columns[role]
+    idx = _find(names, candidates)
+    if idx is None:
+        if required:
+            raise InputError(
+                f"{source}: no {role} column among {', '.join(names)}; name it with "
+                f"columns={{'{role}': ...}}"
+            )
+        return None
+    return names[idx]
+
+
+def _interactions_from_frame(frame, users, items, columns, source) -> Interactions:
+    names = column_names(frame)
+    u = _frame_role(names, columns, "user", USER_NAMES, source)
+    i = _frame_role(names, columns, "item", ITEM_NAMES, source)
+    r = _frame_role(names, columns, "rating", RATING_NAMES, source, required=False)
+    t = _frame_role(names, columns, "timestamp", TIME_NAMES, source, required=False)
+    wanted = [c for c in (u, i, r, t) if c is not None]
+    cols = dict(zip(wanted, frames._columns(frame, wanted, source), strict=True))
+    if len(cols[u]) == 0:
+        raise InputError(f"{source}: no interactions")
+    rating = frames._numbers(cols[r], source, "rating", integer=False) if r else None
+    timestamp = None
+    if t is not None:
+        tcol = cols[t]
+        if np.issubdtype(tcol.dtype, np.datetime64):
+            tcol = tcol.astype("datetime64[ns]").astype(np.int64)
+        timestamp = frames._numbers(tcol, source, "timestamp", integer=False)
+    return Interactions(
+        users, items,
+        users.intern_many(frames._ids(cols[u], source, "user id")),
+        items.intern_many(frames._ids(cols[i], source, "item id")),
+        rating, timestamp, source, np.arange(len(cols[u]), dtype=np.int64),
+    )  # fmt: skip
+
+
+def _interactions_from_dict(mapping, users, items) -> Interactions:
+    source = "<interactions dict>"
+    us, its, rs = [], [], []
+    implicit = None
+    for user, inner in mapping.items():
+        if isinstance(inner, Mapping):
+            pairs = list(inner.items())
+            kind = False
+        elif isinstance(inner, Iterable) and not isinstance(inner, str):
+            pairs = [(i, None) for i in inner]
+            kind = True
+        else:
+            raise InputError(f"{source}: user {user!r}: expected {{item: rating}} or [items]")
+        if implicit is not None and kind != implicit and pairs:
+            raise InputError(f"{source}: mixes rated ({{item: rating}}) and unrated users")
+        implicit = kind if pairs else implicit
+        for item, rating in pairs:
+            us.append(str(user))
+            its.append(str(item))
+            rs.append(rating)
+    if not us:
+        raise InputError(f"{source}: no interactions")
+    rating = None
+    if not implicit:
+        rating = frames._numbers(np.asarray(rs, dtype=object), source, "rating", integer=False)
+    return Interactions(
+        users, items, users.intern_many(us), items.intern_many(its), rating, None, source,
+        np.arange(len(us), dtype=np.int64),
+    )  # fmt: skip
+
+
+def _recode(log: Interactions, users: Vocabulary, items: Vocabulary) -> Interactions:
+    return Interactions(
+        users, items,
+        users.intern_many(log.users.strings_of(log.user)),
+        items.intern_many(log.items.strings_of(log.item)),
+        log.rating, log.timestamp, log.source, log.line,
+    )  # fmt: skip
+
+
+# -- recommendation lists --------------------------------------------------------------------
+
+
+def read_recommendations(
+    source: Any,
+    *,
+    users: Vocabulary | None = None,
+    items: Vocabulary | None = None,
+    name: str | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> Run:
+    """Recommendation lists (or rating predictions) as a `Run`: user = query, item =
+    document, score (higher first).
+
+    From a TREC run file, a delimited file (``user item [score]``), a DataFrame or Arrow
+    table (``user``, ``item`` and ``score`` or ``rank`` columns; ``columns`` renames), a
+    Parquet file, ``{user: {item: score}}`` or ``{user: [items, best first]}``.  A pair
+    listed twice keeps its best score, with a warning.
+    """
+    users = Vocabulary() if users is None else users
+    items = Vocabulary() if items is None else items
+    if isinstance(source, Run):
+        if source.queries is not users or source.docs is not items:
+            source = Run(
+                name or source.name, users, items,
+                users.intern_many(source.queries.strings_of(source.query)),
+                items.intern_many(source.docs.strings_of(source.doc)),
+                source.score, source.source, source.line,
+            )  # fmt: skip
+        return _deduplicated(source)
+    if isinstance(source, Mapping):
+        return _deduplicated(_recs_from_dict(source, users, items, name or "recommendations"))
+    if is_frame(source):
+        return _deduplicated(
+            _recs_from_frame(source, users, items, name or "recommendations", columns, None)
+        )
+    if str(source).endswith((".parquet", ".pq")):
+        frame = frames.read_parquet(source)
+        stem = name or Path(source).stem
+        return _deduplicated(_recs_from_frame(frame, users, items, stem, columns, str(source)))
+    data, src = _load(source)
+    first = next((s for _, s in _content(_lines(data[:65536]))), "")
+    if _separator(first) is None and len(first.split()) >= 6:
+        return _deduplicated(_trec_run(data, src, users, items, name))
+    _, header, rows, _ = _rows(source, min_fields=2, what="recommendations", data=(data, src))
+    return _deduplicated(_recs_from_rows(rows, header, columns, users, items, name, src))
+
+
+def _trec_run(data: bytes, source: str, users, items, name) -> Run:
+    """A TREC run with every line kept (duplicates are resolved afterwards, with a warning)."""
+    if trec_io._native_for(users, items) is not None:
+        q, d, s, line, tag = trec_io._native_parse(data, source, users, items, is_run=True)
+    else:
+        qs, ds, ss, ls = [], [], [], []
+        tag = ""
+        for number, fields in trec_io._parse_lines(data, source, is_run=True):
+            qs.append(trec_io._decode(fields[0]))
+            ds.append(trec_io._decode(fields[2]))
+            ss.append(trec_io.parse_score(fields[4], source, number))
+            ls.append(number)
+            tag = trec_io._decode(fields[5])
+        q, d = users.intern_many(qs), items.intern_many(ds)
+        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int64)
+    if len(q) == 0:
+        raise InputError(f"{source}: no recommendations found")
+    return Run(name or tag or Path(source).name, users, items, q, d, s, source=source, line=line)
+
+
+def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
+    u_at, i_at, s_at, by_rank = 0, 1, 2, False
+    if header is not None:
+        columns = dict(columns or {})
+        u_at = _find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
+        i_at = _find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
+        u_at = 0 if u_at is None else u_at
+        i_at = 1 if i_at is None else i_at
+        s_at = _find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
+        if s_at is None:
+            s_at = _find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
+            by_rank = s_at is not None
+    has_score = s_at is not None and len(rows[0][1]) > s_at
+    us, its, ss, ls = [], [], [], []
+    for n, f in rows:
+        if len(f) <= max(u_at, i_at):
+            raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
+        us.append(f[u_at])
+        its.append(f[i_at])
+        if has_score:
+            if len(f) <= s_at:
+                raise InputError(f"{source}:{n}: missing {'rank' if by_rank else 'score'}")
+            ss.append(_number(f[s_at], source, n, "rank" if by_rank else "score"))
+        ls.append(n)
+    uc = users.intern_many(us)
+    if has_score:
+        score = np.asarray(ss, dtype=np.float64)
+        score = -score if by_rank else score
+    else:
+        score = _order_scores(uc)
+    return Run(
+        name or _stem(source), users, items, uc, items.intern_many(its), score,
+        source=source, line=np.asarray(ls, dtype=np.int64),
+    )  # fmt: skip
+
+
+def _stem(source: str) -> str:
+    """A system's name from its file: the file name without compression and extension."""
+    name = Path(source).name.removesuffix(".gz")
+    for suffix in (".tsv", ".csv", ".txt", ".dat", ".run", ".trec"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _order_scores(user_codes: np.ndarray) -> np.ndarray:
+    """Scores that rank each user's rows in input order: -(position within the user)."""
+    n = len(user_codes)
+    order = np.argsort(user_codes, kind="stable")
+    sorted_users = user_codes[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_users[1:] != sorted_users[:-1])))
+    sizes = np.diff(np.concatenate((starts, [n])))
+    position = np.arange(n) - np.repeat(starts, sizes)
+    score = np.empty(n, dtype=np.float64)
+    score[order] = -(position + 1.0)
+    return score
+
+
+def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
+    source = source or f"<recommendations frame {name}>"
+    names = column_names(frame)
+    u = _frame_role(names, columns, "user", USER_NAMES, source)
+    i = _frame_role(names, columns, "item", ITEM_NAMES, source)
+    s = _frame_role(names, columns, "score", SCORE_NAMES, source, required=False)
+    rank = None
+    if s is None:
+        rank = _frame_role(names, columns, "rank", RANK_NAMES, source, required=False)
+    wanted = [c for c in (u, i, s, rank) if c is not None]
+    cols = dict(zip(wanted, frames._columns(frame, wanted, source), strict=True))
+    if len(cols[u]) == 0:
+        raise InputError(f"{source}: no recommendations")
+    uc = users.intern_many(frames._ids(cols[u], source, "user id"))
+    if s is not None:
+        score = frames._numbers(cols[s], source, "score", integer=False)
+    elif rank is not None:
+        score = -frames._numbers(cols[rank], source, "rank", integer=False)
+    else:
+        score = _order_scores(uc)
+    return Run(
+        name, users, items, uc, items.intern_many(frames._ids(cols[i], source, "item id")),
+        score, source=source, line=np.arange(len(uc), dtype=np.int64),
+    )  # fmt: skip
+
+
+def _recs_from_dict(mapping, users, items, name) -> Run:
+    source = f"<recommendations dict {name}>"
+    us, its, ss = [], [], []
+    for user, inner in mapping.items():
+        if isinstance(inner, Mapping):
+            for item, score in inner.items():
+                us.append(str(user))
+                its.append(str(item))
+                ss.append(score)
+        elif isinstance(inner, Iterable) and not isinstance(inner, str):
+            for position, item in enumerate(inner, start=1):
+                us.append(str(user))
+                its.append(str(item))
+                ss.append(-float(position))
+        else:
+            raise InputError(f"{source}: user {user!r}: expected {{item: score}} or [items]")
+    score = frames._numbers(np.asarray(ss, dtype=object), source, "score", integer=False)
+    return Run(
+        name, users, items, users.intern_many(us), items.intern_many(its), score,
+        source=source, line=np.arange(len(us), dtype=np.int64),
+    )  # fmt: skip
+
+
+def _deduplicated(run: Run) -> Run:
+    pair = trec_io._first_duplicate(run)
+    if pair is None:
+        return run
+    a, b = pair
+    resolved = trec_io.resolve_duplicates(run, "max-score")
+    dropped = len(run) - len(resolved)
+    where = ""
+    if run.line is not None:
+        what = "rows" if run.source.startswith("<") else "lines"
+        where = f" ({what} {run.line[a]} and {run.line[b]})"
+    item = run.docs.strings_of(run.doc[a : a + 1])[0]
+    warn(
+        f"{run.source}: {dropped} repeated (user, item) pair{'s' if dropped > 1 else ''}, "
+        f"e.g. user '{run.queries.strings[run.query[a]]}' item '{item}'{where}; "
+        "the best score of each is kept"
+    )
+    return resolved
+
+
+# -- item features ---------------------------------------------------------------------------
+
+
+def read_item_features(
+    source: Any, *, items: Vocabulary | None = None, columns: Mapping[str, str] | None = None
+) -> ItemFeatures:
+    """Item feature vectors from MovieLens ``u.item``, a delimited table (first column the
+    item, numeric columns, or ``|``-separated labels in a ``genres``/``tags`` column), a
+    DataFrame, ``{item: vector}``, ``{item: [labels]}`` or a tuple ``(item_ids, matrix)``."""
+    items = Vocabulary() if items is None else items
+    if isinstance(source, ItemFeatures):
+        if source.items is items:
+            return source
+        codes = items.intern_many(source.items.strings_of(source.item))
+        return ItemFeatures(items, codes, source.matrix, source.names, source.source)
+    if isinstance(source, tuple) and len(source) == 2:
+        ids, matrix = source
+        matrix = np.asarray(matrix, dtype=np.float64)
+        ids = [str(i) for i in ids]
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+            raise InputError("features: (item_ids, matrix) needs one matrix row per item id")
+        _check_finite(matrix, "<features>")
+        names = [f"f{j}" for j in range(matrix.shape[1])]
+        return _features(items, ids, matrix, names, "<features>")
+    if isinstance(source, Mapping):
+        return _features_from_dict(source, items)
+    if is_frame(source):
+        return _features_from_frame(source, items, columns, "<features frame>")
+    raw, name = _load(source)
+    content = _content(_lines(raw))
+    if not content:
+        raise InputError(f"{name}: no item features found")
+    if content[0][1].count("|") >= 5 and "," not in content[0][1].split("|")[0]:
+        return _movielens_items(content, items, name)
+    sep = _separator(content[0][1])
+    rows = [(n, _split(s, sep)) for n, s in content]
+    header = None
+    if not all(_is_number(f) for f in rows[0][1][1:]):
+        header = rows.pop(0)[1]
+    return _features_from_rows(rows, header, items, name)
+
+
+def _movielens_items(content, items, source) -> ItemFeatures:
+    ids, vectors = [], []
+    width = None
+    for n, line in content:
+        fields = line.split("|")
+        flags = fields[5:]
+        if len(fields) < 6 or not all(f in ("0", "1") for f in flags):
+            raise InputError(
+                f"{source}:{n}: expected MovieLens u.item fields "
+                "(id|title|date|video date|url|genre flags 0/1)"
+            )
+        if width is None:
+            width = len(flags)
+        elif len(flags) != width:
+            raise InputError(f"{source}:{n}: {len(flags)} genre flags, {width} on the first line")
+        ids.append(fields[0])
+        vectors.append([float(f) for f in flags])
+    matrix = np.asarray(vectors, dtype=np.float64)
+    genre = Path(source).with_name("u.genre") if source != "<stdin>" else None
+    names = [f"genre{j}" for j in range(matrix.shape[1])]
+    if genre is not None and genre.is_file():
+        listed = [g.split("|")[0] for g in genre.read_text("latin-1").split("\n") if "|" in g]
+        if len(listed) == matrix.shape[1]:
+            names = listed
+    return _features(items, ids, matrix, names, source)
+
+
+def _features_from_rows(rows, header, items, source) -> ItemFeatures:
+    width = len(header) if header is not None else len(rows[0][1])
+    label_at = _find(header, LABEL_NAMES) if header is not None else None
+    numeric = []
+    for j in range(1, width):
+        if j == label_at:
+            continue
+        if all(len(f) > j and _is_number(f[j]) for _, f in rows):
+            numeric.append(j)
+    ids = [f[0] for _, f in rows]
+    parts = []
+    names: list[str] = []
+    if numeric:
+        values = np.asarray(
+            [[_number(f[j], source, n, "feature") for j in numeric] for n, f in rows],
+            dtype=np.float64,
+        )
+        parts.append(values)
+        names += [header[j] if header else f"f{j}" for j in numeric]
+    if label_at is not None:
+        labels = [f[label_at].split("|") if len(f) > label_at else [] for _, f in rows]
+        onehot, vocab = _one_hot(labels)
+        parts.append(onehot)
+        names += vocab
+    if not parts:
+        raise InputError(
+            f"{source}: no numeric feature columns and no genres/tags column after the item id"
+        )
+    return _features(items, ids, np.hstack(parts), names, source)
+
+
+def _one_hot(labels: list[list[str]]) -> tuple[np.ndarray, list[str]]:
+    """One row per item, one column per distinct label (empty labels ignored)."""
+    vocab = sorted({x for ls in labels for x in ls if x})
+    index = {x: j for j, x in enumerate(vocab)}
+    onehot = np.zeros((len(labels), len(vocab)))
+    for r, ls in enumerate(labels):
+        for x in ls:
+            if x:
+                onehot[r, index[x]] = 1.0
+    return onehot, vocab
+
+
+def _features_from_frame(frame, items, columns, source) -> ItemFeatures:
+    names = column_names(frame)
+    i = _frame_role(names, columns, "item", ITEM_NAMES, source)
+    label = _frame_role(names, columns, "labels", LABEL_NAMES, source, required=False)
+    cols = dict(zip(names, frames._columns(frame, names, source), strict=True))
+    ids = frames._ids(cols[i], source, "item id")
+    parts, out_names = [], []
+    for n in names:
+        if n in (i, label):
+            continue
+        col = cols[n]
+        if col.dtype.kind in "iufb":
+            parts.append(frames._numbers(col, source, n, integer=False)[:, None])
+            out_names.append(n)
+    if label is not None:
+        rows = [[] if v is None else str(v).split("|") for v in cols[label].tolist()]
+        onehot, vocab = _one_hot(rows)
+        parts.append(onehot)
+        out_names += vocab
+    if not parts:
+        raise InputError(f"{source}: no numeric feature columns (columns: {names})")
+    return _features(items, ids, np.hstack(parts), out_names, source)
+
+
+def _features_from_dict(mapping, items) -> ItemFeatures:
+    source = "<features dict>"
+    ids = [str(k) for k in mapping]
+    values = list(mapping.values())
+    if values and all(isinstance(v, set | frozenset) or _is_labels(v) for v in values):
+        vocab = sorted({str(x) for v in values for x in v})
+        index = {x: j for j, x in enumerate(vocab)}
+        matrix = np.zeros((len(ids), len(vocab)))
+        for r, v in enumerate(values):
+            for x in v:
+                matrix[r, index[str(x)]] = 1.0
+        return _features(items, ids, matrix, vocab, source)
+    try:
+        matrix = np.asarray([np.asarray(v, dtype=np.float64) for v in values])
+    except (TypeError, ValueError):
+        raise InputError(f"{source}: expected {{item: vector}} or {{item: [labels]}}") from None
+    if matrix.ndim != 2:
+        raise InputError(f"{source}: feature vectors must all have the same length")
+    _check_finite(matrix, source)
+    return _features(items, ids, matrix, [f"f{j}" for j in range(matrix.shape[1])], source)
+
+
+def _is_labels(v) -> bool:
+    return isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+
+
+def _check_finite(matrix: np.ndarray, source: str) -> None:
+    bad = ~np.isfinite(matrix)
+    if bad.any():
+        r = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise InputError(f"{source}: row {r}: a feature is not a finite number")
+
+
+def _features(items, ids, matrix, names, source) -> ItemFeatures:
+    codes = items.intern_many(ids)
+    key, first = np.unique(codes, return_index=True)
+    if len(key) != len(codes):
+        dup = np.setdiff1d(np.arange(len(codes)), first)[0]
+        raise InputError(f"{source}: item '{ids[dup]}' is described twice")
+    return ItemFeatures(items, codes, matrix, list(names), source)

@@ -1,0 +1,164 @@
+"""trec_eval's other judgment formats, and its z-score table.
+
+* ``-R prefs``: preference judgments, ``qid jg jsg docno rel_level`` (5 fields).  Within a
+  judgment group (jg, one user's information need) and sub-group (jsg), a document with a
+  higher ``rel_level`` is preferred to one with a lower; 0 marks a non-relevant document.
+* ``-R qrels_prefs``: ordinary qrels read as preferences, ``qid jg docno rel_level``: the
+  second column names the judgment group, and each group has one sub-group.
+* ``-R qrels_jg``: qrels in judgment groups, ``qid jg docno grade`` (integer grades): each
+  group is a separate set of judgments (a user), and measures are averaged over the groups.
+* ``-Z``: ``qid measure mean stddev`` per line, for trec_eval's z-scores.
+
+Fields are separated by any run of spaces or tabs.  As in `rankscope.read.trec`, a line whose
+first non-blank character is ``#`` is a comment (trec_eval 10 wants the ``#`` in the first
+column; a ``#`` anywhere else is part of a field, as in a document id ``CR93E-10505#37``)
+and blank lines are skipped.  Levels, grades, means and standard deviations must be numbers
+(trec_eval would read ``abc`` as 0): a malformed line raises `InputError` naming the file,
+the line and the problem.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
+from .trec import PathLike, _decode, parse_grade, read_bytes, source_name
+
+_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _content_lines(data: bytes, source: str, count: int, layout: str):
+    """Yield (line number, fields) of the lines holding data, each with ``count`` fields."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if len(fields) != count:
+            raise InputError(
+                f"{source}:{number}: expected {count} fields ({layout}), found {len(fields)}: "
+                f"{_decode(raw.strip())!r}"
+            )
+        yield number, fields
+
+
+def _number(token: bytes, what: str, source: str, number: int) -> float:
+    if not _NUMBER.fullmatch(token):
+        raise InputError(f"{source}:{number}: {what} {_decode(token)!r} is not a number")
+    value = float(token)
+    if not math.isfinite(value):
+        raise InputError(f"{source}:{number}: {what} {_decode(token)!r} is not finite")
+    return value
+
+
+def parse_prefs(
+    data: bytes,
+    source: str = "<prefs>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    *,
+    subgroups: bool = True,
+):
+    """Preference judgments from text: 5 fields (``-R prefs``), or 4 with ``subgroups=False``
+    (``-R qrels_prefs``: every judgment group has the single sub-group ``0``)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    labels = Vocabulary(pure=True)
+    count, layout = (5, "qid jg jsg docno rel_level") if subgroups else (4, "qid jg docno rel")
+    qs, gs, ss, ds, levels, lines = [], [], [], [], [], []
+    for number, fields in _content_lines(data, source, count, layout):
+        qs.append(_decode(fields[0]))
+        gs.append(_decode(fields[1]))
+        ss.append(_decode(fields[2]) if subgroups else "0")
+        ds.append(_decode(fields[count - 2]))
+        levels.append(_number(fields[count - 1], "relevance level", source, number))
+        lines.append(number)
+    if not qs:
+        raise InputError(f"{source}: no preference judgments found")
+    return Prefs(
+        queries, docs, queries.intern_many(qs), docs.intern_many(ds), labels,
+        labels.intern_many(gs), labels.intern_many(ss), np.asarray(levels, dtype=np.float64),
+        source=source, line=np.asarray(lines, dtype=np.int32),
+    )  # fmt: skip
+
+
+def read_prefs(path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None):
+    """Read preference judgments, ``qid jg jsg docno rel_level`` (trec_eval ``-R prefs``)."""
+    return parse_prefs(read_bytes(path), source_name(path), queries, docs)
+
+
+def read_qrels_prefs(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+):
+    """Read qrels as preference judgments, ``qid jg docno rel_level`` (``-R qrels_prefs``)."""
+    return parse_prefs(read_bytes(path), source_name(path), queries, docs, subgroups=False)
+
+
+def parse_qrels_jg(
+    data: bytes,
+    source: str = "<qrels_jg>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+):
+    """Judgments in judgment groups from text, ``qid jg docno grade`` (``-R qrels_jg``)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    labels = Vocabulary(pure=True)
+    qs, gs, ds, grades, lines = [], [], [], [], []
+    for number, fields in _content_lines(data, source, 4, "qid jg docno grade"):
+        qs.append(_decode(fields[0]))
+        gs.append(_decode(fields[1]))
+        ds.append(_decode(fields[2]))
+        grades.append(parse_grade(fields[3], source, number))
+        lines.append(number)
+    if not qs:
+        raise InputError(f"{source}: no judgments found")
+    q, d, g = queries.intern_many(qs), docs.intern_many(ds), labels.intern_many(gs)
+    key = (q.astype(np.int64) * max(len(labels), 1) + g) * max(len(docs), 1) + d
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup):
+        a, b = order[dup[0]], order[dup[0] + 1]
+        raise InputError(
+            f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' in judgment "
+            f"group '{gs[a]}' (lines {lines[a]} and {lines[b]})"
+        )
+    return GroupedQrels(
+        queries, docs, q, d, np.asarray(grades, dtype=np.int64), labels, g, source=source,
+        line=np.asarray(lines, dtype=np.int32),
+    )  # fmt: skip
+
+
+def read_qrels_jg(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+):
+    """Read judgments in judgment groups, ``qid jg docno grade`` (``-R qrels_jg``)."""
+    return parse_qrels_jg(read_bytes(path), source_name(path), queries, docs)
+
+
+def parse_zscores(data: bytes, source: str = "<zscores>"):
+    """The z-score table from text, ``qid measure mean stddev`` (trec_eval ``-Z``)."""
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for number, fields in _content_lines(data, source, 4, "qid measure mean stddev"):
+        key = (_decode(fields[0]), _decode(fields[1]))
+        if key in table:
+            raise InputError(
+                f"{source}: measure '{key[1]}' of query '{key[0]}' is given twice "
+                f"(lines {first_line[key]} and {number})"
+            )
+        mean = _number(fields[2], "mean", source, number)
+        stddev = _number(fields[3], "standard deviation", source, number)
+        table[key] = (mean, stddev)
+        first_line[key] = number
+    if not table:
+        raise InputError(f"{source}: no z-score parameters found")
+    return ZScores(table, source)
+
+
+def read_zscores(path: PathLike):
+    """Read trec_eval's z-score table, ``qid measure mean stddev`` per line (``-Z``)."""
+    return parse_zscores(read_bytes(path), source_name(path))

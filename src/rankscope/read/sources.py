@@ -1,0 +1,174 @@
+"""From what the user has to the model: paths (``.gz``, ``-``), directories, Parquet files,
+DataFrames, Arrow tables and dicts → `Qrels` and `Run`, and the runs' names."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import warn
+from ..model import Qrels, Run, Vocabulary
+from ..model.frames import is_frame
+from . import frames
+from . import trec as trec_io
+
+QrelsLike = Qrels | str | os.PathLike | Mapping | Any
+
+RunLike = Run | str | os.PathLike | Mapping | Any
+
+
+def _is_parquet(path: str | os.PathLike) -> bool:
+    return str(path).endswith((".parquet", ".pq"))
+
+
+def read_qrels(
+    source: QrelsLike,
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    relevance_col: str = "relevance",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    diversity: bool = False,
+) -> Qrels:
+    """Judgments from a TREC qrels file (``.gz``, ``-``), a Parquet file, a pandas/polars
+    DataFrame or Arrow table, or a ``{query_id: {doc_id: grade}}`` dict.
+
+    ``diversity=True`` reads a TREC file as diversity judgments, ``qid subtopic docno grade``.
+    """
+    if isinstance(source, Qrels):
+        return source
+    if diversity:
+        if not isinstance(source, str | os.PathLike):
+            raise TypeError("diversity judgments are read from TREC files (a path)")
+        return trec_io.read_diversity_qrels(source, queries, docs)
+    if isinstance(source, Mapping):
+        return frames.qrels_from_dict(source, queries, docs)
+    if is_frame(source):
+        return frames.qrels_from_frame(source, query_col, doc_col, relevance_col, queries, docs)
+    if _is_parquet(source):
+        return frames.qrels_from_frame(
+            frames.read_parquet(source), query_col, doc_col, relevance_col, queries, docs,
+            source=str(source),
+        )  # fmt: skip
+    return trec_io.read_qrels(source, queries, docs)
+
+
+def read_run(
+    source: RunLike,
+    *,
+    name: str | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    duplicates: str = "error",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    order: str = "score",
+) -> Run:
+    """A run from a TREC run file (``.gz``, ``-``), a Parquet file, a DataFrame or Arrow
+    table, or a ``{query_id: {doc_id: score}}`` dict.
+
+    ``duplicates`` decides what a document listed twice for one query does: ``error``
+    (default), ``first`` or ``max-score``.  ``order="rank"`` ranks a TREC file by its rank
+    column instead of its scores (ndeval's default).
+    """
+    if isinstance(source, Run):
+        return source if duplicates == "error" else trec_io.resolve_duplicates(source, duplicates)
+    if isinstance(source, Mapping):
+        return trec_io.resolve_duplicates(
+            frames.run_from_dict(source, name or "run", queries, docs), duplicates
+        )
+    if is_frame(source):
+        return frames.run_from_frame(
+            source, query_col, doc_col, score_col, name or "run", queries, docs, duplicates
+        )
+    if _is_parquet(source):
+        return frames.run_from_frame(
+            frames.read_parquet(source), query_col, doc_col, score_col,
+            name or Path(source).stem, queries, docs, duplicates, source=str(source),
+        )  # fmt: skip
+    if order != "score" and not isinstance(source, str | os.PathLike):
+        raise TypeError("order='rank' needs a TREC run file (the rank column)")
+    return trec_io.read_run(source, queries, docs, name, duplicates, order)
+
+
+def resolve_runs(
+    runs: Any, qrels: Qrels | Any, duplicates: str = "error", order: str = "score"
+) -> list[Run]:
+    """Runs from one run, a list, a ``{name: run}`` dict or directories of run files, read
+    with the judgments' vocabularies (so that the join is on integer codes) and named
+    uniquely (`unique_run_names`)."""
+    if isinstance(runs, Run | str | os.PathLike) or is_frame(runs):
+        runs = [runs]
+    elif isinstance(runs, Mapping):
+        first = next(iter(runs.values()), None)
+        if (
+            isinstance(first, Mapping)
+            and first
+            and not isinstance(next(iter(first.values())), Mapping)
+        ):
+            # {qid: {docno: score}}: a single run as a dict
+            runs = [runs]
+        else:
+            return [
+                read_run(
+                    v,
+                    name=str(k),
+                    duplicates=duplicates,
+                    queries=qrels.queries,
+                    docs=qrels.docs,
+                    order=order,
+                )  # fmt: skip
+                for k, v in runs.items()
+            ]
+    out: list[Run] = []
+    for r in runs:
+        if isinstance(r, str | os.PathLike) and str(r) != "-" and Path(r).is_dir():
+            out.extend(resolve_runs(trec_io.run_files([r]), qrels, duplicates, order))
+        else:
+            out.append(
+                read_run(
+                    r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs, order=order
+                )
+            )
+    return unique_run_names(out)
+
+
+def _file_stem(source: str) -> str:
+    name = Path(source).name
+    for suffix in (".gz", ".txt", ".run", ".trec", ".tsv"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def unique_run_names(runs: list[Run]) -> list[Run]:
+    """Runs whose tags collide are named after their files instead (and said so)."""
+    names = [r.name for r in runs]
+    clash = {n for n in names if names.count(n) > 1}
+    if not clash:
+        return runs
+    out = []
+    for r in runs:
+        if r.name in clash and not r.source.startswith("<"):
+            r = dataclasses.replace(r, name=_file_stem(r.source))
+        out.append(r)
+    renamed = [r.name for r in out]
+    if len(set(renamed)) != len(renamed):
+        dup = sorted({n for n in renamed if renamed.count(n) > 1})
+        warn(f"several runs share a name ({', '.join(dup)}); rows are told apart by position")
+    else:
+        warn(
+            f"runs tagged {', '.join(sorted(clash))} come from several files; "
+            "they are named after their files"
+        )
+    return out
+
+
+def read_doc_lengths(source: Any) -> dict[str, float] | None:
+    if source is None or isinstance(source, Mapping):
+        return source
+    return trec_io.read_doc_lengths(source)

@@ -1,0 +1,537 @@
+"""TREC text formats: qrels ``qid iter docno grade`` and runs ``qid iter docno rank score tag``.
+
+Fields are separated by any run of spaces or tabs.  The iteration column may hold anything
+(``Q0``, ``0``, ``AF``) and the rank column is ignored, as trec_eval ignores it: the order
+comes from the scores.  Lines whose first non-blank character is ``#`` are comments (document
+ids may contain ``#`` elsewhere); blank lines are skipped.  ``.gz`` files are read
+transparently and ``-`` reads standard input.
+
+Nothing is dropped silently: a malformed line, a grade that is not an integer, a score that
+is not a finite number, or a document repeated within a query raises `InputError` naming
+the file, the line number(s) and the problem.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import Qrels, Run, Vocabulary
+from ..model._native import native
+
+DUPLICATE_POLICIES = ("error", "first", "max-score")
+
+PathLike = str | os.PathLike
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed."""
+    return b"".join(_chunks(path))
+
+
+def source_name(path: PathLike) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+_SCORE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NONFINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_GRADE = re.compile(rb"[+-]?[0-9]{1,18}")
+
+
+def _error(
+    source: str, number: int, kind: str, detail: bytes, fields: int | None = None
+) -> InputError:
+    """The message for bad input; both readers describe problems the same way."""
+    text = _decode(detail)
+    if kind.startswith("fields"):
+        found = int(kind.split(":")[1]) if fields is None else fields
+        expect = "4" if kind.startswith("fields4") else "at least 6"
+        return InputError(f"{source}:{number}: expected {expect} fields, found {found}: {text!r}")
+    what = {
+        "grade": "relevance grade {!r} is not an integer",
+        "grade_range": "relevance grade {!r} is out of range",
+        "score": "score {!r} is not a number",
+        "score_inf": "score {!r} is not finite",
+    }[kind]
+    return InputError(f"{source}:{number}: " + what.format(text))
+
+
+def _parse_lines(data: bytes, source: str, is_run: bool):
+    """Yield (line_number, fields) for content lines (the reference parser)."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if (len(fields) < 6) if is_run else (len(fields) != 4):
+            kind = "fields6" if is_run else "fields4"
+            raise _error(source, number, kind, raw.strip(), fields=len(fields))
+        yield number, fields
+
+
+def parse_grade(token: bytes, source: str, number: int) -> int:
+    if not _GRADE.fullmatch(token):
+        kind = "grade_range" if token.lstrip(b"+-").isdigit() else "grade"
+        raise _error(source, number, kind, token)
+    return int(token)
+
+
+def parse_score(token: bytes, source: str, number: int) -> float:
+    if _NONFINITE.fullmatch(token):
+        raise _error(source, number, "score_inf", token)
+    if not _SCORE.fullmatch(token):
+        raise _error(source, number, "score", token)
+    value = float(token)
+    if not math.isfinite(value):
+        raise _error(source, number, "score_inf", token)
+    return value
+
+
+CHUNK = 16 << 20
+
+
+class _Stream:
+    """The bytes of ``path`` (``-``: standard input), decompressing gzip on the fly."""
+
+    def __init__(self, path: PathLike) -> None:
+        self._close = str(path) != "-"
+        self._raw = open(path, "rb") if self._close else sys.stdin.buffer  # noqa: SIM115
+        head = self._raw.peek(2)[:2] if hasattr(self._raw, "peek") else b""
+        self._prefix = b""
+        if not head:  # cannot peek (a pipe without buffering): read the magic bytes
+            head = self._prefix = self._raw.read(2)
+        self._gz = head == b"\x1f\x8b"
+        source = _Prefixed(self._prefix, self._raw) if self._prefix else self._raw
+        self._stream = gzip.GzipFile(fileobj=source) if self._gz else source
+
+    def readinto(self, view: memoryview) -> int:
+        return self._stream.readinto(view)
+
+    def size(self) -> int:
+        """Size in bytes of a plain (uncompressed) file; 0 when unknown."""
+        if self._gz or not self._close:
+            return 0
+        return os.fstat(self._raw.fileno()).st_size
+
+    def close(self) -> None:
+        if self._close:
+            self._raw.close()
+
+
+def _chunks(path: PathLike):
+    """The content of ``path`` in pieces of about `CHUNK` bytes."""
+    stream = _Stream(path)
+    try:
+        while True:
+            piece = bytearray(CHUNK)
+            n = stream.readinto(memoryview(piece))
+            if not n:
+                return
+            del piece[n:]
+            yield bytes(piece)
+    finally:
+        stream.close()
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream that yields ``prefix`` and then the rest of ``stream``."""
+
+    def __init__(self, prefix: bytes, stream) -> None:
+        self._prefix, self._stream = prefix, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _native_stream(
+    path: PathLike, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool
+):
+    """Columns from the compiled parser, reading ``path`` through one reused buffer."""
+    parser = native().Parser(queries.native, docs.native, is_run)
+    stream = _Stream(path)
+    buf = bytearray(CHUNK)
+    view = memoryview(buf)
+    filled = 0
+    size = stream.size()
+    try:
+        while True:
+            n = stream.readinto(view[filled:])
+            final = n == 0
+            filled += n
+            if filled < len(buf) and not final:
+                continue
+            if size and filled == len(buf) and parser.rows() == 0:
+                # a large plain file: size the columns and the id table once, from the
+                # lines per byte of this first piece (ids at most 3/4 of the rows)
+                lines = int(size * (view[:filled].tobytes().count(b"\n") + 1) / filled * 1.02)
+                parser.reserve(lines, lines * 3 // 4)
+            used = _fed(parser, view[:filled], final, source, is_run)
+            if final:
+                break
+            tail = bytes(view[used:filled])
+            if used == 0:  # a line longer than the buffer: grow it
+                view.release()
+                buf.extend(bytearray(len(buf)))
+                view = memoryview(buf)
+            view[: len(tail)] = tail
+            filled = len(tail)
+    finally:
+        view.release()
+        stream.close()
+    return _columns(parser, is_run)
+
+
+def _fed(parser, data, final: bool, source: str, is_run: bool) -> int:
+    used = parser.feed(data, final)
+    if isinstance(used, tuple):
+        kind = used[2].replace("fields", "fields6" if is_run else "fields4")
+        raise _error(source, used[1], kind, used[3])
+    return used
+
+
+def _columns(parser, is_run: bool):
+    out = parser.result()
+    q, d = np.frombuffer(out[0], np.int32), np.frombuffer(out[1], np.int32)
+    value = np.frombuffer(out[2], np.float64 if is_run else np.int64)
+    line = np.frombuffer(out[3], np.int32)
+    if is_run:
+        return q, d, value, line, _decode(out[4])
+    return q, d, value, line
+
+
+def _native_parse(data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+    """Columns from the compiled parser, for input already in memory."""
+    parser = native().Parser(queries.native, docs.native, is_run)
+    _fed(parser, data, True, source, is_run)
+    return _columns(parser, is_run)
+
+
+def _native_for(queries: Vocabulary, docs: Vocabulary):
+    fast = native()
+    if fast is None or queries.native is None or docs.native is None:
+        return None
+    return fast
+
+
+def parse_qrels(
+    data: bytes,
+    source: str = "<qrels>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+) -> Qrels:
+    """Parse TREC qrels text (4 fields per line)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    fast = _native_for(queries, docs)
+    if fast is not None:
+        q, d, g, line = _native_parse(data, source, queries, docs, is_run=False)
+    else:
+        qs, ds, gs, ls = [], [], [], []
+        for number, fields in _parse_lines(data, source, is_run=False):
+            qs.append(_decode(fields[0]))
+            ds.append(_decode(fields[2]))
+            gs.append(parse_grade(fields[3], source, number))
+            ls.append(number)
+        q, d = queries.intern_many(qs), docs.intern_many(ds)
+        g, line = np.asarray(gs, dtype=np.int64), np.asarray(ls, dtype=np.int32)
+    if len(q) == 0:
+        raise InputError(f"{source}: no judgments found")
+    return Qrels(queries, docs, q, d, g, source=source, line=line)
+
+
+def parse_run(
+    data: bytes,
+    source: str = "<run>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    name: str | None = None,
+    duplicates: str = "error",
+    order: str = "score",
+) -> Run:
+    """Parse a TREC run (at least 6 fields per line; further fields are ignored).
+
+    The run's name is the tag of its last line (as trec_eval) unless ``name`` is given.
+    ``order="rank"`` ranks documents by the rank column instead of the score (see
+    `rank_ordered`).
+    """
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if order == "rank":
+        return rank_ordered(data, source, queries, docs, name, duplicates)
+    if order != "score":
+        raise ValueError(f"order must be 'score' or 'rank' (got {order!r})")
+    fast = _native_for(queries, docs)
+    tag = ""
+    if fast is not None:
+        q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)
+    else:
+        qs, ds, ss, ls = [], [], [], []
+        for number, fields in _parse_lines(data, source, is_run=True):
+            qs.append(_decode(fields[0]))
+            ds.append(_decode(fields[2]))
+            ss.append(parse_score(fields[4], source, number))
+            ls.append(number)
+            tag = fields[5]
+        tag = _decode(tag) if tag else ""
+        q, d = queries.intern_many(qs), docs.intern_many(ds)
+        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
+    if len(q) == 0:
+        raise InputError(f"{source}: no ranked documents found")
+    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return resolve_duplicates(run, duplicates)
+
+
+def rank_ordered(
+    data: bytes,
+    source: str,
+    queries: Vocabulary,
+    docs: Vocabulary,
+    name: str | None = None,
+    duplicates: str = "error",
+) -> Run:
+    """A run ranked by its rank column (ndeval's default order) rather than its score.
+
+    The rank must be a non-negative integer and unique within a query; the returned run's
+    score is ``-rank``, so every evaluation orders it by rank.
+    """
+    qs, ds, ss, ls = [], [], [], []
+    tag = b""
+    for number, fields in _parse_lines(data, source, is_run=True):
+        if not fields[3].isdigit():
+            raise InputError(
+                f"{source}:{number}: rank {_decode(fields[3])!r} is not a non-negative integer"
+            )
+        qs.append(_decode(fields[0]))
+        ds.append(_decode(fields[2]))
+        ss.append(-float(int(fields[3])))
+        ls.append(number)
+        tag = fields[5]
+    if not qs:
+        raise InputError(f"{source}: no ranked documents found")
+    q, d = queries.intern_many(qs), docs.intern_many(ds)
+    s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
+    key = np.lexsort((s, q))
+    same = np.flatnonzero((q[key][1:] == q[key][:-1]) & (s[key][1:] == s[key][:-1]))
+    if len(same):
+        a, b = sorted((key[same[0]], key[same[0] + 1]))
+        raise InputError(
+            f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
+            f"(lines {ls[a]} and {ls[b]})"
+        )
+    run = Run(name or _decode(tag) or Path(source).name, queries, docs, q, d, s, source, line)
+    return resolve_duplicates(run, duplicates)
+
+
+def resolve_duplicates(run: Run, policy: str = "error") -> Run:
+    """Deal with a document listed twice for one query.
+
+    ``error`` (default) raises naming query, document and both lines (trec_eval refuses
+    such runs too); ``first`` keeps the first occurrence; ``max-score`` keeps the
+    highest-scored one (the first among equals).
+    """
+    if policy not in DUPLICATE_POLICIES:
+        raise ValueError(
+            f"unknown duplicates policy {policy!r}; choose one of {', '.join(DUPLICATE_POLICIES)}"
+        )
+    n = len(run)
+    if n < 2:
+        return run
+    pair = _first_duplicate(run)
+    if pair is None:
+        return run
+    if policy == "error":
+        a, b = pair
+        lines = ""
+        if run.line is not None:
+            what = "rows" if run.source.startswith("<") else "lines"
+            lines = f" at {what} {run.line[a]} and {run.line[b]}"
+        doc = run.docs.strings_of(run.doc[a : a + 1])[0]
+        raise InputError(
+            f"{run.source}: document '{doc}' appears twice for query "
+            f"'{run.queries.strings[run.query[a]]}'{lines} "
+            f"(use duplicates='first' or 'max-score' to keep one)"
+        )
+    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
+    order = np.argsort(key, kind="stable")
+    dup = key[order][1:] == key[order][:-1]
+    if policy == "first":
+        keep_sorted = np.concatenate(([True], ~dup))
+        keep = np.sort(order[keep_sorted])
+    else:
+        # within each key group, best score first, then input position
+        order2 = np.lexsort((np.arange(n), -run.score, key))
+        sk2 = key[order2]
+        first = np.concatenate(([True], sk2[1:] != sk2[:-1]))
+        keep = np.sort(order2[first])
+    return Run(
+        run.name,
+        run.queries,
+        run.docs,
+        run.query[keep],
+        run.doc[keep],
+        run.score[keep],
+        source=run.source,
+        line=None if run.line is None else run.line[keep],
+    )
+
+
+def _first_duplicate(run: Run) -> tuple[int, int] | None:
+    """Rows (i, j), i < j, of the first repeated (query, document) pair in input order."""
+    fast = native()
+    if fast is not None:
+        return fast.first_duplicate(
+            np.ascontiguousarray(run.query, dtype=np.int32),
+            np.ascontiguousarray(run.doc, dtype=np.int32),
+            len(run.queries),
+            len(run.docs),
+        )
+    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not len(same):
+        return None
+    # the duplicate that comes first in the input, with its previous occurrence
+    second = order[same + 1]
+    k = int(np.argmin(second))
+    return int(order[same[k]]), int(second[k])
+
+
+def read_qrels(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+) -> Qrels:
+    """Read a TREC qrels file (``.gz`` and ``-`` for stdin accepted)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if _native_for(queries, docs) is None:
+        return parse_qrels(read_bytes(path), source_name(path), queries, docs)
+    source = source_name(path)
+    q, d, g, line = _native_stream(path, source, queries, docs, is_run=False)
+    if len(q) == 0:
+        raise InputError(f"{source}: no judgments found")
+    return Qrels(queries, docs, q, d, g, source=source, line=line)
+
+
+def read_diversity_qrels(
+    path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
+) -> Qrels:
+    """Diversity judgments, ``qid subtopic docno grade`` (TREC Web track): one row per
+    (query, subtopic, document).  The subtopic must be an integer; rows with subtopic 0 (an
+    ad hoc judgment in the same file) are kept as subtopic 0."""
+    source = source_name(path)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    qs, ds, gs, ts, ls = [], [], [], [], []
+    for number, fields in _parse_lines(read_bytes(path), source, is_run=False):
+        qs.append(_decode(fields[0]))
+        try:
+            ts.append(int(fields[1]))
+        except ValueError:
+            raise InputError(
+                f"{source}:{number}: subtopic {_decode(fields[1])!r} is not an integer"
+            ) from None
+        ds.append(_decode(fields[2]))
+        gs.append(parse_grade(fields[3], source, number))
+        ls.append(number)
+    if not qs:
+        raise InputError(f"{source}: no judgments found")
+    q, d = queries.intern_many(qs), docs.intern_many(ds)
+    t = np.asarray(ts, dtype=np.int64)
+    key = (q.astype(np.int64) * max(len(docs), 1) + d) * (int(t.max()) + 1) + t
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(dup):
+        a, b = order[dup[0]], order[dup[0] + 1]
+        raise InputError(
+            f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' subtopic "
+            f"{ts[a]} (lines {ls[a]} and {ls[b]})"
+        )
+    return Qrels(
+        queries, docs, q, d, np.asarray(gs, dtype=np.int64), source=source,
+        line=np.asarray(ls, dtype=np.int32), subtopic=t,
+    )  # fmt: skip
+
+
+def read_run(
+    path: PathLike,
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    name: str | None = None,
+    duplicates: str = "error",
+    order: str = "score",
+) -> Run:
+    """Read a TREC run file (``.gz`` and ``-`` for stdin accepted); ``order="rank"`` ranks by
+    the rank column (see `rank_ordered`)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if _native_for(queries, docs) is None or order != "score":
+        data = read_bytes(path)
+        return parse_run(data, source_name(path), queries, docs, name, duplicates, order)
+    source = source_name(path)
+    q, d, s, line, tag = _native_stream(path, source, queries, docs, is_run=True)
+    if len(q) == 0:
+        raise InputError(f"{source}: no ranked documents found")
+    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return resolve_duplicates(run, duplicates)
+
+
+def read_doc_lengths(path: PathLike) -> dict[str, float]:
+    """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
+    source = source_name(path)
+    out: dict[str, float] = {}
+    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if len(fields) != 2:
+            raise InputError(f"{source}:{number}: expected 2 fields (docno words), found "
+                             f"{len(fields)}: {_decode(raw.strip())!r}")  # fmt: skip
+        try:
+            words = float(fields[1])
+        except ValueError:
+            words = math.nan
+        if not math.isfinite(words) or words < 0:
+            raise InputError(
+                f"{source}:{number}: length {_decode(fields[1])!r} is not a non-negative number"
+            )
+        doc = _decode(fields[0])
+        if doc in out:
+            raise InputError(f"{source}:{number}: document '{doc}' has a length already")
+        out[doc] = words
+    return out
+
+
+def run_files(paths: list[PathLike]) -> list[Path | str]:
+    """Expand directories into the files they hold (sorted); keep files and ``-`` as given."""
+    out: list[Path | str] = []
+    for p in paths:
+        if str(p) != "-" and Path(p).is_dir():
+            children = sorted(
+                c for c in Path(p).iterdir() if c.is_file() and not c.name.startswith(".")
+            )
+            if not children:
+                raise InputError(f"{p}: directory holds no run files")
+            out.extend(children)
+        else:
+            out.append(p)
+    return out

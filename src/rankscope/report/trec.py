@@ -1,0 +1,52 @@
+"""trec_eval's text output: ``-q`` per-query lines, then the ``all`` summary."""
+
+from __future__ import annotations
+
+import math
+
+from ..table import RunEvaluation
+
+
+def _format_value(value, kind: str) -> str:
+    if kind == "int":
+        return str(int(value))
+    if kind == "str":
+        return f"'{value}'"
+    value = float(value)
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
+def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = True) -> str:
+    """The text trec_eval prints: ``-q`` per-query lines, then the ``all`` summary.
+
+    For z-scores (trec_eval ``-Z``) every standardised value prints as ``Z<name>`` with 4
+    decimals; text (``runid``, ``relstring``) prints as usual.
+    """
+    lines: list[str] = []
+
+    def head(kind: str) -> tuple[str, str]:
+        if result.zscores and kind != "str":
+            return "Z", "float"
+        return "", kind
+
+    if per_query:
+        printable = [
+            (*head(r.measure.value), r.label, col)
+            for r, col in zip(result.requests, result.values, strict=True)
+            if r.measure.per_query
+        ]
+        for i, qid in enumerate(result.query_ids):
+            for z, kind, label, col in printable:
+                lines.append(f"{z}{label:<22}\t{qid}\t{_format_value(col[i], kind)}\n")
+    if summary:
+        for r, value in zip(result.requests, result.summary, strict=True):
+            if not r.measure.summary or value is None:
+                continue
+            if r.measure.aggregate == "runid":
+                lines.append(f"{r.label:<22}\tall\t{value}\n")
+                continue
+            z, kind = head(r.measure.value)
+            lines.append(f"{z}{r.label:<22}\tall\t{_format_value(value, kind)}\n")
+    return "".join(lines)

@@ -1,0 +1,179 @@
+"""Evaluation: `Judged` rankings x measure requests -> per-query values and summaries.
+
+Policies (trec_eval's by default):
+
+* Ties: equal scores are ordered by document id descending (``ties="docno-desc"``);
+  ``docno-asc`` and ``input-order`` are options.
+* A query with judgments but no ranking in the run is left out of the averages, or, with
+  ``complete=True`` (trec_eval ``-c``), scores 0 on every measure (``num_rel`` keeps its
+  count) and counts in the averages.
+* A query ranked by the run but absent from the judgments is ignored.
+* A query without relevant documents scores 0 on measures that divide by R.
+* An empty ranking (possible after ``judged_only``) scores 0 everywhere.
+Both one-sided cases are reported as warnings, one line per run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UsageError, warn
+from ..judge import JoinReport, Judged, judge
+from ..measures import Request, parse_measures
+from ..model import Qrels, Run
+
+MIN_GEO_MEAN = 0.00001
+
+
+@dataclass
+class RunEvaluation:
+    """Per-query values and summary of one run, for each request (in output order)."""
+
+    run_name: str
+    query_ids: list[str]
+    requests: list[Request]
+    values: list[np.ndarray]  # per request: one value per query (float, or object for text)
+    summary: list[float | int | str | None]  # per request: the summary value (None if none)
+    missing: np.ndarray  # per query: judged but not ranked by the run
+    complete_num_rel: int | None = None  # under -c: num_rel's summary (trec_eval's count)
+    zscores: bool = False  # values are z-scores (trec_eval -Z): printed as Z<name>
+
+    def value(self, label: str) -> np.ndarray:
+        for r, v in zip(self.requests, self.values, strict=True):
+            if r.label == label:
+                return v
+        raise KeyError(label)
+
+    def summary_of(self, label: str) -> float | int | str | None:
+        for r, v in zip(self.requests, self.summary, strict=True):
+            if r.label == label:
+                return v
+        raise KeyError(label)
+
+
+def as_requests(measures: str | Sequence[str | Request] | None) -> list[Request]:
+    if measures is None:
+        measures = ["official"]
+    if isinstance(measures, str):
+        measures = [measures]
+    specs = [m for m in measures if isinstance(m, str)]
+    given = [m for m in measures if isinstance(m, Request)]
+    return given + parse_measures(specs) if specs else given
+
+
+def evaluate_judged(
+    judged: Judged,
+    requests: Sequence[Request],
+    *,
+    num_docs: int = 0,
+    complete: bool = False,
+) -> RunEvaluation:
+    """Compute every request on every query of ``judged`` and summarise."""
+    nq = judged.num_queries
+    columns: list[np.ndarray] = []
+    kwargs_list = []
+    for req in requests:
+        kwargs = req.kwargs
+        if "num_docs" in kwargs and not kwargs["num_docs"]:
+            kwargs["num_docs"] = num_docs
+        kwargs_list.append(kwargs)
+        dtype = object if req.measure.value == "str" else np.float64
+        columns.append(np.zeros(nq, dtype=dtype))
+    for rows, ranked in judged.batches():
+        for req, kwargs, col in zip(requests, kwargs_list, columns, strict=True):
+            col[rows] = req.measure.kernel(ranked, **kwargs)
+    missing = judged.missing
+    if missing.any():
+        for req, col in zip(requests, columns, strict=True):
+            if req.measure.zero_when_missing:
+                col[missing] = "" if req.measure.value == "str" else 0.0
+    # trec_eval -c: num_rel's summary counts every judged document with grade > 0, whatever
+    # the level
+    complete_num_rel = int(judged.rel_levels[:, 1:].sum()) if complete else None
+    summary = [
+        summarise(req, col, judged.run_name, complete_num_rel)
+        for req, col in zip(requests, columns, strict=True)
+    ]
+    return RunEvaluation(
+        judged.run_name, judged.query_ids, list(requests), columns, summary, missing,
+        complete_num_rel,
+    )  # fmt: skip
+
+
+def _sequential(values: np.ndarray) -> float:
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def summarise(req: Request, col: np.ndarray, run_name: str, complete_num_rel: int | None = None):
+    """The summary of one request's per-query values (``complete_num_rel``: num_rel's
+    summary under ``-c``)."""
+    how = req.measure.aggregate
+    n = len(col)
+    if how == "none":
+        return None
+    if how == "runid":
+        return run_name
+    if how == "count":
+        return n
+    if how == "sum":
+        return _sequential(col)
+    if how == "num_rel":
+        return complete_num_rel if complete_num_rel is not None else _sequential(col)
+    if how == "mean":
+        return _sequential(col) / n if n else 0.0
+    if how == "gmean":
+        if not n:
+            return 0.0
+        logs = np.log(np.maximum(col.astype(np.float64), MIN_GEO_MEAN))
+        return math.exp(_sequential(logs) / n)
+    raise UsageError(f"unknown aggregate {how!r}")
+
+
+def evaluate_run(
+    qrels: Qrels,
+    run: Run,
+    measures: str | Sequence[str | Request] | None = None,
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    report: JoinReport | None = None,
+    doc_lengths: dict[str, float] | None = None,
+) -> RunEvaluation:
+    """Evaluate one run: judge it, then compute the requested measures.
+
+    Requests marked ``judged_only`` (``nDCG(judged_only=True)@10``) are computed on the
+    condensed rankings, without their unjudged documents; the others on the rankings as
+    given (or condensed for all, with ``judged_only=True``, trec_eval's ``-J``).
+    """
+    requests = as_requests(measures)
+    report = JoinReport() if report is None else report
+    options = dict(
+        relevance_level=relevance_level, ties=ties, max_docs=max_docs, complete=complete,
+        doc_lengths=doc_lengths,
+    )  # fmt: skip
+    judged = judge(qrels, run, judged_only=judged_only, report=report, **options)
+    for line in report.summary(run.name, complete):
+        warn(line)
+    plain = [r for r in requests if not r.judged_only or judged_only]
+    if len(plain) == len(requests):
+        return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
+    condensed = [r for r in requests if r.judged_only and not judged_only]
+    first = evaluate_judged(judged, plain, num_docs=num_docs, complete=complete)
+    second = evaluate_judged(
+        judge(qrels, run, judged_only=True, **options), condensed, num_docs=num_docs,
+        complete=complete,
+    )  # fmt: skip
+    found = {id(r): (v, s) for part in (first, second)
+             for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
+    return RunEvaluation(
+        first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
+        [found[id(r)][1] for r in requests], first.missing,
+    )  # fmt: skip

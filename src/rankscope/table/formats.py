@@ -1,0 +1,237 @@
+"""The judgment formats (trec_eval's ``-R``), as rows of one table, and the evaluation of
+several runs against judgments of any format.
+
+Each `JudgmentFormat` names its reader (`rankscope.read`), the measures it computes when
+none are named, the measure family it serves, the tie order trec_eval uses with it, and the
+function that evaluates one run against it (ordering and joining through
+`rankscope.judge`).  Nothing else branches on the format.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..judge import relevance_table
+from ..measures import Request
+from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
+from ..preference import compute, method_spec_of, needs_rankings
+from ..read import prefs as prefs_io
+from ..read.sources import read_qrels
+from .evaluation import RunEvaluation, evaluate_run
+from .groups import evaluate_judgment_groups
+from .prefs import evaluate_prefs
+from .zscores import to_zscores
+
+
+@dataclass(frozen=True)
+class JudgmentFormat:
+    """One judgment format: how it is read and evaluated, and what it computes by default."""
+
+    name: str
+    explanation: str
+    judgments: type  # the model class the reader returns
+    reader: Callable[[Any], Any]  # path (or anything the reader accepts) -> judgments
+    default_measures: str  # nickname computed when no measure is named
+    family: str  # the measure family it serves ("" for the qrels: every other family)
+    ties: str  # trec_eval's order of equally scored documents with this format
+    evaluate: Callable[..., list[RunEvaluation]]  # (judgments, runs, requests, **options)
+
+    def read(self, source: Any) -> Any:
+        """The judgments, from a file or already read."""
+        if isinstance(source, self.judgments):
+            return source
+        if self.judgments is not Qrels and not isinstance(source, str | os.PathLike):
+            raise UsageError(
+                f"judgments for rel_format={self.name!r} must be a file or a "
+                f"{self.judgments.__name__}"
+            )
+        return self.reader(source)
+
+
+def _evaluate_qrels(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    doc_lengths: Mapping[str, float] | None = None,
+) -> list[RunEvaluation]:
+    per_run = [r for r in requests if r.measure.family != "preference"]
+    results = [
+        evaluate_run(
+            qrels,
+            run,
+            per_run,
+            relevance_level=relevance_level,
+            ties=ties,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            complete=complete,
+            num_docs=num_docs,
+            doc_lengths=doc_lengths,
+        )  # fmt: skip
+        for run in runs
+    ]
+    wanted = [r for r in requests if r.measure.family == "preference"]
+    if wanted:
+        results = _with_preferences(results, wanted, qrels, runs, relevance_level, ties, max_docs)
+    return results
+
+
+def _with_preferences(
+    results: list[RunEvaluation],
+    wanted: Sequence[Request],
+    qrels: Qrels,
+    runs: Sequence[Run],
+    relevance_level: int,
+    ties: str,
+    max_docs: int | None,
+) -> list[RunEvaluation]:
+    """Each run's per-query win rate (eq. 7 of Diaz & Ferraro 2022) for each preference
+    request, and its mean; queries without relevant documents count as indifference."""
+    specs = [method_spec_of(req) for req in wanted]
+    table = relevance_table(
+        qrels, list(runs), relevance_level=relevance_level, ties=ties, max_docs=max_docs,
+        keep_rankings=any(needs_rankings(spec) for spec in specs),
+    )  # fmt: skip
+    out = [
+        RunEvaluation(
+            res.run_name,
+            res.query_ids,
+            list(res.requests),
+            list(res.values),
+            list(res.summary),
+            res.missing,
+            res.complete_num_rel,
+            res.zscores,
+        )  # fmt: skip
+        for res in results
+    ]
+    for req, spec in zip(wanted, specs, strict=True):
+        found = compute(table, spec)
+        position = {qid: i for i, qid in enumerate(found.query_ids)}
+        wins = found.win_rate
+        for r, res in enumerate(out):
+            column = np.array(
+                [wins[position[q], r] if q in position else 0.0 for q in res.query_ids]
+            )
+            res.requests.append(req)
+            res.values.append(column)
+            res.summary.append(float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0)
+    return out
+
+
+def _evaluate_prefs(
+    prefs: Prefs, runs: Sequence[Run], requests: Sequence[Request], **options: Any
+) -> list[RunEvaluation]:
+    return [
+        evaluate_prefs(
+            prefs,
+            run,
+            requests,
+            ties=options["ties"],
+            max_docs=options["max_docs"],
+            complete=options["complete"],
+        )  # fmt: skip
+        for run in runs
+    ]
+
+
+def _evaluate_groups(
+    groups: GroupedQrels, runs: Sequence[Run], requests: Sequence[Request], **options: Any
+) -> list[RunEvaluation]:
+    keep = ("relevance_level", "ties", "max_docs", "judged_only", "complete")
+    return [
+        evaluate_judgment_groups(groups, run, requests, **{k: options[k] for k in keep})
+        for run in runs
+    ]
+
+
+FORMATS: dict[str, JudgmentFormat] = {
+    f.name: f
+    for f in (
+        JudgmentFormat(
+            "qrels", "qid iter docno grade (TREC qrels; also DataFrames, Parquet, dicts)",
+            Qrels, read_qrels, "official", "", "docno-desc", _evaluate_qrels,
+        ),
+        JudgmentFormat(
+            "prefs", "qid jg jsg docno rel_level (preference judgments)",
+            Prefs, prefs_io.read_prefs, "prefs", "trec_prefs", "docno-asc", _evaluate_prefs,
+        ),
+        JudgmentFormat(
+            "qrels_prefs", "qid jg docno rel_level (qrels read as preferences)",
+            Prefs, prefs_io.read_qrels_prefs, "prefs", "trec_prefs", "docno-asc",
+            _evaluate_prefs,
+        ),
+        JudgmentFormat(
+            "qrels_jg", "qid jg docno grade (judgment groups)",
+            GroupedQrels, prefs_io.read_qrels_jg, "qrels_jg", "judgment_groups", "docno-desc",
+            _evaluate_groups,
+        ),
+    )
+}  # fmt: skip
+
+
+def judgment_format(name: str) -> JudgmentFormat:
+    """The format called ``name`` (trec_eval's ``-R``)."""
+    if name not in FORMATS:
+        raise UsageError(f"unknown judgments format {name!r}; choose one of {', '.join(FORMATS)}")
+    return FORMATS[name]
+
+
+def check_formats(requests: Sequence[Request], fmt: JudgmentFormat) -> None:
+    """Each measure reads one judgments format: say which when it is not the one given."""
+    served = {f.family: f for f in FORMATS.values() if f.family}
+    for r in requests:
+        if r.measure.aggregate in ("runid", "count"):
+            continue
+        own = r.measure.family
+        if not fmt.family and own in served:
+            needs = " or ".join(f"-R {f.name}" for f in FORMATS.values() if f.family == own)
+            raise UsageError(f"measure '{r.label}' needs other judgments: {needs}")
+        if fmt.family and own != fmt.family:
+            nickname = "all_prefs" if fmt.family == "trec_prefs" else fmt.default_measures
+            raise UsageError(
+                f"measure '{r.label}' needs qrels (-R qrels); with -R {fmt.name} the measures "
+                f"are those of -m {nickname}"
+            )
+
+
+def evaluate_runs(
+    judgments: Any,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    fmt: JudgmentFormat,
+    *,
+    relevance_level: int = 1,
+    ties: str | None = None,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    doc_lengths: Mapping[str, float] | None = None,
+    zscores: ZScores | None = None,
+) -> list[RunEvaluation]:
+    """Evaluate each run against judgments already read in format ``fmt``; one
+    `RunEvaluation` per run, in order.  ``zscores`` standardises every per-query value
+    (trec_eval's ``-Z``)."""
+    check_formats(requests, fmt)
+    results = fmt.evaluate(
+        judgments, runs, requests, relevance_level=relevance_level,
+        ties=fmt.ties if ties is None else ties, max_docs=max_docs, judged_only=judged_only,
+        complete=complete, num_docs=num_docs, doc_lengths=doc_lengths,
+    )  # fmt: skip
+    if zscores is not None:
+        results = [to_zscores(r, zscores) for r in results]
+    return results

@@ -1,0 +1,68 @@
+"""Evaluation against preference judgments (trec_eval ``-R prefs`` and ``-R qrels_prefs``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import UsageError, warn
+from ..judge import JoinReport, judge
+from ..judge.prefs import byte_ranks, query_preferences
+from ..measures import Request
+from ..model import Prefs, Run
+from .evaluation import RunEvaluation, summarise
+
+
+def evaluate_prefs(
+    prefs: Prefs,
+    run: Run,
+    requests: Sequence[Request],
+    *,
+    ties: str = "docno-asc",
+    max_docs: int | None = None,
+    complete: bool = False,
+) -> RunEvaluation:
+    """Evaluate ``run`` against preference judgments: the preference measures (family
+    ``trec_prefs``), and ``runid`` and ``num_q``.
+
+    A judged query the run does not rank is left out, or with ``complete`` evaluated on an
+    empty ranking (trec_eval ``-c``: counts of possible preferences keep their values, every
+    other measure is 0).
+    """
+    report = JoinReport()
+    judged = judge(
+        prefs.judged_documents(), run, ties=ties, max_docs=max_docs, complete=complete,
+        report=report,
+    )  # fmt: skip
+    for line in report.summary(run.name, complete):
+        warn(line)
+    to_prefs_docs = prefs.docs.translate(run.docs)
+    by_query = np.argsort(prefs.query, kind="stable")
+    starts = np.searchsorted(prefs.query[by_query], np.arange(len(prefs.queries) + 1))
+    label_ranks = byte_ranks(prefs.labels.strings)
+    positions = judged.judged_positions
+    columns = [np.zeros(judged.num_queries) for _ in requests]
+    for i, qid in enumerate(judged.query_ids):
+        code = prefs.queries.code(qid)
+        rows = by_query[starts[code] : starts[code + 1]]
+        lo, hi = np.searchsorted(positions, judged.offsets[i : i + 2])
+        retrieved = to_prefs_docs[judged.doc[positions[lo:hi]]]
+        query = query_preferences(prefs, rows, retrieved, label_ranks)
+        for request, column in zip(requests, columns, strict=True):
+            if request.measure.family == "trec_prefs":
+                column[i] = request.measure.kernel(query)
+            elif request.measure.aggregate == "count":
+                column[i] = 1.0
+            elif request.measure.aggregate != "runid":
+                raise UsageError(
+                    f"{request.label} is not computed from preference judgments (-R prefs)"
+                )
+    values = [
+        np.full(judged.num_queries, "", dtype=object) if r.measure.aggregate == "runid" else c
+        for r, c in zip(requests, columns, strict=True)
+    ]
+    summary = [summarise(r, col, run.name) for r, col in zip(requests, values, strict=True)]
+    return RunEvaluation(
+        run.name, judged.query_ids, list(requests), values, summary, judged.missing
+    )

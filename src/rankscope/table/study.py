@@ -1,0 +1,200 @@
+"""A meta-evaluation study over real runs: the `rankscope meta` command and its API.
+
+For a set of measures (metrics such as AP or nDCG, and preference methods such as RPP) over
+the same runs and judgments it computes what Diaz & Ferraro (SIGIR 2022) report: Kendall's τ
+between the orderings of runs (their Table 2), the discriminative power under the t-test with
+Bonferroni correction and the randomized Tukey HSD test (Tables 3–4), and robustness to
+incomplete data — fewer queries, or fewer judgments, removed uniformly at random or by pool
+depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 aggregation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..judge import relevance_table
+from ..model import Qrels, Run
+from ..preference import METHODS, compute, parse_method
+from ..preference.aggregate import mc4, query_orderings
+from ..stats.meta import discriminative_power, kendall_tau
+from .evaluation import as_requests
+from .formats import FORMATS, evaluate_runs
+
+
+@dataclass
+class MeasureData:
+    """Per-query data of one measure over the runs, and the runs' overall scores."""
+
+    name: str
+    preference: bool
+    data: np.ndarray  # metric: runs × queries; preference: queries × runs × runs
+    query_ids: list[str]
+
+    def scores(self, queries: np.ndarray | None = None) -> np.ndarray:
+        """Overall score of each run (from a subset of query indices if given)."""
+        if not self.preference:
+            d = self.data if queries is None else self.data[:, queries]
+            return d.mean(axis=1)
+        prefs = self.data if queries is None else self.data[queries]
+        n = prefs.shape[1]
+        names = [f"{i:06d}" for i in range(n)]
+        order, mass = mc4(query_orderings(prefs, names), reference=True)
+        # score = position from the bottom (the chain mass can tie at 0 for many runs)
+        score = np.empty(n)
+        score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
+        return score
+
+
+def measure_data(
+    qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], **options: Any
+) -> list[MeasureData]:
+    """The per-query data of each measure for ``runs`` (metrics and preferences)."""
+    out = []
+    metric_specs = [m for m in measures if m.split("(")[0] not in METHODS]
+    table = None
+    if metric_specs:
+        results = evaluate_runs(
+            qrels, list(runs), as_requests(metric_specs), FORMATS["qrels"], **options
+        )
+        queries = results[0].query_ids
+        for k, req in enumerate(results[0].requests):
+            rows = []
+            for res in results:
+                by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
+                rows.append([by_query.get(q, 0.0) for q in queries])
+            out.append(MeasureData(req.label, False, np.array(rows, dtype=np.float64), queries))
+    for spec in measures:
+        if spec.split("(")[0] not in METHODS:
+            continue
+        parse_method(spec)
+        if table is None:
+            table = relevance_table(
+                qrels, list(runs), relevance_level=options.get("relevance_level", 1)
+            )
+        result = compute(table, spec)
+        out.append(MeasureData(result.method, True, result.prefs, result.query_ids))
+    order = {m: i for i, m in enumerate(measures)}
+    return sorted(out, key=lambda d: order.get(d.name, len(order)))
+
+
+@dataclass
+class Study:
+    """The results of `study`."""
+
+    run_names: list[str]
+    measures: list[str]
+    tau: np.ndarray  # measures × measures, Kendall's τ_b between run orderings
+    power: dict[str, dict[str, float]]  # measure -> test -> discriminative power
+    query_curves: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
+    judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = field(
+        default_factory=dict
+    )
+
+
+def study(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    measures: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    samples: int = 10,
+    query_sizes: Sequence[int] | None = None,
+    fractions: Sequence[float] = (0.1, 0.2, 0.3, 0.5, 0.7),
+    policies: Sequence[str] = ("uniform", "pool"),
+    seed: int = 0,
+    robustness: bool = True,
+) -> Study:
+    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``."""
+    datas = measure_data(qrels, runs, measures)
+    names = [d.name for d in datas]
+    full = [d.scores() for d in datas]
+    tau = np.array([[kendall_tau(a, b) for b in full] for a in full])
+    power = {
+        d.name: {
+            test: discriminative_power(
+                d.data, test=test, alpha=alpha, permutations=permutations, seed=seed
+            )
+            for test in ("t-bonferroni", "randomized-tukey")
+        }
+        for d in datas
+    }
+    result = Study([r.name for r in runs], names, tau, power)
+    if not robustness:
+        return result
+    rng = np.random.default_rng(seed)
+    for d, reference in zip(datas, full, strict=True):
+        nq = len(d.query_ids)
+        sizes = query_sizes or sorted({max(2, int(nq * f)) for f in (0.1, 0.2, 0.4, 0.6, 0.8)})
+        curve = []
+        for size in sizes:
+            taus = [
+                kendall_tau(d.scores(np.sort(rng.choice(nq, size=size, replace=False))), reference)
+                for _ in range(samples)
+            ]
+            curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
+        result.query_curves[d.name] = curve
+    for policy in policies:
+        for fraction in fractions:
+            taus: dict[str, list[float]] = {name: [] for name in names}
+            for _ in range(samples if policy == "uniform" else 1):
+                reduced = drop_judgments(qrels, runs, fraction, policy=policy, rng=rng)
+                for d, reference in zip(measure_data(reduced, runs, measures), full, strict=True):
+                    taus[d.name].append(kendall_tau(d.scores(), reference))
+            for name in names:
+                point = (float(fraction), float(np.mean(taus[name])), float(np.std(taus[name])))
+                result.judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    return result
+
+
+def drop_judgments(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    keep: float,
+    *,
+    policy: str = "uniform",
+    rng: np.random.Generator | None = None,
+) -> Qrels:
+    """Judgments with only a fraction ``keep`` of each query's judged documents (at least one).
+
+    ``uniform``: a random subset.  ``pool``: the documents that the most runs retrieved are
+    kept, those that fewest runs retrieved go first (ties at random), as a shallower pool
+    would judge them.
+    """
+    if not 0 < keep <= 1:
+        raise ValueError("keep must be in (0, 1]")
+    rng = np.random.default_rng(0) if rng is None else rng
+    frequency = np.zeros(len(qrels), dtype=np.int64)
+    if policy == "pool":
+        ndocs = np.int64(max(len(qrels.docs), 1))
+        qkeys = qrels.query.astype(np.int64) * ndocs + qrels.doc
+        order = np.argsort(qkeys)
+        for run in runs:
+            q_map = qrels.queries.translate(run.queries)
+            d_map = qrels.docs.translate(run.docs)
+            rq, rd = q_map[run.query], d_map[run.doc]
+            ok = (rq >= 0) & (rd >= 0)
+            rkeys = rq[ok].astype(np.int64) * ndocs + rd[ok]
+            pos = np.searchsorted(qkeys[order], rkeys)
+            pos = np.minimum(pos, len(order) - 1)
+            hit = qkeys[order][pos] == rkeys
+            np.add.at(frequency, order[pos[hit]], 1)
+    elif policy != "uniform":
+        raise ValueError(f"unknown policy {policy!r}: uniform or pool")
+    noise = rng.random(len(qrels))
+    # within each query: most frequently retrieved first, random among equals
+    by = np.lexsort((noise, -frequency, qrels.query))
+    q_sorted = qrels.query[by]
+    starts = np.flatnonzero(np.concatenate(([True], q_sorted[1:] != q_sorted[:-1])))
+    sizes = np.diff(np.concatenate((starts, [len(by)])))
+    quota = np.maximum((sizes * keep).astype(np.int64), 1)
+    rank = np.arange(len(by)) - np.repeat(starts, sizes)
+    kept = np.sort(by[rank < np.repeat(quota, sizes)])
+    return Qrels(
+        qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
+        source=f"{qrels.source} ({policy} {keep:g})",
+    )  # fmt: skip
