@@ -895,7 +895,7 @@ def _reference(qrels, runs, level, weights, kind):
                 elif kind == "lexirecall":
                     matrix[a, b] = np.sign(fy[diffs[-1]] - fx[diffs[-1]]) if diffs else 0
         out.append(matrix)
-    return np.array(out)
+    return np.array(out).reshape(len(out), len(names), len(names))
 
 
 PROPERTY_SETTINGS = settings(

@@ -151,7 +151,7 @@ def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
     for res in results:
         if per_query:
             for req, col in zip(res.requests, res.values, strict=True):
-                if req.measure.aggregate == "runid":
+                if req.measure.is_run_name:
                     continue
                 for qid, v in zip(res.query_ids, col.tolist(), strict=True):
                     cols["run"].append(res.run_name)
@@ -160,7 +160,7 @@ def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
                     cols["value"].append(v)
         else:
             for req, v in zip(res.requests, res.summary, strict=True):
-                if v is None or req.measure.aggregate == "runid":
+                if v is None or req.measure.is_run_name:
                     continue
                 cols["run"].append(res.run_name)
                 cols["query"].append("all")

@@ -113,6 +113,24 @@ class Measure:
     family: str = ""
     reference: str = ""
 
+    @property
+    def is_run_name(self) -> bool:
+        """``runid``: the run's name, a label rather than a value."""
+        return self.aggregate == "runid"
+
+    @property
+    def describes_run(self) -> bool:
+        """``runid`` and ``num_q``: facts about the run and its queries rather than measures of
+        its rankings; every judgment format prints them, with the same values."""
+        return self.aggregate in ("runid", "count")
+
+    def run_facts(self, num_queries: int) -> np.ndarray:
+        """Per-query values of a measure that `describes_run`: no text for ``runid``, 1 for
+        ``num_q`` (its summary counts the queries)."""
+        if self.is_run_name:
+            return np.full(num_queries, "", dtype=object)
+        return np.ones(num_queries)
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

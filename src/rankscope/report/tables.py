@@ -15,7 +15,7 @@ def json_report(results: list[RunEvaluation], per_query: bool) -> list[dict]:
             "summary": {
                 r.label: v
                 for r, v in zip(res.requests, res.summary, strict=True)
-                if v is not None and r.measure.aggregate != "runid"
+                if v is not None and not r.measure.is_run_name
             },
         }
         if per_query:
@@ -45,7 +45,7 @@ def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list
         kinds: dict[str, str] = {}
         for res in results:
             for r, v in zip(res.requests, res.summary, strict=True):
-                if v is not None and r.measure.aggregate != "runid" and r.label not in kinds:
+                if v is not None and not r.measure.is_run_name and r.label not in kinds:
                     labels.append(r.label)
                     kinds[r.label] = r.measure.value
         rows = [["run", *labels]]
@@ -64,7 +64,7 @@ def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list
                 for qid, v in zip(res.query_ids, col.tolist(), strict=True):
                     rows.append([res.run_name, qid, r.label, display(v, r.measure.value)])
         for r, v in zip(res.requests, res.summary, strict=True):
-            if v is not None and r.measure.aggregate != "runid":
+            if v is not None and not r.measure.is_run_name:
                 rows.append([res.run_name, "all", r.label, display(v, r.measure.value)])
     return rows
 

@@ -44,7 +44,7 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
         for r, value in zip(result.requests, result.summary, strict=True):
             if not r.measure.summary or value is None:
                 continue
-            if r.measure.aggregate == "runid":
+            if r.measure.is_run_name:
                 lines.append(f"{r.label:<22}\tall\t{value}\n")
                 continue
             z, kind = head(r.measure.value)

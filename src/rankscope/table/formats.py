@@ -194,7 +194,7 @@ def check_formats(requests: Sequence[Request], fmt: JudgmentFormat) -> None:
     """Each measure reads one judgments format: say which when it is not the one given."""
     served = {f.family: f for f in FORMATS.values() if f.family}
     for r in requests:
-        if r.measure.aggregate in ("runid", "count"):
+        if r.measure.describes_run:
             continue
         own = r.measure.family
         if not fmt.family and own in served:

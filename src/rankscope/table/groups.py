@@ -55,11 +55,8 @@ def evaluate_judgment_groups(
 
     values = []
     for req in requests:
-        if req.measure.aggregate == "runid":
-            values.append(np.full(len(query_ids), "", dtype=object))
-            continue
-        if req.measure.aggregate == "count":
-            values.append(np.ones(len(query_ids)))
+        if req.measure.describes_run:
+            values.append(req.measure.run_facts(len(query_ids)))
             continue
         per_pair = np.zeros(judged.num_queries)
         for rows, ranked in judged.batches():

@@ -42,7 +42,17 @@ def evaluate_prefs(
     starts = np.searchsorted(prefs.query[by_query], np.arange(len(prefs.queries) + 1))
     label_ranks = byte_ranks(prefs.labels.strings)
     positions = judged.judged_positions
-    columns = [np.zeros(judged.num_queries) for _ in requests]
+    for request in requests:
+        if request.measure.family != "trec_prefs" and not request.measure.describes_run:
+            raise UsageError(
+                f"{request.label} is not computed from preference judgments (-R prefs)"
+            )
+    columns = [
+        r.measure.run_facts(judged.num_queries)
+        if r.measure.describes_run
+        else np.zeros(judged.num_queries)
+        for r in requests
+    ]
     for i, qid in enumerate(judged.query_ids):
         code = prefs.queries.code(qid)
         rows = by_query[starts[code] : starts[code + 1]]
@@ -52,17 +62,7 @@ def evaluate_prefs(
         for request, column in zip(requests, columns, strict=True):
             if request.measure.family == "trec_prefs":
                 column[i] = request.measure.kernel(query)
-            elif request.measure.aggregate == "count":
-                column[i] = 1.0
-            elif request.measure.aggregate != "runid":
-                raise UsageError(
-                    f"{request.label} is not computed from preference judgments (-R prefs)"
-                )
-    values = [
-        np.full(judged.num_queries, "", dtype=object) if r.measure.aggregate == "runid" else c
-        for r, c in zip(requests, columns, strict=True)
-    ]
-    summary = [summarise(r, col, run.name) for r, col in zip(requests, values, strict=True)]
+    summary = [summarise(r, col, run.name) for r, col in zip(requests, columns, strict=True)]
     return RunEvaluation(
-        run.name, judged.query_ids, list(requests), values, summary, judged.missing
+        run.name, judged.query_ids, list(requests), columns, summary, judged.missing
     )

@@ -29,7 +29,7 @@ def to_zscores(result: RunEvaluation, zscores: ZScores) -> RunEvaluation:
     """A `RunEvaluation` whose numeric per-query values are z-scores, summaries recomputed."""
     values = []
     for request, column in zip(result.requests, result.values, strict=True):
-        if request.measure.value == "str" or request.measure.aggregate in ("count", "runid"):
+        if request.measure.value == "str" or request.measure.describes_run:
             values.append(column)
             continue
         label = request.label
