@@ -8,6 +8,8 @@ the label it prints under.
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,6 +154,9 @@ class Measure:
     def compute(self, ranked: Ranked, params: dict[str, Any]) -> np.ndarray:
         return self.kernel(ranked, **params)
 
+    def __post_init__(self) -> None:
+        self.doc = clean_doc(self.doc)
+
     def __repr__(self) -> str:
         return f"Measure({self.name})"
 
@@ -187,6 +192,13 @@ def _hashable(params: tuple) -> tuple:
             v = tuple(sorted(v.items()))
         out.append((k, v))
     return tuple(out)
+
+
+def clean_doc(text: str) -> str:
+    """A measure's documentation as written in its declaration (a wrapped, indented block)
+    turned into paragraphs of one line each, separated by blank lines."""
+    paragraphs = re.split(r"\n\s*\n", inspect.cleandoc(text))
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
 
 
 def sequential_sum(values: np.ndarray) -> np.ndarray:

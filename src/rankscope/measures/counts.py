@@ -13,13 +13,10 @@ def _runid(r: Ranked) -> np.ndarray:
 
 
 runid = Measure(
-    "runid",
-    _runid,
-    doc="The run's name (the tag of the last line of a TREC run file). Summary only.",
-    value="str",
-    aggregate="runid",
-    per_query=False,
-    family="counts",
+    "runid", _runid, value="str", aggregate="runid", per_query=False, family="counts",
+    doc="""\
+    The run's name (the tag of the last line of a TREC run file). Summary only.
+    """,
 )
 
 
@@ -28,13 +25,10 @@ def _num_q(r: Ranked) -> np.ndarray:
 
 
 num_q = Measure(
-    "num_q",
-    _num_q,
-    doc="Number of queries averaged over (all judged queries with ``-c``). Summary only.",
-    value="int",
-    aggregate="count",
-    per_query=False,
-    family="counts",
+    "num_q", _num_q, value="int", aggregate="count", per_query=False, family="counts",
+    doc="""\
+    Number of queries averaged over (all judged queries with ``-c``). Summary only.
+    """,
 )
 
 
@@ -43,12 +37,10 @@ def _num_ret(r: Ranked) -> np.ndarray:
 
 
 num_ret = Measure(
-    "num_ret",
-    _num_ret,
-    doc="Number of documents retrieved (after ``-M`` and ``-J``). The summary is the sum.",
-    value="int",
-    aggregate="sum",
-    family="counts",
+    "num_ret", _num_ret, value="int", aggregate="sum", family="counts",
+    doc="""\
+    Number of documents retrieved (after ``-M`` and ``-J``). The summary is the sum.
+    """,
 )
 
 
@@ -57,18 +49,13 @@ def _num_rel(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 num_rel = Measure(
-    "num_rel",
-    _num_rel,
-    doc=(
-        "Number of relevant documents (grade >= level) in the judgments. The summary is the "
-        "sum; with ``-c`` trec_eval's summary counts every judged document with grade > 0 "
-        "over all judged queries, whatever the level, and so does rankscope."
-    ),
-    params=(REL,),
-    value="int",
-    aggregate="num_rel",
-    zero_when_missing=False,
+    "num_rel", _num_rel, params=(REL,), value="int", aggregate="num_rel", zero_when_missing=False,
     family="counts",
+    doc="""\
+    Number of relevant documents (grade >= level) in the judgments. The summary is the sum;
+    with ``-c`` trec_eval's summary counts every judged document with grade > 0 over all judged
+    queries, whatever the level, and so does rankscope.
+    """,
 )
 
 
@@ -77,13 +64,10 @@ def _num_rel_ret(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 num_rel_ret = Measure(
-    "num_rel_ret",
-    _num_rel_ret,
-    doc="Number of relevant documents retrieved. The summary is the sum.",
-    params=(REL,),
-    value="int",
-    aggregate="sum",
-    family="counts",
+    "num_rel_ret", _num_rel_ret, params=(REL,), value="int", aggregate="sum", family="counts",
+    doc="""\
+    Number of relevant documents retrieved. The summary is the sum.
+    """,
 )
 
 
@@ -92,13 +76,11 @@ def _num_nonrel_judged_ret(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 num_nonrel_judged_ret = Measure(
-    "num_nonrel_judged_ret",
-    _num_nonrel_judged_ret,
-    doc="Number of retrieved documents judged non-relevant. The summary is the sum.",
-    params=(REL,),
-    value="int",
-    aggregate="sum",
+    "num_nonrel_judged_ret", _num_nonrel_judged_ret, params=(REL,), value="int", aggregate="sum",
     family="counts",
+    doc="""\
+    Number of retrieved documents judged non-relevant. The summary is the sum.
+    """,
 )
 
 
@@ -119,17 +101,12 @@ def _relstring(r: Ranked, length: int = 10) -> np.ndarray:
 
 
 relstring = Measure(
-    "relstring",
-    _relstring,
-    doc=(
-        "The relevance values of the first N (default 10) retrieved documents as a string: "
-        "the digit for grades 0-9, '>' above 9, '-' for a document not in the qrels, '.' for "
-        "one in the pool but unjudged (negative grade). Per query only."
-    ),
-    params=(Param("length", int, 10, "number of ranks shown"),),
-    trec=TrecSpelling("values", from_values=lambda v: {"length": int(v[0])}),
-    value="str",
-    aggregate="none",
-    summary=False,
-    family="counts",
+    "relstring", _relstring, params=(Param("length", int, 10, "number of ranks shown"),),
+    trec=TrecSpelling("values", from_values=lambda v: {"length": int(v[0])}), value="str",
+    aggregate="none", summary=False, family="counts",
+    doc="""\
+    The relevance values of the first N (default 10) retrieved documents as a string: the digit
+    for grades 0-9, '>' above 9, '-' for a document not in the qrels, '.' for one in the pool
+    but unjudged (negative grade). Per query only.
+    """,
 )

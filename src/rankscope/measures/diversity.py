@@ -213,138 +213,117 @@ _CUT = TrecSpelling("cutoffs", "cutoff", _CUTOFFS)
 
 
 alpha_DCG = Measure(
-    "alpha_DCG",
-    _alpha_dcg,
-    doc=(
-        "α-DCG@k with ndeval's collection-independent normalisation:\n"
-        "α-DCG@k = Σ_{r≤k} g(r) / log2(r+1)  ÷  Σ_{i<k} N (1-α)^i / log2(i+2).\n\n"
-        "User model: a user reading the top k with a logarithmic loss of attention, for whom "
-        "each further document on a subtopic she has already seen is worth (1-α) times less."
-    ),
-    params=(CUTOFF, ALPHA),
-    trec=_CUT,
-    ir=(IrSpelling("alpha-DCG", "cutoff"), IrSpelling("alpha_DCG", "cutoff")),
-    family="diversity",
+    "alpha_DCG", _alpha_dcg, params=(CUTOFF, ALPHA), trec=_CUT,
+    ir=(IrSpelling("alpha-DCG", "cutoff"), IrSpelling("alpha_DCG", "cutoff")), family="diversity",
     reference=_CLARKE08,
+    doc="""\
+    α-DCG@k with ndeval's collection-independent normalisation:
+
+    α-DCG@k = Σ_{r≤k} g(r) / log2(r+1)  ÷  Σ_{i<k} N (1-α)^i / log2(i+2).
+
+    User model: a user reading the top k with a logarithmic loss of attention, for whom each
+    further document on a subtopic she has already seen is worth (1-α) times less.
+    """,
 )
 
 alpha_nDCG = Measure(
-    "alpha_nDCG",
-    _alpha_ndcg,
-    doc=(
-        "α-nDCG@k = α-DCG@k of the ranking ÷ α-DCG@k of the greedy ideal ranking of the judged "
-        "documents (both with the collection-independent normalisation, as ndeval divides).\n\n"
-        "User model: as α-DCG; the score is the fraction of the best achievable novelty-"
-        "discounted gain."
-    ),
-    params=(CUTOFF, ALPHA),
-    trec=_CUT,
+    "alpha_nDCG", _alpha_ndcg, params=(CUTOFF, ALPHA), trec=_CUT,
     ir=(IrSpelling("alpha-nDCG", "cutoff"), IrSpelling("alpha_nDCG", "cutoff")),
-    family="diversity",
-    reference=_CLARKE08,
+    family="diversity", reference=_CLARKE08,
+    doc="""\
+    α-nDCG@k = α-DCG@k of the ranking ÷ α-DCG@k of the greedy ideal ranking of the judged
+    documents (both with the collection-independent normalisation, as ndeval divides).
+
+    User model: as α-DCG; the score is the fraction of the best achievable novelty-discounted
+    gain.
+    """,
 )
 
 ERR_IA = Measure(
-    "ERR_IA",
-    _err_ia,
-    doc=(
-        "Intent-aware expected reciprocal rank, ndeval's form: "
-        "ERR-IA@k = Σ_{r≤k} g(r) / r  ÷  Σ_{i<k} N (1-α)^i / (i+1) (collection-independent "
-        "normalisation).\n\n"
-        "User model: for each subtopic, a cascade user who stops at a document relevant to it "
-        "with probability α (the reciprocal-rank discount), averaged over equally likely "
-        "subtopics."
-    ),
-    params=(CUTOFF, ALPHA),
-    trec=_CUT,
-    ir=(IrSpelling("ERR-IA", "cutoff"), IrSpelling("ERR_IA", "cutoff")),
-    family="diversity",
+    "ERR_IA", _err_ia, params=(CUTOFF, ALPHA), trec=_CUT,
+    ir=(IrSpelling("ERR-IA", "cutoff"), IrSpelling("ERR_IA", "cutoff")), family="diversity",
     reference=_ERRIA,
+    doc="""\
+    Intent-aware expected reciprocal rank, ndeval's form: ERR-IA@k = Σ_{r≤k} g(r) / r  ÷
+    Σ_{i<k} N (1-α)^i / (i+1) (collection-independent normalisation).
+
+    User model: for each subtopic, a cascade user who stops at a document relevant to it with
+    probability α (the reciprocal-rank discount), averaged over equally likely subtopics.
+    """,
 )
 
 nERR_IA = Measure(
-    "nERR_IA",
-    _nerr_ia,
-    doc=(
-        "ERR-IA@k of the ranking ÷ ERR-IA@k of the greedy ideal ranking (collection-dependent "
-        "normalisation).\n\nUser model: as ERR-IA."
-    ),
-    params=(CUTOFF, ALPHA),
-    trec=_CUT,
-    ir=(IrSpelling("nERR-IA", "cutoff"), IrSpelling("nERR_IA", "cutoff")),
-    family="diversity",
+    "nERR_IA", _nerr_ia, params=(CUTOFF, ALPHA), trec=_CUT,
+    ir=(IrSpelling("nERR-IA", "cutoff"), IrSpelling("nERR_IA", "cutoff")), family="diversity",
     reference=_ERRIA,
+    doc="""\
+    ERR-IA@k of the ranking ÷ ERR-IA@k of the greedy ideal ranking (collection-dependent
+    normalisation).
+
+    User model: as ERR-IA.
+    """,
 )
 
 NRBP = Measure(
-    "NRBP",
-    _nrbp,
-    doc=(
-        "Novelty- and rank-biased precision: "
-        "NRBP = (1 - (1-α)β) / N · Σ_r g(r) β^{r-1}, over the whole ranking.\n\n"
-        "User model: RBP's user, who reads the next document with probability β, collecting "
-        "novelty gains; (1-(1-α)β)/N scales the value of an ideal-ideal ranking to 1."
-    ),
-    params=(ALPHA, BETA),
-    ir=(IrSpelling("NRBP"),),
-    family="diversity",
+    "NRBP", _nrbp, params=(ALPHA, BETA), ir=(IrSpelling("NRBP"),), family="diversity",
     reference=_NRBP,
+    doc="""\
+    Novelty- and rank-biased precision: NRBP = (1 - (1-α)β) / N · Σ_r g(r) β^{r-1}, over the
+    whole ranking.
+
+    User model: RBP's user, who reads the next document with probability β, collecting novelty
+    gains; (1-(1-α)β)/N scales the value of an ideal-ideal ranking to 1.
+    """,
 )
 
 nNRBP = Measure(
-    "nNRBP",
-    _nnrbp,
-    doc="NRBP of the ranking ÷ NRBP of the greedy ideal ranking.\n\nUser model: as NRBP.",
-    params=(ALPHA, BETA),
-    ir=(IrSpelling("nNRBP"),),
-    family="diversity",
+    "nNRBP", _nnrbp, params=(ALPHA, BETA), ir=(IrSpelling("nNRBP"),), family="diversity",
     reference=_NRBP,
+    doc="""\
+    NRBP of the ranking ÷ NRBP of the greedy ideal ranking.
+
+    User model: as NRBP.
+    """,
 )
 
 MAP_IA = Measure(
-    "MAP_IA",
-    _map_ia,
-    doc=(
-        "Intent-aware average precision: the mean over the query's N subtopics of AP "
-        "computed with that subtopic's relevant documents (whole ranking).\n\n"
-        "User model: AP's user, with a subtopic drawn uniformly."
-    ),
-    ir=(IrSpelling("MAP-IA"), IrSpelling("AP_IA")),
-    family="diversity",
+    "MAP_IA", _map_ia, ir=(IrSpelling("MAP-IA"), IrSpelling("AP_IA")), family="diversity",
     reference=_ERRIA,
+    doc="""\
+    Intent-aware average precision: the mean over the query's N subtopics of AP computed with
+    that subtopic's relevant documents (whole ranking).
+
+    User model: AP's user, with a subtopic drawn uniformly.
+    """,
 )
 
 P_IA = Measure(
-    "P_IA",
-    _p_ia,
-    doc=(
-        "Intent-aware precision: P-IA@k = Σ_{r≤k} Σ_s rel_s(r) / (k N), the mean over "
-        "subtopics of precision at k (a ranking shorter than k is padded with non-relevant "
-        "documents).\n\nUser model: P@k's user, with a subtopic drawn uniformly."
-    ),
-    params=(CUTOFF,),
-    trec=_CUT,
-    ir=(IrSpelling("P-IA", "cutoff"), IrSpelling("P_IA", "cutoff")),
-    family="diversity",
+    "P_IA", _p_ia, params=(CUTOFF,), trec=_CUT,
+    ir=(IrSpelling("P-IA", "cutoff"), IrSpelling("P_IA", "cutoff")), family="diversity",
     reference=_ERRIA,
+    doc="""\
+    Intent-aware precision: P-IA@k = Σ_{r≤k} Σ_s rel_s(r) / (k N), the mean over subtopics of
+    precision at k (a ranking shorter than k is padded with non-relevant documents).
+
+    User model: P@k's user, with a subtopic drawn uniformly.
+    """,
+)
+
+_ZHAI03 = (
+    "Zhai, Cohen & Lafferty, Beyond independent relevance: methods and evaluation metrics for "
+    "subtopic retrieval, SIGIR 2003; "
 )
 
 strec = Measure(
-    "strec",
-    _strec,
-    doc=(
-        "Subtopic recall: the fraction of the query's N subtopics with a relevant document "
-        "in the top k.\n\nUser model: a user who wants every aspect of the query covered "
-        "within the top k."
-    ),
-    params=(CUTOFF,),
-    trec=_CUT,
-    ir=(IrSpelling("strec", "cutoff"), IrSpelling("StRecall", "cutoff")),
-    family="diversity",
-    reference=(
-        "Zhai, Cohen & Lafferty, Beyond independent relevance: methods and evaluation metrics "
-        "for subtopic retrieval, SIGIR 2003; " + _NDEVAL
-    ),
+    "strec", _strec, params=(CUTOFF,), trec=_CUT,
+    ir=(IrSpelling("strec", "cutoff"), IrSpelling("StRecall", "cutoff")), family="diversity",
+    reference=_ZHAI03 + _NDEVAL,
+    doc="""\
+    Subtopic recall: the fraction of the query's N subtopics with a relevant document in the
+    top k.
+
+    User model: a user who wants every aspect of the query covered within the top k.
+    """,
 )
 
 #: In ndeval's column order.

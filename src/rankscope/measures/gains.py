@@ -129,51 +129,38 @@ def _ideal_dcg(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
 _PAIRS = TrecSpelling("pairs", "gains")
 
 ndcg = Measure(
-    "ndcg",
-    _ndcg,
-    doc=(
-        "Normalised discounted cumulative gain over the whole ranking: DCG / ideal DCG, with "
-        "DCG = sum_i gain_i / log2(i + 1) and the ideal DCG of all judged documents sorted "
-        "by gain. Gains default to the grades (linear gain).\n\n"
-        "User model: a user scanning down the ranking whose attention decays with "
-        "log2 of the rank, collecting graded gain."
-    ),
-    params=(GAINS,),
-    trec=_PAIRS,
-    ir=(IrSpelling("nDCG"),),
-    family="gains",
+    "ndcg", _ndcg, params=(GAINS,), trec=_PAIRS, ir=(IrSpelling("nDCG"),), family="gains",
     reference="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, "
     "ACM TOIS 20(4), 2002.",
+    doc="""\
+    Normalised discounted cumulative gain over the whole ranking: DCG / ideal DCG, with DCG =
+    sum_i gain_i / log2(i + 1) and the ideal DCG of all judged documents sorted by gain. Gains
+    default to the grades (linear gain).
+
+    User model: a user scanning down the ranking whose attention decays with log2 of the rank,
+    collecting graded gain.
+    """,
 )
 
 dcg = Measure(
-    "dcg",
-    _dcg,
-    doc=(
-        "Discounted cumulative gain over the whole ranking: sum_i gain_i / log2(i + 1), "
-        "unnormalised.\n\n"
-        "User model: nDCG's user; the value is the total discounted gain she collects."
-    ),
-    reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
-    params=(GAINS,),
-    trec=_PAIRS,
-    ir=(IrSpelling("DCG"),),
-    family="gains",
+    "dcg", _dcg, reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.", params=(GAINS,),
+    trec=_PAIRS, ir=(IrSpelling("DCG"),), family="gains",
+    doc="""\
+    Discounted cumulative gain over the whole ranking: sum_i gain_i / log2(i + 1),
+    unnormalised.
+
+    User model: nDCG's user; the value is the total discounted gain she collects.
+    """,
 )
 
 ideal_dcg = Measure(
-    "ideal_dcg",
-    _ideal_dcg,
-    doc=(
-        "DCG of the ideal ranking: every judged document sorted by decreasing gain. It depends "
-        "on the judgments only, so a judged query missing from the run keeps its value under "
-        "``-c`` (as in trec_eval)."
-    ),
-    params=(GAINS,),
-    trec=_PAIRS,
-    zero_when_missing=False,
-    family="gains",
+    "ideal_dcg", _ideal_dcg, params=(GAINS,), trec=_PAIRS, zero_when_missing=False, family="gains",
     reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
+    doc="""\
+    DCG of the ideal ranking: every judged document sorted by decreasing gain. It depends on
+    the judgments only, so a judged query missing from the run keeps its value under ``-c`` (as
+    in trec_eval).
+    """,
 )
 
 
@@ -195,18 +182,15 @@ def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 
 ndcg_cut = Measure(
-    "ndcg_cut",
-    _ndcg_cut,
-    doc=(
-        "nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade "
-        "(trec_eval's ndcg_cut ignores gain parameters and the relevance level).\n\n"
-        "User model: nDCG's user, who stops at rank k."
-    ),
-    params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("nDCG", cutoff="cutoff"),),
-    family="gains",
-    reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
+    "ndcg_cut", _ndcg_cut, params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
+    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS), ir=(IrSpelling("nDCG", cutoff="cutoff"),),
+    family="gains", reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
+    doc="""\
+    nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade
+    (trec_eval's ndcg_cut ignores gain parameters and the relevance level).
+
+    User model: nDCG's user, who stops at rank k.
+    """,
 )
 
 
@@ -228,19 +212,16 @@ def _ndcg_rel(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
 
 
 ndcg_rel = Measure(
-    "ndcg_rel",
-    _ndcg_rel,
-    doc=(
-        "nDCG averaged over relevant documents (experimental, trec_eval): the mean, over the "
-        "documents with positive gain, of nDCG at the rank where each is retrieved; a relevant "
-        "document not retrieved contributes the nDCG at the end of the ranking.\n\n"
-        "User model: AP's stopping user (she stops after a relevant document) valuing nDCG "
-        "at that point."
-    ),
-    reference="trec_eval's ndcg_rel (m_ndcg_rel.c).",
-    params=(GAINS,),
-    trec=_PAIRS,
-    family="gains",
+    "ndcg_rel", _ndcg_rel, reference="trec_eval's ndcg_rel (m_ndcg_rel.c).", params=(GAINS,),
+    trec=_PAIRS, family="gains",
+    doc="""\
+    nDCG averaged over relevant documents (experimental, trec_eval): the mean, over the
+    documents with positive gain, of nDCG at the rank where each is retrieved; a relevant
+    document not retrieved contributes the nDCG at the end of the ranking.
+
+    User model: AP's stopping user (she stops after a relevant document) valuing nDCG at that
+    point.
+    """,
 )
 
 
@@ -275,19 +256,16 @@ def _rndcg(r: Ranked, gains: dict[int, float] | None = None, rel: int | None = N
 
 
 Rndcg = Measure(
-    "Rndcg",
-    _rndcg,
-    doc=(
-        "nDCG averaged at the R-levels (experimental, trec_eval): the mean of nDCG taken at "
-        "each rank where the ideal gain drops to the next level, and at the end of the "
-        "ranking when it is longer than the number of documents with positive gain (trec_eval "
-        "counts that last point only when at least two documents follow the last boundary).\n\n"
-        "User model: nDCG averaged over users who stop where the ideal ranking changes grade."
-    ),
-    reference="trec_eval's Rndcg (m_Rndcg.c).",
-    params=(GAINS, REL),
-    trec=_PAIRS,
+    "Rndcg", _rndcg, reference="trec_eval's Rndcg (m_Rndcg.c).", params=(GAINS, REL), trec=_PAIRS,
     family="gains",
+    doc="""\
+    nDCG averaged at the R-levels (experimental, trec_eval): the mean of nDCG taken at each
+    rank where the ideal gain drops to the next level, and at the end of the ranking when it is
+    longer than the number of documents with positive gain (trec_eval counts that last point
+    only when at least two documents follow the last boundary).
+
+    User model: nDCG averaged over users who stop where the ideal ranking changes grade.
+    """,
 )
 
 
@@ -319,20 +297,16 @@ def _g(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
 
 
 G = Measure(
-    "G",
-    _g,
-    doc=(
-        "Normalised gain G (experimental, trec_eval 2008): the document at rank i contributes "
-        "gain_i / log2(2 + ideal_gain(i) - results_gain(i)), the cumulative gains of the ideal "
-        "and of the actual ranking up to i (ideal gains below 1 count as 1); the sum is "
-        "normalised by the total ideal gain.\n\n"
-        "User model: the worth of a document depends on how far the ranking so far lags "
-        "behind the ideal: a document near the ideal position is nearly as good as possible."
-    ),
-    reference="trec_eval's G (m_G.c).",
-    params=(GAINS,),
-    trec=_PAIRS,
-    family="gains",
+    "G", _g, reference="trec_eval's G (m_G.c).", params=(GAINS,), trec=_PAIRS, family="gains",
+    doc="""\
+    Normalised gain G (experimental, trec_eval 2008): the document at rank i contributes gain_i
+    / log2(2 + ideal_gain(i) - results_gain(i)), the cumulative gains of the ideal and of the
+    actual ranking up to i (ideal gains below 1 count as 1); the sum is normalised by the total
+    ideal gain.
+
+    User model: the worth of a document depends on how far the ranking so far lags behind the
+    ideal: a document near the ideal position is nearly as good as possible.
+    """,
 )
 
 
@@ -373,23 +347,20 @@ def persistence_weights(p: float, n: int) -> np.ndarray:
 
 
 rbp = Measure(
-    "rbp",
-    _rbp,
-    doc=(
-        "Rank-biased precision: (1 - p) * sum_i gain_i * p^(i-1). Gains are the grades, "
-        "min-max normalised to [0, 1] when they fall outside it.\n\n"
-        "User model: a user who always reads the first result and moves from each result to "
-        "the next with probability p (persistence); RBP is the expected gain per document "
-        "read.\n\n"
-        "Build note: trec_eval 10.0's m_rbp.c reads its ``min`` and ``max`` before "
-        "initialising them, so whether and how it normalises depends on the stack contents "
-        "of that build; rankscope implements the intended behaviour (normalise only when some "
-        "gain is outside [0, 1])."
-    ),
-    params=(Param("p", float, 0.9, "persistence, probability of reading on"), GAINS),
-    trec=TrecSpelling("pairs", "gains"),
-    ir=(IrSpelling("RBP"),),
-    family="gains",
+    "rbp", _rbp, params=(Param("p", float, 0.9, "persistence, probability of reading on"), GAINS),
+    trec=TrecSpelling("pairs", "gains"), ir=(IrSpelling("RBP"),), family="gains",
     reference="Moffat & Zobel, Rank-biased precision for measurement of retrieval "
     "effectiveness, ACM TOIS 27(1), 2008.",
+    doc="""\
+    Rank-biased precision: (1 - p) * sum_i gain_i * p^(i-1). Gains are the grades, min-max
+    normalised to [0, 1] when they fall outside it.
+
+    User model: a user who always reads the first result and moves from each result to the next
+    with probability p (persistence); RBP is the expected gain per document read.
+
+    Build note: trec_eval 10.0's m_rbp.c reads its ``min`` and ``max`` before initialising
+    them, so whether and how it normalises depends on the stack contents of that build;
+    rankscope implements the intended behaviour (normalise only when some gain is outside [0,
+    1]).
+    """,
 )

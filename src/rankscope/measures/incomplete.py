@@ -45,17 +45,13 @@ bpref = Measure(
 )
 
 gm_bpref = Measure(
-    "gm_bpref",
-    _bpref,
-    doc=(
-        "bpref summarised by the geometric mean over queries (values floored at 1e-5), "
-        "rewarding consistency across queries. Summary only in trec_eval's output."
-    ),
+    "gm_bpref", _bpref,
     reference="Buckley & Voorhees, SIGIR 2004; trec_eval's gm_bpref (m_gm_bpref.c).",
-    params=(REL,),
-    aggregate="gmean",
-    per_query=False,
-    family="incomplete",
+    params=(REL,), aggregate="gmean", per_query=False, family="incomplete",
+    doc="""\
+    bpref summarised by the geometric mean over queries (values floored at 1e-5), rewarding
+    consistency across queries. Summary only in trec_eval's output.
+    """,
 )
 
 
@@ -78,22 +74,17 @@ def _infap(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 infAP = Measure(
-    "infAP",
-    _infap,
-    doc=(
-        "Inferred average precision: AP estimated from a random sample of the pool. At each "
-        "relevant document at rank k > 1 the expected precision is "
-        "1/k + ((k-1)/k) * (pooled above / (k-1)) * ((rel + eps) / (rel + nonrel + 2 eps)), "
-        "with pooled above = judged relevant, judged non-relevant and pooled-but-unjudged "
-        "documents above it and rel, nonrel the judged ones (eps = 1e-5); documents outside "
-        "the pool count as non-relevant, pooled but unjudged ones as relevant in the "
-        "proportion of the judged. At rank 1 the precision is 1."
-    ),
-    params=(REL,),
-    ir=(IrSpelling("infAP"),),
-    family="incomplete",
+    "infAP", _infap, params=(REL,), ir=(IrSpelling("infAP"),), family="incomplete",
     reference="Yilmaz & Aslam, Estimating average precision with incomplete and imperfect "
     "judgments, CIKM 2006.",
+    doc="""\
+    Inferred average precision: AP estimated from a random sample of the pool. At each relevant
+    document at rank k > 1 the expected precision is 1/k + ((k-1)/k) * (pooled above / (k-1)) *
+    ((rel + eps) / (rel + nonrel + 2 eps)), with pooled above = judged relevant, judged
+    non-relevant and pooled-but-unjudged documents above it and rel, nonrel the judged ones
+    (eps = 1e-5); documents outside the pool count as non-relevant, pooled but unjudged ones as
+    relevant in the proportion of the judged. At rank 1 the precision is 1.
+    """,
 )
 
 
@@ -110,20 +101,17 @@ def _rbp_resid(r: Ranked, p: float = 0.9, gains: dict | None = None) -> np.ndarr
 
 
 rbp_resid = Measure(
-    "rbp_resid",
-    _rbp_resid,
-    doc=(
-        "Residual of RBP: the most RBP could rise if every unjudged retrieved document, and "
-        "every document past the end of the ranking, had gain 1: "
-        "p^n + (1 - p) * sum over unjudged ranks i of p^(i-1). 0 when all are judged."
-    ),
+    "rbp_resid", _rbp_resid, trec=TrecSpelling("pairs", "gains"), family="incomplete",
+    reference="Moffat & Zobel, ACM TOIS 27(1), 2008.",
     params=(
         Param("p", float, 0.9, "persistence"),
         Param("gains", dict, None, "accepted for symmetry with rbp; unused"),
     ),
-    trec=TrecSpelling("pairs", "gains"),
-    family="incomplete",
-    reference="Moffat & Zobel, ACM TOIS 27(1), 2008.",
+    doc="""\
+    Residual of RBP: the most RBP could rise if every unjudged retrieved document, and every
+    document past the end of the ranking, had gain 1: p^n + (1 - p) * sum over unjudged ranks i
+    of p^(i-1). 0 when all are judged.
+    """,
 )
 
 
@@ -136,17 +124,14 @@ def _unjudged(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 
 unj = Measure(
-    "unj",
-    _unjudged,
-    doc=(
-        "Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); "
-        "ranks past the end count as judged. A red flag for poor pool coverage: high values "
-        "at small k mean the run is unusual or finds many unjudged relevant documents."
-    ),
-    reference="trec_eval's unj (m_unjudged.c).",
+    "unj", _unjudged, reference="trec_eval's unj (m_unjudged.c).",
     params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
-    family="incomplete",
+    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)), family="incomplete",
+    doc="""\
+    Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); ranks
+    past the end count as judged. A red flag for poor pool coverage: high values at small k
+    mean the run is unusual or finds many unjudged relevant documents.
+    """,
 )
 
 
@@ -157,20 +142,18 @@ def _judged_at(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 
 judged = Measure(
-    "judged",
-    _judged_at,
-    doc=(
-        "Judged@k: the fraction of the top k with a judgment (a grade >= 0), judged documents "
-        "in the top k divided by k (ranks past the end count as not judged, as P@k with a "
-        "relevance level below every grade).\n\n"
-        "Not a user model: a diagnostic of how far a run's values can be trusted. A low "
-        "value says the measures treat many unseen documents as non-relevant; compare with "
-        "the condensed-list values (`judged_only=True`)."
-    ),
+    "judged", _judged_at, params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
+    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)), ir=(IrSpelling("Judged", "cutoff"),),
+    family="incomplete",
     reference="ir_measures' Judged@k (MacAvaney & Macdonald); Sakai, Alternatives to bpref, "
     "SIGIR 2007 (condensed lists).",
-    params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)),
-    ir=(IrSpelling("Judged", "cutoff"),),
-    family="incomplete",
+    doc="""\
+    Judged@k: the fraction of the top k with a judgment (a grade >= 0), judged documents in the
+    top k divided by k (ranks past the end count as not judged, as P@k with a relevance level
+    below every grade).
+
+    Not a user model: a diagnostic of how far a run's values can be trusted. A low value says
+    the measures treat many unseen documents as non-relevant; compare with the condensed-list
+    values (`judged_only=True`).
+    """,
 )

@@ -19,35 +19,33 @@ _AVG = (
 _REF = "trec_eval's m_{}_avgjg.c (Buckley)."
 
 map_avgjg = Measure(
-    "map_avgjg",
-    _average_precision,
-    doc="Average precision, (1/R) Σ over relevant retrieved ranks i of rel(i)/i, averaged "
-    "over judgment groups." + _AVG,
-    params=(REL,),
-    family="judgment_groups",
+    "map_avgjg", _average_precision, params=(REL,), family="judgment_groups",
     reference=_REF.format("map"),
+    doc="""\
+    Average precision, (1/R) Σ over relevant retrieved ranks i of rel(i)/i, averaged over
+    judgment groups.
+    """ + _AVG,
 )
 
 P_avgjg = Measure(
-    "P_avgjg",
-    _precision,
-    doc="Precision at k, rel(k)/k (ranks past the end count as non-relevant), averaged over "
-    "judgment groups." + _AVG,
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
-    family="judgment_groups",
-    reference=_REF.format("P"),
+    "P_avgjg", _precision, params=(CUTOFF, REL), family="judgment_groups",
+    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS), reference=_REF.format("P"),
+    doc="""\
+    Precision at k, rel(k)/k (ranks past the end count as non-relevant), averaged over judgment
+    groups.
+    """ + _AVG,
 )
 
+_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
 Rprec_mult_avgjg = Measure(
-    "Rprec_mult_avgjg",
-    _rprec_mult,
-    doc="Precision at a multiple m of R, P@k with k = floor(m R + 0.9), averaged over "
-    "judgment groups (R is each group's number of relevant documents)." + _AVG,
-    params=(Param("multiple", float, None, "multiple of R"), REL),
-    trec=TrecSpelling("fractions", "multiple", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    family="judgment_groups",
+    "Rprec_mult_avgjg", _rprec_mult, params=(Param("multiple", float, None, "multiple of R"), REL),
+    trec=TrecSpelling("fractions", "multiple", _MULTIPLES), family="judgment_groups",
     reference=_REF.format("Rprec_mult"),
+    doc="""\
+    Precision at a multiple m of R, P@k with k = floor(m R + 0.9), averaged over judgment groups
+    (R is each group's number of relevant documents).
+    """ + _AVG,
 )
 
 #: In trec_eval's order (measures.c).

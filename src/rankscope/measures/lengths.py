@@ -93,82 +93,58 @@ K = Param("k", int, 1, "which relevant document (the k-th)", minimum=1)
 _REF = "Cooper, Expected search length, American Documentation 19(1), 1968."
 
 search_length = Measure(
-    "SL",
-    _search_length,
-    doc=(
-        "Search length to the k-th relevant document as a position: f_k (seed 000's form; "
-        "with it RR = 1/SL(1) and AP = (1/R) Σ_k k/SL(k) when every relevant document is "
-        "retrieved). Fewer than k relevant: the position of the last. 0 without relevant "
-        "documents.\n\nUser model: a user who wants k relevant documents and reads until she "
-        "has them; lower is better."
-    ),
-    params=(K, REL, _CORPUS),
-    ir=(IrSpelling("SL"),),
-    family="lengths",
+    "SL", _search_length, params=(K, REL, _CORPUS), ir=(IrSpelling("SL"),), family="lengths",
     reference=_REF,
+    doc="""\
+    Search length to the k-th relevant document as a position: f_k (seed 000's form; with it RR
+    = 1/SL(1) and AP = (1/R) Σ_k k/SL(k) when every relevant document is retrieved). Fewer than
+    k relevant: the position of the last. 0 without relevant documents.
+
+    User model: a user who wants k relevant documents and reads until she has them; lower is
+    better.
+    """,
 )
 
 expected_search_length = Measure(
-    "ESL",
-    _expected_search_length,
-    doc=(
-        "Cooper's expected search length: the number of non-relevant documents read before "
-        "the k-th relevant one, f_k − k (for a strict ranking). Lower is better."
-    ),
-    params=(K, REL, _CORPUS),
-    ir=(IrSpelling("ESL"),),
-    family="lengths",
-    reference=_REF,
+    "ESL", _expected_search_length, params=(K, REL, _CORPUS), ir=(IrSpelling("ESL"),),
+    family="lengths", reference=_REF,
+    doc="""\
+    Cooper's expected search length: the number of non-relevant documents read before the k-th
+    relevant one, f_k − k (for a strict ranking). Lower is better.
+    """,
 )
 
 initial_search_length = Measure(
-    "ISL",
-    _isl,
-    doc="Initial search length: the position of the first relevant document, f_1.",
-    params=(REL, _CORPUS),
-    ir=(IrSpelling("ISL"),),
-    family="lengths",
-    reference=_REF,
+    "ISL", _isl, params=(REL, _CORPUS), ir=(IrSpelling("ISL"),), family="lengths", reference=_REF,
+    doc="""\
+    Initial search length: the position of the first relevant document, f_1.
+    """,
 )
 
 total_search_length = Measure(
-    "TSL",
-    _tsl,
-    doc=(
-        "Total search length: the position of the last relevant document, f_R (unretrieved "
-        "ones at the bottom of the corpus)."
-    ),
-    params=(REL, _CORPUS),
-    ir=(IrSpelling("TSL"),),
-    family="lengths",
-    reference=_REF,
+    "TSL", _tsl, params=(REL, _CORPUS), ir=(IrSpelling("TSL"),), family="lengths", reference=_REF,
+    doc="""\
+    Total search length: the position of the last relevant document, f_R (unretrieved ones at
+    the bottom of the corpus).
+    """,
 )
 
 average_search_length = Measure(
-    "ASL",
-    _asl,
-    doc=(
-        "Average search length: the mean position of the relevant documents, (1/R) Σ_i f_i "
-        "(Rocchio's average rank), unretrieved ones at the bottom of the corpus."
-    ),
-    params=(REL, _CORPUS),
-    ir=(IrSpelling("ASL"),),
-    family="lengths",
+    "ASL", _asl, params=(REL, _CORPUS), ir=(IrSpelling("ASL"),), family="lengths",
     reference="Rocchio, Document retrieval systems: optimization and evaluation, 1966.",
+    doc="""\
+    Average search length: the mean position of the relevant documents, (1/R) Σ_i f_i
+    (Rocchio's average rank), unretrieved ones at the bottom of the corpus.
+    """,
 )
 
 precision_at_full_recall = Measure(
-    "PFR",
-    _precision_at_full_recall,
-    doc=(
-        "Precision at full recall, R / f_R: seed 000's 'R-precision' (precision when the last "
-        "relevant document is found), which differs from trec_eval's Rprec (precision at rank "
-        "R)."
-    ),
-    params=(REL, _CORPUS),
-    ir=(IrSpelling("PFR"),),
-    family="lengths",
-    reference="Seed 000 (lecture notes on offline metrics).",
+    "PFR", _precision_at_full_recall, params=(REL, _CORPUS), ir=(IrSpelling("PFR"),),
+    family="lengths", reference="Seed 000 (lecture notes on offline metrics).",
+    doc="""\
+    Precision at full recall, R / f_R: seed 000's 'R-precision' (precision when the last
+    relevant document is found), which differs from trec_eval's Rprec (precision at rank R).
+    """,
 )
 
 LENGTH_MEASURES = [

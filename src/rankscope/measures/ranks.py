@@ -41,18 +41,15 @@ def _precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> 
 
 
 P = Measure(
-    "P",
-    _precision,
-    doc=(
-        "Precision at k: rel(k) / k. Ranks past the end of a short ranking count as "
-        "non-relevant (a run returning 15 documents, 4 relevant, has P@20 = 0.2).\n\n"
-        "User model: reads exactly the top k results and values the fraction that is relevant."
-    ),
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
-    ir=(IrSpelling("P", cutoff="cutoff"),),
-    family="ranks",
+    "P", _precision, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("P", cutoff="cutoff"),), family="ranks",
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
+    doc="""\
+    Precision at k: rel(k) / k. Ranks past the end of a short ranking count as non-relevant (a
+    run returning 15 documents, 4 relevant, has P@20 = 0.2).
+
+    User model: reads exactly the top k results and values the fraction that is relevant.
+    """,
 )
 
 
@@ -62,18 +59,16 @@ def _recall(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.
 
 
 recall = Measure(
-    "recall",
-    _recall,
-    doc=(
-        "Recall at k: rel(k) / R (0 when R = 0).\n\n"
-        "User model: reads the top k results and values the share of all relevant documents "
-        "found there (an exhaustive searcher, e.g. a reviewer who needs everything relevant)."
-    ),
+    "recall", _recall,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
-    ir=(IrSpelling("R", cutoff="cutoff"),),
-    family="ranks",
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("R", cutoff="cutoff"),), family="ranks",
+    doc="""\
+    Recall at k: rel(k) / R (0 when R = 0).
+
+    User model: reads the top k results and values the share of all relevant documents found
+    there (an exhaustive searcher, e.g. a reviewer who needs everything relevant).
+    """,
 )
 
 
@@ -83,17 +78,14 @@ def _success(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np
 
 
 success = Measure(
-    "success",
-    _success,
-    doc=(
-        "Success at k: 1 if a relevant document is in the top k, else 0.\n\n"
-        "User model: reads the top k and is satisfied by any one relevant document."
-    ),
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", (1, 5, 10)),
-    ir=(IrSpelling("Success", cutoff="cutoff"),),
-    family="ranks",
+    "success", _success, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", (1, 5, 10)),
+    ir=(IrSpelling("Success", cutoff="cutoff"),), family="ranks",
     reference="Stephen Tomlinson (trec_eval's success measure).",
+    doc="""\
+    Success at k: 1 if a relevant document is in the top k, else 0.
+
+    User model: reads the top k and is satisfied by any one relevant document.
+    """,
 )
 
 
@@ -103,17 +95,14 @@ def _relative_precision(r: Ranked, cutoff: int | None = None, rel: int | None = 
 
 
 relative_P = Measure(
-    "relative_P",
-    _relative_precision,
-    doc=(
-        "Relative precision at k: rel(k) / min(k, R): precision up to R, recall after R, so "
-        "1 is reachable at every k.\n\n"
-        "User model: as P@k, judged against the best any ranking could do at k."
-    ),
-    reference="trec_eval's relative_P (m_rel_P.c).",
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
-    family="ranks",
+    "relative_P", _relative_precision, reference="trec_eval's relative_P (m_rel_P.c).",
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS), family="ranks",
+    doc="""\
+    Relative precision at k: rel(k) / min(k, R): precision up to R, recall after R, so 1 is
+    reachable at every k.
+
+    User model: as P@k, judged against the best any ranking could do at k.
+    """,
 )
 
 
@@ -148,20 +137,15 @@ map_ = Measure(
 )
 
 gm_map = Measure(
-    "gm_map",
-    _average_precision,
-    doc=(
-        "Average precision summarised by the geometric mean over queries (values floored at "
-        "1e-5), rewarding consistency. Per-query values are plain AP; summary only in "
-        "trec_eval's output.\n\n"
-        "User model: AP's, with an evaluator who weighs failures on hard queries heavily."
-    ),
-    reference="Robertson, On GMAP and other transformations, CIKM 2006.",
-    params=(REL,),
-    aggregate="gmean",
-    per_query=False,
-    ir=(IrSpelling("GMAP"),),
-    family="ranks",
+    "gm_map", _average_precision,
+    reference="Robertson, On GMAP and other transformations, CIKM 2006.", params=(REL,),
+    aggregate="gmean", per_query=False, ir=(IrSpelling("GMAP"),), family="ranks",
+    doc="""\
+    Average precision summarised by the geometric mean over queries (values floored at 1e-5),
+    rewarding consistency. Per-query values are plain AP; summary only in trec_eval's output.
+
+    User model: AP's, with an evaluator who weighs failures on hard queries heavily.
+    """,
 )
 
 
@@ -172,18 +156,16 @@ def _ap_at(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.n
 
 
 map_cut = Measure(
-    "map_cut",
-    _ap_at,
-    doc=(
-        "Average precision over the top k: (1/R) * sum over relevant ranks i <= k of "
-        "rel(i)/i. Relevant documents below k or not retrieved contribute 0.\n\n"
-        "User model: AP's user, who never reads past rank k."
-    ),
+    "map_cut", _ap_at,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL),
-    trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
-    ir=(IrSpelling("AP", cutoff="cutoff"), IrSpelling("MAP", cutoff="cutoff")),
-    family="ranks",
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    ir=(IrSpelling("AP", cutoff="cutoff"), IrSpelling("MAP", cutoff="cutoff")), family="ranks",
+    doc="""\
+    Average precision over the top k: (1/R) * sum over relevant ranks i <= k of rel(i)/i.
+    Relevant documents below k or not retrieved contribute 0.
+
+    User model: AP's user, who never reads past rank k.
+    """,
 )
 
 
@@ -195,17 +177,14 @@ def _rprec(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 Rprec = Measure(
-    "Rprec",
-    _rprec,
-    doc=(
-        "R-precision: precision at rank R, rel(R) / R. It is the point where P = R.\n\n"
-        "User model: reads as many results as there are relevant documents, so every query "
-        "is measured at an equivalent depth."
-    ),
-    params=(REL,),
-    ir=(IrSpelling("Rprec"),),
-    family="ranks",
+    "Rprec", _rprec, params=(REL,), ir=(IrSpelling("Rprec"),), family="ranks",
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
+    doc="""\
+    R-precision: precision at rank R, rel(R) / R. It is the point where P = R.
+
+    User model: reads as many results as there are relevant documents, so every query is
+    measured at an equivalent depth.
+    """,
 )
 
 
@@ -218,18 +197,17 @@ def _rprec_mult(r: Ranked, multiple: float | None = None, rel: int | None = None
 
 
 Rprec_mult = Measure(
-    "Rprec_mult",
-    _rprec_mult,
-    doc=(
-        "Precision at a multiple m of R: P@k with k = floor(m * R + 0.9) (trec_eval's "
-        "rounding). Compares runs at the same recall-oriented milestones: a run that wins at "
-        "small multiples and loses at large ones is precision-oriented.\n\n"
-        "User model: R-precision's user, reading m times as deep."
-    ),
-    reference="trec_eval's Rprec_mult (m_Rprec_mult.c).",
+    "Rprec_mult", _rprec_mult, reference="trec_eval's Rprec_mult (m_Rprec_mult.c).",
     params=(Param("multiple", float, None, "multiple of R"), REL),
     trec=TrecSpelling("fractions", "multiple", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     family="ranks",
+    doc="""\
+    Precision at a multiple m of R: P@k with k = floor(m * R + 0.9) (trec_eval's rounding).
+    Compares runs at the same recall-oriented milestones: a run that wins at small multiples
+    and loses at large ones is precision-oriented.
+
+    User model: R-precision's user, reading m times as deep.
+    """,
 )
 
 
@@ -242,16 +220,13 @@ def _recip_rank(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 recip_rank = Measure(
-    "recip_rank",
-    _recip_rank,
-    doc=(
-        "Reciprocal rank of the first relevant document (0 if none is retrieved).\n\n"
-        "User model: a user who wants one relevant document and stops at the first."
-    ),
-    params=(REL,),
-    ir=(IrSpelling("RR"), IrSpelling("MRR")),
-    family="ranks",
-    reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
+    "recip_rank", _recip_rank, params=(REL,), ir=(IrSpelling("RR"), IrSpelling("MRR")),
+    family="ranks", reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
+    doc="""\
+    Reciprocal rank of the first relevant document (0 if none is retrieved).
+
+    User model: a user who wants one relevant document and stops at the first.
+    """,
 )
 
 
@@ -295,22 +270,21 @@ def _iprec_at_recall(r: Ranked, recall: float | None = None, rel: int | None = N
 
 
 iprec_at_recall = Measure(
-    "iprec_at_recall",
-    _iprec_at_recall,
-    doc=(
-        "Interpolated precision at a recall level: the highest precision at any rank at or "
-        "after the one where the level is reached (the recall-precision graph's points). "
-        "The number of relevant documents for a level is lround(level * R), as trec_eval 10 "
-        "(version 9 and earlier used floor(level * R + 0.9)). For an empty ranking the value "
-        "is 0 (trec_eval divides by zero and prints nan).\n\n"
-        "User model: a user who wants a given fraction of the relevant documents and "
-        "reads on as long as precision does not fall below what reading further would give."
-    ),
+    "iprec_at_recall", _iprec_at_recall,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
     params=(Param("recall", float, None, "recall level in [0, 1]"), REL),
     trec=TrecSpelling("fractions", "recall", _RECALL_POINTS),
-    ir=(IrSpelling("IPrec", cutoff="recall"),),
-    family="ranks",
+    ir=(IrSpelling("IPrec", cutoff="recall"),), family="ranks",
+    doc="""\
+    Interpolated precision at a recall level: the highest precision at any rank at or after the
+    one where the level is reached (the recall-precision graph's points). The number of
+    relevant documents for a level is lround(level * R), as trec_eval 10 (version 9 and earlier
+    used floor(level * R + 0.9)). For an empty ranking the value is 0 (trec_eval divides by
+    zero and prints nan).
+
+    User model: a user who wants a given fraction of the relevant documents and reads on as
+    long as precision does not fall below what reading further would give.
+    """,
 )
 
 
@@ -326,19 +300,18 @@ def _eleven_point(
 
 
 eleven_pt_avg = Measure(
-    "11pt_avg",
-    _eleven_point,
-    doc=(
-        "Interpolated precision averaged over recall points (default 0.0, 0.1, ..., 1.0). "
-        "The points are sorted first (trec_eval's result depends on their order when they are "
-        "not sorted). An estimate of the area under the recall-precision curve; obsolete, "
-        "kept for comparison with old results.\n\n"
-        "User model: iprec_at_recall's, averaged over users wanting different recall levels."
-    ),
+    "11pt_avg", _eleven_point,
     reference="Salton & McGill, Introduction to Modern Information Retrieval, 1983.",
     params=(Param("recall_points", tuple, _RECALL_POINTS, "recall levels averaged over"), REL),
-    trec=TrecSpelling("values", from_values=lambda v: {"recall_points": tuple(v)}),
-    family="ranks",
+    trec=TrecSpelling("values", from_values=lambda v: {"recall_points": tuple(v)}), family="ranks",
+    doc="""\
+    Interpolated precision averaged over recall points (default 0.0, 0.1, ..., 1.0). The points
+    are sorted first (trec_eval's result depends on their order when they are not sorted). An
+    estimate of the area under the recall-precision curve; obsolete, kept for comparison with
+    old results.
+
+    User model: iprec_at_recall's, averaged over users wanting different recall levels.
+    """,
 )
 
 
@@ -354,15 +327,12 @@ def _bin_g(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 binG = Measure(
-    "binG",
-    _bin_g,
-    doc=(
-        "Binary G (experimental, trec_eval 2008): the average over relevant documents of "
-        "1 / log2(2 + number of non-relevant documents retrieved before it).\n\n"
-        "User model: a user whose patience decays with the non-relevant documents she has "
-        "had to read, not with rank."
-    ),
-    reference="trec_eval's binG (m_binG.c).",
-    params=(REL,),
-    family="ranks",
+    "binG", _bin_g, reference="trec_eval's binG (m_binG.c).", params=(REL,), family="ranks",
+    doc="""\
+    Binary G (experimental, trec_eval 2008): the average over relevant documents of 1 / log2(2
+    + number of non-relevant documents retrieved before it).
+
+    User model: a user whose patience decays with the non-relevant documents she has had to
+    read, not with rank.
+    """,
 )

@@ -18,16 +18,13 @@ def _set_p(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 set_P = Measure(
-    "set_P",
-    _set_p,
-    doc=(
-        "Set precision: relevant retrieved / retrieved (no fill-in to a cutoff).\n\n"
-        "User model: reads everything retrieved, as with an unranked (Boolean) result set."
-    ),
-    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
-    params=(REL,),
-    ir=(IrSpelling("SetP"),),
-    family="sets",
+    "set_P", _set_p, reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
+    params=(REL,), ir=(IrSpelling("SetP"),), family="sets",
+    doc="""\
+    Set precision: relevant retrieved / retrieved (no fill-in to a cutoff).
+
+    User model: reads everything retrieved, as with an unranked (Boolean) result set.
+    """,
 )
 
 
@@ -37,15 +34,12 @@ def _set_relative_p(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 set_relative_P = Measure(
-    "set_relative_P",
-    _set_relative_p,
-    doc=(
-        "Relative set precision: relevant retrieved / min(retrieved, R), set precision "
-        "against the best possible for a set of that size."
-    ),
-    reference="trec_eval's set_relative_P (m_set_rel_P.c).",
-    params=(REL,),
-    family="sets",
+    "set_relative_P", _set_relative_p, reference="trec_eval's set_relative_P (m_set_rel_P.c).",
+    params=(REL,), family="sets",
+    doc="""\
+    Relative set precision: relevant retrieved / min(retrieved, R), set precision against the
+    best possible for a set of that size.
+    """,
 )
 
 
@@ -55,16 +49,14 @@ def _set_recall(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 set_recall = Measure(
-    "set_recall",
-    _set_recall,
-    doc=(
-        "Set recall: relevant retrieved / R.\n\n"
-        "User model: reads everything retrieved and values the share of the relevant found."
-    ),
-    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
-    params=(REL,),
-    ir=(IrSpelling("SetR"),),
-    family="sets",
+    "set_recall", _set_recall,
+    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.", params=(REL,),
+    ir=(IrSpelling("SetR"),), family="sets",
+    doc="""\
+    Set recall: relevant retrieved / R.
+
+    User model: reads everything retrieved and values the share of the relevant found.
+    """,
 )
 
 
@@ -74,16 +66,12 @@ def _set_map(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 set_map = Measure(
-    "set_map",
-    _set_map,
-    doc=(
-        "Unranked average precision: relevant retrieved^2 / (retrieved * R) = set P x set R: "
-        "AP when every relevant retrieved document is credited with the set's precision."
-    ),
-    reference="trec_eval's set_map (m_set_map.c).",
-    params=(REL,),
-    ir=(IrSpelling("SetAP"),),
-    family="sets",
+    "set_map", _set_map, reference="trec_eval's set_map (m_set_map.c).", params=(REL,),
+    ir=(IrSpelling("SetAP"),), family="sets",
+    doc="""\
+    Unranked average precision: relevant retrieved^2 / (retrieved * R) = set P x set R: AP when
+    every relevant retrieved document is credited with the set's precision.
+    """,
 )
 
 
@@ -97,17 +85,13 @@ def _set_f(r: Ranked, beta: float = 1.0, rel: int | None = None) -> np.ndarray:
 
 
 set_F = Measure(
-    "set_F",
-    _set_f,
-    doc=(
-        "Set F: (beta + 1) * P * R / (beta * P + R) over the retrieved set, beta the relative "
-        "importance of recall (trec_eval's parameterisation; beta = 1 is the harmonic mean)."
-    ),
-    params=(Param("beta", float, 1.0, "relative importance of recall"), REL),
-    trec=TrecSpelling("values", from_values=lambda v: {"beta": v[0]}),
-    ir=(IrSpelling("SetF"),),
-    family="sets",
-    reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
+    "set_F", _set_f, params=(Param("beta", float, 1.0, "relative importance of recall"), REL),
+    trec=TrecSpelling("values", from_values=lambda v: {"beta": v[0]}), ir=(IrSpelling("SetF"),),
+    family="sets", reference="van Rijsbergen, Information Retrieval, Butterworths, 1979.",
+    doc="""\
+    Set F: (beta + 1) * P * R / (beta * P + R) over the retrieved set, beta the relative
+    importance of recall (trec_eval's parameterisation; beta = 1 is the harmonic mean).
+    """,
 )
 
 
@@ -126,21 +110,20 @@ def _utility(
 
 
 utility = Measure(
-    "utility",
-    _utility,
-    doc=(
-        "Linear set utility c1*a + c2*b + c3*c + c4*d over the contingency table (a relevant "
-        "retrieved, b non-relevant retrieved, c relevant missed, d non-relevant not retrieved; "
-        "d needs the collection size, ``-N``). Default coefficients 1, -1, 0, 0.\n\n"
-        "User model: each relevant document read is worth c1, each non-relevant one costs "
-        "-c2 (filtering tasks)."
-    ),
+    "utility", _utility,
     reference="Hull & Robertson, The TREC-8 filtering track final report, TREC 1999.",
+    trec=TrecSpelling("values", from_values=lambda v: {"coefficients": tuple(v)}), family="sets",
     params=(
         Param("coefficients", tuple, (1.0, -1.0, 0.0, 0.0), "c1, c2, c3, c4"),
         Param("num_docs", int, 0, "number of documents in the collection (trec_eval -N)"),
         REL,
     ),
-    trec=TrecSpelling("values", from_values=lambda v: {"coefficients": tuple(v)}),
-    family="sets",
+    doc="""\
+    Linear set utility c1*a + c2*b + c3*c + c4*d over the contingency table (a relevant
+    retrieved, b non-relevant retrieved, c relevant missed, d non-relevant not retrieved; d
+    needs the collection size, ``-N``). Default coefficients 1, -1, 0, 0.
+
+    User model: each relevant document read is worth c1, each non-relevant one costs -c2
+    (filtering tasks).
+    """,
 )

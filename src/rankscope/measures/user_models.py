@@ -99,9 +99,14 @@ def _dcg_k(r: Ranked, cutoff=None, gain="linear", gains=None, discount="log2", b
     return _dcg_parts(r, cutoff, gain, gains, discount, base)[0]
 
 
+def _against_ideal(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
+    """DCG ÷ the ideal ranking's DCG; 0 where the ideal gains nothing."""
+    return safe_divide(dcg, np.where(idcg > 0, idcg, 0.0))
+
+
 def _ndcg_k(r: Ranked, cutoff=None, gain="linear", gains=None, discount="log2", base=2.0):
     dcg, idcg = _dcg_parts(r, cutoff, gain, gains, discount, base)
-    return safe_divide(dcg, np.where(idcg > 0, idcg, 0.0))
+    return _against_ideal(dcg, idcg)
 
 
 _JK = (
@@ -111,18 +116,14 @@ _JK = (
 )
 
 CG = Measure(
-    "cg",
-    _cg,
-    doc=(
-        "Cumulated gain at cutoff k: CG@k = sum_{i<=k} gain_i, no discount.\n\n"
-        "User model: a user who reads exactly the top k documents, all with the same "
-        "attention, and collects their gain."
-    ),
-    params=(CUTOFF, GAIN, GAINS),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("CG"), IrSpelling("CG", cutoff="cutoff")),
-    family="user_models",
-    reference=_JK,
+    "cg", _cg, params=(CUTOFF, GAIN, GAINS), trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("CG"), IrSpelling("CG", cutoff="cutoff")), family="user_models", reference=_JK,
+    doc="""\
+    Cumulated gain at cutoff k: CG@k = sum_{i<=k} gain_i, no discount.
+
+    User model: a user who reads exactly the top k documents, all with the same attention, and
+    collects their gain.
+    """,
 )
 
 _DCG_DOC = (
@@ -193,26 +194,24 @@ def _err(r: Ranked, cutoff=None, max_grade=4) -> np.ndarray:
 
 
 err = Measure(
-    "err",
-    _err,
-    doc=(
-        "Expected reciprocal rank at cutoff k: ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} "
-        "(1 - R_i), with R = (2^g - 1) / 2^g_max the probability that a document of grade g "
-        "satisfies the user (g_max = max_grade, 4 as in the TREC Web track's gdeval.pl; "
-        "grades above it count as g_max, negative grades as 0).\n\n"
-        "User model: the cascade user reads from the top and stops at rank r, once "
-        "satisfied, with probability R_r; ERR is the expected value of 1/r at her stopping "
-        "rank (0 if she never stops)."
-    ),
+    "err", _err, trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
+    ir=(IrSpelling("ERR"), IrSpelling("ERR", cutoff="cutoff")), family="user_models",
     params=(
         CUTOFF,
         Param("max_grade", int, 4, "highest grade g_max, satisfaction 1 - 2^-g_max", minimum=1),
     ),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("ERR"), IrSpelling("ERR", cutoff="cutoff")),
-    family="user_models",
     reference="Chapelle, Metzler, Zhang & Grinspan, Expected reciprocal rank for graded "
     "relevance, CIKM 2009.",
+    doc="""\
+    Expected reciprocal rank at cutoff k: ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i),
+    with R = (2^g - 1) / 2^g_max the probability that a document of grade g satisfies the user
+    (g_max = max_grade, 4 as in the TREC Web track's gdeval.pl; grades above it count as g_max,
+    negative grades as 0).
+
+    User model: the cascade user reads from the top and stops at rank r, once satisfied, with
+    probability R_r; ERR is the expected value of 1/r at her stopping rank (0 if she never
+    stops).
+    """,
 )
 
 
@@ -247,28 +246,25 @@ def _eu(r: Ranked, phi=None, gamma=0.9, cutoff=None) -> np.ndarray:
 
 
 eu = Measure(
-    "eu",
-    _eu,
-    doc=(
-        "Expected utility with a stopping model: EU = sum_r y_r phi(y_r) gamma^(r-1) "
-        "prod_{r'<r} (1 - phi(y_r')), with y_r the grade at rank r (negative grades and "
-        "documents outside the judgments: 0), phi(y) the probability that the user stops "
-        "after an item of grade y (parameter phi, {grade: probability}, grades not listed "
-        "0; default 1 - 2^-y for y > 0, so 0.5, 0.75, 0.875, ... and 0 for y = 0) and gamma "
-        "the patience.\n\n"
-        "User model: a user who traverses the ranking in order, reaches each next rank with "
-        "probability gamma, and stops after an item of grade y with probability phi(y); the "
-        "utility is the grade of the item she stops at, EU its expectation."
-    ),
+    "eu", _eu, ir=(IrSpelling("EU"), IrSpelling("EU", cutoff="cutoff")), family="user_models",
     params=(
         Param("phi", dict, None, "stopping probability per grade, {grade: phi}"),
         Param("gamma", float, 0.9, "patience: probability of reaching the next rank", minimum=0),
         CUTOFF,
     ),
-    ir=(IrSpelling("EU"), IrSpelling("EU", cutoff="cutoff")),
-    family="user_models",
     reference="Diaz, Offline metrics (lecture slides); cf. Chapelle et al., CIKM 2009 "
     "and Moffat & Zobel, ACM TOIS 27(1), 2008.",
+    doc="""\
+    Expected utility with a stopping model: EU = sum_r y_r phi(y_r) gamma^(r-1) prod_{r'<r} (1
+    - phi(y_r')), with y_r the grade at rank r (negative grades and documents outside the
+    judgments: 0), phi(y) the probability that the user stops after an item of grade y
+    (parameter phi, {grade: probability}, grades not listed 0; default 1 - 2^-y for y > 0, so
+    0.5, 0.75, 0.875, ... and 0 for y = 0) and gamma the patience.
+
+    User model: a user who traverses the ranking in order, reaches each next rank with
+    probability gamma, and stops after an item of grade y with probability phi(y); the utility
+    is the grade of the item she stops at, EU its expectation.
+    """,
 )
 
 
@@ -284,27 +280,26 @@ def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
 
 
 pfound = Measure(
-    "pfound",
-    _pfound,
-    doc=(
-        "pFound: the probability that the user finds a relevant document, sum_i pLook[i] "
-        "pRel[i], with pLook[1] = 1 and pLook[i] = pLook[i-1] (1 - pRel[i-1]) (1 - pBreak). "
-        "pRel is given per grade (parameter p_rel, {grade: probability}, grades not listed 0; "
-        "default 0.4 for every grade > 0, 0 otherwise); pBreak (default 0.15) is the chance "
-        "of giving up after any document.\n\n"
-        "User model: Yandex's user reads from the top, stops when she finds a relevant "
-        "document (probability pRel of its grade) or, after each document, out of fatigue "
-        "(probability pBreak)."
-    ),
+    "pfound", _pfound, ir=(IrSpelling("pFound"), IrSpelling("pFound", cutoff="cutoff")),
+    family="user_models",
     params=(
         Param("p_rel", dict, None, "probability that a document of a grade satisfies"),
         Param("p_break", float, 0.15, "probability of giving up after each document", minimum=0),
         CUTOFF,
     ),
-    ir=(IrSpelling("pFound"), IrSpelling("pFound", cutoff="cutoff")),
-    family="user_models",
     reference="Segalovich, Machine learning in search quality at Yandex, SIGIR 2010 industry "
     "track; Gulin, Karpovich, Raskovalov & Segalovich, Yandex at ROMIP'2009.",
+    doc="""\
+    pFound: the probability that the user finds a relevant document, sum_i pLook[i] pRel[i],
+    with pLook[1] = 1 and pLook[i] = pLook[i-1] (1 - pRel[i-1]) (1 - pBreak). pRel is given per
+    grade (parameter p_rel, {grade: probability}, grades not listed 0; default 0.4 for every
+    grade > 0, 0 otherwise); pBreak (default 0.15) is the chance of giving up after any
+    document.
+
+    User model: Yandex's user reads from the top, stops when she finds a relevant document
+    (probability pRel of its grade) or, after each document, out of fatigue (probability
+    pBreak).
+    """,
 )
 
 # -- time-biased gain -----------------------------------------------------------------------
@@ -350,22 +345,8 @@ def _tbg(
 
 
 tbg = Measure(
-    "tbg",
-    _tbg,
-    doc=(
-        "Time-biased gain: TBG = sum_k g_k D(T(k)), with g_k = P(click|rel) P(save|rel) = "
-        "0.64 x 0.77 for a relevant document at rank k (0 otherwise), the decay "
-        "D(t) = exp(-t ln 2 / h) of the half-life h = 224 s, and T(k) the expected time to "
-        "reach rank k: sum over the ranks above of the summary time T_s = 4.4 s plus, with "
-        "probability P(click) (0.64 relevant, 0.39 otherwise), the time to read the document, "
-        "T_d(l) = 0.018 l + 7.8 s for l words. Document lengths come from the evaluation's "
-        "`doc_lengths` (API) / `--doc-lengths` (CLI); without them, or for documents they do "
-        "not list, every document has `length` words (default 0: the 7.8 s intercept).\n\n"
-        "User model: a user who scans summaries top-down at a constant pace, clicks and "
-        "reads some documents (longer ones take longer) and whose chance of still being at "
-        "the task halves every h seconds; TBG is the expected number of relevant documents "
-        "she saves."
-    ),
+    "tbg", _tbg, ir=(IrSpelling("TBG"), IrSpelling("TBG", cutoff="cutoff")), family="user_models",
+    reference=_SMUCKER,
     params=(
         Param("halflife", float, 224.0, "half-life h of the user's persistence, seconds"),
         Param("length", float, 0.0, "words per document when its length is unknown", minimum=0),
@@ -376,9 +357,20 @@ tbg = Measure(
         REL,
         CUTOFF,
     ),
-    ir=(IrSpelling("TBG"), IrSpelling("TBG", cutoff="cutoff")),
-    family="user_models",
-    reference=_SMUCKER,
+    doc="""\
+    Time-biased gain: TBG = sum_k g_k D(T(k)), with g_k = P(click|rel) P(save|rel) = 0.64 x
+    0.77 for a relevant document at rank k (0 otherwise), the decay D(t) = exp(-t ln 2 / h) of
+    the half-life h = 224 s, and T(k) the expected time to reach rank k: sum over the ranks
+    above of the summary time T_s = 4.4 s plus, with probability P(click) (0.64 relevant, 0.39
+    otherwise), the time to read the document, T_d(l) = 0.018 l + 7.8 s for l words. Document
+    lengths come from the evaluation's `doc_lengths` (API) / `--doc-lengths` (CLI); without
+    them, or for documents they do not list, every document has `length` words (default 0: the
+    7.8 s intercept).
+
+    User model: a user who scans summaries top-down at a constant pace, clicks and reads some
+    documents (longer ones take longer) and whose chance of still being at the task halves
+    every h seconds; TBG is the expected number of relevant documents she saves.
+    """,
 )
 
 
@@ -410,27 +402,24 @@ def _grid_rbp(r: Ranked, width=5, p_row=0.8, p_col=0.9, rel=None) -> np.ndarray:
 
 
 grid_rbp = Measure(
-    "grid_rbp",
-    _grid_rbp,
-    doc=(
-        "Grid RBP: results fill a grid of `width` columns row by row (rank r at row "
-        "floor((r-1)/width), column (r-1) mod width, both from 0). "
-        "gridRBP = (1 - p_row) (1 - p_col) / (1 - p_col^width) sum_r rel_r p_row^row(r) "
-        "p_col^col(r) (with p_col = 1 the factor is (1 - p_row) / width).\n\n"
-        "User model: the user traverses the grid row-major: she moves on to the next row with "
-        "probability p_row and, within a row, to the next column with probability p_col; "
-        "the utility of a relevant item does not depend on where she stops. The factor "
-        "scales an all-relevant, endless grid to 1. With width 1 it is RBP(p_row)."
-    ),
+    "grid_rbp", _grid_rbp, ir=(IrSpelling("gridRBP"),), family="user_models", reference=_GRID,
     params=(
         WIDTH,
         Param("p_row", float, 0.8, "probability of moving on to the next row", minimum=0),
         Param("p_col", float, 0.9, "probability of moving on to the next column", minimum=0),
         REL,
     ),
-    ir=(IrSpelling("gridRBP"),),
-    family="user_models",
-    reference=_GRID,
+    doc="""\
+    Grid RBP: results fill a grid of `width` columns row by row (rank r at row
+    floor((r-1)/width), column (r-1) mod width, both from 0). gridRBP = (1 - p_row) (1 - p_col)
+    / (1 - p_col^width) sum_r rel_r p_row^row(r) p_col^col(r) (with p_col = 1 the factor is (1
+    - p_row) / width).
+
+    User model: the user traverses the grid row-major: she moves on to the next row with
+    probability p_row and, within a row, to the next column with probability p_col; the utility
+    of a relevant item does not depend on where she stops. The factor scales an all-relevant,
+    endless grid to 1. With width 1 it is RBP(p_row).
+    """,
 )
 
 
@@ -454,7 +443,7 @@ def _grid_dcg(r: Ranked, cutoff=None, gain="linear", gains=None, width=5) -> np.
 
 def _grid_ndcg(r: Ranked, cutoff=None, gain="linear", gains=None, width=5) -> np.ndarray:
     dcg, idcg = _grid_dcg_parts(r, cutoff, gain, gains, width)
-    return safe_divide(dcg, np.where(idcg > 0, idcg, 0.0))
+    return _against_ideal(dcg, idcg)
 
 
 _GRID_DCG_DOC = (
@@ -477,17 +466,15 @@ grid_dcg = Measure(
 )
 
 grid_ndcg = Measure(
-    "grid_ndcg",
-    _grid_ndcg,
-    doc=(
-        "Grid nDCG@k: grid DCG@k divided by the grid DCG@k of the ideal ranking (every judged "
-        "document of the query by decreasing gain, laid out in the same grid).\n\n"
-        "User model: as grid DCG."
-    ),
-    params=(CUTOFF, GAIN, GAINS, WIDTH),
-    ir=(IrSpelling("gridnDCG"), IrSpelling("gridnDCG", cutoff="cutoff")),
-    family="user_models",
+    "grid_ndcg", _grid_ndcg, params=(CUTOFF, GAIN, GAINS, WIDTH),
+    ir=(IrSpelling("gridnDCG"), IrSpelling("gridnDCG", cutoff="cutoff")), family="user_models",
     reference=_GRID,
+    doc="""\
+    Grid nDCG@k: grid DCG@k divided by the grid DCG@k of the ideal ranking (every judged
+    document of the query by decreasing gain, laid out in the same grid).
+
+    User model: as grid DCG.
+    """,
 )
 
 #: In the order they print.
