@@ -13,8 +13,9 @@ Relevance values in a ranking follow trec_eval's conventions:
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -222,7 +223,7 @@ class Ranked:
             relevance_level,
         )  # fmt: skip
 
-    def cached(self, key: tuple, make):
+    def cached(self, key: tuple, make: Callable[[], Any]) -> Any:
         """``make()`` computed once per batch under ``key``."""
         if key not in self._cache:
             self._cache[key] = make()
@@ -250,7 +251,7 @@ class Ranked:
         level = self.level(level)
         return self.cached(("rel_cum", level), lambda: np.cumsum(self.rel(level), axis=1))
 
-    def count_at(self, mask: np.ndarray, k) -> np.ndarray:
+    def count_at(self, mask: np.ndarray, k: int | np.ndarray) -> np.ndarray:
         """Number of entries in ``mask`` within the top ``k`` (a number or one per query)."""
         k = np.asarray(k)
         limit = k[:, None] if k.ndim else k

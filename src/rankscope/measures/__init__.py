@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .base import Measure, Param, Request
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
 from .diversity import DIVERSITY_MEASURES
@@ -77,7 +79,7 @@ NICKNAMES = {
 REGISTRY = Registry(MEASURES, NICKNAMES)
 
 
-def parse_measures(specs) -> list[Request]:
+def parse_measures(specs: str | Sequence[str]) -> list[Request]:
     """Requests for measure names in either spelling (see `Registry.parse`)."""
     if isinstance(specs, str):
         specs = [specs]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class Qrels(_Rows):
             source=self.source, line=None if self.line is None else self.line[keep],
         )  # fmt: skip
 
-    def to_frame(self, output: str = "pandas"):
+    def to_frame(self, output: str = "pandas") -> Any:
         """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
         qs, ds = self.queries.strings, self.docs.strings
         return to_frame(
@@ -96,7 +97,7 @@ class Run(_Rows):
     source: str = "<run>"
     line: np.ndarray | None = None  # 1-based input line of each row (0-based row for frames)
 
-    def to_frame(self, output: str = "pandas"):
+    def to_frame(self, output: str = "pandas") -> Any:
         """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""
         qs, ds = self.queries.strings, self.docs.strings
         return to_frame(

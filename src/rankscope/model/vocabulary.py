@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ class Vocabulary:
             self.intern_many(list(strings))
 
     @property
-    def native(self):
+    def native(self) -> Any:
         """The compiled interner, or None for the pure-Python backend."""
         return self._native
 

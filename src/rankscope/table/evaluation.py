@@ -108,7 +108,9 @@ def _sequential(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
-def summarise(req: Request, col: np.ndarray, run_name: str, complete_num_rel: int | None = None):
+def summarise(
+    req: Request, col: np.ndarray, run_name: str, complete_num_rel: int | None = None
+) -> float | int | str | None:
     """The summary of one request's per-query values (``complete_num_rel``: num_rel's
     summary under ``-c``)."""
     how = req.measure.aggregate
