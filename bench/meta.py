@@ -54,11 +54,11 @@ def clef() -> None:
     if not runs:
         print(f"{folder} not found: skipped")
         return
-    from rankscope.read.sources import resolve_runs as _runs
+    from rankscope.read.sources import resolve_runs
     from rankscope.table.study import measure_data
 
     qrels = rankscope.read_qrels(folder / "task2.qrels")
-    run_list = _runs(runs, qrels, "error")
+    run_list = resolve_runs(runs, qrels, "error")
     measures = ["AP", "nDCG", "RR", "RPP", "dcgRPP", "invRPP"]
     datas = measure_data(qrels, run_list, measures)
     print("\nCLEF eHealth 2016, 16 runs x 50 queries: discriminative power, alpha = 0.05")

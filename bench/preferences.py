@@ -68,9 +68,9 @@ def main() -> None:
         qrels = rankscope.read_qrels(DATA / "task2.qrels")
         named = {Path(p).name.removesuffix(".txt.gz"): p for p in runs}
         t = time.perf_counter()
-        from rankscope.read.sources import resolve_runs as _runs
+        from rankscope.read.sources import resolve_runs
 
-        table = relevance_table(qrels, _runs(named, qrels, "error"))
+        table = relevance_table(qrels, resolve_runs(named, qrels, "error"))
         build = time.perf_counter() - t
         print(f"CLEF eHealth 2016: {table.num_runs} runs x {table.num_queries} queries")
         print(f"  read 16 runs + build the relevance table: {build:.3f} s")

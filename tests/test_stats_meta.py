@@ -95,9 +95,9 @@ def _tiny():
         "fair": {f"q{i}": {"c": 5, "a": 4, "b": 3, "e": 2, "d": 1} for i in range(6)},
         "poor": {f"q{i}": {"c": 5, "e": 4, "x": 3, "a": 2} for i in range(6)},
     }
-    from rankscope.read.sources import resolve_runs as _runs
+    from rankscope.read.sources import resolve_runs
 
-    return qrels, _runs(runs, qrels, "error")
+    return qrels, resolve_runs(runs, qrels, "error")
 
 
 def test_drop_judgments_keeps_the_quota_and_the_pool():
