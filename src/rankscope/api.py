@@ -4,14 +4,16 @@ layer that does it (`rankscope.table`, `rankscope.preference`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
 from .judge import relevance_table
 from .measures import Request
+from .measures.preferences import compute_request, method_of, parse_method
 from .model import Qrels, ZScores
 from .model.frames import to_frame
-from .preference import PreferenceResult, compute, needs_rankings
+from .preference import PreferenceResult
 from .read.prefs import read_zscores
 from .read.sources import QrelsLike, read_doc_lengths, read_qrels, read_run, resolve_runs
 from .table import RunEvaluation, as_requests
@@ -172,7 +174,7 @@ def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
 def preferences(
     qrels: Any,
     runs: Any,
-    method: str = "RPP",
+    method: str | Request = "RPP",
     *,
     relevance_level: int = 1,
     ties: str = "docno-desc",
@@ -187,14 +189,17 @@ def preferences(
     qrels, runs:
         Anything `rankscope.read_qrels` / `rankscope.read_run` accept; ``runs`` as for
         `rankscope.evaluate` (a list, a ``{name: run}`` dict, a directory), at least two.
+        For ``stRPP`` a qrels file is read as diversity judgments (qid subtopic docno grade).
     method:
-        ``RPP``, ``dcgRPP``, ``invRPP`` (binary at ``relevance_level``), ``gRPP`` (graded;
-        ``gRPP(p=dcg)``, ``gRPP(p=inverse)``), ``stRPP``, ``lexiprecision``,
-        ``rrlexiprecision``, ``lexirecall``, ``OI``; ``RPP(rel=2)`` sets the level for one
+        A preference method, named as in `rankscope.evaluate` (`rankscope measures` lists
+        them): ``RPP``, ``dcgRPP``, ``invRPP`` (binary at ``relevance_level``), ``gRPP``
+        (graded; ``gRPP(p=dcg)``, ``gRPP(p=inverse)``), ``stRPP``, ``lexiprecision``,
+        ``rrlexiprecision``, ``lexirecall``, ``OI`` (offline interleaving;
+        ``OI(interleaving=balanced,browsing=dcg)``); ``RPP(rel=2)`` sets the level for one
         method.
     table:
         A `rankscope.judge.RelevanceTable` already built (then ``qrels`` and ``runs`` are
-        not read).
+        not read; ``OI`` needs one built with ``keep_rankings=True``).
 
     Examples
     --------
@@ -205,11 +210,14 @@ def preferences(
     >>> float(result.prefs[0, 0, 1])   # x finds the 1st and 2nd relevant documents first
     1.0
     """
+    request = parse_method(method)
     if table is None:
-        judgments: Qrels = read_qrels(qrels)
+        reads = method_of(request)
+        diversity = reads.subtopics and isinstance(qrels, str | os.PathLike)
+        judgments: Qrels = read_qrels(qrels, diversity=diversity)
         table = relevance_table(
             judgments, resolve_runs(runs, judgments, duplicates),
             relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-            keep_rankings=needs_rankings(method),
+            keep_rankings=reads.rankings,
         )  # fmt: skip
-    return compute(table, method)
+    return compute_request(table, request)

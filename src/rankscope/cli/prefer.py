@@ -8,6 +8,7 @@ import sys
 
 from ..api import preferences
 from ..judge import relevance_table
+from ..measures.preferences import needs_rankings
 from ..read.sources import read_qrels, resolve_runs
 from ..read.trec import run_files
 
@@ -54,7 +55,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     qrels = read_qrels(args.qrels)
     runs = resolve_runs(run_files(args.runs), qrels, args.duplicates)
-    table = relevance_table(qrels, runs, relevance_level=args.level, ties=args.ties)
+    table = relevance_table(
+        qrels, runs, relevance_level=args.level, ties=args.ties,
+        keep_rankings=needs_rankings(args.methods or ["RPP"]),
+    )  # fmt: skip
     methods = args.methods or ["RPP"]
     out = sys.stdout
     report = []

@@ -1,87 +1,119 @@
-"""Preference methods in the measure registry, so that ``rankscope eval`` and the API can mix
-them with metrics.  Evaluated over several runs, a preference method gives each run its win
-rate on each query (eq. 7 of Diaz & Ferraro 2022): the sum of its preferences over every
-other run evaluated with it.  The computation lives in `rankscope.preference`.
+"""Preference methods in the measure registry, so that ``rankscope eval``, ``prefer``, ``meta``
+and the API name them with one grammar and ``rankscope eval`` can mix them with metrics.
+
+The measures are built from `rankscope.preference.METHODS`, the one declaration of each
+method (name, function, parameters, documentation, reference): there is no list of them
+here.  Evaluated over several runs, a preference method gives each run its win rate on each
+query (eq. 7 of Diaz & Ferraro 2022): the sum of its preferences over every other run
+evaluated with it.  The computation lives in `rankscope.preference`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
-from ..judge import Ranked
-from .base import REL, IrSpelling, Measure, Param
+from ..errors import UsageError
+from ..judge import Ranked, RelevanceTable
+from ..preference import METHODS, Method, Option, PreferenceResult, unknown_method
+from .base import IrSpelling, Measure, Param, Request
+
+_WIN = (
+    " Evaluated over several runs, the value of a run on a query is its win rate: the sum of "
+    "its preferences over the other runs (eq. 7 of Diaz & Ferraro 2022)."
+)
 
 
 def _needs_runs(r: Ranked, **params) -> np.ndarray:
-    raise ValueError(
+    raise UsageError(
         "preference methods compare runs: evaluate them over several runs "
         "(rankscope eval QRELS RUN RUN ..., or rankscope.preferences)"
     )
 
 
-WEIGHTS = Param(
-    "p", str, "uniform", "distribution of recall levels p(i)", ("uniform", "dcg", "inverse")
-)
+@dataclass(eq=False)
+class PreferenceMeasure(Measure):
+    """A preference method as a registry measure; ``method`` is its declaration."""
 
-_WIN = (
-    " Evaluated over several runs, the value of a run on a query is its win rate: the sum of "
-    "its preferences over the other runs (eq. 7)."
-)
-_REF = "Diaz & Ferraro, Offline Retrieval Evaluation Without Evaluation Metrics, SIGIR 2022."
+    method: Method | None = None
+
+    def validate(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.method is not None:
+            self.method.arguments(params)  # says which parameter the method does not take
+        try:
+            return super().validate(params)
+        except ValueError as error:  # the registry's own checks (type, allowed values)
+            raise UsageError(str(error)) from None
 
 
-def _preference(name: str, doc: str, params=(REL,), reference: str = _REF) -> Measure:
-    return Measure(
-        name,
+def _param(option: Option) -> Param:
+    return Param(option.name, option.type, option.default, option.doc, option.choices)
+
+
+def _measure(method: Method) -> PreferenceMeasure:
+    return PreferenceMeasure(
+        method.name,
         _needs_runs,
-        doc=doc + _WIN,
-        params=params,
-        ir=(IrSpelling(name),),
+        doc=method.doc + _WIN,
+        params=tuple(_param(o) for o in method.options),
+        ir=(IrSpelling(method.name),),
         family="preference",
-        reference=reference,
+        reference=method.reference,
+        method=method,
     )
 
 
-RPP = _preference(
-    "RPP",
-    "Recall-paired preference: Σ_i p(i) sgn(f'_i − f_i) over recall levels i, p(i) = 1/m "
-    "(binary relevance at the level).\n\nUser model: users who each want exactly i relevant "
-    "documents, i uniform; each prefers the ranking that gets her there sooner.",
-)
-dcgRPP = _preference("dcgRPP", "RPP with p(i) ∝ 1/log2(i + 1): users who want few documents "
-                     "weigh more.")  # fmt: skip
-invRPP = _preference("invRPP", "RPP with p(i) ∝ 1/i.")
-gRPP = _preference(
-    "gRPP",
-    "Graded RPP (eq. 5): RPP over every grade threshold λ present, weighted by m_λ, the number "
-    "of documents of grade >= λ. p selects p(i): uniform, dcg or inverse.",
-    params=(WEIGHTS,),
-)
-stRPP = _preference(
-    "stRPP",
-    "Subtopic RPP (eq. 6): RPP per subtopic t, weighted by the number of t's relevant "
-    "documents, plus a background population satisfied by any relevant document; needs "
-    "diversity judgments (qid subtopic docno grade).",
-    params=(WEIGHTS,),
-)
-lexiprecision = _preference(
-    "lexiprecision",
-    "Lexiprecision: the sign of the comparison at the first recall level where the rankings "
-    "differ (a lexicographic RR).",
-    reference="Diaz, Recall, Robustness, and Lexicographic Evaluation, ACM TORS 2023.",
-)
-rrlexiprecision = _preference(
-    "rrlexiprecision",
-    "1/f_i − 1/f'_i at the first recall level where the rankings differ.",
-    reference="Diaz, Recall, Robustness, and Lexicographic Evaluation, ACM TORS 2023.",
-)
-lexirecall = _preference(
-    "lexirecall",
-    "Lexirecall: the ranking that retrieves more relevant documents wins; with as many, the "
-    "one whose deepest retrieved relevant document is higher, and so on upward.",
-    reference="Diaz, Recall, Robustness, and Lexicographic Evaluation, ACM TORS 2023.",
-)
+#: One registry measure per method of `rankscope.preference.METHODS`, in its order.
+PREFERENCE_MEASURES: list[Measure] = [_measure(m) for m in METHODS.values()]
 
-PREFERENCE_MEASURES = [
-    RPP, dcgRPP, invRPP, gRPP, stRPP, lexiprecision, rrlexiprecision, lexirecall
-]  # fmt: skip
+
+def method_of(request: Request) -> Method:
+    """The preference method a registry request names (a `UsageError` if it names another
+    measure, or asks for the condensed list)."""
+    measure = request.measure
+    if not isinstance(measure, PreferenceMeasure) or measure.method is None:
+        raise unknown_method(request.label)
+    if request.judged_only:
+        raise UsageError(
+            f"'{request.label}': preference methods compare whole rankings; judged_only "
+            "does not apply"
+        )
+    return measure.method
+
+
+def parse_method(spec: str | Request) -> Request:
+    """The registry request for one preference method, named in the measure registry's
+    grammar: ``RPP``, ``RPP(rel=2)``, ``gRPP(p=dcg)``,
+    ``OI(interleaving=balanced,browsing=dcg)``.  Its ``label`` is what results print."""
+    if isinstance(spec, Request):
+        method_of(spec)
+        return spec
+    from . import REGISTRY  # the registry is built from this module's measures
+
+    try:
+        requests = REGISTRY.parse(spec)
+    except ValueError as error:
+        head = spec.strip().split("(")[0].split("@")[0].split(".")[0]
+        if head in METHODS:
+            raise UsageError(str(error)) from None
+        raise unknown_method(spec) from None
+    if len(requests) != 1:
+        raise unknown_method(spec)
+    method_of(requests[0])
+    return requests[0]
+
+
+def compute_request(table: RelevanceTable, request: str | Request) -> PreferenceResult:
+    """The preferences a request (or a method's name) asks for, between every pair of the
+    table's runs, labelled as the request."""
+    request = parse_method(request)
+    return method_of(request).compute(table, request.kwargs, request.label)
+
+
+def needs_rankings(methods: Iterable[str | Request]) -> bool:
+    """Whether any of ``methods`` reads whole rankings (offline interleaving), so the
+    `RelevanceTable` must keep them (``relevance_table(keep_rankings=True)``)."""
+    return any(method_of(parse_method(m)).rankings for m in methods)

@@ -102,7 +102,9 @@ class Registry:
         defaults: list[Request] = []
         for spec in specs:
             for r in self.parse(spec):
-                if r.order and r.order[0] == "default":
+                # a measure without trec_eval parameters has no defaults to replace:
+                # ``-m RPP -m 'RPP(rel=2)'`` and ``-m all_trec -m 'AP(rel=2)'`` keep both
+                if r.order and r.order[0] == "default" and r.measure.trec.style != "none":
                     defaults.append(r)
                 else:
                     if not r.judged_only:  # a condensed-list request is a measure of its own

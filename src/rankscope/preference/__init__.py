@@ -1,8 +1,9 @@
 """Preference-based evaluation: compare rankings directly rather than through a metric.
 
 `preferences` computes, for every query, the preference of each run over each other run
-(recall-paired preference and its variants, lexicographic preferences) and aggregates them
-into an ordering of systems.
+(recall-paired preference and its variants, lexicographic preferences, offline interleaving)
+and aggregates them into an ordering of systems.  `METHODS` is the one declaration of each
+method; the measure registry builds its preference measures from it.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from .interleaving import (
 )
 from .methods import (
     METHODS,
+    Method,
+    Option,
     PreferenceResult,
     compute,
-    method_spec_of,
-    needs_rankings,
+    method_named,
     offline_interleaving,
-    parse_method,
+    unknown_method,
 )
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 
@@ -34,6 +36,8 @@ __all__ = [
     "preference_from_clicks",
     "team_draft",
     "METHODS",
+    "Method",
+    "Option",
     "PreferenceResult",
     "borda",
     "bradley_terry",
@@ -43,12 +47,11 @@ __all__ = [
     "mc4",
     "mean_preference",
     "compute",
-    "method_spec_of",
-    "needs_rankings",
-    "parse_method",
+    "method_named",
     "query_orderings",
     "recall_weights",
     "rpp",
     "subtopic_rpp",
+    "unknown_method",
     "win_rates",
 ]

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import UsageError
+
 
 def win_rates(prefs: np.ndarray) -> np.ndarray:
     """W[q, a] = Σ_b P[q, a, b], added in run order (as the authors' code accumulates)."""
@@ -74,7 +76,7 @@ def mc4(
             state = np.cumsum(state[:, None] * transition, axis=0)[-1]
     else:
         if not 0 < damping < 1:
-            raise ValueError("damping must be in (0, 1)")
+            raise UsageError("damping must be in (0, 1)")
         chain = (1 - damping) * transition + damping / n
         state = np.full(n, 1.0 / n)
         for _ in range(max_iterations):

@@ -103,6 +103,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError, UsageError
+
 #: A browsing model: ``"uniform"``, ``"dcg"``, weights for k = 1, 2, ..., or depth -> weights.
 Browsing = str | Sequence[float] | np.ndarray | Callable[[int], Sequence[float]]
 
@@ -148,7 +150,7 @@ def dcg(depth: int) -> np.ndarray:
 
 def _depth(depth: Any) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
-        raise ValueError(f"browsing depth must be an integer >= 1, got {depth!r}")
+        raise UsageError(f"browsing depth must be an integer >= 1, got {depth!r}")
     return int(depth)
 
 
@@ -160,19 +162,19 @@ def browsing_distribution(browsing: Browsing, depth: int) -> np.ndarray:
             return uniform(depth)
         if browsing == "dcg":
             return dcg(depth)
-        raise ValueError(f"unknown browsing model {browsing!r}: uniform, dcg, weights or callable")
+        raise UsageError(f"unknown browsing model {browsing!r}: uniform, dcg, weights or callable")
     raw = browsing(_depth(depth)) if callable(browsing) else browsing
     try:
         weights = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError("browsing weights must be numbers") from None
+        raise UsageError("browsing weights must be numbers") from None
     if weights.ndim != 1 or weights.size == 0:
-        raise ValueError("browsing weights must be a non-empty 1-D sequence (k = 1, 2, ...)")
+        raise UsageError("browsing weights must be a non-empty 1-D sequence (k = 1, 2, ...)")
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("browsing weights must be finite and non-negative")
+        raise UsageError("browsing weights must be finite and non-negative")
     total = weights.sum()
     if total <= 0:
-        raise ValueError("browsing weights sum to zero")
+        raise UsageError("browsing weights sum to zero")
     return weights / total
 
 
@@ -192,7 +194,7 @@ def _ranking(ranking: Any, name: str) -> list[Hashable]:
         raise TypeError(f"{name}: a ranking is a sequence of document ids, not a string")
     if isinstance(ranking, np.ndarray):
         if ranking.ndim != 1:
-            raise ValueError(f"{name}: a ranking must be one-dimensional")
+            raise InputError(f"{name}: a ranking must be one-dimensional")
         items = ranking.tolist()
     else:
         try:
@@ -206,7 +208,7 @@ def _ranking(ranking: Any, name: str) -> list[Hashable]:
         except TypeError:
             raise TypeError(f"{name}: document id {doc!r} is not hashable") from None
         if j != i:
-            raise ValueError(f"{name}: document {doc!r} appears twice (ranks {j + 1} and {i + 1})")
+            raise InputError(f"{name}: document {doc!r} appears twice (ranks {j + 1} and {i + 1})")
     return items
 
 
@@ -249,9 +251,9 @@ def _pair(a: Any, b: Any) -> _Pair:
 
 def _level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, int | float | np.integer | np.floating):
-        raise ValueError(f"relevance level must be a number, got {level!r}")
+        raise UsageError(f"relevance level must be a number, got {level!r}")
     if not math.isfinite(level):
-        raise ValueError(f"relevance level must be finite, got {level!r}")
+        raise UsageError(f"relevance level must be finite, got {level!r}")
     return float(level)
 
 
@@ -259,9 +261,9 @@ def _grade(value: Any, doc: Hashable) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"relevance of document {doc!r}: grade {value!r} is not a number")
+        raise InputError(f"relevance of document {doc!r}: grade {value!r} is not a number")
     if not math.isfinite(value):
-        raise ValueError(f"relevance of document {doc!r}: grade {value!r} is not finite")
+        raise InputError(f"relevance of document {doc!r}: grade {value!r} is not finite")
     return float(value)
 
 
@@ -287,18 +289,18 @@ def relevant_mask(docs: Sequence[Hashable], relevance: Any, level: float = 1) ->
     try:
         grades = np.asarray(relevance, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(
+        raise InputError(
             "relevance must be a mapping doc -> grade, a set of relevant documents "
             "or an array of grades indexed by integer document ids"
         ) from None
     if grades.ndim != 1:
-        raise ValueError("an array of grades must be one-dimensional")
+        raise InputError("an array of grades must be one-dimensional")
     out = np.zeros(n, dtype=bool)
     for i, doc in enumerate(docs):
         if isinstance(doc, bool) or not isinstance(doc, int | np.integer):
-            raise ValueError(f"relevance given as an array needs integer document ids, got {doc!r}")
+            raise InputError(f"relevance given as an array needs integer document ids, got {doc!r}")
         if doc < 0:
-            raise ValueError(f"document id {doc} is negative; an array cannot grade it")
+            raise InputError(f"document id {doc} is negative; an array cannot grade it")
         if doc < len(grades):
             grade = _grade(grades[doc], doc)
             out[i] = grade is not None and grade >= level
@@ -333,14 +335,14 @@ class Interleaving:
         arr = np.asarray(list(clicked) if not isinstance(clicked, np.ndarray) else clicked)
         if arr.dtype == bool:
             if arr.shape != (len(self.docs),):
-                raise ValueError("a click mask needs one entry per position")
+                raise UsageError("a click mask needs one entry per position")
             return np.flatnonzero(arr)
         if arr.size == 0:
             return np.zeros(0, dtype=np.int64)
         if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError("clicked: a boolean mask or 0-based integer positions")
+            raise UsageError("clicked: a boolean mask or 0-based integer positions")
         if arr.min() < 0 or arr.max() >= len(self.docs):
-            raise ValueError(f"clicked positions must lie in 0..{len(self.docs) - 1}")
+            raise UsageError(f"clicked positions must lie in 0..{len(self.docs) - 1}")
         return np.unique(arr)
 
     def credit(self, clicked: Iterable[int] | np.ndarray) -> tuple[int, int]:
@@ -418,7 +420,7 @@ def _draft(
             pick_a = size_a < size_b
         else:
             if rounds >= len(flips):
-                raise ValueError(f"team draft needs more than {len(flips)} coin flips here")
+                raise UsageError(f"team draft needs more than {len(flips)} coin flips here")
             pick_a = bool(flips[rounds])
             rounds += 1
         if pick_a:
@@ -488,7 +490,7 @@ def _flips(rng_or_flips: Any, rounds: int) -> np.ndarray:
             "rng_or_flips: a numpy Generator, an integer seed or a sequence of coin flips"
         ) from None
     if flips.ndim != 1 or (flips.size and not np.isin(flips, (0, 1)).all()):
-        raise ValueError("coin flips must be booleans (True: a picks first in that round)")
+        raise UsageError("coin flips must be booleans (True: a picks first in that round)")
     return flips.astype(bool)
 
 
@@ -519,7 +521,7 @@ def balanced(a: Any, b: Any, first: str = "a", *, truncate: bool = False) -> Int
     ('d2', 'd1', 'd3')
     """
     if first not in ("a", "b"):
-        raise ValueError(f"first must be 'a' or 'b', got {first!r}")
+        raise UsageError(f"first must be 'a' or 'b', got {first!r}")
     pair = _pair(a, b)
     codes, teams = _balanced_codes(pair, first == "a", truncate)
     return _interleaving(pair, codes, teams, "balanced")
@@ -704,7 +706,7 @@ def _team_draft_monte_carlo(
 ) -> float:
     """Seeded Monte Carlo estimate over flip sequences, in antithetic pairs (f, not f)."""
     if isinstance(samples, bool) or not isinstance(samples, int | np.integer) or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+        raise UsageError(f"samples must be a positive integer, got {samples!r}")
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     rounds = max(min(len(pair.a), len(pair.b)), 1)
     pairs = (int(samples) + 1) // 2
@@ -722,7 +724,7 @@ def _method(method: str) -> str:
     try:
         return _METHOD_ALIASES[method]
     except (KeyError, TypeError):
-        raise ValueError(
+        raise UsageError(
             f"unknown interleaving method {method!r}: team-draft or balanced"
         ) from None
 
@@ -865,14 +867,14 @@ def _side(label: Any) -> tuple[int, int]:
     try:
         return _SIDES[label]
     except (KeyError, TypeError):
-        raise ValueError(f"click credit {label!r}: expected 'a', 'b', 'both' or None") from None
+        raise InputError(f"click credit {label!r}: expected 'a', 'b', 'both' or None") from None
 
 
 def _column(frame: Any, name: str) -> list:
     try:
         column = frame[name]
     except Exception as error:  # pandas KeyError, polars ColumnNotFoundError
-        raise ValueError(f"click log: no column {name!r}") from error
+        raise InputError(f"click log: no column {name!r}") from error
     if hasattr(column, "notna"):  # pandas: NaN, None and pd.NA all mean "no credit"
         column = column.astype(object).where(column.notna(), None)
     return column.to_list() if hasattr(column, "to_list") else list(column)
@@ -922,7 +924,7 @@ def preference_from_clicks(
                 credit[1] += credit_b
             totals.append(credit)
     if not totals:
-        raise ValueError("click log: no impressions")
+        raise InputError("click log: no impressions")
     pairs = np.array(totals, dtype=np.int64).reshape(-1, 2)
     outcomes = np.sign(pairs[:, 0] - pairs[:, 1]).astype(np.int8)
     wins, losses = int(np.sum(outcomes > 0)), int(np.sum(outcomes < 0))

@@ -1,10 +1,20 @@
-"""Preference methods (the one table of them, `METHODS`), and `PreferenceResult`: every pairwise
-preference between runs, per query, and their aggregation."""
+"""Preference methods — the one table of them, `METHODS` — and `PreferenceResult`: every
+pairwise preference between runs, per query, and their aggregation.
+
+A `Method` is the only declaration of a method: its name, the function computing
+P[q, a, b] from a `RelevanceTable`, the arguments its name fixes (``dcgRPP`` is RPP with
+p(i) ∝ 1/log2(i + 1)), the parameters users set in the name (`Option`), its documentation
+(formula and user model) and its reference.  The measure registry builds its preference
+measures from this table (`rankscope.measures.preferences`), so a method's name is parsed
+by the registry's grammar — ``RPP``, ``RPP(rel=2)``, ``gRPP(p=dcg)``,
+``OI(interleaving=balanced,browsing=dcg)`` — in ``rankscope eval``, ``prefer``, ``meta``
+and the API alike.
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +23,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import RelevanceTable
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import interleaving_matrix
+from .interleaving import _METHOD_ALIASES, MAX_STATES, interleaving_matrix
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -28,7 +38,7 @@ def offline_interleaving(
     browsing the interleaved list to depth k ~ ``browsing`` and clicking relevant documents
     (`rankscope.preference.interleaving`)."""
     if table.rankings is None or table.judgments is None:
-        raise ValueError(
+        raise UsageError(
             "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
         )
     level = table.relevance_level if level is None else level
@@ -42,86 +52,211 @@ def offline_interleaving(
 
 
 @dataclass(frozen=True)
+class Option:
+    """A parameter users set in a method's name (``RPP(rel=2)``).  The measure registry
+    turns it into its own `Param` (same name, type, default, meaning and allowed values);
+    ``keyword`` is the argument of the method's function it sets, if named differently."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple = ()
+    keyword: str = ""
+
+    @property
+    def argument(self) -> str:
+        return self.keyword or self.name
+
+
+REL = Option(
+    "rel", int, None, "minimum grade counted as relevant (default: the evaluation's level, 1)",
+    keyword="level",
+)  # fmt: skip
+WEIGHTS = Option(
+    "p", str, "uniform",
+    "distribution of recall levels p(i): uniform, dcg (∝ 1/log2(i + 1)) or inverse (∝ 1/i)",
+    ("uniform", "dcg", "inverse"), keyword="weights",
+)  # fmt: skip
+INTERLEAVING = Option(
+    "interleaving", str, "team-draft", "how the two rankings are merged: team-draft or balanced",
+    tuple(_METHOD_ALIASES),
+)  # fmt: skip
+BROWSING = Option(
+    "browsing", str, "uniform",
+    "the simulated user's depth distribution p(k): uniform or dcg (∝ 1/log2(k + 1))",
+    ("uniform", "dcg"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
 class Method:
-    """A preference method: name, the function computing P[q, a, b], fixed parameters."""
+    """A preference method: what computes P[q, a, b], what its name fixes and what users set,
+    what it reads, and its documentation."""
 
     name: str
     function: Callable[..., np.ndarray]
-    fixed: dict[str, Any] = field(default_factory=dict)
-    doc: str = ""
+    doc: str  # formula and user model
+    reference: str
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # arguments the name implies
+    options: tuple[Option, ...] = ()  # parameters users set: Name(option=value)
+    rankings: bool = False  # reads whole rankings (relevance_table(keep_rankings=True))
+    subtopics: bool = False  # reads diversity judgments (qid subtopic docno grade)
 
+    def arguments(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The function's keyword arguments for option values ``{option: value}`` (an option
+        not given takes its default)."""
+        params = dict(params or {})
+        names = [o.name for o in self.options]
+        for key in params:
+            if key not in names:
+                allowed = ", ".join(names) or "none"
+                raise UsageError(f"{self.name} takes no parameter {key!r} (parameters: {allowed})")
+        out = dict(self.fixed)
+        for o in self.options:
+            out[o.argument] = params.get(o.name, o.default)
+        return out
+
+    def compute(
+        self,
+        table: RelevanceTable,
+        params: Mapping[str, Any] | None = None,
+        label: str | None = None,
+    ) -> PreferenceResult:
+        """Preferences between every pair of the table's runs, on every query; the result is
+        labelled ``label`` (default: the method's name)."""
+        kwargs = self.arguments(params)
+        if self.rankings and table.rankings is None:
+            raise UsageError(
+                f"{self.name} needs whole rankings: build the table with keep_rankings=True"
+            )
+        prefs = self.function(table, **kwargs)
+        return PreferenceResult(
+            label or self.name, list(table.run_names), list(table.query_ids), prefs
+        )
+
+
+_DIAZ_FERRARO = (
+    "Diaz & Ferraro, Offline Retrieval Evaluation Without Evaluation Metrics, SIGIR 2022."
+)
+_DIAZ = "Diaz, Recall, Robustness, and Lexicographic Evaluation, ACM TORS 2023."
+_F = (
+    "f_i is the rank at which a ranking retrieves its i-th relevant document (grade >= rel); "
+    "relevant documents it did not retrieve sit below every retrieved one, and two rankings "
+    "that both miss their i-th relevant document tie at level i."
+)
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("RPP", rpp, {"weights": "uniform"}, "recall-paired preference, p(i) uniform"),
-        Method("dcgRPP", rpp, {"weights": "dcg"}, "RPP with p(i) ∝ 1/log2(i+1)"),
-        Method("invRPP", rpp, {"weights": "inverse"}, "RPP with p(i) ∝ 1/i"),
         Method(
-            "gRPP",
-            graded_rpp,
-            {"weights": "uniform"},
-            "graded RPP (eq. 5); gRPP(p=dcg) and gRPP(p=inverse) change p(i)",
+            "RPP", rpp,
+            "Recall-paired preference (eq. 3–4): RPP(π, π') = Σ_{i=1..m} p(i) sgn(f'_i − f_i) "
+            f"over the m relevant documents of the query, where {_F} p(i) = 1/m by default; "
+            "p=dcg and p=inverse give dcgRPP and invRPP. RPP lies in [−1, 1], is antisymmetric "
+            "and is 0 for identical rankings.\n\nUser model: one user for each recall level i, "
+            "who wants exactly i relevant documents and prefers the ranking that gets her there "
+            "sooner; p(i) is the share of such users.",
+            _DIAZ_FERRARO, {}, (WEIGHTS, REL),
         ),
         Method(
-            "stRPP",
-            subtopic_rpp,
-            {"weights": "uniform"},
-            "subtopic RPP (eq. 6) over subtopics and a background population",
+            "dcgRPP", rpp,
+            "RPP with p(i) ∝ 1/log2(i + 1): Σ_i p(i) sgn(f'_i − f_i), normalised over "
+            "i = 1..m.\n\nUser model: users who want few relevant documents weigh more, with "
+            "the DCG discount.",
+            _DIAZ_FERRARO, {"weights": "dcg"}, (REL,),
         ),
-        Method("lexiprecision", lexiprecision, {}, "sign at the first differing recall level"),
         Method(
-            "rrlexiprecision",
-            lexiprecision,
-            {"reciprocal": True},
-            "1/f_i − 1/f'_i at the first differing recall level",
+            "invRPP", rpp,
+            "RPP with p(i) ∝ 1/i: Σ_i p(i) sgn(f'_i − f_i), normalised over i = 1..m.\n\n"
+            "User model: users who want few relevant documents weigh more, with the "
+            "reciprocal-rank discount.",
+            _DIAZ_FERRARO, {"weights": "inverse"}, (REL,),
         ),
-        Method("lexirecall", lexirecall, {}, "more relevant retrieved, then deepest first"),
         Method(
-            "OI",
-            offline_interleaving,
-            {"interleaving": "team-draft", "browsing": "uniform"},
-            "offline interleaving; OI(interleaving=balanced,browsing=dcg)",
+            "gRPP", graded_rpp,
+            "Graded RPP (eq. 5): Σ_λ p(λ) RPP_λ over the grades λ present in the query, where "
+            "RPP_λ is RPP counting the documents of grade >= λ as relevant and p(λ) ∝ m_λ, "
+            "their number. p selects p(i) within each λ: uniform, dcg or inverse. Every grade "
+            "counts, so there is no rel.\n\nUser model: a user wants i documents of grade at "
+            "least λ, with (i, λ) drawn from p(i) p(λ).",
+            _DIAZ_FERRARO, {}, (WEIGHTS,),
+        ),
+        Method(
+            "stRPP", subtopic_rpp,
+            "Subtopic RPP (eq. 6): Σ_t p(t) RPP_t over the query's subtopics t and a background "
+            "population t* satisfied by any relevant document, where RPP_t is RPP over subtopic "
+            "t's relevant documents, p(t) ∝ their number and p(t*) ∝ the number of relevant "
+            "documents. Needs diversity judgments (qid subtopic docno grade).\n\nUser model: "
+            "each user has one intent (a subtopic, or any) and wants i documents relevant to it.",
+            _DIAZ_FERRARO, {}, (WEIGHTS,), subtopics=True,
+        ),
+        Method(
+            "lexiprecision", lexiprecision,
+            "Lexiprecision: sgn(f'_i − f_i) at the first recall level i where the rankings "
+            f"differ (0 if none does), where {_F} A lexicographic RR: the limit of RPP when "
+            "each p(i) outweighs every later level together.\n\nUser model: the user who "
+            "wants one relevant document decides; if both rankings serve her alike, the user "
+            "who wants two, and so on.",
+            _DIAZ, {}, (REL,),
+        ),
+        Method(
+            "rrlexiprecision", lexiprecision,
+            "1/f_i − 1/f'_i at the first recall level i where the rankings differ (1/f = 0 for "
+            "an unretrieved document): lexiprecision with the size of the reciprocal-rank "
+            "difference.\n\nUser model: as lexiprecision; the preference is as strong as the "
+            "difference in reciprocal rank at the deciding level.",
+            _DIAZ, {"reciprocal": True}, (REL,),
+        ),
+        Method(
+            "lexirecall", lexirecall,
+            "Lexirecall: the ranking that retrieves more relevant documents wins; with as many, "
+            "the one whose deepest retrieved relevant document is higher, and so on upward "
+            "(sgn(f'_i − f_i) at the last level where the rankings differ).\n\nUser model: the "
+            "user who wants every relevant document decides; if both rankings serve her alike, "
+            "the user who wants one fewer, and so on.",
+            _DIAZ, {}, (REL,),
+        ),
+        Method(
+            "OI", offline_interleaving,
+            "Offline interleaving (§5.5): I(π, π') = E_k[sgn(ν_k(π) − ν_k(π'))], an "
+            "interleaving experiment simulated from the judgments. The two rankings are merged "
+            "by team-draft or balanced interleaving; the user reads the merged list down to a "
+            "depth k drawn from p(k) over k = 1..|π ∪ π'| (uniform, or ∝ 1/log2(k + 1) with "
+            "browsing=dcg) and clicks the relevant documents (grade >= rel) there; ν_k(π) "
+            "counts the clicks credited to π. The expectation over k and over the "
+            "interleaving's coin flips is exact; team draft falls back to a seeded Monte Carlo "
+            f"estimate when the exact computation would expand more than {MAX_STATES:,} "
+            "states. OI reads whole rankings, so it is much slower than RPP on large inputs."
+            "\n\nUser model: a user who stops at a random depth k and prefers the ranking that "
+            "contributed more of the relevant documents she clicked.",
+            _DIAZ_FERRARO + " Team draft: Radlinski, Kurup & Joachims, How Does Clickthrough "
+            "Data Reflect Retrieval Quality?, CIKM 2008. Balanced: Chapelle, Joachims, Radlinski "
+            "& Yue, Large-Scale Validation and Analysis of Interleaved Search Evaluation, ACM "
+            "TOIS 2012.",
+            {}, (INTERLEAVING, BROWSING, REL), rankings=True,
         ),
     )
-}
-
-_NAME = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<args>[^()]*)\))?$")
-_PARAMS = {
-    "p": "weights",
-    "weights": "weights",
-    "rel": "level",
-    "level": "level",
-    "interleaving": "interleaving",
-    "browsing": "browsing",
-}
+}  # fmt: skip
 
 
-def parse_method(spec: str) -> tuple[Method, dict[str, Any], str]:
-    """``RPP``, ``dcgRPP``, ``gRPP(p=dcg)``, ``RPP(rel=2)``: the method, its arguments and
-    the label it prints under."""
-    match = _NAME.match(spec.strip())
-    if not match or match.group("name") not in METHODS:
-        known = ", ".join(METHODS)
-        raise ValueError(f"unknown preference method '{spec}' (methods: {known})")
-    method = METHODS[match.group("name")]
-    kwargs = dict(method.fixed)
-    if match.group("args"):
-        for item in match.group("args").split(","):
-            key, eq, value = item.partition("=")
-            key, value = key.strip(), value.strip()
-            if not eq or key not in _PARAMS:
-                raise ValueError(
-                    f"'{spec}': parameters are p=uniform|dcg|inverse, rel=N, and for OI "
-                    "interleaving=team-draft|balanced, browsing=uniform|dcg"
-                )
-            target = _PARAMS[key]
-            if target in ("weights", "interleaving", "browsing") and target not in method.fixed:
-                raise ValueError(f"'{spec}': {method.name} takes no parameter {key}")
-            if target == "level" and method.function in (graded_rpp, subtopic_rpp):
-                raise ValueError(f"'{spec}': graded RPP uses every grade; rel does not apply")
-            kwargs[target] = int(value) if target == "level" else value
-    return method, kwargs, spec.strip()
+def method_named(name: str | Method) -> Method:
+    """The method called ``name`` exactly (``gRPP``; a name with parameters, ``gRPP(p=dcg)``,
+    is parsed by `rankscope.measures.preferences.parse_method`)."""
+    if isinstance(name, Method):
+        return name
+    if name not in METHODS:
+        raise unknown_method(name)
+    return METHODS[name]
+
+
+def unknown_method(spec: str) -> UsageError:
+    """The error for a name that is no preference method, with the closest ones."""
+    name = spec.strip().split("(")[0]
+    same = [m for m in METHODS if m.lower() == name.lower()]  # names are case-sensitive
+    close = same or difflib.get_close_matches(name, list(METHODS))
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return UsageError(f"unknown preference method '{spec}'{hint} (methods: {', '.join(METHODS)})")
 
 
 @dataclass
@@ -165,7 +300,7 @@ class PreferenceResult:
         elif aggregate == "bradley-terry":
             score = bradley_terry(self.prefs, names, **options)["strength"]
         else:
-            raise ValueError(
+            raise UsageError(
                 f"unknown aggregation {aggregate!r}: mc4, mc4-converged, borda, mean, bradley-terry"
             )
         order = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
@@ -187,27 +322,12 @@ class PreferenceResult:
         return to_frame(cols, output)
 
 
-def needs_rankings(method: str) -> bool:
-    """Whether ``method`` reads whole rankings (offline interleaving) rather than only the
-    positions of the relevant documents."""
-    return parse_method(method)[0].function is offline_interleaving
-
-
-def compute(table: RelevanceTable, method: str = "RPP") -> PreferenceResult:
-    """Preferences of ``method`` between every pair of the table's runs, on every query."""
-    method_obj, kwargs, label = parse_method(method)
-    if method_obj.function is offline_interleaving and table.rankings is None:
-        raise UsageError("OI needs whole rankings: build the table with keep_rankings=True")
-    prefs = method_obj.function(table, **kwargs)
-    return PreferenceResult(label, list(table.run_names), list(table.query_ids), prefs)
-
-
-def method_spec_of(request: Any) -> str:
-    """The method string (``gRPP(p=dcg)``) of a measure-registry request for a method."""
-    params = request.kwargs
-    args = []
-    if params.get("p", "uniform") != "uniform":
-        args.append(f"p={params['p']}")
-    if params.get("rel") is not None:
-        args.append(f"rel={params['rel']}")
-    return request.measure.name + (f"({','.join(args)})" if args else "")
+def compute(
+    table: RelevanceTable,
+    method: Method | str = "RPP",
+    params: Mapping[str, Any] | None = None,
+    label: str | None = None,
+) -> PreferenceResult:
+    """Preferences of ``method`` (a `Method` or the exact name of one, ``"gRPP"``) with
+    option values ``params`` (``{"p": "dcg"}``) between every pair of the table's runs."""
+    return method_named(method).compute(table, params, label)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import NOT_RETRIEVED, RelevanceTable
 
 Weights = str | Sequence[float] | Callable[[int], Sequence[float]]
@@ -59,19 +60,19 @@ def _weights(m: int, weights: Weights) -> np.ndarray:
         elif weights in ("inverse", "inv"):
             raw = [1.0 / float(i + 1) for i in range(m)]
         else:
-            raise ValueError(f"unknown recall weighting {weights!r}: uniform, dcg or inverse")
+            raise UsageError(f"unknown recall weighting {weights!r}: uniform, dcg or inverse")
     else:
         raw = list(weights(m)) if callable(weights) else list(weights)
         if len(raw) < m:
-            raise ValueError(f"recall weights: need {m} values, got {len(raw)}")
+            raise UsageError(f"recall weights: need {m} values, got {len(raw)}")
         raw = [float(x) for x in raw[:m]]
         if any(x < 0 or not math.isfinite(x) for x in raw):
-            raise ValueError("recall weights must be finite and non-negative")
+            raise UsageError("recall weights must be finite and non-negative")
     mass = 0.0
     for x in raw:  # summed in order, as the authors' code does
         mass += x
     if mass <= 0:
-        raise ValueError("recall weights sum to zero")
+        raise UsageError("recall weights sum to zero")
     return np.array([x / mass for x in raw])
 
 
@@ -143,7 +144,7 @@ def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform"):
     documents of subtopic t, p(t*) ∝ the number of relevant documents; RPP_t is binary RPP
     over subtopic t's relevant documents."""
     if table.subtopics is None:
-        raise ValueError("subtopic RPP needs diversity judgments (qid subtopic docno grade)")
+        raise UsageError("subtopic RPP needs diversity judgments (qid subtopic docno grade)")
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
     for q in range(table.num_queries):
         ranks, member = table.ranks[q], table.subtopics[q]

@@ -19,8 +19,8 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import relevance_table
 from ..measures import Request
+from ..measures.preferences import compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
-from ..preference import compute, method_spec_of, needs_rankings
 from ..read import prefs as prefs_io
 from ..read.sources import read_qrels
 from .evaluation import RunEvaluation, evaluate_run
@@ -100,10 +100,9 @@ def _with_preferences(
 ) -> list[RunEvaluation]:
     """Each run's per-query win rate (eq. 7 of Diaz & Ferraro 2022) for each preference
     request, and its mean; queries without relevant documents count as indifference."""
-    specs = [method_spec_of(req) for req in wanted]
     table = relevance_table(
         qrels, list(runs), relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-        keep_rankings=any(needs_rankings(spec) for spec in specs),
+        keep_rankings=needs_rankings(wanted),
     )  # fmt: skip
     out = [
         RunEvaluation(
@@ -118,8 +117,8 @@ def _with_preferences(
         )  # fmt: skip
         for res in results
     ]
-    for req, spec in zip(wanted, specs, strict=True):
-        found = compute(table, spec)
+    for req in wanted:
+        found = compute_request(table, req)
         position = {qid: i for i, qid in enumerate(found.query_ids)}
         wins = found.win_rate
         for r, res in enumerate(out):

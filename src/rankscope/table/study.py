@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from ..judge import relevance_table
+from ..measures import parse_measures
+from ..measures.preferences import compute_request, needs_rankings
 from ..model import Qrels, Run
-from ..preference import METHODS, compute, parse_method
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import discriminative_power, kendall_tau
-from .evaluation import as_requests
 from .formats import FORMATS, evaluate_runs
 
 
@@ -52,33 +52,35 @@ class MeasureData:
 def measure_data(
     qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], **options: Any
 ) -> list[MeasureData]:
-    """The per-query data of each measure for ``runs`` (metrics and preferences)."""
-    out = []
-    metric_specs = [m for m in measures if m.split("(")[0] not in METHODS]
-    table = None
-    if metric_specs:
-        results = evaluate_runs(
-            qrels, list(runs), as_requests(metric_specs), FORMATS["qrels"], **options
-        )
+    """The per-query data of each measure for ``runs`` (metrics and preference methods, both
+    named as in the measure registry), in the order of ``measures``."""
+    named_by: dict[tuple, int] = {}  # request -> the first of ``measures`` naming it
+    for i, spec in enumerate(measures):
+        for request in parse_measures([spec]):
+            named_by.setdefault(request.key(), i)
+    requests = sorted(parse_measures(measures), key=lambda r: named_by.get(r.key(), len(measures)))
+    metrics = [r for r in requests if r.measure.family != "preference"]
+    preferences = [r for r in requests if r.measure.family == "preference"]
+    data: dict[tuple, MeasureData] = {}
+    if metrics:
+        results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], **options)
         queries = results[0].query_ids
         for k, req in enumerate(results[0].requests):
             rows = []
             for res in results:
                 by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
                 rows.append([by_query.get(q, 0.0) for q in queries])
-            out.append(MeasureData(req.label, False, np.array(rows, dtype=np.float64), queries))
-    for spec in measures:
-        if spec.split("(")[0] not in METHODS:
-            continue
-        parse_method(spec)
-        if table is None:
-            table = relevance_table(
-                qrels, list(runs), relevance_level=options.get("relevance_level", 1)
-            )
-        result = compute(table, spec)
-        out.append(MeasureData(result.method, True, result.prefs, result.query_ids))
-    order = {m: i for i, m in enumerate(measures)}
-    return sorted(out, key=lambda d: order.get(d.name, len(order)))
+            values = np.array(rows, dtype=np.float64)
+            data[req.key()] = MeasureData(req.label, False, values, queries)
+    if preferences:
+        table = relevance_table(
+            qrels, list(runs), relevance_level=options.get("relevance_level", 1),
+            keep_rankings=needs_rankings(preferences),
+        )  # fmt: skip
+        for req in preferences:
+            result = compute_request(table, req)
+            data[req.key()] = MeasureData(req.label, True, result.prefs, result.query_ids)
+    return [data[r.key()] for r in requests]
 
 
 @dataclass
