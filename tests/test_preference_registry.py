@@ -466,12 +466,6 @@ def test_prefer_cli_rejects_an_unknown_method_before_reading_further(every_files
     assert code == 2 and "must be one of" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="judge.relevance_table(keep_rankings=True) keeps each run's document codes in the "
-    "run's own vocabulary: runs read apart from the qrels compare unrelated codes (the fix "
-    "belongs in judge/relevance.py)",
-)
 def test_oi_with_runs_read_apart_from_the_qrels():
     runs = [rankscope.read_run(run, name=name) for name, run in RUNS.items()]
     np.testing.assert_allclose(rankscope.preferences(QRELS, runs, "OI").prefs, BY_HAND)

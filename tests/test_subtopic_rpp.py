@@ -59,3 +59,14 @@ def test_web_track_diversity_qrels():
     # one row per (query, subtopic, document), as in the file
     assert len(qrels) == sum(1 for line in path.read_text().splitlines() if line.strip())
     assert qrels.subtopic.min() >= 1
+
+
+def test_stRPP_by_name_reads_a_qrels_file_as_diversity_judgments(tmp_path):
+    # eval: no --diversity needed; x's win rate on q is stRPP(x, y) = -2/7 (worked out above)
+    path = tmp_path / "qrels.diversity"
+    path.write_text(DIVERSITY)
+    table = rankscope.evaluate(str(path), RUNS, ["stRPP"], output="dict")
+    assert dict(zip(table["run"], table["value"], strict=True)) == pytest.approx(
+        {"x": -2 / 7, "y": 2 / 7}, abs=1e-15
+    )
+    assert rankscope.preferences(str(path), RUNS, "stRPP").prefs[0, 0, 1] == pytest.approx(-2 / 7)

@@ -91,7 +91,7 @@ def evaluate_many(
         ``score`` (default) or ``rank``: rank TREC run files by their rank column.
     diversity:
         Read a qrels file as diversity judgments (``qid subtopic docno grade``); by default
-        when a diversity measure (α-nDCG, ERR-IA, ...) is requested.
+        when a measure that needs them (α-nDCG, ERR-IA, ..., stRPP) is requested.
     doc_lengths:
         Document lengths in words, ``{docno: words}`` or a file of ``docno words`` lines,
         for time-biased gain.
@@ -105,7 +105,7 @@ def evaluate_many(
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
     if diversity is None:
-        diversity = any(r.measure.family == "diversity" for r in requests)
+        diversity = any(r.measure.reads_subtopics for r in requests)
     if diversity and fmt.name == "qrels":
         judgments = read_qrels(qrels, diversity=True)
     else:

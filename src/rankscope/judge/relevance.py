@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..model import Qrels, Run
+from ..model import Qrels, Run, Vocabulary
 from .join import JoinReport, judge
 
 #: Rank given to a relevant document a run did not retrieve: below every retrieved one.
@@ -109,6 +109,7 @@ def relevance_table(
     keys = qs.astype(np.int64) * ndocs + rd
     ranks_flat = np.full((len(runs), len(qs)), NOT_RETRIEVED, dtype=np.int64)
     rankings: list[list[np.ndarray]] = [[] for _ in range(nq)]
+    unjudged: dict[str, int] = {}  # documents the qrels lack: one code each, for every run
     for r, run in enumerate(runs):
         report = JoinReport()
         judged = judge(
@@ -139,13 +140,14 @@ def relevance_table(
         at = np.searchsorted(keys, rkeys)
         ranks_flat[r, at] = rank
         if keep_rankings:
+            shared = _shared_codes(judged.docs, qrels.docs, unjudged)
             by_query = dict(zip(judged.query_ids, range(len(judged.query_ids)), strict=True))
             for q, qid in enumerate(query_ids):
                 i = by_query.get(qid)
                 ranked = (
                     judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
                 )
-                rankings[q].append(np.asarray(ranked, dtype=np.int64))
+                rankings[q].append(shared[np.asarray(ranked, dtype=np.int64)])
     grades = [rg[starts[q] : starts[q + 1]] for q in range(nq)]
     ranks = [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)]
     subtopics = None
@@ -162,6 +164,19 @@ def relevance_table(
         names, query_ids, grades, ranks, relevance_level, subtopics,
         rankings if keep_rankings else None, judgments,
     )  # fmt: skip
+
+
+def _shared_codes(docs: Vocabulary, qrels_docs: Vocabulary, unjudged: dict[str, int]) -> np.ndarray:
+    """Each code of a run's document vocabulary in one space shared by every run: the qrels'
+    code (the judgments are keyed by it), or, for a document the qrels lack, a code after
+    theirs that is the same in every run (interleaving merges rankings by document)."""
+    if docs is qrels_docs:
+        return np.arange(len(docs), dtype=np.int64)
+    codes = qrels_docs.translate(docs).astype(np.int64)
+    missing = np.flatnonzero(codes < 0)
+    for i, doc in zip(missing.tolist(), docs.strings_of(missing), strict=True):
+        codes[i] = unjudged.setdefault(doc, len(qrels_docs) + len(unjudged))
+    return codes
 
 
 def _subtopic_membership(diversity: Qrels, slot, keys, starts, ndocs, level) -> list[np.ndarray]:

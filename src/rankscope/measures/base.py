@@ -116,6 +116,11 @@ class Measure:
     reference: str = ""
 
     @property
+    def reads_subtopics(self) -> bool:
+        """Whether the measure needs per-subtopic judgments (``qid subtopic docno grade``)."""
+        return self.family == "diversity"
+
+    @property
     def is_run_name(self) -> bool:
         """``runid``: the run's name, a label rather than a value."""
         return self.aggregate == "runid"

@@ -40,6 +40,10 @@ class PreferenceMeasure(Measure):
 
     method: Method | None = None
 
+    @property
+    def reads_subtopics(self) -> bool:
+        return self.method is not None and self.method.subtopics
+
     def validate(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.method is not None:
             self.method.arguments(params)  # says which parameter the method does not take
