@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import UsageError
 from .multiple import PAIRWISE_TESTS, compare, letter_labels
 
 __all__ = ["latex_escape", "latex_table"]
@@ -117,12 +118,12 @@ def latex_table(
     names = [str(name) for name in names]
     k = len(names)
     if test not in _TESTS:
-        raise ValueError(f"unknown test {test!r}: choose {', '.join(_TESTS)}")
+        raise UsageError(f"unknown test {test!r}: choose {', '.join(_TESTS)}")
     if test in PAIRWISE_TESTS and correction not in (None, "none"):
         if correction.lower() not in _CORRECTIONS:
-            raise ValueError(f"unknown correction {correction!r}: choose bonferroni, holm, bh")
+            raise UsageError(f"unknown correction {correction!r}: choose bonferroni, holm, bh")
     if not measures:
-        raise ValueError("no measures to tabulate")
+        raise UsageError("no measures to tabulate")
     labels = letter_labels(k)
     separator = "," if any(len(mark) > 1 for mark in labels) else ""
 
@@ -131,7 +132,7 @@ def latex_table(
     for measure, scores in measures.items():
         matrix = np.asarray(scores, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[0] != k:
-            raise ValueError(
+            raise UsageError(
                 f"measure {measure!r}: expected a {k} x queries matrix, got shape {matrix.shape}"
             )
         query_counts.add(matrix.shape[1])
