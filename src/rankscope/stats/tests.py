@@ -277,6 +277,14 @@ def _counts(values, differences: np.ndarray):
 # ----------------------------------------------------------------------- paired tests
 
 
+def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
+    """The validated differences y − x (or x) of a paired test, its options checked."""
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    return differences
+
+
 def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
     """Paired (Student's) t-test on the per-query differences d = y − x (or d = x).
 
@@ -290,9 +298,7 @@ def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95
     >>> round(result.statistic, 6), round(result.p_value, 6), result.df
     (2.326881, 0.044976, 9)
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    differences = _paired_input(x, y, alternative, confidence)
     test = paired.t_test(differences, alternative)
     return _paired_result(
         "paired t-test",
@@ -369,9 +375,7 @@ def wilcoxon(
     the matched-pairs rank-biserial correlation (W+ − W−) / (W+ + W−).  Vectorised over
     the rows of a 2-D input.  No non-zero difference → p-value 1.
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    differences = _paired_input(x, y, alternative, confidence)
     test = paired.signed_rank_test(differences, alternative, zero_method, method, bool(correction))
     with np.errstate(divide="ignore", invalid="ignore"):
         rank_biserial = (test.w_plus - test.w_minus) / (test.w_plus + test.w_minus)
@@ -410,9 +414,7 @@ def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.9
     ``scipy.stats.binomtest(wins, m)``.  No non-zero difference → p-value 1.  The confidence
     interval is the t interval of the mean difference.  Vectorised over rows.
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    differences = _paired_input(x, y, alternative, confidence)
     wins, losses = paired.sign_counts(differences)
     p_value = paired.sign_p_value(wins, losses, alternative)
     return _paired_result(
@@ -471,9 +473,7 @@ def permutation_test(
     The reported statistic is the observed mean (or median) difference; the confidence
     interval is the t interval of the mean difference.  All-zero differences: p = 1.
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    differences = _paired_input(x, y, alternative, confidence)
     test = paired.randomization_test(
         differences,
         alternative,
@@ -535,9 +535,7 @@ def paired_bootstrap(
     2-D input.  The statistic reported is t.  Differences all zero → t = 0 and p-value 1
     (every t* is 0 too); constant and non-zero → t = ±inf and p-value 1 / (samples + 1).
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    differences = _paired_input(x, y, alternative, confidence)
     if alternative == "two-sided":
         quantiles = ((1 - confidence) / 2, (1 + confidence) / 2)
     else:
@@ -706,6 +704,36 @@ def _newcombe_interval(s_a, n_a, s_b, n_b, confidence, alternative):
     return low, high
 
 
+def _rates_result(
+    name: str,
+    counts: tuple[int, int, int, int],
+    interval: tuple[float, float],
+    alternative: str,
+    confidence: float,
+    *,
+    details: dict,
+    **fields: Any,
+) -> TestResult:
+    """A test of two rates: the difference rate_b − rate_a, its interval, Cohen's h, and
+    both rates first in ``details``; ``fields`` give the test's statistic, p-value, etc."""
+    s_a, total_a, s_b, total_b = counts
+    rate_a, rate_b = s_a / total_a, s_b / total_b
+    return TestResult(
+        name=name,
+        alternative=alternative,
+        mean_difference=rate_b - rate_a,
+        ci_low=interval[0],
+        ci_high=interval[1],
+        confidence=confidence,
+        effect_size=cohens_h(rate_a, rate_b),
+        hedges_g=None,
+        n=total_a + total_b,
+        effect_size_name="h",
+        details={"rate_a": rate_a, "rate_b": rate_b, **details},
+        **fields,
+    )
+
+
 def two_proportion_z(
     successes_a: int,
     n_a: int,
@@ -744,25 +772,17 @@ def two_proportion_z(
     else:
         z = math.copysign(math.inf, difference)
         p_value = float(_normal_p_value(z, alternative))
-    low, high = _wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative)
-    return TestResult(
-        name="two-proportion z-test",
+    return _rates_result(
+        "two-proportion z-test",
+        (s_a, total_a, s_b, total_b),
+        _wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative),
+        alternative,
+        confidence,
         statistic=z,
         p_value=p_value,
-        alternative=alternative,
-        mean_difference=difference,
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=cohens_h(rate_a, rate_b),
-        hedges_g=None,
-        n=total_a + total_b,
         statistic_name="z",
-        effect_size_name="h",
         method=("pooled" if pooled else "unpooled") + " standard error; Wald interval",
         details={
-            "rate_a": rate_a,
-            "rate_b": rate_b,
             "relative_difference": difference / rate_a if rate_a > 0 else math.nan,
             "se": se,
             "pooled": bool(pooled),
@@ -800,26 +820,17 @@ def fisher_exact(
     sample_odds_ratio, p_value = stats.fisher_exact(table, alternative=alternative)
     conditional = odds_ratio(table, kind="conditional")
     interval = conditional.confidence_interval(confidence, alternative=alternative)
-    low, high = _newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative)
-    rate_a, rate_b = s_a / total_a, s_b / total_b
-    return TestResult(
-        name="Fisher's exact test",
+    return _rates_result(
+        "Fisher's exact test",
+        (s_a, total_a, s_b, total_b),
+        _newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative),
+        alternative,
+        confidence,
         statistic=float(sample_odds_ratio),
         p_value=float(p_value),
-        alternative=alternative,
-        mean_difference=rate_b - rate_a,
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=cohens_h(rate_a, rate_b),
-        hedges_g=None,
-        n=total_a + total_b,
         statistic_name="odds ratio",
-        effect_size_name="h",
         method="hypergeometric (scipy); Newcombe interval of the difference",
         details={
-            "rate_a": rate_a,
-            "rate_b": rate_b,
             "conditional_odds_ratio": float(conditional.statistic),
             "odds_ratio_ci": (float(interval.low), float(interval.high)),
         },
