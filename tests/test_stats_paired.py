@@ -396,3 +396,19 @@ def test_tie_tolerance_is_one_constant_relative_to_the_mean_absolute_difference(
         assert stats.permutation_test(d, alternative=alternative).p_value == pytest.approx(
             expected, rel=1e-12
         )
+
+
+def test_latex_caption_says_how_the_randomization_test_was_run():
+    rng = np.random.default_rng(3)
+    few, many = rng.random((3, 8)), rng.random((3, 30))
+    names = ["a", "b", "c"]
+
+    def caption(measures):
+        text = latex_table(names, measures, test="randomization", permutations=500)
+        return " ".join(text.split("\\caption{")[1].split("}\n")[0].split())
+
+    assert "randomization test, all sign flips, Holm" in caption({"AP": few})
+    assert "randomization test, 500 permutations, Holm" in caption({"AP": many})
+    assert "all sign flips up to 20 queries, else 500 permutations" in caption(
+        {"AP": few, "nDCG": many}
+    )

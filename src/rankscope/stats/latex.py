@@ -78,8 +78,15 @@ def latex_escape(text: str) -> str:
     return "".join(_SPECIAL.get(char, char) for char in str(text))
 
 
-def _describe(test: str, correction: str | None, permutations: int) -> str:
+def _describe(test: str, correction: str | None, permutations: int, exact: set[bool]) -> str:
     words = _TESTS[test].format(permutations=permutations)
+    if test == "randomization" and exact == {True}:  # up to 20 queries: every sign flip
+        words = "paired randomization test, all sign flips"
+    elif test == "randomization" and True in exact:
+        words = (
+            "paired randomization test, all sign flips up to 20 queries, "
+            f"else {permutations} permutations"
+        )
     if test in PAIRWISE_TESTS and correction not in (None, "none"):
         words += ", " + _CORRECTIONS[correction.lower()]
     return words
@@ -129,6 +136,7 @@ def latex_table(
 
     cells: list[list[str]] = [[] for _ in range(k)]
     query_counts = set()
+    exact = set()  # randomization: enumerated (up to 20 queries) or Monte Carlo, per measure
     for measure, scores in measures.items():
         matrix = np.asarray(scores, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[0] != k:
@@ -145,6 +153,7 @@ def latex_table(
             permutations=permutations,
             seed=seed,
         )
+        exact.add(bool(result.info.get("exact", False)))
         best = result.means.max()
         for i in range(k):
             text = f"{result.means[i]:.{digits}f}"
@@ -161,7 +170,7 @@ def latex_table(
         over = "Mean over the queries of each measure."
     legend = (
         f"{over} A superscript lists the systems (\\#) that this system is significantly "
-        f"better than ({_describe(test, correction, permutations)}; $p \\le {alpha:g}$)."
+        f"better than ({_describe(test, correction, permutations, exact)}; $p \\le {alpha:g}$)."
     )
     if best_bold:
         legend += " Bold: the best system per measure."
