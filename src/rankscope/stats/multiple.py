@@ -68,6 +68,8 @@ PAIRWISE_TESTS = ("t", "wilcoxon", "sign", "randomization")
 # 1 MB buffers that stay in cache.  The chunking depends on the problem's shape only, so the
 # result for a seed is the same on every machine and for any number of workers.
 _PERMUTATION_BLOCK = 1 << 17
+
+
 # ---------------------------------------------------------------------------------------
 # Input and result
 

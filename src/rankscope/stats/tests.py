@@ -379,7 +379,7 @@ def wilcoxon(
     test = paired.signed_rank_test(differences, alternative, zero_method, method, bool(correction))
     with np.errstate(divide="ignore", invalid="ignore"):
         rank_biserial = (test.w_plus - test.w_minus) / (test.w_plus + test.w_minus)
-    methods = sorted(set(test.exact.tolist()), reverse=True)
+    methods = sorted(set(test.exact.tolist()))  # False (approximation) first
     exact = test.exact.reshape(differences.shape[:-1])
     return _paired_result(
         "Wilcoxon signed-rank test",
