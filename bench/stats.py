@@ -6,7 +6,8 @@ The main figure is the randomized Tukey HSD with 10,000 permutations, whose targ
 <= 2 s on the development machine (2 cores).  The scores are seeded and AP-like: a query
 difficulty and a system quality per row and column, noise, clipped to [0, 1].  Also timed:
 the same test on one thread, classical Tukey HSD (two-way), all pairs with the paired
-t-test and with the randomization test (Holm), and the compact letter display.
+t-test, the Wilcoxon signed-rank test and the randomization test (Holm), and the compact
+letter display.
 
 Prints wall times (best of --repeat, after one warm-up call); asserts nothing.
 """
@@ -75,6 +76,7 @@ def main() -> None:
     rows = [
         ("Tukey HSD (two-way)", lambda: tukey_hsd(matrix)),
         ("paired t-test, Holm", lambda: pairwise_tests(matrix, test="t")),
+        ("Wilcoxon signed-rank, Holm", lambda: pairwise_tests(matrix, test="wilcoxon")),
         (
             f"randomization test, {b} flips, Holm",
             lambda: pairwise_tests(matrix, test="randomization", permutations=b),

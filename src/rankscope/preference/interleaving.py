@@ -104,6 +104,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError
+from ..stats.paired import sign_p_value
 
 #: A browsing model: ``"uniform"``, ``"dcg"``, weights for k = 1, 2, ..., or depth -> weights.
 Browsing = str | Sequence[float] | np.ndarray | Callable[[int], Sequence[float]]
@@ -842,20 +843,12 @@ def sign_test(wins: int, losses: int) -> float:
     """Two-sided exact binomial sign test of H0: P(a wins | not a tie) = 1/2.
 
     p = min(1, 2 · P(X <= min(wins, losses))), X ~ Binomial(wins + losses, 1/2); ties are
-    left out (the classical sign test).  Equal to
-    ``scipy.stats.binomtest(wins, wins + losses, 0.5).pvalue``; computed here in log space
-    with numpy, without scipy.
+    left out (the classical sign test); no decided impression gives p = 1.  Equal to
+    ``scipy.stats.binomtest(wins, wins + losses, 0.5).pvalue``; the sign test of
+    `rankscope.stats` (`rankscope.stats.paired.sign_p_value`), so the same counts give the
+    same p-value as ``rankscope.stats.sign_test`` on per-query differences.
     """
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    m = min(wins, losses)
-    i = np.arange(1, m + 1, dtype=np.float64)
-    # log C(n, i) = Σ_{j<=i} log((n − j + 1) / j)
-    log_terms = np.concatenate([[0.0], np.cumsum(np.log((n - i + 1) / i))]) - n * math.log(2)
-    top = log_terms.max()
-    log_tail = top + math.log(float(np.exp(log_terms - top).sum()))
-    return min(1.0, 2.0 * math.exp(log_tail))
+    return float(sign_p_value(wins, losses))
 
 
 _SIDES = {"a": (1, 0), "b": (0, 1), "both": (1, 1), None: (0, 0)}

@@ -5,12 +5,40 @@ queries × systems × systems preference tensor — never files; every random on
 
 * `tests`: paired t, Wilcoxon, sign, randomization and bootstrap tests; Student, Welch,
   two-proportion z and Fisher's exact tests; power and sample size.
+* `paired`: each paired test written once, vectorised over many comparisons; `tests`,
+  `multiple.pairwise_tests`, `meta` and `rankscope.preference.interleaving.sign_test` call
+  it, so every path gives the same p-value on the same data.
 * `effects`: Cohen's d_z and d, Hedges' g, confidence intervals.
 * `multiple`: randomized and classical Tukey HSD, corrected pairwise tests, compact letters.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
 * `latex`: a table of means with significance superscripts.
 * `meta`: Kendall's τ, τ_AP, discriminative power, robustness curves (`rankscope.table.study`
   runs them all over real runs, ``rankscope meta``).
+
+Conventions of the paired tests (t, Wilcoxon signed-rank, sign, randomization, bootstrap),
+the same on every path — ``paired_t`` and friends, ``pairwise_tests``/``compare``/
+``latex_table``, ``discriminative_power``, the interleaving sign test:
+
+* **No difference at all** (identical systems, all differences 0): p = 1 for every test and
+  alternative.  The t statistic is 0 (0/0 taken as "no difference"; scipy's ``ttest_rel``
+  gives NaN), the bootstrap's t too; Cohen's d_z stays NaN (0/0).  Constant non-zero
+  differences give t = ±inf (p = 0 for the two-sided t-test).
+* **Fewer than 2 queries**: `rankscope.errors.UsageError` ("needs at least 2 queries"), as
+  for every invalid request in this package (it is a ``ValueError``).  The interleaving
+  sign test takes counts instead (wins, losses), and 0 decided impressions give p = 1.
+* **Floating-point ties**: when a re-computed statistic (a sign-flipped sum, a permuted
+  range of means) is compared with the observed one, values within ``TIE_TOLERANCE``
+  = 1e-9 times the mean absolute value of the numbers it averages count as equal: 1e-9 ·
+  mean|d| for the randomization test (1e-9 · Σ|d| on its sums), 1e-9 · mean|score| for
+  randomized Tukey HSD.  Rank and sign tests compare differences with 0 and with each other
+  exactly, as scipy.stats does (y − x is 0 exactly when y = x).
+* **Randomization test**: all 2^n sign flips up to 20 queries (p = count / 2^n, the
+  identity included), else ``permutations`` random flips from
+  ``numpy.random.default_rng(seed)`` with p = (count + 1) / (permutations + 1); the same
+  seed gives the same p-value for a pair tested alone or among thousands.  (Randomized
+  Tukey HSD, a different test, keeps Carterette's count / B.)
+* **Wilcoxon**: ``wilcoxon`` reports W+, ``pairwise_tests`` min(W+, W−) as scipy does; the
+  p-value is the same.
 """
 
 from __future__ import annotations

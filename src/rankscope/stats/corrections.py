@@ -34,6 +34,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import UsageError
+
 __all__ = ["CORRECTIONS", "adjust", "benjamini_hochberg", "bonferroni", "holm"]
 
 
@@ -44,7 +46,7 @@ def _family(p: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     present = np.flatnonzero(~np.isnan(flat))
     family = flat[present]
     if family.size and (family.min() < 0.0 or family.max() > 1.0):
-        raise ValueError("p-values must lie in [0, 1] (or be NaN)")
+        raise UsageError("p-values must lie in [0, 1] (or be NaN)")
     return values, present, family
 
 
@@ -97,5 +99,5 @@ def adjust(p: ArrayLike, method: str | None) -> np.ndarray:
         return _family(p)[0]
     function = CORRECTIONS.get(method.lower())
     if function is None:
-        raise ValueError(f"unknown correction {method!r}: choose bonferroni, holm, bh or none")
+        raise UsageError(f"unknown correction {method!r}: choose bonferroni, holm, bh or none")
     return function(p)

@@ -34,6 +34,10 @@ import math
 
 import numpy as np
 
+from ..errors import UsageError
+from .paired import ALTERNATIVES, check_queries
+from .paired import check_alternative as _check_alternative
+
 __all__ = [
     "ALTERNATIVES",
     "cohens_d",
@@ -44,23 +48,12 @@ __all__ = [
     "mean_difference_ci",
 ]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-
-
 # ---------------------------------------------------------------------------- validation
-
-
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise ValueError(
-            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {alternative!r}"
-        )
-    return alternative
 
 
 def _check_confidence(confidence: float) -> float:
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+        raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
     return float(confidence)
 
 
@@ -68,9 +61,9 @@ def _as_scores(values, name: str) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{name} must be numeric: {error}") from None
+        raise UsageError(f"{name} must be numeric: {error}") from None
     if array.ndim not in (1, 2):
-        raise ValueError(
+        raise UsageError(
             f"{name} must be 1-D (one value per query) or 2-D (one row per comparison), "
             f"got shape {array.shape}"
         )
@@ -78,13 +71,8 @@ def _as_scores(values, name: str) -> np.ndarray:
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         position = where[0] if len(where) == 1 else where
-        raise ValueError(f"{name} contains NaN or infinity (at index {position})")
+        raise UsageError(f"{name} contains NaN or infinity (at index {position})")
     return array
-
-
-def _check_queries(count: int, name: str) -> None:
-    if count < 2:
-        raise ValueError(f"{name} needs at least 2 queries, got {count}")
 
 
 def _paired_differences(x, y=None) -> np.ndarray:
@@ -95,11 +83,11 @@ def _paired_differences(x, y=None) -> np.ndarray:
     else:
         y = _as_scores(y, "y")
         if x.shape != y.shape:
-            raise ValueError(
+            raise UsageError(
                 f"x and y must hold the same queries (the same shape), got {x.shape} and {y.shape}"
             )
         differences = y - x
-    _check_queries(differences.shape[-1], "a paired comparison")
+    check_queries(differences.shape[-1], "a paired comparison")
     return differences
 
 
@@ -107,11 +95,11 @@ def _two_samples(x, y) -> tuple[np.ndarray, np.ndarray]:
     """Two independent samples along the last axis (rows must match when 2-D)."""
     x, y = _as_scores(x, "x"), _as_scores(y, "y")
     if x.ndim != y.ndim or x.shape[:-1] != y.shape[:-1]:
-        raise ValueError(
+        raise UsageError(
             f"x and y must have the same number of rows, got shapes {x.shape} and {y.shape}"
         )
-    _check_queries(x.shape[-1], "x")
-    _check_queries(y.shape[-1], "y")
+    check_queries(x.shape[-1], "x")
+    check_queries(y.shape[-1], "y")
     return x, y
 
 
@@ -128,7 +116,7 @@ def hedges_correction(df):
     """Hedges' small-sample correction J(df) = 1 − 3 / (4 df − 1) (Hedges 1981)."""
     df = np.asarray(df, dtype=np.float64)
     if np.any(df < 1):
-        raise ValueError("the correction needs at least 1 degree of freedom")
+        raise UsageError("the correction needs at least 1 degree of freedom")
     return _scalar_or_array(1.0 - 3.0 / (4.0 * df - 1.0))
 
 
@@ -166,7 +154,7 @@ def hedges_g(x, y=None, *, paired: bool = True):
         n = _paired_differences(x, y).shape[-1]
         return _scalar_or_array(np.asarray(cohens_dz(x, y)) * hedges_correction(n - 1))
     if y is None:
-        raise ValueError("unpaired Hedges' g needs two samples x and y")
+        raise UsageError("unpaired Hedges' g needs two samples x and y")
     x_scores, y_scores = _two_samples(x, y)
     df = x_scores.shape[-1] + y_scores.shape[-1] - 2
     return _scalar_or_array(np.asarray(cohens_d(x, y)) * hedges_correction(df))
@@ -176,7 +164,7 @@ def cohens_h(p_a, p_b):
     """Cohen's h for two proportions: 2 asin √p_b − 2 asin √p_a (B relative to A)."""
     p_a, p_b = np.asarray(p_a, dtype=np.float64), np.asarray(p_b, dtype=np.float64)
     if np.any((p_a < 0) | (p_a > 1) | (p_b < 0) | (p_b > 1)):
-        raise ValueError("proportions must be in [0, 1]")
+        raise UsageError("proportions must be in [0, 1]")
     return _scalar_or_array(2 * np.arcsin(np.sqrt(p_b)) - 2 * np.arcsin(np.sqrt(p_a)))
 
 
@@ -242,7 +230,7 @@ def mean_difference_ci(
         se = differences.std(axis=-1, ddof=1) / math.sqrt(n)
         return _t_interval(differences.mean(axis=-1), se, n - 1, confidence, alternative)
     if y is None:
-        raise ValueError("an unpaired interval needs two samples x and y")
+        raise UsageError("an unpaired interval needs two samples x and y")
     x, y = _two_samples(x, y)
     mean = y.mean(axis=-1) - x.mean(axis=-1)
     if equal_var:

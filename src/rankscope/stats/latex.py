@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import UsageError
 from .multiple import PAIRWISE_TESTS, compare, letter_labels
 
 __all__ = ["latex_escape", "latex_table"]
@@ -77,8 +78,15 @@ def latex_escape(text: str) -> str:
     return "".join(_SPECIAL.get(char, char) for char in str(text))
 
 
-def _describe(test: str, correction: str | None, permutations: int) -> str:
+def _describe(test: str, correction: str | None, permutations: int, exact: set[bool]) -> str:
     words = _TESTS[test].format(permutations=permutations)
+    if test == "randomization" and exact == {True}:  # up to 20 queries: every sign flip
+        words = "paired randomization test, all sign flips"
+    elif test == "randomization" and True in exact:
+        words = (
+            "paired randomization test, all sign flips up to 20 queries, "
+            f"else {permutations} permutations"
+        )
     if test in PAIRWISE_TESTS and correction not in (None, "none"):
         words += ", " + _CORRECTIONS[correction.lower()]
     return words
@@ -117,21 +125,22 @@ def latex_table(
     names = [str(name) for name in names]
     k = len(names)
     if test not in _TESTS:
-        raise ValueError(f"unknown test {test!r}: choose {', '.join(_TESTS)}")
+        raise UsageError(f"unknown test {test!r}: choose {', '.join(_TESTS)}")
     if test in PAIRWISE_TESTS and correction not in (None, "none"):
         if correction.lower() not in _CORRECTIONS:
-            raise ValueError(f"unknown correction {correction!r}: choose bonferroni, holm, bh")
+            raise UsageError(f"unknown correction {correction!r}: choose bonferroni, holm, bh")
     if not measures:
-        raise ValueError("no measures to tabulate")
+        raise UsageError("no measures to tabulate")
     labels = letter_labels(k)
     separator = "," if any(len(mark) > 1 for mark in labels) else ""
 
     cells: list[list[str]] = [[] for _ in range(k)]
     query_counts = set()
+    exact = set()  # randomization: enumerated (up to 20 queries) or Monte Carlo, per measure
     for measure, scores in measures.items():
         matrix = np.asarray(scores, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[0] != k:
-            raise ValueError(
+            raise UsageError(
                 f"measure {measure!r}: expected a {k} x queries matrix, got shape {matrix.shape}"
             )
         query_counts.add(matrix.shape[1])
@@ -144,6 +153,7 @@ def latex_table(
             permutations=permutations,
             seed=seed,
         )
+        exact.add(bool(result.info.get("exact", False)))
         best = result.means.max()
         for i in range(k):
             text = f"{result.means[i]:.{digits}f}"
@@ -160,7 +170,7 @@ def latex_table(
         over = "Mean over the queries of each measure."
     legend = (
         f"{over} A superscript lists the systems (\\#) that this system is significantly "
-        f"better than ({_describe(test, correction, permutations)}; $p \\le {alpha:g}$)."
+        f"better than ({_describe(test, correction, permutations, exact)}; $p \\le {alpha:g}$)."
     )
     if best_bold:
         legend += " Bold: the best system per measure."

@@ -20,6 +20,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..errors import UsageError
+from . import paired
+
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's τ_b between two score vectors over the same systems (ties allowed).
@@ -29,9 +32,9 @@ def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     """
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("kendall_tau needs two score vectors of the same length")
+        raise UsageError("kendall_tau needs two score vectors of the same length")
     if len(x) < 2:
-        raise ValueError("kendall_tau needs at least two systems")
+        raise UsageError("kendall_tau needs at least two systems")
     i, j = np.triu_indices(len(x), 1)
     dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
     concordance = float((dx * dy).sum())
@@ -53,7 +56,7 @@ def tau_ap(scores: Sequence[float], reference: Sequence[float]) -> float:
     s, r = np.asarray(scores, dtype=np.float64), np.asarray(reference, dtype=np.float64)
     n = len(s)
     if n < 2 or r.shape != s.shape:
-        raise ValueError("tau_ap needs two score vectors of the same length >= 2")
+        raise UsageError("tau_ap needs two score vectors of the same length >= 2")
     order = np.argsort(-s, kind="stable")
     ranked = r[order]
     total = 0.0
@@ -69,20 +72,10 @@ def pair_indices(systems: int) -> tuple[np.ndarray, np.ndarray]:
 
 def paired_t_pvalues(differences: np.ndarray) -> np.ndarray:
     """Two-sided paired t-test p-values, one per row of a (pairs × queries) matrix of
-    per-query differences (or preferences against 0)."""
-    from scipy import stats
-
-    d = np.asarray(differences, dtype=np.float64)
-    n = d.shape[1]
-    if n < 2:
-        raise ValueError("a t-test needs at least two queries")
-    mean = d.mean(axis=1)
-    sd = d.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / np.sqrt(n))
-    p = 2 * stats.t.sf(np.abs(t), n - 1)
-    # no variation: significant if the mean differs from 0, else not
-    return np.where(sd > 0, p, np.where(mean != 0, 0.0, 1.0))
+    per-query differences (or preferences against 0): `rankscope.stats.paired.t_test`, the
+    test of `rankscope.stats.tests.paired_t` (all-zero rows: p = 1; constant non-zero rows:
+    p = 0; fewer than 2 queries: `UsageError`)."""
+    return paired.t_test(np.asarray(differences, dtype=np.float64)).p_value
 
 
 def preference_tukey_pvalues(
@@ -108,7 +101,9 @@ def preference_tukey_pvalues(
         sigma = np.argsort(rng.random((b, q, n)), axis=2)  # per permutation and query
         permuted = p[rows, sigma[:, :, :, None], sigma[:, :, None, :]]  # (b, q, n, n)
         maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
-    count = (maxima[None, None, :] >= observed[:, :, None] - 1e-12).sum(axis=2)
+    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
+    tolerance = paired.TIE_TOLERANCE * float(np.abs(p).mean())
+    count = (maxima[None, None, :] >= observed[:, :, None] - tolerance).sum(axis=2)
     return (count + 1) / (permutations + 1)
 
 
@@ -133,7 +128,7 @@ def discriminative_power(
     i, j = pair_indices(systems)
     pairs = len(i)
     if pairs == 0:
-        raise ValueError("discriminative power needs at least two systems")
+        raise UsageError("discriminative power needs at least two systems")
     if test == "t-bonferroni":
         diffs = data[:, i, j].T if preference else data[i] - data[j]
         p = np.minimum(paired_t_pvalues(diffs) * pairs, 1.0)
@@ -146,7 +141,7 @@ def discriminative_power(
             result = randomized_tukey_hsd(data, permutations=permutations, seed=seed)
             p = result.p_matrix()[i, j]
     else:
-        raise ValueError(f"unknown test {test!r}: t-bonferroni or randomized-tukey")
+        raise UsageError(f"unknown test {test!r}: t-bonferroni or randomized-tukey")
     return float((p < alpha).mean())
 
 

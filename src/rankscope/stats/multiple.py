@@ -14,7 +14,9 @@ the decision ``p <= alpha``, and the compact letter display of the systems.
   IR papers use (system and query factors, no interaction), or the one-way model of
   `scipy.stats.tukey_hsd`.
 * `pairwise_tests` — a paired test on every pair (t, Wilcoxon signed-rank, sign,
-  randomization), with a Bonferroni, Holm or Benjamini–Hochberg correction over the pairs.
+  randomization: those of `rankscope.stats.tests`, computed once in
+  `rankscope.stats.paired`), with a Bonferroni, Holm or Benjamini–Hochberg correction over
+  the pairs.
 * `compact_letters` — letters such that systems sharing a letter are not significantly
   different (Piepho 2004).
 * `studentized_range_sf` — the survival function of the studentized range, vectorised.
@@ -43,6 +45,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import UsageError
+from . import paired
 from .corrections import adjust
 
 __all__ = [
@@ -64,13 +68,6 @@ PAIRWISE_TESTS = ("t", "wilcoxon", "sign", "randomization")
 # 1 MB buffers that stay in cache.  The chunking depends on the problem's shape only, so the
 # result for a seed is the same on every machine and for any number of workers.
 _PERMUTATION_BLOCK = 1 << 17
-# Elements (sign vectors x pairs) per step of the randomization test.
-_SIGN_BLOCK = 1 << 20
-# Two means closer than this (relative to the largest |score|) count as equal when a
-# permuted statistic is compared with the observed one: summation order differs between
-# them, and discrete measures (P@10, RR) produce exact ties that must not be lost to
-# rounding.
-_TIE_TOLERANCE = 1e-9
 
 
 # ---------------------------------------------------------------------------------------
@@ -91,29 +88,29 @@ def as_score_matrix(
             names = [str(name) for name in scores]
         rows = [np.asarray(row, dtype=np.float64) for row in scores.values()]
         if any(row.ndim != 1 for row in rows) or len({row.size for row in rows}) > 1:
-            raise ValueError("scores: every system needs a 1-D array of the same queries")
+            raise UsageError("scores: every system needs a 1-D array of the same queries")
         matrix = np.array(rows, dtype=np.float64, ndmin=2)
     else:
         matrix = np.array(scores, dtype=np.float64)
     if matrix.ndim != 2:
-        raise ValueError(f"scores must be a systems x queries matrix, got shape {matrix.shape}")
+        raise UsageError(f"scores must be a systems x queries matrix, got shape {matrix.shape}")
     systems, queries = matrix.shape
     if systems < 2 or queries < 1:
-        raise ValueError(f"scores: need at least 2 systems and 1 query, got {systems} x {queries}")
+        raise UsageError(f"scores: need at least 2 systems and 1 query, got {systems} x {queries}")
     if not np.isfinite(matrix).all():
         system, query = np.argwhere(~np.isfinite(matrix))[0]
-        raise ValueError(f"scores: system {system}, query {query} is not a finite number")
+        raise UsageError(f"scores: system {system}, query {query} is not a finite number")
     names = [f"s{i}" for i in range(systems)] if names is None else [str(n) for n in names]
     if len(names) != systems:
-        raise ValueError(f"{len(names)} names for {systems} systems")
+        raise UsageError(f"{len(names)} names for {systems} systems")
     if len(set(names)) != systems:
-        raise ValueError("system names must be distinct")
+        raise UsageError("system names must be distinct")
     return matrix, names
 
 
 def _check_alpha(alpha: float) -> float:
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
     return float(alpha)
 
 
@@ -351,8 +348,9 @@ def randomized_tukey_hsd(
     permutation p-value without bias, and can be 0, meaning ``p < 1/B``; its Monte Carlo
     standard error is ``sqrt(p (1 - p) / B)``.  Comparing each pair with the distribution of
     the maximum difference controls the family-wise error over all pairs, as Tukey's HSD.
-    Ranges within ``1e-9 * max|score|`` of the observed difference count as ties (``>=``),
-    so the exact ties of discrete measures are not lost to rounding.
+    Ranges within ``1e-9 * mean|score|`` of the observed difference count as ties (``>=``),
+    so the exact ties of discrete measures are not lost to rounding (the tolerance of every
+    test, `rankscope.stats.paired.TIE_TOLERANCE`).
 
     Parameters
     ----------
@@ -376,12 +374,13 @@ def randomized_tukey_hsd(
     alpha = _check_alpha(alpha)
     permutations = int(permutations)
     if permutations < 1:
-        raise ValueError("permutations must be at least 1")
+        raise UsageError("permutations must be at least 1")
     ranges = np.sort(_permuted_ranges(matrix, permutations, seed, workers))
     first, second = _pairs(len(names))
     means = matrix.mean(axis=1)
     observed = np.abs(means[first] - means[second])
-    tolerance = _TIE_TOLERANCE * float(np.abs(matrix).max())
+    # ties of means within 1e-9 · mean|score| (rankscope.stats.paired.TIE_TOLERANCE)
+    tolerance = paired.TIE_TOLERANCE * float(np.abs(matrix).mean())
     at_least = permutations - np.searchsorted(ranges, observed - tolerance, side="left")
     if include_observed:
         p_value = (at_least + 1) / (permutations + 1)
@@ -450,9 +449,9 @@ def studentized_range_sf(q: ArrayLike, k: int, df: float) -> np.ndarray:
     k = int(k)
     df = float(df)
     if k < 2:
-        raise ValueError("the studentized range needs k >= 2 means")
+        raise UsageError("the studentized range needs k >= 2 means")
     if not (df > 0 and math.isfinite(df)):
-        raise ValueError(f"df must be a positive finite number, got {df!r}")
+        raise UsageError(f"df must be a positive finite number, got {df!r}")
     q = np.asarray(q, dtype=np.float64)
     out = np.ones(q.shape)
     flat_q = q.reshape(-1)
@@ -525,7 +524,7 @@ def tukey_hsd(
     alpha = _check_alpha(alpha)
     systems, queries = matrix.shape
     if queries < 2:
-        raise ValueError("Tukey HSD needs at least 2 queries")
+        raise UsageError("Tukey HSD needs at least 2 queries")
     means = matrix.mean(axis=1)
     if model == "two-way":
         residual = matrix - means[:, None] - matrix.mean(axis=0)[None, :] + matrix.mean()
@@ -534,7 +533,7 @@ def tukey_hsd(
         residual = matrix - means[:, None]
         df = systems * (queries - 1)
     else:
-        raise ValueError(f"unknown model {model!r}: choose 'two-way' or 'one-way'")
+        raise UsageError(f"unknown model {model!r}: choose 'two-way' or 'one-way'")
     mse = float(np.sum(residual * residual)) / df
     standard_error = math.sqrt(mse / queries)
     first, second = _pairs(systems)
@@ -552,95 +551,6 @@ def tukey_hsd(
 # All pairs with a paired test and a correction
 
 
-def _paired_t(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided paired t-test on each row of query differences (as
-    `scipy.stats.ttest_rel`, except all-zero differences: t = 0, p = 1 instead of NaN)."""
-    from scipy import special
-
-    n = differences.shape[1]
-    mean = differences.mean(axis=1)
-    spread = differences.std(axis=1, ddof=1) if n > 1 else np.zeros_like(mean)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (spread / math.sqrt(n))
-    t = np.where(spread > 0.0, t, np.where(mean == 0.0, 0.0, np.copysign(np.inf, mean)))
-    if n > 1:
-        p = 2.0 * special.stdtr(n - 1, -np.abs(t))
-    else:  # one query: no variance estimate, no evidence
-        t = np.full_like(mean, np.nan)
-        p = np.ones_like(mean)
-    return t, np.minimum(p, 1.0)
-
-
-def _wilcoxon(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Wilcoxon signed-rank test on each row, as `scipy.stats.wilcoxon` with its defaults
-    (two-sided, zero differences dropped); all-zero rows give statistic 0, p = 1."""
-    import warnings
-
-    from scipy import stats
-
-    statistic = np.zeros(differences.shape[0])
-    p = np.ones(differences.shape[0])
-    informative = np.flatnonzero(np.any(differences != 0.0, axis=1))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if differences.shape[1] > 50:
-            # scipy uses the normal approximation above 50 queries whatever the row, so one
-            # vectorised call equals a call per pair
-            result = stats.wilcoxon(differences[informative], axis=1)
-            statistic[informative] = result.statistic
-            p[informative] = result.pvalue
-        else:
-            # scipy picks exact or approximate per call, from the row's zeros and ties
-            for row in informative.tolist():
-                result = stats.wilcoxon(differences[row])
-                statistic[row] = result.statistic
-                p[row] = result.pvalue
-    return statistic, p
-
-
-def _sign(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sign test on each row: ties dropped, wins ~ Binomial(wins + losses, 1/2) under the
-    null; two-sided p = min(1, 2 P(X <= min(wins, losses))) (= `scipy.stats.binomtest`'s
-    for p = 1/2).  The statistic is the number of wins of system a."""
-    from scipy import special
-
-    wins = np.count_nonzero(differences > 0.0, axis=1)
-    losses = np.count_nonzero(differences < 0.0, axis=1)
-    trials = wins + losses
-    with np.errstate(invalid="ignore"):
-        p = np.minimum(1.0, 2.0 * special.bdtr(np.minimum(wins, losses), trials, 0.5))
-    p = np.where(trials > 0, p, 1.0)
-    return wins.astype(np.float64), p
-
-
-def _randomization(
-    differences: np.ndarray, permutations: int, seed: Any, include_observed: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Paired randomization (sign-flip) test on each row, two-sided: under the null each
-    query's difference is as likely to have either sign; p = #{|mean of sign-flipped
-    differences| >= |observed mean|} / B (or (count+1)/(B+1)).  All pairs share the same
-    random sign vectors.  The statistic is the observed mean difference."""
-    pairs, n = differences.shape
-    observed = np.abs(differences.mean(axis=1))
-    tolerance = _TIE_TOLERANCE * max(float(np.abs(differences).max()), 0.0)
-    threshold = observed - tolerance
-    counts = np.zeros(pairs, dtype=np.int64)
-    per_chunk = max(1, _SIGN_BLOCK // max(pairs, n))
-    chunks = -(-permutations // per_chunk)
-    by_query = np.ascontiguousarray(differences.T) / n
-    for chunk, child in enumerate(_seed_sequence(seed).spawn(chunks)):
-        count = min(per_chunk, permutations - chunk * per_chunk)
-        generator = np.random.Generator(np.random.SFC64(child))
-        signs = generator.integers(0, 2, size=(count, n), dtype=np.int8) * 2.0 - 1.0
-        flipped = np.abs(signs @ by_query)
-        counts += np.count_nonzero(flipped >= threshold, axis=0)
-    if include_observed:
-        p = (counts + 1) / (permutations + 1)
-    else:
-        p = counts / permutations
-    return differences.mean(axis=1), p
-
-
 def pairwise_tests(
     scores: ArrayLike | Mapping[str, ArrayLike],
     *,
@@ -650,44 +560,65 @@ def pairwise_tests(
     names: Sequence[str] | None = None,
     permutations: int = 10_000,
     seed: int | np.random.SeedSequence | None = 0,
-    include_observed: bool = False,
+    include_observed: bool | None = None,
 ) -> PairwiseResult:
     """A paired two-sided test on every pair of systems, corrected over the pairs.
 
-    ``test``:
+    Each test is the one of `rankscope.stats.tests` (computed by `rankscope.stats.paired`,
+    all pairs at once), so a pair's ``p_unadjusted`` equals that function's p-value on the
+    same two systems.  ``test``:
 
-    * ``"t"`` — paired t-test on the per-query differences (``scipy.stats.ttest_rel``;
-      identical systems get t = 0, p = 1 where scipy gives NaN);
-    * ``"wilcoxon"`` — Wilcoxon signed-rank (``scipy.stats.wilcoxon``, its defaults);
-    * ``"sign"`` — sign test, ties dropped (``scipy.stats.binomtest`` on the wins);
-    * ``"randomization"`` — paired randomization test (Fisher; Smucker et al. 2007) with
-      ``permutations`` random sign flips from ``seed``, count/B as `randomized_tukey_hsd`.
+    * ``"t"`` — paired t-test on the per-query differences (`paired_t`,
+      ``scipy.stats.ttest_rel``; identical systems get t = 0, p = 1 where scipy gives NaN);
+    * ``"wilcoxon"`` — Wilcoxon signed-rank (`wilcoxon`, ``scipy.stats.wilcoxon`` with its
+      defaults); the statistic is min(W+, W−), as scipy reports it;
+    * ``"sign"`` — sign test, ties dropped (`sign_test`, ``scipy.stats.binomtest`` on the
+      wins); the statistic is the number of wins of system a;
+    * ``"randomization"`` — paired randomization test (Fisher; Smucker et al. 2007;
+      `permutation_test`): all 2^n sign flips up to 20 queries, else ``permutations``
+      random flips from ``numpy.random.default_rng(seed)`` and p = (count + 1)/(B + 1).
 
     ``correction``: ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg,
     controls the false discovery rate instead of the family-wise error) or ``None``; the
     family is the ``k(k-1)/2`` pairs (`rankscope.stats.corrections`).  ``p_unadjusted``
-    keeps the per-test p-values; ``p_value`` the corrected ones.
+    keeps the per-test p-values; ``p_value`` the corrected ones.  Needs at least 2 queries.
+
+    ``include_observed`` is deprecated and has no effect: the randomization test always
+    counts the observed arrangement (exact enumeration, or (count + 1)/(B + 1)).
     """
     matrix, names = as_score_matrix(scores, names)
     alpha = _check_alpha(alpha)
+    if test not in PAIRWISE_TESTS:
+        raise UsageError(f"unknown test {test!r}: choose {', '.join(PAIRWISE_TESTS)}")
+    paired.check_queries(matrix.shape[1], "a paired test")
+    if include_observed is not None:
+        import warnings
+
+        warnings.warn(
+            "pairwise_tests(include_observed=...) has no effect any more: the randomization "
+            "test is exact up to 20 queries and uses (count + 1)/(B + 1) beyond",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     first, second = _pairs(len(names))
     differences = matrix[first] - matrix[second]
-    if test == "t":
-        statistic, p = _paired_t(differences)
-    elif test == "wilcoxon":
-        statistic, p = _wilcoxon(differences)
-    elif test == "sign":
-        statistic, p = _sign(differences)
-    elif test == "randomization":
-        if int(permutations) < 1:
-            raise ValueError("permutations must be at least 1")
-        statistic, p = _randomization(differences, int(permutations), seed, include_observed)
-    else:
-        raise ValueError(f"unknown test {test!r}: choose {', '.join(PAIRWISE_TESTS)}")
-    corrected = adjust(p, correction)
     info: dict[str, Any] = {"test": test, "correction": correction}
-    if test == "randomization":
-        info.update(permutations=int(permutations), seed=seed, include_observed=include_observed)
+    if test == "t":
+        result = paired.t_test(differences)
+        statistic, p = result.statistic, result.p_value
+    elif test == "wilcoxon":
+        result = paired.signed_rank_test(differences)
+        statistic, p = np.minimum(result.w_plus, result.w_minus), result.p_value
+    elif test == "sign":
+        wins, losses = paired.sign_counts(differences)
+        statistic, p = wins.astype(np.float64), paired.sign_p_value(wins, losses)
+    else:
+        result = paired.randomization_test(
+            differences, permutations=permutations, seed=_seed_sequence(seed)
+        )
+        statistic, p = result.statistic, result.p_value
+        info.update(permutations=result.permutations, seed=seed, exact=result.exact)
+    corrected = adjust(p, correction)
     label = f"paired {test} test" + (f", {correction} correction" if correction else "")
     return _result(names, matrix, statistic, corrected, p, alpha, label, info)
 
@@ -724,7 +655,7 @@ def compare(
             permutations=permutations,
             seed=seed,
         )
-    raise ValueError(
+    raise UsageError(
         f"unknown method {method!r}: choose {', '.join(PAIRWISE_TESTS)}, tukey, "
         "tukey-one-way or randomized-tukey"
     )
@@ -779,7 +710,7 @@ def compact_letters(
     means = np.asarray(means, dtype=np.float64)
     matrix = np.asarray(significant, dtype=bool)
     if means.shape != (k,) or matrix.shape != (k, k):
-        raise ValueError(f"need {k} means and a {k} x {k} significance matrix")
+        raise UsageError(f"need {k} means and a {k} x {k} significance matrix")
     matrix = (matrix | matrix.T) & ~np.eye(k, dtype=bool)
     groups = [(1 << k) - 1] if k else []  # bit i set: system i in the group
     for a, b in zip(*np.nonzero(np.triu(matrix, 1)), strict=True):

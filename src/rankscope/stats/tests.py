@@ -10,8 +10,10 @@ Every test takes per-query values, never files:
   ``paired_t(a, b)`` equals ``ttest_rel(b, a)``.
 * A 2-D input is many comparisons at once: one row per pair of systems, one column per
   query (e.g. all 8,256 pairs of 129 systems for discriminative power).  The result then
-  holds one value per row; ``paired_t``, ``sign_test``, ``permutation_test`` and
-  ``paired_bootstrap`` are vectorised, ``wilcoxon`` loops over rows.
+  holds one value per row; every paired test is vectorised over the rows.
+* Each paired test is computed once, in :mod:`rankscope.stats.paired`, which
+  ``pairwise_tests``, ``paired_t_pvalues`` (discriminative power) and the interleaving sign
+  test call too: the same data give the same p-value on every path.
 * **Unpaired** (independent samples, ``student_t`` / ``welch_t``) and **rates** (A/B tests:
   ``two_proportion_z``, ``fisher_exact``) follow the same orientation: the difference is
   B − A (``y`` − ``x``, rate_b − rate_a).
@@ -27,10 +29,12 @@ Every test takes per-query values, never files:
   random draws, so a row gets the p-value it gets alone (bootstrap intervals: up to
   floating-point rounding of the batched matrix products).
 * Invalid input — NaN or infinite values, x and y of different shapes, fewer than 2
-  queries, an unknown alternative — raises ``ValueError``.
-* Differences that are all zero (two identical systems) give a t statistic of NaN and a
-  p-value of NaN for the t-tests and the bootstrap, and a p-value of 1 for the rank, sign
-  and permutation tests.
+  queries, an unknown alternative — raises :class:`rankscope.errors.UsageError` (a
+  ``ValueError``).
+* Differences that are all zero (two identical systems) give a p-value of 1 for every
+  paired test and alternative: the t statistic (t-test, bootstrap) is 0 — 0/0 is taken as
+  "no difference", where scipy.stats.ttest_rel gives NaN —, W+ = 0, 0 wins, every sign
+  flip ties; Cohen's d_z stays NaN (0/0).  Constant non-zero differences give t = ±inf.
 
 scipy is imported inside the functions, so importing this module stays cheap.
 """
@@ -43,6 +47,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..errors import UsageError
+from . import paired
 from .effects import (
     _check_alternative,
     _check_confidence,
@@ -55,6 +61,9 @@ from .effects import (
     cohens_h,
     hedges_correction,
 )
+from .paired import EXACT_MAX_QUERIES
+from .paired import normal_p_value as _normal_p_value
+from .paired import t_p_value as _t_p_value
 
 __all__ = [
     "EXACT_MAX_QUERIES",
@@ -73,19 +82,6 @@ __all__ = [
     "welch_t",
     "wilcoxon",
 ]
-
-#: ``permutation_test(exact=None)`` enumerates all 2^n sign flips up to this many queries.
-EXACT_MAX_QUERIES = 20
-
-# The most queries exact=True accepts: the mean counts 2^n flips from two halves of 2^(n/2)
-# sums (meet in the middle); the median evaluates every flip.
-_EXACT_LIMIT = {"mean": 32, "median": 24}
-# Size (in float64 elements) of one block of (comparisons × resamples) values: 32 MB.
-_BLOCK_ELEMENTS = 1 << 22
-# Random draws are made in blocks of this many resamples, whatever the number of
-# comparisons, so that a seed gives the same draws for one pair or for thousands.
-_DRAW_BLOCK = 4096
-
 
 # ---------------------------------------------------------------------------- the result
 
@@ -266,27 +262,27 @@ def _paired_t_interval(differences: np.ndarray, sd, confidence: float, alternati
     return _t_interval(differences.mean(axis=-1), sd / math.sqrt(n), n - 1, confidence, alternative)
 
 
-def _t_p_value(t, df, alternative: str):
-    from scipy import stats
-
-    if alternative == "two-sided":
-        return 2 * stats.t.sf(np.abs(t), df)
-    if alternative == "greater":
-        return stats.t.sf(t, df)
-    return stats.t.cdf(t, df)
+def _shaped(values, differences: np.ndarray):
+    """Per-row values of the core (`rankscope.stats.paired`) in the input's shape: a float
+    for a 1-D input, an array of one value per row for a 2-D one."""
+    return _scalar_or_array(np.asarray(values).reshape(differences.shape[:-1]))
 
 
-def _normal_p_value(z, alternative: str):
-    from scipy import stats
-
-    if alternative == "two-sided":
-        return 2 * stats.norm.sf(np.abs(z))
-    if alternative == "greater":
-        return stats.norm.sf(z)
-    return stats.norm.cdf(z)
+def _counts(values, differences: np.ndarray):
+    """Integer per-row counts: an int for a 1-D input, an integer array for a 2-D one."""
+    values = np.asarray(values).reshape(differences.shape[:-1])
+    return int(values) if values.ndim == 0 else values
 
 
 # ----------------------------------------------------------------------- paired tests
+
+
+def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
+    """The validated differences y − x (or x) of a paired test, its options checked."""
+    differences = _paired_differences(x, y)
+    _check_alternative(alternative)
+    _check_confidence(confidence)
+    return differences
 
 
 def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
@@ -294,32 +290,27 @@ def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95
 
     t = mean(d) / (sd(d) / √n) with n − 1 degrees of freedom; the confidence interval is
     mean(d) ± t_{n−1} · sd(d)/√n.  ``details["sd"]`` is sd(d).  Accepts a 2-D input (one
-    row per comparison) and returns arrays.  Equals ``scipy.stats.ttest_rel(y, x)``.
+    row per comparison) and returns arrays.  Equals ``scipy.stats.ttest_rel(y, x)``, except
+    for differences that are all zero: t = 0 and p = 1 (scipy: NaN).
 
     >>> result = paired_t([25, 43, 39, 75, 43, 15, 20, 52, 49, 50],
     ...                   [35, 84, 15, 75, 68, 85, 80, 50, 58, 75])
     >>> round(result.statistic, 6), round(result.p_value, 6), result.df
     (2.326881, 0.044976, 9)
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    n = differences.shape[-1]
-    mean, sd, _, _ = _paired_effects(differences)
-    se = sd / math.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
+    differences = _paired_input(x, y, alternative, confidence)
+    test = paired.t_test(differences, alternative)
     return _paired_result(
         "paired t-test",
         differences,
         alternative,
         confidence,
-        statistic=_scalar_or_array(t),
-        p_value=_scalar_or_array(_t_p_value(t, n - 1, alternative)),
-        df=n - 1,
+        statistic=_shaped(test.statistic, differences),
+        p_value=_shaped(test.p_value, differences),
+        df=test.df,
         statistic_name="t",
         method="Student's t distribution",
-        details={"sd": _scalar_or_array(sd), "se": _scalar_or_array(se)},
+        details={"sd": _shaped(test.sd, differences), "se": _shaped(test.se, differences)},
     )
 
 
@@ -348,85 +339,6 @@ def _paired_result(
     )
 
 
-def _signed_rank_pmf(weights: np.ndarray) -> np.ndarray:
-    """Null distribution of Σ_{i: sign_i = +} weights_i under independent fair signs.
-
-    ``weights`` are non-negative integers (twice the ranks, so tied half-ranks stay
-    integral); returns P(sum = k) for k = 0 .. Σ weights.
-    """
-    pmf = np.ones(1)
-    for weight in weights.tolist():
-        grown = np.zeros(len(pmf) + weight)
-        grown[: len(pmf)] += 0.5 * pmf
-        grown[weight:] += 0.5 * pmf
-        pmf = grown
-    return pmf
-
-
-def _wilcoxon_row(
-    differences: np.ndarray, alternative: str, zero_method: str, method: str, correction: bool
-) -> dict:
-    from scipy import stats
-
-    n_total = len(differences)
-    zero = differences == 0
-    n_zero = int(zero.sum())
-    if zero_method == "wilcox":
-        ranked = differences[~zero]
-        ranks = stats.rankdata(np.abs(ranked))
-        zero_ranks = np.zeros(0)
-    else:
-        all_ranks = stats.rankdata(np.abs(differences))
-        ranked, ranks, zero_ranks = differences[~zero], all_ranks[~zero], all_ranks[zero]
-    _, tie_sizes = np.unique(np.abs(ranked), return_counts=True)
-    has_ties = bool((tie_sizes > 1).any()) or (zero_method != "wilcox" and n_zero > 1)
-    shift = zero_ranks.sum() / 2 if zero_method == "zsplit" else 0.0
-    w_plus = ranks[ranked > 0].sum() + shift
-    w_minus = ranks[ranked < 0].sum() + shift
-
-    chosen = method
-    if method == "auto":  # scipy.stats.wilcoxon's rule (scipy 1.17)
-        if n_total > 50:
-            chosen = "approx"
-        elif not has_ties and n_zero == 0:
-            chosen = "exact"
-        else:
-            chosen = "exact" if n_total <= 13 else "approx"
-
-    row = {"w_plus": w_plus, "w_minus": w_minus, "nonzero": len(ranked), "z": math.nan}
-    if len(ranked) == 0:
-        row.update(p_value=1.0, method=chosen)
-        return row
-    if chosen == "exact":
-        weights = np.rint(2 * ranks).astype(np.int64)
-        pmf = _signed_rank_pmf(weights)
-        observed = int(weights[ranked > 0].sum())
-        p_less, p_greater = pmf[: observed + 1].sum(), pmf[observed:].sum()
-        if alternative == "two-sided":
-            p_value = min(1.0, 2 * min(p_less, p_greater))
-        else:
-            p_value = p_greater if alternative == "greater" else p_less
-    else:
-        count = len(ranked) if zero_method == "wilcox" else n_total
-        mean = count * (count + 1) / 4
-        variance = count * (count + 1) * (2 * count + 1)
-        tie_term = float((tie_sizes**3 - tie_sizes).sum())
-        if zero_method == "pratt":
-            mean -= n_zero * (n_zero + 1) / 4
-            variance -= n_zero * (n_zero + 1) * (2 * n_zero + 1)
-        elif zero_method == "zsplit":
-            tie_term += n_zero**3 - n_zero
-        se = math.sqrt((variance - tie_term / 2) / 24)
-        z = (w_plus - mean) / se
-        if correction:
-            direction = {"greater": 1.0, "less": -1.0}.get(alternative, float(np.sign(z)))
-            z -= direction * 0.5 / se
-        p_value = float(_normal_p_value(z, alternative))
-        row["z"] = z
-    row.update(p_value=float(p_value), method=chosen)
-    return row
-
-
 def wilcoxon(
     x,
     y=None,
@@ -440,7 +352,8 @@ def wilcoxon(
     """Wilcoxon signed-rank test on d = y − x (or d = x): is d symmetric about 0?
 
     The statistic is W+ = the sum of the ranks of |d| over the queries where B is better
-    (``details["w_minus"]`` the other sum; scipy reports min(W+, W−) for two-sided tests).
+    (``details["w_minus"]`` the other sum; scipy reports min(W+, W−) for two-sided tests,
+    and so does `rankscope.stats.multiple.pairwise_tests`, with the same p-value).
 
     Defaults are scipy.stats.wilcoxon's, and so are the p-values (checked against scipy
     1.17; each row of a 2-D input is treated as scipy treats a 1-D input):
@@ -459,50 +372,34 @@ def wilcoxon(
     * Exact two-sided p-value: 2 · min(P(W+ ≤ w), P(W+ ≥ w)), capped at 1.
 
     The confidence interval is the t interval of the mean difference; ``details`` also has
-    the matched-pairs rank-biserial correlation (W+ − W−) / (W+ + W−).  A 2-D input is
-    tested row by row.  No non-zero difference → p-value 1.
+    the matched-pairs rank-biserial correlation (W+ − W−) / (W+ + W−).  Vectorised over
+    the rows of a 2-D input.  No non-zero difference → p-value 1.
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    if zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
-    if method not in ("auto", "exact", "approx"):
-        raise ValueError(f"method must be 'auto', 'exact' or 'approx', got {method!r}")
-    rows = [
-        _wilcoxon_row(row, alternative, zero_method, method, bool(correction))
-        for row in np.atleast_2d(differences)
-    ]
-
-    def column(key):
-        values = np.array([row[key] for row in rows])
-        return values if differences.ndim == 2 else values[0].item()
-
-    w_plus, w_minus = np.asarray(column("w_plus")), np.asarray(column("w_minus"))
+    differences = _paired_input(x, y, alternative, confidence)
+    test = paired.signed_rank_test(differences, alternative, zero_method, method, bool(correction))
     with np.errstate(divide="ignore", invalid="ignore"):
-        rank_biserial = (w_plus - w_minus) / (w_plus + w_minus)
-    methods = sorted({row["method"] for row in rows})
+        rank_biserial = (test.w_plus - test.w_minus) / (test.w_plus + test.w_minus)
+    methods = sorted(set(test.exact.tolist()))  # False (approximation) first
+    exact = test.exact.reshape(differences.shape[:-1])
     return _paired_result(
         "Wilcoxon signed-rank test",
         differences,
         alternative,
         confidence,
-        statistic=column("w_plus"),
-        p_value=column("p_value"),
+        statistic=_shaped(test.w_plus, differences),
+        p_value=_shaped(test.p_value, differences),
         statistic_name="W+",
         method=" / ".join(
-            "exact null distribution" if m == "exact" else "normal approximation" for m in methods
+            "exact null distribution" if m else "normal approximation" for m in methods
         )
         + f" (zeros: {zero_method})",
         details={
-            "w_minus": column("w_minus"),
-            "nonzero": column("nonzero"),
-            "z": column("z"),
-            "rank_biserial": _scalar_or_array(rank_biserial),
+            "w_minus": _shaped(test.w_minus, differences),
+            "nonzero": _counts(test.nonzero, differences),
+            "z": _shaped(test.z, differences),
+            "rank_biserial": _shaped(rank_biserial, differences),
             "zero_method": zero_method,
-            "exact": column("method") == "exact"
-            if differences.ndim == 1
-            else np.array([row["method"] == "exact" for row in rows]),
+            "exact": bool(exact) if exact.ndim == 0 else exact,
             "correction": bool(correction),
         },
     )
@@ -517,107 +414,24 @@ def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.9
     ``scipy.stats.binomtest(wins, m)``.  No non-zero difference → p-value 1.  The confidence
     interval is the t interval of the mean difference.  Vectorised over rows.
     """
-    from scipy import stats
-
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    wins = (differences > 0).sum(axis=-1)
-    losses = (differences < 0).sum(axis=-1)
-    m = wins + losses
-    p_greater = stats.binom.sf(wins - 1, m, 0.5)
-    p_less = stats.binom.cdf(wins, m, 0.5)
-    if alternative == "two-sided":
-        p_value = np.minimum(1.0, 2 * np.minimum(p_greater, p_less))
-    else:
-        p_value = p_greater if alternative == "greater" else p_less
-    p_value = np.where(m == 0, 1.0, p_value)
-
-    def counts(values):
-        return int(values) if np.ndim(values) == 0 else values
-
+    differences = _paired_input(x, y, alternative, confidence)
+    wins, losses = paired.sign_counts(differences)
+    p_value = paired.sign_p_value(wins, losses, alternative)
     return _paired_result(
         "sign test",
         differences,
         alternative,
         confidence,
-        statistic=counts(wins),
-        p_value=_scalar_or_array(p_value),
+        statistic=_counts(wins, differences),
+        p_value=_shaped(p_value, differences),
         statistic_name="wins",
         method="binomial(m, 1/2), ties dropped",
         details={
-            "wins": counts(wins),
-            "losses": counts(losses),
-            "ties": counts(differences.shape[-1] - m),
+            "wins": _counts(wins, differences),
+            "losses": _counts(losses, differences),
+            "ties": _counts(differences.shape[-1] - wins - losses, differences),
         },
     )
-
-
-def _exact_flips(n: int, start: int, stop: int) -> np.ndarray:
-    """Sign vectors number start..stop−1 of the 2^(n−1) with a + first sign (float ±1)."""
-    codes = np.arange(start, stop, dtype=np.int64)
-    bits = (codes[:, None] >> np.arange(n - 1, dtype=np.int64)) & 1
-    flips = np.ones((stop - start, n))
-    flips[:, 1:] = 1.0 - 2.0 * bits
-    return flips
-
-
-def _all_flips(k: int) -> np.ndarray:
-    """All 2^k sign vectors of length k (float ±1), one per row."""
-    codes = np.arange(1 << k, dtype=np.int64)
-    return 1.0 - 2.0 * ((codes[:, None] >> np.arange(k, dtype=np.int64)) & 1)
-
-
-def _exact_sum_counts(rows, observed, tolerance, alternative) -> np.ndarray:
-    """Per row, how many of the 2^n sign flips give a sum at least as extreme as observed.
-
-    Meet in the middle: the sums over the first and the last half of the queries take
-    2^(n/2) values each; a flip's sum is one of each, so sorting one half and searching it
-    for every value of the other counts all 2^n flips in O(2^(n/2) log) per row.
-    """
-    n = rows.shape[1]
-    half = n // 2
-    left, right = _all_flips(half), _all_flips(n - half)
-    counts = np.zeros(len(rows), dtype=np.int64)
-    step = max(1, _BLOCK_ELEMENTS // len(right))
-    for begin in range(0, len(rows), step):
-        block = slice(begin, begin + step)
-        left_sums = rows[block, :half] @ left.T
-        right_sums = np.sort(rows[block, half:] @ right.T, axis=1)
-        for offset, (sums, sorted_sums) in enumerate(zip(left_sums, right_sums, strict=True)):
-            row = begin + offset
-
-            def at_least(value, sums=sums, sorted_sums=sorted_sums):
-                below = np.searchsorted(sorted_sums, value - sums, side="left")
-                return len(sums) * len(sorted_sums) - int(below.sum())
-
-            def at_most(value, sums=sums, sorted_sums=sorted_sums):
-                return int(np.searchsorted(sorted_sums, value - sums, side="right").sum())
-
-            if alternative == "greater":
-                counts[row] = at_least(observed[row] - tolerance[row])
-            elif alternative == "less":
-                counts[row] = at_most(observed[row] + tolerance[row])
-            else:
-                bound = abs(observed[row]) - tolerance[row]
-                counts[row] = at_least(bound) + at_most(-bound) if bound > 0 else 1 << n
-    return counts
-
-
-def _flip_statistics(rows: np.ndarray, flips: np.ndarray, statistic: str) -> np.ndarray:
-    """(comparisons × flips) values of the statistic (sum or median) of the flipped rows."""
-    if statistic == "mean":
-        return rows @ flips.T
-    return np.median(rows[:, None, :] * flips[None, :, :], axis=2)
-
-
-def _count_extreme(null: np.ndarray, observed: np.ndarray, tolerance: np.ndarray, alternative):
-    """Per row, how many null values are at least as extreme as the observed one."""
-    if alternative == "greater":
-        return (null >= (observed - tolerance)[:, None]).sum(axis=1)
-    if alternative == "less":
-        return (null <= (observed + tolerance)[:, None]).sum(axis=1)
-    return (np.abs(null) >= (np.abs(observed) - tolerance)[:, None]).sum(axis=1)
 
 
 def permutation_test(
@@ -636,18 +450,19 @@ def permutation_test(
     Under the null hypothesis that A and B are exchangeable on every query, each difference
     is as likely to be d_i as −d_i.  The statistic is the mean (or, ``statistic="median"``,
     the median) of the differences; the null distribution is that of the statistic over
-    sign-flipped differences.
+    sign-flipped differences.  `rankscope.stats.multiple.pairwise_tests` runs the same test
+    (two-sided, ``exact=None``) on every pair of systems, with the same p-values.
 
     * ``exact=None`` (default): enumerate all 2^n sign flips when n ≤ ``EXACT_MAX_QUERIES``
       (20), else Monte Carlo.  ``exact=True`` forces enumeration (up to 32 queries for the
       mean, 24 for the median); ``exact=False`` forces Monte Carlo.
     * Exact p-value: (number of the 2^n flips — the identity included — whose statistic is
       at least as extreme) / 2^n.  "At least as extreme": ≥ observed ("greater"),
-      ≤ observed ("less"), |·| ≥ |observed| (two-sided), with a relative tolerance of 1e-10
-      for floating-point ties.  For the mean, the 2^n sums are counted from the 2^(n/2)
-      sums of each half of the queries (sort one half, binary-search it: milliseconds per
-      row at n = 20); for the median, 2^(n−1) flips are evaluated (flipping every sign
-      negates the statistic).
+      ≤ observed ("less"), |·| ≥ |observed| (two-sided), with a tolerance for
+      floating-point ties of 1e-9 · mean|d| (``rankscope.stats.paired.TIE_TOLERANCE``).
+      For the mean, the 2^n sums are counted from the 2^(n/2) sums of each half of the
+      queries (sort one half, binary-search it: milliseconds per row at n = 20); for the
+      median, 2^(n−1) flips are evaluated (flipping every sign negates the statistic).
     * Monte Carlo p-value: (count + 1) / (permutations + 1) over ``permutations`` random
       flips (Phipson & Smyth 2010: never 0, and a valid test); ``details["mc_se"]`` is its
       standard error √(p (1 − p) / permutations).  The flips come from
@@ -656,104 +471,40 @@ def permutation_test(
       matrix product of the differences with a ±1 flip matrix, in blocks.
 
     The reported statistic is the observed mean (or median) difference; the confidence
-    interval is the t interval of the mean difference.
+    interval is the t interval of the mean difference.  All-zero differences: p = 1.
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    if statistic not in ("mean", "median"):
-        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
+    differences = _paired_input(x, y, alternative, confidence)
+    test = paired.randomization_test(
+        differences,
+        alternative,
+        statistic=statistic,
+        exact=exact,
+        permutations=permutations,
+        seed=seed,
+    )
     n = differences.shape[-1]
-    if exact is None:
-        exact = n <= EXACT_MAX_QUERIES
-    limit = _EXACT_LIMIT[statistic]
-    if exact and n > limit:
-        raise ValueError(
-            f"exact enumeration of the sign flips of the {statistic} is limited to "
-            f"{limit} queries, got {n}; use exact=False (Monte Carlo)"
-        )
-    if not exact and (
-        isinstance(permutations, bool) or int(permutations) != permutations or permutations < 1
-    ):
-        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
-    rows = np.atleast_2d(differences)
-    if statistic == "mean":
-        observed = rows.sum(axis=1)  # the sum: same ordering as the mean, no division
-        tolerance = 1e-10 * np.abs(rows).sum(axis=1)
-    else:
-        observed = np.median(rows, axis=1)
-        tolerance = 1e-10 * np.abs(rows).max(axis=1)
-    per_flip = n if statistic == "median" else 1
-    counts = np.zeros(len(rows), dtype=np.int64)
-
-    def accumulate(flips: np.ndarray, both_signs: bool) -> None:
-        step = max(1, _BLOCK_ELEMENTS // (len(flips) * per_flip))
-        for begin in range(0, len(rows), step):
-            block = slice(begin, begin + step)
-            null = _flip_statistics(rows[block], flips, statistic)
-            counts[block] += _count_extreme(null, observed[block], tolerance[block], alternative)
-            if both_signs:  # the negated flips
-                counts[block] += _count_extreme(
-                    -null, observed[block], tolerance[block], alternative
-                )
-
-    if exact and statistic == "mean":
-        counts = _exact_sum_counts(rows, observed, tolerance, alternative)
-    elif exact:
-        half = 1 << (n - 1)
-        draw = max(1, min(half, _BLOCK_ELEMENTS // (16 * n)))
-        for start in range(0, half, draw):
-            accumulate(_exact_flips(n, start, min(half, start + draw)), both_signs=True)
-    if exact:
-        total = 1 << n
-        p_value = counts / total
-        details = {"exact": True, "permutations": total, "count": counts}
+    details = {
+        "exact": test.exact,
+        "permutations": test.permutations,
+        "count": _counts(test.count, differences),
+    }
+    if test.exact:
         method = f"exact: all 2^{n} sign flips"
-        used_seed = None
     else:
-        rng = np.random.default_rng(seed)
-        permutations = int(permutations)
-        for start in range(0, permutations, _DRAW_BLOCK):
-            size = min(_DRAW_BLOCK, permutations - start)
-            bits = rng.integers(0, 2, size=(size, n), dtype=np.int8)
-            accumulate(1.0 - 2.0 * bits, both_signs=False)
-        p_value = (counts + 1) / (permutations + 1)
-        details = {
-            "exact": False,
-            "permutations": permutations,
-            "count": counts,
-            "mc_se": np.sqrt(p_value * (1 - p_value) / permutations),
-        }
-        method = f"Monte Carlo: {permutations} random sign flips, (count + 1)/(B + 1)"
-        used_seed = seed
-    shape = differences.shape[:-1]
-    reported = observed / n if statistic == "mean" else observed
-    details["count"] = details["count"].reshape(shape) if shape else int(details["count"][0])
-    if not exact:
-        details["mc_se"] = _scalar_or_array(details["mc_se"].reshape(shape))
+        details["mc_se"] = _shaped(test.mc_se, differences)
+        method = f"Monte Carlo: {test.permutations} random sign flips, (count + 1)/(B + 1)"
     return _paired_result(
         "permutation test (paired sign flips)",
         differences,
         alternative,
         confidence,
-        statistic=_scalar_or_array(reported.reshape(shape)),
-        p_value=_scalar_or_array(p_value.reshape(shape)),
+        statistic=_shaped(test.statistic, differences),
+        p_value=_shaped(test.p_value, differences),
         statistic_name=statistic,
         method=method,
         details=details,
-        seed=used_seed,
+        seed=None if test.exact else seed,
     )
-
-
-def _bootstrap_counts(rng: np.random.Generator, samples: int, n: int) -> np.ndarray:
-    """(samples × n) multiplicities of each query in each resample of n with replacement."""
-    counts = np.empty((samples, n))
-    for start in range(0, samples, _DRAW_BLOCK):
-        size = min(_DRAW_BLOCK, samples - start)
-        picks = rng.integers(0, n, size=(size, n))
-        flat = (np.arange(size)[:, None] * n + picks).ravel()
-        counts[start : start + size] = np.bincount(flat, minlength=size * n).reshape(size, n)
-    return counts
 
 
 def paired_bootstrap(
@@ -773,83 +524,52 @@ def paired_bootstrap(
     ``samples`` times, and t* computed on each resample; the p-value counts the resamples
     with t* at least as extreme as t (|t*| ≥ |t| two-sided — Sakai's achieved significance
     level —, t* ≥ t "greater", t* ≤ t "less") and is (count + 1) / (samples + 1); Sakai
-    reports count / samples (``details["count"]`` gives it).  A resample whose t* is
-    undefined (all values equal) is not counted as extreme.
+    reports count / samples (``details["count"]`` gives it).  t is that of `paired_t`:
+    0/0 (a sample of zeros) is 0, c/0 is ±inf.
 
     Interval: percentile bootstrap of the mean difference from the same resamples
     (quantiles (1 − confidence)/2 and (1 + confidence)/2, numpy's linear interpolation;
     one-sided alternatives: the 1 − confidence or the confidence quantile and ±∞).
 
     Resamples come from ``numpy.random.default_rng(seed)`` and are shared by all rows of a
-    2-D input.  The statistic reported is t.  Differences all equal → p-value NaN (all zero)
-    or 1 / (samples + 1) (constant, non-zero).
+    2-D input.  The statistic reported is t.  Differences all zero → t = 0 and p-value 1
+    (every t* is 0 too); constant and non-zero → t = ±inf and p-value 1 / (samples + 1).
     """
-    differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
-    if isinstance(samples, bool) or int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    samples = int(samples)
+    differences = _paired_input(x, y, alternative, confidence)
+    if alternative == "two-sided":
+        quantiles = ((1 - confidence) / 2, (1 + confidence) / 2)
+    else:
+        quantiles = (1 - confidence,) if alternative == "greater" else (confidence,)
+    test = paired.bootstrap_test(
+        differences, alternative, samples=samples, seed=seed, quantiles=quantiles
+    )
     rows = np.atleast_2d(differences)
-    n = rows.shape[1]
     mean, sd, d_z, g = _paired_effects(rows)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_observed = mean / (sd / math.sqrt(n))
-    centered = rows - mean[:, None]
-    counts_matrix = _bootstrap_counts(np.random.default_rng(seed), samples, n).T
-    extreme = np.zeros(len(rows), dtype=np.int64)
     if alternative == "two-sided":
-        quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
-    else:
-        quantiles = [1 - confidence] if alternative == "greater" else [confidence]
-    bounds = np.empty((len(rows), len(quantiles)))
-    step = max(1, _BLOCK_ELEMENTS // samples)
-    for begin in range(0, len(rows), step):
-        block = slice(begin, begin + step)
-        resampled_mean = centered[block] @ counts_matrix / n
-        resampled_squares = centered[block] ** 2 @ counts_matrix
-        variance = np.maximum(resampled_squares - n * resampled_mean**2, 0.0) / (n - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_star = resampled_mean / np.sqrt(variance / n)
-        observed = t_observed[block][:, None]
-        if alternative == "two-sided":
-            hits = np.abs(t_star) >= np.abs(observed)
-        elif alternative == "greater":
-            hits = t_star >= observed
-        else:
-            hits = t_star <= observed
-        extreme[block] = hits.sum(axis=1)
-        bounds[block] = np.quantile(resampled_mean, quantiles, axis=1).T + mean[block, None]
-    p_value = np.where(np.isnan(t_observed), np.nan, (extreme + 1) / (samples + 1))
-    if alternative == "two-sided":
-        low, high = bounds[:, 0], bounds[:, 1]
+        low, high = test.quantiles[:, 0], test.quantiles[:, 1]
     elif alternative == "greater":
-        low, high = bounds[:, 0], np.full(len(rows), math.inf)
+        low, high = test.quantiles[:, 0], np.full(len(rows), math.inf)
     else:
-        low, high = np.full(len(rows), -math.inf), bounds[:, 0]
-    shape = differences.shape[:-1]
-
-    def out(values):
-        return _scalar_or_array(np.asarray(values).reshape(shape))
-
+        low, high = np.full(len(rows), -math.inf), test.quantiles[:, 0]
+    samples = int(samples)
     return TestResult(
         name="paired bootstrap test (Sakai 2006)",
-        statistic=out(t_observed),
-        p_value=out(p_value),
+        statistic=_shaped(test.statistic, differences),
+        p_value=_shaped(test.p_value, differences),
         alternative=alternative,
-        mean_difference=out(mean),
-        ci_low=out(low),
-        ci_high=out(high),
+        mean_difference=_shaped(mean, differences),
+        ci_low=_shaped(low, differences),
+        ci_high=_shaped(high, differences),
         confidence=confidence,
-        effect_size=out(d_z),
-        hedges_g=out(g),
-        n=n,
+        effect_size=_shaped(d_z, differences),
+        hedges_g=_shaped(g, differences),
+        n=differences.shape[-1],
         statistic_name="t",
         method=f"{samples} bootstrap resamples of the shifted differences; percentile CI",
         details={
             "samples": samples,
-            "count": extreme.reshape(shape) if shape else int(extreme[0]),
-            "sd": out(sd),
+            "count": _counts(test.count, differences),
+            "sd": _shaped(sd, differences),
         },
         seed=seed,
     )
@@ -932,13 +652,13 @@ def _check_counts(successes_a, n_a, successes_b, n_b) -> tuple[int, int, int, in
         ("n_b", n_b),
     ):
         if isinstance(value, bool) or not float(value).is_integer() or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+            raise UsageError(f"{name} must be a non-negative integer, got {value!r}")
         values.append(int(value))
     s_a, total_a, s_b, total_b = values
     if total_a < 1 or total_b < 1:
-        raise ValueError("each group needs at least one observation (n_a, n_b ≥ 1)")
+        raise UsageError("each group needs at least one observation (n_a, n_b ≥ 1)")
     if s_a > total_a or s_b > total_b:
-        raise ValueError("successes cannot exceed the number of observations")
+        raise UsageError("successes cannot exceed the number of observations")
     return s_a, total_a, s_b, total_b
 
 
@@ -984,6 +704,36 @@ def _newcombe_interval(s_a, n_a, s_b, n_b, confidence, alternative):
     return low, high
 
 
+def _rates_result(
+    name: str,
+    counts: tuple[int, int, int, int],
+    interval: tuple[float, float],
+    alternative: str,
+    confidence: float,
+    *,
+    details: dict,
+    **fields: Any,
+) -> TestResult:
+    """A test of two rates: the difference rate_b − rate_a, its interval, Cohen's h, and
+    both rates first in ``details``; ``fields`` give the test's statistic, p-value, etc."""
+    s_a, total_a, s_b, total_b = counts
+    rate_a, rate_b = s_a / total_a, s_b / total_b
+    return TestResult(
+        name=name,
+        alternative=alternative,
+        mean_difference=rate_b - rate_a,
+        ci_low=interval[0],
+        ci_high=interval[1],
+        confidence=confidence,
+        effect_size=cohens_h(rate_a, rate_b),
+        hedges_g=None,
+        n=total_a + total_b,
+        effect_size_name="h",
+        details={"rate_a": rate_a, "rate_b": rate_b, **details},
+        **fields,
+    )
+
+
 def two_proportion_z(
     successes_a: int,
     n_a: int,
@@ -1022,25 +772,17 @@ def two_proportion_z(
     else:
         z = math.copysign(math.inf, difference)
         p_value = float(_normal_p_value(z, alternative))
-    low, high = _wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative)
-    return TestResult(
-        name="two-proportion z-test",
+    return _rates_result(
+        "two-proportion z-test",
+        (s_a, total_a, s_b, total_b),
+        _wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative),
+        alternative,
+        confidence,
         statistic=z,
         p_value=p_value,
-        alternative=alternative,
-        mean_difference=difference,
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=cohens_h(rate_a, rate_b),
-        hedges_g=None,
-        n=total_a + total_b,
         statistic_name="z",
-        effect_size_name="h",
         method=("pooled" if pooled else "unpooled") + " standard error; Wald interval",
         details={
-            "rate_a": rate_a,
-            "rate_b": rate_b,
             "relative_difference": difference / rate_a if rate_a > 0 else math.nan,
             "se": se,
             "pooled": bool(pooled),
@@ -1078,26 +820,17 @@ def fisher_exact(
     sample_odds_ratio, p_value = stats.fisher_exact(table, alternative=alternative)
     conditional = odds_ratio(table, kind="conditional")
     interval = conditional.confidence_interval(confidence, alternative=alternative)
-    low, high = _newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative)
-    rate_a, rate_b = s_a / total_a, s_b / total_b
-    return TestResult(
-        name="Fisher's exact test",
+    return _rates_result(
+        "Fisher's exact test",
+        (s_a, total_a, s_b, total_b),
+        _newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative),
+        alternative,
+        confidence,
         statistic=float(sample_odds_ratio),
         p_value=float(p_value),
-        alternative=alternative,
-        mean_difference=rate_b - rate_a,
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=cohens_h(rate_a, rate_b),
-        hedges_g=None,
-        n=total_a + total_b,
         statistic_name="odds ratio",
-        effect_size_name="h",
         method="hypergeometric (scipy); Newcombe interval of the difference",
         details={
-            "rate_a": rate_a,
-            "rate_b": rate_b,
             "conditional_odds_ratio": float(conditional.statistic),
             "odds_ratio_ci": (float(interval.low), float(interval.high)),
         },
@@ -1109,7 +842,7 @@ def fisher_exact(
 
 def _check_probability(value: float, name: str) -> float:
     if not 0 < value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+        raise UsageError(f"{name} must be in (0, 1), got {value!r}")
     return float(value)
 
 
@@ -1128,9 +861,9 @@ def power_paired_t(
     _check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size):
-        raise ValueError(f"effect_size must be finite, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite, got {effect_size!r}")
     if isinstance(n, bool) or int(n) != n or n < 2:
-        raise ValueError(f"n must be an integer ≥ 2, got {n!r}")
+        raise UsageError(f"n must be an integer ≥ 2, got {n!r}")
     df = int(n) - 1
     shift = effect_size * math.sqrt(n)
     if alternative == "two-sided":
@@ -1157,11 +890,11 @@ def sample_size_paired_t(
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size) or effect_size == 0:
-        raise ValueError(f"effect_size must be finite and non-zero, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite and non-zero, got {effect_size!r}")
     if (alternative == "greater" and effect_size < 0) or (
         alternative == "less" and effect_size > 0
     ):
-        raise ValueError(f"a {alternative!r} test cannot detect an effect of {effect_size}")
+        raise UsageError(f"a {alternative!r} test cannot detect an effect of {effect_size}")
     tail = alpha / 2 if alternative == "two-sided" else alpha
     guess = ((stats.norm.isf(tail) + stats.norm.ppf(power)) / effect_size) ** 2
     n = max(2, math.floor(guess))
@@ -1175,7 +908,7 @@ def sample_size_paired_t(
 def _two_proportion_terms(p_a: float, p_b: float) -> tuple[float, float]:
     for name, value in (("p_a", p_a), ("p_b", p_b)):
         if not 0 < value < 1:
-            raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+            raise UsageError(f"{name} must be in (0, 1), got {value!r}")
     average = (p_a + p_b) / 2
     null_sd = math.sqrt(2 * average * (1 - average))
     alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
@@ -1200,7 +933,7 @@ def power_two_proportions(
     _check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if isinstance(n_per_group, bool) or int(n_per_group) != n_per_group or n_per_group < 1:
-        raise ValueError(f"n_per_group must be a positive integer, got {n_per_group!r}")
+        raise UsageError(f"n_per_group must be a positive integer, got {n_per_group!r}")
     null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
     shift = (p_b - p_a) * math.sqrt(n_per_group)
     if alternative == "two-sided":
@@ -1232,9 +965,9 @@ def sample_size_two_proportions(
     null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
     difference = p_b - p_a
     if difference == 0:
-        raise ValueError("p_a and p_b must differ")
+        raise UsageError("p_a and p_b must differ")
     if (alternative == "greater" and difference < 0) or (alternative == "less" and difference > 0):
-        raise ValueError(f"a {alternative!r} test cannot detect p_b − p_a = {difference}")
+        raise UsageError(f"a {alternative!r} test cannot detect p_b − p_a = {difference}")
     tail = alpha / 2 if alternative == "two-sided" else alpha
     root = (stats.norm.isf(tail) * null_sd + stats.norm.ppf(power) * alternative_sd) / difference
     return max(1, math.ceil(root**2 - 1e-9))
