@@ -10,37 +10,31 @@ quick.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "evaluate": "api",
-    "evaluate_many": "api",
-    "preferences": "api",
-    "read_judgments": "api",
-    "read_qrels": "api",
-    "read_run": "api",
-    "InputError": "errors",
-    "RankscopeError": "errors",
-    "RankscopeWarning": "errors",
-    "UsageError": "errors",
-    "Judged": "judge",
-    "Ranked": "judge",
-    "judge": "judge",
-    "Qrels": "model",
-    "Run": "model",
-    "Vocabulary": "model",
-    "RunEvaluation": "table",
-    "evaluate_judged": "table",
-    "format_trec": "report.trec",
-    "MEASURES": "measures",
-    "REGISTRY": "measures",
-    "parse_measures": "measures",
-}
-
-__all__ = sorted(_EXPORTS)
+#: Public names, imported from their module on first use, and the subpackages, reachable as
+#: attributes (``rankscope.recsys.evaluate``) and imported on first use too.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    # the subpackage rankscope.judge is reached by import; the attribute is the function
+    submodules=["model", "read", "measures", "preference", "table", "stats", "recsys", "report"],
+    submod_attrs={
+        "api": [
+            "evaluate", "evaluate_many", "preferences", "read_judgments", "read_qrels",
+            "read_run",
+        ],
+        "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
+        "judge": ["Judged", "Ranked", "judge"],
+        "model": ["Qrels", "Run", "Vocabulary"],
+        "table": ["RunEvaluation", "evaluate_judged"],
+        "report.trec": ["format_trec"],
+        "measures": ["MEASURES", "REGISTRY", "parse_measures"],
+    },
+)  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import (  # noqa: F401
@@ -57,26 +51,3 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import Qrels, Run, Vocabulary  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
-
-
-#: Subpackages reachable as attributes (``rankscope.recsys.evaluate``), imported on first use.
-_SUBPACKAGES = (
-    "model", "read", "judge", "measures", "preference", "table", "stats", "recsys", "report",
-)  # fmt: skip
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:
-        value = importlib.import_module(f".{name}", __name__)
-        globals()[name] = value
-        return value
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))

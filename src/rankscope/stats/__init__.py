@@ -43,49 +43,25 @@ the same on every path — ``paired_t`` and friends, ``pairwise_tests``/``compar
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+import lazy_loader
 
-_EXPORTS = {
-    "paired_t": "tests",
-    "wilcoxon": "tests",
-    "sign_test": "tests",
-    "permutation_test": "tests",
-    "paired_bootstrap": "tests",
-    "student_t": "tests",
-    "welch_t": "tests",
-    "two_proportion_z": "tests",
-    "fisher_exact": "tests",
-    "power_paired_t": "tests",
-    "sample_size_paired_t": "tests",
-    "power_two_proportions": "tests",
-    "sample_size_two_proportions": "tests",
-    "TestResult": "tests",
-    "cohens_dz": "effects",
-    "cohens_d": "effects",
-    "hedges_g": "effects",
-    "randomized_tukey_hsd": "multiple",
-    "tukey_hsd": "multiple",
-    "pairwise_tests": "multiple",
-    "compact_letters": "multiple",
-    "PairwiseResult": "multiple",
-    "bonferroni": "corrections",
-    "holm": "corrections",
-    "benjamini_hochberg": "corrections",
-    "latex_table": "latex",
-    "kendall_tau": "meta",
-    "tau_ap": "meta",
-    "discriminative_power": "meta",
-    "robustness_curve": "meta",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+#: Public names, imported from their module on first use (``import rankscope`` stays quick).
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "tests": [
+            "paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap",
+            "student_t", "welch_t", "two_proportion_z", "fisher_exact", "power_paired_t",
+            "sample_size_paired_t", "power_two_proportions", "sample_size_two_proportions",
+            "TestResult",
+        ],
+        "effects": ["cohens_dz", "cohens_d", "hedges_g"],
+        "multiple": [
+            "randomized_tukey_hsd", "tukey_hsd", "pairwise_tests", "compact_letters",
+            "PairwiseResult",
+        ],
+        "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
+        "latex": ["latex_table"],
+        "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],
+    },
+)
