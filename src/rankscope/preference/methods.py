@@ -281,7 +281,9 @@ class PreferenceResult:
     def query_orderings(self) -> list[list[str]]:
         return query_orderings(self.prefs, self.run_names)
 
-    def ordering(self, aggregate: str = "mc4", **options) -> tuple[list[str], np.ndarray]:
+    def ordering(
+        self, aggregate: str = "mc4", **options: Any
+    ) -> tuple[list[str], np.ndarray]:
         """Runs ordered over all queries, with their scores.
 
         ``mc4`` (the authors' reference aggregator), ``mc4-converged`` (damped, iterated to
@@ -306,7 +308,7 @@ class PreferenceResult:
         order = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
         return [names[i] for i in order], score[order]
 
-    def to_frame(self, output: str = "pandas"):
+    def to_frame(self, output: str = "pandas") -> Any:
         """Tidy table: query, run_i, run_j, preference (i < j in run order)."""
         from ..model.frames import to_frame
 

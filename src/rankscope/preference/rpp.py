@@ -115,7 +115,9 @@ def _clip(prefs: np.ndarray) -> np.ndarray:
     return np.clip(prefs, -1.0, 1.0)
 
 
-def rpp(table: RelevanceTable, weights: Weights = "uniform", level: int | None = None):
+def rpp(
+    table: RelevanceTable, weights: Weights = "uniform", level: int | None = None
+) -> np.ndarray:
     """Binary RPP at relevance level ``level`` (default: the table's), P[q, a, b]."""
     level = table.relevance_level if level is None else level
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
@@ -124,7 +126,7 @@ def rpp(table: RelevanceTable, weights: Weights = "uniform", level: int | None =
     return out
 
 
-def graded_rpp(table: RelevanceTable, weights: Weights = "uniform"):
+def graded_rpp(table: RelevanceTable, weights: Weights = "uniform") -> np.ndarray:
     """Graded RPP (eq. 5): Σ_λ m_λ · RPP_λ / Σ_λ m_λ over the grades λ present."""
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
     for q in range(table.num_queries):
@@ -138,7 +140,7 @@ def graded_rpp(table: RelevanceTable, weights: Weights = "uniform"):
     return out
 
 
-def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform"):
+def subtopic_rpp(table: RelevanceTable, weights: Weights = "uniform") -> np.ndarray:
     """Subtopic RPP (eq. 6): Σ_t p(t) RPP_t over the query's subtopics t and a background
     population t* satisfied by any relevant document, p(t) ∝ the number of relevant
     documents of subtopic t, p(t*) ∝ the number of relevant documents; RPP_t is binary RPP
@@ -177,7 +179,9 @@ def _at_first_difference(table: RelevanceTable, level: int | None, from_end: boo
         yield q, np.take_along_axis(rows, first[:, :, None], axis=2)[:, :, 0], differs.any(axis=2)
 
 
-def lexiprecision(table: RelevanceTable, level: int | None = None, reciprocal: bool = False):
+def lexiprecision(
+    table: RelevanceTable, level: int | None = None, reciprocal: bool = False
+) -> np.ndarray:
     """Lexiprecision: sgn(f'_i − f_i) at the first level i where the rankings differ.
     With ``reciprocal`` (rrlexiprecision): 1/f_i − 1/f'_i there (0 for an unretrieved one)."""
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
@@ -193,7 +197,7 @@ def lexiprecision(table: RelevanceTable, level: int | None = None, reciprocal: b
     return out
 
 
-def lexirecall(table: RelevanceTable, level: int | None = None):
+def lexirecall(table: RelevanceTable, level: int | None = None) -> np.ndarray:
     """Lexirecall: more relevant documents retrieved wins; with as many, the ranking whose
     deepest retrieved relevant document is higher wins, and so on upward."""
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))

@@ -31,8 +31,10 @@ science: a practical primer for t-tests and ANOVAs", Frontiers in Psychology 4:8
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from .paired import ALTERNATIVES, check_queries
@@ -120,7 +122,7 @@ def hedges_correction(df):
     return _scalar_or_array(1.0 - 3.0 / (4.0 * df - 1.0))
 
 
-def cohens_dz(x, y=None):
+def cohens_dz(x: ArrayLike, y: ArrayLike | None = None) -> Any:
     """Cohen's d_z for paired data: mean(d) / sd(d), with d = y − x (or d = x).
 
     An infinite value means the differences are constant and non-zero; NaN, that they are
@@ -135,14 +137,14 @@ def cohens_dz(x, y=None):
         return _scalar_or_array(differences.mean(axis=-1) / differences.std(axis=-1, ddof=1))
 
 
-def cohens_d(x, y):
+def cohens_d(x: ArrayLike, y: ArrayLike) -> Any:
     """Cohen's d for two independent samples: (mean(y) − mean(x)) / s_pooled."""
     x, y = _two_samples(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         return _scalar_or_array((y.mean(axis=-1) - x.mean(axis=-1)) / _pooled_sd(x, y))
 
 
-def hedges_g(x, y=None, *, paired: bool = True):
+def hedges_g(x: ArrayLike, y: ArrayLike | None = None, *, paired: bool = True) -> Any:
     """Hedges' g: Cohen's d times J(df) = 1 − 3 / (4 df − 1).
 
     ``paired=True`` (the default; x and y on the same queries, or ``y=None`` for

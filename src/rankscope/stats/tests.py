@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from . import paired
@@ -285,7 +286,12 @@ def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
     return differences
 
 
-def paired_t(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+def paired_t(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+) -> TestResult:
     """Paired (Student's) t-test on the per-query differences d = y − x (or d = x).
 
     t = mean(d) / (sd(d) / √n) with n − 1 degrees of freedom; the confidence interval is
@@ -340,8 +346,8 @@ def _paired_result(
 
 
 def wilcoxon(
-    x,
-    y=None,
+    x: ArrayLike,
+    y: ArrayLike | None = None,
     alternative: str = "two-sided",
     confidence: float = 0.95,
     *,
@@ -405,7 +411,12 @@ def wilcoxon(
     )
 
 
-def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+def sign_test(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+) -> TestResult:
     """Sign test: among the queries where the systems differ, does B win more than half?
 
     The statistic is the number of wins of B (d > 0) among the m queries with d ≠ 0; ties
@@ -435,8 +446,8 @@ def sign_test(x, y=None, alternative: str = "two-sided", confidence: float = 0.9
 
 
 def permutation_test(
-    x,
-    y=None,
+    x: ArrayLike,
+    y: ArrayLike | None = None,
     *,
     statistic: str = "mean",
     alternative: str = "two-sided",
@@ -508,8 +519,8 @@ def permutation_test(
 
 
 def paired_bootstrap(
-    x,
-    y=None,
+    x: ArrayLike,
+    y: ArrayLike | None = None,
     *,
     alternative: str = "two-sided",
     samples: int = 10_000,
@@ -620,7 +631,12 @@ def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult
     )
 
 
-def student_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+def student_t(
+    x: ArrayLike,
+    y: ArrayLike,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+) -> TestResult:
     """Student's two-sample t-test (equal variances) of mean(y) − mean(x).
 
     Pooled variance, n_x + n_y − 2 degrees of freedom; equals
@@ -630,7 +646,12 @@ def student_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) ->
     return _independent_t(x, y, alternative, confidence, equal_var=True)
 
 
-def welch_t(x, y, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+def welch_t(
+    x: ArrayLike,
+    y: ArrayLike,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+) -> TestResult:
     """Welch's t-test (unequal variances) of mean(y) − mean(x).
 
     se² = s_x²/n_x + s_y²/n_y, Welch–Satterthwaite degrees of freedom; equals
