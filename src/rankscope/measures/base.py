@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import Ranked
 
 Kernel = Callable[..., np.ndarray]
@@ -47,15 +48,15 @@ class Param:
             else:
                 v = self.type(value)
         except (TypeError, ValueError):
-            raise ValueError(
+            raise UsageError(
                 f"{measure}: parameter {self.name}={value!r} is not a valid {self.type.__name__}"
             ) from None
         if self.minimum is not None and v < self.minimum:
-            raise ValueError(
+            raise UsageError(
                 f"{measure}: parameter {self.name}={value!r} must be >= {self.minimum}"
             )
         if self.choices and v not in self.choices:
-            raise ValueError(
+            raise UsageError(
                 f"{measure}: parameter {self.name}={value!r} must be one of {self.choices}"
             )
         return v
@@ -150,7 +151,7 @@ class Measure:
         for k, v in params.items():
             if k not in known:
                 allowed = ", ".join(known) or "none"
-                raise ValueError(f"{self.name}: unknown parameter {k!r} (parameters: {allowed})")
+                raise UsageError(f"{self.name}: unknown parameter {k!r} (parameters: {allowed})")
             out[k] = known[k].convert(v, self.name)
         for p in self.params:
             out.setdefault(p.name, p.default)

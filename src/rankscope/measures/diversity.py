@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import BEYOND, Ranked
 from .base import IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 
@@ -62,7 +63,7 @@ _NRBP = (
 
 def _need(r: Ranked) -> np.ndarray:
     if r.aspects is None:
-        raise ValueError(
+        raise UsageError(
             "diversity measures need diversity judgments (qid subtopic docno grade): read "
             "them with read_diversity_qrels(), or pass --diversity to rankscope eval"
         )

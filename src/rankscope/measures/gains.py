@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import BEYOND, NONPOOL, PAD, Ranked
 from .base import (
     REL,
@@ -166,7 +167,7 @@ ideal_dcg = Measure(
 
 def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
-        raise ValueError("ndcg_cut needs a positive cutoff (e.g. nDCG@10)")
+        raise UsageError("ndcg_cut needs a positive cutoff (e.g. nDCG@10)")
     # gain = grade (> 0); trec_eval's ndcg_cut takes no gain parameters
     terms = r.cached(
         ("ndcg_cut_terms",),

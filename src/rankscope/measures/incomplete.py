@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import NONPOOL, UNJUDGED, Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 
@@ -117,7 +118,7 @@ rbp_resid = Measure(
 
 def _unjudged(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
-        raise ValueError("unj needs a positive cutoff")
+        raise UsageError("unj needs a positive cutoff")
     # unjudged in the top k = ranks in the top k minus judged documents there
     judged = r.count_at(r.grade >= 0, cutoff)
     return (np.minimum(r.num_ret, cutoff) - judged) / float(cutoff)
@@ -137,7 +138,7 @@ unj = Measure(
 
 def _judged_at(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
-        raise ValueError("Judged needs a positive cutoff")
+        raise UsageError("Judged needs a positive cutoff")
     return r.count_at(r.grade >= 0, cutoff) / float(cutoff)
 
 

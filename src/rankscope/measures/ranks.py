@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import Ranked
 from .base import (
     REL,
@@ -31,7 +32,7 @@ _RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 def _require_cutoff(name: str, k: int | None) -> int:
     if k is None or k <= 0:
-        raise ValueError(f"{name} needs a positive cutoff (e.g. {name}@10)")
+        raise UsageError(f"{name} needs a positive cutoff (e.g. {name}@10)")
     return k
 
 
@@ -190,7 +191,7 @@ Rprec = Measure(
 
 def _rprec_mult(r: Ranked, multiple: float | None = None, rel: int | None = None) -> np.ndarray:
     if multiple is None:
-        raise ValueError("Rprec_mult needs a multiple of R")
+        raise UsageError("Rprec_mult needs a multiple of R")
     # trec_eval: (long) (multiple * R + 0.9)
     k = np.floor(multiple * r.num_rel(rel) + 0.9).astype(np.int64)
     return safe_divide(r.count_at(r.rel(rel), k), k)
@@ -265,7 +266,7 @@ def _interpolated(r: Ranked, fractions: tuple[float, ...], rel: int | None) -> n
 
 def _iprec_at_recall(r: Ranked, recall: float | None = None, rel: int | None = None) -> np.ndarray:
     if recall is None:
-        raise ValueError("iprec_at_recall needs a recall level")
+        raise UsageError("iprec_at_recall needs a recall level")
     return _interpolated(r, (recall,), rel)[:, 0]
 
 
@@ -292,7 +293,7 @@ def _eleven_point(
     r: Ranked, recall_points: tuple[float, ...] = _RECALL_POINTS, rel: int | None = None
 ) -> np.ndarray:
     if not recall_points:
-        raise ValueError("11pt_avg needs at least one recall point")
+        raise UsageError("11pt_avg needs at least one recall point")
     points = tuple(sorted(recall_points))
     values = _interpolated(r, points, rel)
     # trec_eval adds the points from the highest recall level down

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import UsageError
 from .base import Measure, Request
 
 _IR_PATTERN = re.compile(
@@ -74,7 +75,7 @@ class Registry:
         """Requests named by one measure spec (a nickname gives several)."""
         spec = spec.strip()
         if not spec:
-            raise ValueError("empty measure name")
+            raise UsageError("empty measure name")
         if spec in self.nicknames:
             return [r for name in self.nicknames[spec] for r in self.parse(name)]
         if "(" in spec or "@" in spec:
@@ -85,11 +86,11 @@ class Registry:
             name, _, params = spec.partition(".")
             if name in self._index:
                 if not params:
-                    raise ValueError(f"measure '{spec}': empty parameter list after '.'")
+                    raise UsageError(f"measure '{spec}': empty parameter list after '.'")
                 return self._trec_requests(self[name], params)
         if (spec, False) in self._ir:
             return [self._parse_ir(spec)]
-        raise ValueError(self._unknown(spec))
+        raise UsageError(self._unknown(spec))
 
     def parse_many(self, specs: Iterable[str]) -> list[Request]:
         """Requests for several specs, without duplicates, in output order.
@@ -132,7 +133,7 @@ class Registry:
         tag = "default" if params is None else "explicit"
         if style == "none":
             if params is not None:
-                raise ValueError(f"measure '{m.name}' takes no parameters (got '{params}')")
+                raise UsageError(f"measure '{m.name}' takes no parameters (got '{params}')")
             return [Request(m, _freeze(m.validate({})), m.name, (tag,))]
         if style in ("cutoffs", "fractions"):
             if params is None:
@@ -140,11 +141,11 @@ class Registry:
             elif style == "cutoffs":
                 values = sorted(c_atol(t) for t in params.split(","))
                 if values[0] <= 0:
-                    raise ValueError(f"measure '{m.name}.{params}': cutoffs must be positive")
+                    raise UsageError(f"measure '{m.name}.{params}': cutoffs must be positive")
             else:
                 values = sorted(c_atof(t) for t in params.split(","))
             if len(set(values)) != len(values):
-                raise ValueError(f"measure '{m.name}.{params}': duplicate cutoffs")
+                raise UsageError(f"measure '{m.name}.{params}': duplicate cutoffs")
             out = []
             for v in values:
                 label = f"{m.name}_{v}" if style == "cutoffs" else f"{m.name}_{v:3.2f}"
@@ -168,14 +169,14 @@ class Registry:
     def _parse_ir(self, spec: str) -> Request:
         match = _IR_PATTERN.match(spec)
         if not match:
-            raise ValueError(f"cannot parse measure '{spec}' (expected Name(param=value)@k)")
+            raise UsageError(f"cannot parse measure '{spec}' (expected Name(param=value)@k)")
         name, args, cutoff = match.group("name"), match.group("args"), match.group("cutoff")
         entry = self._ir.get((name, cutoff is not None))
         if entry is None:
             if (name, cutoff is None) in self._ir:
                 need = "needs" if cutoff is None else "takes no"
-                raise ValueError(f"measure '{spec}': {name} {need} a cutoff @k")
-            raise ValueError(self._unknown(spec))
+                raise UsageError(f"measure '{spec}': {name} {need} a cutoff @k")
+            raise UsageError(self._unknown(spec))
         m, spelling = entry
         params: dict[str, Any] = dict(spelling.fixed)
         shown = []
@@ -185,7 +186,7 @@ class Registry:
                 key, eq, value = item.partition("=")
                 key, value = key.strip(), value.strip()
                 if not eq or not key:
-                    raise ValueError(f"measure '{spec}': parameters are written name=value")
+                    raise UsageError(f"measure '{spec}': parameters are written name=value")
                 shown.append(f"{key}={value}")
                 if key == "judged_only" and "judged_only" not in {p.name for p in m.params}:
                     condensed = _boolean(value, spec)
@@ -225,7 +226,7 @@ def _boolean(value: str, spec: str) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    raise ValueError(f"measure '{spec}': judged_only must be True or False (got {value!r})")
+    raise UsageError(f"measure '{spec}': judged_only must be True or False (got {value!r})")
 
 
 def _pairs(m: Measure, text: str) -> dict[str, Any]:
@@ -234,7 +235,7 @@ def _pairs(m: Measure, text: str) -> dict[str, Any]:
     for item in text.split(","):
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"measure '{m.name}.{text}': parameters are written name=value")
+            raise UsageError(f"measure '{m.name}.{text}': parameters are written name=value")
         if _is_int(key):
             gains[int(key)] = c_atof(value)
         else:

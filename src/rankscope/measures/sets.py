@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide
 
@@ -102,7 +103,7 @@ def _utility(
     rel: int | None = None,
 ) -> np.ndarray:
     if len(coefficients) != 4:
-        raise ValueError("utility needs exactly four coefficients (a, b, c, d)")
+        raise UsageError("utility needs exactly four coefficients (a, b, c, d)")
     a = r.num_rel_ret(rel)
     ret, big_r = r.num_ret, r.num_rel(rel)
     c1, c2, c3, c4 = (float(c) for c in coefficients)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import BEYOND, PAD, Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
 from .gains import _discounted, _retrieved, ideal_gains, persistence_weights
@@ -62,7 +63,7 @@ def _gain_table(r: Ranked, gain: str, gains: dict[int, float] | None) -> dict[in
 def _jk_discount(ranks: np.ndarray, base: float) -> np.ndarray:
     """Järvelin–Kekäläinen's divisor ``max(1, log_b(rank))`` (1 for padding)."""
     if base <= 1:
-        raise ValueError(f"jk discount needs a base > 1 (got {base})")
+        raise UsageError(f"jk discount needs a base > 1 (got {base})")
     real = np.where(ranks < BEYOND, ranks, 1).astype(np.float64)
     with np.errstate(divide="ignore"):
         logb = np.log2(real) / np.log2(base)
@@ -238,7 +239,7 @@ def _eu(r: Ranked, phi=None, gamma=0.9, cutoff=None) -> np.ndarray:
     utility = grades.astype(np.float64)
     stop = _per_grade(grades, phi, lambda g: np.where(g > 0, 1.0 - 2.0 ** (-g), 0.0))
     if np.any((stop < 0) | (stop > 1)):
-        raise ValueError("EU: stopping probabilities phi must lie in [0, 1]")
+        raise UsageError("EU: stopping probabilities phi must lie in [0, 1]")
     stop = np.where(inside, stop, 0.0)
     patience = persistence_weights(gamma, grades.shape[1])[None, :]
     examined = patience * _exclusive_cumprod(1.0 - stop)
@@ -272,7 +273,7 @@ def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
     grades, inside = _dense_grades(r, cutoff)
     prel = _per_grade(grades, p_rel, lambda g: np.where(g > 0, 0.4, 0.0))
     if np.any((prel < 0) | (prel > 1)) or not 0 <= p_break <= 1:
-        raise ValueError("pFound: p_rel and p_break must lie in [0, 1]")
+        raise UsageError("pFound: p_rel and p_break must lie in [0, 1]")
     prel = np.where(inside, prel, 0.0)
     stay = persistence_weights(1.0 - p_break, grades.shape[1])[None, :]
     look = stay * _exclusive_cumprod(1.0 - prel)
@@ -324,9 +325,9 @@ def _tbg(
     probabilities = {"click_rel": click_rel, "click_nonrel": click_nonrel, "save_rel": save_rel}
     for name, p in probabilities.items():
         if not 0 <= p <= 1:
-            raise ValueError(f"TBG: {name} must lie in [0, 1] (got {p})")
+            raise UsageError(f"TBG: {name} must lie in [0, 1] (got {p})")
     if halflife <= 0:
-        raise ValueError(f"TBG: halflife must be positive (got {halflife})")
+        raise UsageError(f"TBG: halflife must be positive (got {halflife})")
     ranks, grades = r.entries(dense=True)
     inside = (grades != PAD) & (ranks <= _cut(cutoff))
     relevant = inside & (grades >= r.level(rel))
@@ -392,7 +393,7 @@ def _grid_position(ranks: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarra
 
 def _grid_rbp(r: Ranked, width=5, p_row=0.8, p_col=0.9, rel=None) -> np.ndarray:
     if not (0 <= p_row < 1 and 0 <= p_col <= 1):
-        raise ValueError("grid RBP: p_row must lie in [0, 1) and p_col in [0, 1]")
+        raise UsageError("grid RBP: p_row must lie in [0, 1) and p_col in [0, 1]")
     relevant = r.rel(rel)
     row, col = _grid_position(r.rank, width)
     weight = np.power(p_row, row.astype(np.float64)) * np.power(p_col, col.astype(np.float64))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
 from .base import Context, RecsysMeasure, Values, user_mean
 
@@ -28,7 +29,7 @@ def _joined(ctx: Context):
     def make():
         test, run = ctx.test, ctx.run
         if test.rating is None:
-            raise ValueError("rating measures need ratings in the test data")
+            raise UsageError("rating measures need ratings in the test data")
         n = ctx.num_items
         run_keys = run.query.astype(np.int64) * n + run.doc
         order = np.argsort(run_keys, kind="stable")

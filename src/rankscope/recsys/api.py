@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import warn
+from ..errors import InputError, UsageError, warn
 from ..measures.base import Request
 from ..model import Interactions, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
@@ -108,11 +108,11 @@ def evaluate_systems(
     See `evaluate` for the parameters.
     """
     if no_relevant not in ("exclude", "zero"):
-        raise ValueError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
+        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
     if seen not in ("keep", "drop"):
-        raise ValueError(f"seen must be 'keep' or 'drop', not {seen!r}")
+        raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
     if k < 1:
-        raise ValueError("k must be >= 1")
+        raise UsageError("k must be >= 1")
     users, items = Vocabulary(), Vocabulary()
     test_log = read_interactions(test, users=users, items=items, columns=columns).deduplicate()
     train_log = None
@@ -140,7 +140,7 @@ def evaluate_systems(
     if catalog is not None:
         ids = [str(i) for i in catalog]
         if not ids:
-            raise ValueError("catalog is empty")
+            raise InputError("catalog is empty")
         catalog_codes = items.intern_many(ids).astype(np.int64)
     qrels = test_log.to_qrels(threshold, relevance)
     requests = parse(
@@ -148,7 +148,7 @@ def evaluate_systems(
     )
     _check_inputs(requests, test_log, pop_log, base_run, item_features)
     if seen == "drop" and train_log is None:
-        raise ValueError("seen='drop' needs the training interactions (train=...)")
+        raise UsageError("seen='drop' needs the training interactions (train=...)")
     results = []
     for run in runs:
         run = _seen_policy(run, train_log, seen, len(items))
@@ -179,19 +179,19 @@ def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
     for r in requests:
         needs = r.measure.needs
         if "ratings" in needs and test_log.rating is None:
-            raise ValueError(f"{r.label} needs ratings in the test data")
+            raise UsageError(f"{r.label} needs ratings in the test data")
         if "popularity" in needs and pop_log is None:
-            raise ValueError(
+            raise UsageError(
                 f"{r.label} needs item popularity: give the training interactions "
                 "(train=..., --train) or popularity=..."
             )
         if "baseline" in needs and pop_log is None and base_run is None:
-            raise ValueError(
+            raise UsageError(
                 f"{r.label} needs a baseline: the training interactions (train=..., --train) "
                 "for the most-popular list, or baseline=..."
             )
         if "features" in needs and item_features is None:
-            raise ValueError(f"{r.label} needs item features (features=..., --features u.item)")
+            raise UsageError(f"{r.label} needs item features (features=..., --features u.item)")
 
 
 def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items: int) -> Run:

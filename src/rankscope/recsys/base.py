@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import Judged, judge
 from ..measures.base import Measure, Param
 from ..model import Interactions, ItemFeatures, Qrels, Run
@@ -159,7 +160,7 @@ class Context:
 
     def need_popularity(self, measure: str) -> Interactions:
         if self.popularity_log is None:
-            raise ValueError(
+            raise UsageError(
                 f"{measure} needs item popularity: give the training interactions "
                 "(train=..., --train) or popularity=..."
             )

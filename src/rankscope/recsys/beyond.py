@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import judge
 from ..measures.base import IrSpelling, Param
 from .base import Context, K, Lists, RecsysMeasure, Values, user_mean
@@ -191,9 +192,9 @@ def _serendipity(ctx: Context, k: int) -> Values:
 def _ild(ctx: Context, k: int, distance: str = "cosine") -> Values:
     features = ctx.features
     if features is None:
-        raise ValueError("ILD needs item features (features=..., --features u.item)")
+        raise UsageError("ILD needs item features (features=..., --features u.item)")
     if distance == "jaccard" and not features.binary:
-        raise ValueError("ILD(distance=jaccard) needs binary (0/1) features")
+        raise UsageError("ILD(distance=jaccard) needs binary (0/1) features")
     lists = ctx.lists(k)
     rows = features.rows_of(ctx.num_items)[lists.items]
     known = rows >= 0
