@@ -12,6 +12,7 @@ import sys
 import pytest
 
 import rankscope
+import rankscope.cli
 from tests.conftest import run_cli
 
 # A small collection with hand-computed values.
@@ -542,3 +543,52 @@ def test_explicit_cutoffs_replace_the_defaults(files, capsys):
     assert code == 0
     labels = [x.split("\t")[0].strip() for x in out.splitlines()]
     assert "P_5" in labels and "P_10" not in labels
+
+
+# -- the parser: shared options, cheap to build -------------------------------------------------
+
+
+def test_shared_options_name_the_library_policies():
+    from rankscope.cli import options
+    from rankscope.judge import TIE_POLICIES
+    from rankscope.read.trec import DUPLICATE_POLICIES
+
+    assert options.TIES == TIE_POLICIES
+    assert options.DUPLICATES == DUPLICATE_POLICIES
+
+
+def _choices(command: str, flag: str) -> tuple[str, ...]:
+    from rankscope.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    return tuple(next(a for a in sub._actions if flag in a.option_strings).choices)
+
+
+@pytest.mark.parametrize(
+    ("command", "module"),
+    [("eval", "evaluation"), ("prefer", "preference"), ("meta", "meta"), ("recsys", "recsys")],
+)
+def test_format_choices_are_the_report_formats(command, module):
+    import importlib
+
+    formats = importlib.import_module(f"rankscope.report.{module}").FORMATS
+    assert _choices(command, "--format") == formats
+
+
+def test_building_the_parser_imports_no_command_body():
+    """`rankscope eval` starts cold in loops: declaring the commands' options loads neither
+    numpy nor any layer of rankscope below the command line."""
+    code = (
+        "import sys\n"
+        "from rankscope.cli import build_parser\n"
+        "build_parser().parse_args(['eval', 'q', 'r'])\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith(('rankscope', 'numpy')))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(result.stdout.split())
+    expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
+    expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
+    assert loaded <= expected, loaded - expected

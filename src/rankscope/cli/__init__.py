@@ -1,8 +1,18 @@
-"""The command line: one module per command, each with its parser (`add_parser`) and its body
-(`run`), thin over the public API.
+"""The command line: one module per command, each with its options (`add_arguments`) and its
+body (`run`), thin over the public API; the options several commands share are declared once in
+`options`, and everything a command prints is formatted by `rankscope.report`.  A command
+module's docstring is its help: the first line is what ``rankscope --help`` lists, the rest the
+description ``rankscope COMMAND --help`` prints.
 
 ``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
 prints with the same options (``-q -m -c -n -l -M -J -N``).
+
+Start-up time: the command line runs in loops (a run file at a time, in shell scripts), and
+`build_parser` imports every command module to declare its options.  So a command module
+imports nothing heavy at module level — only `argparse` and `options` — and its `run`
+imports what the command needs (numpy, the readers, `rankscope.recsys`, scipy through
+`rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the evaluation
+path and nothing else.
 """
 
 from __future__ import annotations
@@ -25,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command")
     for command in COMMANDS:
-        importlib.import_module(f".{command}", __name__).add_parser(sub)
+        module = importlib.import_module(f".{command}", __name__)
+        # (python -OO drops docstrings: then the commands go without help text)
+        help_line, _, description = (module.__doc__ or "").partition("\n\n")
+        p = sub.add_parser(command, help=help_line, description=description.strip() or None)
+        module.add_arguments(p)
+        p.set_defaults(func=module.run)
     return parser
 
 

@@ -1,37 +1,31 @@
-"""``rankscope eval``: runs against judgments; with one run and no ``--format``, byte-for-byte
-trec_eval's output (``-q -m -c -n -l -M -J -N -R -Z``)."""
+"""evaluate runs against judgments (trec_eval-compatible)
+
+Evaluate one or more runs. With one run and no --format the output is byte-for-byte
+trec_eval's.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from ..api import evaluate_many
-from ..read.trec import run_files
-from ..report.tables import csv_cell, json_report, rows, text_table
-from ..report.trec import format_trec
+from . import options
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "eval",
-        help="evaluate runs against judgments (trec_eval-compatible)",
-        description=(
-            "Evaluate one or more runs. With one run and no --format the output is "
-            "byte-for-byte trec_eval's."
-        ),
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    options.judgments_and_runs(
+        p,
+        "TREC qrels file (.gz and - accepted), or judgments as -R says",
+        "TREC run files or directories of them",
     )
-    p.add_argument("qrels", help="TREC qrels file (.gz and - accepted), or judgments as -R says")
-    p.add_argument("runs", nargs="+", help="TREC run files or directories of them")
-    p.add_argument(
+    options.choice(
+        p,
         "-R",
-        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
-        default="qrels",
+        ("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        "judgments format, as trec_eval: qrels (default); prefs (qid jg jsg docno rel_level) "
+        "or qrels_prefs (qrels read as preferences) for -m all_prefs; qrels_jg (qid jg docno "
+        "grade, judgment groups) for -m qrels_jg",
         dest="rel_format",
-        help="judgments format, as trec_eval: qrels (default); prefs (qid jg jsg docno "
-        "rel_level) or qrels_prefs (qrels read as preferences) for -m all_prefs; qrels_jg "
-        "(qid jg docno grade, judgment groups) for -m qrels_jg",
     )
     p.add_argument(
         "-Z",
@@ -41,39 +35,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="print z-scores: per-query values standardised with FILE's 'qid measure mean "
         "stddev' lines (trec_eval -Z)",
     )
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help="measure to compute, either spelling (P.5,10 / P@10 / all_trec); repeatable; "
+    options.measures(
+        p,
+        "measure to compute, either spelling (P.5,10 / P@10 / all_trec); repeatable; "
         "default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R qrels_jg)",
     )
-    p.add_argument("-q", action="store_true", dest="per_query", help="also print per-query values")
-    p.add_argument(
-        "-c",
-        action="store_true",
-        dest="complete",
-        help="average over every judged query (missing = 0)",
-    )
+    options.per_query(p, "also print per-query values")
+    options.complete(p, "average over every judged query (missing = 0)")
     p.add_argument("-n", action="store_true", dest="no_summary", help="do not print the summary")
-    p.add_argument(
-        "-l",
-        type=int,
-        default=1,
-        dest="level",
-        metavar="N",
-        help="minimum relevant grade (default 1)",
-    )
-    p.add_argument(
-        "-M",
-        type=int,
-        default=None,
-        dest="max_docs",
-        metavar="N",
-        help="use only the top N per query",
-    )
+    options.relevance_level(p, "minimum relevant grade (default 1)")
+    options.depth(p, "max_docs", "use only the top N per query")
     p.add_argument(
         "-J",
         action="store_true",
@@ -83,35 +54,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-N", type=int, default=0, dest="num_docs", metavar="N", help="collection size (utility)"
     )
-    p.add_argument(
-        "--format",
-        choices=("trec", "json", "csv", "table"),
-        default=None,
-        help="output format (default: trec for one run, table for several)",
+    options.output_format(
+        p,
+        ("trec", "json", "csv", "table"),
+        None,
+        "output format (default: trec for one run, table for several)",
     )
     p.add_argument(
         "--wide",
         action="store_true",
         help="with several runs: one row per run and a column per measure (summaries only)",
     )
-    p.add_argument(
-        "--ties",
-        choices=("docno-desc", "docno-asc", "input-order"),
-        default=None,
-        help="order of equally scored documents (default as trec_eval: docno-desc; "
+    options.ties(
+        p,
+        None,
+        "order of equally scored documents (default as trec_eval: docno-desc; "
         "docno-asc with -R prefs/qrels_prefs)",
     )
-    p.add_argument(
-        "--duplicates",
-        choices=("error", "first", "max-score"),
-        default="error",
-        help="a document listed twice for a query: error (default), keep first, keep max score",
+    options.duplicates(
+        p, "a document listed twice for a query: error (default), keep first, keep max score"
     )
-    p.add_argument(
+    options.choice(
+        p,
         "--order",
-        choices=("score", "rank"),
-        default="score",
-        help="rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
+        ("score", "rank"),
+        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
     )
     p.add_argument(
         "--diversity",
@@ -124,13 +91,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="document lengths in words, 'docno words' per line (time-biased gain)",
     )
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """``rankscope eval`` (arguments as parsed by `add_parser`)."""
+    """``rankscope eval`` (arguments as parsed by `add_arguments`)."""
+    from ..api import evaluate_many
+    from ..read.trec import run_files
+    from ..report.evaluation import format_evaluations
+
     paths = run_files(args.runs)
-    fmt = args.format or ("trec" if len(paths) == 1 else "table")
     results = evaluate_many(
         args.qrels,
         paths,
@@ -142,24 +111,20 @@ def run(args: argparse.Namespace) -> int:
         complete=args.complete,
         num_docs=args.num_docs,
         duplicates=args.duplicates,
-        order=getattr(args, "order", "score"),
-        diversity=getattr(args, "diversity", None) or None,
-        doc_lengths=getattr(args, "doc_lengths", None),
-        rel_format=getattr(args, "rel_format", "qrels"),
-        zscores=getattr(args, "zscores", None),
+        order=args.order,
+        diversity=args.diversity or None,
+        doc_lengths=args.doc_lengths,
+        rel_format=args.rel_format,
+        zscores=args.zscores,
     )
-    out = sys.stdout
-    if fmt == "trec":
-        for res in results:
-            out.write(format_trec(res, per_query=args.per_query, summary=not args.no_summary))
-    elif fmt == "json":
-        json.dump(json_report(results, args.per_query), out, indent=1)
-        out.write("\n")
-    else:
-        table_rows = rows(results, args.per_query, getattr(args, "wide", False))
-        if fmt == "csv":
-            out.write("".join(",".join(csv_cell(c) for c in row) + "\n" for row in table_rows))
-        else:
-            out.write(text_table(table_rows))
-    out.flush()
+    sys.stdout.write(
+        format_evaluations(
+            results,
+            args.format,
+            per_query=args.per_query,
+            summary=not args.no_summary,
+            wide=args.wide,
+        )
+    )
+    sys.stdout.flush()
     return 0

@@ -1,36 +1,28 @@
-"""``rankscope example``: the bundled example collection, evaluated."""
+"""evaluate the bundled example collection"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..examples import example_paths
-from .eval import run as evaluate_command
+from . import options
+
+#: The measures shown without ``-m``.
+MEASURES = ["map", "P@10", "nDCG@10", "recip_rank", "bpref"]
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("example", help="evaluate the bundled example collection")
-    p.add_argument("-m", "--measure", action="append", dest="measures")
-    p.set_defaults(func=run)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    options.measures(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..api import evaluate_many
+    from ..examples import example_paths
+    from ..report.evaluation import format_evaluations
+
     qrels, runs = example_paths()
-    ns = argparse.Namespace(
-        qrels=str(qrels),
-        runs=[str(r) for r in runs],
-        measures=args.measures or ["map", "P@10", "nDCG@10", "recip_rank", "bpref"],
-        per_query=False,
-        complete=False,
-        no_summary=False,
-        level=1,
-        max_docs=None,
-        judged_only=False,
-        num_docs=0,
-        format="table",
-        wide=True,
-        ties="docno-desc",
-        duplicates="error",
-    )
-    print(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n")
-    return evaluate_command(ns)
+    sys.stdout.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
+    results = evaluate_many(qrels, runs, args.measures or MEASURES, ties="docno-desc")
+    sys.stdout.write(format_evaluations(results, "table", wide=True))
+    sys.stdout.flush()
+    return 0

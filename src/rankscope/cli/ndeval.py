@@ -1,27 +1,19 @@
-"""``rankscope ndeval``: the TREC Web track's diversity evaluation, printed as ndeval 4.5 prints
-it."""
+"""diversity evaluation with ndeval's output (TREC Web track)
+
+Intent-aware measures (ERR-IA, alpha-nDCG, NRBP, MAP-IA, P-IA, strec) printed exactly as
+ndeval 4.5 prints them: CSV, one row per topic and an amean row.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ..read.trec import run_files
-from ..report.ndeval import format_ndeval
-from ..table.ndeval import ndeval_table
+from . import options
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "ndeval",
-        help="diversity evaluation with ndeval's output (TREC Web track)",
-        description=(
-            "Intent-aware measures (ERR-IA, alpha-nDCG, NRBP, MAP-IA, P-IA, strec) printed "
-            "exactly as ndeval 4.5 prints them: CSV, one row per topic and an amean row."
-        ),
-    )
-    p.add_argument("qrels", help="diversity qrels: qid subtopic docno grade")
-    p.add_argument("runs", nargs="+", help="TREC run files or directories")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade")
     p.add_argument("-alpha", "--alpha", type=float, default=0.5, help="redundancy (0.5)")
     p.add_argument("-beta", "--beta", type=float, default=0.5, help="NRBP persistence (0.5)")
     p.add_argument(
@@ -30,19 +22,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="order by score then docno (default: by the rank column)",
     )
-    p.add_argument(
-        "-c", action="store_true", dest="complete", help="average over every judged topic"
-    )
-    p.add_argument("-M", type=int, default=None, dest="depth", metavar="N", help="cut at rank N")
-    p.set_defaults(func=run)
+    options.complete(p, "average over every judged topic")
+    options.depth(p, "depth", "cut at rank N")
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
+    from ..read.trec import run_files
+    from ..report.ndeval import format_ndeval
+    from ..table.ndeval import ndeval_table
+
     for name, v in (("alpha", args.alpha), ("beta", args.beta)):
         if not 0.0 <= v <= 1.0:
-            raise ValueError(f"-{name} must be between 0 and 1 (got {v})")
+            raise UsageError(f"-{name} must be between 0 and 1 (got {v})")
     if args.depth is not None and args.depth <= 0:
-        raise ValueError(f"-M must be positive (got {args.depth})")
+        raise UsageError(f"-M must be positive (got {args.depth})")
     for path in run_files(args.runs):
         runid, topics, table, mean = ndeval_table(
             args.qrels, path, alpha=args.alpha, beta=args.beta, traditional=args.traditional,

@@ -1,12 +1,40 @@
-"""The measure reference pages, generated from the measure objects: docs/measures.md (every
-measure of `rankscope eval` and of `rankscope recsys`, ``rankscope measures --markdown``) and
-the reference section of docs/recsys.md."""
+"""The measure reference, generated from the measure objects: the lists of ``rankscope
+measures`` and ``rankscope recsys --list``, docs/measures.md (every measure of `rankscope eval`
+and of `rankscope recsys`, ``rankscope measures --markdown``) and the reference section of
+docs/recsys.md."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..measures import REGISTRY
 from ..measures.registry import Registry
 from ..recsys import registry as recsys
+
+
+def measure_list() -> str:
+    """``rankscope measures``: every measure's names and the first line of its documentation,
+    the recommender measures last."""
+    return (
+        _listing(REGISTRY.measures, REGISTRY.spellings)
+        + "\nrecommender measures (rankscope recsys):\n"
+        + _listing(recsys.MEASURES, recsys.spellings)
+    )
+
+
+def recsys_measure_list() -> str:
+    """``rankscope recsys --list``: the recommender measures and the registry's nicknames."""
+    nicknames = ", ".join(recsys.REGISTRY.nicknames)
+    return _listing(recsys.MEASURES, recsys.spellings) + f"nicknames: {nicknames}\n"
+
+
+def _listing(measures: Sequence[Any], spellings: Callable[[Any], list[str]]) -> str:
+    """Per measure, its names on one line and the first line of its documentation indented."""
+    lines = []
+    for m in measures:
+        lines += [" | ".join(spellings(m)), "    " + m.doc.strip().split("\n")[0]]
+    return "".join(line + "\n" for line in lines)
 
 
 def measure_reference() -> str:
@@ -34,11 +62,7 @@ def registry_reference(registry: Registry) -> str:
         lines.append("Names: " + ", ".join(f"`{n}`" for n in registry.spellings(m)))
         lines.append("")
         lines += [m.doc.strip(), ""]
-        if m.params:
-            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
-            for p in m.params:
-                lines.append(f"| `{p.name}` | {p.type.__name__} | {p.default!r} | {p.doc} |")
-            lines.append("")
+        lines += _parameter_table(m)
         summary = {
             "mean": "mean over queries",
             "sum": "sum over queries",
@@ -68,11 +92,7 @@ def recsys_reference() -> str:
         names = ", ".join(f"`{n}`" for n in recsys.spellings(m))
         lines.append(f"Names: {names} ({kinds[m.kind]})")
         lines += ["", m.doc.strip(), ""]
-        if m.params:
-            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
-            for p in m.params:
-                lines.append(f"| `{p.name}` | {p.type.__name__} | {p.default!r} | {p.doc} |")
-            lines.append("")
+        lines += _parameter_table(m)
         summary = m.summary_doc
         if m.relevance:
             summary += " (users without relevant test items: see `no_relevant`)"
@@ -89,3 +109,13 @@ def recsys_reference() -> str:
             lines += ["Needs: " + "; ".join(what[n] for n in needs) + ".", ""]
         lines += [f"Reference: {m.reference}", ""]
     return "\n".join(lines)
+
+
+def _parameter_table(m: Any) -> list[str]:
+    """The Markdown table of a measure's parameters (no lines for a measure without any)."""
+    if not m.params:
+        return []
+    lines = ["| parameter | type | default | meaning |", "|---|---|---|---|"]
+    for p in m.params:
+        lines.append(f"| `{p.name}` | {p.type.__name__} | {p.default!r} | {p.doc} |")
+    return [*lines, ""]

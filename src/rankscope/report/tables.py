@@ -1,79 +1,29 @@
-"""Results as tables: aligned text, CSV, JSON-ready dicts."""
+"""Rows of text cells written as an aligned table, CSV or JSON: the one writer behind every
+command's ``--format table|csv|json``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..table import RunEvaluation
 
-
-def json_report(results: list[RunEvaluation], per_query: bool) -> list[dict]:
-    out = []
-    for res in results:
-        entry: dict[str, Any] = {
-            "run": res.run_name,
-            "summary": {
-                r.label: v
-                for r, v in zip(res.requests, res.summary, strict=True)
-                if v is not None and not r.measure.is_run_name
-            },
-        }
-        if per_query:
-            entry["queries"] = {
-                qid: {
-                    r.label: col[i].item() if hasattr(col[i], "item") else col[i]
-                    for r, col in zip(res.requests, res.values, strict=True)
-                    if r.measure.per_query
-                }
-                for i, qid in enumerate(res.query_ids)
-            }
-        out.append(entry)
-    return out
-
-
-def display(value: Any, kind: str) -> str:
-    if isinstance(value, str):
-        return value
-    if kind == "int":
-        return str(int(value))
+def number(value: float) -> str:
+    """A value as the tables print it: four decimals (``nan`` for no value)."""
     return f"{float(value):.4f}"
 
 
-def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list[str]]:
-    if wide:
-        labels: list[str] = []
-        kinds: dict[str, str] = {}
-        for res in results:
-            for r, v in zip(res.requests, res.summary, strict=True):
-                if v is not None and not r.measure.is_run_name and r.label not in kinds:
-                    labels.append(r.label)
-                    kinds[r.label] = r.measure.value
-        rows = [["run", *labels]]
-        for res in results:
-            s = {r.label: v for r, v in zip(res.requests, res.summary, strict=True)}
-            rows.append(
-                [res.run_name] + [display(s[lab], kinds[lab]) if lab in s else "" for lab in labels]
-            )
-        return rows
-    rows = [["run", "query", "measure", "value"]]
-    for res in results:
-        if per_query:
-            for r, col in zip(res.requests, res.values, strict=True):
-                if not r.measure.per_query:
-                    continue
-                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
-                    rows.append([res.run_name, qid, r.label, display(v, r.measure.value)])
-        for r, v in zip(res.requests, res.summary, strict=True):
-            if v is not None and not r.measure.is_run_name:
-                rows.append([res.run_name, "all", r.label, display(v, r.measure.value)])
-    return rows
-
-
 def csv_cell(cell: str) -> str:
+    """A CSV field, quoted only when it holds a comma, a quote or a newline (RFC 4180)."""
     return f'"{cell.replace(chr(34), chr(34) * 2)}"' if any(c in cell for c in ',"\n') else cell
 
 
+def csv_text(rows: list[list[str]]) -> str:
+    """Rows (the header first) as CSV lines."""
+    return "".join(",".join(csv_cell(c) for c in row) + "\n" for row in rows)
+
+
 def text_table(rows: list[list[str]]) -> str:
+    """Rows (the header first) as an aligned table: the first column left-aligned, the others
+    right-aligned, a rule under the header."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
@@ -86,3 +36,20 @@ def text_table(rows: list[list[str]]) -> str:
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
+
+
+def transpose(rows: list[list[str]], corner: str = "measure") -> list[list[str]]:
+    """A table with a row per system and a column per measure turned into one with a row per
+    measure and a column per system (``corner`` heads the first column)."""
+    header, body = rows[0], rows[1:]
+    table = [[corner, *[r[0] for r in body]]]
+    for j, label in enumerate(header[1:], start=1):
+        table.append([label, *[r[j] for r in body]])
+    return table
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON, with a final newline."""
+    import json  # here: only the json formats need it, and ``eval`` starts cold often
+
+    return json.dumps(value, indent=1) + "\n"

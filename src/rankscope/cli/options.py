@@ -1,0 +1,80 @@
+"""The options several commands share, declared once: the same flag means the same thing (name,
+destination, type, choices) in every command; only defaults and help wording differ where the
+commands do.
+
+This module imports nothing from rankscope, so that building the parser stays cheap: the
+policies' names are repeated from `rankscope.judge.TIE_POLICIES` and
+`rankscope.read.trec.DUPLICATE_POLICIES` (a test checks they agree).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+Parser = argparse.ArgumentParser
+
+#: `rankscope.judge.TIE_POLICIES` and `rankscope.read.trec.DUPLICATE_POLICIES`, in their order.
+TIES = ("docno-desc", "docno-asc", "input-order")
+DUPLICATES = ("error", "first", "max-score")
+
+
+def choice(
+    p: Parser, flag: str, choices: tuple[str, ...], help: str | None = None, **more: str
+) -> None:
+    """An option taking one of ``choices``, the first by default."""
+    p.add_argument(flag, choices=choices, default=choices[0], help=help, **more)
+
+
+def judgments_and_runs(
+    p: Parser,
+    judgments: str = "TREC qrels file",
+    runs: str = "TREC run files or directories",
+) -> None:
+    """The positional arguments: a judgments file, then one or more runs."""
+    p.add_argument("qrels", help=judgments)
+    p.add_argument("runs", nargs="+", help=runs)
+
+
+def measures(p: Parser, help: str | None = None) -> None:
+    """``-m/--measure NAME``, repeatable, into ``measures`` (``None`` when not given)."""
+    p.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE", help=help
+    )
+
+
+def per_query(p: Parser, help: str, *flags: str, dest: str = "per_query") -> None:
+    """``-q``: per-query (or per-user) values as well as the summaries."""
+    p.add_argument(*(flags or ("-q",)), action="store_true", dest=dest, help=help)
+
+
+def relevance_level(p: Parser, help: str) -> None:
+    """``-l N``: the minimum grade of a relevant document, into ``level``."""
+    p.add_argument("-l", type=int, default=1, dest="level", metavar="N", help=help)
+
+
+def complete(p: Parser, help: str) -> None:
+    """``-c``: average over every judged query, a missing query counting 0."""
+    p.add_argument("-c", action="store_true", dest="complete", help=help)
+
+
+def depth(p: Parser, dest: str, help: str) -> None:
+    """``-M N``: keep the top N documents of each ranking."""
+    p.add_argument("-M", type=int, default=None, dest=dest, metavar="N", help=help)
+
+
+def ties(p: Parser, default: str | None, help: str | None = None) -> None:
+    """``--ties``: the order of equally scored documents; the default is listed first."""
+    choices = sorted(TIES, key=lambda policy: policy != default)
+    p.add_argument("--ties", choices=choices, default=default, help=help)
+
+
+def duplicates(p: Parser, help: str | None = None) -> None:
+    """``--duplicates``: a document listed twice for one query."""
+    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=help)
+
+
+def output_format(
+    p: Parser, choices: tuple[str, ...], default: str | None = "table", help: str | None = None
+) -> None:
+    """``--format``: the formats a command writes (`rankscope.report`)."""
+    p.add_argument("--format", choices=choices, default=default, help=help)

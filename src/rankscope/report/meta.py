@@ -1,0 +1,95 @@
+"""A meta-evaluation study (`rankscope.table.study.Study`) as ``rankscope meta`` writes it:
+Kendall's τ between the measures' orderings of the runs, their discriminative power and
+their robustness curves, as text or JSON; the curves also as an image (`plot_robustness`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from .tables import json_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..table.study import Study
+
+#: The formats of `format_study` (``rankscope meta --format``).
+FORMATS = ("table", "json")
+
+
+def format_study(result: Study, fmt: str = "table", *, alpha: float, permutations: int) -> str:
+    """The text ``rankscope meta`` prints for ``result``, a `Study` computed with
+    significance level ``alpha`` and ``permutations`` permutations (printed in the text)."""
+    if fmt == "json":
+        return json_text(
+            {
+                "runs": result.run_names,
+                "measures": result.measures,
+                "kendall_tau": result.tau.tolist(),
+                "discriminative_power": result.power,
+                "robustness_queries": result.query_curves,
+                "robustness_judgments": result.judgment_curves,
+            }
+        )
+    if fmt != "table":
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    names = result.measures
+    width = max(len(n) for n in names) + 2
+    lines = [f"{len(result.run_names)} runs", "", "Kendall's tau between orderings of runs"]
+    lines.append(" " * width + "".join(f"{n:>{width}}" for n in names))
+    for name, row in zip(names, result.tau, strict=True):
+        lines.append(f"{name:<{width}}" + "".join(f"{x:>{width}.3f}" for x in row))
+    lines += ["", f"Discriminative power (alpha = {alpha}, {permutations} permutations)"]
+    lines.append(f"{'':<{width}}{'t-test+Bonferroni':>20}{'randomized Tukey':>20}")
+    for name in names:
+        p = result.power[name]
+        lines.append(f"{name:<{width}}{p['t-bonferroni']:>20.3f}{p['randomized-tukey']:>20.3f}")
+    if result.query_curves:
+        lines += ["", "Robustness: tau against all queries, by number of queries (mean ± sd)"]
+        for name, curve in result.query_curves.items():
+            points = "  ".join(f"{k}: {m:.3f}±{s:.3f}" for k, m, s in curve)
+            lines.append(f"{name:<{width}}{points}")
+    for policy in ("uniform", "pool"):
+        rows = {n: c[policy] for n, c in result.judgment_curves.items() if policy in c}
+        if rows:
+            lines += ["", f"Robustness: tau by fraction of judgments kept ({policy})"]
+            for name, curve in rows.items():
+                points = "  ".join(f"{f:g}: {m:.3f}" for f, m, _ in curve)
+                lines.append(f"{name:<{width}}{points}")
+    return "\n".join(lines) + "\n"
+
+
+def plot_robustness(result: Study, path: str) -> None:
+    """The robustness curves (Figures 6-7 of Diaz & Ferraro 2022) as an image (needs the
+    ``plot`` extra: matplotlib, imported here only)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'rankscope[plot]'") from None
+    import numpy as np
+
+    panels = [("queries", "number of queries")] + [
+        (policy, f"fraction of judgments kept ({policy})")
+        for policy in ("uniform", "pool")
+        if any(policy in c for c in result.judgment_curves.values())
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    for ax, (panel, label) in zip(axes[0], panels, strict=True):
+        for name in result.measures:
+            curve = (
+                result.query_curves.get(name, [])
+                if panel == "queries"
+                else result.judgment_curves.get(name, {}).get(panel, [])
+            )
+            if curve:
+                x, mean, sd = (np.array(v) for v in zip(*curve, strict=True))
+                ax.errorbar(x, mean, yerr=sd, label=name, marker="o", ms=3, capsize=2)
+        ax.set_xlabel(label)
+        ax.set_ylabel("Kendall's tau with all data")
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

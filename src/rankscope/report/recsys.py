@@ -1,0 +1,72 @@
+"""Evaluated recommender systems (`rankscope.recsys.SystemEvaluation`) as ``rankscope recsys``
+writes them: an aligned table, CSV or JSON."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import UsageError
+from ..recsys.api import SystemEvaluation, tidy
+from .tables import csv_text, json_text, number, text_table, transpose
+
+#: The formats of `format_systems` (``rankscope recsys --format``).
+FORMATS = ("table", "json", "csv")
+
+#: Summaries of more measures than this print as a row per measure, a column per system.
+WIDE_LIMIT = 8
+
+_LONG_HEADER = ["run", "user", "measure", "value", "users"]
+
+
+def format_systems(
+    results: list[SystemEvaluation], fmt: str = "table", *, per_user: bool = False
+) -> str:
+    """The text ``rankscope recsys`` prints for ``results``.
+
+    ``table``: the summaries, a row per system and a column per measure (a row per measure
+    beyond `WIDE_LIMIT` measures), or with ``per_user`` a row per (system, user, measure);
+    ``csv``: a row per (system, user, measure), the summaries under user ``all`` with the
+    number of users behind them; ``json``: an object per system.
+    """
+    if fmt == "json":
+        return json_text([_json_entry(res, per_user) for res in results])
+    if fmt == "csv":
+        return csv_text([_LONG_HEADER, *long_rows(results, per_user)])
+    if fmt != "table":
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if per_user:
+        return text_table([_LONG_HEADER, *long_rows(results, True)])
+    labels = list(dict.fromkeys(label for res in results for label in res.labels))
+    rows = [["run", *labels]]
+    for res in results:
+        summary = res.summary
+        rows.append([res.name] + [number(summary[lab]) if lab in summary else "" for lab in labels])
+    return text_table(transpose(rows) if len(labels) > WIDE_LIMIT else rows)
+
+
+def long_rows(results: list[SystemEvaluation], per_user: bool) -> list[list[str]]:
+    """A row per (system, user with a value, measure), if ``per_user``, then per (system,
+    measure) the summary: user ``all`` and the number of users (or ratings) behind it."""
+    rows = []
+    for res in results:
+        table = tidy([res], per_user)
+        per_user_rows = len(table["run"]) - len(res.values)  # the summary rows come last
+        users = [""] * per_user_rows + [str(v.count) for v in res.values]
+        for run, user, label, value, count in zip(*table.values(), users, strict=True):
+            rows.append([run, user, label, repr(value), count])
+    return rows
+
+
+def _json_entry(res: SystemEvaluation, per_user: bool) -> dict:
+    def clean(x: float):
+        return None if isinstance(x, float) and math.isnan(x) else x
+
+    entry: dict[str, Any] = {
+        "run": res.name,
+        "summary": {label: clean(v) for label, v in res.summary.items()},
+        "users": res.counts,
+    }
+    if per_user:
+        entry["per_user"] = {label: res.per_user(label) for label in res.labels}
+    return entry
