@@ -13,6 +13,13 @@ imports nothing heavy at module level — only `argparse` and `options` — and 
 imports what the command needs (numpy, the readers, `rankscope.recsys`, scipy through
 `rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the evaluation
 path and nothing else.
+
+Errors: a mistake in what the user gave (`rankscope.errors.RankscopeError`: `InputError`,
+`UsageError`) or a file that cannot be read (`OSError`) prints one line, ``rankscope: error:
+<message>``, and exits with status 2, as argparse does for a bad option.  Anything else is a
+bug in rankscope: the traceback, a line asking to report it, and exit status 70
+(``EX_SOFTWARE`` of sysexits.h, "an internal software error"), so that scripts can tell a bug
+from a mistake.
 """
 
 from __future__ import annotations
@@ -24,8 +31,17 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from ..errors import RankscopeError
+
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
 COMMANDS = ("eval", "prefer", "meta", "ndeval", "recsys", "measures", "example")
+
+#: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 70
+
+#: Where a bug is reported.
+ISSUE_TRACKER = "the rankscope issue tracker"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,19 +77,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return EXIT_USER_ERROR
     warnings.showwarning = _show_warning
-    from ..errors import InputError
-
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (``| head``): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 0
-    except (InputError, ValueError, OSError) as exc:
+    except (RankscopeError, OSError) as exc:
         print(f"rankscope: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USER_ERROR
+    except Exception:
+        import traceback  # only now: its imports cost a cold start ~2 ms
+
+        traceback.print_exc()
+        print(
+            f"rankscope: internal error: please report it at {ISSUE_TRACKER}, "
+            "with the command line",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
 
 
 if __name__ == "__main__":
