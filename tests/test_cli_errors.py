@@ -62,6 +62,10 @@ def one_error_line(err: str) -> str:
         (["recsys", "{test}", "{recs}", "-k", "0"], "k must be >= 1"),
         (["recsys", "{test}"], "needs a TEST file and at least one RECS file"),
         (["recsys", "{test}", "{recs}", "-m", "Novelty"], "Novelty@10 needs item popularity"),
+        (
+            ["recsys", "{test}", "{recs}", "--relevance", "graded", "--threshold", "none"],
+            "relevance='graded' needs ratings in the test data and a threshold",
+        ),
         (["eval", "-R", "qrels_jg", "-m", "map", "{qrels}", "{run}"], "needs qrels (-R qrels)"),
     ],
 )

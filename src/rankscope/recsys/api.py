@@ -111,6 +111,8 @@ def evaluate_systems(
         raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
     if seen not in ("keep", "drop"):
         raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
+    if relevance not in ("binary", "graded"):
+        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
     if k < 1:
         raise UsageError("k must be >= 1")
     users, items = Vocabulary(), Vocabulary()
@@ -142,6 +144,8 @@ def evaluate_systems(
         if not ids:
             raise InputError("catalog is empty")
         catalog_codes = items.intern_many(ids).astype(np.int64)
+    if relevance == "graded" and (test_log.rating is None or threshold is None):
+        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
     qrels = test_log.to_qrels(threshold, relevance)
     requests = parse(
         measures if measures is not None else _defaults(pop_log, base_run, item_features), k
