@@ -19,10 +19,15 @@ DUPLICATES = ("error", "first", "max-score")
 
 
 def choice(
-    p: Parser, flag: str, choices: tuple[str, ...], help: str | None = None, **more: str
+    p: Parser,
+    flag: str,
+    choices: tuple[str, ...],
+    help: str | None = None,
+    dest: str | None = None,
 ) -> None:
-    """An option taking one of ``choices``, the first by default."""
-    p.add_argument(flag, choices=choices, default=choices[0], help=help, **more)
+    """An option taking one of ``choices``, the first by default (``dest``: by default the
+    flag's name)."""
+    p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
 
 
 def judgments_and_runs(

@@ -45,15 +45,15 @@ def format_study(result: Study, fmt: str = "table", *, alpha: float, permutation
         lines.append(f"{name:<{width}}{p['t-bonferroni']:>20.3f}{p['randomized-tukey']:>20.3f}")
     if result.query_curves:
         lines += ["", "Robustness: tau against all queries, by number of queries (mean ± sd)"]
-        for name, curve in result.query_curves.items():
-            points = "  ".join(f"{k}: {m:.3f}±{s:.3f}" for k, m, s in curve)
+        for name, by_size in result.query_curves.items():
+            points = "  ".join(f"{k}: {m:.3f}±{s:.3f}" for k, m, s in by_size)
             lines.append(f"{name:<{width}}{points}")
     for policy in ("uniform", "pool"):
         rows = {n: c[policy] for n, c in result.judgment_curves.items() if policy in c}
         if rows:
             lines += ["", f"Robustness: tau by fraction of judgments kept ({policy})"]
-            for name, curve in rows.items():
-                points = "  ".join(f"{f:g}: {m:.3f}" for f, m, _ in curve)
+            for name, by_fraction in rows.items():
+                points = "  ".join(f"{f:g}: {m:.3f}" for f, m, _ in by_fraction)
                 lines.append(f"{name:<{width}}{points}")
     return "\n".join(lines) + "\n"
 
