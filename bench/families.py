@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankscope.judge import judge
+from rankscope.judge import JoinOptions, judge
 from rankscope.measures import parse_measures
 from rankscope.model import Qrels
 from rankscope.read.trec import read_qrels, read_run
@@ -105,7 +105,7 @@ def main() -> None:
         rows.append((family, len(requests), seconds))
     condensed = parse_measures(CONDENSED)
     seconds, _ = median_time(
-        lambda: evaluate_run(qrels, run, condensed, judged_only=False), args.repeat
+        lambda: evaluate_run(qrels, run, condensed, JoinOptions(judged_only=False)), args.repeat
     )
     rows.append(("condensed lists (+ join)", len(condensed), seconds))
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
-from .judge import relevance_table
+from .judge import JoinOptions, relevance_table
 from .measures import Request
 from .measures.preferences import compute_request, method_of, parse_method
 from .model import Qrels, ZScores
@@ -112,11 +112,12 @@ def evaluate_many(
         judgments = fmt.read(qrels)
     run_list = resolve_runs(runs, judgments, duplicates, order)
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
+    options = JoinOptions(
+        relevance_level, ties, max_docs, judged_only, complete, read_doc_lengths(doc_lengths)
+    )
     return evaluate_runs(
-        judgments, run_list, requests, fmt, relevance_level=relevance_level, ties=ties,
-        max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,
-        doc_lengths=read_doc_lengths(doc_lengths), zscores=table,
-    )  # fmt: skip
+        judgments, run_list, requests, fmt, options, num_docs=num_docs, zscores=table
+    )
 
 
 def evaluate(

@@ -9,7 +9,7 @@
 * `groups`: judgment groups expanded into ordinary judgments (``-R qrels_jg``).
 """
 
-from .join import TIE_POLICIES, JoinReport, judge, order_run
+from .join import TIE_POLICIES, JoinOptions, JoinReport, judge, order_run
 from .judged import BEYOND, NONPOOL, PAD, UNJUDGED, Judged, Ranked
 from .relevance import NOT_RETRIEVED, RelevanceTable, relevance_table
 
@@ -20,6 +20,7 @@ __all__ = [
     "PAD",
     "TIE_POLICIES",
     "UNJUDGED",
+    "JoinOptions",
     "JoinReport",
     "Judged",
     "Ranked",

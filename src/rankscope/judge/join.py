@@ -10,8 +10,10 @@ and joined with the judgments; measures never re-sort or re-join.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +54,33 @@ class JoinReport:
 def _first_few(ids: Sequence[str], n: int = 5) -> str:
     shown = ", ".join(ids[:n])
     return shown + (f", ... {len(ids) - n} more" if len(ids) > n else "")
+
+
+@dataclass(frozen=True)
+class JoinOptions:
+    """How runs are ordered and joined with judgments: the options of `judge` that every
+    evaluation passes on (trec_eval's ``-l``, ``-M``, ``-J``, ``-c``; the tie order; document
+    lengths).  ``ties=None`` stands for the judgment format's own order (see
+    `rankscope.table.formats`)."""
+
+    relevance_level: int = 1
+    ties: str | None = None
+    max_docs: int | None = None
+    judged_only: bool = False
+    complete: bool = False
+    doc_lengths: Mapping[str, float] | None = None
+
+    def judge(
+        self, qrels: Qrels, run: Run, report: JoinReport | None = None, **changes: Any
+    ) -> Judged:
+        """`judge` with these options (``changes`` overriding some)."""
+        options = dataclasses.replace(self, **changes) if changes else self
+        return judge(
+            qrels, run, relevance_level=options.relevance_level,
+            ties=options.ties or "docno-desc", max_docs=options.max_docs,
+            judged_only=options.judged_only, complete=options.complete, report=report,
+            doc_lengths=options.doc_lengths,
+        )  # fmt: skip
 
 
 def order_run(run: Run, ties: str = "docno-desc") -> np.ndarray:

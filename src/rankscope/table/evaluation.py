@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..judge import JoinReport, Judged, judge
+from ..judge import JoinOptions, JoinReport, Judged
 from ..measures import Request, parse_measures
 from ..model import Qrels, Run
 
@@ -139,15 +139,10 @@ def evaluate_run(
     qrels: Qrels,
     run: Run,
     measures: str | Sequence[str | Request] | None = None,
+    options: JoinOptions | None = None,
     *,
-    relevance_level: int = 1,
-    ties: str = "docno-desc",
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
     num_docs: int = 0,
     report: JoinReport | None = None,
-    doc_lengths: dict[str, float] | None = None,
 ) -> RunEvaluation:
     """Evaluate one run: judge it, then compute the requested measures.
 
@@ -156,12 +151,10 @@ def evaluate_run(
     given (or condensed for all, with ``judged_only=True``, trec_eval's ``-J``).
     """
     requests = as_requests(measures)
+    options = JoinOptions() if options is None else options
     report = JoinReport() if report is None else report
-    options = dict(
-        relevance_level=relevance_level, ties=ties, max_docs=max_docs, complete=complete,
-        doc_lengths=doc_lengths,
-    )  # fmt: skip
-    judged = judge(qrels, run, judged_only=judged_only, report=report, **options)
+    complete, judged_only = options.complete, options.judged_only
+    judged = options.judge(qrels, run, report)
     for line in report.summary(run.name, complete):
         warn(line)
     plain = [r for r in requests if not r.judged_only or judged_only]
@@ -170,7 +163,7 @@ def evaluate_run(
     condensed = [r for r in requests if r.judged_only and not judged_only]
     first = evaluate_judged(judged, plain, num_docs=num_docs, complete=complete)
     second = evaluate_judged(
-        judge(qrels, run, judged_only=True, **options), condensed, num_docs=num_docs,
+        options.judge(qrels, run, judged_only=True), condensed, num_docs=num_docs,
         complete=complete,
     )  # fmt: skip
     found = {id(r): (v, s) for part in (first, second)

@@ -9,15 +9,16 @@ function that evaluates one run against it (ordering and joining through
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError
-from ..judge import relevance_table
+from ..judge import JoinOptions, relevance_table
 from ..measures import Request
 from ..measures.preferences import compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
@@ -40,7 +41,7 @@ class JudgmentFormat:
     default_measures: str  # nickname computed when no measure is named
     family: str  # the measure family it serves ("" for the qrels: every other family)
     ties: str  # trec_eval's order of equally scored documents with this format
-    evaluate: Callable[..., list[RunEvaluation]]  # (judgments, runs, requests, **options)
+    evaluate: Callable[..., list[RunEvaluation]]  # (judgments, runs, requests, options, -N)
 
     def read(self, source: Any) -> Any:
         """The judgments, from a file or already read."""
@@ -58,34 +59,14 @@ def _evaluate_qrels(
     qrels: Qrels,
     runs: Sequence[Run],
     requests: Sequence[Request],
-    *,
-    relevance_level: int = 1,
-    ties: str = "docno-desc",
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
+    options: JoinOptions,
     num_docs: int = 0,
-    doc_lengths: Mapping[str, float] | None = None,
 ) -> list[RunEvaluation]:
     per_run = [r for r in requests if r.measure.family != "preference"]
-    results = [
-        evaluate_run(
-            qrels,
-            run,
-            per_run,
-            relevance_level=relevance_level,
-            ties=ties,
-            max_docs=max_docs,
-            judged_only=judged_only,
-            complete=complete,
-            num_docs=num_docs,
-            doc_lengths=doc_lengths,
-        )  # fmt: skip
-        for run in runs
-    ]
+    results = [evaluate_run(qrels, run, per_run, options, num_docs=num_docs) for run in runs]
     wanted = [r for r in requests if r.measure.family == "preference"]
     if wanted:
-        results = _with_preferences(results, wanted, qrels, runs, relevance_level, ties, max_docs)
+        results = _with_preferences(results, wanted, qrels, runs, options)
     return results
 
 
@@ -94,14 +75,13 @@ def _with_preferences(
     wanted: Sequence[Request],
     qrels: Qrels,
     runs: Sequence[Run],
-    relevance_level: int,
-    ties: str,
-    max_docs: int | None,
+    options: JoinOptions,
 ) -> list[RunEvaluation]:
     """Each run's per-query win rate (eq. 7 of Diaz & Ferraro 2022) for each preference
     request, and its mean; queries without relevant documents count as indifference."""
     table = relevance_table(
-        qrels, list(runs), relevance_level=relevance_level, ties=ties, max_docs=max_docs,
+        qrels, list(runs), relevance_level=options.relevance_level,
+        ties=options.ties or "docno-desc", max_docs=options.max_docs,
         keep_rankings=needs_rankings(wanted),
     )  # fmt: skip
     out = [
@@ -132,29 +112,23 @@ def _with_preferences(
 
 
 def _evaluate_prefs(
-    prefs: Prefs, runs: Sequence[Run], requests: Sequence[Request], **options: Any
+    prefs: Prefs,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    options: JoinOptions,
+    num_docs: int = 0,
 ) -> list[RunEvaluation]:
-    return [
-        evaluate_prefs(
-            prefs,
-            run,
-            requests,
-            ties=options["ties"],
-            max_docs=options["max_docs"],
-            complete=options["complete"],
-        )  # fmt: skip
-        for run in runs
-    ]
+    return [evaluate_prefs(prefs, run, requests, options) for run in runs]
 
 
 def _evaluate_groups(
-    groups: GroupedQrels, runs: Sequence[Run], requests: Sequence[Request], **options: Any
+    groups: GroupedQrels,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    options: JoinOptions,
+    num_docs: int = 0,
 ) -> list[RunEvaluation]:
-    keep = ("relevance_level", "ties", "max_docs", "judged_only", "complete")
-    return [
-        evaluate_judgment_groups(groups, run, requests, **{k: options[k] for k in keep})
-        for run in runs
-    ]
+    return [evaluate_judgment_groups(groups, run, requests, options) for run in runs]
 
 
 FORMATS: dict[str, JudgmentFormat] = {
@@ -212,25 +186,20 @@ def evaluate_runs(
     runs: Sequence[Run],
     requests: Sequence[Request],
     fmt: JudgmentFormat,
+    options: JoinOptions | None = None,
     *,
-    relevance_level: int = 1,
-    ties: str | None = None,
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
     num_docs: int = 0,
-    doc_lengths: Mapping[str, float] | None = None,
     zscores: ZScores | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run against judgments already read in format ``fmt``; one
-    `RunEvaluation` per run, in order.  ``zscores`` standardises every per-query value
-    (trec_eval's ``-Z``)."""
+    `RunEvaluation` per run, in order.  Documents of equal score are ordered as the format's
+    ``ties`` says unless ``options`` names an order; ``num_docs`` is trec_eval's ``-N``;
+    ``zscores`` standardises every per-query value (trec_eval's ``-Z``)."""
     check_formats(requests, fmt)
-    results = fmt.evaluate(
-        judgments, runs, requests, relevance_level=relevance_level,
-        ties=fmt.ties if ties is None else ties, max_docs=max_docs, judged_only=judged_only,
-        complete=complete, num_docs=num_docs, doc_lengths=doc_lengths,
-    )  # fmt: skip
+    options = JoinOptions() if options is None else options
+    if options.ties is None:
+        options = dataclasses.replace(options, ties=fmt.ties)
+    results = fmt.evaluate(judgments, runs, requests, options, num_docs)
     if zscores is not None:
         results = [to_zscores(r, zscores) for r in results]
     return results

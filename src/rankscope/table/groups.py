@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import warn
-from ..judge import JoinReport, judge
+from ..judge import JoinOptions, JoinReport
 from ..judge.groups import expand_run
 from ..measures import Request
 from ..model import GroupedQrels, Run
@@ -30,22 +30,16 @@ def evaluate_judgment_groups(
     qrels: GroupedQrels,
     run: Run,
     requests: Sequence[Request],
-    *,
-    relevance_level: int = 1,
-    ties: str = "docno-desc",
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
+    options: JoinOptions | None = None,
 ) -> RunEvaluation:
     """Evaluate ``run`` against judgments in groups: each request's per-query value is the
     mean over the query's groups (``runid`` and ``num_q`` as usual)."""
     pair_qrels, of_query = qrels.pairs()
     expanded = expand_run(run, pair_qrels.queries, of_query)
+    options = JoinOptions() if options is None else options
+    complete = options.complete
     report = JoinReport()
-    judged = judge(
-        pair_qrels, expanded, relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-        judged_only=judged_only, complete=complete, report=report,
-    )  # fmt: skip
+    judged = options.judge(pair_qrels, expanded, report, doc_lengths=None)
     owner = [pair.split(PAIR_SEPARATOR, 1)[0] for pair in judged.query_ids]
     query_ids = list(dict.fromkeys(owner))
     starts = np.flatnonzero([i == 0 or owner[i] != owner[i - 1] for i in range(len(owner))])

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..judge import JoinReport, judge
+from ..judge import JoinOptions, JoinReport
 from ..judge.prefs import byte_ranks, query_preferences
 from ..measures import Request
 from ..model import Prefs, Run
@@ -18,10 +18,7 @@ def evaluate_prefs(
     prefs: Prefs,
     run: Run,
     requests: Sequence[Request],
-    *,
-    ties: str = "docno-asc",
-    max_docs: int | None = None,
-    complete: bool = False,
+    options: JoinOptions | None = None,
 ) -> RunEvaluation:
     """Evaluate ``run`` against preference judgments: the preference measures (family
     ``trec_prefs``), and ``runid`` and ``num_q``.
@@ -30,11 +27,14 @@ def evaluate_prefs(
     empty ranking (trec_eval ``-c``: counts of possible preferences keep their values, every
     other measure is 0).
     """
+    options = JoinOptions(ties="docno-asc") if options is None else options
+    complete = options.complete
     report = JoinReport()
-    judged = judge(
-        prefs.judged_documents(), run, ties=ties, max_docs=max_docs, complete=complete,
-        report=report,
-    )  # fmt: skip
+    # every judged document counts: no relevance level, no condensed list, no lengths
+    judged = options.judge(
+        prefs.judged_documents(), run, report, relevance_level=1, judged_only=False,
+        doc_lengths=None,
+    )
     for line in report.summary(run.name, complete):
         warn(line)
     to_prefs_docs = prefs.docs.translate(run.docs)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..judge import relevance_table
+from ..judge import JoinOptions, relevance_table
 from ..measures import parse_measures
 from ..measures.preferences import compute_request, needs_rankings
 from ..model import Qrels, Run
@@ -63,7 +63,8 @@ def measure_data(
     preferences = [r for r in requests if r.measure.family == "preference"]
     data: dict[tuple, MeasureData] = {}
     if metrics:
-        results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], **options)
+        options_ = JoinOptions(**options)
+        results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options_)
         queries = results[0].query_ids
         for k, req in enumerate(results[0].requests):
             rows = []
