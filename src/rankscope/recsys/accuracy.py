@@ -117,97 +117,66 @@ _REF_HERLOCKER = (
 )
 
 MAE = RecsysMeasure(
-    "MAE",
-    _mae,
-    doc=(
-        "Mean absolute error of the predicted ratings: MAE = (1/N) Σ |p(u,i) − r(u,i)| over "
-        "the N test ratings r with a prediction p.\n\n"
-        "Meaning: the average number of rating points a displayed prediction is off by; "
-        "every error counts in proportion to its size. Lower is better."
-    ),
-    reference=_REF_HERLOCKER,
-    params=(AVERAGE,),
-    ir=(IrSpelling("MAE"),),
-    kind="rating",
-    needs=("ratings",),
-    summary_doc=_POOLED,
-    family="recsys",
+    "MAE", _mae, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MAE"),),
+    kind="rating", needs=("ratings",), summary_doc=_POOLED, family="recsys",
+    doc="""\
+    Mean absolute error of the predicted ratings: MAE = (1/N) Σ |p(u,i) − r(u,i)| over the N
+    test ratings r with a prediction p.
+
+    Meaning: the average number of rating points a displayed prediction is off by; every error
+    counts in proportion to its size. Lower is better.
+    """,
 )
 
 RMSE = RecsysMeasure(
-    "RMSE",
-    _rmse,
-    doc=(
-        "Root mean squared error of the predicted ratings: RMSE = sqrt((1/N) Σ (p(u,i) − "
-        "r(u,i))²) over the N test ratings with a prediction.\n\n"
-        "Meaning: like MAE, in rating points, but large errors weigh more (the Netflix "
-        "Prize measure). Lower is better."
-    ),
-    reference=(
-        _REF_HERLOCKER + " Bennett & Lanning, The Netflix Prize, KDD Cup and Workshop, 2007."
-    ),
-    params=(AVERAGE,),
-    ir=(IrSpelling("RMSE"),),
-    kind="rating",
-    needs=("ratings",),
-    summary_doc=_POOLED,
-    family="recsys",
+    "RMSE", _rmse,
+    reference=_REF_HERLOCKER + " Bennett & Lanning, The Netflix Prize, KDD Cup and Workshop, 2007.",
+    params=(AVERAGE,), ir=(IrSpelling("RMSE"),), kind="rating", needs=("ratings",),
+    summary_doc=_POOLED, family="recsys",
+    doc="""\
+    Root mean squared error of the predicted ratings: RMSE = sqrt((1/N) Σ (p(u,i) − r(u,i))²)
+    over the N test ratings with a prediction.
+
+    Meaning: like MAE, in rating points, but large errors weigh more (the Netflix Prize
+    measure). Lower is better.
+    """,
 )
 
 MSE = RecsysMeasure(
-    "MSE",
-    _mse,
-    doc=(
-        "Mean squared error of the predicted ratings: MSE = (1/N) Σ (p(u,i) − r(u,i))² = "
-        "RMSE². Lower is better."
-    ),
-    reference=_REF_HERLOCKER,
-    params=(AVERAGE,),
-    ir=(IrSpelling("MSE"),),
-    kind="rating",
-    needs=("ratings",),
-    summary_doc=_POOLED,
-    family="recsys",
+    "MSE", _mse, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MSE"),),
+    kind="rating", needs=("ratings",), summary_doc=_POOLED, family="recsys",
+    doc="""\
+    Mean squared error of the predicted ratings: MSE = (1/N) Σ (p(u,i) − r(u,i))² = RMSE².
+    Lower is better.
+    """,
 )
 
 SE = RecsysMeasure(
-    "SE",
-    _se,
-    doc=(
-        "Squared error, the sum Σ (p(u,i) − r(u,i))² over the test ratings with a "
-        "prediction: the training loss of seed 000's 'metric: accuracy' (Σ_i (y_i − "
-        "f_θ(x_i))²). Per user: the user's sum.\n\n"
-        "Meaning: the total squared deviation; it grows with the number of ratings, so "
-        "compare systems on the same test set only. Lower is better."
-    ),
-    reference="Diaz, Offline Metrics (seed 000); " + _REF_HERLOCKER,
-    params=(AVERAGE,),
-    ir=(IrSpelling("SE"),),
-    kind="rating",
-    needs=("ratings",),
-    summary_doc=(
-        "the sum over all predicted test ratings (average=ratings, the default), or the "
-        "mean of the per-user sums (average=users)"
-    ),
-    family="recsys",
+    "SE", _se, reference="Diaz, Offline Metrics (seed 000); " + _REF_HERLOCKER, params=(AVERAGE,),
+    ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",), family="recsys",
+    summary_doc="the sum over all predicted test ratings (average=ratings, the default), or the "
+        "mean of the per-user sums (average=users)",
+    doc="""\
+    Squared error, the sum Σ (p(u,i) − r(u,i))² over the test ratings with a prediction: the
+    training loss of seed 000's 'metric: accuracy' (Σ_i (y_i − f_θ(x_i))²). Per user: the
+    user's sum.
+
+    Meaning: the total squared deviation; it grows with the number of ratings, so compare
+    systems on the same test set only. Lower is better.
+    """,
 )
 
 PredictionCoverage = RecsysMeasure(
-    "PredictionCoverage",
-    _prediction_coverage,
-    doc=(
-        "Prediction coverage: the share of the test ratings for which the system predicts a "
-        "rating, |{(u,i) in test: p(u,i) exists}| / |test|.\n\n"
-        "Meaning: how often the system can say something at all; rating errors are computed "
-        "over the covered ratings only, so read them together. Higher is better."
-    ),
-    reference=_REF_HERLOCKER,
-    params=(AVERAGE,),
-    ir=(IrSpelling("PredictionCoverage"),),
-    kind="rating",
-    needs=("ratings",),
-    summary_doc="pooled over all test ratings (default), or the mean over users",
-    family="recsys",
+    "PredictionCoverage", _prediction_coverage, reference=_REF_HERLOCKER, params=(AVERAGE,),
+    ir=(IrSpelling("PredictionCoverage"),), kind="rating", needs=("ratings",),
+    summary_doc="pooled over all test ratings (default), or the mean over users", family="recsys",
+    doc="""\
+    Prediction coverage: the share of the test ratings for which the system predicts a rating,
+    |{(u,i) in test: p(u,i) exists}| / |test|.
+
+    Meaning: how often the system can say something at all; rating errors are computed over the
+    covered ratings only, so read them together. Higher is better.
+    """,
 )
 
 RATING_MEASURES = [MAE, RMSE, MSE, SE, PredictionCoverage]

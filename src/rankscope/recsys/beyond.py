@@ -245,124 +245,87 @@ _EXPOSURE = (
 )
 
 UserCoverage = RecsysMeasure(
-    "UserCoverage",
-    _user_coverage,
-    doc=(
-        "User coverage: the share of the test users who receive at least one "
-        "recommendation. Per user: 1 or 0.\n\n"
-        "Meaning: for how many users the system can recommend at all (cold users, "
-        "sparse data). Higher is better."
-    ),
-    reference=(
-        "Ge, Delgado-Battenfeld & Jannach, Beyond accuracy: evaluating recommender systems "
-        "by coverage and serendipity, RecSys 2010; Herlocker et al., ACM TOIS 2004."
-    ),
-    ir=(IrSpelling("UserCoverage"),),
-    kind="list",
-    summary_doc="mean over all test users",
-    family="recsys",
+    "UserCoverage", _user_coverage, ir=(IrSpelling("UserCoverage"),), kind="list",
+    summary_doc="mean over all test users", family="recsys",
+    reference="Ge, Delgado-Battenfeld & Jannach, Beyond accuracy: evaluating recommender systems "
+        "by coverage and serendipity, RecSys 2010; Herlocker et al., ACM TOIS 2004.",
+    doc="""\
+    User coverage: the share of the test users who receive at least one recommendation. Per
+    user: 1 or 0.
+
+    Meaning: for how many users the system can recommend at all (cold users, sparse data).
+    Higher is better.
+    """,
 )
 
 CatalogCoverage = RecsysMeasure(
-    "CatalogCoverage",
-    _catalog_coverage,
-    doc=(
-        "Catalog coverage at k: the share of the catalog's items that appear in at least "
-        "one user's top k, |∪_u top-k(u) ∩ I| / |I|. The catalog I is every item of the "
-        "training and test data unless given (catalog=...).\n\n"
-        "Meaning: how much of the assortment the system ever shows. Higher is better."
-    ),
-    reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010.",
-    params=(K,),
-    ir=_spell("CatalogCoverage"),
-    kind="catalog",
-    summary_doc="one value for the system (no per-user value)",
-    family="recsys",
+    "CatalogCoverage", _catalog_coverage,
+    reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010.", params=(K,),
+    ir=_spell("CatalogCoverage"), kind="catalog",
+    summary_doc="one value for the system (no per-user value)", family="recsys",
+    doc="""\
+    Catalog coverage at k: the share of the catalog's items that appear in at least one user's
+    top k, |∪_u top-k(u) ∩ I| / |I|. The catalog I is every item of the training and test data
+    unless given (catalog=...).
+
+    Meaning: how much of the assortment the system ever shows. Higher is better.
+    """,
 )
 
 Gini = RecsysMeasure(
-    "Gini",
-    _gini,
-    doc=(
-        "Gini index of exposure at k: G = Σ_{j=1..n} (2j − n − 1) p_(j) / (n − 1), with "
-        "p_(1) <= ... <= p_(n) the exposure shares sorted increasingly. "
-        f"{_EXPOSURE}; items never recommended count with p = 0. The n − 1 normalisation "
-        "(Shani & Gunawardana) makes 1 the value when one item gets every recommendation.\n\n"
-        "Meaning: 0 when every catalog item is recommended equally often, towards 1 when a "
-        "few items take all the exposure (popularity concentration). Lower is more even."
-    ),
-    reference=(
-        "Fleder & Hosanagar, Blockbuster culture's next rise or fall, Management Science "
+    "Gini", _gini, params=(K,), ir=_spell("Gini"), kind="catalog",
+    summary_doc="one value for the system (no per-user value)", family="recsys",
+    reference="Fleder & Hosanagar, Blockbuster culture's next rise or fall, Management Science "
         "55(5), 2009; Shani & Gunawardana, Evaluating recommendation systems, Recommender "
-        "Systems Handbook, 2011."
-    ),
-    params=(K,),
-    ir=_spell("Gini"),
-    kind="catalog",
-    summary_doc="one value for the system (no per-user value)",
-    family="recsys",
+        "Systems Handbook, 2011.",
+    doc=f"""\
+    Gini index of exposure at k: G = Σ_{{j=1..n}} (2j − n − 1) p_(j) / (n − 1), with p_(1) <=
+    ... <= p_(n) the exposure shares sorted increasingly. {_EXPOSURE}; items never recommended
+    count with p = 0. The n − 1 normalisation (Shani & Gunawardana) makes 1 the value when one
+    item gets every recommendation.
+
+    Meaning: 0 when every catalog item is recommended equally often, towards 1 when a few items
+    take all the exposure (popularity concentration). Lower is more even.
+    """,
 )
 
 Entropy = RecsysMeasure(
-    "Entropy",
-    _entropy,
-    doc=(
-        "Shannon entropy of exposure at k: H = −Σ_i p_i log2 p_i, in bits, over the "
-        f"recommended items. {_EXPOSURE}. normalize=true divides by log2 n (1 = even).\n\n"
-        "Meaning: the effective spread of the recommendations over the catalog; 2^H is the "
-        "number of equally exposed items that would spread as much. Higher is more even."
-    ),
-    reference="Shani & Gunawardana, Recommender Systems Handbook, 2011.",
+    "Entropy", _entropy, reference="Shani & Gunawardana, Recommender Systems Handbook, 2011.",
     params=(K, Param("normalize", bool, False, "divide by log2 of the catalog size")),
-    ir=_spell("Entropy"),
-    kind="catalog",
-    summary_doc="one value for the system (no per-user value)",
-    family="recsys",
+    ir=_spell("Entropy"), kind="catalog",
+    summary_doc="one value for the system (no per-user value)", family="recsys",
+    doc=f"""\
+    Shannon entropy of exposure at k: H = −Σ_i p_i log2 p_i, in bits, over the recommended
+    items. {_EXPOSURE}. normalize=true divides by log2 n (1 = even).
+
+    Meaning: the effective spread of the recommendations over the catalog; 2^H is the number of
+    equally exposed items that would spread as much. Higher is more even.
+    """,
 )
 
 Novelty = RecsysMeasure(
-    "Novelty",
-    _novelty,
-    doc=(
-        "Novelty at k: the mean self-information of the recommended items, (1/|L|) Σ_{i in "
-        "L} −log2 p(i), L the user's top k and p(i) = |users who interacted with i| / "
-        "|users| in the popularity log (default: the training interactions). An item nobody "
-        "interacted with counts as seen by one user (p = 1/|users|, the largest finite "
-        "value).\n\n"
-        "Meaning: how surprising the list is to a user who knows what is popular; "
-        "recommending blockbusters gives low novelty. Higher is more novel."
-    ),
-    reference=(
-        "Zhou et al., Solving the apparent diversity-accuracy dilemma of recommender "
+    "Novelty", _novelty, params=(K,), ir=_spell("Novelty"), kind="list", needs=("popularity",),
+    summary_doc="mean over the users with a non-empty list", family="recsys",
+    reference="Zhou et al., Solving the apparent diversity-accuracy dilemma of recommender "
         "systems, PNAS 107(10), 2010; Vargas & Castells, Rank and relevance in novelty and "
-        "diversity metrics for recommender systems, RecSys 2011."
-    ),
-    params=(K,),
-    ir=_spell("Novelty"),
-    kind="list",
-    needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list",
-    family="recsys",
+        "diversity metrics for recommender systems, RecSys 2011.",
+    doc="""\
+    Novelty at k: the mean self-information of the recommended items, (1/|L|) Σ_{i in L} −log2
+    p(i), L the user's top k and p(i) = |users who interacted with i| / |users| in the
+    popularity log (default: the training interactions). An item nobody interacted with counts
+    as seen by one user (p = 1/|users|, the largest finite value).
+
+    Meaning: how surprising the list is to a user who knows what is popular; recommending
+    blockbusters gives low novelty. Higher is more novel.
+    """,
 )
 
 LongTail = RecsysMeasure(
-    "LongTail",
-    _long_tail,
-    doc=(
-        "Long-tail share at k (APLT): the share of the user's top k that lies outside the "
-        "popular head, averaged over users. Default head (head=items): the ⌈0.2·n⌉ most "
-        "popular catalog items (Abdollahpouri et al.'s short head, the top 20% of items by "
-        "popularity); head=interactions: the most popular items that together hold `share` "
-        "of the interactions (the Pareto reading). Items as popular as the last head item "
-        "join the head; popularity as for Novelty.\n\n"
-        "Meaning: how much of what the system shows comes from the long tail. Higher means "
-        "more long-tail exposure."
-    ),
-    reference=(
-        "Abdollahpouri, Burke & Mobasher, Controlling popularity bias in learning-to-rank "
+    "LongTail", _long_tail, ir=_spell("LongTail"), kind="list", needs=("popularity",),
+    summary_doc="mean over the users with a non-empty list", family="recsys",
+    reference="Abdollahpouri, Burke & Mobasher, Controlling popularity bias in learning-to-rank "
         "recommendation, RecSys 2017; Managing popularity bias in recommender systems with "
-        "personalized re-ranking, FLAIRS 2019."
-    ),
+        "personalized re-ranking, FLAIRS 2019.",
     params=(
         K,
         Param(
@@ -375,55 +338,42 @@ LongTail = RecsysMeasure(
         ),
         Param("share", float, 0.2, "the head's share (default 0.2)", minimum=0.0),
     ),
-    ir=_spell("LongTail"),
-    kind="list",
-    needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list",
-    family="recsys",
+    doc="""\
+    Long-tail share at k (APLT): the share of the user's top k that lies outside the popular
+    head, averaged over users. Default head (head=items): the ⌈0.2·n⌉ most popular catalog
+    items (Abdollahpouri et al.'s short head, the top 20% of items by popularity);
+    head=interactions: the most popular items that together hold `share` of the interactions
+    (the Pareto reading). Items as popular as the last head item join the head; popularity as
+    for Novelty.
+
+    Meaning: how much of what the system shows comes from the long tail. Higher means more
+    long-tail exposure.
+    """,
 )
 
 Serendipity = RecsysMeasure(
-    "Serendipity",
-    _serendipity,
-    doc=(
-        "Serendipity at k: |{i in top-k(u): i relevant and i not in PM_k(u)}| / k, the "
-        "relevant recommendations that a primitive model would not have made. The default "
-        "primitive model PM is the most-popular recommender (catalog items by decreasing "
-        "popularity in the training data, ties by item id, without the user's training "
-        "items), cut at the same k; baseline=... gives another.\n\n"
-        "Meaning: recommendations that are both useful and unexpected; an obvious hit "
-        "(one the popularity list also makes) earns nothing."
-    ),
-    reference=(
-        "Ge, Delgado-Battenfeld & Jannach, RecSys 2010; Murakami, Mori & Orihara, "
+    "Serendipity", _serendipity, params=(K,), ir=_spell("Serendipity"), kind="topn",
+    relevance=True, needs=("baseline",), family="recsys",
+    reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010; Murakami, Mori & Orihara, "
         "Metrics for evaluating the serendipity of recommendation lists, JSAI 2007 (LNCS "
-        "4914, 2008)."
-    ),
-    params=(K,),
-    ir=_spell("Serendipity"),
-    kind="topn",
-    relevance=True,
-    needs=("baseline",),
-    family="recsys",
+        "4914, 2008).",
+    doc="""\
+    Serendipity at k: |{i in top-k(u): i relevant and i not in PM_k(u)}| / k, the relevant
+    recommendations that a primitive model would not have made. The default primitive model PM
+    is the most-popular recommender (catalog items by decreasing popularity in the training
+    data, ties by item id, without the user's training items), cut at the same k; baseline=...
+    gives another.
+
+    Meaning: recommendations that are both useful and unexpected; an obvious hit (one the
+    popularity list also makes) earns nothing.
+    """,
 )
 
 ILD = RecsysMeasure(
-    "ILD",
-    _ild,
-    doc=(
-        "Intra-list diversity at k: the mean pairwise distance between the items of the "
-        "user's top k, 2 / (m(m − 1)) Σ_{i<j} d(i, j), over the m listed items with "
-        "features. d = 1 − cosine similarity of the feature vectors (default; a zero vector "
-        "has similarity 0 with everything) or distance=jaccard: 1 − |F_i ∩ F_j| / |F_i ∪ F_j| "
-        "for binary features such as MovieLens genres. Lists with fewer than two described "
-        "items have no value.\n\n"
-        "Meaning: how different the recommended items are from each other (0: all alike). "
-        "Higher is more diverse."
-    ),
-    reference=(
-        "Ziegler, McNee, Konstan & Lausen, Improving recommendation lists through topic "
-        "diversification, WWW 2005; Smyth & McClave, Similarity vs. diversity, ICCBR 2001."
-    ),
+    "ILD", _ild, ir=_spell("ILD"), kind="list", needs=("features",),
+    summary_doc="mean over the users with at least two described items", family="recsys",
+    reference="Ziegler, McNee, Konstan & Lausen, Improving recommendation lists through topic "
+        "diversification, WWW 2005; Smyth & McClave, Similarity vs. diversity, ICCBR 2001.",
     params=(
         K,
         Param(
@@ -434,11 +384,16 @@ ILD = RecsysMeasure(
             choices=("cosine", "jaccard"),
         ),
     ),
-    ir=_spell("ILD"),
-    kind="list",
-    needs=("features",),
-    summary_doc="mean over the users with at least two described items",
-    family="recsys",
+    doc="""\
+    Intra-list diversity at k: the mean pairwise distance between the items of the user's top
+    k, 2 / (m(m − 1)) Σ_{i<j} d(i, j), over the m listed items with features. d = 1 − cosine
+    similarity of the feature vectors (default; a zero vector has similarity 0 with everything)
+    or distance=jaccard: 1 − |F_i ∩ F_j| / |F_i ∪ F_j| for binary features such as MovieLens
+    genres. Lists with fewer than two described items have no value.
+
+    Meaning: how different the recommended items are from each other (0: all alike). Higher is
+    more diverse.
+    """,
 )
 
 BEYOND_MEASURES = [

@@ -82,106 +82,71 @@ _REL = "R = the user's relevant test items, rel(i) = 1 if the item at rank i is 
 _TREC = "Computed by rankscope's trec_eval-exact kernel"
 
 Precision = RecsysMeasure(
-    "P",
-    _precision,
-    doc=(
-        "Precision at k: P@k = |top-k ∩ relevant| / k.\n\n"
-        "Meaning: the share of the k recommendations the user would like; the user looks at "
-        "all k. A list shorter than k is penalised (missing ranks are not relevant). "
-        f"{_TREC} (P@k)."
-    ),
-    reference=(
-        "Herlocker et al., ACM TOIS 2004; Cremonesi, Koren & Turrin, Performance of "
-        "recommender algorithms on top-N recommendation tasks, RecSys 2010."
-    ),
-    params=(K,),
-    ir=_spell("P", "Precision"),
-    kind="topn",
-    relevance=True,
+    "P", _precision, params=(K,), ir=_spell("P", "Precision"), kind="topn", relevance=True,
     family="recsys",
+    reference="Herlocker et al., ACM TOIS 2004; Cremonesi, Koren & Turrin, Performance of "
+        "recommender algorithms on top-N recommendation tasks, RecSys 2010.",
+    doc=f"""\
+    Precision at k: P@k = |top-k ∩ relevant| / k.
+
+    Meaning: the share of the k recommendations the user would like; the user looks at all k. A
+    list shorter than k is penalised (missing ranks are not relevant). {_TREC} (P@k).
+    """,
 )
 
 Recall = RecsysMeasure(
-    "Recall",
-    _recall,
-    doc=(
-        f"Recall at k: Recall@k = |top-k ∩ relevant| / R, {_REL}.\n\n"
-        "Meaning: the share of what the user likes that the list finds. The denominator is "
-        "R (trec_eval, RecBole); some libraries use min(R, k) so that 1 is reachable when "
-        f"R > k. {_TREC} (R@k)."
-    ),
+    "Recall", _recall,
     reference="Cremonesi, Koren & Turrin, RecSys 2010; Herlocker et al., ACM TOIS 2004.",
-    params=(K,),
-    ir=_spell("Recall", "R"),
-    kind="topn",
-    relevance=True,
-    family="recsys",
+    params=(K,), ir=_spell("Recall", "R"), kind="topn", relevance=True, family="recsys",
+    doc=f"""\
+    Recall at k: Recall@k = |top-k ∩ relevant| / R, {_REL}.
+
+    Meaning: the share of what the user likes that the list finds. The denominator is R
+    (trec_eval, RecBole); some libraries use min(R, k) so that 1 is reachable when R > k.
+    {_TREC} (R@k).
+    """,
 )
 
 F1 = RecsysMeasure(
-    "F1",
-    _f1,
-    doc=(
-        "F1 at k: the harmonic mean of P@k and Recall@k per user, 2·P·R / (P + R) (0 when "
-        "both are 0), then averaged over users (not the F1 of the mean P and R).\n\n"
-        "Meaning: one number balancing precision and recall of the list."
-    ),
+    "F1", _f1,
     reference="van Rijsbergen, Information Retrieval, 1979; Herlocker et al., ACM TOIS 2004.",
-    params=(K,),
-    ir=_spell("F1"),
-    kind="topn",
-    relevance=True,
-    family="recsys",
+    params=(K,), ir=_spell("F1"), kind="topn", relevance=True, family="recsys",
+    doc="""\
+    F1 at k: the harmonic mean of P@k and Recall@k per user, 2·P·R / (P + R) (0 when both are
+    0), then averaged over users (not the F1 of the mean P and R).
+
+    Meaning: one number balancing precision and recall of the list.
+    """,
 )
 
 HitRate = RecsysMeasure(
-    "HitRate",
-    _hit_rate,
-    doc=(
-        "Hit rate at k: 1 if at least one relevant item is in the top k, else 0; the mean is "
-        "the share of users with a hit.\n\n"
-        "Meaning: the user is satisfied by a single good recommendation. "
-        f"{_TREC} (Success@k)."
-    ),
+    "HitRate", _hit_rate,
     reference="Deshpande & Karypis, Item-based top-N recommendation algorithms, ACM TOIS 2004.",
-    params=(K,),
-    ir=_spell("HitRate", "HR"),
-    kind="topn",
-    relevance=True,
-    family="recsys",
+    params=(K,), ir=_spell("HitRate", "HR"), kind="topn", relevance=True, family="recsys",
+    doc=f"""\
+    Hit rate at k: 1 if at least one relevant item is in the top k, else 0; the mean is the
+    share of users with a hit.
+
+    Meaning: the user is satisfied by a single good recommendation. {_TREC} (Success@k).
+    """,
 )
 
 MRR = RecsysMeasure(
-    "MRR",
-    _mrr,
-    doc=(
-        "Reciprocal rank at k: 1 / (rank of the first relevant item in the top k), 0 if "
-        "there is none; the mean over users is MRR@k.\n\n"
-        "Meaning: the user reads down the list and stops at the first good item; the value "
-        f"is the inverse of the effort. {_TREC} (RR on the top k)."
-    ),
-    reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
-    params=(K,),
-    ir=_spell("MRR", "RR"),
-    kind="topn",
-    relevance=True,
-    family="recsys",
+    "MRR", _mrr, reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
+    params=(K,), ir=_spell("MRR", "RR"), kind="topn", relevance=True, family="recsys",
+    doc=f"""\
+    Reciprocal rank at k: 1 / (rank of the first relevant item in the top k), 0 if there is
+    none; the mean over users is MRR@k.
+
+    Meaning: the user reads down the list and stops at the first good item; the value is the
+    inverse of the effort. {_TREC} (RR on the top k).
+    """,
 )
 
 MAP = RecsysMeasure(
-    "MAP",
-    _map,
-    doc=(
-        "Average precision at k: AP@k = (1/D) Σ_{i<=k} rel(i)·P@i, with D = R (default, "
-        "trec_eval's map_cut) or D = min(R, k) (denominator=min, as RecBole and the Kaggle "
-        f"apk); {_REL}. The mean over users is MAP@k.\n\n"
-        "Meaning: precision read at each relevant item the user reaches, so relevant items "
-        f"near the top count more. {_TREC} (AP@k)."
-    ),
-    reference=(
-        "Buckley & Voorhees, Evaluating evaluation measure stability, SIGIR 2000; "
-        "Cremonesi et al., RecSys 2010."
-    ),
+    "MAP", _map, ir=_spell("MAP", "AP"), kind="topn", relevance=True, family="recsys",
+    reference="Buckley & Voorhees, Evaluating evaluation measure stability, SIGIR 2000; "
+        "Cremonesi et al., RecSys 2010.",
     params=(
         K,
         Param(
@@ -192,32 +157,29 @@ MAP = RecsysMeasure(
             choices=("R", "min"),
         ),
     ),
-    ir=_spell("MAP", "AP"),
-    kind="topn",
-    relevance=True,
-    family="recsys",
+    doc=f"""\
+    Average precision at k: AP@k = (1/D) Σ_{{i<=k}} rel(i)·P@i, with D = R (default,
+    trec_eval's map_cut) or D = min(R, k) (denominator=min, as RecBole and the Kaggle apk);
+    {_REL}. The mean over users is MAP@k.
+
+    Meaning: precision read at each relevant item the user reaches, so relevant items near the
+    top count more. {_TREC} (AP@k).
+    """,
 )
 
 NDCG = RecsysMeasure(
-    "nDCG",
-    _ndcg,
-    doc=(
-        "Normalised discounted cumulative gain at k: DCG@k / ideal DCG@k with DCG@k = "
-        "Σ_{i<=k} g_i / log2(i + 1), the gain g_i = 1 for a relevant item (relevance="
-        "binary, default) or its rating (relevance=graded), and the ideal ranking of all the "
-        "user's test items by gain.\n\n"
-        "Meaning: a user who reads down the list with decreasing attention; 1 for the best "
-        f"possible list. {_TREC} (nDCG@k, trec_eval's ndcg_cut)."
-    ),
-    reference=(
-        "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS "
-        "20(4), 2002."
-    ),
-    params=(K,),
-    ir=_spell("nDCG", "NDCG"),
-    kind="topn",
-    relevance=True,
+    "nDCG", _ndcg, params=(K,), ir=_spell("nDCG", "NDCG"), kind="topn", relevance=True,
     family="recsys",
+    reference="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS "
+        "20(4), 2002.",
+    doc=f"""\
+    Normalised discounted cumulative gain at k: DCG@k / ideal DCG@k with DCG@k = Σ_{{i<=k}} g_i
+    / log2(i + 1), the gain g_i = 1 for a relevant item (relevance=binary, default) or its
+    rating (relevance=graded), and the ideal ranking of all the user's test items by gain.
+
+    Meaning: a user who reads down the list with decreasing attention; 1 for the best possible
+    list. {_TREC} (nDCG@k, trec_eval's ndcg_cut).
+    """,
 )
 
 TOPN_MEASURES = [Precision, Recall, F1, HitRate, MRR, MAP, NDCG]
