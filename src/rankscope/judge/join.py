@@ -250,14 +250,8 @@ def judge(
         report.qrels_only = sorted(
             qrels.queries.strings[c] for c in np.flatnonzero(judged_q & ~present).tolist()
         )
-    codes = np.flatnonzero(judged_q & (present | complete))
-    names = [qrels.queries.strings[c] for c in codes.tolist()]
-    out_order = sorted(range(len(codes)), key=names.__getitem__)
-    codes = codes[out_order]
-    query_ids = [names[i] for i in out_order]
+    codes, query_ids, slot = output_order(qrels, np.flatnonzero(judged_q & (present | complete)))
     nq = len(codes)
-    slot = np.full(len(qrels.queries), -1, dtype=np.int64)
-    slot[codes] = np.arange(nq)
 
     # Judgment counts per grade.
     g = qrels.grade
@@ -351,6 +345,17 @@ def judge(
         aspects=aspects,
         lengths=lengths,
     )
+
+
+def output_order(qrels: Qrels, codes: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The query ``codes`` of ``qrels`` in output order (ids sorted as strings, trec_eval's
+    order), their ids, and the slot of every query code in that order (-1: not listed)."""
+    names = [qrels.queries.strings[c] for c in codes.tolist()]
+    order = sorted(range(len(codes)), key=names.__getitem__)
+    codes = codes[order]
+    slot = np.full(len(qrels.queries), -1, dtype=np.int64)
+    slot[codes] = np.arange(len(codes))
+    return codes, [names[i] for i in order], slot
 
 
 def _query_sizes(run: Run) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import UsageError, warn
 from ..model import Qrels, Run, Vocabulary
-from .join import JoinReport, judge
+from .join import JoinReport, judge, output_order
 
 #: Rank given to a relevant document a run did not retrieve: below every retrieved one.
 #: All unretrieved documents share it, so two runs that both miss the i-th relevant
@@ -92,14 +92,8 @@ def relevance_table(
         raise UsageError(f"runs need distinct names (got {names})")
     relevant = qrels.grade >= relevance_level
     rq, rd, rg = qrels.query[relevant], qrels.doc[relevant], qrels.grade[relevant]
-    codes = np.unique(rq)
-    ids = [qrels.queries.strings[c] for c in codes.tolist()]
-    order = sorted(range(len(codes)), key=ids.__getitem__)
-    codes = codes[order]
-    query_ids = [ids[i] for i in order]
+    codes, query_ids, slot = output_order(qrels, np.unique(rq))
     nq = len(codes)
-    slot = np.full(len(qrels.queries), -1, dtype=np.int64)
-    slot[codes] = np.arange(nq)
     # relevant documents grouped by query (column = position within the query's group)
     qs = slot[rq]
     by = np.lexsort((rd, qs))

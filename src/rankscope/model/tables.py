@@ -28,6 +28,16 @@ class _Rows:
         present = np.unique(self.query)
         return sorted(self.queries.strings[c] for c in present.tolist())
 
+    def _frame(self, name: str, values: np.ndarray, output: str) -> Any:
+        """Columns query_id, doc_id and ``name`` as a frame of kind ``output``."""
+        qs, ds = self.queries.strings, self.docs.strings
+        columns = {
+            "query_id": [qs[c] for c in self.query.tolist()],
+            "doc_id": [ds[c] for c in self.doc.tolist()],
+            name: values,
+        }
+        return to_frame(columns, output)
+
     def _nested(self, values: np.ndarray) -> dict[str, dict]:
         qs, ds = self.queries.strings, self.docs.strings
         out: dict[str, dict] = {}
@@ -69,15 +79,7 @@ class Qrels(_Rows):
 
     def to_frame(self, output: str = "pandas") -> Any:
         """A DataFrame with columns query_id, doc_id, relevance (pandas, polars or dict)."""
-        qs, ds = self.queries.strings, self.docs.strings
-        return to_frame(
-            {
-                "query_id": [qs[c] for c in self.query.tolist()],
-                "doc_id": [ds[c] for c in self.doc.tolist()],
-                "relevance": self.grade,
-            },
-            output,
-        )
+        return self._frame("relevance", self.grade, output)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """``{query_id: {doc_id: grade}}``."""
@@ -99,15 +101,7 @@ class Run(_Rows):
 
     def to_frame(self, output: str = "pandas") -> Any:
         """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""
-        qs, ds = self.queries.strings, self.docs.strings
-        return to_frame(
-            {
-                "query_id": [qs[c] for c in self.query.tolist()],
-                "doc_id": [ds[c] for c in self.doc.tolist()],
-                "score": self.score,
-            },
-            output,
-        )
+        return self._frame("score", self.score, output)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``."""

@@ -111,24 +111,20 @@ def _with_preferences(
     return out
 
 
-def _evaluate_prefs(
-    prefs: Prefs,
-    runs: Sequence[Run],
-    requests: Sequence[Request],
-    options: JoinOptions,
-    num_docs: int = 0,
-) -> list[RunEvaluation]:
-    return [evaluate_prefs(prefs, run, requests, options) for run in runs]
+def _each_run(evaluate_one: Callable[..., RunEvaluation]) -> Callable[..., list[RunEvaluation]]:
+    """A format's evaluator from its one-run evaluation ``(judgments, run, requests,
+    options)`` (``-N`` serves no measure of these formats)."""
 
+    def evaluate(
+        judgments: Any,
+        runs: Sequence[Run],
+        requests: Sequence[Request],
+        options: JoinOptions,
+        num_docs: int = 0,
+    ) -> list[RunEvaluation]:
+        return [evaluate_one(judgments, run, requests, options) for run in runs]
 
-def _evaluate_groups(
-    groups: GroupedQrels,
-    runs: Sequence[Run],
-    requests: Sequence[Request],
-    options: JoinOptions,
-    num_docs: int = 0,
-) -> list[RunEvaluation]:
-    return [evaluate_judgment_groups(groups, run, requests, options) for run in runs]
+    return evaluate
 
 
 FORMATS: dict[str, JudgmentFormat] = {
@@ -140,17 +136,18 @@ FORMATS: dict[str, JudgmentFormat] = {
         ),
         JudgmentFormat(
             "prefs", "qid jg jsg docno rel_level (preference judgments)",
-            Prefs, prefs_io.read_prefs, "prefs", "trec_prefs", "docno-asc", _evaluate_prefs,
+            Prefs, prefs_io.read_prefs, "prefs", "trec_prefs", "docno-asc",
+            _each_run(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_prefs", "qid jg docno rel_level (qrels read as preferences)",
             Prefs, prefs_io.read_qrels_prefs, "prefs", "trec_prefs", "docno-asc",
-            _evaluate_prefs,
+            _each_run(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_jg", "qid jg docno grade (judgment groups)",
             GroupedQrels, prefs_io.read_qrels_jg, "qrels_jg", "judgment_groups", "docno-desc",
-            _evaluate_groups,
+            _each_run(evaluate_judgment_groups),
         ),
     )
 }  # fmt: skip
