@@ -291,8 +291,10 @@ class Ranked:
         if self.lengths is None:
             return None
 
+        lengths = self.lengths
+
         def make() -> np.ndarray:
-            flat, offsets = self.lengths
+            flat, offsets = lengths
             out = np.full((len(self), self.max_rank), np.nan)
             counts = np.diff(offsets)
             rows = np.repeat(np.arange(len(self)), counts)

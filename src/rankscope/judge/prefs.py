@@ -59,6 +59,7 @@ class JudgmentGroup:
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Every preference (preferred, other) of the group (repeated documents repeat)."""
         if self.classes is None:
+            assert self.preferred is not None and self.other is not None  # several JSGs
             return self.preferred, self.other
         firsts, seconds = [], []
         for a, better in enumerate(self.classes):
@@ -160,7 +161,12 @@ def _classes_group(q: _Query, name: str, levels: np.ndarray, ranks: np.ndarray):
             counts[2] += len(better_ret) * worse_unret
             counts[3] += len(better_ret) * worse_unret + better_unret * len(worse_ret)
             counts[4] += better_unret * worse_unret
-    return JudgmentGroup(name, *counts, *rel, classes=classes)
+    fulfilled_ret, possible_ret, fulfilled_imp, possible_imp, notoccur = counts
+    num_rel, num_rel_ret, num_nonrel, num_nonrel_ret = rel
+    return JudgmentGroup(
+        name, fulfilled_ret, possible_ret, fulfilled_imp, possible_imp, notoccur, num_rel,
+        num_rel_ret, num_nonrel, num_nonrel_ret, classes=classes,
+    )  # fmt: skip
 
 
 def _order_group(q: _Query, name: str, num_judged: int, subgroups, levels, ranks):

@@ -128,17 +128,17 @@ def relevance_table(
         )
         tq = to_table[jslot] if len(jslot) else np.zeros(0, dtype=np.int64)
         docs = judged.doc[pos]
-        if judged.docs is not qrels.docs:
-            docs = qrels.docs.translate(judged.docs)[docs]
+        if run.docs is not qrels.docs:  # judged.doc holds codes of run.docs
+            docs = qrels.docs.translate(run.docs)[docs]
         rkeys = tq * ndocs + docs
         at = np.searchsorted(keys, rkeys)
         ranks_flat[r, at] = rank
         if keep_rankings:
-            shared = _shared_codes(judged.docs, qrels.docs, unjudged)
+            shared = _shared_codes(run.docs, qrels.docs, unjudged)
             by_query = dict(zip(judged.query_ids, range(len(judged.query_ids)), strict=True))
             for q, qid in enumerate(query_ids):
                 i = by_query.get(qid)
-                ranked = (
+                ranked: np.ndarray | list[int] = (
                     judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
                 )
                 rankings[q].append(shared[np.asarray(ranked, dtype=np.int64)])
@@ -147,7 +147,7 @@ def relevance_table(
     subtopics = None
     if diversity is not None:
         subtopics = _subtopic_membership(diversity, slot, keys, starts, ndocs, relevance_level)
-    judgments = None
+    judgments: list[dict[int, int]] | None = None
     if keep_rankings:
         judgments = [{} for _ in range(nq)]
         qslot = slot[qrels.query]
@@ -175,6 +175,7 @@ def _shared_codes(docs: Vocabulary, qrels_docs: Vocabulary, unjudged: dict[str, 
 
 def _subtopic_membership(diversity: Qrels, slot, keys, starts, ndocs, level) -> list[np.ndarray]:
     """Per query: (relevant documents x subtopics) membership, subtopics in ascending id."""
+    assert diversity.subtopic is not None  # diversity judgments have subtopics
     rows = (diversity.grade >= level) & (diversity.subtopic != 0)
     qs = slot[diversity.query[rows]]
     ok = qs >= 0

@@ -94,7 +94,7 @@ def value_before(ranks: np.ndarray, cum: np.ndarray, limit: np.ndarray) -> np.nd
 def _retrieved(r: Ranked, gains: dict[int, float] | None):
     """(ranks, gains) of the retrieved documents that can have a gain: the judged ones, or
     every rank when a gain is given to documents outside the qrels (level -1)."""
-    dense = bool(gains) and any(level == NONPOOL for level in gains)
+    dense = gains is not None and any(level == NONPOOL for level in gains)
     ranks, grades = r.entries(dense)
     return ranks, gain_of(grades, gains)
 
@@ -313,7 +313,7 @@ G = Measure(
 
 def _rbp(r: Ranked, p: float = 0.9, gains: dict[int, float] | None = None) -> np.ndarray:
     nq = len(r)
-    dense = bool(gains) and any(level == NONPOOL for level in gains)
+    dense = gains is not None and any(level == NONPOOL for level in gains)
     ranks, grades = r.entries(dense)
     raw = gain_of(grades, gains)
     listed = grades >= 0

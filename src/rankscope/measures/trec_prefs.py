@@ -137,6 +137,7 @@ def _recount_classes(group: JudgmentGroup, njr: int, keep: int, retrieved_only: 
     the pairs between classes leave the last class out, and then every class, the last one
     too, is paired with the kept documents."""
     classes = group.classes
+    assert classes is not None  # a group of equivalence classes
     kept = classes[-1][:keep]
     fulfilled = other = 0
     for a, better in enumerate(classes):
@@ -150,13 +151,13 @@ def _recount_order(group: JudgmentGroup, njr: int, num_judged: int, retrieved_on
     """trec_eval's recount for a group with several sub-groups: the non-relevant documents
     after the first ``num_rel`` ones (by docid rank; among the retrieved ones for ``_ret``)
     leave the preference order."""
-    levels = group.levels
+    levels, first, second = group.levels, group.preferred, group.other
+    assert levels is not None and first is not None and second is not None  # several JSGs
     zeros = np.flatnonzero((levels[:njr] if retrieved_only else levels) == 0.0)
     # both variants keep num_rel non-relevant documents (not num_rel_ret), as trec_eval
     end = njr if retrieved_only else num_judged
     first_dropped = zeros[group.num_rel] if len(zeros) > group.num_rel else end
     dropped = (np.arange(num_judged) >= first_dropped) & (levels == 0.0)
-    first, second = group.preferred, group.other
     keep = ~dropped[first] & ~dropped[second]
     if retrieved_only:
         keep &= (first < njr) & (second < njr)

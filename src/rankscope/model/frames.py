@@ -17,7 +17,7 @@ def column_names(frame: Any) -> list[str]:
     present = getattr(frame, "column_names", None)  # Arrow tables (their .columns are arrays)
     if present is None:
         present = getattr(frame, "columns", ())
-    return [str(c) for c in present]
+    return [str(c) for c in present or ()]
 
 
 def to_frame(columns: dict[str, Any], output: str = "pandas") -> Any:

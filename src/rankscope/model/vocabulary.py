@@ -55,7 +55,7 @@ class Vocabulary:
         if self._native is not None:
             return np.frombuffer(self._native.intern_many(strings), dtype=np.int32)
         index = self._index
-        out = []
+        out: list[int] = []
         append = out.append
         for s in strings:
             code = index.get(s)
