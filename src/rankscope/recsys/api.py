@@ -15,9 +15,9 @@ from ..errors import warn
 from ..measures.base import Request
 from ..model import Interactions, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
-from ..read import trec as trec_io
-from ..read.logs import read_interactions, read_item_features, read_recommendations
+from ..read.logs import keep_latest, read_interactions, read_item_features, read_recommendations
 from ..read.sources import unique_run_names
+from ..read.trec import run_files
 from .base import Context, Values
 from .registry import parse
 
@@ -65,7 +65,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
     ``{name: source}`` dict (told apart from a ``{user: {item: score}}`` dict by depth)."""
     if isinstance(recommendations, Run | str | os.PathLike) or is_frame(recommendations):
         if isinstance(recommendations, str | os.PathLike) and Path(recommendations).is_dir():
-            return [(None, p) for p in trec_io.run_files([recommendations])]
+            return [(None, p) for p in run_files([recommendations])]
         return [(None, recommendations)]
     if isinstance(recommendations, Mapping):
         first = next(iter(recommendations.values()), None)
@@ -114,11 +114,11 @@ def evaluate_systems(
     if k < 1:
         raise ValueError("k must be >= 1")
     users, items = Vocabulary(), Vocabulary()
-    test_log = read_interactions(test, users=users, items=items, columns=columns).deduplicate()
+    test_log = keep_latest(read_interactions(test, users=users, items=items, columns=columns))
     train_log = None
     if train is not None:
         train_log = read_interactions(train, users=users, items=items, columns=columns)
-        train_log = train_log.deduplicate()
+        train_log = keep_latest(train_log)
     pop_log = train_log
     if popularity is not None:
         pop_log = read_interactions(popularity, users=users, items=items, columns=columns)
