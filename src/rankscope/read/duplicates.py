@@ -81,10 +81,11 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
 
 def kept_rows(key: np.ndarray, policy: str, value: np.ndarray | None = None) -> np.ndarray:
     """The rows kept, in input order, when rows sharing a key are merged: ``first`` (the
-    first row of each key), ``last``, ``max-score`` (the highest ``value``, the first among
-    equals) or ``latest`` (the highest ``value``, the last among equals)."""
+    first row of each key), ``max-score`` (the highest ``value``, the first among equals) or
+    ``latest`` (the highest ``value``, the last among equals)."""
     n = len(key)
     position = np.arange(n)
+    value = np.zeros(n) if value is None else value
     if policy == "first":
         order = np.argsort(key, kind="stable")
         keep = np.concatenate(([True], key[order][1:] != key[order][:-1]))

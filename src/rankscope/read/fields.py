@@ -45,9 +45,15 @@ _PATTERNS = {
     kind: (re.compile(p, re.ASCII | re.IGNORECASE), re.compile(p.encode(), re.IGNORECASE))
     for kind, p in (("real", _REAL), ("nonfinite", _NONFINITE), ("nan", _NAN), ("int", _INTEGER))
 }
-_REAL_STR, _REAL_BYTES = _PATTERNS["real"]
-_INT_STR, _INT_BYTES = _PATTERNS["int"]
 _NUMBER_CHARS = b"0123456789+-.eE"
+# The accepted tokens at once (the integer's digit limit included), for the common case.
+_VALID = {
+    integer: {
+        True: re.compile(p, re.ASCII | re.IGNORECASE).fullmatch,  # str tokens
+        False: re.compile(p.encode(), re.IGNORECASE).fullmatch,  # bytes tokens
+    }
+    for integer, p in ((True, r"[+-]?[0-9]{1,18}"), (False, _REAL))
+}
 
 # Problems, the end of every message.
 NOT_A_NUMBER = "is not a number"
@@ -133,18 +139,17 @@ class Field:
 
     def value(self, token: bytes | str) -> int | float:
         """The number a text token stands for; `_Bad` (with the problem) if none."""
-        text = isinstance(token, str)
         if self.integer:
-            if not (_INT_STR if text else _INT_BYTES).fullmatch(token):
-                if self.not_a_number and not (_REAL_STR if text else _REAL_BYTES).fullmatch(token):
+            if not _matches("int", token):
+                if self.not_a_number and not _matches("real", token):
                     raise _Bad(self.not_a_number)
                 raise _Bad(self.syntax)
             if len(token) - (token[:1] in ("+", "-", b"+", b"-")) > INTEGER_DIGITS:
                 raise _Bad(OUT_OF_RANGE)
             number: int | float = int(token)
         else:
-            if not (_REAL_STR if text else _REAL_BYTES).fullmatch(token):
-                nonfinite = _PATTERNS["nonfinite"][0 if text else 1].fullmatch(token)
+            if not _matches("real", token):
+                nonfinite = _matches("nonfinite", token)
                 raise _Bad(self._nonfinite(token) if nonfinite else self.syntax)
             number = float(token)
             if not math.isfinite(number):
@@ -155,6 +160,12 @@ class Field:
 
     def parse(self, token: bytes | str, source: str, line: int) -> int | float:
         """The number of a text token at ``source:line``, or `InputError` naming both."""
+        if not self.non_negative and _VALID[self.integer][isinstance(token, str)](token):
+            if self.integer:
+                return int(token)
+            number = float(token)
+            if math.isfinite(number):
+                return number
         try:
             return self.value(token)
         except _Bad as bad:
@@ -262,9 +273,16 @@ class _Bad(Exception):
         self.problem = problem
 
 
+def _matches(kind: str, token: bytes | str) -> bool:
+    text, binary = _PATTERNS[kind]
+    if isinstance(token, str):
+        return text.fullmatch(token) is not None
+    return binary.fullmatch(token) is not None
+
+
 def _is_nan(value: object) -> bool:
     if isinstance(value, str | bytes):
-        return _PATTERNS["nan"][isinstance(value, bytes)].fullmatch(value) is not None
+        return _matches("nan", value)
     try:
         return math.isnan(value)  # type: ignore[arg-type]
     except TypeError:
@@ -300,14 +318,21 @@ def looks_numeric(token: str) -> bool:
     return True
 
 
-def content_lines(data: bytes) -> Iterator[tuple[int, list[bytes], bytes]]:
-    """(line number, fields, line) of each line holding data: fields are separated by runs
-    of ASCII blanks (space, tab, CR, VT, FF); blank lines and lines whose first non-blank
-    character is ``#`` are skipped (a ``#`` elsewhere belongs to its field)."""
+def content_lines(
+    data: bytes, source: str, count: int, at_least: bool = False, layout: str = ""
+) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of each line holding data, with ``count`` fields (at least,
+    with ``at_least``) or `InputError`: fields are separated by runs of ASCII blanks (space,
+    tab, CR, VT, FF); blank lines and lines whose first non-blank character is ``#`` are
+    skipped (a ``#`` elsewhere belongs to its field)."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         fields = raw.split()
-        if fields and not fields[0].startswith(b"#"):
-            yield number, fields, raw
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if (len(fields) < count) if at_least else (len(fields) != count):
+            expected = f"at least {count}" if at_least else str(count)
+            raise field_count_error(source, number, expected, len(fields), raw, layout)
+        yield number, fields
 
 
 def field_count_error(

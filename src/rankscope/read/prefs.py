@@ -25,21 +25,13 @@ import numpy as np
 from ..errors import InputError
 from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
 from .duplicates import first_repeated
-from .fields import NOT_A_NUMBER, Field, content_lines, decode, field_count_error
+from .fields import NOT_A_NUMBER, Field, content_lines, decode
 from .trec import GRADE, PathLike, read_bytes, source_name
 
 # tests/test_trec_prefs.py pins "relevance level 'nan' is not a number"
 LEVEL = Field("relevance level", nan=NOT_A_NUMBER)
 MEAN = Field("mean")
 STDDEV = Field("standard deviation")
-
-
-def _content_lines(data: bytes, source: str, count: int, layout: str):
-    """Yield (line number, fields) of the lines holding data, each with ``count`` fields."""
-    for number, fields, raw in content_lines(data):
-        if len(fields) != count:
-            raise field_count_error(source, number, str(count), len(fields), raw, layout)
-        yield number, fields
 
 
 def parse_prefs(
@@ -57,7 +49,7 @@ def parse_prefs(
     labels = Vocabulary(pure=True)
     count, layout = (5, "qid jg jsg docno rel_level") if subgroups else (4, "qid jg docno rel")
     qs, gs, ss, ds, levels, lines = [], [], [], [], [], []
-    for number, fields in _content_lines(data, source, count, layout):
+    for number, fields in content_lines(data, source, count, layout=layout):
         qs.append(decode(fields[0]))
         gs.append(decode(fields[1]))
         ss.append(decode(fields[2]) if subgroups else "0")
@@ -96,7 +88,7 @@ def parse_qrels_jg(
     docs = Vocabulary() if docs is None else docs
     labels = Vocabulary(pure=True)
     qs, gs, ds, grades, lines = [], [], [], [], []
-    for number, fields in _content_lines(data, source, 4, "qid jg docno grade"):
+    for number, fields in content_lines(data, source, 4, layout="qid jg docno grade"):
         qs.append(decode(fields[0]))
         gs.append(decode(fields[1]))
         ds.append(decode(fields[2]))
@@ -129,7 +121,7 @@ def parse_zscores(data: bytes, source: str = "<zscores>"):
     """The z-score table from text, ``qid measure mean stddev`` (trec_eval ``-Z``)."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, fields in _content_lines(data, source, 4, "qid measure mean stddev"):
+    for number, fields in content_lines(data, source, 4, layout="qid measure mean stddev"):
         key = (decode(fields[0]), decode(fields[1]))
         if key in table:
             raise InputError(

@@ -61,12 +61,7 @@ def _error(source: str, number: int, kind: str, detail: bytes) -> InputError:
 
 def _parse_lines(data: bytes, source: str, is_run: bool):
     """Yield (line_number, fields) for content lines (the reference parser)."""
-    for number, fields, raw in content_lines(data):
-        if (len(fields) < 6) if is_run else (len(fields) != 4):
-            raise field_count_error(
-                source, number, "at least 6" if is_run else "4", len(fields), raw
-            )
-        yield number, fields
+    return content_lines(data, source, 6 if is_run else 4, at_least=is_run)
 
 
 CHUNK = 16 << 20
@@ -271,13 +266,14 @@ def parse_run_lines(
         q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)
     else:
         qs, ds, ss, ls = [], [], [], []
+        last_tag = b""
         for number, fields in _parse_lines(data, source, is_run=True):
             qs.append(decode(fields[0]))
             ds.append(decode(fields[2]))
             ss.append(SCORE.parse(fields[4], source, number))
             ls.append(number)
-            tag = fields[5]
-        tag = decode(tag) if tag else ""
+            last_tag = fields[5]
+        tag = decode(last_tag)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
         s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     if len(q) == 0:
@@ -396,9 +392,7 @@ def read_doc_lengths(path: PathLike) -> dict[str, float]:
     """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
     source = source_name(path)
     out: dict[str, float] = {}
-    for number, fields, raw in content_lines(read_bytes(path)):
-        if len(fields) != 2:
-            raise field_count_error(source, number, "2", len(fields), raw, "docno words")
+    for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words"):
         words = LENGTH.parse(fields[1], source, number)
         doc = decode(fields[0])
         if doc in out:

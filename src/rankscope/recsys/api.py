@@ -122,9 +122,7 @@ def _read_inputs(
 ) -> _Inputs:  # fmt: skip
     users, items = Vocabulary(), Vocabulary()
 
-    def log(source: Any) -> Interactions | None:
-        if source is None:
-            return None
+    def log(source: Any) -> Interactions:
         return read_interactions(source, users=users, items=items, columns=columns)
 
     def lists(source: Any, name: str | None) -> Run:
