@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -46,11 +47,12 @@ _PATTERNS = {
     for kind, p in (("real", _REAL), ("nonfinite", _NONFINITE), ("nan", _NAN), ("int", _INTEGER))
 }
 _NUMBER_CHARS = b"0123456789+-.eE"
-# The accepted tokens at once (the integer's digit limit included), for the common case.
-_VALID = {
+# The accepted tokens at once (the integer's digit limit included), for the common case:
+# _VALID[integer field?][str token?](token)
+_VALID: dict[bool, dict[bool, Callable[[Any], re.Match | None]]] = {
     integer: {
-        True: re.compile(p, re.ASCII | re.IGNORECASE).fullmatch,  # str tokens
-        False: re.compile(p.encode(), re.IGNORECASE).fullmatch,  # bytes tokens
+        True: re.compile(p, re.ASCII | re.IGNORECASE).fullmatch,
+        False: re.compile(p.encode(), re.IGNORECASE).fullmatch,
     }
     for integer, p in ((True, r"[+-]?[0-9]{1,18}"), (False, _REAL))
 }

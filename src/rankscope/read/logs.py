@@ -747,10 +747,10 @@ def _features_from_dict(mapping, items) -> ItemFeatures:
             for x in v:
                 matrix[r, index[str(x)]] = 1.0
         return _features(items, ids, matrix, vocab, source)
-    matrix = _feature_matrix(values, source)
-    if matrix is None:
+    vectors = _feature_matrix(values, source)
+    if vectors is None:
         raise InputError(f"{source}: expected {{item: vector}} or {{item: [labels]}}")
-    return _features(items, ids, matrix, [f"f{j}" for j in range(matrix.shape[1])], source)
+    return _features(items, ids, vectors, [f"f{j}" for j in range(vectors.shape[1])], source)
 
 
 def _is_labels(v) -> bool:
