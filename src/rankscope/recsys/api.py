@@ -11,7 +11,7 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import InputError, UsageError, warn
 from ..measures.base import Request
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
@@ -140,7 +140,7 @@ def _read_inputs(
     if catalog is not None:
         ids = [str(i) for i in catalog]
         if not ids:
-            raise UsageError("catalog is empty")
+            raise InputError("catalog is empty")
         catalog_codes = items.intern_many(ids).astype(np.int64)
     return _Inputs(
         items, test_log, train_log, pop_log, runs, base_run, item_features, catalog_codes
@@ -173,11 +173,15 @@ def evaluate_systems(
         raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
     if seen not in ("keep", "drop"):
         raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
+    if relevance not in ("binary", "graded"):
+        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
     if k < 1:
         raise UsageError("k must be >= 1")
     read = _read_inputs(
         test, recommendations, train, popularity, baseline, features, catalog, columns
     )
+    if relevance == "graded" and (read.test.rating is None or threshold is None):
+        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
     qrels = read.test.to_qrels(threshold, relevance)
     requests = parse(
         measures if measures is not None else _defaults(read.popularity, read.baseline,
