@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
 from ..model._native import native
+from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import first_repeated, resolve_duplicates
 from .fields import OUT_OF_RANGE, Field, at_line, content_lines, decode, field_count_error
 
