@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..model import Qrels, Run
+from ..read.duplicates import first_repeated, where
 from .aspects import build_aspects
 from .judged import UNJUDGED, Judged
 
@@ -370,18 +371,11 @@ def _query_sizes(run: Run) -> np.ndarray:
 
 
 def _check_qrels_duplicates(qrels: Qrels) -> None:
-    if len(qrels) < 2:
-        return
-    key = qrels.query.astype(np.int64) * max(len(qrels.docs), 1) + qrels.doc
-    order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if len(dup):
-        a, b = order[dup[0]], order[dup[0] + 1]
-        where = ""
-        if qrels.line is not None:
-            where = f" (lines {qrels.line[a]} and {qrels.line[b]})"
+    pair = first_repeated(qrels.query, qrels.doc)
+    if pair is not None:
+        a, b = pair
         doc = qrels.docs.strings_of(qrels.doc[a : a + 1])[0]
         raise InputError(
             f"{qrels.source}: document '{doc}' is judged twice "
-            f"for query '{qrels.queries.strings[qrels.query[a]]}'{where}"
+            f"for query '{qrels.queries.strings[qrels.query[a]]}'{where(qrels, a, b)}"
         )

@@ -1,12 +1,12 @@
 /*
  * rankscope._trecio: the compiled TREC reader and string interner.
  *
- * It accepts and rejects exactly what the pure-Python reader in io/trec.py does; on bad
+ * It accepts and rejects exactly what the pure-Python reader in read/trec.py does; on bad
  * input it returns an error description and Python formats the message, so both readers
  * say the same thing.  Ids are interned into dense int32 codes with an open-addressing hash
  * table over a byte arena; Python strings are only made on request.
  *
- * Grammar (shared with io/trec.py):
+ * Grammar (the one of read/fields.py, which every reader of numbers follows):
  *   line    := blank | comment | fields        (lines end at '\n'; whitespace = C isspace)
  *   comment := first non-blank character is '#'
  *   qrels   := exactly 4 fields: qid iter docno grade      grade := [+-]?[0-9]{1,18}

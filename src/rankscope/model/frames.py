@@ -14,10 +14,10 @@ def is_frame(obj: Any) -> bool:
 
 def column_names(frame: Any) -> list[str]:
     """The column names of a pandas/polars DataFrame or Arrow table."""
-    present = getattr(frame, "column_names", None)  # Arrow tables (their .columns are arrays)
+    present: Any = getattr(frame, "column_names", None)  # Arrow tables (.columns are arrays)
     if present is None:
         present = getattr(frame, "columns", ())
-    return [str(c) for c in present or ()]
+    return [str(c) for c in present]
 
 
 def to_frame(columns: dict[str, Any], output: str = "pandas") -> Any:

@@ -1,7 +1,8 @@
 """Interaction logs and item features: users and items as integer codes, numpy columns.
 
-Read by `rankscope.read.logs`; test interactions become `Qrels` (user = query, item =
-document) through `Interactions.to_qrels`.
+Read by `rankscope.read.logs` (which also merges a log's repeated pairs, `keep_latest`);
+test interactions become `Qrels` (user = query, item = document) through
+`Interactions.to_qrels`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, warn
+from ..errors import InputError, UsageError
 from .tables import Qrels
 from .vocabulary import Vocabulary
 
@@ -50,33 +51,6 @@ class Interactions:
             pick(self.timestamp), self.source, pick(self.line),
         )  # fmt: skip
 
-    def deduplicate(self) -> Interactions:
-        """Keep one row per (user, item): the latest (by timestamp, then input order),
-        warning about the others."""
-        if len(self) < 2:
-            return self
-        key = self.keys()
-        when = self.timestamp if self.timestamp is not None else np.zeros(len(self))
-        order = np.lexsort((np.arange(len(self)), when, key))  # last of a group is kept
-        sorted_key = key[order]
-        last = np.concatenate((sorted_key[1:] != sorted_key[:-1], [True]))
-        if last.all():
-            return self
-        dropped = int((~last).sum())
-        first = int(np.flatnonzero(~last)[0])
-        a, b = order[first], order[first + 1]
-        where = ""
-        if self.line is not None:
-            what = "rows" if self.source.startswith("<") else "lines"
-            where = f" ({what} {self.line[a]} and {self.line[b]})"
-        user = self.users.strings[self.user[a]]
-        item = self.items.strings_of(self.item[a : a + 1])[0]
-        warn(
-            f"{self.source}: {dropped} repeated (user, item) pair{'s' if dropped > 1 else ''}, "
-            f"e.g. user '{user}' item '{item}'{where}; the latest rating of each is kept"
-        )
-        return self.take(np.sort(order[last]))
-
     def popularity(self, num_items: int) -> np.ndarray:
         """Number of distinct users who interacted with each item code."""
         key = np.unique(self.keys(num_items))
@@ -87,10 +61,10 @@ class Interactions:
         ratings, or ``threshold`` is None), else 0; ``relevance="graded"``: the rating itself
         (an integer >= 1) for the relevant rows."""
         if relevance not in ("binary", "graded"):
-            raise ValueError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
+            raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
         if self.rating is None or threshold is None:
             if relevance == "graded":
-                raise ValueError("relevance='graded' needs ratings and a threshold")
+                raise UsageError("relevance='graded' needs ratings and a threshold")
             grade = np.ones(len(self), dtype=np.int64)
         else:
             relevant = self.rating >= threshold

@@ -2,8 +2,9 @@
 
 Default column names: ``query_id``, ``doc_id`` and ``relevance`` (qrels) or ``score`` (runs);
 others can be named.  ``{qid: {docno: value}}`` dicts (pytrec_eval's and ranx's shape) are
-accepted as well.  Validation is the same as for TREC files: missing or non-numeric values,
-NaN or infinite scores and non-integer grades are errors naming the row.
+accepted as well.  Validation is the same as for TREC files (`rankscope.read.fields`):
+missing or non-numeric values, NaN or infinite scores, non-integer grades and strings that
+TREC files would reject (``"1_000"``) are errors naming the row (counted from 0).
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ import numpy as np
 from ..errors import InputError
 from ..model import Qrels, Run, Vocabulary
 from ..model.frames import column_names
-from .trec import resolve_duplicates
+from .duplicates import resolve_duplicates
+from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
+
+# tests/test_io.py::test_dict_values_are_validated pins "... is not a finite number" and
+# "relevance 'x' is not a number"
+RELEVANCE = Field("relevance", integer=True, not_a_number=NOT_A_NUMBER)
+SCORE = Field("score", not_finite=PINNED_NOT_A_FINITE_NUMBER)
 
 
-def _columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
+def frame_columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
     """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays."""
     available = column_names(frame)
     missing = [n for n in names if n not in available]
@@ -41,36 +48,14 @@ def _columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
     return out
 
 
-def _ids(values: np.ndarray, source: str, what: str) -> list[str]:
+def id_strings(values: np.ndarray, source: str, what: str) -> list[str]:
+    """A column of ids as strings; a missing one (None, NaN) is an error naming the row."""
     out = []
     for i, v in enumerate(values.tolist()):
         if v is None or (isinstance(v, float) and math.isnan(v)):
-            raise InputError(f"{source}: row {i}: missing {what}")
+            raise InputError(f"{at_row(source, i)}: missing {what}")
         out.append(v if isinstance(v, str) else str(v))
     return out
-
-
-def _numbers(values: np.ndarray, source: str, what: str, integer: bool) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        for i, v in enumerate(values.tolist()):
-            try:
-                float(v)
-            except (TypeError, ValueError):
-                raise InputError(f"{source}: row {i}: {what} {v!r} is not a number") from None
-        raise
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{source}: row {i}: {what} {values[i]!r} is not a finite number")
-    if integer:
-        frac = arr != np.floor(arr)
-        if frac.any():
-            i = int(np.flatnonzero(frac)[0])
-            raise InputError(f"{source}: row {i}: {what} {values[i]!r} is not an integer")
-        return arr.astype(np.int64)
-    return arr
 
 
 def qrels_from_frame(
@@ -82,12 +67,12 @@ def qrels_from_frame(
     docs: Vocabulary | None = None,
     source: str = "<qrels frame>",
 ) -> Qrels:
-    q, d, g = _columns(frame, [query_col, doc_col, relevance_col], source)
+    q, d, g = frame_columns(frame, [query_col, doc_col, relevance_col], source)
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
-    grade = _numbers(g, source, "relevance", integer=True)
-    qc = queries.intern_many(_ids(q, source, "query id"))
-    dc = docs.intern_many(_ids(d, source, "document id"))
+    grade = RELEVANCE.values(g, source)
+    qc = queries.intern_many(id_strings(q, source, "query id"))
+    dc = docs.intern_many(id_strings(d, source, "document id"))
     if len(qc) == 0:
         raise InputError(f"{source}: no judgments")
     return Qrels(queries, docs, qc, dc, grade, source=source)
@@ -105,12 +90,12 @@ def run_from_frame(
     source: str | None = None,
 ) -> Run:
     source = source or f"<run frame {name}>"
-    q, d, s = _columns(frame, [query_col, doc_col, score_col], source)
+    q, d, s = frame_columns(frame, [query_col, doc_col, score_col], source)
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
-    score = _numbers(s, source, "score", integer=False)
-    qc = queries.intern_many(_ids(q, source, "query id"))
-    dc = docs.intern_many(_ids(d, source, "document id"))
+    score = SCORE.values(s, source)
+    qc = queries.intern_many(id_strings(q, source, "query id"))
+    dc = docs.intern_many(id_strings(d, source, "document id"))
     if len(qc) == 0:
         raise InputError(f"{source}: no ranked documents")
     line = np.arange(len(qc), dtype=np.int64)
@@ -135,7 +120,7 @@ def qrels_from_dict(
 ) -> Qrels:
     source = "<qrels dict>"
     qs, ds, vs = _flatten(mapping, source, "relevance")
-    grade = _numbers(np.asarray(vs, dtype=object), source, "relevance", integer=True)
+    grade = RELEVANCE.values(np.asarray(vs, dtype=object), source)
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
     if not qs:
@@ -151,7 +136,7 @@ def run_from_dict(
 ) -> Run:
     source = f"<run dict {name}>"
     qs, ds, vs = _flatten(mapping, source, "score")
-    score = _numbers(np.asarray(vs, dtype=object), source, "score", integer=False)
+    score = SCORE.values(np.asarray(vs, dtype=object), source)
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
     if not qs:

@@ -23,17 +23,18 @@ Text files (``.gz`` and ``-`` accepted):
   or ``|``-separated labels in a column named ``genres``, ``tags`` or ``labels``
   (MovieLens ``movies.csv``).
 
-Malformed input (a missing field, a non-numeric or NaN rating or score) is an `InputError`
-naming the file and the line.  A (user, item) pair listed twice is a warning: a test or
-training log keeps its latest rating (by timestamp when there is one, else the last line),
-a recommendation list keeps the pair's best score.
+Numbers (ratings, timestamps, scores, features; ranks and TREC grades are integers) follow
+`rankscope.read.fields`, as in every other reader.  Malformed input (a missing field, a
+rating or score that is not a finite number in that syntax) is an `InputError` naming the
+file and the line (the row, for frames and dicts).  A (user, item) pair listed twice is a
+warning: `keep_latest` keeps a log's latest rating (by timestamp when there is one, else the
+last line), a recommendation list keeps the pair's best score.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,11 +42,23 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, warn
+from ..errors import InputError, UsageError, warn
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import frames
-from . import trec as trec_io
+from .duplicates import first_repeated, group_key, kept_rows, resolve_duplicates, where
+from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, field_count_error, looks_numeric
+from .trec import GRADE, RANK, parse_run_lines, read_bytes, source_name
+
+# tests/test_recsys.py pins "rating 'nan' is not a finite number" (and the same for scores)
+RATING = Field("rating", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+SCORE = Field("score", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+
+
+def _feature(name: str) -> Field:
+    return Field(f"feature {name}", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+
 
 USER_NAMES = ("user", "user_id", "userid", "uid", "query", "query_id", "qid")
 ITEM_NAMES = ("item", "item_id", "itemid", "iid", "movie", "movie_id", "movieid", "doc_id")
@@ -60,7 +73,7 @@ LABEL_NAMES = ("genres", "genre", "tags", "labels")
 
 
 def _load(path: str | os.PathLike) -> tuple[bytes, str]:
-    return trec_io.read_bytes(path), "<stdin>" if str(path) == "-" else str(path)
+    return read_bytes(path), source_name(path)
 
 
 def _lines(data: bytes) -> list[str]:
@@ -101,24 +114,6 @@ def _split(line: str, sep: str | None) -> list[str]:
     return [f.strip() for f in line.split(sep)]
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _number(text: str, source: str, number: int, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{source}:{number}: {what} {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(f"{source}:{number}: {what} {text!r} is not a finite number")
-    return value
-
-
 def _find(names: Sequence[str], candidates: Sequence[str]) -> int | None:
     lowered = [n.strip().lower() for n in names]
     for c in candidates:
@@ -136,8 +131,8 @@ def _header(fields: list[str], second: list[str] | None) -> bool:
         len(fields) >= 3
         and second is not None
         and len(second) >= 3
-        and not _is_number(fields[2])
-        and _is_number(second[2])
+        and not looks_numeric(fields[2])
+        and looks_numeric(second[2])
     )
 
 
@@ -156,10 +151,8 @@ def _rows(path, *, min_fields: int, what: str, data: tuple[bytes, str] | None = 
             raise InputError(f"{source}: no {what} found after the header")
     for n, fields in rows:
         if len(fields) < min_fields:
-            raise InputError(
-                f"{source}:{n}: expected at least {min_fields} fields, found {len(fields)}: "
-                f"{' '.join(fields)!r}"
-            )
+            raise field_count_error(source, n, f"at least {min_fields}", len(fields),
+                                    " ".join(fields))  # fmt: skip
     return source, header, rows, sep
 
 
@@ -200,7 +193,7 @@ def read_interactions(
             frames.read_parquet(source), users, items, columns, str(source)
         )
     if format not in ("auto", "delimited", "trec"):
-        raise ValueError(f"unknown format {format!r}: choose auto, delimited or trec")
+        raise UsageError(f"unknown format {format!r}: choose auto, delimited or trec")
     data, name = _load(source)
     if format != "trec":
         fast = _fast_interactions(data, name, users, items, columns, format == "auto")
@@ -210,10 +203,10 @@ def read_interactions(
     if format == "trec" or (format == "auto" and header is None and _trec_qrels_like(rows)):
         for n, f in rows:
             if len(f) != 4:
-                raise InputError(f"{name}:{n}: expected 4 fields (user 0 item grade)")
+                raise field_count_error(name, n, "4", len(f), " ".join(f), "user 0 item grade")
         positions = {"user": 0, "item": 2, "rating": 3, "timestamp": None}
-    else:
-        positions = _positions(header, columns, name)
+        return _interactions_from_rows(rows, positions, users, items, name, GRADE)
+    positions = _positions(header, columns, name)
     return _interactions_from_rows(rows, positions, users, items, name)
 
 
@@ -254,16 +247,14 @@ def _fast_interactions(data, source, users, items, columns, detect_trec) -> Inte
         return None
     positions = _positions(header, columns, source)
     cols = [tokens[j::width] for j in range(width)]
-    try:
-        numbers = {}
-        for role in ("rating", "timestamp"):
-            at = positions[role]
-            if at is not None and at < width:
-                numbers[role] = np.asarray(cols[at], dtype=np.float64)
-                if not np.isfinite(numbers[role]).all():
-                    return None
-    except ValueError:
-        return None
+    numbers = {}
+    for role, field in (("rating", RATING), ("timestamp", TIMESTAMP)):
+        at = positions[role]
+        if at is not None and at < width:
+            values = field.fast_tokens(cols[at])
+            if values is None:  # some value may be invalid: the line reader reports it
+                return None
+            numbers[role] = values
     offset = 2 if header is not None else 1
     return Interactions(
         users, items,
@@ -305,11 +296,13 @@ def _positions(header, columns, source) -> dict[str, int | None]:
     }
 
 
-def _interactions_from_rows(rows, positions, users, items, source) -> Interactions:
+def _interactions_from_rows(
+    rows, positions, users, items, source, rating: Field = RATING
+) -> Interactions:
     u_at, i_at, r_at, t_at = (positions[k] for k in ("user", "item", "rating", "timestamp"))
     has_rating = r_at is not None and all(len(f) > r_at for _, f in rows[:1])
     has_time = t_at is not None and all(len(f) > t_at for _, f in rows[:1])
-    us, its, rs, ts, ls = [], [], [], [], []
+    us, its, rs, ts = [], [], [], []
     for n, f in rows:
         if len(f) <= max(u_at, i_at):
             raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
@@ -318,17 +311,17 @@ def _interactions_from_rows(rows, positions, users, items, source) -> Interactio
         if has_rating:
             if len(f) <= r_at:
                 raise InputError(f"{source}:{n}: missing rating")
-            rs.append(_number(f[r_at], source, n, "rating"))
+            rs.append(f[r_at])
         if has_time:
             if len(f) <= t_at:
                 raise InputError(f"{source}:{n}: missing timestamp")
-            ts.append(_number(f[t_at], source, n, "timestamp") if f[t_at] else 0.0)
-        ls.append(n)
+            ts.append(f[t_at])
+    lines = [n for n, _ in rows]
     return Interactions(
         users, items, users.intern_many(us), items.intern_many(its),
-        np.asarray(rs, dtype=np.float64) if has_rating else None,
-        np.asarray(ts, dtype=np.float64) if has_time else None,
-        source, np.asarray(ls, dtype=np.int64),
+        rating.tokens(rs, source, lines).astype(np.float64) if has_rating else None,
+        TIMESTAMP.tokens(ts, source, lines) if has_time else None,
+        source, np.asarray(lines, dtype=np.int64),
     )  # fmt: skip
 
 
@@ -355,20 +348,20 @@ def _interactions_from_frame(frame, users, items, columns, source) -> Interactio
     r = _frame_role(names, columns, "rating", RATING_NAMES, source, required=False)
     t = _frame_role(names, columns, "timestamp", TIME_NAMES, source, required=False)
     wanted = [c for c in (u, i, r, t) if c is not None]
-    cols = dict(zip(wanted, frames._columns(frame, wanted, source), strict=True))
+    cols = dict(zip(wanted, frames.frame_columns(frame, wanted, source), strict=True))
     if len(cols[u]) == 0:
         raise InputError(f"{source}: no interactions")
-    rating = frames._numbers(cols[r], source, "rating", integer=False) if r else None
+    rating = RATING.values(cols[r], source) if r else None
     timestamp = None
     if t is not None:
         tcol = cols[t]
         if np.issubdtype(tcol.dtype, np.datetime64):
             tcol = tcol.astype("datetime64[ns]").astype(np.int64)
-        timestamp = frames._numbers(tcol, source, "timestamp", integer=False)
+        timestamp = TIMESTAMP.values(tcol, source)
     return Interactions(
         users, items,
-        users.intern_many(frames._ids(cols[u], source, "user id")),
-        items.intern_many(frames._ids(cols[i], source, "item id")),
+        users.intern_many(frames.id_strings(cols[u], source, "user id")),
+        items.intern_many(frames.id_strings(cols[i], source, "item id")),
         rating, timestamp, source, np.arange(len(cols[u]), dtype=np.int64),
     )  # fmt: skip
 
@@ -397,7 +390,7 @@ def _interactions_from_dict(mapping, users, items) -> Interactions:
         raise InputError(f"{source}: no interactions")
     rating = None
     if not implicit:
-        rating = frames._numbers(np.asarray(rs, dtype=object), source, "rating", integer=False)
+        rating = RATING.values(np.asarray(rs, dtype=object), source)
     return Interactions(
         users, items, users.intern_many(us), items.intern_many(its), rating, None, source,
         np.arange(len(us), dtype=np.int64),
@@ -411,6 +404,25 @@ def _recode(log: Interactions, users: Vocabulary, items: Vocabulary) -> Interact
         items.intern_many(log.items.strings_of(log.item)),
         log.rating, log.timestamp, log.source, log.line,
     )  # fmt: skip
+
+
+def keep_latest(log: Interactions) -> Interactions:
+    """One row per (user, item) pair: the latest (by timestamp, then input order), with a
+    warning naming how many rows were dropped and the first repeated pair."""
+    pair = first_repeated(log.user, log.item)
+    if pair is None:
+        return log
+    when = log.timestamp if log.timestamp is not None else np.zeros(len(log))
+    kept = kept_rows(group_key(log.user, log.item), "latest", when)
+    dropped = len(log) - len(kept)
+    a, b = pair
+    user = log.users.strings[log.user[a]]
+    item = log.items.strings_of(log.item[a : a + 1])[0]
+    warn(
+        f"{log.source}: {dropped} repeated (user, item) pair{'s' if dropped > 1 else ''}, "
+        f"e.g. user '{user}' item '{item}'{where(log, a, b)}; the latest rating of each is kept"
+    )
+    return log.take(kept)
 
 
 # -- recommendation lists --------------------------------------------------------------------
@@ -456,29 +468,10 @@ def read_recommendations(
     data, src = _load(source)
     first = next((s for _, s in _content(_lines(data[:65536]))), "")
     if _separator(first) is None and len(first.split()) >= 6:
-        return _deduplicated(_trec_run(data, src, users, items, name))
+        # every line kept: a repeated pair is resolved below, with a warning
+        return _deduplicated(parse_run_lines(data, src, users, items, name))
     _, header, rows, _ = _rows(source, min_fields=2, what="recommendations", data=(data, src))
     return _deduplicated(_recs_from_rows(rows, header, columns, users, items, name, src))
-
-
-def _trec_run(data: bytes, source: str, users, items, name) -> Run:
-    """A TREC run with every line kept (duplicates are resolved afterwards, with a warning)."""
-    if trec_io._native_for(users, items) is not None:
-        q, d, s, line, tag = trec_io._native_parse(data, source, users, items, is_run=True)
-    else:
-        qs, ds, ss, ls = [], [], [], []
-        tag = ""
-        for number, fields in trec_io._parse_lines(data, source, is_run=True):
-            qs.append(trec_io._decode(fields[0]))
-            ds.append(trec_io._decode(fields[2]))
-            ss.append(trec_io.parse_score(fields[4], source, number))
-            ls.append(number)
-            tag = trec_io._decode(fields[5])
-        q, d = users.intern_many(qs), items.intern_many(ds)
-        s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int64)
-    if len(q) == 0:
-        raise InputError(f"{source}: no recommendations found")
-    return Run(name or tag or Path(source).name, users, items, q, d, s, source=source, line=line)
 
 
 def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
@@ -494,6 +487,7 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
             s_at = _find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
             by_rank = s_at is not None
     has_score = s_at is not None and len(rows[0][1]) > s_at
+    field = RANK if by_rank else SCORE
     us, its, ss, ls = [], [], [], []
     for n, f in rows:
         if len(f) <= max(u_at, i_at):
@@ -502,12 +496,12 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
         its.append(f[i_at])
         if has_score:
             if len(f) <= s_at:
-                raise InputError(f"{source}:{n}: missing {'rank' if by_rank else 'score'}")
-            ss.append(_number(f[s_at], source, n, "rank" if by_rank else "score"))
+                raise InputError(f"{source}:{n}: missing {field.name}")
+            ss.append(f[s_at])
         ls.append(n)
     uc = users.intern_many(us)
     if has_score:
-        score = np.asarray(ss, dtype=np.float64)
+        score = field.tokens(ss, source, ls).astype(np.float64)
         score = -score if by_rank else score
     else:
         score = _order_scores(uc)
@@ -548,18 +542,18 @@ def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
     if s is None:
         rank = _frame_role(names, columns, "rank", RANK_NAMES, source, required=False)
     wanted = [c for c in (u, i, s, rank) if c is not None]
-    cols = dict(zip(wanted, frames._columns(frame, wanted, source), strict=True))
+    cols = dict(zip(wanted, frames.frame_columns(frame, wanted, source), strict=True))
     if len(cols[u]) == 0:
         raise InputError(f"{source}: no recommendations")
-    uc = users.intern_many(frames._ids(cols[u], source, "user id"))
+    uc = users.intern_many(frames.id_strings(cols[u], source, "user id"))
     if s is not None:
-        score = frames._numbers(cols[s], source, "score", integer=False)
+        score = SCORE.values(cols[s], source)
     elif rank is not None:
-        score = -frames._numbers(cols[rank], source, "rank", integer=False)
+        score = -RANK.values(cols[rank], source).astype(np.float64)
     else:
         score = _order_scores(uc)
     return Run(
-        name, users, items, uc, items.intern_many(frames._ids(cols[i], source, "item id")),
+        name, users, items, uc, items.intern_many(frames.id_strings(cols[i], source, "item id")),
         score, source=source, line=np.arange(len(uc), dtype=np.int64),
     )  # fmt: skip
 
@@ -580,7 +574,7 @@ def _recs_from_dict(mapping, users, items, name) -> Run:
                 ss.append(-float(position))
         else:
             raise InputError(f"{source}: user {user!r}: expected {{item: score}} or [items]")
-    score = frames._numbers(np.asarray(ss, dtype=object), source, "score", integer=False)
+    score = SCORE.values(np.asarray(ss, dtype=object), source)
     return Run(
         name, users, items, users.intern_many(us), items.intern_many(its), score,
         source=source, line=np.arange(len(us), dtype=np.int64),
@@ -588,20 +582,16 @@ def _recs_from_dict(mapping, users, items, name) -> Run:
 
 
 def _deduplicated(run: Run) -> Run:
-    pair = trec_io._first_duplicate(run)
+    pair = first_repeated(run.query, run.doc)
     if pair is None:
         return run
     a, b = pair
-    resolved = trec_io.resolve_duplicates(run, "max-score")
+    resolved = resolve_duplicates(run, "max-score")
     dropped = len(run) - len(resolved)
-    where = ""
-    if run.line is not None:
-        what = "rows" if run.source.startswith("<") else "lines"
-        where = f" ({what} {run.line[a]} and {run.line[b]})"
     item = run.docs.strings_of(run.doc[a : a + 1])[0]
     warn(
         f"{run.source}: {dropped} repeated (user, item) pair{'s' if dropped > 1 else ''}, "
-        f"e.g. user '{run.queries.strings[run.query[a]]}' item '{item}'{where}; "
+        f"e.g. user '{run.queries.strings[run.query[a]]}' item '{item}'{where(run, a, b)}; "
         "the best score of each is kept"
     )
     return resolved
@@ -623,12 +613,11 @@ def read_item_features(
         codes = items.intern_many(source.items.strings_of(source.item))
         return ItemFeatures(items, codes, source.matrix, source.names, source.source)
     if isinstance(source, tuple) and len(source) == 2:
-        ids, matrix = source
-        matrix = np.asarray(matrix, dtype=np.float64)
+        ids, vectors = source
         ids = [str(i) for i in ids]
-        if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+        matrix = _feature_matrix(vectors, "<features>")
+        if matrix is None or matrix.shape[0] != len(ids):
             raise InputError("features: (item_ids, matrix) needs one matrix row per item id")
-        _check_finite(matrix, "<features>")
         names = [f"f{j}" for j in range(matrix.shape[1])]
         return _features(items, ids, matrix, names, "<features>")
     if isinstance(source, Mapping):
@@ -644,7 +633,7 @@ def read_item_features(
     sep = _separator(content[0][1])
     rows = [(n, _split(s, sep)) for n, s in content]
     header = None
-    if not all(_is_number(f) for f in rows[0][1][1:]):
+    if not all(looks_numeric(f) for f in rows[0][1][1:]):
         header = rows.pop(0)[1]
     return _features_from_rows(rows, header, items, name)
 
@@ -683,18 +672,21 @@ def _features_from_rows(rows, header, items, source) -> ItemFeatures:
     for j in range(1, width):
         if j == label_at:
             continue
-        if all(len(f) > j and _is_number(f[j]) for _, f in rows):
+        # a column most of whose values look like numbers holds numbers: its other values
+        # (x, 1_000, nan, a missing one) are reported with their line, not read as text
+        if 2 * sum(len(f) > j and looks_numeric(f[j]) for _, f in rows) > len(rows):
             numeric.append(j)
     ids = [f[0] for _, f in rows]
+    lines = [n for n, _ in rows]
     parts = []
     names: list[str] = []
     if numeric:
-        values = np.asarray(
-            [[_number(f[j], source, n, "feature") for j in numeric] for n, f in rows],
-            dtype=np.float64,
-        )
-        parts.append(values)
         names += [header[j] if header else f"f{j}" for j in numeric]
+        values = [
+            _feature(names[k]).tokens([f[j] if len(f) > j else "" for _, f in rows], source, lines)
+            for k, j in enumerate(numeric)
+        ]
+        parts.append(np.stack(values, axis=1))
     if label_at is not None:
         labels = [f[label_at].split("|") if len(f) > label_at else [] for _, f in rows]
         onehot, vocab = _one_hot(labels)
@@ -723,15 +715,15 @@ def _features_from_frame(frame, items, columns, source) -> ItemFeatures:
     names = column_names(frame)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
     label = _frame_role(names, columns, "labels", LABEL_NAMES, source, required=False)
-    cols = dict(zip(names, frames._columns(frame, names, source), strict=True))
-    ids = frames._ids(cols[i], source, "item id")
+    cols = dict(zip(names, frames.frame_columns(frame, names, source), strict=True))
+    ids = frames.id_strings(cols[i], source, "item id")
     parts, out_names = [], []
     for n in names:
         if n in (i, label):
             continue
         col = cols[n]
         if col.dtype.kind in "iufb":
-            parts.append(frames._numbers(col, source, n, integer=False)[:, None])
+            parts.append(_feature(n).values(col, source)[:, None])
             out_names.append(n)
     if label is not None:
         rows = [[] if v is None else str(v).split("|") for v in cols[label].tolist()]
@@ -755,31 +747,37 @@ def _features_from_dict(mapping, items) -> ItemFeatures:
             for x in v:
                 matrix[r, index[str(x)]] = 1.0
         return _features(items, ids, matrix, vocab, source)
-    try:
-        matrix = np.asarray([np.asarray(v, dtype=np.float64) for v in values])
-    except (TypeError, ValueError):
-        raise InputError(f"{source}: expected {{item: vector}} or {{item: [labels]}}") from None
-    if matrix.ndim != 2:
-        raise InputError(f"{source}: feature vectors must all have the same length")
-    _check_finite(matrix, source)
-    return _features(items, ids, matrix, [f"f{j}" for j in range(matrix.shape[1])], source)
+    vectors = _feature_matrix(values, source)
+    if vectors is None:
+        raise InputError(f"{source}: expected {{item: vector}} or {{item: [labels]}}")
+    return _features(items, ids, vectors, [f"f{j}" for j in range(vectors.shape[1])], source)
 
 
 def _is_labels(v) -> bool:
     return isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
 
 
-def _check_finite(matrix: np.ndarray, source: str) -> None:
-    bad = ~np.isfinite(matrix)
-    if bad.any():
-        r = int(np.flatnonzero(bad.any(axis=1))[0])
-        raise InputError(f"{source}: row {r}: a feature is not a finite number")
+def _feature_matrix(vectors: Any, source: str) -> np.ndarray | None:
+    """One row per vector, each column ``f{j}`` checked as every reader checks numbers (a bad
+    one is an error naming its row); None when the vectors are not a matrix."""
+    try:
+        cells = np.asarray(vectors)
+    except ValueError:  # ragged
+        try:
+            cells = np.asarray(vectors, dtype=object)
+        except (TypeError, ValueError):
+            return None
+    if cells.ndim != 2:
+        if cells.ndim == 1 and len({len(np.atleast_1d(v)) for v in cells.tolist()}) > 1:
+            raise InputError(f"{source}: feature vectors must all have the same length")
+        return None
+    columns = [_feature(f"f{j}").values(cells[:, j], source) for j in range(cells.shape[1])]
+    return np.stack(columns, axis=1) if columns else np.zeros(cells.shape)
 
 
 def _features(items, ids, matrix, names, source) -> ItemFeatures:
     codes = items.intern_many(ids)
-    key, first = np.unique(codes, return_index=True)
-    if len(key) != len(codes):
-        dup = np.setdiff1d(np.arange(len(codes)), first)[0]
-        raise InputError(f"{source}: item '{ids[dup]}' is described twice")
+    pair = first_repeated(codes)
+    if pair is not None:
+        raise InputError(f"{source}: item '{ids[pair[1]]}' is described twice")
     return ItemFeatures(items, codes, matrix, list(names), source)

@@ -13,45 +13,25 @@ Fields are separated by any run of spaces or tabs.  As in `rankscope.read.trec`,
 first non-blank character is ``#`` is a comment (trec_eval 10 wants the ``#`` in the first
 column; a ``#`` anywhere else is part of a field, as in a document id ``CR93E-10505#37``)
 and blank lines are skipped.  Levels, grades, means and standard deviations must be numbers
-(trec_eval would read ``abc`` as 0): a malformed line raises `InputError` naming the file,
-the line and the problem.
+(trec_eval would read ``abc`` as 0), in the syntax of `rankscope.read.fields` (grades are
+integers, the others reals): a malformed line raises `InputError` naming the file, the line
+and the problem.
 """
 
 from __future__ import annotations
-
-import math
-import re
 
 import numpy as np
 
 from ..errors import InputError
 from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
-from .trec import PathLike, _decode, parse_grade, read_bytes, source_name
+from .duplicates import first_repeated
+from .fields import NOT_A_NUMBER, Field, content_lines, decode
+from .trec import GRADE, PathLike, read_bytes, source_name
 
-_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def _content_lines(data: bytes, source: str, count: int, layout: str):
-    """Yield (line number, fields) of the lines holding data, each with ``count`` fields."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if len(fields) != count:
-            raise InputError(
-                f"{source}:{number}: expected {count} fields ({layout}), found {len(fields)}: "
-                f"{_decode(raw.strip())!r}"
-            )
-        yield number, fields
-
-
-def _number(token: bytes, what: str, source: str, number: int) -> float:
-    if not _NUMBER.fullmatch(token):
-        raise InputError(f"{source}:{number}: {what} {_decode(token)!r} is not a number")
-    value = float(token)
-    if not math.isfinite(value):
-        raise InputError(f"{source}:{number}: {what} {_decode(token)!r} is not finite")
-    return value
+# tests/test_trec_prefs.py pins "relevance level 'nan' is not a number"
+LEVEL = Field("relevance level", nan=NOT_A_NUMBER)
+MEAN = Field("mean")
+STDDEV = Field("standard deviation")
 
 
 def parse_prefs(
@@ -69,12 +49,12 @@ def parse_prefs(
     labels = Vocabulary(pure=True)
     count, layout = (5, "qid jg jsg docno rel_level") if subgroups else (4, "qid jg docno rel")
     qs, gs, ss, ds, levels, lines = [], [], [], [], [], []
-    for number, fields in _content_lines(data, source, count, layout):
-        qs.append(_decode(fields[0]))
-        gs.append(_decode(fields[1]))
-        ss.append(_decode(fields[2]) if subgroups else "0")
-        ds.append(_decode(fields[count - 2]))
-        levels.append(_number(fields[count - 1], "relevance level", source, number))
+    for number, fields in content_lines(data, source, count, layout=layout):
+        qs.append(decode(fields[0]))
+        gs.append(decode(fields[1]))
+        ss.append(decode(fields[2]) if subgroups else "0")
+        ds.append(decode(fields[count - 2]))
+        levels.append(LEVEL.parse(fields[count - 1], source, number))
         lines.append(number)
     if not qs:
         raise InputError(f"{source}: no preference judgments found")
@@ -108,20 +88,18 @@ def parse_qrels_jg(
     docs = Vocabulary() if docs is None else docs
     labels = Vocabulary(pure=True)
     qs, gs, ds, grades, lines = [], [], [], [], []
-    for number, fields in _content_lines(data, source, 4, "qid jg docno grade"):
-        qs.append(_decode(fields[0]))
-        gs.append(_decode(fields[1]))
-        ds.append(_decode(fields[2]))
-        grades.append(parse_grade(fields[3], source, number))
+    for number, fields in content_lines(data, source, 4, layout="qid jg docno grade"):
+        qs.append(decode(fields[0]))
+        gs.append(decode(fields[1]))
+        ds.append(decode(fields[2]))
+        grades.append(GRADE.parse(fields[3], source, number))
         lines.append(number)
     if not qs:
         raise InputError(f"{source}: no judgments found")
     q, d, g = queries.intern_many(qs), docs.intern_many(ds), labels.intern_many(gs)
-    key = (q.astype(np.int64) * max(len(labels), 1) + g) * max(len(docs), 1) + d
-    order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if len(dup):
-        a, b = order[dup[0]], order[dup[0] + 1]
+    pair = first_repeated(q, g, d)
+    if pair is not None:
+        a, b = pair
         raise InputError(
             f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' in judgment "
             f"group '{gs[a]}' (lines {lines[a]} and {lines[b]})"
@@ -143,15 +121,15 @@ def parse_zscores(data: bytes, source: str = "<zscores>"):
     """The z-score table from text, ``qid measure mean stddev`` (trec_eval ``-Z``)."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, fields in _content_lines(data, source, 4, "qid measure mean stddev"):
-        key = (_decode(fields[0]), _decode(fields[1]))
+    for number, fields in content_lines(data, source, 4, layout="qid measure mean stddev"):
+        key = (decode(fields[0]), decode(fields[1]))
         if key in table:
             raise InputError(
                 f"{source}: measure '{key[1]}' of query '{key[0]}' is given twice "
                 f"(lines {first_line[key]} and {number})"
             )
-        mean = _number(fields[2], "mean", source, number)
-        stddev = _number(fields[3], "standard deviation", source, number)
+        mean = MEAN.parse(fields[2], source, number)
+        stddev = STDDEV.parse(fields[3], source, number)
         table[key] = (mean, stddev)
         first_line[key] = number
     if not table:

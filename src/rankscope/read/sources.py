@@ -9,11 +9,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import warn
+import numpy as np
+
+from ..errors import UsageError, warn
 from ..model import Qrels, Run, Vocabulary
 from ..model.frames import is_frame
 from . import frames
 from . import trec as trec_io
+from .duplicates import resolve_duplicates
 
 QrelsLike = Qrels | str | os.PathLike | Mapping | Any
 
@@ -43,7 +46,7 @@ def read_qrels(
         return source
     if diversity:
         if not isinstance(source, str | os.PathLike):
-            raise TypeError("diversity judgments are read from TREC files (a path)")
+            raise UsageError("diversity judgments are read from TREC files (a path)")
         return trec_io.read_diversity_qrels(source, queries, docs)
     if isinstance(source, Mapping):
         return frames.qrels_from_dict(source, queries, docs)
@@ -77,9 +80,9 @@ def read_run(
     column instead of its scores (ndeval's default).
     """
     if isinstance(source, Run):
-        return source if duplicates == "error" else trec_io.resolve_duplicates(source, duplicates)
+        return source if duplicates == "error" else resolve_duplicates(source, duplicates)
     if isinstance(source, Mapping):
-        return trec_io.resolve_duplicates(
+        return resolve_duplicates(
             frames.run_from_dict(source, name or "run", queries, docs), duplicates
         )
     if is_frame(source):
@@ -92,7 +95,7 @@ def read_run(
             name or Path(source).stem, queries, docs, duplicates, source=str(source),
         )  # fmt: skip
     if order != "score" and not isinstance(source, str | os.PathLike):
-        raise TypeError("order='rank' needs a TREC run file (the rank column)")
+        raise UsageError("order='rank' needs a TREC run file (the rank column)")
     return trec_io.read_run(source, queries, docs, name, duplicates, order)
 
 
@@ -169,6 +172,12 @@ def unique_run_names(runs: list[Run]) -> list[Run]:
 
 
 def read_doc_lengths(source: Any) -> dict[str, float] | None:
-    if source is None or isinstance(source, Mapping):
-        return source
+    """Document lengths in words from ``{docno: words}`` or a file of ``docno words``
+    lines; the numbers checked as every reader checks them."""
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        words = trec_io.LENGTH.values(np.asarray(list(source.values()), dtype=object),
+                                      "<doc lengths dict>")  # fmt: skip
+        return dict(zip(map(str, source), words.tolist(), strict=True))
     return trec_io.read_doc_lengths(source)

@@ -8,26 +8,31 @@ transparently and ``-`` reads standard input.
 
 Nothing is dropped silently: a malformed line, a grade that is not an integer, a score that
 is not a finite number, or a document repeated within a query raises `InputError` naming
-the file, the line number(s) and the problem.
+the file, the line number(s) and the problem.  Numbers follow `rankscope.read.fields`.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
-import math
 import os
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
 from ..model._native import native
+from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
+from .duplicates import first_repeated, resolve_duplicates
+from .fields import OUT_OF_RANGE, Field, at_line, content_lines, decode, field_count_error
 
-DUPLICATE_POLICIES = ("error", "first", "max-score")
+GRADE = Field("relevance grade", integer=True)
+SCORE = Field("score")
+SUBTOPIC = Field("subtopic", integer=True)
+RANK = Field("rank", integer=True, non_negative=True)
+LENGTH = Field("length", non_negative=True)
 
 PathLike = str | os.PathLike
 
@@ -41,61 +46,23 @@ def source_name(path: PathLike) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 
 
-def _decode(b: bytes) -> str:
-    return b.decode("utf-8", "surrogateescape")
-
-
-_SCORE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_NONFINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
-_GRADE = re.compile(rb"[+-]?[0-9]{1,18}")
-
-
-def _error(
-    source: str, number: int, kind: str, detail: bytes, fields: int | None = None
-) -> InputError:
-    """The message for bad input; both readers describe problems the same way."""
-    text = _decode(detail)
+def _error(source: str, number: int, kind: str, detail: bytes) -> InputError:
+    """The compiled scanner's error (``fields:N``, ``grade``, ``grade_range``, ``score``,
+    ``score_inf``) as the message the pure-Python reader gives for the same line: the
+    problem is worked out again from the token by `rankscope.read.fields`."""
     if kind.startswith("fields"):
-        found = int(kind.split(":")[1]) if fields is None else fields
         expect = "4" if kind.startswith("fields4") else "at least 6"
-        return InputError(f"{source}:{number}: expected {expect} fields, found {found}: {text!r}")
-    what = {
-        "grade": "relevance grade {!r} is not an integer",
-        "grade_range": "relevance grade {!r} is out of range",
-        "score": "score {!r} is not a number",
-        "score_inf": "score {!r} is not finite",
-    }[kind]
-    return InputError(f"{source}:{number}: " + what.format(text))
+        return field_count_error(source, number, expect, int(kind.split(":")[1]), detail)
+    field = GRADE if kind.startswith("grade") else SCORE
+    problem = field.problem(detail)
+    if problem is None:  # the two readers disagree: a bug, but still say what C found
+        problem = OUT_OF_RANGE if kind == "grade_range" else field.syntax
+    return field.error(at_line(source, number), detail, problem)
 
 
 def _parse_lines(data: bytes, source: str, is_run: bool):
     """Yield (line_number, fields) for content lines (the reference parser)."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if (len(fields) < 6) if is_run else (len(fields) != 4):
-            kind = "fields6" if is_run else "fields4"
-            raise _error(source, number, kind, raw.strip(), fields=len(fields))
-        yield number, fields
-
-
-def parse_grade(token: bytes, source: str, number: int) -> int:
-    if not _GRADE.fullmatch(token):
-        kind = "grade_range" if token.lstrip(b"+-").isdigit() else "grade"
-        raise _error(source, number, kind, token)
-    return int(token)
-
-
-def parse_score(token: bytes, source: str, number: int) -> float:
-    if _NONFINITE.fullmatch(token):
-        raise _error(source, number, "score_inf", token)
-    if not _SCORE.fullmatch(token):
-        raise _error(source, number, "score", token)
-    value = float(token)
-    if not math.isfinite(value):
-        raise _error(source, number, "score_inf", token)
-    return value
+    return content_lines(data, source, 6 if is_run else 4, at_least=is_run)
 
 
 CHUNK = 16 << 20
@@ -216,7 +183,7 @@ def _columns(parser, is_run: bool):
     value = np.frombuffer(out[2], np.float64 if is_run else np.int64)
     line = np.frombuffer(out[3], np.int32)
     if is_run:
-        return q, d, value, line, _decode(out[4])
+        return q, d, value, line, decode(out[4])
     return q, d, value, line
 
 
@@ -249,9 +216,9 @@ def parse_qrels(
     else:
         qs, ds, gs, ls = [], [], [], []
         for number, fields in _parse_lines(data, source, is_run=False):
-            qs.append(_decode(fields[0]))
-            ds.append(_decode(fields[2]))
-            gs.append(parse_grade(fields[3], source, number))
+            qs.append(decode(fields[0]))
+            ds.append(decode(fields[2]))
+            gs.append(GRADE.parse(fields[3], source, number))
             ls.append(number)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
         g, line = np.asarray(gs, dtype=np.int64), np.asarray(ls, dtype=np.int32)
@@ -280,26 +247,39 @@ def parse_run(
     if order == "rank":
         return rank_ordered(data, source, queries, docs, name, duplicates)
     if order != "score":
-        raise ValueError(f"order must be 'score' or 'rank' (got {order!r})")
-    fast = _native_for(queries, docs)
+        raise UsageError(f"order must be 'score' or 'rank' (got {order!r})")
+    return resolve_duplicates(parse_run_lines(data, source, queries, docs, name), duplicates)
+
+
+def parse_run_lines(
+    data: bytes,
+    source: str = "<run>",
+    queries: Vocabulary | None = None,
+    docs: Vocabulary | None = None,
+    name: str | None = None,
+) -> Run:
+    """A TREC run with every line kept, a document repeated within a query included (for
+    callers with their own policy; `parse_run` applies ``duplicates=``)."""
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
     tag = ""
-    if fast is not None:
+    if _native_for(queries, docs) is not None:
         q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)
     else:
         qs, ds, ss, ls = [], [], [], []
+        last_tag = b""
         for number, fields in _parse_lines(data, source, is_run=True):
-            qs.append(_decode(fields[0]))
-            ds.append(_decode(fields[2]))
-            ss.append(parse_score(fields[4], source, number))
+            qs.append(decode(fields[0]))
+            ds.append(decode(fields[2]))
+            ss.append(SCORE.parse(fields[4], source, number))
             ls.append(number)
-            tag = fields[5]
-        tag = _decode(tag) if tag else ""
+            last_tag = fields[5]
+        tag = decode(last_tag)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
         s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
-    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
-    return resolve_duplicates(run, duplicates)
+    return Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
 
 
 def rank_ordered(
@@ -318,103 +298,24 @@ def rank_ordered(
     qs, ds, ss, ls = [], [], [], []
     tag = b""
     for number, fields in _parse_lines(data, source, is_run=True):
-        if not fields[3].isdigit():
-            raise InputError(
-                f"{source}:{number}: rank {_decode(fields[3])!r} is not a non-negative integer"
-            )
-        qs.append(_decode(fields[0]))
-        ds.append(_decode(fields[2]))
-        ss.append(-float(int(fields[3])))
+        qs.append(decode(fields[0]))
+        ds.append(decode(fields[2]))
+        ss.append(-float(RANK.parse(fields[3], source, number)))
         ls.append(number)
         tag = fields[5]
     if not qs:
         raise InputError(f"{source}: no ranked documents found")
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
-    key = np.lexsort((s, q))
-    same = np.flatnonzero((q[key][1:] == q[key][:-1]) & (s[key][1:] == s[key][:-1]))
-    if len(same):
-        a, b = sorted((key[same[0]], key[same[0] + 1]))
+    pair = first_repeated(q, -s.astype(np.int64))
+    if pair is not None:
+        a, b = pair
         raise InputError(
             f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
             f"(lines {ls[a]} and {ls[b]})"
         )
-    run = Run(name or _decode(tag) or Path(source).name, queries, docs, q, d, s, source, line)
+    run = Run(name or decode(tag) or Path(source).name, queries, docs, q, d, s, source, line)
     return resolve_duplicates(run, duplicates)
-
-
-def resolve_duplicates(run: Run, policy: str = "error") -> Run:
-    """Deal with a document listed twice for one query.
-
-    ``error`` (default) raises naming query, document and both lines (trec_eval refuses
-    such runs too); ``first`` keeps the first occurrence; ``max-score`` keeps the
-    highest-scored one (the first among equals).
-    """
-    if policy not in DUPLICATE_POLICIES:
-        raise ValueError(
-            f"unknown duplicates policy {policy!r}; choose one of {', '.join(DUPLICATE_POLICIES)}"
-        )
-    n = len(run)
-    if n < 2:
-        return run
-    pair = _first_duplicate(run)
-    if pair is None:
-        return run
-    if policy == "error":
-        a, b = pair
-        lines = ""
-        if run.line is not None:
-            what = "rows" if run.source.startswith("<") else "lines"
-            lines = f" at {what} {run.line[a]} and {run.line[b]}"
-        doc = run.docs.strings_of(run.doc[a : a + 1])[0]
-        raise InputError(
-            f"{run.source}: document '{doc}' appears twice for query "
-            f"'{run.queries.strings[run.query[a]]}'{lines} "
-            f"(use duplicates='first' or 'max-score' to keep one)"
-        )
-    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
-    order = np.argsort(key, kind="stable")
-    dup = key[order][1:] == key[order][:-1]
-    if policy == "first":
-        keep_sorted = np.concatenate(([True], ~dup))
-        keep = np.sort(order[keep_sorted])
-    else:
-        # within each key group, best score first, then input position
-        order2 = np.lexsort((np.arange(n), -run.score, key))
-        sk2 = key[order2]
-        first = np.concatenate(([True], sk2[1:] != sk2[:-1]))
-        keep = np.sort(order2[first])
-    return Run(
-        run.name,
-        run.queries,
-        run.docs,
-        run.query[keep],
-        run.doc[keep],
-        run.score[keep],
-        source=run.source,
-        line=None if run.line is None else run.line[keep],
-    )
-
-
-def _first_duplicate(run: Run) -> tuple[int, int] | None:
-    """Rows (i, j), i < j, of the first repeated (query, document) pair in input order."""
-    fast = native()
-    if fast is not None:
-        return fast.first_duplicate(
-            np.ascontiguousarray(run.query, dtype=np.int32),
-            np.ascontiguousarray(run.doc, dtype=np.int32),
-            len(run.queries),
-            len(run.docs),
-        )
-    key = run.query.astype(np.int64) * max(len(run.docs), 1) + run.doc
-    order = np.argsort(key, kind="stable")
-    same = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if not len(same):
-        return None
-    # the duplicate that comes first in the input, with its previous occurrence
-    second = order[same + 1]
-    k = int(np.argmin(second))
-    return int(order[same[k]]), int(second[k])
 
 
 def read_qrels(
@@ -443,25 +344,18 @@ def read_diversity_qrels(
     docs = Vocabulary() if docs is None else docs
     qs, ds, gs, ts, ls = [], [], [], [], []
     for number, fields in _parse_lines(read_bytes(path), source, is_run=False):
-        qs.append(_decode(fields[0]))
-        try:
-            ts.append(int(fields[1]))
-        except ValueError:
-            raise InputError(
-                f"{source}:{number}: subtopic {_decode(fields[1])!r} is not an integer"
-            ) from None
-        ds.append(_decode(fields[2]))
-        gs.append(parse_grade(fields[3], source, number))
+        qs.append(decode(fields[0]))
+        ts.append(SUBTOPIC.parse(fields[1], source, number))
+        ds.append(decode(fields[2]))
+        gs.append(GRADE.parse(fields[3], source, number))
         ls.append(number)
     if not qs:
         raise InputError(f"{source}: no judgments found")
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     t = np.asarray(ts, dtype=np.int64)
-    key = (q.astype(np.int64) * max(len(docs), 1) + d) * (int(t.max()) + 1) + t
-    order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if len(dup):
-        a, b = order[dup[0]], order[dup[0] + 1]
+    pair = first_repeated(q, d, t)
+    if pair is not None:
+        a, b = pair
         raise InputError(
             f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' subtopic "
             f"{ts[a]} (lines {ls[a]} and {ls[b]})"
@@ -499,22 +393,9 @@ def read_doc_lengths(path: PathLike) -> dict[str, float]:
     """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
     source = source_name(path)
     out: dict[str, float] = {}
-    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if len(fields) != 2:
-            raise InputError(f"{source}:{number}: expected 2 fields (docno words), found "
-                             f"{len(fields)}: {_decode(raw.strip())!r}")  # fmt: skip
-        try:
-            words = float(fields[1])
-        except ValueError:
-            words = math.nan
-        if not math.isfinite(words) or words < 0:
-            raise InputError(
-                f"{source}:{number}: length {_decode(fields[1])!r} is not a non-negative number"
-            )
-        doc = _decode(fields[0])
+    for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words"):
+        words = LENGTH.parse(fields[1], source, number)
+        doc = decode(fields[0])
         if doc in out:
             raise InputError(f"{source}:{number}: document '{doc}' has a length already")
         out[doc] = words

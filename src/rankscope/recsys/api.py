@@ -7,23 +7,40 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..measures.base import Request
-from ..model import Interactions, Run, Vocabulary
+from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
-from ..read import trec as trec_io
-from ..read.logs import read_interactions, read_item_features, read_recommendations
+from ..read.logs import keep_latest, read_interactions, read_item_features, read_recommendations
 from ..read.sources import unique_run_names
+from ..read.trec import run_files
 from .base import Context, Values
 from .registry import parse
 
 DEFAULT_TOPN = ["P", "Recall", "F1", "HitRate", "MRR", "MAP", "nDCG", "UserCoverage"]
 DEFAULT_CATALOG = ["CatalogCoverage", "Gini", "Entropy"]
 DEFAULT_POPULARITY = ["Novelty", "Serendipity", "LongTail"]
+
+
+class RecsysOptions(TypedDict, total=False):
+    """The options shared by `evaluate` and `evaluate_systems` (see `evaluate`)."""
+
+    k: int
+    threshold: float | None
+    train: Any
+    features: Any
+    popularity: Any
+    baseline: Any
+    catalog: Any
+    relevance: str
+    no_relevant: str
+    seen: str
+    ties: str
+    columns: Mapping[str, str] | None
 
 
 @dataclass
@@ -65,7 +82,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
     ``{name: source}`` dict (told apart from a ``{user: {item: score}}`` dict by depth)."""
     if isinstance(recommendations, Run | str | os.PathLike) or is_frame(recommendations):
         if isinstance(recommendations, str | os.PathLike) and Path(recommendations).is_dir():
-            return [(None, p) for p in trec_io.run_files([recommendations])]
+            return [(None, p) for p in run_files([recommendations])]
         return [(None, recommendations)]
     if isinstance(recommendations, Mapping):
         first = next(iter(recommendations.values()), None)
@@ -82,7 +99,52 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
         for r in recommendations:
             out.extend(_systems(r))
         return out
-    raise TypeError(f"cannot read recommendations from {type(recommendations).__name__}")
+    raise UsageError(f"cannot read recommendations from {type(recommendations).__name__}")
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """Everything an evaluation reads, users and items interned into shared vocabularies."""
+
+    items: Vocabulary
+    test: Interactions
+    train: Interactions | None
+    popularity: Interactions | None
+    runs: list[Run]
+    baseline: Run | None
+    features: ItemFeatures | None
+    catalog: np.ndarray | None
+
+
+def _read_inputs(
+    test: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
+    features: Any, catalog: Any, columns: Mapping[str, str] | None,
+) -> _Inputs:  # fmt: skip
+    users, items = Vocabulary(), Vocabulary()
+
+    def log(source: Any) -> Interactions:
+        return read_interactions(source, users=users, items=items, columns=columns)
+
+    def lists(source: Any, name: str | None) -> Run:
+        return read_recommendations(source, users=users, items=items, name=name, columns=columns)
+
+    test_log = keep_latest(log(test))
+    train_log = None if train is None else keep_latest(log(train))
+    pop_log = train_log if popularity is None else log(popularity)
+    runs = unique_run_names([lists(src, name) for name, src in _systems(recommendations)])
+    base_run = None if baseline is None else lists(baseline, "baseline")
+    item_features = None
+    if features is not None:
+        item_features = read_item_features(features, items=items, columns=columns)
+    catalog_codes = None
+    if catalog is not None:
+        ids = [str(i) for i in catalog]
+        if not ids:
+            raise InputError("catalog is empty")
+        catalog_codes = items.intern_many(ids).astype(np.int64)
+    return _Inputs(
+        items, test_log, train_log, pop_log, runs, base_run, item_features, catalog_codes
+    )
 
 
 def evaluate_systems(
@@ -115,55 +177,30 @@ def evaluate_systems(
         raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
     if k < 1:
         raise UsageError("k must be >= 1")
-    users, items = Vocabulary(), Vocabulary()
-    test_log = read_interactions(test, users=users, items=items, columns=columns).deduplicate()
-    train_log = None
-    if train is not None:
-        train_log = read_interactions(train, users=users, items=items, columns=columns)
-        train_log = train_log.deduplicate()
-    pop_log = train_log
-    if popularity is not None:
-        pop_log = read_interactions(popularity, users=users, items=items, columns=columns)
-    runs = unique_run_names(
-        [
-            read_recommendations(src, users=users, items=items, name=name, columns=columns)
-            for name, src in _systems(recommendations)
-        ]
+    read = _read_inputs(
+        test, recommendations, train, popularity, baseline, features, catalog, columns
     )
-    base_run = None
-    if baseline is not None:
-        base_run = read_recommendations(
-            baseline, users=users, items=items, name="baseline", columns=columns
-        )
-    item_features = None
-    if features is not None:
-        item_features = read_item_features(features, items=items, columns=columns)
-    catalog_codes = None
-    if catalog is not None:
-        ids = [str(i) for i in catalog]
-        if not ids:
-            raise InputError("catalog is empty")
-        catalog_codes = items.intern_many(ids).astype(np.int64)
-    if relevance == "graded" and (test_log.rating is None or threshold is None):
+    if relevance == "graded" and (read.test.rating is None or threshold is None):
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
-    qrels = test_log.to_qrels(threshold, relevance)
+    qrels = read.test.to_qrels(threshold, relevance)
     requests = parse(
-        measures if measures is not None else _defaults(pop_log, base_run, item_features), k
-    )
-    _check_inputs(requests, test_log, pop_log, base_run, item_features)
-    if seen == "drop" and train_log is None:
+        measures if measures is not None else _defaults(read.popularity, read.baseline,
+                                                        read.features), k
+    )  # fmt: skip
+    _check_inputs(requests, read.test, read.popularity, read.baseline, read.features)
+    if seen == "drop" and read.train is None:
         raise UsageError("seen='drop' needs the training interactions (train=...)")
     results = []
-    for run in runs:
-        run = _seen_policy(run, train_log, seen, len(items))
+    for run in read.runs:
+        run = _seen_policy(run, read.train, seen, len(read.items))
         ctx = Context(
-            qrels=qrels, test=test_log, run=run, k=k, ties=ties, no_relevant=no_relevant,
-            train=train_log, popularity_log=pop_log, baseline=base_run,
-            features=item_features, catalog=catalog_codes,
+            qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
+            train=read.train, popularity_log=read.popularity, baseline=read.baseline,
+            features=read.features, catalog=read.catalog,
         )  # fmt: skip
         _one_sided(ctx)
         values = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
-        _report(ctx, requests, threshold, test_log)
+        _report(ctx, requests, threshold, read.test)
         results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
     return results
 
@@ -270,20 +307,9 @@ def evaluate(
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
-    k: int = 10,
-    threshold: float | None = 4.0,
-    train: Any = None,
-    features: Any = None,
-    popularity: Any = None,
-    baseline: Any = None,
-    catalog: Any = None,
-    relevance: str = "binary",
-    no_relevant: str = "exclude",
-    seen: str = "keep",
-    ties: str = "input-order",
-    columns: Mapping[str, str] | None = None,
     per_user: bool = True,
     output: str = "pandas",
+    **options: Unpack[RecsysOptions],
 ) -> Any:
     """Evaluate recommendation lists (or rating predictions) against a test log.
 
@@ -292,7 +318,7 @@ def evaluate(
     (system, measure) with user ``"all"``.  Summaries are not always means of the per-user
     rows (pooled rating errors, catalog-level measures), so use the ``"all"`` rows.
 
-    Parameters
+    Parameters (the keyword options are those of `evaluate_systems`, defaults below)
     ----------
     test:
         Test interactions (user, item[, rating][, timestamp]): a file, DataFrame, Parquet
@@ -348,11 +374,7 @@ def evaluate(
     >>> [round(v, 4) for v in table["value"]]
     [0.3333, 0.5]
     """
-    results = evaluate_systems(
-        test, recommendations, measures, k=k, threshold=threshold, train=train,
-        features=features, popularity=popularity, baseline=baseline, catalog=catalog,
-        relevance=relevance, no_relevant=no_relevant, seen=seen, ties=ties, columns=columns,
-    )  # fmt: skip
+    results = evaluate_systems(test, recommendations, measures, **options)
     return to_frame(tidy(results, per_user), output)
 
 
