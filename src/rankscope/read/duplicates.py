@@ -55,6 +55,25 @@ def first_repeated(*columns: np.ndarray) -> tuple[int, int] | None:
     return int(order[same[k]]), int(later[k])
 
 
+def check_judged_once(
+    pair: tuple[int, int] | None,
+    source: str,
+    queries: list[str],
+    docs: list[str],
+    lines: list[int],
+    within: list[str],
+) -> None:
+    """Raise for the repeated judgment ``pair`` (rows i, j of a reader's lists) found by
+    `first_repeated`, naming the document, the query, where within the query (``within``:
+    per row, e.g. "subtopic 2") and both lines; nothing when ``pair`` is None."""
+    if pair is not None:
+        a, b = pair
+        raise InputError(
+            f"{source}: document '{docs[a]}' is judged twice for query '{queries[a]}' "
+            f"{within[a]} (lines {lines[a]} and {lines[b]})"
+        )
+
+
 def resolve_duplicates(run: Run, policy: str = "error") -> Run:
     """Deal with a document listed twice for one query.
 

@@ -58,6 +58,28 @@ def id_strings(values: np.ndarray, source: str, what: str) -> list[str]:
     return out
 
 
+def _coded_rows(
+    frame: Any,
+    names: tuple[str, str, str],
+    field: Field,
+    queries: Vocabulary | None,
+    docs: Vocabulary | None,
+    source: str,
+    what: str,
+) -> tuple[Vocabulary, Vocabulary, np.ndarray, np.ndarray, np.ndarray]:
+    """A frame's query and document columns as codes, and its value column checked as
+    ``field`` (a frame without rows is an error: no ``what``)."""
+    q, d, v = frame_columns(frame, list(names), source)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    values = field.values(v, source)
+    qc = queries.intern_many(id_strings(q, source, "query id"))
+    dc = docs.intern_many(id_strings(d, source, "document id"))
+    if len(qc) == 0:
+        raise InputError(f"{source}: no {what}")
+    return queries, docs, qc, dc, values
+
+
 def qrels_from_frame(
     frame: Any,
     query_col: str = "query_id",
@@ -67,14 +89,9 @@ def qrels_from_frame(
     docs: Vocabulary | None = None,
     source: str = "<qrels frame>",
 ) -> Qrels:
-    q, d, g = frame_columns(frame, [query_col, doc_col, relevance_col], source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
-    grade = RELEVANCE.values(g, source)
-    qc = queries.intern_many(id_strings(q, source, "query id"))
-    dc = docs.intern_many(id_strings(d, source, "document id"))
-    if len(qc) == 0:
-        raise InputError(f"{source}: no judgments")
+    queries, docs, qc, dc, grade = _coded_rows(
+        frame, (query_col, doc_col, relevance_col), RELEVANCE, queries, docs, source, "judgments"
+    )
     return Qrels(queries, docs, qc, dc, grade, source=source)
 
 
@@ -90,14 +107,9 @@ def run_from_frame(
     source: str | None = None,
 ) -> Run:
     source = source or f"<run frame {name}>"
-    q, d, s = frame_columns(frame, [query_col, doc_col, score_col], source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
-    score = SCORE.values(s, source)
-    qc = queries.intern_many(id_strings(q, source, "query id"))
-    dc = docs.intern_many(id_strings(d, source, "document id"))
-    if len(qc) == 0:
-        raise InputError(f"{source}: no ranked documents")
+    queries, docs, qc, dc, score = _coded_rows(
+        frame, (query_col, doc_col, score_col), SCORE, queries, docs, source, "ranked documents"
+    )
     line = np.arange(len(qc), dtype=np.int64)
     run = Run(name, queries, docs, qc, dc, score, source=source, line=line)
     return resolve_duplicates(run, duplicates)

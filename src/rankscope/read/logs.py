@@ -302,20 +302,9 @@ def _interactions_from_rows(
     u_at, i_at, r_at, t_at = (positions[k] for k in ("user", "item", "rating", "timestamp"))
     has_rating = r_at is not None and all(len(f) > r_at for _, f in rows[:1])
     has_time = t_at is not None and all(len(f) > t_at for _, f in rows[:1])
-    us, its, rs, ts = [], [], [], []
-    for n, f in rows:
-        if len(f) <= max(u_at, i_at):
-            raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
-        us.append(f[u_at])
-        its.append(f[i_at])
-        if has_rating:
-            if len(f) <= r_at:
-                raise InputError(f"{source}:{n}: missing rating")
-            rs.append(f[r_at])
-        if has_time:
-            if len(f) <= t_at:
-                raise InputError(f"{source}:{n}: missing timestamp")
-            ts.append(f[t_at])
+    columns = {"rating": r_at if has_rating else None, "timestamp": t_at if has_time else None}
+    us, its, values = _user_item_rows(rows, u_at, i_at, columns, source)
+    rs, ts = values["rating"], values["timestamp"]
     lines = [n for n, _ in rows]
     return Interactions(
         users, items, users.intern_many(us), items.intern_many(its),
@@ -323,6 +312,30 @@ def _interactions_from_rows(
         TIMESTAMP.tokens(ts, source, lines) if has_time else None,
         source, np.asarray(lines, dtype=np.int64),
     )  # fmt: skip
+
+
+def _user_item_rows(
+    rows: list[tuple[int, list[str]]],
+    user_at: int,
+    item_at: int,
+    columns: dict[str, int | None],
+    source: str,
+) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """The user and item fields of delimited ``rows``, and the tokens of each named column
+    (``{name: position}``; None: the file has no such column)."""
+    users, items = [], []
+    values: dict[str, list[str]] = {name: [] for name in columns}
+    wanted = [(name, at) for name, at in columns.items() if at is not None]
+    for n, f in rows:
+        if len(f) <= max(user_at, item_at):
+            raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
+        users.append(f[user_at])
+        items.append(f[item_at])
+        for name, at in wanted:
+            if len(f) <= at:
+                raise InputError(f"{source}:{n}: missing {name}")
+            values[name].append(f[at])
+    return users, items, values
 
 
 def _frame_role(names, columns, role, candidates, source, required=True) -> str | None:
@@ -488,17 +501,9 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
             by_rank = s_at is not None
     has_score = s_at is not None and len(rows[0][1]) > s_at
     field = RANK if by_rank else SCORE
-    us, its, ss, ls = [], [], [], []
-    for n, f in rows:
-        if len(f) <= max(u_at, i_at):
-            raise InputError(f"{source}:{n}: expected a user and an item: {' '.join(f)!r}")
-        us.append(f[u_at])
-        its.append(f[i_at])
-        if has_score:
-            if len(f) <= s_at:
-                raise InputError(f"{source}:{n}: missing {field.name}")
-            ss.append(f[s_at])
-        ls.append(n)
+    scores = {field.name: s_at if has_score else None}
+    us, its, values = _user_item_rows(rows, u_at, i_at, scores, source)
+    ss, ls = values[field.name], [n for n, _ in rows]
     uc = users.intern_many(us)
     if has_score:
         score = field.tokens(ss, source, ls).astype(np.float64)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
-from .duplicates import first_repeated
+from .duplicates import check_judged_once, first_repeated
 from .fields import NOT_A_NUMBER, Field, content_lines, decode
 from .trec import GRADE, PathLike, read_bytes, source_name
 
@@ -97,13 +97,8 @@ def parse_qrels_jg(
     if not qs:
         raise InputError(f"{source}: no judgments found")
     q, d, g = queries.intern_many(qs), docs.intern_many(ds), labels.intern_many(gs)
-    pair = first_repeated(q, g, d)
-    if pair is not None:
-        a, b = pair
-        raise InputError(
-            f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' in judgment "
-            f"group '{gs[a]}' (lines {lines[a]} and {lines[b]})"
-        )
+    groups = [f"in judgment group '{g}'" for g in gs]
+    check_judged_once(first_repeated(q, g, d), source, qs, ds, lines, groups)
     return GroupedQrels(
         queries, docs, q, d, np.asarray(grades, dtype=np.int64), labels, g, source=source,
         line=np.asarray(lines, dtype=np.int32),

@@ -25,7 +25,7 @@ from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
 from ..model._native import native
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
-from .duplicates import first_repeated, resolve_duplicates
+from .duplicates import check_judged_once, first_repeated, resolve_duplicates
 from .fields import OUT_OF_RANGE, Field, at_line, content_lines, decode, field_count_error
 
 GRADE = Field("relevance grade", integer=True)
@@ -353,13 +353,8 @@ def read_diversity_qrels(
         raise InputError(f"{source}: no judgments found")
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     t = np.asarray(ts, dtype=np.int64)
-    pair = first_repeated(q, d, t)
-    if pair is not None:
-        a, b = pair
-        raise InputError(
-            f"{source}: document '{ds[a]}' is judged twice for query '{qs[a]}' subtopic "
-            f"{ts[a]} (lines {ls[a]} and {ls[b]})"
-        )
+    subtopics = [f"subtopic {t}" for t in ts]
+    check_judged_once(first_repeated(q, d, t), source, qs, ds, ls, subtopics)
     return Qrels(
         queries, docs, q, d, np.asarray(gs, dtype=np.int64), source=source,
         line=np.asarray(ls, dtype=np.int32), subtopic=t,
