@@ -252,16 +252,11 @@ def parse_run(
 
 
 def parse_run_lines(
-    data: bytes,
-    source: str = "<run>",
-    queries: Vocabulary | None = None,
-    docs: Vocabulary | None = None,
-    name: str | None = None,
+    data: bytes, source: str, queries: Vocabulary, docs: Vocabulary, name: str | None = None
 ) -> Run:
     """A TREC run with every line kept, a document repeated within a query included (for
-    callers with their own policy; `parse_run` applies ``duplicates=``)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    callers with their own policy; `parse_run` applies ``duplicates=``), its ids interned
+    into ``queries`` and ``docs``."""
     tag = ""
     if _native_for(queries, docs) is not None:
         q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)

@@ -18,10 +18,12 @@ Policies (see docs/recsys.md):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..measures import parse_measures
-from ..measures.base import IrSpelling, Param, safe_divide
+from ..measures.base import IrSpelling, Kernel, Param, safe_divide
 from ..table import evaluate_judged
 from .base import Context, K, RecsysMeasure, Values, user_mean
 
@@ -81,9 +83,17 @@ def _spell(*names: str) -> tuple[IrSpelling, ...]:
 _REL = "R = the user's relevant test items, rel(i) = 1 if the item at rank i is relevant"
 _TREC = "Computed by rankscope's trec_eval-exact kernel"
 
-Precision = RecsysMeasure(
-    "P", _precision, params=(K,), ir=_spell("P", "Precision"), kind="topn", relevance=True,
-    family="recsys",
+def _measure(name: str, kernel: Kernel, names: tuple[str, ...], **fields: Any) -> RecsysMeasure:
+    """A top-N accuracy measure: cutoff k, relevance from the test ratings, the kernel of
+    the same name in rankscope.measures."""
+    fields.setdefault("params", (K,))
+    return RecsysMeasure(
+        name, kernel, ir=_spell(*names), kind="topn", relevance=True, family="recsys", **fields
+    )
+
+
+Precision = _measure(
+    "P", _precision, ("P", "Precision"),
     reference="Herlocker et al., ACM TOIS 2004; Cremonesi, Koren & Turrin, Performance of "
         "recommender algorithms on top-N recommendation tasks, RecSys 2010.",
     doc=f"""\
@@ -94,10 +104,9 @@ Precision = RecsysMeasure(
     """,
 )
 
-Recall = RecsysMeasure(
-    "Recall", _recall,
+Recall = _measure(
+    "Recall", _recall, ("Recall", "R"),
     reference="Cremonesi, Koren & Turrin, RecSys 2010; Herlocker et al., ACM TOIS 2004.",
-    params=(K,), ir=_spell("Recall", "R"), kind="topn", relevance=True, family="recsys",
     doc=f"""\
     Recall at k: Recall@k = |top-k ∩ relevant| / R, {_REL}.
 
@@ -107,10 +116,9 @@ Recall = RecsysMeasure(
     """,
 )
 
-F1 = RecsysMeasure(
-    "F1", _f1,
+F1 = _measure(
+    "F1", _f1, ("F1",),
     reference="van Rijsbergen, Information Retrieval, 1979; Herlocker et al., ACM TOIS 2004.",
-    params=(K,), ir=_spell("F1"), kind="topn", relevance=True, family="recsys",
     doc="""\
     F1 at k: the harmonic mean of P@k and Recall@k per user, 2·P·R / (P + R) (0 when both are
     0), then averaged over users (not the F1 of the mean P and R).
@@ -119,10 +127,9 @@ F1 = RecsysMeasure(
     """,
 )
 
-HitRate = RecsysMeasure(
-    "HitRate", _hit_rate,
+HitRate = _measure(
+    "HitRate", _hit_rate, ("HitRate", "HR"),
     reference="Deshpande & Karypis, Item-based top-N recommendation algorithms, ACM TOIS 2004.",
-    params=(K,), ir=_spell("HitRate", "HR"), kind="topn", relevance=True, family="recsys",
     doc=f"""\
     Hit rate at k: 1 if at least one relevant item is in the top k, else 0; the mean is the
     share of users with a hit.
@@ -131,9 +138,9 @@ HitRate = RecsysMeasure(
     """,
 )
 
-MRR = RecsysMeasure(
-    "MRR", _mrr, reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
-    params=(K,), ir=_spell("MRR", "RR"), kind="topn", relevance=True, family="recsys",
+MRR = _measure(
+    "MRR", _mrr, ("MRR", "RR"),
+    reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
     doc=f"""\
     Reciprocal rank at k: 1 / (rank of the first relevant item in the top k), 0 if there is
     none; the mean over users is MRR@k.
@@ -143,8 +150,8 @@ MRR = RecsysMeasure(
     """,
 )
 
-MAP = RecsysMeasure(
-    "MAP", _map, ir=_spell("MAP", "AP"), kind="topn", relevance=True, family="recsys",
+MAP = _measure(
+    "MAP", _map, ("MAP", "AP"),
     reference="Buckley & Voorhees, Evaluating evaluation measure stability, SIGIR 2000; "
         "Cremonesi et al., RecSys 2010.",
     params=(
@@ -167,9 +174,8 @@ MAP = RecsysMeasure(
     """,
 )
 
-NDCG = RecsysMeasure(
-    "nDCG", _ndcg, params=(K,), ir=_spell("nDCG", "NDCG"), kind="topn", relevance=True,
-    family="recsys",
+NDCG = _measure(
+    "nDCG", _ndcg, ("nDCG", "NDCG"),
     reference="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, ACM TOIS "
         "20(4), 2002.",
     doc=f"""\
