@@ -38,14 +38,16 @@ def _listing(measures: Sequence[Any], spellings: Callable[[Any], list[str]]) -> 
 
 
 def measure_reference() -> str:
-    """docs/measures.md."""
-    body = recsys_reference().replace("\n### ", "\n## ").removeprefix("### ")
+    """docs/measures.md: the measures of `rankscope eval`, then the recommender measures, one
+    heading each (a recommender measure's heading says so: ``P`` is trec_eval's precision,
+    ``P (recommender)`` the recommender one)."""
     return (
         registry_reference(REGISTRY)
-        + "\n# Recommender measures (`rankscope recsys`, `rankscope.recsys.evaluate`)\n\n"
-        + "Users play the part of queries and items of documents; docs/recsys.md gives the\n"
-        + "inputs and policies.\n\n"
-        + body
+        + "\n# Recommender measures\n\n"
+        + "The measures of `rankscope recsys` and `rankscope.recsys.evaluate`: users play the\n"
+        + "part of queries and items of documents; docs/recsys.md gives the inputs and\n"
+        + "policies.\n\n"
+        + _recsys_sections()
     )
 
 
@@ -78,19 +80,45 @@ def registry_reference(registry: Registry) -> str:
     return "\n".join(lines)
 
 
+_KINDS = {
+    "rating": "Rating prediction",
+    "topn": "Top-N accuracy",
+    "list": "Beyond accuracy: per list",
+    "catalog": "Beyond accuracy: over the catalog",
+}
+
+
+def _recsys_heading(m: Any) -> str:
+    return f"{m.name} (recommender)"
+
+
+def _anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as
+    hyphens."""
+    kept = "".join(c for c in heading.lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
 def recsys_reference() -> str:
-    """The reference section of docs/recsys.md, generated from the measure objects."""
-    lines = []
-    kinds = {
-        "rating": "Rating prediction",
-        "topn": "Top-N accuracy",
-        "list": "Beyond accuracy: per list",
-        "catalog": "Beyond accuracy: over the catalog",
-    }
+    """The measure index of docs/recsys.md: each recommender measure, its names and kind, the
+    first sentence of its documentation, and a link to its section of docs/measures.md (the
+    one reference page)."""
+    lines = ["| measure | names | kind | what it measures |", "|---|---|---|---|"]
     for m in recsys.MEASURES:
-        lines += [f"### {m.name}", ""]
+        link = f"[{m.name}](measures.md#{_anchor(_recsys_heading(m))})"
         names = ", ".join(f"`{n}`" for n in recsys.spellings(m))
-        lines.append(f"Names: {names} ({kinds[m.kind]})")
+        first = m.doc.strip().split("\n")[0].split(". ")[0].rstrip(".").replace("|", "\\|")
+        lines.append(f"| {link} | {names} | {_KINDS[m.kind]} | {first}. |")
+    return "\n".join(lines) + "\n"
+
+
+def _recsys_sections() -> str:
+    """The recommender measures' sections of docs/measures.md."""
+    lines = []
+    for m in recsys.MEASURES:
+        lines += [f"## {_recsys_heading(m)}", ""]
+        names = ", ".join(f"`{n}`" for n in recsys.spellings(m))
+        lines.append(f"Names: {names} ({_KINDS[m.kind]})")
         lines += ["", m.doc.strip(), ""]
         lines += _parameter_table(m)
         summary = m.summary_doc
