@@ -135,7 +135,7 @@ class Ranked:
         self.num_nonpool = num_nonpool
         self.num_unjudged = num_unjudged
         self.relevance_level = relevance_level
-        # Diversity judgments (see `rankscope.aspects`): the (b, J, S) subtopic relevance of
+        # Diversity judgments (see `rankscope.judge.aspects`): the (b, J, S) subtopic relevance of
         # each entry, relevant documents per subtopic (b, S), the ideal's candidates (b, D, S).
         self.aspects = aspects
         self.aspect_count = aspect_count

@@ -3,7 +3,7 @@
 With judgments ``qid jg docno grade``, each judgment group (JG) of a query is a complete set
 of judgments, typically one user's.  These measures compute the usual kernel (AP, P@k,
 P@(m·R)) once per group and average over the query's groups; they are evaluated by
-`rankscope.judgment_groups.evaluate_judgment_groups` ((query, group) pairs as queries).
+`rankscope.table.groups.evaluate_judgment_groups` ((query, group) pairs as queries).
 """
 
 from __future__ import annotations

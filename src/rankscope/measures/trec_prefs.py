@@ -1,8 +1,8 @@
 """trec_eval's preference measures (``-m all_prefs`` with ``-R prefs`` or ``-R qrels_prefs``).
 
 Each kernel maps one query's `QueryPreferences` (judgment groups with their counts of
-preferences A > B fulfilled and possible, see `rankscope.trec_prefs`) to a value; they are
-evaluated by `rankscope.trec_prefs.evaluate_prefs`, not on `Ranked` batches.
+preferences A > B fulfilled and possible, see `rankscope.judge.prefs`) to a value; they are
+evaluated by `rankscope.table.prefs.evaluate_prefs`, not on `Ranked` batches.
 
 Three families differ in which preferences count, for A > B:
 

@@ -86,7 +86,7 @@ class Context:
     """One system's recommendations with everything the measures need.
 
     Evaluated users: those with at least one test interaction, in id order (sorted as
-    strings).  Their recommendation lists are ordered once, by `rankscope.data.judge`.
+    strings).  Their recommendation lists are ordered once, by `rankscope.judge.judge`.
     """
 
     qrels: Qrels  # test interactions as judgments (grade >= 1: relevant)
