@@ -19,8 +19,7 @@ import pytest
 import rankscope
 from rankscope.errors import UsageError
 from rankscope.judge import relevance_table
-from rankscope.measures import REGISTRY, parse_measures
-from rankscope.measures.preferences import PREFERENCE_MEASURES, parse_method
+from rankscope.measures import PREFERENCE_MEASURES, REGISTRY, parse_measures, parse_method
 from rankscope.preference import METHODS, Method
 from rankscope.preference import interleaving as il
 from rankscope.read.trec import read_diversity_qrels

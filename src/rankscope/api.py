@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
 from .judge import JoinOptions, relevance_table
-from .measures import Request
-from .measures.preferences import compute_request, method_of, parse_method
+from .measures import Request, compute_request, method_of, parse_method
 from .model import Qrels, ZScores
 from .model.frames import to_frame
 from .preference import PreferenceResult

@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import preferences
     from ..judge import relevance_table
-    from ..measures.preferences import needs_rankings
+    from ..measures import needs_rankings
     from ..read.sources import read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences

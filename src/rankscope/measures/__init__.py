@@ -1,89 +1,31 @@
-"""Every measure, in trec_eval's output order, and the registry that parses their names."""
-
-from __future__ import annotations
-
-from collections.abc import Sequence
+"""Every measure as a declarative object (`base.Measure`: names, parameters, formula, user
+model, citation, kernel), one module per family, and the registry that parses every spelling
+of their names (`catalog`)."""
 
 from .base import Measure, Param, Request
-from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
-from .diversity import DIVERSITY_MEASURES
-from .gains import G, Rndcg, dcg, ideal_dcg, ndcg, ndcg_cut, ndcg_rel, rbp
-from .incomplete import bpref, gm_bpref, infAP, judged, rbp_resid, unj
-from .judgment_groups import JUDGMENT_GROUP_MEASURES
-from .lengths import LENGTH_MEASURES
-from .preferences import PREFERENCE_MEASURES
-from .ranks import (
-    P,
-    Rprec,
-    Rprec_mult,
-    binG,
-    eleven_pt_avg,
-    gm_map,
-    iprec_at_recall,
-    map_,
-    map_cut,
-    recall,
-    recip_rank,
-    relative_P,
-    success,
+from .catalog import (
+    MEASURES,
+    NICKNAMES,
+    REGISTRY,
+    compute_request,
+    needs_rankings,
+    parse_measures,
+    parse_method,
 )
-from .registry import Registry
-from .sets import set_F, set_map, set_P, set_recall, set_relative_P, utility
-from .trec_prefs import TREC_PREFS_MEASURES
-from .user_models import USER_MODEL_MEASURES
+from .preferences import PREFERENCE_MEASURES, PreferenceMeasure, method_of
 
-#: trec_eval's measures in the order it prints them (measures.c), then rankscope's own.
-MEASURES: list[Measure] = [
-    runid, num_q, num_ret, num_rel, num_rel_ret, map_, gm_map, Rprec, bpref, recip_rank,
-    iprec_at_recall, P, relstring, recall, infAP, gm_bpref, Rprec_mult, utility, eleven_pt_avg,
-    binG, G, dcg, ideal_dcg, ndcg, ndcg_rel, Rndcg, ndcg_cut, map_cut, relative_P, success,
-    set_P, set_relative_P, set_recall, set_map, set_F, num_nonrel_judged_ret, rbp, rbp_resid,
-    unj, judged,
-    *USER_MODEL_MEASURES,
-    *LENGTH_MEASURES,
-    *DIVERSITY_MEASURES,
-    *PREFERENCE_MEASURES,
-    *TREC_PREFS_MEASURES,
-    *JUDGMENT_GROUP_MEASURES,
-]  # fmt: skip
-
-NICKNAMES = {
-    "official": [
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P",
-    ],
-    "set": [
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-        "set_relative_P", "set_map", "set_F",
-    ],
-    "all_trec": [
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
-        "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-        "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
-        "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
-    ],
-    "all_prefs": [
-        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-        "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-        "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-    ],
-    "prefs": [
-        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-    ],
-    "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
-}  # fmt: skip
-
-REGISTRY = Registry(MEASURES, NICKNAMES)
-
-
-def parse_measures(specs: str | Sequence[str]) -> list[Request]:
-    """Requests for measure names in either spelling (see `Registry.parse`)."""
-    if isinstance(specs, str):
-        specs = [specs]
-    return REGISTRY.parse_many(specs)
-
-
-__all__ = ["MEASURES", "NICKNAMES", "REGISTRY", "Measure", "Param", "Request", "parse_measures"]
+__all__ = [
+    "MEASURES",
+    "NICKNAMES",
+    "PREFERENCE_MEASURES",
+    "REGISTRY",
+    "Measure",
+    "Param",
+    "PreferenceMeasure",
+    "Request",
+    "compute_request",
+    "method_of",
+    "needs_rankings",
+    "parse_measures",
+    "parse_method",
+]

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import NONPOOL, UNJUDGED, Ranked
 from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+from .gains import persistence_weights
 
 INFAP_EPSILON = 0.00001
 
@@ -90,7 +91,6 @@ infAP = Measure(
 
 
 def _rbp_resid(r: Ranked, p: float = 0.9, gains: dict | None = None) -> np.ndarray:
-    from .gains import persistence_weights
 
     grades = r.dense()  # every rank: the unjudged ones are the point
     missing = (grades == NONPOOL) | (grades == UNJUDGED)

@@ -10,15 +10,14 @@ evaluated with it.  The computation lives in `rankscope.preference`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError
-from ..judge import Ranked, RelevanceTable
-from ..preference import METHODS, Method, Option, PreferenceResult, unknown_method
+from ..judge import Ranked
+from ..preference import METHODS, Method, Option, unknown_method
 from .base import IrSpelling, Measure, Param, Request
 
 _WIN = (
@@ -86,38 +85,3 @@ def method_of(request: Request) -> Method:
             "does not apply"
         )
     return measure.method
-
-
-def parse_method(spec: str | Request) -> Request:
-    """The registry request for one preference method, named in the measure registry's
-    grammar: ``RPP``, ``RPP(rel=2)``, ``gRPP(p=dcg)``,
-    ``OI(interleaving=balanced,browsing=dcg)``.  Its ``label`` is what results print."""
-    if isinstance(spec, Request):
-        method_of(spec)
-        return spec
-    from . import REGISTRY  # the registry is built from this module's measures
-
-    try:
-        requests = REGISTRY.parse(spec)
-    except ValueError as error:
-        head = spec.strip().split("(")[0].split("@")[0].split(".")[0]
-        if head in METHODS:
-            raise UsageError(str(error)) from None
-        raise unknown_method(spec) from None
-    if len(requests) != 1:
-        raise unknown_method(spec)
-    method_of(requests[0])
-    return requests[0]
-
-
-def compute_request(table: RelevanceTable, request: str | Request) -> PreferenceResult:
-    """The preferences a request (or a method's name) asks for, between every pair of the
-    table's runs, labelled as the request."""
-    request = parse_method(request)
-    return method_of(request).compute(table, request.kwargs, request.label)
-
-
-def needs_rankings(methods: Iterable[str | Request]) -> bool:
-    """Whether any of ``methods`` reads whole rankings (offline interleaving), so the
-    `RelevanceTable` must keep them (``relevance_table(keep_rankings=True)``)."""
-    return any(method_of(parse_method(m)).rankings for m in methods)

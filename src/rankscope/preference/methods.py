@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import RelevanceTable
+from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
 from .interleaving import _METHOD_ALIASES, MAX_STATES, interleaving_matrix
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
@@ -310,7 +311,6 @@ class PreferenceResult:
 
     def to_frame(self, output: str = "pandas") -> Any:
         """Tidy table: query, run_i, run_j, preference (i < j in run order)."""
-        from ..model.frames import to_frame
 
         cols: dict[str, list] = {"query": [], "run_i": [], "run_j": [], self.method: []}
         n = len(self.run_names)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import UsageError
 from . import paired
+from .multiple import randomized_tukey_hsd
 
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
@@ -136,7 +137,6 @@ def discriminative_power(
         if preference:
             p = preference_tukey_pvalues(data, permutations=permutations, seed=seed)[i, j]
         else:
-            from .multiple import randomized_tukey_hsd
 
             result = randomized_tukey_hsd(data, permutations=permutations, seed=seed)
             p = result.p_matrix()[i, j]

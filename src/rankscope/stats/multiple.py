@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
+from ..model.frames import to_frame
 from . import paired
 from .corrections import adjust
 
@@ -192,7 +193,6 @@ class PairwiseResult:
     def to_frame(self, output: str = "pandas") -> Any:
         """One row per pair: ``system_a, system_b, mean_a, mean_b, difference, statistic,
         p_value, p_unadjusted, significant``, as pandas, polars or a dict of columns."""
-        from ..model.frames import to_frame
 
         names = self.names
         columns = {

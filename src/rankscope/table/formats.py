@@ -19,8 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import JoinOptions, relevance_table
-from ..measures import Request
-from ..measures.preferences import compute_request, needs_rankings
+from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
 from ..read import prefs as prefs_io
 from ..read.sources import read_qrels

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..judge import JoinOptions, relevance_table
-from ..measures import parse_measures
-from ..measures.preferences import compute_request, needs_rankings
+from ..measures import compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import discriminative_power, kendall_tau
