@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import rankscope
 from rankscope.errors import InputError
 from rankscope.read.trec import read_diversity_qrels
-from tests.conftest import DATA, need
+from tests.conftest import DATA, need, run_cli
 
 # subtopic 1: a, c relevant; subtopic 2: b, c relevant (general relevance: a, b, c)
 DIVERSITY = "q 1 a 1\nq 2 b 1\nq 1 c 1\nq 2 c 1\nq 1 b 0\nq 2 a 0\n"
@@ -70,3 +72,19 @@ def test_stRPP_by_name_reads_a_qrels_file_as_diversity_judgments(tmp_path):
         {"x": -2 / 7, "y": 2 / 7}, abs=1e-15
     )
     assert rankscope.preferences(str(path), RUNS, "stRPP").prefs[0, 0, 1] == pytest.approx(-2 / 7)
+
+
+def test_prefer_command_reads_diversity_judgments_for_stRPP(tmp_path, capsys):
+    qrels = tmp_path / "qrels.diversity"
+    qrels.write_text(DIVERSITY)
+    files = []
+    for name, run in RUNS.items():
+        path = tmp_path / name
+        path.write_text(
+            "".join(f"q Q0 {d} {i} {s} {name}\n" for i, (d, s) in enumerate(run["q"].items(), 1))
+        )
+        files.append(str(path))
+    code, out, _ = run_cli(["prefer", "-m", "stRPP", "--format", "json", str(qrels), *files], capsys)
+    assert code == 0
+    matrix = json.loads(out)[0]["mean_preference"]
+    assert matrix["x"]["y"] == pytest.approx(-2 / 7) and matrix["y"]["x"] == pytest.approx(2 / 7)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
 from .judge import JoinOptions, relevance_table
-from .measures import Request, compute_request, method_of, parse_method
+from .measures import Request, compute_request, method_of, parse_method, reads_subtopics
 from .model import Qrels, ZScores
 from .model.frames import to_frame
 from .preference import PreferenceResult
@@ -104,7 +104,7 @@ def evaluate_many(
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
     if diversity is None:
-        diversity = any(r.measure.reads_subtopics for r in requests)
+        diversity = reads_subtopics(requests)
     if diversity and fmt.name == "qrels":
         judgments = read_qrels(qrels, diversity=True)
     else:

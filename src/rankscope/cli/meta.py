@@ -31,12 +31,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..measures import reads_subtopics
     from ..read.sources import read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
     from ..table.study import study
 
-    qrels = read_qrels(args.qrels)
+    qrels = read_qrels(args.qrels, diversity=reads_subtopics(args.measures))
     runs = resolve_runs(run_files(args.runs), qrels, "error")
     result = study(
         qrels, runs, args.measures, alpha=args.alpha, permutations=args.permutations,

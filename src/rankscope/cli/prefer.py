@@ -20,8 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         dest="methods",
         metavar="METHOD",
-        help="RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), lexiprecision, rrlexiprecision, "
-        "lexirecall (repeatable; default RPP)",
+        help="RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), stRPP (diversity judgments), "
+        "lexiprecision, rrlexiprecision, lexirecall, OI (offline interleaving; "
+        "OI(interleaving=balanced,browsing=dcg)); repeatable; default RPP",
     )
     options.choice(
         p,
@@ -39,18 +40,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import preferences
     from ..judge import relevance_table
-    from ..measures import needs_rankings
+    from ..measures import needs_rankings, reads_subtopics
     from ..read.sources import read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
-    qrels = read_qrels(args.qrels)
+    methods = args.methods or ["RPP"]
+    qrels = read_qrels(args.qrels, diversity=reads_subtopics(methods))
     runs = resolve_runs(run_files(args.runs), qrels, args.duplicates)
     table = relevance_table(
         qrels, runs, relevance_level=args.level, ties=args.ties,
-        keep_rankings=needs_rankings(args.methods or ["RPP"]),
+        keep_rankings=needs_rankings(methods),
     )  # fmt: skip
-    methods = args.methods or ["RPP"]
     results = [
         preferences(qrels, runs, method, relevance_level=args.level, table=table)
         for method in methods

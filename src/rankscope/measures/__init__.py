@@ -11,6 +11,7 @@ from .catalog import (
     needs_rankings,
     parse_measures,
     parse_method,
+    reads_subtopics,
 )
 from .preferences import PREFERENCE_MEASURES, PreferenceMeasure, method_of
 
@@ -28,4 +29,5 @@ __all__ = [
     "needs_rankings",
     "parse_measures",
     "parse_method",
+    "reads_subtopics",
 ]

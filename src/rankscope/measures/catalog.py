@@ -109,6 +109,14 @@ def parse_method(spec: str | Request) -> Request:
     method_of(requests[0])
     return requests[0]
 
+def reads_subtopics(specs: Iterable[str | Request]) -> bool:
+    """Whether any of the named measures or methods needs per-subtopic judgments (``qid
+    subtopic docno grade``), so that a qrels file should be read as diversity judgments."""
+    requests = [s for s in specs if isinstance(s, Request)]
+    requests += parse_measures([s for s in specs if isinstance(s, str)])
+    return any(r.measure.reads_subtopics for r in requests)
+
+
 def compute_request(table: RelevanceTable, request: str | Request) -> PreferenceResult:
     """The preferences a request (or a method's name) asks for, between every pair of the
     table's runs, labelled as the request."""

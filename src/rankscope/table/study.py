@@ -199,4 +199,5 @@ def drop_judgments(
     return Qrels(
         qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
         source=f"{qrels.source} ({policy} {keep:g})",
+        subtopic=None if qrels.subtopic is None else qrels.subtopic[kept],
     )  # fmt: skip
