@@ -84,7 +84,8 @@ def test_prefer_command_reads_diversity_judgments_for_stRPP(tmp_path, capsys):
             "".join(f"q Q0 {d} {i} {s} {name}\n" for i, (d, s) in enumerate(run["q"].items(), 1))
         )
         files.append(str(path))
-    code, out, _ = run_cli(["prefer", "-m", "stRPP", "--format", "json", str(qrels), *files], capsys)
+    args = ["prefer", "-m", "stRPP", "--format", "json", str(qrels), *files]
+    code, out, _ = run_cli(args, capsys)
     assert code == 0
     matrix = json.loads(out)[0]["mean_preference"]
     assert matrix["x"]["y"] == pytest.approx(-2 / 7) and matrix["y"]["x"] == pytest.approx(2 / 7)

@@ -40,12 +40,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import preferences
     from ..judge import relevance_table
-    from ..measures import needs_rankings, reads_subtopics
+    from ..measures import needs_rankings, parse_method, reads_subtopics
     from ..read.sources import read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
-    methods = args.methods or ["RPP"]
+    methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
     qrels = read_qrels(args.qrels, diversity=reads_subtopics(methods))
     runs = resolve_runs(run_files(args.runs), qrels, args.duplicates)
     table = relevance_table(
