@@ -38,3 +38,24 @@ def reader(request, monkeypatch):
     elif native() is None:
         pytest.skip("compiled reader not built")
     return request.param
+
+
+def write_qrels(path, qrels: dict) -> str:
+    """``{qid: {docno: grade}}`` as a TREC qrels file; its path as a string."""
+    path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    return str(path)
+
+
+def write_ranked_run(path, name: str, rankings: dict) -> str:
+    """``{qid: [docno, ...]}`` (best first) as a TREC run tagged ``name``, scores falling
+    with rank; its path as a string."""
+    path.write_text(
+        "".join(
+            f"{q} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
+            for q, docs in rankings.items()
+            for i, d in enumerate(docs)
+        )
+    )
+    return str(path)

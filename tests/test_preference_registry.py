@@ -24,7 +24,7 @@ from rankscope.preference import METHODS, Method
 from rankscope.preference import interleaving as il
 from rankscope.read.trec import read_diversity_qrels
 from rankscope.table.study import measure_data, study
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_qrels, write_ranked_run
 
 # -- the registry is the table ------------------------------------------------------------
 
@@ -257,22 +257,9 @@ def test_oi_needs_whole_rankings():
 
 @pytest.fixture
 def files(tmp_path):
-    qrels = tmp_path / "qrels"
-    qrels.write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items())
-    )
-    paths = []
-    for name, by_query in RANKINGS.items():
-        path = tmp_path / name
-        path.write_text(
-            "".join(
-                f"{q} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
-                for q, docs in by_query.items()
-                for i, d in enumerate(docs)
-            )
-        )
-        paths.append(str(path))
-    return str(qrels), paths
+    qrels = write_qrels(tmp_path / "qrels", QRELS)
+    paths = [write_ranked_run(tmp_path / name, name, runs) for name, runs in RANKINGS.items()]
+    return qrels, paths
 
 
 def test_oi_through_eval_cli(files, capsys):
@@ -429,23 +416,11 @@ def test_every_method_through_meta(diversity, reference):
 @pytest.fixture(scope="module")
 def every_files(tmp_path_factory, diversity):
     folder = tmp_path_factory.mktemp("every")
-    qrels = folder / "qrels"  # the diversity judgments collapsed to plain qrels
+    # the diversity judgments collapsed to plain qrels
     collapsed = read_diversity_qrels(diversity).collapse().to_dict()
-    qrels.write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in collapsed.items() for d, g in docs.items())
-    )
-    paths = []
-    for name, by_query in EVERY.items():
-        path = folder / name
-        path.write_text(
-            "".join(
-                f"{q} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
-                for q, docs in by_query.items()
-                for i, d in enumerate(docs)
-            )
-        )
-        paths.append(str(path))
-    return str(qrels), paths
+    qrels = write_qrels(folder / "qrels", collapsed)
+    paths = [write_ranked_run(folder / name, name, runs) for name, runs in EVERY.items()]
+    return qrels, paths
 
 
 @pytest.mark.parametrize("spec", [s for s in EVERY_NAME if not s.startswith("stRPP")])
