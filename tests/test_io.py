@@ -525,6 +525,20 @@ def test_parquet_with_other_column_names(tmp_path):
     assert qrels.to_dict() == {"q1": {"d1": 2}}
 
 
+def test_read_parquet_takes_any_path_like(tmp_path):
+    from rankscope.read.frames import read_parquet
+
+    pl = _polars()
+    pytest.importorskip("pyarrow")
+    pl.DataFrame(FRAME_QRELS).write_parquet(tmp_path / "qrels.parquet")
+
+    class Location:  # an os.PathLike that is not a pathlib.Path (polars takes str or Path)
+        def __fspath__(self) -> str:
+            return str(tmp_path / "qrels.parquet")
+
+    assert read_parquet(Location()).equals(pl.DataFrame(FRAME_QRELS))
+
+
 def test_parquet_bad_values_name_the_file(tmp_path):
     pl = _polars()
     pytest.importorskip("pyarrow")

@@ -12,14 +12,20 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 from ..errors import UsageError
 from ..judge import Ranked
 
+#: A retrieval measure's kernel: a `Ranked` batch (and parameters) to one value per query.
 Kernel = Callable[..., np.ndarray]
+
+#: What a measure's kernel returns: per-query values (np.ndarray) for the retrieval measures;
+#: `rankscope.recsys.base.RecsysMeasure` declares recommender measures with the same machinery
+#: and a kernel returning `rankscope.recsys.base.Values`.
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ class IrSpelling:
 
 
 @dataclass(eq=False)
-class Measure:
+class Measure(Generic[Result]):
     """A measure: one value per query from a `Ranked` batch.
 
     ``aggregate`` says how per-query values summarise: ``mean`` (arithmetic mean over
@@ -103,7 +109,7 @@ class Measure:
     """
 
     name: str
-    kernel: Kernel
+    kernel: Callable[..., Result]
     doc: str
     params: tuple[Param, ...] = ()
     trec: TrecSpelling = field(default_factory=TrecSpelling)
@@ -157,7 +163,7 @@ class Measure:
             out.setdefault(p.name, p.default)
         return out
 
-    def compute(self, ranked: Ranked, params: dict[str, Any]) -> np.ndarray:
+    def compute(self, ranked: Ranked, params: dict[str, Any]) -> Result:
         return self.kernel(ranked, **params)
 
     def __post_init__(self) -> None:

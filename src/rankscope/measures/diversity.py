@@ -70,9 +70,22 @@ def _need(r: Ranked) -> np.ndarray:
     return r.aspects
 
 
-def _num_subtopics(r: Ranked) -> np.ndarray:
+def _subtopic_relevant(r: Ranked) -> np.ndarray:
+    """Relevant documents per subtopic, (b, S)."""
     _need(r)
-    return (r.aspect_count > 0).sum(axis=1)
+    assert r.aspect_count is not None  # Ranked.from_judged sets it with the aspects
+    return r.aspect_count
+
+
+def _ideal_candidates(r: Ranked) -> np.ndarray:
+    """The ideal ranking's candidate documents and their subtopics, (b, D, S)."""
+    _need(r)
+    assert r.aspect_pool is not None  # Ranked.from_judged sets it with the aspects
+    return r.aspect_pool
+
+
+def _num_subtopics(r: Ranked) -> np.ndarray:
+    return (_subtopic_relevant(r) > 0).sum(axis=1)
 
 
 def _novelty(rel: np.ndarray, alpha: float) -> np.ndarray:
@@ -90,8 +103,7 @@ def _ideal(r: Ranked, alpha: float) -> np.ndarray:
     """Novelty gains of ndeval's greedy ideal ranking, (b, D)."""
 
     def make() -> np.ndarray:
-        _need(r)
-        pool = r.aspect_pool
+        pool = _ideal_candidates(r)
         b, depth, _ = pool.shape
         gain = np.ones((b, pool.shape[2]))
         taken = np.zeros((b, depth), dtype=bool)
@@ -194,7 +206,7 @@ def _map_ia(r: Ranked) -> np.ndarray:
     hits = np.cumsum(rel, axis=1)
     prec = np.where(rel, hits / r.rank_f[:, :, None], 0.0)  # (b, J, S)
     per_subtopic = sequential_sum(np.moveaxis(prec, 1, 2).reshape(-1, prec.shape[1]))
-    ap = safe_divide(per_subtopic.reshape(rel.shape[0], rel.shape[2]), r.aspect_count)
+    ap = safe_divide(per_subtopic.reshape(rel.shape[0], rel.shape[2]), _subtopic_relevant(r))
     return safe_divide(sequential_sum(ap), _num_subtopics(r))
 
 

@@ -34,7 +34,7 @@ def _needs_runs(r: Ranked, **params) -> np.ndarray:
 
 
 @dataclass(eq=False)
-class PreferenceMeasure(Measure):
+class PreferenceMeasure(Measure[np.ndarray]):
     """A preference method as a registry measure; ``method`` is its declaration."""
 
     method: Method | None = None

@@ -16,7 +16,7 @@ is no table of names here.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import UsageError
@@ -48,7 +48,7 @@ def _is_int(text: str) -> bool:
 class Registry:
     """All measures, in trec_eval's output order, with both name spellings."""
 
-    def __init__(self, measures: Sequence[Measure], nicknames: dict[str, Sequence[str]]):
+    def __init__(self, measures: Sequence[Measure], nicknames: Mapping[str, Sequence[str]]):
         self.measures = list(measures)
         self.nicknames = {k: list(v) for k, v in nicknames.items()}
         self._index = {m.name: i for i, m in enumerate(self.measures)}
@@ -146,11 +146,13 @@ class Registry:
                 values = sorted(c_atof(t) for t in params.split(","))
             if len(set(values)) != len(values):
                 raise UsageError(f"measure '{m.name}.{params}': duplicate cutoffs")
+            # a measure with one-value-each parameters names the parameter they set
+            assert m.trec.param is not None
             out = []
             for v in values:
                 label = f"{m.name}_{v}" if style == "cutoffs" else f"{m.name}_{v:3.2f}"
-                kwargs = _freeze(m.validate({m.trec.param: v}))
-                out.append(Request(m, kwargs, label, (tag, v)))
+                frozen = _freeze(m.validate({m.trec.param: v}))
+                out.append(Request(m, frozen, label, (tag, v)))
             return out
         if style == "values":
             if params is None:

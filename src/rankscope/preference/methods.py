@@ -306,8 +306,8 @@ class PreferenceResult:
             raise UsageError(
                 f"unknown aggregation {aggregate!r}: mc4, mc4-converged, borda, mean, bradley-terry"
             )
-        order = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
-        return [names[i] for i in order], score[order]
+        best_first = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
+        return [names[i] for i in best_first], score[best_first]
 
     def to_frame(self, output: str = "pandas") -> Any:
         """Tidy table: query, run_i, run_j, preference (i < j in run order)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -171,4 +172,5 @@ def read_parquet(path: str | os.PathLike) -> Any:
                 "reading Parquet needs polars or pandas+pyarrow: pip install 'rankscope[frames]'"
             ) from None
         return pd.read_parquet(path)
-    return pl.read_parquet(path)
+    # polars reads a str or a pathlib.Path, not any os.PathLike (pandas reads all three)
+    return pl.read_parquet(path if isinstance(path, str | Path) else Path(path))

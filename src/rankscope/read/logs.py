@@ -38,7 +38,7 @@ import io
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -204,7 +204,7 @@ def read_interactions(
         for n, f in rows:
             if len(f) != 4:
                 raise field_count_error(name, n, "4", len(f), " ".join(f), "user 0 item grade")
-        positions = {"user": 0, "item": 2, "rating": 3, "timestamp": None}
+        positions: _Positions = {"user": 0, "item": 2, "rating": 3, "timestamp": None}
         return _interactions_from_rows(rows, positions, users, items, name, GRADE)
     positions = _positions(header, columns, name)
     return _interactions_from_rows(rows, positions, users, items, name)
@@ -248,8 +248,10 @@ def _fast_interactions(data, source, users, items, columns, detect_trec) -> Inte
     positions = _positions(header, columns, source)
     cols = [tokens[j::width] for j in range(width)]
     numbers = {}
-    for role, field in (("rating", RATING), ("timestamp", TIMESTAMP)):
-        at = positions[role]
+    for role, at, field in (
+        ("rating", positions["rating"], RATING),
+        ("timestamp", positions["timestamp"], TIMESTAMP),
+    ):
         if at is not None and at < width:
             values = field.fast_tokens(cols[at])
             if values is None:  # some value may be invalid: the line reader reports it
@@ -265,7 +267,16 @@ def _fast_interactions(data, source, users, items, columns, detect_trec) -> Inte
     )  # fmt: skip
 
 
-def _positions(header, columns, source) -> dict[str, int | None]:
+class _Positions(TypedDict):
+    """Where each field is in a delimited line (None: the file has no such field)."""
+
+    user: int
+    item: int
+    rating: int | None
+    timestamp: int | None
+
+
+def _positions(header, columns, source) -> _Positions:
     if header is None:
         return {"user": 0, "item": 1, "rating": 2, "timestamp": 3}
     columns = dict(columns or {})
@@ -338,28 +349,34 @@ def _user_item_rows(
     return users, items, values
 
 
-def _frame_role(names, columns, role, candidates, source, required=True) -> str | None:
+def _frame_column(names, columns, role, candidates, source) -> str | None:
+    """The frame column of ``role``: the one ``columns`` names, else the first of
+    ``candidates`` among ``names``; None if there is none."""
     if columns and role in columns:
         if columns[role] not in names:
             raise InputError(f"{source}: no column {columns[role]!r} (columns: {names})")
         return columns[role]
     idx = _find(names, candidates)
-    if idx is None:
-        if required:
-            raise InputError(
-                f"{source}: no {role} column among {', '.join(names)}; name it with "
-                f"columns={{'{role}': ...}}"
-            )
-        return None
-    return names[idx]
+    return None if idx is None else names[idx]
+
+
+def _frame_role(names, columns, role, candidates, source) -> str:
+    """The frame column of a role every frame has (`_frame_column`, or an error)."""
+    found = _frame_column(names, columns, role, candidates, source)
+    if found is None:
+        raise InputError(
+            f"{source}: no {role} column among {', '.join(names)}; name it with "
+            f"columns={{'{role}': ...}}"
+        )
+    return found
 
 
 def _interactions_from_frame(frame, users, items, columns, source) -> Interactions:
     names = column_names(frame)
     u = _frame_role(names, columns, "user", USER_NAMES, source)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
-    r = _frame_role(names, columns, "rating", RATING_NAMES, source, required=False)
-    t = _frame_role(names, columns, "timestamp", TIME_NAMES, source, required=False)
+    r = _frame_column(names, columns, "rating", RATING_NAMES, source)
+    t = _frame_column(names, columns, "timestamp", TIME_NAMES, source)
     wanted = [c for c in (u, i, r, t) if c is not None]
     cols = dict(zip(wanted, frames.frame_columns(frame, wanted, source), strict=True))
     if len(cols[u]) == 0:
@@ -488,13 +505,14 @@ def read_recommendations(
 
 
 def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
-    u_at, i_at, s_at, by_rank = 0, 1, 2, False
+    u_at, i_at, by_rank = 0, 1, False
+    s_at: int | None = 2
     if header is not None:
         columns = dict(columns or {})
-        u_at = _find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
-        i_at = _find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
-        u_at = 0 if u_at is None else u_at
-        i_at = 1 if i_at is None else i_at
+        u_found = _find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
+        i_found = _find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
+        u_at = 0 if u_found is None else u_found
+        i_at = 1 if i_found is None else i_found
         s_at = _find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
         if s_at is None:
             s_at = _find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
@@ -542,10 +560,10 @@ def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
     names = column_names(frame)
     u = _frame_role(names, columns, "user", USER_NAMES, source)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
-    s = _frame_role(names, columns, "score", SCORE_NAMES, source, required=False)
+    s = _frame_column(names, columns, "score", SCORE_NAMES, source)
     rank = None
     if s is None:
-        rank = _frame_role(names, columns, "rank", RANK_NAMES, source, required=False)
+        rank = _frame_column(names, columns, "rank", RANK_NAMES, source)
     wanted = [c for c in (u, i, s, rank) if c is not None]
     cols = dict(zip(wanted, frames.frame_columns(frame, wanted, source), strict=True))
     if len(cols[u]) == 0:
@@ -719,7 +737,7 @@ def _one_hot(labels: list[list[str]]) -> tuple[np.ndarray, list[str]]:
 def _features_from_frame(frame, items, columns, source) -> ItemFeatures:
     names = column_names(frame)
     i = _frame_role(names, columns, "item", ITEM_NAMES, source)
-    label = _frame_role(names, columns, "labels", LABEL_NAMES, source, required=False)
+    label = _frame_column(names, columns, "labels", LABEL_NAMES, source)
     cols = dict(zip(names, frames.frame_columns(frame, names, source), strict=True))
     ids = frames.id_strings(cols[i], source, "item id")
     parts, out_names = [], []

@@ -17,6 +17,7 @@ import gzip
 import io
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,9 @@ class _Stream:
         self._stream = gzip.GzipFile(fileobj=source) if self._gz else source
 
     def readinto(self, view: memoryview) -> int:
-        return self._stream.readinto(view)
+        # typeshed's typing.BinaryIO (the type of sys.stdin.buffer) lacks readinto, which
+        # every binary stream has (python/typeshed#6596)
+        return self._stream.readinto(view)  # type: ignore[union-attr]
 
     def size(self) -> int:
         """Size in bytes of a plain (uncompressed) file; 0 when unknown."""
@@ -135,7 +138,9 @@ def _native_stream(
     path: PathLike, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool
 ):
     """Columns from the compiled parser, reading ``path`` through one reused buffer."""
-    parser = native().Parser(queries.native, docs.native, is_run)
+    fast = native()
+    assert fast is not None  # called only where _native_for found the compiled module
+    parser = fast.Parser(queries.native, docs.native, is_run)
     stream = _Stream(path)
     buf = bytearray(CHUNK)
     view = memoryview(buf)
@@ -189,7 +194,9 @@ def _columns(parser, is_run: bool):
 
 def _native_parse(data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
     """Columns from the compiled parser, for input already in memory."""
-    parser = native().Parser(queries.native, docs.native, is_run)
+    fast = native()
+    assert fast is not None  # called only where _native_for found the compiled module
+    parser = fast.Parser(queries.native, docs.native, is_run)
     _fed(parser, data, True, source, is_run)
     return _columns(parser, is_run)
 
@@ -392,9 +399,9 @@ def read_doc_lengths(path: PathLike) -> dict[str, float]:
     return out
 
 
-def run_files(paths: list[PathLike]) -> list[Path | str]:
+def run_files(paths: Sequence[PathLike]) -> list[PathLike]:
     """Expand directories into the files they hold (sorted); keep files and ``-`` as given."""
-    out: list[Path | str] = []
+    out: list[PathLike] = []
     for p in paths:
         if str(p) != "-" and Path(p).is_dir():
             children = sorted(

@@ -86,8 +86,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
         return [(None, recommendations)]
     if isinstance(recommendations, Mapping):
         first = next(iter(recommendations.values()), None)
-        nested = isinstance(first, Mapping) and first
-        if nested:
+        if isinstance(first, Mapping) and first:  # a dict of dicts: one system or several
             inner = next(iter(first.values()))
             if isinstance(inner, Mapping | list | tuple):
                 return [(str(k), v) for k, v in recommendations.items()]
@@ -199,7 +198,7 @@ def evaluate_systems(
             features=read.features, catalog=read.catalog,
         )  # fmt: skip
         _one_sided(ctx)
-        values = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+        values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
         _report(ctx, requests, threshold, read.test)
         results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
     return results

@@ -11,6 +11,7 @@ judged top-k lists per cutoff, item popularity, the popularity baseline) and cac
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,8 +29,21 @@ K = Param(
 KINDS = ("rating", "topn", "list", "catalog")
 
 
+@dataclass
+class Values:
+    """A measure's result for one system."""
+
+    per_user: np.ndarray | None  # one float per evaluated user; NaN: no value (left out)
+    summary: float
+    count: int  # users (ratings, for pooled rating measures) behind the summary
+
+
+#: A recommender measure's kernel: a `Context` (and parameters) to `Values`.
+RecsysKernel = Callable[..., Values]
+
+
 @dataclass(eq=False)
-class RecsysMeasure(Measure):
+class RecsysMeasure(Measure[Values]):
     """A recommender measure.
 
     ``kind``: ``rating`` (rating prediction: predictions joined with the test ratings),
@@ -44,15 +58,6 @@ class RecsysMeasure(Measure):
     relevance: bool = False
     needs: tuple[str, ...] = ()
     summary_doc: str = "mean over the users with a value"
-
-
-@dataclass
-class Values:
-    """A measure's result for one system."""
-
-    per_user: np.ndarray | None  # one float per evaluated user; NaN: no value (left out)
-    summary: float
-    count: int  # users (ratings, for pooled rating measures) behind the summary
 
 
 def user_mean(per_user: np.ndarray) -> Values:

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..measures import parse_measures
-from ..measures.base import IrSpelling, Kernel, Param, safe_divide
+from ..measures.base import IrSpelling, Param, safe_divide
 from ..table import evaluate_judged
-from .base import Context, K, RecsysMeasure, Values, user_mean
+from .base import Context, K, RecsysKernel, RecsysMeasure, Values, user_mean
 
 
 def kernel_values(ctx: Context, name: str, k: int) -> np.ndarray:
@@ -83,7 +83,9 @@ def _spell(*names: str) -> tuple[IrSpelling, ...]:
 _REL = "R = the user's relevant test items, rel(i) = 1 if the item at rank i is relevant"
 _TREC = "Computed by rankscope's trec_eval-exact kernel"
 
-def _measure(name: str, kernel: Kernel, names: tuple[str, ...], **fields: Any) -> RecsysMeasure:
+def _measure(
+    name: str, kernel: RecsysKernel, names: tuple[str, ...], **fields: Any
+) -> RecsysMeasure:
     """A top-N accuracy measure: cutoff k, relevance from the test ratings, the kernel of
     the same name in rankscope.measures."""
     fields.setdefault("params", (K,))

@@ -19,25 +19,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from . import paired
 from .multiple import randomized_tukey_hsd
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall's τ_b between two score vectors over the same systems (ties allowed).
 
     τ_b = (C − D) / sqrt((n0 − n1)(n0 − n2)) with C, D the concordant and discordant pairs,
     n0 = n(n−1)/2 and n1, n2 the pairs tied in x and in y.
     """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
         raise UsageError("kendall_tau needs two score vectors of the same length")
-    if len(x) < 2:
+    if len(a) < 2:
         raise UsageError("kendall_tau needs at least two systems")
-    i, j = np.triu_indices(len(x), 1)
-    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    i, j = np.triu_indices(len(a), 1)
+    dx, dy = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
     concordance = float((dx * dy).sum())
     n0 = len(i)
     tied_x, tied_y = int((dx == 0).sum()), int((dy == 0).sum())
@@ -45,7 +46,7 @@ def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     return concordance / denom if denom > 0 else float("nan")
 
 
-def tau_ap(scores: Sequence[float], reference: Sequence[float]) -> float:
+def tau_ap(scores: ArrayLike, reference: ArrayLike) -> float:
     """τ_AP of the ordering by ``scores`` against the ordering by ``reference``.
 
     Systems are taken in the order ``scores`` gives them (best first); for the system at

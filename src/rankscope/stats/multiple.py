@@ -40,7 +40,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -395,7 +395,11 @@ def randomized_tukey_hsd(
 # Classical Tukey HSD and the studentized range
 
 
-def _log_chi_shape(x: np.ndarray, df: float) -> np.ndarray:
+#: an array of points, or one point (the bisection in `studentized_range_sf`)
+_Points = TypeVar("_Points", np.ndarray, np.float64)
+
+
+def _log_chi_shape(x: _Points, df: float) -> _Points:
     """log density of ``x = log S``, ``S = sqrt(chi2_df / df)``, up to a constant: the
     density of S is proportional to ``s^(df-1) exp(-df s^2 / 2)``; 0 at the mode x = 0."""
     return df * (x - np.expm1(2.0 * x) / 2.0)
@@ -604,20 +608,20 @@ def pairwise_tests(
     differences = matrix[first] - matrix[second]
     info: dict[str, Any] = {"test": test, "correction": correction}
     if test == "t":
-        result = paired.t_test(differences)
-        statistic, p = result.statistic, result.p_value
+        t = paired.t_test(differences)
+        statistic, p = t.statistic, t.p_value
     elif test == "wilcoxon":
-        result = paired.signed_rank_test(differences)
-        statistic, p = np.minimum(result.w_plus, result.w_minus), result.p_value
+        ranks = paired.signed_rank_test(differences)
+        statistic, p = np.minimum(ranks.w_plus, ranks.w_minus), ranks.p_value
     elif test == "sign":
         wins, losses = paired.sign_counts(differences)
         statistic, p = wins.astype(np.float64), paired.sign_p_value(wins, losses)
     else:
-        result = paired.randomization_test(
+        flips = paired.randomization_test(
             differences, permutations=permutations, seed=_seed_sequence(seed)
         )
-        statistic, p = result.statistic, result.p_value
-        info.update(permutations=result.permutations, seed=seed, exact=result.exact)
+        statistic, p = flips.statistic, flips.p_value
+        info.update(permutations=flips.permutations, seed=seed, exact=flips.exact)
     corrected = adjust(p, correction)
     label = f"paired {test} test" + (f", {correction} correction" if correction else "")
     return _result(names, matrix, statistic, corrected, p, alpha, label, info)

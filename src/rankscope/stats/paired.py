@@ -352,7 +352,9 @@ def sign_counts(differences: Any) -> tuple[np.ndarray, np.ndarray]:
 
 class Randomization(NamedTuple):
     statistic: np.ndarray  # the observed mean (or median) difference per row
-    count: np.ndarray  # flips at least as extreme as the observed one (identity included)
+    # flips at least as extreme as the observed one (identity included): the "count" of
+    # p = count / 2^n (not named count, which would hide tuple.count)
+    extreme: np.ndarray
     permutations: int  # 2^n (exact) or the number of random flips
     p_value: np.ndarray
     exact: bool
@@ -514,7 +516,7 @@ def randomization_test(
 
 class Bootstrap(NamedTuple):
     statistic: np.ndarray  # observed t per row
-    count: np.ndarray  # resamples with t* at least as extreme as t
+    extreme: np.ndarray  # resamples with t* at least as extreme as t (the "count" of p)
     p_value: np.ndarray  # (count + 1) / (samples + 1)
     quantiles: np.ndarray  # (rows × len(quantiles)) of the resampled mean difference
 

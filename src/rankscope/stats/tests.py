@@ -166,7 +166,8 @@ class TestResult:
     details: dict = field(default_factory=dict)
     seed: int | None = None
 
-    __hash__ = None  # array fields: equality is by value, results are not hashable
+    # Array fields: equality is by value and results are not hashable.  Defining __eq__ in
+    # the class body leaves __hash__ None (and eq=False keeps dataclass from touching it).
 
     def __eq__(self, other):
         if not isinstance(other, TestResult):
@@ -497,7 +498,7 @@ def permutation_test(
     details = {
         "exact": test.exact,
         "permutations": test.permutations,
-        "count": _counts(test.count, differences),
+        "count": _counts(test.extreme, differences),
     }
     if test.exact:
         method = f"exact: all 2^{n} sign flips"
@@ -547,6 +548,7 @@ def paired_bootstrap(
     (every t* is 0 too); constant and non-zero → t = ±inf and p-value 1 / (samples + 1).
     """
     differences = _paired_input(x, y, alternative, confidence)
+    quantiles: tuple[float, ...]
     if alternative == "two-sided":
         quantiles = ((1 - confidence) / 2, (1 + confidence) / 2)
     else:
@@ -579,7 +581,7 @@ def paired_bootstrap(
         method=f"{samples} bootstrap resamples of the shifted differences; percentile CI",
         details={
             "samples": samples,
-            "count": _counts(test.count, differences),
+            "count": _counts(test.extreme, differences),
             "sd": _shaped(sd, differences),
         },
         seed=seed,

@@ -142,13 +142,14 @@ def study(
         result.query_curves[d.name] = curve
     for policy in policies:
         for fraction in fractions:
-            taus: dict[str, list[float]] = {name: [] for name in names}
+            by_measure: dict[str, list[float]] = {name: [] for name in names}
             for _ in range(samples if policy == "uniform" else 1):
                 reduced = drop_judgments(qrels, runs, fraction, policy=policy, rng=rng)
                 for d, reference in zip(measure_data(reduced, runs, measures), full, strict=True):
-                    taus[d.name].append(kendall_tau(d.scores(), reference))
+                    by_measure[d.name].append(kendall_tau(d.scores(), reference))
             for name in names:
-                point = (float(fraction), float(np.mean(taus[name])), float(np.std(taus[name])))
+                sample = by_measure[name]
+                point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
                 result.judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
     return result
 
