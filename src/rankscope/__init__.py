@@ -24,8 +24,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submodules=["model", "read", "measures", "preference", "table", "stats", "recsys", "report"],
     submod_attrs={
         "api": [
-            "evaluate", "evaluate_many", "preferences", "read_judgments", "read_qrels",
-            "read_run",
+            "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",
+            "read_qrels", "read_run",
         ],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
@@ -38,6 +38,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import (  # noqa: F401
+        compare,
         evaluate,
         evaluate_many,
         preferences,

@@ -15,11 +15,14 @@ from .model.frames import to_frame
 from .preference import PreferenceResult
 from .read.prefs import read_zscores
 from .read.sources import QrelsLike, read_doc_lengths, read_qrels, read_run, resolve_runs
+from .report.compare import ComparisonResult
 from .table import RunEvaluation, as_requests
+from .table.compare import DEFAULT_MEASURES, compare_runs
 from .table.formats import evaluate_runs, judgment_format
 
 __all__ = [
     "EvaluateOptions",
+    "compare",
     "evaluate",
     "evaluate_many",
     "preferences",
@@ -221,3 +224,71 @@ def preferences(
             keep_rankings=reads.rankings,
         )  # fmt: skip
     return compute_request(table, request)
+
+
+def compare(
+    qrels: QrelsLike,
+    runs: Any,
+    measures: str | Sequence[str | Request] | None = None,
+    *,
+    baseline: str | None = None,
+    all_pairs: bool = False,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    permutations: int = 10_000,
+    seed: int = 0,
+    common_queries: bool = False,
+    relevance_level: int = 1,
+    ties: str | None = None,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    duplicates: str = "error",
+) -> ComparisonResult:
+    """Compare runs with evidence: is each run better than the baseline, by how much, how
+    sure are we, and on how many queries?
+
+    For each measure (default: AP, nDCG@10, P@10, RR, R@100; preference methods such as RPP
+    work too) and each run: the mean and its ``confidence`` t interval; against ``baseline``
+    (a run name; default the first run): the difference and relative change, the p-value of
+    ``test`` (``t``, ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``,
+    ``randomized-tukey``) after ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``)
+    over the comparisons of the measure, Cohen's d_z and wins/ties/losses over queries.
+    ``all_pairs=True`` compares every pair of runs instead.  Every judged query counts, a
+    run missing one scoring 0 (trec_eval's ``-c``), unless ``common_queries=True``.  Random
+    tests take ``seed`` and ``permutations`` (resamples for the bootstrap).
+
+    The result has ``rows`` (one `rankscope.table.compare.Row` per run and measure),
+    ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()`` and
+    ``to_text()``.
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"b": 1}}
+    >>> runs = {
+    ...     "bm25": {"q1": {"a": 2, "c": 1}, "q2": {"c": 2, "a": 1}, "q3": {"c": 1}},
+    ...     "dense": {"q1": {"a": 2, "b": 1}, "q2": {"a": 2}, "q3": {"b": 2, "c": 1}},
+    ... }
+    >>> result = rankscope.compare(qrels, runs, ["AP"])
+    >>> row = result.row("dense", "AP", "bm25")
+    >>> round(row.difference, 4), (row.wins, row.ties, row.losses)
+    (0.6667, (3, 0, 0))
+    """
+    judgments: Qrels = read_qrels(qrels, diversity=reads_subtopics(_specs(measures)))
+    run_list = resolve_runs(runs, judgments, duplicates)
+    requests = as_requests(list(_specs(measures)))
+    options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
+    found = compare_runs(
+        judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs, test=test,
+        correction=correction, alpha=alpha, confidence=confidence, permutations=permutations,
+        seed=seed, common_queries=common_queries, options=options,
+    )  # fmt: skip
+    return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
+
+
+def _specs(measures: str | Sequence[str | Request] | None) -> Sequence[str | Request]:
+    if measures is None:
+        return DEFAULT_MEASURES
+    return [measures] if isinstance(measures, str) else measures

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from ..errors import RankscopeError
 
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
-COMMANDS = ("eval", "prefer", "meta", "ndeval", "recsys", "measures", "example")
+COMMANDS = ("eval", "compare", "prefer", "meta", "ndeval", "recsys", "measures", "example")
 
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2

@@ -1,0 +1,84 @@
+"""compare runs with evidence: means, differences, corrected significance, effect sizes
+
+Is each run better than the baseline (the first run unless --baseline names another), by how
+much, how sure are we, and on how many queries? Per measure (default AP, nDCG@10, P@10, RR,
+R@100; preference methods such as RPP too): the mean and its 95% interval, the difference
+and relative change, the p-value of a paired test corrected over the comparisons, Cohen's
+d_z and wins/ties/losses over queries. Every judged query counts, a run that did not rank
+one scoring 0 on it (trec_eval -c), unless --common-queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import options
+
+#: `rankscope.table.compare.TESTS`, `CORRECTIONS` and `rankscope.report.compare.FORMATS`,
+#: repeated so that building the parser imports nothing heavy (a test checks they agree).
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+FORMATS = ("table", "markdown", "csv", "json", "latex")
+
+EXAMPLES = """examples:
+  rankscope compare qrels.txt bm25.run dense.run
+  rankscope compare -m nDCG@10 -m RPP --baseline bm25 --test permutation qrels.txt runs/
+  rankscope compare --all-pairs --test randomized-tukey --format markdown qrels.txt runs/
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog, p.formatter_class = EXAMPLES, argparse.RawDescriptionHelpFormatter
+    options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
+    options.measures(
+        p,
+        "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
+        "order of the columns; default AP, nDCG@10, P@10, RR, R@100",
+    )
+    p.add_argument(
+        "--baseline", metavar="RUN", help="the run the others are compared with (default: the "
+        "first run given)",
+    )  # fmt: skip
+    p.add_argument(
+        "--all-pairs", action="store_true",
+        help="compare every pair of runs instead of each run with a baseline",
+    )  # fmt: skip
+    options.choice(p, "--test", TESTS, "paired test (default t; permutation is exact up to "
+                   "20 queries; randomized-tukey controls the family-wise error itself)")
+    options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
+                   "measure (default holm; bh controls the false discovery rate)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random tests (0)")
+    p.add_argument(
+        "--permutations", type=int, default=10_000, metavar="B",
+        help="random sign flips, resamples or permutations of the random tests (10000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--common-queries", action="store_true",
+        help="only the queries every run ranked (default: every judged query, missing = 0)",
+    )  # fmt: skip
+    options.relevance_level(p, "minimum relevant grade (default 1)")
+    options.depth(p, "max_docs", "use only the top N documents of each ranking")
+    options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
+    options.duplicates(p, "a document listed twice for a query: error (default), keep the "
+                       "first, keep the best score")
+    options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
+                          "every field at full precision)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..api import compare
+    from ..read.trec import run_files
+
+    result = compare(
+        args.qrels, run_files(args.runs), args.measures or None, baseline=args.baseline,
+        all_pairs=args.all_pairs, test=args.test, correction=args.correction,
+        alpha=args.alpha, permutations=args.permutations, seed=args.seed,
+        common_queries=args.common_queries, relevance_level=args.level, ties=args.ties,
+        max_docs=args.max_docs, duplicates=args.duplicates,
+    )  # fmt: skip
+    from ..report.compare import format_comparison
+
+    sys.stdout.write(format_comparison(result, args.format))
+    return 0

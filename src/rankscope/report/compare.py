@@ -1,0 +1,275 @@
+"""A comparison of runs as people read it: an aligned table (a block per measure), Markdown
+and LaTeX (a column group per measure), CSV and JSON (every field, full precision).
+
+Every run name and measure label is the user's text: the Markdown escapes its table
+characters, the LaTeX its special characters, and the terminal table drops control
+characters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..stats.latex import latex_escape
+from ..table.compare import Comparison, Row
+from .tables import csv_cell, text_table
+
+FORMATS = ("table", "markdown", "csv", "json", "latex")
+
+_TESTS = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "permutation": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+    "randomized-tukey": "randomized Tukey HSD",
+}
+_CORRECTIONS = {
+    "holm": "Holm's correction",
+    "bonferroni": "Bonferroni's correction",
+    "bh": "Benjamini–Hochberg's correction (false discovery rate)",
+    "none": "no correction",
+}
+
+
+def _clean(text: str) -> str:
+    """User text for a terminal: control characters shown as escapes, never sent raw."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _signed(value: float | None, digits: int = 4) -> str:
+    if value is None or math.isnan(value):
+        return "–"
+    return f"{value:+.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "–"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def _mark(row: Row) -> str:
+    """▲ significantly better than the reference, ▼ significantly worse, nothing otherwise."""
+    if not row.significant or row.difference is None:
+        return ""
+    return "▲" if row.difference > 0 else "▼"
+
+
+def _relative(row: Row) -> str:
+    return "–" if row.relative is None else f"{100 * row.relative:+.1f}%"
+
+
+def legend(c: Comparison) -> str:
+    """What the marks and the figures mean, and which queries count."""
+    correction = "" if c.test == "randomized-tukey" else f", {_CORRECTIONS[c.correction]}"
+    if c.baseline is not None:
+        against = f"the baseline {_clean(c.baseline)}"
+        k = len(c.run_names) - 1
+        within = f"over the {k} comparison{'s' if k > 1 else ''} with the baseline per measure"
+    else:
+        against = "the second run of the pair"
+        pairs = len(c.run_names) * (len(c.run_names) - 1) // 2
+        within = f"over the {pairs} pair{'s' if pairs > 1 else ''} of runs per measure"
+    if c.test == "randomized-tukey":
+        within = "family-wise over every pair of runs"
+    queries = (
+        f"{len(c.query_ids)} queries, those every run ranked (--common-queries)"
+        if c.common_queries
+        else f"{len(c.query_ids)} judged queries; a run that did not rank one scores 0 on it "
+        "(trec_eval -c)"
+    )
+    lines = [
+        f"▲/▼: significantly better/worse than {against} at α = {c.alpha:g} "
+        f"({_TESTS[c.test]}{correction} {within}).",
+        f"mean ± half-width of its {100 * c.confidence:g}% t interval; Δ: difference of means "
+        "(relative change); p: p-value after correction; d: Cohen's d_z of the per-query "
+        "differences; W/T/L: queries won, tied, lost.",
+        "Preference methods: the run's mean preference over the reference in [−1, 1], "
+        "tested against 0."
+        if "preference" in c.kinds
+        else "",
+        f"Queries: {queries}.",
+    ]
+    if c.unranked and not c.common_queries:
+        missing = ", ".join(
+            f"{_clean(run)} ({len(qs)})" for run, qs in sorted(c.unranked.items())
+        )
+        lines.append(f"Runs that left judged queries unranked (scored 0): {missing}.")
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def format_text(c: Comparison) -> str:
+    """Aligned tables, one block per measure: a row per run (a row per pair without a
+    baseline), then the legend."""
+    blocks = []
+    for measure in c.measures:
+        header = ["run", "mean ± CI", "Δ", "rel.", "p", "d", "W/T/L"]
+        if c.baseline is None:
+            header = ["run", "vs", *header[1:]]
+        rows = [header]
+        for r in (r for r in c.rows if r.measure == measure):
+            if c.baseline is None and r.baseline is None:
+                continue
+            half = (r.ci_high - r.ci_low) / 2
+            cells = [
+                _clean(r.run),
+                f"{_number(r.mean)} ± {_number(half)}",
+                _signed(r.difference),
+                _relative(r) if r.difference is not None else "–",
+                _p(r.p_value) + _mark(r),
+                _signed(r.effect_size, 2),
+                "–" if r.wins is None else f"{r.wins}/{r.ties}/{r.losses}",
+            ]
+            if c.baseline is None:
+                cells.insert(1, _clean(r.baseline or ""))
+            rows.append(cells)
+        if c.baseline is None:  # each run's own mean first
+            own = [r for r in c.rows if r.measure == measure and r.baseline is None]
+            if own:
+                means = "  ".join(f"{_clean(r.run)} {_number(r.mean)}" for r in own)
+                blocks.append(f"{_clean(measure)}  (means: {means})\n" + text_table(rows))
+                continue
+        blocks.append(f"{_clean(measure)}\n" + text_table(rows))
+    return "\n".join(blocks) + "\n" + legend(c)
+
+
+def _markdown_cell(text: str) -> str:
+    return _clean(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def format_markdown(c: Comparison) -> str:
+    """One row per run, a column group per measure (mean ± CI, Δ, p, W/T/L)."""
+    if c.baseline is None:
+        return format_pairs_markdown(c)
+    head = ["run"]
+    for m in c.measures:
+        label = _markdown_cell(m)
+        head += [f"{label} mean ± CI", f"{label} Δ (rel.)", f"{label} p", f"{label} d", "W/T/L"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for run in c.run_names:
+        cells = [_markdown_cell(run)]
+        for m in c.measures:
+            r = c.row(run, m)
+            half = (r.ci_high - r.ci_low) / 2
+            if r.difference is None:
+                cells += [f"{_number(r.mean)} ± {_number(half)}", "(baseline)", "", "", ""]
+                continue
+            cells += [
+                f"{_number(r.mean)} ± {_number(half)}",
+                f"{_signed(r.difference)} ({_relative(r)})",
+                _p(r.p_value) + _mark(r),
+                _signed(r.effect_size, 2),
+                f"{r.wins}/{r.ties}/{r.losses}",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + legend(c)
+
+
+def format_pairs_markdown(c: Comparison) -> str:
+    lines = ["| measure | run | vs | Δ | p | d | W/T/L |", "|---|---|---|---|---|---|---|"]
+    for r in c.rows:
+        if r.baseline is None:
+            continue
+        cells = [
+            _markdown_cell(r.measure), _markdown_cell(r.run), _markdown_cell(r.baseline),
+            _signed(r.difference), _p(r.p_value) + _mark(r), _signed(r.effect_size, 2),
+            f"{r.wins}/{r.ties}/{r.losses}",
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + legend(c)
+
+
+def format_csv(c: Comparison) -> str:
+    """Every field of every row, full precision (``repr`` of floats)."""
+    records = c.to_records()
+    names = list(records[0])
+    out = [",".join(names)]
+    for record in records:
+        cells = []
+        for n in names:
+            v = record[n]
+            cells.append("" if v is None else csv_cell(repr(v) if isinstance(v, float) else str(v)))
+        out.append(",".join(cells))
+    return "\n".join(out) + "\n"
+
+
+def format_json(c: Comparison) -> str:
+    """The rows as a JSON list (NaN as null)."""
+
+    def clean(v: Any) -> Any:
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    rows = [{k: clean(v) for k, v in record.items()} for record in c.to_records()]
+    return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+
+
+def format_latex(c: Comparison) -> str:
+    """A booktabs table: a row per run, per measure its mean with a mark for a significant
+    difference from the baseline (or, without one, the runs' means only)."""
+    cols = "l" + "r" * len(c.measures)
+    lines = [
+        r"\begin{tabular}{" + cols + "}",
+        r"\toprule",
+        "Run & " + " & ".join(latex_escape(_clean(m)) for m in c.measures) + r" \\",
+        r"\midrule",
+    ]
+    for run in c.run_names:
+        cells = [latex_escape(_clean(run))]
+        for m in c.measures:
+            r = c.row(run, m)
+            mark = ""
+            if r.significant and r.difference is not None:
+                mark = r"$^{\blacktriangle}$" if r.difference > 0 else r"$^{\blacktriangledown}$"
+            cells.append(f"{_number(r.mean)}{mark}")
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    # the legend as comment lines (▲/▼ stand for the superscript triangles)
+    comment = "".join(f"% {_clean(line)}\n" for line in legend(c).splitlines())
+    return "\n".join(lines) + "\n" + comment
+
+
+_WRITERS = {
+    "table": format_text,
+    "markdown": format_markdown,
+    "csv": format_csv,
+    "json": format_json,
+    "latex": format_latex,
+}
+
+
+def format_comparison(c: Comparison, fmt: str = "table") -> str:
+    """The comparison in one of `FORMATS`."""
+    return _WRITERS[fmt](c)
+
+
+@dataclass(frozen=True)
+class ComparisonResult(Comparison):
+    """A `rankscope.table.compare.Comparison` with its ways of being shown."""
+
+    def to_text(self) -> str:
+        return format_text(self)
+
+    def to_markdown(self) -> str:
+        return format_markdown(self)
+
+    def to_latex(self) -> str:
+        return format_latex(self)
+
+    def to_csv(self) -> str:
+        return format_csv(self)
+
+    def to_json(self) -> str:
+        return format_json(self)
+
+    def __str__(self) -> str:
+        return format_text(self)

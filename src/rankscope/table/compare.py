@@ -1,0 +1,414 @@
+"""Compare runs with evidence: per measure, each run's mean with its confidence interval and,
+against a baseline run (or between every pair of runs), the difference, a paired test
+corrected for the comparisons made, the effect size and the per-query wins, ties and losses.
+
+Queries: every judged query counts, and a run that did not rank a query scores 0 on it
+(trec_eval's ``-c``), so that every test pairs the same queries; ``common_queries=True``
+keeps only the queries every run ranked instead.
+
+Metrics (AP, nDCG@10, ...) compare per-query values: the differences tested are run −
+baseline.  Preference methods (RPP, gRPP, ...) compare rankings directly: a run's value on a
+query is its preference over the baseline in [−1, 1] (0 on a query without relevant
+documents), its "mean" the mean preference over the baseline, and the test asks whether the
+per-query preferences are centred on 0.
+
+Tests (`rankscope.stats.paired`, the same code as `rankscope.stats`): ``t`` (paired t),
+``wilcoxon`` (signed rank), ``sign``, ``permutation`` (randomization: exact up to 20 queries),
+``bootstrap`` (Sakai's), each corrected over the comparisons of a measure (``holm`` by
+default, ``bonferroni``, ``bh``, ``none``); ``randomized-tukey`` (Carterette's randomized
+Tukey HSD over every pair of runs) controls the family-wise error itself, so no correction
+is applied on top of it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..judge import JoinOptions, relevance_table
+from ..measures import Request, compute_request, needs_rankings
+from ..model import Qrels, Run
+from ..model.frames import to_frame
+from ..stats import paired
+from ..stats.corrections import adjust
+from ..stats.meta import preference_tukey_pvalues
+from ..stats.multiple import randomized_tukey_hsd
+from .formats import FORMATS, evaluate_runs
+
+#: The measures compared when none are named: the mean of average precision (recall-oriented,
+#: the TREC ad hoc headline), nDCG@10 and P@10 (what a user sees on a first page, graded and
+#: binary), reciprocal rank (the first relevant result) and recall at 100 (what a reranker can
+#: still recover).
+DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "R@100")
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One run on one measure: its mean and interval, and its comparison with ``baseline``
+    (None for the baseline itself, and for the per-run rows of an all-pairs comparison)."""
+
+    run: str
+    measure: str
+    kind: str  # "metric" or "preference"
+    mean: float  # metric: mean value; preference: mean preference over the baseline
+    ci_low: float
+    ci_high: float
+    baseline: str | None = None
+    baseline_mean: float | None = None
+    difference: float | None = None  # mean − baseline_mean
+    relative: float | None = None  # difference / baseline_mean (None when that is 0)
+    p_value: float | None = None  # after the correction
+    p_unadjusted: float | None = None
+    effect_size: float | None = None  # Cohen's d_z of the per-query differences
+    wins: int | None = None
+    ties: int | None = None
+    losses: int | None = None
+    significant: bool | None = None  # p_value <= alpha
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of `compare_runs`: one `Row` per (run, measure) and, per measure, the
+    per-query values compared (runs × queries; for a preference method, each run's
+    preference over the baseline, or over every other run in ``preferences``)."""
+
+    run_names: list[str]
+    measures: list[str]
+    kinds: list[str]
+    query_ids: list[str]
+    baseline: str | None  # None: every pair of runs
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    seed: int
+    rows: list[Row]
+    values: dict[str, np.ndarray]  # measure -> runs × queries
+    preferences: dict[str, np.ndarray] = field(default_factory=dict)  # -> queries × runs × runs
+    common_queries: bool = False
+    unranked: dict[str, list[str]] = field(default_factory=dict)  # run -> judged, not ranked
+
+    def row(self, run: str, measure: str, against: str | None = None) -> Row:
+        """The row of ``run`` on ``measure`` compared with run ``against`` (by default the
+        baseline; the run's own row for the baseline itself and without a baseline)."""
+        reference = self.baseline if against is None else against
+        if reference == run:
+            reference = None
+        for r in self.rows:
+            if r.run == run and r.measure == measure and r.baseline == reference:
+                return r
+        raise KeyError((run, measure, against))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The rows as dicts (full precision; None where a field does not apply)."""
+        return [asdict(r) for r in self.rows]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """The rows as a DataFrame (pandas, polars) or a dict of columns."""
+        records = self.to_records()
+        names = [f.name for f in Row.__dataclass_fields__.values()]
+        return to_frame({n: [r[n] for r in records] for n in names}, output)
+
+
+def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The t interval of the mean of each row: mean ± t_{(1+c)/2, n−1} · sd / √n."""
+    from scipy import stats as scipy_stats
+
+    n = values.shape[1]
+    mean = values.mean(axis=1)
+    if n < 2:
+        nan = np.full(len(values), math.nan)
+        return nan, nan
+    half = scipy_stats.t.ppf((1 + confidence) / 2, n - 1) * values.std(axis=1, ddof=1)
+    half = half / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def _p_values(
+    differences: np.ndarray, test: str, permutations: int, seed: int
+) -> np.ndarray:
+    """Two-sided p-value of each row of paired differences (test not randomized-tukey)."""
+    if test == "t":
+        return paired.t_test(differences).p_value
+    if test == "wilcoxon":
+        return paired.signed_rank_test(differences).p_value
+    if test == "sign":
+        return paired.sign_p_value(*paired.sign_counts(differences))
+    if test == "permutation":
+        return paired.randomization_test(differences, permutations=permutations, seed=seed).p_value
+    if test == "bootstrap":
+        return paired.bootstrap_test(differences, samples=permutations, seed=seed).p_value
+    raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
+
+
+def _effect_sizes(differences: np.ndarray) -> np.ndarray:
+    """Cohen's d_z = mean(d) / sd(d) per row (NaN when sd is 0)."""
+    mean = differences.mean(axis=1)
+    sd = differences.std(axis=1, ddof=1) if differences.shape[1] > 1 else np.zeros(len(mean))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), math.nan)
+
+
+def _plain(x: Any) -> float | None:
+    return None if x is None else float(x)
+
+
+def compare_runs(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    *,
+    baseline: str | None = None,
+    all_pairs: bool = False,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    permutations: int = 10_000,
+    seed: int = 0,
+    common_queries: bool = False,
+    options: JoinOptions | None = None,
+) -> Comparison:
+    """Compare ``runs`` on each request (see the module); ``baseline`` names the run the
+    others are compared with (default: the first), ``all_pairs`` compares every pair."""
+    names = [r.name for r in runs]
+    if len(runs) < 2:
+        raise UsageError("a comparison needs at least two runs")
+    if len(set(names)) != len(names):
+        raise UsageError(f"runs need distinct names (got {', '.join(names)})")
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
+    if not 0 < alpha < 1 or not 0 < confidence < 1:
+        raise UsageError("alpha and confidence must lie strictly between 0 and 1")
+    if not requests:
+        raise UsageError("name at least one measure to compare")
+    base = None
+    if not all_pairs:
+        base = names[0] if baseline is None else baseline
+        if base not in names:
+            raise UsageError(f"baseline {base!r} is not one of the runs ({', '.join(names)})")
+    options = JoinOptions(complete=True) if options is None else options
+    options = JoinOptions(
+        options.relevance_level, options.ties or "docno-desc", options.max_docs,
+        options.judged_only, True, options.doc_lengths,
+    )  # fmt: skip
+
+    query_ids = list(qrels.query_ids)
+    ranked = {run.name: set(run.query_ids) for run in runs}
+    unranked = {n: [q for q in query_ids if q not in ranked[n]] for n in names}
+    keep = np.array(
+        [not common_queries or all(q in ranked[n] for n in names) for q in query_ids], dtype=bool
+    )
+    if not keep.any():
+        raise UsageError("no query is both judged and ranked by every run: nothing to compare")
+    if not keep.all() or common_queries:
+        query_ids = [q for q, k in zip(query_ids, keep, strict=True) if k]
+    if len(query_ids) < 2:
+        raise UsageError("a comparison needs at least 2 queries")
+
+    metrics = [r for r in requests if r.measure.family != "preference"]
+    methods = [r for r in requests if r.measure.family == "preference"]
+    values: dict[str, np.ndarray] = {}
+    kinds: dict[str, str] = {}
+    if metrics:
+        results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options)
+        for k, req in enumerate(results[0].requests):
+            matrix = np.zeros((len(runs), len(query_ids)))
+            for r, res in enumerate(results):
+                by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
+                matrix[r] = [by_query.get(q, 0.0) for q in query_ids]
+            values[req.label], kinds[req.label] = matrix, "metric"
+    preferences: dict[str, np.ndarray] = {}
+    if methods:
+        table = relevance_table(
+            qrels, list(runs), relevance_level=options.relevance_level,
+            ties=options.ties or "docno-desc", max_docs=options.max_docs,
+            keep_rankings=needs_rankings(methods),
+        )  # fmt: skip
+        at = {q: i for i, q in enumerate(query_ids)}
+        for req in methods:
+            found = compute_request(table, req)
+            tensor = np.zeros((len(query_ids), len(runs), len(runs)))
+            for i, q in enumerate(found.query_ids):
+                if q in at:
+                    tensor[at[q]] = found.prefs[i]
+            preferences[req.label], kinds[req.label] = tensor, "preference"
+            reference = names.index(base) if base is not None else None
+            if reference is not None:
+                values[req.label] = tensor[:, :, reference].T  # each run over the baseline
+    order = [r.label for r in requests if r.label in kinds]
+    rows: list[Row] = []
+    for label in order:
+        if base is not None:
+            rows += _against_baseline(
+                label, kinds[label], values[label], names, names.index(base), test,
+                correction, alpha, confidence, permutations, seed, preferences.get(label),
+            )  # fmt: skip
+        else:
+            rows += _all_pairs(
+                label, kinds[label], values.get(label), preferences.get(label), names, test,
+                correction, alpha, confidence, permutations, seed,
+            )  # fmt: skip
+    return Comparison(
+        names, order, [kinds[m] for m in order], query_ids, base, test, correction, alpha,
+        confidence, seed, rows, values, preferences, common_queries,
+        {n: qs for n, qs in unranked.items() if qs},
+    )  # fmt: skip
+
+
+def _tested(
+    differences: np.ndarray,
+    test: str,
+    correction: str,
+    permutations: int,
+    seed: int,
+    tukey: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(corrected, unadjusted) p-values of rows of differences; ``tukey`` gives the
+    randomized Tukey HSD p-values instead (family-wise already, no correction)."""
+    if test == "randomized-tukey":
+        assert tukey is not None
+        return tukey, np.full(len(tukey), math.nan)
+    p = _p_values(differences, test, permutations, seed)
+    return adjust(p, correction), p
+
+
+def _rows(
+    label: str,
+    kind: str,
+    runs: list[str],
+    references: list[str],
+    means: np.ndarray,
+    intervals: tuple[np.ndarray, np.ndarray],
+    reference_means: np.ndarray,
+    differences: np.ndarray,
+    p_values: tuple[np.ndarray, np.ndarray],
+    alpha: float,
+) -> list[Row]:
+    corrected, unadjusted = p_values
+    effect = _effect_sizes(differences)
+    out = []
+    for i, run in enumerate(runs):
+        d = differences[i]
+        difference = float(means[i] - reference_means[i])
+        relative = difference / reference_means[i] if reference_means[i] != 0 else None
+        p_unadjusted = None if math.isnan(unadjusted[i]) else float(unadjusted[i])
+        out.append(Row(
+            run, label, kind, float(means[i]), float(intervals[0][i]), float(intervals[1][i]),
+            references[i], float(reference_means[i]), difference, _plain(relative),
+            float(corrected[i]), p_unadjusted, float(effect[i]), int((d > 0).sum()),
+            int((d == 0).sum()), int((d < 0).sum()), bool(corrected[i] <= alpha),
+        ))  # fmt: skip
+    return out
+
+
+def _against_baseline(
+    label: str,
+    kind: str,
+    matrix: np.ndarray,
+    names: list[str],
+    base: int,
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    permutations: int,
+    seed: int,
+    tensor: np.ndarray | None,
+) -> list[Row]:
+    """Rows of every run against run ``base``: the baseline's own row first (no test)."""
+    others = [i for i in range(len(names)) if i != base]
+    low, high = _interval(matrix, confidence)
+    means = matrix.mean(axis=1)
+    if kind == "metric":
+        differences = matrix[others] - matrix[base]
+        reference_means = np.full(len(others), means[base])
+    else:  # the run's preference over the baseline, tested against 0
+        differences = matrix[others]
+        reference_means = np.zeros(len(others))
+    tukey = None
+    if test == "randomized-tukey":
+        tukey = _tukey_pairs(kind, matrix, tensor, [(i, base) for i in others], permutations, seed)
+    own = Row(names[base], label, kind, float(means[base]), float(low[base]), float(high[base]))
+    return [own] + _rows(
+        label, kind, [names[i] for i in others], [names[base]] * len(others), means[others],
+        (low[others], high[others]), reference_means, differences,
+        _tested(differences, test, correction, permutations, seed, tukey), alpha,
+    )  # fmt: skip
+
+
+def _all_pairs(
+    label: str,
+    kind: str,
+    matrix: np.ndarray | None,
+    tensor: np.ndarray | None,
+    names: list[str],
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    permutations: int,
+    seed: int,
+) -> list[Row]:
+    """Each run's own row (metrics), then every pair a < b: run a against run b."""
+    pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+    rows: list[Row] = []
+    if kind == "metric":
+        assert matrix is not None
+        low, high = _interval(matrix, confidence)
+        means = matrix.mean(axis=1)
+        rows += [
+            Row(n, label, kind, float(means[i]), float(low[i]), float(high[i]))
+            for i, n in enumerate(names)
+        ]
+        differences = np.array([matrix[a] - matrix[b] for a, b in pairs])
+        pair_means = np.array([means[a] for a, _ in pairs])
+        reference_means = np.array([means[b] for _, b in pairs])
+        pair_low, pair_high = low[[a for a, _ in pairs]], high[[a for a, _ in pairs]]
+    else:
+        assert tensor is not None
+        differences = np.array([tensor[:, a, b] for a, b in pairs])
+        pair_means = differences.mean(axis=1)
+        reference_means = np.zeros(len(pairs))
+        pair_low, pair_high = _interval(differences, confidence)
+    tukey = None
+    if test == "randomized-tukey":
+        tukey = _tukey_pairs(kind, matrix, tensor, pairs, permutations, seed)
+    return rows + _rows(
+        label, kind, [names[a] for a, _ in pairs], [names[b] for _, b in pairs], pair_means,
+        (pair_low, pair_high), reference_means, differences,
+        _tested(differences, test, correction, permutations, seed, tukey), alpha,
+    )  # fmt: skip
+
+
+def _tukey_pairs(
+    kind: str,
+    matrix: np.ndarray | None,
+    tensor: np.ndarray | None,
+    pairs: list[tuple[int, int]],
+    permutations: int,
+    seed: int,
+) -> np.ndarray:
+    """Randomized Tukey HSD p-values of ``pairs`` (runs a, b): over the runs' per-query
+    values for a metric, over the preference tensor (labels permuted per query) for a
+    preference method."""
+    if kind == "metric":
+        assert matrix is not None
+        result = randomized_tukey_hsd(matrix, permutations=permutations, seed=seed)
+        p = {
+            (int(a), int(b)): float(v)
+            for a, b, v in zip(result.first, result.second, result.p_value, strict=True)
+        }
+        return np.array([p[(min(a, b), max(a, b))] for a, b in pairs])
+    assert tensor is not None
+    matrix_p = preference_tukey_pvalues(tensor, permutations=permutations, seed=seed)
+    return np.array([matrix_p[a, b] for a, b in pairs])

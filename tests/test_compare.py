@@ -1,0 +1,222 @@
+"""rankscope.compare and `rankscope compare`: values by hand, p-values against scipy on real
+runs (whose per-query values are trec_eval's), every format, the policies."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+import rankscope
+from rankscope.errors import UsageError
+from tests.conftest import CONFORMANCE, DATA, need, run_cli, write_qrels, write_ranked_run
+
+# q1: a, b relevant; q2: a; q3: b.  bm25 finds a on q1 (rank 1) and q2 (rank 2), nothing on
+# q3; dense finds everything at the top.
+QRELS = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"b": 1}}
+RANKINGS = {
+    "bm25": {"q1": ["a", "c"], "q2": ["c", "a"], "q3": ["c"]},
+    "dense": {"q1": ["a", "b"], "q2": ["a"], "q3": ["b", "c"]},
+    "half": {"q1": ["b"], "q2": ["a"]},  # does not rank q3
+}
+
+
+def _runs(names=("bm25", "dense", "half")):
+    return {
+        n: {q: {d: len(docs) - i for i, d in enumerate(docs)} for q, docs in RANKINGS[n].items()}
+        for n in names
+    }
+
+
+def _quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rankscope.compare(*args, **kwargs)
+
+
+def test_against_the_baseline_by_hand():
+    result = _quiet(QRELS, _runs(("bm25", "dense")), ["AP"])
+    # AP by query: bm25 (1/2, 1/2, 0), dense (1, 1, 1); d = (1/2, 1/2, 1)
+    base = result.row("bm25", "AP")
+    assert base.baseline is None and base.mean == pytest.approx(1 / 3)
+    row = result.row("dense", "AP")
+    assert row.baseline == "bm25" and row.baseline_mean == pytest.approx(1 / 3)
+    assert row.difference == pytest.approx(2 / 3) and row.relative == pytest.approx(2.0)
+    assert (row.wins, row.ties, row.losses) == (3, 0, 0)
+    sd = math.sqrt(((0.5 - 2 / 3) ** 2 * 2 + (1 - 2 / 3) ** 2) / 2)
+    assert row.effect_size == pytest.approx((2 / 3) / sd)
+    t = (2 / 3) / (sd / math.sqrt(3))
+    assert row.p_unadjusted == pytest.approx(2 * scipy_stats.t.sf(t, 2))
+    assert row.p_value == row.p_unadjusted  # one comparison: Holm changes nothing
+    half = scipy_stats.t.ppf(0.975, 2) * np.std([0.5, 0.5, 0], ddof=1) / math.sqrt(3)
+    assert (base.ci_low, base.ci_high) == pytest.approx((1 / 3 - half, 1 / 3 + half))
+
+
+def test_missing_queries_score_zero_unless_common_queries():
+    result = _quiet(QRELS, _runs(), ["P@1"], baseline="dense")
+    # half ranks q1 (b: relevant) and q2 (a: relevant) but not q3: 0 there
+    assert result.row("half", "P@1").mean == pytest.approx(2 / 3)
+    assert result.unranked == {"bm25": [], "half": ["q3"]} or result.unranked == {"half": ["q3"]}
+    common = _quiet(QRELS, _runs(), ["P@1"], baseline="dense", common_queries=True)
+    assert common.query_ids == ["q1", "q2"]
+    assert common.row("half", "P@1").mean == 1.0
+
+
+def test_corrections_over_the_comparisons_of_a_measure():
+    runs = _runs()
+    plain = _quiet(QRELS, runs, ["AP"], correction="none")
+    holm = _quiet(QRELS, runs, ["AP"], correction="holm")
+    bonferroni = _quiet(QRELS, runs, ["AP"], correction="bonferroni")
+    p = {n: plain.row(n, "AP").p_value for n in ("dense", "half")}
+    assert all(plain.row(n, "AP").p_unadjusted == p[n] for n in p)
+    for n in p:
+        assert bonferroni.row(n, "AP").p_value == pytest.approx(min(1.0, 2 * p[n]))
+    low, high = sorted(p, key=p.get)
+    assert holm.row(low, "AP").p_value == pytest.approx(min(1.0, 2 * p[low]))
+    assert holm.row(high, "AP").p_value == pytest.approx(max(2 * p[low], p[high]))
+
+
+def test_preference_columns_are_mean_preferences_over_the_baseline():
+    runs = _runs(("bm25", "dense"))
+    result = _quiet(QRELS, runs, ["RPP"])
+    # per query RPP(dense, bm25): q1 (1/2)(0 + 1) = 1/2; q2 +1; q3 +1
+    row = result.row("dense", "RPP")
+    assert row.kind == "preference" and row.mean == pytest.approx(2.5 / 3)
+    assert row.baseline_mean == 0 and row.relative is None
+    tensor = rankscope.preferences(QRELS, runs, "RPP").prefs
+    assert row.mean == pytest.approx(tensor[:, 1, 0].sum() / 3)
+    d = np.array([0.5, 1.0, 1.0])
+    assert row.p_unadjusted == pytest.approx(scipy_stats.ttest_1samp(d, 0).pvalue)
+
+
+def test_all_pairs():
+    result = _quiet(QRELS, _runs(), ["AP", "RPP"], all_pairs=True)
+    assert result.baseline is None
+    pairs = [r for r in result.rows if r.baseline is not None]
+    assert len(pairs) == 2 * 3  # 3 pairs per measure
+    ap = result.row("bm25", "AP", "dense")
+    assert ap.difference == pytest.approx(1 / 3 - 1)
+    assert {r.run for r in result.rows if r.measure == "AP" and r.baseline is None} == {
+        "bm25", "dense", "half",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "permutation", "bootstrap"])
+def test_every_test_is_deterministic_and_a_probability(test):
+    runs = _runs()
+    first = _quiet(QRELS, runs, ["AP", "RPP"], test=test, seed=3, permutations=500)
+    again = _quiet(QRELS, runs, ["AP", "RPP"], test=test, seed=3, permutations=500)
+    assert first.to_records() == again.to_records()
+    assert all(0 <= r.p_value <= 1 for r in first.rows if r.p_value is not None)
+
+
+def test_randomized_tukey_is_family_wise_without_a_correction():
+    result = _quiet(QRELS, _runs(), ["AP", "RPP"], test="randomized-tukey", permutations=300)
+    compared = [r for r in result.rows if r.baseline is not None]
+    assert all(r.p_unadjusted is None and 0 < r.p_value <= 1 for r in compared)
+
+
+def test_requests_that_cannot_be_compared():
+    with pytest.raises(UsageError, match="baseline 'nope'"):
+        _quiet(QRELS, _runs(), ["AP"], baseline="nope")
+    with pytest.raises(UsageError, match="at least two runs"):
+        _quiet(QRELS, _runs(("bm25",)), ["AP"])
+    with pytest.raises(UsageError, match="unknown test"):
+        _quiet(QRELS, _runs(), ["AP"], test="z")
+    with pytest.raises(UsageError, match="unknown correction"):
+        _quiet(QRELS, _runs(), ["AP"], correction="sidak")
+
+
+def test_formats():
+    runs = {**_runs(("bm25", "dense")), "x|<b>\x1b[2J": _runs(("half",))["half"]}
+    result = _quiet(QRELS, runs, ["AP", "RPP"])
+    records = json.loads(result.to_json())
+    for key in ("run", "measure", "mean", "ci_low", "ci_high", "baseline", "baseline_mean",
+                "difference", "p_value", "p_unadjusted", "effect_size", "wins", "ties",
+                "losses"):  # fmt: skip
+        assert key in records[0]
+    assert len(records) == 3 * 2
+    dense = next(r for r in records if r["run"] == "dense" and r["measure"] == "AP")
+    assert dense["difference"] == result.row("dense", "AP").difference  # full precision
+    csv_lines = result.to_csv().splitlines()
+    assert len(csv_lines) == 1 + 6 and repr(result.row("dense", "AP").difference) in csv_lines[2]
+    text = result.to_text()
+    assert "\x1b" not in text and "\\x1b[2J" in text  # control characters shown, not sent
+    markdown = result.to_markdown()
+    assert "x\\|<b>\\\\x1b[2J" in markdown and markdown.count("\n| ") == 3  # 3 runs
+    latex = result.to_latex()
+    assert r"\begin{tabular}" in latex and "x|<b>" not in latex.split("%")[0]
+    frame = result.to_frame("dict")
+    assert frame["run"][:2] == ["bm25", "dense"]
+
+
+def test_cli(tmp_path, capsys):
+    qrels = write_qrels(tmp_path / "qrels", QRELS)
+    runs = [write_ranked_run(tmp_path / n, n, RANKINGS[n]) for n in ("bm25", "dense", "half")]
+    code, out, err = run_cli(["compare", "-m", "AP", "-m", "RPP", qrels, *runs], capsys)
+    assert code == 0, err
+    assert out.startswith("AP\n") and "▲/▼" in out and "judged queries" in out
+    code, out, _ = run_cli(
+        ["compare", "--format", "json", "--baseline", "dense", "-m", "AP", qrels, *runs], capsys
+    )
+    rows = json.loads(out)
+    assert code == 0 and {r["baseline"] for r in rows} == {None, "dense"}
+    code, _, err = run_cli(["compare", "--baseline", "nope", qrels, *runs], capsys)
+    assert code == 2 and "baseline 'nope'" in err
+
+
+def _trec_eval_per_query(path, measure):
+    values = {}
+    for line in path.read_text().splitlines():
+        name, qid, value = line.split()
+        if name == measure and qid != "all":
+            values[qid] = float(value)
+    return values
+
+
+def test_p_values_against_scipy_on_real_runs():
+    """Two CLEF eHealth 2016 runs: rankscope's per-query AP is trec_eval's (to its four
+    printed decimals), and each test's p-value is scipy's on those values."""
+    real = need(CONFORMANCE / "trec_eval" / "real")
+    folder = need(DATA / "clef_ehealth2016")
+    names = ("GUIR_EN_Run1", "CUNI_EN_Run1")
+    runs = {n: folder / "runs" / f"{n}.txt.gz" for n in names}
+    for n in names:
+        need(runs[n])
+    reference = {n: _trec_eval_per_query(real / f"ehealth2016.{n}.aq", "map") for n in names}
+    results = {
+        test: _quiet(folder / "task2.qrels", runs, ["AP"], test=test, correction="none")
+        for test in ("t", "wilcoxon", "sign")
+    }
+    c = results["t"]
+    assert c.query_ids == sorted(reference[names[0]])
+    for i, n in enumerate(c.run_names):
+        printed = np.array([reference[n][q] for q in c.query_ids])
+        np.testing.assert_allclose(c.values["AP"][i], printed, atol=5e-5)
+    base, run = c.values["AP"]
+    row = {test: r.row(names[1], "AP") for test, r in results.items()}
+    assert row["t"].p_value == pytest.approx(scipy_stats.ttest_rel(run, base).pvalue, rel=1e-10)
+    assert row["wilcoxon"].p_value == pytest.approx(
+        scipy_stats.wilcoxon(run, base).pvalue, rel=1e-10
+    )
+    d = run - base
+    binom = scipy_stats.binomtest(int((d > 0).sum()), int((d != 0).sum())).pvalue
+    assert row["sign"].p_value == pytest.approx(binom, rel=1e-10)
+    # and on trec_eval's own printed values, scipy agrees to the rounding
+    printed = [np.array([reference[n][q] for q in c.query_ids]) for n in names]
+    assert row["t"].p_value == pytest.approx(
+        scipy_stats.ttest_rel(printed[1], printed[0]).pvalue, abs=1e-3
+    )
+
+
+def test_cli_choices_are_the_library_s():
+    from rankscope.cli import compare as command
+    from rankscope.report.compare import FORMATS
+    from rankscope.table.compare import CORRECTIONS, TESTS
+
+    assert command.TESTS == TESTS and command.CORRECTIONS == CORRECTIONS
+    assert command.FORMATS == FORMATS
