@@ -220,3 +220,18 @@ def test_cli_choices_are_the_library_s():
 
     assert command.TESTS == TESTS and command.CORRECTIONS == CORRECTIONS
     assert command.FORMATS == FORMATS
+
+
+def test_measures_keep_the_order_given_and_runs_are_named_after_their_files(tmp_path, capsys):
+    result = _quiet(QRELS, _runs(("bm25", "dense")), ["RR", "AP", "P@1", "AP"])
+    assert result.measures == ["RR", "AP", "P@1"]
+    qrels = write_qrels(tmp_path / "qrels", QRELS)
+    a = write_ranked_run(tmp_path / "first.run", "tag", RANKINGS["bm25"])
+    b = write_ranked_run(tmp_path / "second.txt.gz.txt", "tag", RANKINGS["dense"])
+    code, out, err = run_cli(["compare", "--format", "json", "-m", "AP", qrels, a, b], capsys)
+    assert code == 0, err
+    assert [r["run"] for r in json.loads(out)] == ["first", "second.txt.gz"]
+    (tmp_path / "twin").mkdir()
+    c = write_ranked_run(tmp_path / "twin" / "first.run", "tag", RANKINGS["dense"])
+    code, _, err = run_cli(["compare", qrels, a, c], capsys)
+    assert code == 2 and "two runs are named 'first'" in err and "--names tag" in err

@@ -245,6 +245,7 @@ def compare(
     max_docs: int | None = None,
     judged_only: bool = False,
     duplicates: str = "error",
+    names: str = "file",
 ) -> ComparisonResult:
     """Compare runs with evidence: is each run better than the baseline, by how much, how
     sure are we, and on how many queries?
@@ -257,7 +258,8 @@ def compare(
     over the comparisons of the measure, Cohen's d_z and wins/ties/losses over queries.
     ``all_pairs=True`` compares every pair of runs instead.  Every judged query counts, a
     run missing one scoring 0 (trec_eval's ``-c``), unless ``common_queries=True``.  Random
-    tests take ``seed`` and ``permutations`` (resamples for the bootstrap).
+    tests take ``seed`` and ``permutations`` (resamples for the bootstrap).  Runs read from
+    files are named after them (``names="file"``; ``"tag"``: by their tag column).
 
     The result has ``rows`` (one `rankscope.table.compare.Row` per run and measure),
     ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()`` and
@@ -277,8 +279,8 @@ def compare(
     (0.6667, (3, 0, 0))
     """
     judgments: Qrels = read_qrels(qrels, diversity=reads_subtopics(_specs(measures)))
-    run_list = resolve_runs(runs, judgments, duplicates)
-    requests = as_requests(list(_specs(measures)))
+    run_list = resolve_runs(runs, judgments, duplicates, names=names)
+    requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs, test=test,
@@ -286,6 +288,16 @@ def compare(
         seed=seed, common_queries=common_queries, options=options,
     )  # fmt: skip
     return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
+
+
+def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:
+    """The requests the specs name, in the order given (a nickname's in its own order),
+    each once."""
+    out: dict[tuple, Request] = {}
+    for spec in specs:
+        for request in as_requests([spec]):
+            out.setdefault(request.key(), request)
+    return list(out.values())
 
 
 def _specs(measures: str | Sequence[str | Request] | None) -> Sequence[str | Request]:

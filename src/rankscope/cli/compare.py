@@ -58,6 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--common-queries", action="store_true",
         help="only the queries every run ranked (default: every judged query, missing = 0)",
     )  # fmt: skip
+    options.choice(p, "--names", ("file", "tag"), "name runs after their files (default) or "
+                   "their tag column")
     options.relevance_level(p, "minimum relevant grade (default 1)")
     options.depth(p, "max_docs", "use only the top N documents of each ranking")
     options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         all_pairs=args.all_pairs, test=args.test, correction=args.correction,
         alpha=args.alpha, permutations=args.permutations, seed=args.seed,
         common_queries=args.common_queries, relevance_level=args.level, ties=args.ties,
-        max_docs=args.max_docs, duplicates=args.duplicates,
+        max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
     )  # fmt: skip
     from ..report.compare import format_comparison
 

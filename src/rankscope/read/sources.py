@@ -100,11 +100,20 @@ def read_run(
 
 
 def resolve_runs(
-    runs: Any, qrels: Qrels | Any, duplicates: str = "error", order: str = "score"
+    runs: Any,
+    qrels: Qrels | Any,
+    duplicates: str = "error",
+    order: str = "score",
+    names: str = "tag",
 ) -> list[Run]:
     """Runs from one run, a list, a ``{name: run}`` dict or directories of run files, read
-    with the judgments' vocabularies (so that the join is on integer codes) and named
-    uniquely (`unique_run_names`)."""
+    with the judgments' vocabularies (so that the join is on integer codes).
+
+    ``names="tag"``: a run file is named by its tag column, and runs whose tags collide by
+    their files (`unique_run_names`); ``names="file"``: by its file name without ``.gz`` and
+    a ``.txt``/``.run``/``.trec``/``.tsv`` extension, two files of one name being an error."""
+    if names not in ("tag", "file"):
+        raise UsageError(f"names must be 'tag' or 'file' (got {names!r})")
     if isinstance(runs, Run | str | os.PathLike) or is_frame(runs):
         runs = [runs]
     elif isinstance(runs, Mapping):
@@ -130,15 +139,28 @@ def resolve_runs(
             ]
     out: list[Run] = []
     for r in runs:
-        if isinstance(r, str | os.PathLike) and str(r) != "-" and Path(r).is_dir():
-            out.extend(resolve_runs(trec_io.run_files([r]), qrels, duplicates, order))
+        is_path = isinstance(r, str | os.PathLike) and str(r) != "-"
+        if is_path and Path(r).is_dir():
+            out.extend(resolve_runs(trec_io.run_files([r]), qrels, duplicates, order, names))
         else:
+            name = _file_stem(str(r)) if names == "file" and is_path else None
             out.append(
                 read_run(
-                    r, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs, order=order
-                )
+                    r, name=name, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs,
+                    order=order,
+                )  # fmt: skip
             )
-    return unique_run_names(out)
+    if names == "tag":
+        return unique_run_names(out)
+    seen: dict[str, Run] = {}
+    for run in out:
+        if run.name in seen:
+            raise UsageError(
+                f"two runs are named {run.name!r}: {seen[run.name].source} and {run.source} "
+                "(rename a file, or name the runs by their tags: --names tag, names='tag')"
+            )
+        seen[run.name] = run
+    return out
 
 
 def _file_stem(source: str) -> str:
