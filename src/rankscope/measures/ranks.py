@@ -212,8 +212,10 @@ Rprec_mult = Measure(
 )
 
 
-def _recip_rank(r: Ranked, rel: int | None = None) -> np.ndarray:
+def _recip_rank(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.ndarray:
     mask = r.rel(rel)
+    if cutoff is not None:
+        mask = mask & (r.rank <= cutoff)
     first = np.argmax(mask, axis=1)
     rows = np.arange(len(mask))
     found = mask[rows, first]
@@ -221,12 +223,16 @@ def _recip_rank(r: Ranked, rel: int | None = None) -> np.ndarray:
 
 
 recip_rank = Measure(
-    "recip_rank", _recip_rank, params=(REL,), ir=(IrSpelling("RR"), IrSpelling("MRR")),
+    "recip_rank", _recip_rank, params=(CUTOFF, REL),
+    ir=(IrSpelling("RR"), IrSpelling("MRR"), IrSpelling("RR", cutoff="cutoff"),
+        IrSpelling("MRR", cutoff="cutoff")),
     family="ranks", reference="Voorhees, The TREC-8 question answering track report, TREC 1999.",
     doc="""\
-    Reciprocal rank of the first relevant document (0 if none is retrieved).
+    Reciprocal rank of the first relevant document (0 if none is retrieved); with a cutoff k
+    (``RR@10``, MS MARCO's MRR@10), 0 if none is in the top k.
 
-    User model: a user who wants one relevant document and stops at the first.
+    User model: a user who wants one relevant document and stops at the first (or gives up
+    after k documents).
     """,
 )
 

@@ -4,13 +4,17 @@ Two spellings parse to the same `Request` objects:
 
 * trec_eval's: ``P`` (default cutoffs), ``P.5,10``, ``ndcg_cut.10``, ``ndcg.1=3,2=9``,
   ``rbp.p=0.8``, ``utility.2,-1,0,0``, nicknames ``official``, ``all_trec``, ``set``;
-* ir_measures': ``P@5``, ``P(rel=2)@5``, ``nDCG@10``, ``AP``, ``RR``, ``R@100``, ``Rprec``,
-  ``Bpref``, ``infAP``, ``Success@5``, ``RBP(p=0.8)``, ``IPrec@0.1``; and, for any measure,
-  ``judged_only=True`` (``nDCG(judged_only=True)@10``): the measure on the condensed list,
+* the names trec_eval prints for one cutoff, accepted as input: ``P_10``, ``ndcg_cut_10``,
+  ``recall_100``, ``iprec_at_recall_0.10`` (the same as ``P.10``, ...);
+* ir_measures': ``P@5``, ``P(rel=2)@5``, ``nDCG@10``, ``AP``, ``RR``, ``RR@10``, ``R@100``,
+  ``Rprec``, ``Bpref``, ``infAP``, ``Success@5``, ``RBP(p=0.8)``, ``IPrec@0.1``; and, for any
+  measure, ``judged_only=True`` (``nDCG(judged_only=True)@10``): the measure on the condensed list,
   the ranking without its unjudged documents (Sakai 2007).
 
 Both are read off the measures' declarations (`TrecSpelling`, `IrSpelling`, `Param`); there
-is no table of names here.
+is no table of names here.  Names are case-sensitive (``ndcg`` is trec_eval's, ``nDCG``
+ir_measures'); a name that matches only when case is ignored is an error whose suggestion is
+the exact spelling, parameters and cutoff kept (``ndcg@10``: did you mean ``nDCG@10``?).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from .base import Measure, Request
 _IR_PATTERN = re.compile(
     r"^(?P<name>[A-Za-z_][A-Za-z0-9_-]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
 )
+_HEAD = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*")
+_PRINTED_VALUE = {"cutoffs": re.compile(r"\d+"), "fractions": re.compile(r"\d*\.?\d+")}
 _INT_PREFIX = re.compile(r"\s*([+-]?\d+)")
 _FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 
@@ -73,13 +79,16 @@ class Registry:
 
     def parse(self, spec: str) -> list[Request]:
         """Requests named by one measure spec (a nickname gives several)."""
+        return self._parse(spec, suggest=True)
+
+    def _parse(self, spec: str, suggest: bool) -> list[Request]:
         spec = spec.strip()
         if not spec:
             raise UsageError("empty measure name")
         if spec in self.nicknames:
-            return [r for name in self.nicknames[spec] for r in self.parse(name)]
+            return [r for name in self.nicknames[spec] for r in self._parse(name, suggest)]
         if "(" in spec or "@" in spec:
-            return [self._parse_ir(spec)]
+            return [self._parse_ir(spec, suggest)]
         if spec in self._index:
             return self._trec_requests(self[spec], None)
         if "." in spec:
@@ -89,8 +98,22 @@ class Registry:
                     raise UsageError(f"measure '{spec}': empty parameter list after '.'")
                 return self._trec_requests(self[name], params)
         if (spec, False) in self._ir:
-            return [self._parse_ir(spec)]
-        raise UsageError(self._unknown(spec))
+            return [self._parse_ir(spec, suggest)]
+        printed = self._printed(spec)
+        if printed is not None:
+            return self._trec_requests(*printed)
+        raise UsageError(self._unknown(spec, suggest))
+
+    def _printed(self, spec: str) -> tuple[Measure, str] | None:
+        """A name as trec_eval prints it for one cutoff (``P_10``, ``ndcg_cut_10``,
+        ``iprec_at_recall_0.10``): the measure and its parameter, else None."""
+        name, sep, value = spec.rpartition("_")
+        if not sep or name not in self._index:
+            return None
+        pattern = _PRINTED_VALUE.get(self[name].trec.style)
+        if pattern is None or not pattern.fullmatch(value):
+            return None
+        return self[name], value
 
     def parse_many(self, specs: Iterable[str]) -> list[Request]:
         """Requests for several specs, without duplicates, in output order.
@@ -120,13 +143,57 @@ class Registry:
                 unique.append(r)
         return sorted(unique, key=lambda r: (self.index(r.measure), r.order[1:]))
 
-    def _unknown(self, spec: str) -> str:
-        import difflib
-
-        names = list(dict.fromkeys([*self._index, *(n for n, _ in self._ir), *self.nicknames]))
-        close = difflib.get_close_matches(spec.split("(")[0].split("@")[0].split(".")[0], names)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
+    def _unknown(self, spec: str, suggest: bool = True) -> str:
+        hint = ""
+        if suggest:
+            close = self._suggestions(spec)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
         return f"unknown measure '{spec}'{hint} (see `rankscope measures`)"
+
+    def _suggestions(self, spec: str) -> list[str]:
+        """What the user probably meant: first the names equal to the one given but for case,
+        in their exact spelling with the given parameters and cutoff (``ndcg@10`` ->
+        ``nDCG@10``, ``ndcg_cut@10`` -> ``ndcg_cut.10``, ``nDCG@10``), each checked to parse;
+        else the closest names."""
+        import difflib  # only for a mistake: keeps it out of every start-up
+
+        match = _HEAD.match(spec)
+        head = match.group(0) if match else spec
+        rest = spec[len(head) :]
+        heads = [(head, rest)]
+        name, sep, value = head.rpartition("_")
+        if sep and not rest and re.fullmatch(r"\d*\.?\d+", value):
+            heads.append((name, f"_{value}"))  # trec_eval's printed name, P_10
+        cutoff = rest[1:] if rest.startswith("@") else None
+        names = [*self._index, *(n for n, _ in self._ir), *self.nicknames]
+        exact: dict[str, list[str]] = {}
+        for n in names:
+            exact.setdefault(n.casefold(), [])
+            if n not in exact[n.casefold()]:
+                exact[n.casefold()].append(n)
+        candidates = []
+        for h, tail in heads:
+            for n in exact.get(h.casefold(), []):
+                candidates.append(n + tail)
+                if cutoff is not None and n in self._index:
+                    m = self[n]
+                    if m.trec.style == "cutoffs":
+                        candidates.append(f"{n}.{cutoff}")
+                    candidates += [f"{s.name}@{cutoff}" for s in m.ir if s.cutoff]
+        close = [c for c in dict.fromkeys(candidates) if c != spec and self._parses(c)]
+        if close:
+            return close
+        folded = difflib.get_close_matches(
+            spec.split("(")[0].split("@")[0].split(".")[0].casefold(), list(exact)
+        )
+        return list(dict.fromkeys(n for f in folded for n in exact[f]))
+
+    def _parses(self, spec: str) -> bool:
+        try:
+            self._parse(spec, suggest=False)
+        except UsageError:
+            return False
+        return True
 
     def _trec_requests(self, m: Measure, params: str | None) -> list[Request]:
         style = m.trec.style
@@ -168,7 +235,7 @@ class Registry:
             ]
         raise AssertionError(style)
 
-    def _parse_ir(self, spec: str) -> Request:
+    def _parse_ir(self, spec: str, suggest: bool = True) -> Request:
         match = _IR_PATTERN.match(spec)
         if not match:
             raise UsageError(f"cannot parse measure '{spec}' (expected Name(param=value)@k)")
@@ -176,9 +243,9 @@ class Registry:
         entry = self._ir.get((name, cutoff is not None))
         if entry is None:
             if (name, cutoff is None) in self._ir:
-                need = "needs" if cutoff is None else "takes no"
-                raise UsageError(f"measure '{spec}': {name} {need} a cutoff @k")
-            raise UsageError(self._unknown(spec))
+                need = "needs a" if cutoff is None else "takes no"
+                raise UsageError(f"measure '{spec}': {name} {need} cutoff @k")
+            raise UsageError(self._unknown(spec, suggest))
         m, spelling = entry
         params: dict[str, Any] = dict(spelling.fixed)
         shown = []

@@ -4,13 +4,18 @@ Names use the ir_measures spelling of rankscope's main registry, parsed by the s
 `Registry` class: ``P@10``, ``Recall@10``, ``nDCG@10``, ``MAP(denominator=min)@10``,
 ``ILD(distance=jaccard)@10``, ``LongTail(head=interactions)@10``, ``MAE``,
 ``RMSE(average=users)``.  A top-N name without ``@k`` takes the evaluation's ``k``.
-Nicknames: ``rating``, ``topn``, ``beyond``, ``all``.
+Nicknames: ``rating``, ``topn``, ``beyond``, ``all``.  The names of rankscope's retrieval
+measures are understood too, trec_eval's included, when a recommender measure computes the
+same thing: ``P_10`` and ``P.10`` are ``P@10``, ``ndcg_cut_10`` is ``nDCG@10``, ``recip_rank``
+is ``RR`` (MRR at the evaluation's ``k``), ``success_5`` is ``HitRate@5``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import UsageError
+from ..measures import REGISTRY as RETRIEVAL
 from ..measures.base import Request
 from ..measures.registry import Registry
 from .accuracy import RATING_MEASURES
@@ -37,7 +42,7 @@ def parse(specs: str | Sequence[str], k: int = 10) -> list[Request]:
         specs = [specs]
     unique: dict = {}
     for spec in specs:
-        for request in REGISTRY.parse(spec):
+        for request in _parse(spec):
             params = dict(request.params)
             label = request.label
             if "k" in params and params["k"] is None:
@@ -49,6 +54,39 @@ def parse(specs: str | Sequence[str], k: int = 10) -> list[Request]:
         unique.values(),
         key=lambda r: (REGISTRY.index(r.measure), r.kwargs.get("k") or 0, r.label),
     )
+
+
+def _parse(spec: str) -> list[Request]:
+    """`REGISTRY.parse`, or for a retrieval measure's name (``P_10``, ``ndcg_cut_10``,
+    ``recip_rank``) the recommender measure that its ir_measures spelling names."""
+    try:
+        return REGISTRY.parse(spec)
+    except UsageError as error:
+        for name in _retrieval_spellings(spec):
+            try:
+                return REGISTRY.parse(name)
+            except UsageError:
+                continue
+        raise error from None
+
+
+def _retrieval_spellings(spec: str) -> list[str]:
+    """The ir_measures spellings of what ``spec`` names in the retrieval registry, its cutoff
+    kept (``ndcg_cut_10`` -> ``nDCG@10``); none when it names no retrieval measure or
+    several (``P``: every default cutoff)."""
+    try:
+        requests = RETRIEVAL.parse(spec)
+    except UsageError:
+        return []
+    if len(requests) != 1:
+        return []
+    request = requests[0]
+    names = []
+    for spelling in request.measure.ir:
+        value = request.kwargs.get(spelling.cutoff) if spelling.cutoff else None
+        if spelling.cutoff is None or value is not None:
+            names.append(spelling.name + ("" if value is None else f"@{value}"))
+    return names
 
 
 def spellings(m: RecsysMeasure) -> list[str]:

@@ -130,7 +130,7 @@ F1 = _measure(
 )
 
 HitRate = _measure(
-    "HitRate", _hit_rate, ("HitRate", "HR"),
+    "HitRate", _hit_rate, ("HitRate", "HR", "Success"),
     reference="Deshpande & Karypis, Item-based top-N recommendation algorithms, ACM TOIS 2004.",
     doc=f"""\
     Hit rate at k: 1 if at least one relevant item is in the top k, else 0; the mean is the
