@@ -8,13 +8,21 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
+from .errors import UsageError
 from .judge import JoinOptions, relevance_table
 from .measures import Request, compute_request, method_of, parse_method, reads_subtopics
 from .model import Qrels, ZScores
 from .model.frames import to_frame
 from .preference import PreferenceResult
 from .read.prefs import read_zscores
-from .read.sources import QrelsLike, read_doc_lengths, read_qrels, read_run, resolve_runs
+from .read.sources import (
+    QrelsLike,
+    check_common_queries,
+    read_doc_lengths,
+    read_qrels,
+    read_run,
+    resolve_runs,
+)
 from .report.compare import ComparisonResult
 from .table import RunEvaluation, as_requests
 from .table.compare import DEFAULT_MEASURES, compare_runs
@@ -47,6 +55,7 @@ class EvaluateOptions(TypedDict, total=False):
     doc_lengths: Any
     rel_format: str
     zscores: Any
+    no_common_query: str
 
 
 def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
@@ -73,6 +82,7 @@ def evaluate_many(
     doc_lengths: Any = None,
     rel_format: str = "qrels",
     zscores: Any = None,
+    no_common_query: str = "warn",
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
@@ -103,6 +113,10 @@ def evaluate_many(
     zscores:
         A file of ``qid measure mean stddev`` (or a `rankscope.model.ZScores`): every
         per-query value becomes a z-score before the summary (trec_eval's ``-Z``).
+    no_common_query:
+        A run that shares no query with the judgments: ``warn`` (default; its queries are
+        reported and it scores 0) or ``error`` (an `InputError`, as on the command line:
+        nothing is comparable, usually the wrong file).
     """
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
@@ -113,6 +127,10 @@ def evaluate_many(
     else:
         judgments = fmt.read(qrels)
     run_list = resolve_runs(runs, judgments, duplicates, order)
+    if no_common_query not in ("warn", "error"):
+        raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
+    if no_common_query == "error":
+        check_common_queries(judgments, run_list)
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
     options = JoinOptions(
         relevance_level, ties, max_docs, judged_only, complete, read_doc_lengths(doc_lengths)

@@ -8,6 +8,9 @@
 * `RankscopeWarning`: a surprising but legal case, reported, never silent.
 
 Both error classes derive from `RankscopeError`; the command line prints them as one line.
+A message that names a remedy names it as the API spells it (``duplicates='first'``); the
+same message for the command line, naming the option (``--duplicates first``), goes in
+``cli=`` and is what `cli_message` gives (warnings likewise).
 Anything else that escapes is a bug in rankscope, printed with its traceback.  Both also
 derive from `ValueError`, so code that caught ``ValueError`` keeps working.
 """
@@ -19,6 +22,15 @@ import warnings
 
 class RankscopeError(ValueError):
     """A mistake in what the user gave rankscope (input or request), not a bug."""
+
+    def __init__(self, message: str, *, cli: str | None = None) -> None:
+        super().__init__(message)
+        self._cli = cli
+
+    @property
+    def cli_message(self) -> str:
+        """The message as the command line says it (its options instead of API keywords)."""
+        return self._cli if self._cli is not None else str(self)
 
 
 class InputError(RankscopeError):
@@ -32,7 +44,17 @@ class UsageError(RankscopeError):
 class RankscopeWarning(UserWarning):
     """A surprising but recoverable situation in the input (reported, never silent)."""
 
+    def __init__(self, message: str, *, cli: str | None = None) -> None:
+        super().__init__(message)
+        self._cli = cli
 
-def warn(message: str) -> None:
-    """Report a surprising but legal case (shown on stderr by the command line)."""
-    warnings.warn(message, RankscopeWarning, stacklevel=3)
+    @property
+    def cli_message(self) -> str:
+        """The message as the command line says it (its options instead of API keywords)."""
+        return self._cli if self._cli is not None else str(self)
+
+
+def warn(message: str, *, cli: str | None = None) -> None:
+    """Report a surprising but legal case (shown on stderr by the command line, which shows
+    ``cli`` instead when given: the message naming command-line options)."""
+    warnings.warn(RankscopeWarning(message, cli=cli), stacklevel=3)

@@ -90,10 +90,13 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
         return run
     if policy == "error":
         a, b = pair
-        raise InputError(
+        problem = (
             f"{run.source}: document '{run.docs.strings_of(run.doc[a : a + 1])[0]}' appears "
-            f"twice for query '{run.queries.strings[run.query[a]]}'{where(run, a, b, ' at ')} "
-            f"(use duplicates='first' or 'max-score' to keep one)"
+            f"twice for query '{run.queries.strings[run.query[a]]}'{where(run, a, b, ' at ')}"
+        )
+        raise InputError(
+            f"{problem} (use duplicates='first' or 'max-score' to keep one)",
+            cli=f"{problem} (use --duplicates first or --duplicates max-score to keep one)",
         )
     return take(run, kept_rows(group_key(run.query, run.doc), policy, run.score))
 

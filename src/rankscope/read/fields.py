@@ -345,4 +345,25 @@ def field_count_error(
     what = f" ({layout})" if layout else ""
     return InputError(
         f"{at_line(source, line)}: expected {expected} fields{what}, found {found}: {shown!r}"
+        + ("" if layout else _swapped_hint(expected, found))
+    )
+
+
+#: The TREC layouts, and what a line of the other one means: the judgments and the run were
+#: probably given in the wrong order.
+_QRELS_LAYOUT = "qid iter docno grade"
+_RUN_LAYOUT = "qid Q0 docno rank score tag"
+
+
+def _swapped_hint(expected: str, found: int) -> str:
+    """A hint when a TREC qrels line has a run's 6 fields, or a run line a qrels' 4."""
+    if expected == "4" and found == 6:
+        this, other = f"a run ({_RUN_LAYOUT})", f"judgments ({_QRELS_LAYOUT})"
+    elif expected == "at least 6" and found == 4:
+        this, other = f"judgments ({_QRELS_LAYOUT})", f"a run ({_RUN_LAYOUT})"
+    else:
+        return ""
+    return (
+        f"; this looks like {this}, not {other}: are the arguments swapped? "
+        "The judgments come first, then the runs"
     )

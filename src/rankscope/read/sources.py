@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary
 from ..model.frames import is_frame
 from . import frames
@@ -141,7 +141,8 @@ def resolve_runs(
     for r in runs:
         is_path = isinstance(r, str | os.PathLike) and str(r) != "-"
         if is_path and Path(r).is_dir():
-            out.extend(resolve_runs(trec_io.run_files([r]), qrels, duplicates, order, names))
+            listed = trec_io.run_files([r], judgments=getattr(qrels, "source", None))
+            out.extend(resolve_runs(listed, qrels, duplicates, order, names))
         else:
             name = _file_stem(str(r)) if names == "file" and is_path else None
             out.append(
@@ -161,6 +162,29 @@ def resolve_runs(
             )
         seen[run.name] = run
     return out
+
+
+def check_common_queries(judgments: Any, runs: list[Run]) -> None:
+    """Raise `InputError` for a run that ranks queries, none of them judged: nothing can be
+    compared (usually the wrong file), where the evaluation would print a table of zeros.
+    ``judgments``: `Qrels` or any judgments with ``queries`` and ``query`` codes."""
+    judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
+    if not judged:
+        return
+    for run in runs:
+        ranked = sorted(run.queries.strings_of(np.unique(run.query)))
+        if ranked and judged.isdisjoint(ranked):
+            shown = sorted(judged)
+            raise InputError(
+                f"run '{run.name}' ({run.source}) and the judgments "
+                f"({getattr(judgments, 'source', 'given')}) have no query in common: nothing "
+                f"to compare (the run ranks {_few(ranked)}; the judgments are for "
+                f"{_few(shown)}); are these the right files?"
+            )
+
+
+def _few(ids: list[str], n: int = 3) -> str:
+    return ", ".join(ids[:n]) + (f", ... {len(ids) - n} more" if len(ids) > n else "")
 
 
 def _file_stem(source: str) -> str:

@@ -180,6 +180,7 @@ def evaluate_systems(
         test, recommendations, train, popularity, baseline, features, catalog, columns
     )
     if relevance == "graded" and (read.test.rating is None or threshold is None):
+        # (the command line says it as the API does: a test checks this wording)
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
     qrels = read.test.to_qrels(threshold, relevance)
     requests = parse(
@@ -188,7 +189,10 @@ def evaluate_systems(
     )  # fmt: skip
     _check_inputs(requests, read.test, read.popularity, read.baseline, read.features)
     if seen == "drop" and read.train is None:
-        raise UsageError("seen='drop' needs the training interactions (train=...)")
+        raise UsageError(
+            "seen='drop' needs the training interactions (train=...)",
+            cli="--seen drop needs the training interactions (--train FILE)",
+        )
     results = []
     for run in read.runs:
         run = _seen_policy(run, read.train, seen, len(read.items))
@@ -246,10 +250,11 @@ def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items:
     if not found:
         return run
     if seen == "keep":
-        warn(
+        text = (
             f"{run.name}: {found} recommended (user, item) pairs are in the training data; "
-            "they count as non-relevant unless also in the test data (seen='drop' removes them)"
+            "they count as non-relevant unless also in the test data"
         )
+        warn(f"{text} (seen='drop' removes them)", cli=f"{text} (--seen drop removes them)")
         return run
     warn(f"{run.name}: {found} recommended (user, item) pairs of the training data removed")
     keep = ~hit
@@ -276,6 +281,15 @@ def _one_sided(ctx: Context) -> None:
         )
 
 
+def _looks_like_scores(test_log: Interactions) -> bool:
+    """Whether a test log's ratings look like a recommender's scores (some not whole
+    numbers), as when the recommendations were given as the test log."""
+    ratings = test_log.rating
+    if ratings is None or not len(ratings):
+        return False
+    return bool(np.any(ratings != np.round(ratings)))
+
+
 def _report(ctx: Context, requests, threshold, test_log) -> None:
     name = ctx.run.name
     relevance = [r.label for r in requests if r.measure.relevance]
@@ -286,15 +300,25 @@ def _report(ctx: Context, requests, threshold, test_log) -> None:
             if test_log.rating is not None and threshold is not None
             else "any interaction"
         )
-        what = (
-            "left out of the means"
+        what, option = (
+            ("left out of the means", "")
             if ctx.no_relevant == "exclude"
-            else "counted as 0 (no_relevant='zero')"
+            else ("counted as 0", "no_relevant='zero'")
         )
         shown = ", ".join(relevance[:4]) + (", ..." if len(relevance) > 4 else "")
-        warn(
+        text = (
             f"{name}: {none} of {ctx.num_users} test users have no relevant test item "
-            f"({rule}); {what} of {shown}"
+            f"({rule}); {what}{{}} of {shown}"
+        )
+        swapped = ""
+        if none == ctx.num_users and _looks_like_scores(test_log):
+            swapped = (
+                "; the test ratings look like recommendation scores: are the arguments "
+                "swapped? The test log comes first, then the recommendations"
+            )
+        warn(
+            text.format(f" ({option})" if option else "") + swapped,
+            cli=text.format(" (--no-relevant zero)" if option else "") + swapped,
         )
     for key, text in ctx.notes.items():
         if isinstance(key, tuple) and key[0] == "note":
