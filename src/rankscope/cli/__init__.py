@@ -2,7 +2,8 @@
 body (`run`), thin over the public API; the options several commands share are declared once in
 `options`, and everything a command prints is formatted by `rankscope.report`.  A command
 module's docstring is its help: the first line is what ``rankscope --help`` lists, the rest the
-description ``rankscope COMMAND --help`` prints.
+description ``rankscope COMMAND --help`` prints (as written: line breaks kept), and its
+``EXAMPLES`` the examples that end that help.
 
 ``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
 prints with the same options (``-q -m -c -n -l -M -J -N``).
@@ -54,14 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f".{command}", __name__)
         # (python -OO drops docstrings: then the commands go without help text)
         help_line, _, description = (module.__doc__ or "").partition("\n\n")
-        p = sub.add_parser(command, help=help_line, description=description.strip() or None)
+        p = sub.add_parser(
+            command,
+            help=help_line,
+            description=description.strip() or None,
+            epilog=getattr(module, "EXAMPLES", None),  # each command's help ends with examples
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.add_arguments(p)
         p.set_defaults(func=module.run)
     return parser
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"rankscope: warning: {message}", file=sys.stderr)
+    # a RankscopeWarning may say it in the command line's words (its options)
+    print(f"rankscope: warning: {getattr(message, 'cli_message', message)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 0
     except (RankscopeError, OSError) as exc:
-        print(f"rankscope: error: {exc}", file=sys.stderr)
+        print(f"rankscope: error: {getattr(exc, 'cli_message', exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except Exception:
         import traceback  # only now: its imports cost a cold start ~2 ms

@@ -11,6 +11,13 @@ import sys
 
 from . import options
 
+EXAMPLES = """\
+examples:
+  rankscope eval qrels.txt bm25.run                     # trec_eval's official measures
+  rankscope eval -m ndcg_cut_10 -m P_10 -m 'RR@10' qrels.txt runs/
+  rankscope eval --format csv -q -m AP qrels.txt run1 run2
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(
@@ -37,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.measures(
         p,
-        "measure to compute, either spelling (P.5,10 / P@10 / all_trec); repeatable; "
+        "measure to compute, in any spelling (P.5,10 / P_10 / P@10 / all_trec); repeatable; "
         "default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R qrels_jg)",
     )
     options.per_query(p, "also print per-query values")
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from ..read.trec import run_files
     from ..report.evaluation import format_evaluations
 
-    paths = run_files(args.runs)
+    paths = run_files(args.runs, judgments=args.qrels)
     results = evaluate_many(
         args.qrels,
         paths,
@@ -116,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         doc_lengths=args.doc_lengths,
         rel_format=args.rel_format,
         zscores=args.zscores,
+        no_common_query="error",
     )
     sys.stdout.write(
         format_evaluations(

@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+EXAMPLES = """\
+examples:
+  rankscope measures
+  rankscope measures --markdown > measures.md
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")

@@ -12,37 +12,69 @@ import sys
 
 from . import options
 
+#: The measures compared without ``-m``.
+DEFAULT_MEASURES = ["AP", "nDCG", "RR", "RPP", "dcgRPP", "invRPP"]
+
+EXAMPLES = """\
+examples:
+  rankscope meta qrels.txt runs/
+  rankscope meta -m AP -m 'nDCG@10' -m RPP qrels.txt runs/ --plot curves.png
+  rankscope meta -m AP -m RR --no-robustness --format json qrels.txt run1 run2 run3
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.judgments_and_runs(p)
-    p.add_argument(
-        "--measures",
-        nargs="+",
-        default=["AP", "nDCG", "RR", "RPP", "dcgRPP", "invRPP"],
-        help="metrics and preference methods (default: AP nDCG RR RPP dcgRPP invRPP)",
+    options.judgments_and_runs(p, spilled=True)
+    options.measures(
+        p,
+        "a metric or preference method to compare, as eval and prefer name them; repeatable "
+        f"(default: {' '.join(DEFAULT_MEASURES)})",
     )
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--permutations", type=int, default=10_000)
-    p.add_argument("--samples", type=int, default=10, help="random samples per point")
-    p.add_argument("--seed", type=int, default=0)
+    options.measure_list(p)
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        help="random permutations of the randomized Tukey HSD test (default 10000)",
+    )
+    p.add_argument(
+        "--samples", type=int, default=10, help="random samples per point of the curves (10)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="random seed: the same seed, the same output (0)"
+    )
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
-    options.output_format(p, ("table", "json"))
+    options.output_format(p, ("table", "json"), help="output format (default table)")
+    options.duplicates(p)
+    options.quiet(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
     from ..measures import reads_subtopics
-    from ..read.sources import read_qrels, resolve_runs
+    from ..read.sources import check_common_queries, read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
     from ..table.study import study
+    from .progress import progress_bar
 
-    qrels = read_qrels(args.qrels, diversity=reads_subtopics(args.measures))
-    runs = resolve_runs(run_files(args.runs), qrels, "error")
-    result = study(
-        qrels, runs, args.measures, alpha=args.alpha, permutations=args.permutations,
-        samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
-    )  # fmt: skip
+    qrels_path, run_paths = options.positionals(args)
+    if qrels_path is None or not run_paths:
+        raise UsageError("rankscope meta needs QRELS and at least one RUN (after -m options)")
+    measures = args.measures or DEFAULT_MEASURES
+    qrels = read_qrels(qrels_path, diversity=reads_subtopics(measures))
+    runs = resolve_runs(run_files(run_paths, judgments=qrels_path), qrels, args.duplicates)
+    check_common_queries(qrels, runs)
+    with progress_bar("rankscope meta", args.quiet) as progress:
+        result = study(
+            qrels, runs, measures, alpha=args.alpha, permutations=args.permutations,
+            samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
+            progress=progress,
+        )  # fmt: skip
     if args.plot:
         plot_robustness(result, args.plot)
     sys.stdout.write(

@@ -11,6 +11,13 @@ import sys
 
 from . import options
 
+EXAMPLES = """\
+examples:
+  rankscope ndeval qrels-for-ndeval.txt run.txt
+  rankscope ndeval -c -M 20 qrels-for-ndeval.txt runs/
+  rankscope ndeval -traditional qrels-for-ndeval.txt run.txt
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade")
@@ -24,6 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.complete(p, "average over every judged topic")
     options.depth(p, "depth", "cut at rank N")
+    options.duplicates(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"-{name} must be between 0 and 1 (got {v})")
     if args.depth is not None and args.depth <= 0:
         raise UsageError(f"-M must be positive (got {args.depth})")
-    for path in run_files(args.runs):
+    for path in run_files(args.runs, judgments=args.qrels):
         runid, topics, table, mean = ndeval_table(
             args.qrels, path, alpha=args.alpha, beta=args.beta, traditional=args.traditional,
-            complete=args.complete, depth=args.depth,
+            complete=args.complete, depth=args.depth, duplicates=args.duplicates,
         )  # fmt: skip
         sys.stdout.write(format_ndeval(runid, topics, table, mean))
     return 0

@@ -10,6 +10,7 @@ policies' names are repeated from `rankscope.judge.TIE_POLICIES` and
 from __future__ import annotations
 
 import argparse
+import os
 
 Parser = argparse.ArgumentParser
 
@@ -34,16 +35,70 @@ def judgments_and_runs(
     p: Parser,
     judgments: str = "TREC qrels file",
     runs: str = "TREC run files or directories",
+    *,
+    spilled: bool = False,
 ) -> None:
-    """The positional arguments: a judgments file, then one or more runs."""
-    p.add_argument("qrels", help=judgments)
-    p.add_argument("runs", nargs="+", help=runs)
+    """The positional arguments: a judgments file, then one or more runs.  With
+    ``spilled``, both may come after `measure_list`'s ``--measures`` (argparse then sees
+    none): the command reads them with `positionals` and checks that they were given."""
+    if not spilled:
+        p.add_argument("qrels", help=judgments)
+        p.add_argument("runs", nargs="+", help=runs)
+        return
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help=judgments)
+    p.add_argument("runs", nargs="*", metavar="RUNS", help=runs)
+    p.usage = "%(prog)s [options] QRELS RUNS [RUNS ...]"
 
 
 def measures(p: Parser, help: str | None = None) -> None:
     """``-m/--measure NAME``, repeatable, into ``measures`` (``None`` when not given)."""
     p.add_argument(
         "-m", "--measure", action="append", dest="measures", metavar="MEASURE", help=help
+    )
+
+
+class _MeasureList(argparse.Action):
+    """``--measures A B ...``: several names after one flag.  Being greedy, it also takes the
+    positional arguments that follow it (``--measures AP nDCG QRELS RUNS``): the values from
+    the first that names an existing file or directory on are handed back, into
+    ``spilled``, for the command to read as its positional arguments."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        names = list(values)
+        for i, value in enumerate(names):
+            if value == "-" or os.path.exists(value):
+                names, spilled = names[:i], names[i:]
+                namespace.spilled = [*getattr(namespace, "spilled", []), *spilled]
+                break
+        if not names:
+            parser.error(f"{option_string} needs at least one measure before the files")
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *names])
+
+
+def measure_list(p: Parser) -> None:
+    """``--measures NAME [NAME ...]``, the older form of ``-m``: into ``measures`` as well.
+    Use with `judgments_and_runs(spilled=True)` and `positionals`."""
+    p.add_argument(
+        "--measures",
+        nargs="+",
+        action=_MeasureList,
+        dest="measures",
+        metavar="MEASURE",
+        help="several measures at once (the same as repeating -m)",
+    )
+
+
+def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
+    """The judgments and runs of a command declared with `judgments_and_runs(spilled=True)`:
+    as given, plus those that ``--measures`` took (see `measure_list`)."""
+    given = [*([args.qrels] if args.qrels else []), *args.runs, *getattr(args, "spilled", [])]
+    return (given[0] if given else None), given[1:]
+
+
+def quiet(p: Parser) -> None:
+    """``--quiet``: no progress bar."""
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress bar (drawn only on a terminal anyway)"
     )
 
 
@@ -75,7 +130,14 @@ def ties(p: Parser, default: str | None, help: str | None = None) -> None:
 
 def duplicates(p: Parser, help: str | None = None) -> None:
     """``--duplicates``: a document listed twice for one query."""
-    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=help)
+    p.add_argument(
+        "--duplicates",
+        choices=DUPLICATES,
+        default="error",
+        help=help
+        or "a document listed twice for a query: error (default), keep the first, keep the "
+        "one with the highest score",
+    )
 
 
 def output_format(

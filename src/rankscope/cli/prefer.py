@@ -11,12 +11,20 @@ import sys
 
 from . import options
 
+EXAMPLES = """\
+examples:
+  rankscope prefer qrels.txt runs/
+  rankscope prefer -m gRPP -m lexiprecision --aggregate borda qrels.txt runs/
+  rankscope prefer -m 'OI(browsing=dcg)' --format csv qrels.txt bm25.run dense.run
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     p.add_argument(
         "--method",
         "-m",
+        "--measure",
         action="append",
         dest="methods",
         metavar="METHOD",
@@ -31,9 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "how per-query preferences become one ordering (default mc4, the authors')",
     )
     options.per_query(p, "also per-query orderings")
-    options.relevance_level(p, "relevant grade")
-    options.output_format(p, ("table", "json", "csv"), help="output format")
-    options.ties(p, "docno-desc")
+    options.relevance_level(p, "minimum relevant grade (default 1)")
+    options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
+    options.ties(p, "docno-desc", "order of equally scored documents (default docno-desc)")
     options.duplicates(p)
 
 
@@ -41,13 +49,14 @@ def run(args: argparse.Namespace) -> int:
     from ..api import preferences
     from ..judge import relevance_table
     from ..measures import needs_rankings, parse_method, reads_subtopics
-    from ..read.sources import read_qrels, resolve_runs
+    from ..read.sources import check_common_queries, read_qrels, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
     methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
     qrels = read_qrels(args.qrels, diversity=reads_subtopics(methods))
-    runs = resolve_runs(run_files(args.runs), qrels, args.duplicates)
+    runs = resolve_runs(run_files(args.runs, judgments=args.qrels), qrels, args.duplicates)
+    check_common_queries(qrels, runs)
     table = relevance_table(
         qrels, runs, relevance_level=args.level, ties=args.ties,
         keep_rankings=needs_rankings(methods),

@@ -2,7 +2,9 @@
 
 Rating prediction (MAE, RMSE), top-N accuracy with a rating threshold (P, Recall, nDCG,
 ... at k) and beyond accuracy (coverage, ILD, novelty, serendipity, Gini, entropy, long
-tail). See docs/recsys.md.
+tail). `rankscope recsys --list` lists the measures and `rankscope recsys --reference`
+prints their reference (formulas, parameters, defaults, citations; docs/recsys.md of the
+source is the same text).
 """
 
 from __future__ import annotations
@@ -23,6 +25,14 @@ def threshold(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"expected a number or none, got {text!r}") from None
 
 
+EXAMPLES = """\
+examples:
+  rankscope recsys u1.test pop.tsv knn.tsv --train u1.base --features u.item
+  rankscope recsys u1.test knn.tsv -m P@5 -m 'MAP(denominator=min)@5' --threshold 5
+  rankscope recsys --list
+"""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("test", nargs="?", help="test interactions: user item [rating [timestamp]]")
     p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
@@ -40,7 +50,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="4",
         help="relevant rating >= this (default 4; none)",
     )
-    options.choice(p, "--relevance", ("binary", "graded"))
+    options.choice(
+        p,
+        "--relevance",
+        ("binary", "graded"),
+        "binary (default: relevant or not) or graded (the rating as the grade, for nDCG)",
+    )
     options.choice(
         p,
         "--no-relevant",
@@ -53,20 +68,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ("keep", "drop"),
         "recommended items of the user's training data (default keep)",
     )
-    options.ties(p, "input-order")
+    options.ties(p, "input-order", "order of equally scored items (default input-order)")
     options.per_query(p, "also per-user values", "-q", "--per-user", dest="per_user")
-    options.output_format(p, ("table", "json", "csv"))
+    options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
     p.add_argument("--list", action="store_true", help="list the recommender measures")
+    p.add_argument(
+        "--reference",
+        action="store_true",
+        help="print the recommender measures' reference (Markdown: formulas, parameters)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
     from ..recsys.api import evaluate_systems
     from ..report.recsys import format_systems
-    from ..report.reference import recsys_measure_list
+    from ..report.reference import recsys_measure_list, recsys_reference
 
     if args.list:
         sys.stdout.write(recsys_measure_list())
+        return 0
+    if args.reference:
+        sys.stdout.write(recsys_reference() + "\n")
         return 0
     if not args.test or not args.recs:
         raise UsageError("rankscope recsys needs a TEST file and at least one RECS file")

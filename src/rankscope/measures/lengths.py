@@ -96,7 +96,7 @@ search_length = Measure(
     "SL", _search_length, params=(K, REL, _CORPUS), ir=(IrSpelling("SL"),), family="lengths",
     reference=_REF,
     doc="""\
-    Search length to the k-th relevant document as a position: f_k (seed 000's form; with it RR
+    Search length to the k-th relevant document as a position: f_k (Diaz's form; with it RR
     = 1/SL(1) and AP = (1/R) Σ_k k/SL(k) when every relevant document is retrieved). Fewer than
     k relevant: the position of the last. 0 without relevant documents.
 
@@ -140,10 +140,11 @@ average_search_length = Measure(
 
 precision_at_full_recall = Measure(
     "PFR", _precision_at_full_recall, params=(REL, _CORPUS), ir=(IrSpelling("PFR"),),
-    family="lengths", reference="Seed 000 (lecture notes on offline metrics).",
+    family="lengths", reference="Diaz, Offline Metrics (lecture notes on offline evaluation).",
     doc="""\
-    Precision at full recall, R / f_R: seed 000's 'R-precision' (precision when the last
-    relevant document is found), which differs from trec_eval's Rprec (precision at rank R).
+    Precision at full recall, R / f_R: the 'R-precision' of Diaz's lecture notes (precision
+    when the last relevant document is found), which differs from trec_eval's Rprec
+    (precision at rank R).
     """,
 )
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary
 from ..model._native import native
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
@@ -399,17 +399,77 @@ def read_doc_lengths(path: PathLike) -> dict[str, float]:
     return out
 
 
-def run_files(paths: Sequence[PathLike]) -> list[PathLike]:
-    """Expand directories into the files they hold (sorted); keep files and ``-`` as given."""
+def run_files(paths: Sequence[PathLike], judgments: PathLike | None = None) -> list[PathLike]:
+    """Expand directories into the run files they hold (sorted); keep files and ``-`` as given.
+
+    Every file directly in a directory is a run, except hidden files (``.name``) and the
+    judgments file itself (``judgments``), which is skipped with a warning.  Anything else is
+    an error that names it and says how to leave it out: a subdirectory, or a file whose
+    first line is not a run's (a README).  Errors rather than skipping: a run that is
+    malformed must not silently drop out of a comparison.
+    """
     out: list[PathLike] = []
     for p in paths:
         if str(p) != "-" and Path(p).is_dir():
-            children = sorted(
-                c for c in Path(p).iterdir() if c.is_file() and not c.name.startswith(".")
-            )
+            children = []
+            for child in sorted(c for c in Path(p).iterdir() if not c.name.startswith(".")):
+                if judgments is not None and _same_file(child, judgments):
+                    warn(f"{child} is the judgments file: skipped, not read as a run")
+                    continue
+                if child.is_dir():
+                    raise InputError(
+                        f"{p}: holds a subdirectory, {child.name}, but a directory of runs "
+                        f"must hold only run files: move it out, or name the runs instead of "
+                        f"the directory ({Path(p) / '*.txt'})"
+                    )
+                problem = _not_a_run(child)
+                if problem:
+                    raise InputError(
+                        f"{child} is not a run ({problem}) but is in the directory of runs {p}: "
+                        f"move it out, or name the runs instead of the directory "
+                        f"({Path(p) / '*.txt'})"
+                    )
+                children.append(child)
             if not children:
                 raise InputError(f"{p}: directory holds no run files")
             out.extend(children)
         else:
             out.append(p)
     return out
+
+
+def _same_file(path: Path, other: PathLike) -> bool:
+    try:
+        return str(other) != "-" and os.path.samefile(path, other)
+    except OSError:
+        return False
+
+
+def _not_a_run(path: Path) -> str | None:
+    """Why ``path`` is not a TREC run, judged by its first line of data; None if it may be
+    one (the reader checks every line; Parquet files and empty files are left to it)."""
+    if str(path).endswith((".parquet", ".pq")):
+        return None
+    try:
+        with open(path, "rb") as raw:
+            head = raw.read(1 << 16)
+            if head[:2] == b"\x1f\x8b":
+                raw.seek(0)
+                with gzip.open(raw) as unzipped:
+                    head = unzipped.read(1 << 16)
+    except (OSError, EOFError):
+        return None
+    for line in head.split(b"\n")[:-1] if len(head) == 1 << 16 else head.split(b"\n"):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            if len(fields) < 6:
+                return (
+                    f"its first line has {len(fields)} field{'s' if len(fields) != 1 else ''}; "
+                    "a run's lines have 6: qid Q0 docno rank score tag"
+                )
+            try:
+                float(fields[4])
+            except ValueError:
+                return "its first line has no score in the fifth field: qid Q0 docno rank score tag"
+            return None
+    return None

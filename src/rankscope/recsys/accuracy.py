@@ -152,13 +152,14 @@ MSE = RecsysMeasure(
 )
 
 SE = RecsysMeasure(
-    "SE", _se, reference="Diaz, Offline Metrics (seed 000); " + _REF_HERLOCKER, params=(AVERAGE,),
+    "SE", _se, reference="Diaz, Offline Metrics (lecture notes); " + _REF_HERLOCKER,
+    params=(AVERAGE,),
     ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",), family="recsys",
     summary_doc="the sum over all predicted test ratings (average=ratings, the default), or the "
         "mean of the per-user sums (average=users)",
     doc="""\
     Squared error, the sum Σ (p(u,i) − r(u,i))² over the test ratings with a prediction: the
-    training loss of seed 000's 'metric: accuracy' (Σ_i (y_i − f_θ(x_i))²). Per user: the
+    training loss of Diaz's 'metric: accuracy' (Σ_i (y_i − f_θ(x_i))²). Per user: the
     user's sum.
 
     Meaning: the total squared deviation; it grows with the number of ratings, so compare

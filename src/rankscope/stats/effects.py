@@ -2,7 +2,7 @@
 
 A p-value says whether a difference is distinguishable from noise; an effect size says how
 large it is, in units of its own variability, and a confidence interval says how precisely
-the difference is known (seed 004: "also report effect sizes").
+the difference is known: report them along with p-values.
 
 Conventions shared with :mod:`rankscope.stats.tests`:
 

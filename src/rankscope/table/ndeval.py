@@ -70,13 +70,16 @@ def ndeval_table(
     traditional: bool = False,
     complete: bool = False,
     depth: int | None = None,
+    duplicates: str = "error",
 ) -> tuple[str, list[str], np.ndarray, np.ndarray]:
     """(run id, topics, per-topic values (topics x columns), mean row) as ndeval computes."""
     qrels = trec_io.read_diversity_qrels(qrels_path)
     order = "score" if traditional else "rank"
     data = trec_io.read_bytes(run_path)
     source = trec_io.source_name(run_path)
-    run = trec_io.parse_run(data, source, qrels.queries, qrels.docs, order=order)
+    run = trec_io.parse_run(
+        data, source, qrels.queries, qrels.docs, duplicates=duplicates, order=order
+    )
     judged = judge(qrels, run, max_docs=depth)
     requests = ndeval_requests(alpha, beta)
     result = evaluate_judged(judged, requests)

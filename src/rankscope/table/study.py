@@ -10,7 +10,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,21 +110,40 @@ def study(
     policies: Sequence[str] = ("uniform", "pool"),
     seed: int = 0,
     robustness: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Study:
-    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``."""
+    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``.
+
+    ``progress(done, total)`` is called as the work advances (steps of comparable cost: the
+    measures once, each measure's discriminative power and query curve, each reduced set of
+    judgments)."""
+    done, steps = 0, 1 + 2 * len(measures)  # a first guess, exact once the measures are known
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, max(steps, done))
+
     datas = measure_data(qrels, runs, measures)
+    steps = 1 + len(datas)
+    if robustness:
+        steps += len(datas) + sum(
+            len(fractions) * (samples if policy == "uniform" else 1) for policy in policies
+        )
+    advance()
     names = [d.name for d in datas]
     full = [d.scores() for d in datas]
     tau = np.array([[kendall_tau(a, b) for b in full] for a in full])
-    power = {
-        d.name: {
+    power = {}
+    for d in datas:
+        power[d.name] = {
             test: discriminative_power(
                 d.data, test=test, alpha=alpha, permutations=permutations, seed=seed
             )
             for test in ("t-bonferroni", "randomized-tukey")
         }
-        for d in datas
-    }
+        advance()
     result = Study([r.name for r in runs], names, tau, power)
     if not robustness:
         return result
@@ -140,6 +159,7 @@ def study(
             ]
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
         result.query_curves[d.name] = curve
+        advance()
     for policy in policies:
         for fraction in fractions:
             by_measure: dict[str, list[float]] = {name: [] for name in names}
@@ -147,6 +167,7 @@ def study(
                 reduced = drop_judgments(qrels, runs, fraction, policy=policy, rng=rng)
                 for d, reference in zip(measure_data(reduced, runs, measures), full, strict=True):
                     by_measure[d.name].append(kendall_tau(d.scores(), reference))
+                advance()
             for name in names:
                 sample = by_measure[name]
                 point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
