@@ -3,8 +3,7 @@
 Rating prediction (MAE, RMSE), top-N accuracy with a rating threshold (P, Recall, nDCG,
 ... at k) and beyond accuracy (coverage, ILD, novelty, serendipity, Gini, entropy, long
 tail). `rankscope recsys --list` lists the measures and `rankscope recsys --reference`
-prints their reference (formulas, parameters, defaults, citations; docs/recsys.md of the
-source is the same text).
+prints their reference (formulas, parameters, defaults, citations).
 """
 
 from __future__ import annotations
