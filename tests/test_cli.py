@@ -427,7 +427,7 @@ def test_example_agrees_with_pytrec_eval(capsys):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     code, out, err = run_cli(["example"], capsys)
     assert code == 0, err
-    table = out.split("\n\n", 1)[1].splitlines()
+    table = out.split("\n\n")[1].splitlines()  # the first table
     header = table[0].split()
     assert header == ["run", "map", "bpref", "recip_rank", "P@10", "nDCG@10"]
     rows = {cells[0]: cells[1:] for cells in (x.split() for x in table[2:])}

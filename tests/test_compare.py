@@ -235,3 +235,13 @@ def test_measures_keep_the_order_given_and_runs_are_named_after_their_files(tmp_
     c = write_ranked_run(tmp_path / "twin" / "first.run", "tag", RANKINGS["dense"])
     code, _, err = run_cli(["compare", qrels, a, c], capsys)
     assert code == 2 and "two runs are named 'first'" in err and "--names tag" in err
+
+
+def test_example_shows_a_comparison_an_ordering_and_what_to_try(capsys):
+    code, out, err = run_cli(["example"], capsys)
+    assert code == 0, err
+    blocks = out.split("\n\n")
+    assert blocks[2] == "Against the weak run, with significance:"
+    assert "strong  0.7100 ± 0.0285  +0.4368  +159.9%  <0.0001▲" in out  # AP, by the t-test
+    assert "(MC4): strong > medium > weak" in out
+    assert "rankscope compare -m nDCG@10 -m RPP" in out

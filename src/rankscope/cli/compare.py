@@ -21,7 +21,8 @@ TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey"
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
-EXAMPLES = """examples:
+EXAMPLES = """\
+examples:
   rankscope compare qrels.txt bm25.run dense.run
   rankscope compare -m nDCG@10 -m RPP --baseline bm25 --test permutation qrels.txt runs/
   rankscope compare --all-pairs --test randomized-tukey --format markdown qrels.txt runs/
@@ -29,7 +30,6 @@ EXAMPLES = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.epilog, p.formatter_class = EXAMPLES, argparse.RawDescriptionHelpFormatter
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     options.measures(
         p,

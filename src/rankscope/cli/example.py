@@ -1,4 +1,9 @@
-"""evaluate the bundled example collection"""
+"""compare the bundled example runs: what rankscope is for, in one screen
+
+Evaluates the three runs of the bundled example collection (graded judgments for 25
+queries), compares them with the weakest by a paired t-test, orders them by recall-paired
+preference, and lists the commands to try next on your own files.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +14,43 @@ from . import options
 
 #: The measures shown without ``-m``.
 MEASURES = ["map", "P@10", "nDCG@10", "recip_rank", "bpref"]
+#: The comparison's measures: a recall-oriented metric, a first-page one, a preference.
+COMPARED = ["AP", "nDCG@10", "RPP"]
+
+EXAMPLES = """\
+examples:
+  rankscope example
+  rankscope example -m AP -m 'nDCG@5'
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.measures(p)
+    options.measures(p, "measures of the first table (default map, P@10, nDCG@10, "
+                     "recip_rank, bpref); repeatable")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import evaluate_many
+    from ..api import compare, evaluate_many, preferences
     from ..examples import example_paths
+    from ..report.compare import format_text
     from ..report.evaluation import format_evaluations
 
     qrels, runs = example_paths()
-    sys.stdout.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
+    out = sys.stdout
+    out.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
     results = evaluate_many(qrels, runs, args.measures or MEASURES, ties="docno-desc")
-    sys.stdout.write(format_evaluations(results, "table", wide=True))
-    sys.stdout.flush()
+    out.write(format_evaluations(results, "table", wide=True))
+    comparison = compare(qrels, runs, COMPARED, baseline="weak", names="tag")
+    out.write("\nAgainst the weak run, with significance:\n\n" + format_text(comparison))
+    order, _ = preferences(qrels, runs, "RPP").ordering("mc4")
+    out.write(f"\nRuns ordered by recall-paired preference (MC4): {' > '.join(order)}\n")
+    folder = qrels.parent
+    out.write(
+        "\nNext, on these files or your own:\n"
+        f"  rankscope compare -m nDCG@10 -m RPP --test permutation {qrels} {folder}/run.*.txt\n"
+        f"  rankscope eval -m all_trec -q {qrels} {folder}/run.strong.txt   # as trec_eval\n"
+        f"  rankscope prefer {qrels} {folder}/run.*.txt\n"
+        "  rankscope measures          # every measure and its names\n"
+    )
+    out.flush()
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,7 +141,11 @@ def format_text(c: Comparison) -> str:
                 blocks.append(f"{_clean(measure)}  (means: {means})\n" + text_table(rows))
                 continue
         blocks.append(f"{_clean(measure)}\n" + text_table(rows))
-    return "\n".join(blocks) + "\n" + legend(c)
+    notes = "".join(
+        textwrap.fill(line, 96, subsequent_indent="  ", break_on_hyphens=False) + "\n"
+        for line in legend(c).splitlines()
+    )
+    return "\n".join(blocks) + "\n" + notes
 
 
 def _markdown_cell(text: str) -> str:
