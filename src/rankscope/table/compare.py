@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import JoinOptions, relevance_table
-from ..measures import Request, compute_request, needs_rankings
+from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import to_frame
 from ..stats import paired
@@ -47,6 +47,9 @@ from .formats import FORMATS, evaluate_runs
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "R@100")
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: The recall levels of the interpolated precision–recall curves (trec_eval's
+#: ``iprec_at_recall``: 0.0, 0.1, ..., 1.0).
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,9 @@ class Comparison:
     preferences: dict[str, np.ndarray] = field(default_factory=dict)  # -> queries × runs × runs
     common_queries: bool = False
     unranked: dict[str, list[str]] = field(default_factory=dict)  # run -> judged, not ranked
+    #: runs × `RECALL_LEVELS`: each run's mean interpolated precision at each recall level
+    #: (trec_eval's ``iprec_at_recall``) over the compared queries (missing = 0)
+    precision_recall: np.ndarray | None = None
 
     def row(self, run: str, measure: str, against: str | None = None) -> Row:
         """The row of ``run`` on ``measure`` compared with run ``against`` (by default the
@@ -219,14 +225,23 @@ def compare_runs(
     methods = [r for r in requests if r.measure.family == "preference"]
     values: dict[str, np.ndarray] = {}
     kinds: dict[str, str] = {}
-    if metrics:
-        results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options)
-        for k, req in enumerate(results[0].requests):
-            matrix = np.zeros((len(runs), len(query_ids)))
-            for r, res in enumerate(results):
-                by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
-                matrix[r] = [by_query.get(q, 0.0) for q in query_ids]
+    # the precision–recall curves (for the HTML report) come with the metrics, in one pass
+    curve_requests = parse_measures(["iprec_at_recall"])
+    wanted = {r.key() for r in metrics}
+    extra = [r for r in curve_requests if r.key() not in wanted]
+    results = evaluate_runs(qrels, list(runs), metrics + extra, FORMATS["qrels"], options)
+    by_key: dict[tuple, np.ndarray] = {}
+    for k, req in enumerate(results[0].requests):
+        matrix = np.zeros((len(runs), len(query_ids)))
+        for r, res in enumerate(results):
+            by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
+            matrix[r] = [by_query.get(q, 0.0) for q in query_ids]
+        by_key[req.key()] = matrix
+        if req.key() in wanted:
             values[req.label], kinds[req.label] = matrix, "metric"
+    precision_recall = np.array(
+        [by_key[r.key()].mean(axis=1) for r in curve_requests]
+    ).T  # runs × recall levels
     preferences: dict[str, np.ndarray] = {}
     if methods:
         table = relevance_table(
@@ -261,7 +276,7 @@ def compare_runs(
     return Comparison(
         names, order, [kinds[m] for m in order], query_ids, base, test, correction, alpha,
         confidence, seed, rows, values, preferences, common_queries,
-        {n: qs for n, qs in unranked.items() if qs},
+        {n: qs for n, qs in unranked.items() if qs}, precision_recall,
     )  # fmt: skip
 
 
