@@ -10,104 +10,27 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..stats.latex import latex_escape
-from ..table.compare import Comparison, Row
+from ..table.compare import Comparison
+from .marks import clean as _clean
+from .marks import legend
+from .marks import mark as _mark
+from .marks import number as _number
+from .marks import p_value as _p
+from .marks import relative as _relative
+from .marks import signed as _signed
 from .tables import csv_cell, text_table
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..table.study import Study
+
 FORMATS = ("table", "markdown", "csv", "json", "latex")
-
-_TESTS = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "permutation": "paired randomization test",
-    "bootstrap": "paired bootstrap test",
-    "randomized-tukey": "randomized Tukey HSD",
-}
-_CORRECTIONS = {
-    "holm": "Holm's correction",
-    "bonferroni": "Bonferroni's correction",
-    "bh": "Benjamini–Hochberg's correction (false discovery rate)",
-    "none": "no correction",
-}
-
-
-def _clean(text: str) -> str:
-    """User text for a terminal: control characters shown as escapes, never sent raw."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _number(value: float | None, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:.{digits}f}"
-
-
-def _signed(value: float | None, digits: int = 4) -> str:
-    if value is None or math.isnan(value):
-        return "–"
-    return f"{value:+.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "–"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
-
-
-def _mark(row: Row) -> str:
-    """▲ significantly better than the reference, ▼ significantly worse, nothing otherwise."""
-    if not row.significant or row.difference is None:
-        return ""
-    return "▲" if row.difference > 0 else "▼"
-
-
-def _relative(row: Row) -> str:
-    return "–" if row.relative is None else f"{100 * row.relative:+.1f}%"
-
-
-def legend(c: Comparison) -> str:
-    """What the marks and the figures mean, and which queries count."""
-    correction = "" if c.test == "randomized-tukey" else f", {_CORRECTIONS[c.correction]}"
-    if c.baseline is not None:
-        against = f"the baseline {_clean(c.baseline)}"
-        k = len(c.run_names) - 1
-        within = f"over the {k} comparison{'s' if k > 1 else ''} with the baseline per measure"
-    else:
-        against = "the second run of the pair"
-        pairs = len(c.run_names) * (len(c.run_names) - 1) // 2
-        within = f"over the {pairs} pair{'s' if pairs > 1 else ''} of runs per measure"
-    if c.test == "randomized-tukey":
-        within = "family-wise over every pair of runs"
-    queries = (
-        f"{len(c.query_ids)} queries, those every run ranked (--common-queries)"
-        if c.common_queries
-        else f"{len(c.query_ids)} judged queries; a run that did not rank one scores 0 on it "
-        "(trec_eval -c)"
-    )
-    lines = [
-        f"▲/▼: significantly better/worse than {against} at α = {c.alpha:g} "
-        f"({_TESTS[c.test]}{correction} {within}).",
-        f"mean ± half-width of its {100 * c.confidence:g}% t interval; Δ: difference of means "
-        "(relative change); p: p-value after correction; d: Cohen's d_z of the per-query "
-        "differences; W/T/L: queries won, tied, lost.",
-        "Preference methods: the run's mean preference over the reference in [−1, 1], "
-        "tested against 0."
-        if "preference" in c.kinds
-        else "",
-        f"Queries: {queries}.",
-    ]
-    if c.unranked and not c.common_queries:
-        missing = ", ".join(
-            f"{_clean(run)} ({len(qs)})" for run, qs in sorted(c.unranked.items())
-        )
-        lines.append(f"Runs that left judged queries unranked (scored 0): {missing}.")
-    return "\n".join(line for line in lines if line) + "\n"
-
 
 def format_text(c: Comparison) -> str:
     """Aligned tables, one block per measure: a row per run (a row per pair without a
@@ -275,6 +198,24 @@ class ComparisonResult(Comparison):
 
     def to_json(self) -> str:
         return format_json(self)
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
+        robustness: Study | None = None,
+        title: str | None = None,
+    ) -> None:
+        """Write the comparison as one self-contained HTML page that opens offline: the
+        sortable table, the per-query differences against the baseline, the
+        precision–recall curves, the distributions of per-query values, the preference
+        heat maps and, given a `rankscope.table.study.Study`, its robustness curves
+        (`rankscope.report.html`; needs the ``report`` extra: plotly and jinja2).
+        ``topics``: a topics file or ``{query id: title}``, shown when hovering a query."""
+        from .html import write_html
+
+        write_html(self, path, topics=topics, robustness=robustness, title=title)
 
     def __str__(self) -> str:
         return format_text(self)
