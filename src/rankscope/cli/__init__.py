@@ -35,7 +35,9 @@ from collections.abc import Sequence
 from ..errors import RankscopeError
 
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
-COMMANDS = ("eval", "compare", "prefer", "meta", "ndeval", "recsys", "measures", "example")
+COMMANDS = (
+    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "measures", "example",
+)  # fmt: skip
 
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2

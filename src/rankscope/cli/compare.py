@@ -67,6 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "first, keep the best score")
     options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
                           "every field at full precision)")
+    p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,4 +84,6 @@ def run(args: argparse.Namespace) -> int:
     from ..report.compare import format_comparison
 
     sys.stdout.write(format_comparison(result, args.format))
+    if args.html:
+        result.to_html(args.html)
     return 0

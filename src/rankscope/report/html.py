@@ -1,0 +1,489 @@
+"""A comparison of runs as one self-contained HTML page (``rankscope report``,
+``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
+with its legend, the per-query differences against the baseline (the "query summary"),
+the interpolated precision–recall curves, the distribution of per-query values per run,
+the preference matrices with their MC4 ordering and, optionally, the robustness curves of
+``rankscope meta``.
+
+The page opens offline and makes no request of any kind: its styles, scripts and data are
+in the file.  The plots are drawn by plotly.js, taken from the ``plotly`` Python package
+(the ``report`` extra, with jinja2 for the page itself): interactive (hover, zoom, a legend
+that hides and shows runs, a picture of any plot) and printable, with every plot type
+needed in one library.  Its bundle is 4.8 MB, so it is inlined gzip-compressed (base64,
+1.9 MB) and unpacked in the browser (``DecompressionStream``): a 24-run × 50-query report
+stays near 3 MB.
+
+Every run name, measure label, query id and topic title is the user's text: the page is
+built by jinja2 with autoescaping on; the plot data travel as JSON in a
+``<script type="application/json">`` element, with ``<``, ``>`` and ``&`` written as
+``\\u`` escapes so that no text can close the element; and the labels plotly.js draws are
+HTML-escaped first (plotly.js reads a few tags in labels and decodes entities after
+splitting off tags, so an escaped label is shown as written and never parsed).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import math
+import os
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..preference.methods import PreferenceResult
+from ..table.compare import RECALL_LEVELS, Comparison
+from .marks import clean, legend, mark, number, p_value, relative, signed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..table.study import Study
+
+#: How to install what the report needs.
+REPORT_EXTRA = "pip install 'rankscope[report]'"
+
+#: 24 distinguishable colours (plotly's "Dark24"), so that 24 runs get 24 colours.
+PALETTE = (
+    "#2E91E5", "#E15F99", "#1CA71C", "#FB0D0D", "#DA16FF", "#222A2A", "#B68100", "#750D86",
+    "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080", "#B2828D", "#6C7C32", "#778AAE",
+    "#862A16", "#A777F1", "#620042", "#1616A7", "#DA60CA", "#6C4516", "#0D2A63", "#AF0038",
+)  # fmt: skip
+
+_TITLE_CHARACTERS = 120  # a topic title in a hover label is cut after this many characters
+
+
+def check_requirements() -> Any:
+    """jinja2 (plotly is read in `_plotly_bundle`); a clear `UsageError` naming the
+    ``report`` extra when either is missing."""
+    try:
+        import jinja2
+        import plotly  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(
+            f"the HTML report needs plotly and jinja2 ({exc.name} is not installed): "
+            f"{REPORT_EXTRA}"
+        ) from None
+    return jinja2
+
+
+@lru_cache(maxsize=1)
+def _plotly_bundle() -> tuple[str, str]:
+    """(plotly.js version, its bundle gzip-compressed in base64)."""
+    from plotly.offline import get_plotlyjs
+
+    code = get_plotlyjs()
+    found = re.search(r"plotly\.js v([0-9][0-9.]*)", code[:400])
+    packed = gzip.compress(code.encode("utf-8"), compresslevel=9, mtime=0)
+    return (found.group(1) if found else "?"), base64.b64encode(packed).decode("ascii")
+
+
+def _version() -> str:
+    """rankscope's version, from the installed distribution (this layer cannot import the
+    package's root, which imports the API)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rankscope")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "(source tree)"
+
+
+def _label(text: str) -> str:
+    """User text for plotly.js: control characters spelled out, markup escaped."""
+    return html.escape(clean(str(text)), quote=False)
+
+
+def _value(x: float) -> float | None:
+    """A number for the page's JSON: 6 significant digits, NaN as null."""
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else float(f"{x:.6g}")
+
+
+def _values(xs: Any) -> list[float | None]:
+    return [_value(x) for x in np.asarray(xs, dtype=float).ravel()]
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON that can sit inside a ``<script>`` element: ``<``, ``>``, ``&`` and
+    the JavaScript line separators written as ``\\u`` escapes (they occur in strings only)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def _layout(**extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "height": 380,
+        "margin": {"l": 64, "r": 16, "t": 40, "b": 56},
+        "font": {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+                 "size": 12},
+        "colorway": list(PALETTE),
+        "hovermode": "closest",
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "xaxis": {"gridcolor": "#e5e5e5", "zerolinecolor": "#999999", "automargin": True},
+        "yaxis": {"gridcolor": "#e5e5e5", "zerolinecolor": "#999999", "automargin": True},
+        "legend": {"font": {"size": 11}},
+    }  # fmt: skip
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(layout.get(key), dict):
+            layout[key] = {**layout[key], **value}
+        else:
+            layout[key] = value
+    return layout
+
+
+def _figure(figure_id: str, title: str, data: list[dict], layout: dict) -> dict[str, Any]:
+    return {"id": figure_id, "title": title, "data": data, "layout": layout}
+
+
+def _query_summary(
+    c: Comparison, measure: str, index: int, titles: list[str]
+) -> dict[str, Any] | None:
+    """The per-query differences of each run from the baseline on ``measure``, sorted
+    (one trace per run, a menu to pick the run)."""
+    if c.baseline is None or measure not in c.values:
+        return None
+    matrix = c.values[measure]
+    base = c.run_names.index(c.baseline)
+    preference = c.kinds[c.measures.index(measure)] == "preference"
+    queries = [_label(q) for q in c.query_ids]
+    has_titles = any(titles)
+    others = [i for i in range(len(c.run_names)) if i != base]
+    traces, buttons = [], []
+    for n, i in enumerate(others):
+        difference = matrix[i] if preference else matrix[i] - matrix[base]
+        order = np.argsort(-difference, kind="stable")
+        if preference:
+            custom = [[queries[q], titles[q]] for q in order]
+            template = (
+                "query %{customdata[0]}" + ("<br>%{customdata[1]}" if has_titles else "")
+                + "<br>preference of %{meta[0]} over %{meta[1]}: %{y:+.4f}<extra></extra>"
+            )  # fmt: skip
+        else:
+            custom = [
+                [queries[q], titles[q], _value(matrix[i][q]), _value(matrix[base][q])]
+                for q in order
+            ]
+            template = (
+                "query %{customdata[0]}" + ("<br>%{customdata[1]}" if has_titles else "")
+                + "<br>%{meta[0]}: %{customdata[2]:.4f}<br>%{meta[1]}: %{customdata[3]:.4f}"
+                "<br>Δ %{y:+.4f}<extra></extra>"
+            )  # fmt: skip
+        ys = difference[order]
+        traces.append({
+            "type": "bar", "x": list(range(1, len(order) + 1)), "y": _values(ys),
+            "name": _label(c.run_names[i]), "meta": [_label(c.run_names[i]), _label(c.baseline)],
+            "customdata": custom, "hovertemplate": template, "visible": n == 0,
+            "marker": {"color": ["#1a9850" if y > 0 else "#d73027" for y in ys]},
+        })  # fmt: skip
+        visible = [k == n for k in range(len(others))]
+        buttons.append({"label": _label(c.run_names[i]), "method": "restyle",
+                        "args": [{"visible": visible}]})  # fmt: skip
+    what = "preference over" if preference else "difference from"
+    layout = _layout(
+        showlegend=False, bargap=0.1, margin={"t": 56},
+        xaxis={"title": {"text": f"queries, by {what} the baseline"}, "zeroline": False},
+        yaxis={"title": {"text": f"{_label(measure)}: {what} {_label(c.baseline)}"}},
+        updatemenus=[{
+            "buttons": buttons, "direction": "down", "showactive": True, "active": 0,
+            "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+            "pad": {"r": 4, "t": 0}, "bgcolor": "#f7f7f7",
+        }],
+    )  # fmt: skip
+    return _figure(f"summary-{index}", measure, traces, layout)
+
+
+def _precision_recall(c: Comparison) -> dict[str, Any] | None:
+    if c.precision_recall is None:
+        return None
+    traces = [
+        {
+            "type": "scatter", "mode": "lines+markers", "x": list(RECALL_LEVELS),
+            "y": _values(c.precision_recall[i]), "name": _label(name), "marker": {"size": 5},
+            "hovertemplate": "%{fullData.name}<br>recall %{x:.1f}: precision %{y:.4f}"
+            "<extra></extra>",
+        }
+        for i, name in enumerate(c.run_names)
+    ]  # fmt: skip
+    layout = _layout(
+        height=440,
+        xaxis={"title": {"text": "recall"}, "range": [-0.02, 1.02], "dtick": 0.1},
+        yaxis={"title": {"text": "interpolated precision (mean over queries)"},
+               "range": [-0.02, 1.02]},
+    )  # fmt: skip
+    return _figure("precision-recall-plot", "every run", traces, layout)
+
+
+def _distribution(
+    c: Comparison, measure: str, index: int, titles: list[str]
+) -> dict[str, Any] | None:
+    """A box per run of its per-query values (for a preference method: its per-query
+    preferences over the baseline), every query a point."""
+    if measure not in c.values:
+        return None
+    matrix = c.values[measure]
+    preference = c.kinds[c.measures.index(measure)] == "preference"
+    queries = [_label(q) for q in c.query_ids]
+    has_titles = any(titles)
+    custom = [[q, t] for q, t in zip(queries, titles, strict=True)]
+    template = (
+        "%{fullData.name}<br>query %{customdata[0]}"
+        + ("<br>%{customdata[1]}" if has_titles else "") + "<br>%{y:.4f}<extra></extra>"
+    )  # fmt: skip
+    traces = []
+    for i, name in enumerate(c.run_names):
+        if preference and name == c.baseline:
+            continue  # its preference over itself: 0 everywhere
+        traces.append({
+            "type": "box", "y": _values(matrix[i]), "name": _label(name),
+            "boxpoints": "all", "jitter": 0.5, "pointpos": 0, "boxmean": True,
+            "marker": {"size": 3, "opacity": 0.6}, "line": {"width": 1.2},
+            "customdata": custom, "hovertemplate": template, "hoveron": "points",
+        })  # fmt: skip
+    label = (
+        f"{_label(measure)}: preference over {_label(c.baseline or '')}"
+        if preference else f"{_label(measure)} per query"
+    )  # fmt: skip
+    layout = _layout(
+        showlegend=False, yaxis={"title": {"text": label}},
+        xaxis={"tickangle": -30 if len(c.run_names) > 6 else 0},
+    )  # fmt: skip
+    return _figure(f"distribution-{index}", measure, traces, layout)
+
+
+def _preference_matrix(
+    c: Comparison, measure: str, index: int
+) -> tuple[dict[str, Any], list[tuple[str, float]]] | None:
+    """The mean preference of each run (row) over each other (column), runs in their MC4
+    order, and that order with the chain's scores."""
+    tensor = c.preferences.get(measure)
+    if tensor is None:
+        return None
+    result = PreferenceResult(measure, list(c.run_names), list(c.query_ids), tensor)
+    order, scores = result.ordering("mc4")
+    at = [c.run_names.index(name) for name in order]
+    mean = tensor.mean(axis=0)[np.ix_(at, at)]
+    labels = [_label(name) for name in order]
+    extent = float(np.abs(mean).max()) or 1.0
+    trace = {
+        "type": "heatmap", "z": [_values(row) for row in mean], "x": labels, "y": labels,
+        "colorscale": "RdBu", "reversescale": True, "zmin": -extent, "zmax": extent, "zmid": 0,
+        "colorbar": {"title": {"text": "mean pref."}, "thickness": 12},
+        "hovertemplate": "%{y} over %{x}: %{z:+.4f}<extra></extra>", "xgap": 1, "ygap": 1,
+    }  # fmt: skip
+    if len(order) <= 16:
+        trace["texttemplate"] = "%{z:.2f}"
+        trace["textfont"] = {"size": 10}
+    size = max(360, 60 + 26 * len(order))
+    layout = _layout(
+        height=size + 80,
+        xaxis={"title": {"text": "over run (MC4 order)"}, "tickangle": -40, "side": "bottom",
+               "type": "category"},
+        yaxis={"title": {"text": "run (MC4 order)"}, "autorange": "reversed",
+               "type": "category"},
+    )  # fmt: skip
+    ordering = [(name, float(score)) for name, score in zip(order, scores, strict=True)]
+    return _figure(f"preferences-{index}", measure, [trace], layout), ordering
+
+
+def _robustness(study: Study) -> list[dict[str, Any]]:
+    panels = [("queries", "number of queries")] + [
+        (policy, f"fraction of judgments kept ({policy})")
+        for policy in ("uniform", "pool")
+        if any(policy in curve for curve in study.judgment_curves.values())
+    ]
+    figures = []
+    for panel, axis in panels:
+        traces = []
+        for name in study.measures:
+            curve = (
+                study.query_curves.get(name, [])
+                if panel == "queries"
+                else study.judgment_curves.get(name, {}).get(panel, [])
+            )
+            if not curve:
+                continue
+            x, mean, sd = zip(*curve, strict=True)
+            traces.append({
+                "type": "scatter", "mode": "lines+markers", "x": _values(x), "y": _values(mean),
+                "error_y": {"type": "data", "array": _values(sd), "visible": True},
+                "name": _label(name), "hovertemplate": "%{fullData.name}<br>" + axis
+                + " %{x}: τ %{y:.3f}<extra></extra>",
+            })  # fmt: skip
+        if traces:
+            layout = _layout(
+                height=360, xaxis={"title": {"text": axis}},
+                yaxis={"title": {"text": "Kendall's τ with all data"}},
+            )  # fmt: skip
+            figures.append(_figure(f"robustness-{panel}", axis, traces, layout))
+    return figures
+
+
+def _table(c: Comparison) -> dict[str, Any]:
+    """The comparison table: one row per run, a column group per measure; each cell its
+    text, a sort key and a class (the significance marks)."""
+    columns = ["mean ± CI", "Δ (rel.)", "p", "d", "W/T/L"]
+    rows = []
+    for run in c.run_names:
+        cells: list[dict[str, Any]] = [{"text": clean(run), "sort": run, "class": "run"}]
+        for measure in c.measures:
+            r = c.row(run, measure)
+            half = (r.ci_high - r.ci_low) / 2
+            own = r.baseline is None
+            marked = mark(r)
+            cells += [
+                {"text": number(r.mean), "small": f"± {number(half)}", "sort": _value(r.mean),
+                 "class": "num"},
+                {"text": "baseline" if own and c.baseline == run else signed(r.difference),
+                 "small": "" if own else relative(r),
+                 "sort": None if own else _value(r.difference or 0.0), "class": "num"},
+                {"text": "" if own else p_value(r.p_value), "mark": marked,
+                 "sort": None if own or r.p_value is None else _value(r.p_value),
+                 "class": "num " + {"▲": "better", "▼": "worse"}.get(marked, "")},
+                {"text": "" if own else signed(r.effect_size, 2),
+                 "sort": None if own or r.effect_size is None else _value(r.effect_size),
+                 "class": "num"},
+                {"text": "" if own else f"{r.wins}/{r.ties}/{r.losses}",
+                 "sort": None if own else (r.wins or 0) - (r.losses or 0), "class": "num"},
+            ]  # fmt: skip
+        rows.append([{"small": "", "mark": "", **cell} for cell in cells])
+    return {"measures": list(c.measures), "columns": columns, "rows": rows}
+
+
+def _pairs_table(c: Comparison) -> list[list[str]]:
+    """Without a baseline: a row per pair of runs and measure."""
+    out = []
+    for r in c.rows:
+        if r.baseline is None:
+            continue
+        out.append([
+            clean(r.measure), clean(r.run), clean(r.baseline), signed(r.difference),
+            p_value(r.p_value) + mark(r), signed(r.effect_size, 2),
+            f"{r.wins}/{r.ties}/{r.losses}",
+        ])  # fmt: skip
+    return out
+
+
+def _topic_titles(
+    c: Comparison, topics: str | os.PathLike[str] | Mapping[str, str] | None
+) -> list[str]:
+    if topics is None:
+        return [""] * len(c.query_ids)
+    if not isinstance(topics, Mapping):
+        from ..read.topics import read_topics
+
+        topics = read_topics(topics)
+    titles = []
+    for q in c.query_ids:
+        title = clean(str(topics.get(q, "")))
+        if len(title) > _TITLE_CHARACTERS:
+            title = title[: _TITLE_CHARACTERS - 1] + "…"
+        titles.append(html.escape(title, quote=False))
+    return titles
+
+
+def format_html(
+    c: Comparison,
+    *,
+    topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
+    robustness: Study | None = None,
+    title: str | None = None,
+) -> str:
+    """The report of comparison ``c`` as the text of one HTML page (see the module)."""
+    jinja2 = check_requirements()
+    from markupsafe import Markup  # a dependency of jinja2
+
+    titles = _topic_titles(c, topics)
+    sections: list[dict[str, Any]] = []
+    summaries = [_query_summary(c, m, i, titles) for i, m in enumerate(c.measures)]
+    sections.append({
+        "id": "query-summary", "title": "Per-query differences against the baseline",
+        "figures": [f for f in summaries if f is not None],
+        "note": "Each bar is a query, sorted by the chosen run's difference from the baseline "
+        "(for a preference method: its preference over the baseline); the menu picks the run, "
+        "hovering a bar shows the query, its topic and both values." if c.baseline is not None
+        else "A comparison of every pair of runs has no baseline: see the distributions below.",
+    })  # fmt: skip
+    curve = _precision_recall(c)
+    sections.append({
+        "id": "precision-recall", "title": "Interpolated precision–recall curves",
+        "figures": [curve] if curve else [],
+        "note": "Interpolated precision at the 11 standard recall levels (trec_eval's "
+        "iprec_at_recall), averaged over the compared queries; click a run in the legend to "
+        "hide it.",
+    })  # fmt: skip
+    distributions = [_distribution(c, m, i, titles) for i, m in enumerate(c.measures)]
+    sections.append({
+        "id": "distributions", "title": "Distribution of per-query values",
+        "figures": [f for f in distributions if f is not None],
+        "note": "A box per run (quartiles, whiskers, dashed mean), every query a point.",
+    })  # fmt: skip
+    orderings = []
+    heat_maps = []
+    for i, m in enumerate(c.measures):
+        found = _preference_matrix(c, m, i)
+        if found is not None:
+            heat_maps.append(found[0])
+            orderings.append({"measure": m, "ordering": [
+                (clean(name), f"{score:.4g}") for name, score in found[1]
+            ]})  # fmt: skip
+    if heat_maps:
+        sections.append({
+            "id": "preferences", "title": "Preferences between runs",
+            "figures": heat_maps, "orderings": orderings,
+            "note": "The mean over queries of each run's (row) preference over each other run "
+            "(column), in [−1, 1]; runs in the order of the MC4 aggregation of the per-query "
+            "orderings (Dwork et al. 2001; Diaz & Ferraro 2022).",
+        })  # fmt: skip
+    if robustness is not None:
+        sections.append({
+            "id": "robustness", "title": "Robustness to fewer queries and judgments",
+            "figures": _robustness(robustness),
+            "note": "Kendall's τ between the ordering of the runs on all data and on fewer "
+            "queries or judgments (mean ± sd over samples), as rankscope meta computes it.",
+        })  # fmt: skip
+    sections = [{"orderings": [], **section} for section in sections]
+    figures = [f for s in sections for f in s["figures"]]
+    plotly_version, plotly_packed = _plotly_bundle()
+    n_runs, n_queries = len(c.run_names), len(c.query_ids)
+    heading = title or f"{', '.join(c.measures)} of {n_runs} runs"
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    template = env.from_string(
+        resources.files(__package__).joinpath("templates/report.html.j2").read_text("utf-8")
+    )
+    return template.render(
+        heading=clean(heading),
+        summary=f"{n_runs} runs, {n_queries} queries"
+        + (f", baseline {clean(c.baseline)}" if c.baseline is not None else ", every pair"),
+        table=_table(c),
+        pairs=_pairs_table(c) if c.baseline is None else [],
+        legend=legend(c).splitlines(),
+        sections=sections,
+        figures_json=Markup(script_json(figures)),  # escaped for a <script> by script_json
+        plotly_packed=plotly_packed,
+        plotly_version=plotly_version,
+        version=_version(),
+    )
+
+
+def write_html(
+    c: Comparison,
+    path: str | os.PathLike[str],
+    *,
+    topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
+    robustness: Study | None = None,
+    title: str | None = None,
+) -> None:
+    """Write `format_html` of ``c`` to ``path`` (UTF-8)."""
+    text = format_html(c, topics=topics, robustness=robustness, title=title)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
