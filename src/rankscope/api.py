@@ -280,8 +280,8 @@ def compare(
     files are named after them (``names="file"``; ``"tag"``: by their tag column).
 
     The result has ``rows`` (one `rankscope.table.compare.Row` per run and measure),
-    ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()`` and
-    ``to_text()``.
+    ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()``,
+    ``to_text()`` and ``to_html(path)`` (the HTML report; the ``report`` extra).
 
     Examples
     --------
