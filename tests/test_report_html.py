@@ -301,8 +301,9 @@ def chromium() -> str:
 
 
 def open_in_chromium(path: Path, screenshot: Path) -> dict:
-    """Open ``path`` in headless Chromium (a fresh profile), wait for every plot, take a full
-    page screenshot; what the page did: console errors, requests, rows, plots, hover text."""
+    """Open ``path`` in headless Chromium, wait for every plot, take a full page screenshot;
+    what the page did: console errors, requests, rows, plots, hover text.  (Playwright starts
+    the browser with a fresh temporary profile of its own: it refuses ``--user-data-dir``.)"""
     from playwright.sync_api import sync_playwright
 
     executable = chromium()
