@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
+
 def format_text(c: Comparison) -> str:
     """Aligned tables, one block per measure: a row per run (a row per pair without a
     baseline), then the legend."""
