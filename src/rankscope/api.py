@@ -25,7 +25,7 @@ from .read.sources import (
 )
 from .report.compare import ComparisonResult
 from .table import RunEvaluation, as_requests
-from .table.compare import DEFAULT_MEASURES, compare_runs
+from .table.compare import DEFAULT_MEASURES, Procedure, compare_runs
 from .table.formats import evaluate_runs, judgment_format
 
 __all__ = [
@@ -300,10 +300,10 @@ def compare(
     run_list = resolve_runs(runs, judgments, duplicates, names=names)
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
+    procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
     found = compare_runs(
-        judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs, test=test,
-        correction=correction, alpha=alpha, confidence=confidence, permutations=permutations,
-        seed=seed, common_queries=common_queries, options=options,
+        judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
+        procedure=procedure, common_queries=common_queries, options=options,
     )  # fmt: skip
     return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import warnings
 
 
-class RankscopeError(ValueError):
-    """A mistake in what the user gave rankscope (input or request), not a bug."""
+class _ToldTwice(Exception):
+    """A message told two ways: to a caller of the API (``str``) and on the command line
+    (``cli_message``, naming its options instead of the API's keywords)."""
 
     def __init__(self, message: str, *, cli: str | None = None) -> None:
         super().__init__(message)
@@ -31,6 +32,10 @@ class RankscopeError(ValueError):
     def cli_message(self) -> str:
         """The message as the command line says it (its options instead of API keywords)."""
         return self._cli if self._cli is not None else str(self)
+
+
+class RankscopeError(_ToldTwice, ValueError):
+    """A mistake in what the user gave rankscope (input or request), not a bug."""
 
 
 class InputError(RankscopeError):
@@ -41,17 +46,8 @@ class UsageError(RankscopeError):
     """A request that cannot be carried out: unknown measure, inapplicable option, ..."""
 
 
-class RankscopeWarning(UserWarning):
+class RankscopeWarning(_ToldTwice, UserWarning):
     """A surprising but recoverable situation in the input (reported, never silent)."""
-
-    def __init__(self, message: str, *, cli: str | None = None) -> None:
-        super().__init__(message)
-        self._cli = cli
-
-    @property
-    def cli_message(self) -> str:
-        """The message as the command line says it (its options instead of API keywords)."""
-        return self._cli if self._cli is not None else str(self)
 
 
 def warn(message: str, *, cli: str | None = None) -> None:

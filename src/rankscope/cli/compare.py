@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from . import options
 
@@ -31,6 +32,14 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
+    add_comparison_options(p)
+    options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
+                          "every field at full precision)")
+    p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
+
+
+def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -> None:
+    """The options of a comparison, shared by ``rankscope compare`` and ``rankscope report``."""
     options.measures(
         p,
         "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
@@ -40,10 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--baseline", metavar="RUN", help="the run the others are compared with (default: the "
         "first run given)",
     )  # fmt: skip
-    p.add_argument(
-        "--all-pairs", action="store_true",
-        help="compare every pair of runs instead of each run with a baseline",
-    )  # fmt: skip
+    if all_pairs:
+        p.add_argument(
+            "--all-pairs", action="store_true",
+            help="compare every pair of runs instead of each run with a baseline",
+        )  # fmt: skip
     options.choice(p, "--test", TESTS, "paired test (default t; permutation is exact up to "
                    "20 queries; randomized-tukey controls the family-wise error itself)")
     options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
@@ -65,24 +75,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
     options.duplicates(p, "a document listed twice for a query: error (default), keep the "
                        "first, keep the best score")
-    options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
-                          "every field at full precision)")
-    p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
 
 
-def run(args: argparse.Namespace) -> int:
+def compared(args: argparse.Namespace) -> Any:
+    """The comparison the parsed options ask for (`rankscope.compare`)."""
     from ..api import compare
     from ..read.trec import run_files
 
-    result = compare(
+    return compare(
         args.qrels, run_files(args.runs), args.measures or None, baseline=args.baseline,
-        all_pairs=args.all_pairs, test=args.test, correction=args.correction,
-        alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-        common_queries=args.common_queries, relevance_level=args.level, ties=args.ties,
-        max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
+        all_pairs=getattr(args, "all_pairs", False), test=args.test,
+        correction=args.correction, alpha=args.alpha, permutations=args.permutations,
+        seed=args.seed, common_queries=args.common_queries, relevance_level=args.level,
+        ties=args.ties, max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
     )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
     from ..report.compare import format_comparison
 
+    result = compared(args)
     sys.stdout.write(format_comparison(result, args.format))
     if args.html:
         result.to_html(args.html)

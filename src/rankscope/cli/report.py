@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from . import options
-from .compare import CORRECTIONS, TESTS
+from .compare import add_comparison_options, compared
 
 EXAMPLES = """examples:
   rankscope report qrels.txt bm25.run dense.run -o report.html
@@ -30,15 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the HTML file to write",
     )  # fmt: skip
-    options.measures(
-        p,
-        "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
-        "order of the columns; default AP, nDCG@10, P@10, RR, R@100",
-    )
-    p.add_argument(
-        "--baseline", metavar="RUN", help="the run the others are compared with (default: the "
-        "first run given)",
-    )  # fmt: skip
+    add_comparison_options(p, all_pairs=False)
     p.add_argument(
         "--topics", metavar="FILE", help="topic titles, shown when hovering a query: "
         "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML)",
@@ -48,41 +40,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "meta (tau with fewer queries and judgments; slower)",
     )  # fmt: skip
     p.add_argument("--title", help="the page's heading (default: the measures and runs)")
-    options.choice(p, "--test", TESTS, "paired test (default t)")
-    options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
-                   "measure (default holm)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random tests (0)")
-    p.add_argument(
-        "--permutations", type=int, default=10_000, metavar="B",
-        help="random sign flips, resamples or permutations of the random tests (10000)",
-    )  # fmt: skip
-    p.add_argument(
-        "--common-queries", action="store_true",
-        help="only the queries every run ranked (default: every judged query, missing = 0)",
-    )  # fmt: skip
-    options.choice(p, "--names", ("file", "tag"), "name runs after their files (default) or "
-                   "their tag column")
-    options.relevance_level(p, "minimum relevant grade (default 1)")
-    options.depth(p, "max_docs", "use only the top N documents of each ranking")
-    options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
-    options.duplicates(p, "a document listed twice for a query: error (default), keep the "
-                       "first, keep the best score")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import compare
     from ..read.trec import run_files
     from ..report.html import check_requirements
 
     check_requirements()  # before the work, not after it
-    result = compare(
-        args.qrels, run_files(args.runs), args.measures or None, baseline=args.baseline,
-        test=args.test, correction=args.correction, alpha=args.alpha,
-        permutations=args.permutations, seed=args.seed, common_queries=args.common_queries,
-        relevance_level=args.level, ties=args.ties, max_docs=args.max_docs,
-        duplicates=args.duplicates, names=args.names,
-    )  # fmt: skip
+    result = compared(args)
     robustness = None
     if args.robustness:
         from ..measures import reads_subtopics

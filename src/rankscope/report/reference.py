@@ -80,12 +80,11 @@ def registry_reference(registry: Registry) -> str:
     return "\n".join(lines)
 
 
-_KINDS = {
-    "rating": "Rating prediction",
-    "topn": "Top-N accuracy",
-    "list": "Beyond accuracy: per list",
-    "catalog": "Beyond accuracy: over the catalog",
-}
+#: The recommender measures' kinds (`RecsysMeasure.kind`), as the reference names them.
+_KINDS = dict(
+    rating="Rating prediction", topn="Top-N accuracy", list="Beyond accuracy: per list",
+    catalog="Beyond accuracy: over the catalog",
+)
 
 
 def _recsys_heading(m: Any) -> str:

@@ -53,6 +53,30 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
 @dataclass(frozen=True)
+class Procedure:
+    """How the comparisons are tested: the paired test, the correction over the comparisons
+    of a measure, the significance level, the confidence of the intervals, and the random
+    tests' number of resamples (sign flips, bootstrap samples, permutations) and seed."""
+
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    permutations: int = 10_000
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.test not in TESTS:
+            raise UsageError(f"unknown test {self.test!r}: choose {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise UsageError(
+                f"unknown correction {self.correction!r}: choose {', '.join(CORRECTIONS)}"
+            )
+        if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
+            raise UsageError("alpha and confidence must lie strictly between 0 and 1")
+
+
+@dataclass(frozen=True)
 class Row:
     """One run on one measure: its mean and interval, and its comparison with ``baseline``
     (None for the baseline itself, and for the per-run rows of an all-pairs comparison)."""
@@ -173,12 +197,7 @@ def compare_runs(
     *,
     baseline: str | None = None,
     all_pairs: bool = False,
-    test: str = "t",
-    correction: str = "holm",
-    alpha: float = 0.05,
-    confidence: float = 0.95,
-    permutations: int = 10_000,
-    seed: int = 0,
+    procedure: Procedure | None = None,
     common_queries: bool = False,
     options: JoinOptions | None = None,
 ) -> Comparison:
@@ -189,12 +208,8 @@ def compare_runs(
         raise UsageError("a comparison needs at least two runs")
     if len(set(names)) != len(names):
         raise UsageError(f"runs need distinct names (got {', '.join(names)})")
-    if test not in TESTS:
-        raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
-    if not 0 < alpha < 1 or not 0 < confidence < 1:
-        raise UsageError("alpha and confidence must lie strictly between 0 and 1")
+    procedure = Procedure() if procedure is None else procedure
+    procedure.check()
     if not requests:
         raise UsageError("name at least one measure to compare")
     base = None
@@ -265,36 +280,31 @@ def compare_runs(
     for label in order:
         if base is not None:
             rows += _against_baseline(
-                label, kinds[label], values[label], names, names.index(base), test,
-                correction, alpha, confidence, permutations, seed, preferences.get(label),
+                label, kinds[label], values[label], preferences.get(label), names,
+                names.index(base), procedure,
             )  # fmt: skip
         else:
             rows += _all_pairs(
-                label, kinds[label], values.get(label), preferences.get(label), names, test,
-                correction, alpha, confidence, permutations, seed,
-            )  # fmt: skip
+                label, kinds[label], values.get(label), preferences.get(label), names, procedure
+            )
     return Comparison(
-        names, order, [kinds[m] for m in order], query_ids, base, test, correction, alpha,
-        confidence, seed, rows, values, preferences, common_queries,
+        names, order, [kinds[m] for m in order], query_ids, base, procedure.test,
+        procedure.correction, procedure.alpha, procedure.confidence, procedure.seed, rows,
+        values, preferences, common_queries,
         {n: qs for n, qs in unranked.items() if qs}, precision_recall,
     )  # fmt: skip
 
 
 def _tested(
-    differences: np.ndarray,
-    test: str,
-    correction: str,
-    permutations: int,
-    seed: int,
-    tukey: np.ndarray | None,
+    differences: np.ndarray, procedure: Procedure, tukey: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(corrected, unadjusted) p-values of rows of differences; ``tukey`` gives the
     randomized Tukey HSD p-values instead (family-wise already, no correction)."""
-    if test == "randomized-tukey":
+    if procedure.test == "randomized-tukey":
         assert tukey is not None
         return tukey, np.full(len(tukey), math.nan)
-    p = _p_values(differences, test, permutations, seed)
-    return adjust(p, correction), p
+    p = _p_values(differences, procedure.test, procedure.permutations, procedure.seed)
+    return adjust(p, procedure.correction), p
 
 
 def _rows(
@@ -330,19 +340,14 @@ def _against_baseline(
     label: str,
     kind: str,
     matrix: np.ndarray,
+    tensor: np.ndarray | None,
     names: list[str],
     base: int,
-    test: str,
-    correction: str,
-    alpha: float,
-    confidence: float,
-    permutations: int,
-    seed: int,
-    tensor: np.ndarray | None,
+    procedure: Procedure,
 ) -> list[Row]:
     """Rows of every run against run ``base``: the baseline's own row first (no test)."""
     others = [i for i in range(len(names)) if i != base]
-    low, high = _interval(matrix, confidence)
+    low, high = _interval(matrix, procedure.confidence)
     means = matrix.mean(axis=1)
     if kind == "metric":
         differences = matrix[others] - matrix[base]
@@ -351,13 +356,13 @@ def _against_baseline(
         differences = matrix[others]
         reference_means = np.zeros(len(others))
     tukey = None
-    if test == "randomized-tukey":
-        tukey = _tukey_pairs(kind, matrix, tensor, [(i, base) for i in others], permutations, seed)
+    if procedure.test == "randomized-tukey":
+        tukey = _tukey_pairs(kind, matrix, tensor, [(i, base) for i in others], procedure)
     own = Row(names[base], label, kind, float(means[base]), float(low[base]), float(high[base]))
     return [own] + _rows(
         label, kind, [names[i] for i in others], [names[base]] * len(others), means[others],
         (low[others], high[others]), reference_means, differences,
-        _tested(differences, test, correction, permutations, seed, tukey), alpha,
+        _tested(differences, procedure, tukey), procedure.alpha,
     )  # fmt: skip
 
 
@@ -367,19 +372,14 @@ def _all_pairs(
     matrix: np.ndarray | None,
     tensor: np.ndarray | None,
     names: list[str],
-    test: str,
-    correction: str,
-    alpha: float,
-    confidence: float,
-    permutations: int,
-    seed: int,
+    procedure: Procedure,
 ) -> list[Row]:
     """Each run's own row (metrics), then every pair a < b: run a against run b."""
     pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
     rows: list[Row] = []
     if kind == "metric":
         assert matrix is not None
-        low, high = _interval(matrix, confidence)
+        low, high = _interval(matrix, procedure.confidence)
         means = matrix.mean(axis=1)
         rows += [
             Row(n, label, kind, float(means[i]), float(low[i]), float(high[i]))
@@ -394,14 +394,14 @@ def _all_pairs(
         differences = np.array([tensor[:, a, b] for a, b in pairs])
         pair_means = differences.mean(axis=1)
         reference_means = np.zeros(len(pairs))
-        pair_low, pair_high = _interval(differences, confidence)
+        pair_low, pair_high = _interval(differences, procedure.confidence)
     tukey = None
-    if test == "randomized-tukey":
-        tukey = _tukey_pairs(kind, matrix, tensor, pairs, permutations, seed)
+    if procedure.test == "randomized-tukey":
+        tukey = _tukey_pairs(kind, matrix, tensor, pairs, procedure)
     return rows + _rows(
         label, kind, [names[a] for a, _ in pairs], [names[b] for _, b in pairs], pair_means,
         (pair_low, pair_high), reference_means, differences,
-        _tested(differences, test, correction, permutations, seed, tukey), alpha,
+        _tested(differences, procedure, tukey), procedure.alpha,
     )  # fmt: skip
 
 
@@ -410,20 +410,23 @@ def _tukey_pairs(
     matrix: np.ndarray | None,
     tensor: np.ndarray | None,
     pairs: list[tuple[int, int]],
-    permutations: int,
-    seed: int,
+    procedure: Procedure,
 ) -> np.ndarray:
     """Randomized Tukey HSD p-values of ``pairs`` (runs a, b): over the runs' per-query
     values for a metric, over the preference tensor (labels permuted per query) for a
     preference method."""
     if kind == "metric":
         assert matrix is not None
-        result = randomized_tukey_hsd(matrix, permutations=permutations, seed=seed)
+        result = randomized_tukey_hsd(
+            matrix, permutations=procedure.permutations, seed=procedure.seed
+        )
         p = {
             (int(a), int(b)): float(v)
             for a, b, v in zip(result.first, result.second, result.p_value, strict=True)
         }
         return np.array([p[(min(a, b), max(a, b))] for a, b in pairs])
     assert tensor is not None
-    matrix_p = preference_tukey_pvalues(tensor, permutations=permutations, seed=seed)
+    matrix_p = preference_tukey_pvalues(
+        tensor, permutations=procedure.permutations, seed=procedure.seed
+    )
     return np.array([matrix_p[a, b] for a, b in pairs])
