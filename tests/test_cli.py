@@ -106,7 +106,7 @@ def test_json_format(files, capsys):
     )
     assert code == 0, err
     (entry,) = json.loads(out)
-    assert entry["run"] == "A"
+    assert entry["run"] == "runA"  # named after its file (its tag is A)
     assert entry["summary"] == {
         "AP": pytest.approx((5 / 6 + 1 / 2) / 2, rel=1e-12),
         "RR": pytest.approx(0.75, rel=1e-12),
@@ -136,12 +136,12 @@ def test_csv_format_several_runs(files, capsys):
     assert rows[0] == ["run", "query", "measure", "value"]
     assert sorted(rows[1:]) == sorted(
         [
-            ["A", "q1", "AP", f"{5 / 6:.4f}"],
-            ["A", "q2", "AP", "0.5000"],
-            ["A", "all", "AP", f"{(5 / 6 + 0.5) / 2:.4f}"],
-            ["B", "q1", "AP", "0.2500"],
-            ["B", "q2", "AP", "1.0000"],
-            ["B", "all", "AP", "0.6250"],
+            ["runA", "q1", "AP", f"{5 / 6:.4f}"],
+            ["runA", "q2", "AP", "0.5000"],
+            ["runA", "all", "AP", f"{(5 / 6 + 0.5) / 2:.4f}"],
+            ["runB", "q1", "AP", "0.2500"],
+            ["runB", "q2", "AP", "1.0000"],
+            ["runB", "all", "AP", "0.6250"],
         ]
     )
 
@@ -155,8 +155,8 @@ def test_table_format_is_the_default_for_several_runs(files, capsys):
     assert lines[0].split() == ["run", "query", "measure", "value"]
     assert set(lines[1]) <= {"-", " "}
     assert [x.split() for x in lines[2:]] == [
-        ["A", "all", "AP", "0.6667"],
-        ["B", "all", "AP", "0.6250"],
+        ["runA", "all", "AP", "0.6667"],
+        ["runB", "all", "AP", "0.6250"],
     ]
 
 
@@ -180,8 +180,8 @@ def test_table_wide(files, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["run", "AP", "RR"]
-    assert lines[2].split() == ["A", "0.6667", "0.7500"]
-    assert lines[3].split() == ["B", "0.6250", "0.7500"]
+    assert lines[2].split() == ["runA", "0.6667", "0.7500"]
+    assert lines[3].split() == ["runB", "0.6250", "0.7500"]
     assert len(lines) == 4
 
 
@@ -203,7 +203,7 @@ def test_directory_of_runs(files, tmp_path, capsys):
         ["eval", "--format", "csv", "-m", "RR", files["qrels"], str(runs)], capsys
     )
     assert code == 0
-    assert out.splitlines()[1:] == ["A,all,RR,0.7500", "B,all,RR,0.7500"]
+    assert out.splitlines()[1:] == ["a,all,RR,0.7500", "b,all,RR,0.7500"]
 
 
 def test_run_from_stdin(files, monkeypatch, capsys):
@@ -592,3 +592,14 @@ def test_building_the_parser_imports_no_command_body():
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
     expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
     assert loaded <= expected, loaded - expected
+
+
+def test_runs_are_named_after_their_files_unless_names_tag(files, capsys):
+    args = ["eval", "--format", "csv", "-m", "RR", files["qrels"], files["runA"], files["runB"]]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0 and [r.split(",")[0] for r in out.splitlines()[1:]] == ["runA", "runB"]
+    code, out, _ = run_cli([*args[:1], "--names", "tag", *args[1:]], capsys)
+    assert code == 0 and [r.split(",")[0] for r in out.splitlines()[1:]] == ["A", "B"]
+    # trec_eval's output prints the tag as runid, whatever the runs are called
+    code, out, _ = run_cli(["eval", "-m", "runid", files["qrels"], files["runA"]], capsys)
+    assert code == 0 and out == line("runid", "all", "A")

@@ -56,6 +56,7 @@ class EvaluateOptions(TypedDict, total=False):
     rel_format: str
     zscores: Any
     no_common_query: str
+    names: str
 
 
 def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
@@ -83,6 +84,7 @@ def evaluate_many(
     rel_format: str = "qrels",
     zscores: Any = None,
     no_common_query: str = "warn",
+    names: str = "tag",
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
@@ -117,6 +119,10 @@ def evaluate_many(
         A run that shares no query with the judgments: ``warn`` (default; its queries are
         reported and it scores 0) or ``error`` (an `InputError`, as on the command line:
         nothing is comparable, usually the wrong file).
+    names:
+        ``tag`` (default): a run file is named by its tag column; ``file``: by its file name
+        (as on the command line), two files of one name being an error.  ``runid`` prints
+        the tag either way.
     """
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
@@ -126,7 +132,7 @@ def evaluate_many(
         judgments = read_qrels(qrels, diversity=True)
     else:
         judgments = fmt.read(qrels)
-    run_list = resolve_runs(runs, judgments, duplicates, order)
+    run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query not in ("warn", "error"):
         raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
     if no_common_query == "error":

@@ -68,8 +68,7 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
         "--common-queries", action="store_true",
         help="only the queries every run ranked (default: every judged query, missing = 0)",
     )  # fmt: skip
-    options.choice(p, "--names", ("file", "tag"), "name runs after their files (default) or "
-                   "their tag column")
+    options.run_names(p)
     options.relevance_level(p, "minimum relevant grade (default 1)")
     options.depth(p, "max_docs", "use only the top N documents of each ranking")
     options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")

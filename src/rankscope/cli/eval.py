@@ -78,6 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "order of equally scored documents (default as trec_eval: docno-desc; "
         "docno-asc with -R prefs/qrels_prefs)",
     )
+    options.run_names(p)
     options.duplicates(
         p, "a document listed twice for a query: error (default), keep first, keep max score"
     )
@@ -124,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         rel_format=args.rel_format,
         zscores=args.zscores,
         no_common_query="error",
+        names=args.names,
     )
     sys.stdout.write(
         format_evaluations(

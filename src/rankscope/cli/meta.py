@@ -49,6 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
     options.output_format(p, ("table", "json"), help="output format (default table)")
+    options.run_names(p)
     options.duplicates(p)
     options.quiet(p)
 
@@ -67,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("rankscope meta needs QRELS and at least one RUN (after -m options)")
     measures = args.measures or DEFAULT_MEASURES
     qrels = read_qrels(qrels_path, diversity=reads_subtopics(measures))
-    runs = resolve_runs(run_files(run_paths, judgments=qrels_path), qrels, args.duplicates)
+    runs = resolve_runs(
+        run_files(run_paths, judgments=qrels_path), qrels, args.duplicates, names=args.names
+    )
     check_common_queries(qrels, runs)
     with progress_bar("rankscope meta", args.quiet) as progress:
         result = study(

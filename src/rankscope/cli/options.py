@@ -140,6 +140,16 @@ def duplicates(p: Parser, help: str | None = None) -> None:
     )
 
 
+def run_names(p: Parser) -> None:
+    """``--names file|tag``: name runs after their files (default) or their tag column."""
+    p.add_argument(
+        "--names", choices=("file", "tag"), default="file",
+        help="name runs after their files without .gz and .txt/.run/.trec/.tsv (default; two "
+        "files of one name are an error) or after their tag column (trec_eval's runid, which "
+        "trec_eval-format output prints either way)",
+    )  # fmt: skip
+
+
 def output_format(
     p: Parser, choices: tuple[str, ...], default: str | None = "table", help: str | None = None
 ) -> None:

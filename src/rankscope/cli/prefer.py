@@ -42,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.relevance_level(p, "minimum relevant grade (default 1)")
     options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
     options.ties(p, "docno-desc", "order of equally scored documents (default docno-desc)")
+    options.run_names(p)
     options.duplicates(p)
 
 
@@ -55,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
     methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
     qrels = read_qrels(args.qrels, diversity=reads_subtopics(methods))
-    runs = resolve_runs(run_files(args.runs, judgments=args.qrels), qrels, args.duplicates)
+    runs = resolve_runs(
+        run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names
+    )
     check_common_queries(qrels, runs)
     table = relevance_table(
         qrels, runs, relevance_level=args.level, ties=args.ties,

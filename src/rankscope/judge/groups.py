@@ -21,5 +21,5 @@ def expand_run(run: Run, pairs: Vocabulary, of_query: dict[str, list[str]]) -> R
     query = flat[first[run.query[rows]] + nth] if len(rows) else np.zeros(0, dtype=np.int32)
     return Run(
         run.name, pairs, run.docs, query, run.doc[rows], run.score[rows], source=run.source,
-        line=None if run.line is None else run.line[rows],
+        line=None if run.line is None else run.line[rows], tag=run.tag,
     )  # fmt: skip

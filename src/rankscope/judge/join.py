@@ -345,6 +345,7 @@ def judge(
         docs=run.docs,
         aspects=aspects,
         lengths=lengths,
+        runid=run.runid,
     )
 
 

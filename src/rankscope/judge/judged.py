@@ -51,6 +51,7 @@ class Judged:
     docs: Vocabulary | None = None
     aspects: Aspects | None = None  # per-subtopic judgments (diversity qrels only)
     lengths: np.ndarray | None = None  # float per rank: document length in words (NaN unknown)
+    runid: str | None = None  # trec_eval's runid (the run's tag; None: its name)
 
     @functools.cached_property
     def grade(self) -> np.ndarray:

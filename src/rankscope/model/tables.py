@@ -98,6 +98,12 @@ class Run(_Rows):
     score: np.ndarray  # float64
     source: str = "<run>"
     line: np.ndarray | None = None  # 1-based input line of each row (0-based row for frames)
+    tag: str | None = None  # a TREC run file's tag column (trec_eval's runid), if any
+
+    @property
+    def runid(self) -> str:
+        """What trec_eval prints as ``runid``: the tag column, else the run's name."""
+        return self.tag or self.name
 
     def to_frame(self, output: str = "pandas") -> Any:
         """A DataFrame with columns query_id, doc_id, score (pandas, polars or dict)."""

@@ -135,5 +135,5 @@ def where(rows, a: int, b: int, before: str = " (") -> str:
 def take(run: Run, rows: np.ndarray) -> Run:
     return Run(
         run.name, run.queries, run.docs, run.query[rows], run.doc[rows], run.score[rows],
-        source=run.source, line=None if run.line is None else run.line[rows],
+        source=run.source, line=None if run.line is None else run.line[rows], tag=run.tag,
     )  # fmt: skip

@@ -155,7 +155,9 @@ def resolve_runs(
         return unique_run_names(out)
     seen: dict[str, Run] = {}
     for run in out:
-        if run.name in seen:
+        if run.name in seen and seen[run.name].source == run.source:
+            warn(f"{run.source} is given twice; its runs are told apart by position")
+        elif run.name in seen:
             raise UsageError(
                 f"two runs are named {run.name!r}: {seen[run.name].source} and {run.source} "
                 "(rename a file, or name the runs by their tags: --names tag, names='tag')"

@@ -281,7 +281,10 @@ def parse_run_lines(
         s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
-    return Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    return Run(
+        name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
+        tag=tag or None,
+    )  # fmt: skip
 
 
 def rank_ordered(
@@ -316,7 +319,10 @@ def rank_ordered(
             f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
             f"(lines {ls[a]} and {ls[b]})"
         )
-    run = Run(name or decode(tag) or Path(source).name, queries, docs, q, d, s, source, line)
+    run = Run(
+        name or decode(tag) or Path(source).name, queries, docs, q, d, s, source, line,
+        decode(tag) or None,
+    )  # fmt: skip
     return resolve_duplicates(run, duplicates)
 
 
@@ -382,7 +388,10 @@ def read_run(
     q, d, s, line, tag = _native_stream(path, source, queries, docs, is_run=True)
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
-    run = Run(name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line)
+    run = Run(
+        name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
+        tag=tag or None,
+    )  # fmt: skip
     return resolve_duplicates(run, duplicates)
 
 

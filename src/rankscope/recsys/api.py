@@ -260,7 +260,7 @@ def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items:
     keep = ~hit
     return Run(
         run.name, run.queries, run.docs, run.query[keep], run.doc[keep], run.score[keep],
-        run.source, None if run.line is None else run.line[keep],
+        run.source, None if run.line is None else run.line[keep], run.tag,
     )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ class RunEvaluation:
     missing: np.ndarray  # per query: judged but not ranked by the run
     complete_num_rel: int | None = None  # under -c: num_rel's summary (trec_eval's count)
     zscores: bool = False  # values are z-scores (trec_eval -Z): printed as Z<name>
+    runid: str | None = None  # trec_eval's runid, the run's tag (None: its name)
 
     def value(self, label: str) -> np.ndarray:
         for r, v in zip(self.requests, self.values, strict=True):
@@ -95,12 +96,12 @@ def evaluate_judged(
     # the level
     complete_num_rel = int(judged.rel_levels[:, 1:].sum()) if complete else None
     summary = [
-        summarise(req, col, judged.run_name, complete_num_rel)
+        summarise(req, col, judged.runid or judged.run_name, complete_num_rel)
         for req, col in zip(requests, columns, strict=True)
     ]
     return RunEvaluation(
         judged.run_name, judged.query_ids, list(requests), columns, summary, missing,
-        complete_num_rel,
+        complete_num_rel, runid=judged.runid,
     )  # fmt: skip
 
 
@@ -170,5 +171,5 @@ def evaluate_run(
              for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
     return RunEvaluation(
         first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
-        [found[id(r)][1] for r in requests], first.missing,
+        [found[id(r)][1] for r in requests], first.missing, runid=first.runid,
     )  # fmt: skip

@@ -93,6 +93,7 @@ def _with_preferences(
             res.missing,
             res.complete_num_rel,
             res.zscores,
+            res.runid,
         )  # fmt: skip
         for res in results
     ]

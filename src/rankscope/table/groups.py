@@ -66,8 +66,10 @@ def evaluate_judgment_groups(
     missing = np.zeros(len(query_ids), dtype=bool)
     if len(owner):
         missing[np.searchsorted(starts, np.flatnonzero(judged.missing), side="right") - 1] = True
-    summary = [summarise(r, col, run.name) for r, col in zip(requests, values, strict=True)]
-    return RunEvaluation(run.name, query_ids, list(requests), values, summary, missing)
+    summary = [summarise(r, col, run.runid) for r, col in zip(requests, values, strict=True)]
+    return RunEvaluation(
+        run.name, query_ids, list(requests), values, summary, missing, runid=run.runid
+    )
 
 
 def _report(run: Run, qrels: GroupedQrels, qrels_only: list[str], complete: bool) -> None:

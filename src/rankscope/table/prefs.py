@@ -62,7 +62,8 @@ def evaluate_prefs(
         for request, column in zip(requests, columns, strict=True):
             if request.measure.family == "trec_prefs":
                 column[i] = request.measure.kernel(query)
-    summary = [summarise(r, col, run.name) for r, col in zip(requests, columns, strict=True)]
+    summary = [summarise(r, col, run.runid) for r, col in zip(requests, columns, strict=True)]
     return RunEvaluation(
-        run.name, judged.query_ids, list(requests), columns, summary, judged.missing
+        run.name, judged.query_ids, list(requests), columns, summary, judged.missing,
+        runid=run.runid,
     )

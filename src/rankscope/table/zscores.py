@@ -43,7 +43,7 @@ def to_zscores(result: RunEvaluation, zscores: ZScores) -> RunEvaluation:
             )
         )
     summary = [
-        summarise(r, col, result.run_name, result.complete_num_rel)
+        summarise(r, col, result.runid or result.run_name, result.complete_num_rel)
         for r, col in zip(result.requests, values, strict=True)
     ]
     return dataclasses.replace(result, values=values, summary=summary, zscores=True)
