@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import re
 import sys
 import tomllib
@@ -351,3 +352,28 @@ def test_readme_first_command_installs_what_the_api_tour_needs():
         installed += project["optional-dependencies"][extra]
     names = {re.split(r"[<>=]", d)[0] for d in installed}
     assert {"pandas", "tqdm"} <= names  # rankscope.evaluate's tables; the progress bar
+
+
+def test_recsys_takes_a_duplicates_policy(tmp_path, capsys):
+    test = tmp_path / "u.test"
+    test.write_text("u1\ta\t5\nu1\tb\t4\n")
+    recs = tmp_path / "recs.tsv"
+    recs.write_text("u1\tb\t0.5\nu1\ta\t0.4\nu1\tb\t0.9\n")  # b twice: 0.5 then 0.9
+    base = ["recsys", "--format", "json", "-m", "P@1", str(test), str(recs)]
+    code, out, err = run_cli(base, capsys)  # best score kept (b first), with a warning
+    assert code == 0 and "repeated (user, item) pair" in err
+    assert json.loads(out)[0]["summary"]["P@1"] == 1.0
+    code, out, err = run_cli([*base[:1], "--duplicates", "first", *base[1:]], capsys)
+    assert code == 0 and "repeated" not in err
+    assert json.loads(out)[0]["summary"]["P@1"] == 1.0  # b (0.5) still above a (0.4)
+    code, _, err = run_cli([*base[:1], "--duplicates", "error", *base[1:]], capsys)
+    assert code == 2 and "appears twice" in err and "--duplicates first" in err
+
+
+def test_ndeval_with_no_query_in_common_is_an_error(tmp_path, capsys):
+    qrels = tmp_path / "qrels.diversity"
+    qrels.write_text("1 1 d1 1\n")
+    run = tmp_path / "run"
+    run.write_text("2 Q0 d1 1 1.0 tag\n")
+    code, out, err = run_cli(["ndeval", str(qrels), str(run)], capsys)
+    assert code == 2 and out == "" and "have no query in common" in err

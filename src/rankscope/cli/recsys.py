@@ -68,6 +68,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "recommended items of the user's training data (default keep)",
     )
     options.ties(p, "input-order", "order of equally scored items (default input-order)")
+    p.add_argument(
+        "--duplicates", choices=("max-score", "first", "error"), default="max-score",
+        help="an item listed twice for a user: keep its best score, with a warning (default), "
+        "keep the first, or refuse the list",
+    )  # fmt: skip
     options.per_query(p, "also per-user values", "-q", "--per-user", dest="per_user")
     options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
     p.add_argument("--list", action="store_true", help="list the recommender measures")
@@ -96,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen, ties=args.ties,
+        duplicates=args.duplicates,
     )  # fmt: skip
     sys.stdout.write(format_systems(results, args.format, per_user=args.per_user))
     sys.stdout.flush()

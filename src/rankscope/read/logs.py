@@ -465,6 +465,7 @@ def read_recommendations(
     items: Vocabulary | None = None,
     name: str | None = None,
     columns: Mapping[str, str] | None = None,
+    duplicates: str = "max-score",
 ) -> Run:
     """Recommendation lists (or rating predictions) as a `Run`: user = query, item =
     document, score (higher first).
@@ -472,8 +473,17 @@ def read_recommendations(
     From a TREC run file, a delimited file (``user item [score]``), a DataFrame or Arrow
     table (``user``, ``item`` and ``score`` or ``rank`` columns; ``columns`` renames), a
     Parquet file, ``{user: {item: score}}`` or ``{user: [items, best first]}``.  A pair
-    listed twice keeps its best score, with a warning.
+    listed twice keeps its best score, with a warning (``duplicates="max-score"``); ``first``
+    keeps its first occurrence, ``error`` refuses the list.
     """
+    if duplicates not in ("max-score", "first", "error"):
+        raise UsageError(
+            f"duplicates must be 'max-score', 'first' or 'error', not {duplicates!r}"
+        )
+
+    def _deduplicated(run: Run) -> Run:
+        return _one_per_pair(run, duplicates)
+
     users = Vocabulary() if users is None else users
     items = Vocabulary() if items is None else items
     if isinstance(source, Run):
@@ -604,10 +614,14 @@ def _recs_from_dict(mapping, users, items, name) -> Run:
     )  # fmt: skip
 
 
-def _deduplicated(run: Run) -> Run:
+def _one_per_pair(run: Run, policy: str) -> Run:
+    """One row per (user, item): ``max-score`` keeps the best score, with a warning;
+    ``first`` the first occurrence, silently (the user asked for it); ``error`` refuses."""
     pair = first_repeated(run.query, run.doc)
     if pair is None:
         return run
+    if policy != "max-score":
+        return resolve_duplicates(run, policy)
     a, b = pair
     resolved = resolve_duplicates(run, "max-score")
     dropped = len(run) - len(resolved)

@@ -41,6 +41,7 @@ class RecsysOptions(TypedDict, total=False):
     seen: str
     ties: str
     columns: Mapping[str, str] | None
+    duplicates: str
 
 
 @dataclass
@@ -117,7 +118,7 @@ class _Inputs:
 
 def _read_inputs(
     test: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
-    features: Any, catalog: Any, columns: Mapping[str, str] | None,
+    features: Any, catalog: Any, columns: Mapping[str, str] | None, duplicates: str = "max-score",
 ) -> _Inputs:  # fmt: skip
     users, items = Vocabulary(), Vocabulary()
 
@@ -125,7 +126,9 @@ def _read_inputs(
         return read_interactions(source, users=users, items=items, columns=columns)
 
     def lists(source: Any, name: str | None) -> Run:
-        return read_recommendations(source, users=users, items=items, name=name, columns=columns)
+        return read_recommendations(
+            source, users=users, items=items, name=name, columns=columns, duplicates=duplicates
+        )
 
     test_log = keep_latest(log(test))
     train_log = None if train is None else keep_latest(log(train))
@@ -163,6 +166,7 @@ def evaluate_systems(
     seen: str = "keep",
     ties: str = "input-order",
     columns: Mapping[str, str] | None = None,
+    duplicates: str = "max-score",
 ) -> list[SystemEvaluation]:
     """Evaluate each system; one `SystemEvaluation` per system, in input order.
 
@@ -177,8 +181,9 @@ def evaluate_systems(
     if k < 1:
         raise UsageError("k must be >= 1")
     read = _read_inputs(
-        test, recommendations, train, popularity, baseline, features, catalog, columns
-    )
+        test, recommendations, train, popularity, baseline, features, catalog, columns,
+        duplicates,
+    )  # fmt: skip
     if relevance == "graded" and (read.test.rating is None or threshold is None):
         # (the command line says it as the API does: a test checks this wording)
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
@@ -385,6 +390,9 @@ def evaluate(
     columns:
         Column names of DataFrames/headers: ``{"user": ..., "item": ..., "rating": ...,
         "score": ..., "rank": ...}``.
+    duplicates:
+        An item listed twice for a user in a recommendation list: ``max-score`` (default;
+        its best score is kept, with a warning), ``first`` or ``error``.
     per_user, output:
         Per-user rows as well as the summaries; ``pandas`` (default), ``polars`` or ``dict``.
 

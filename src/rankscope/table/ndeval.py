@@ -26,6 +26,7 @@ import numpy as np
 from ..judge import judge
 from ..measures import parse_measures
 from ..read import trec as trec_io
+from ..read.sources import check_common_queries
 from .evaluation import evaluate_judged
 
 #: ndeval's columns, in order: (printed name, registry name).
@@ -80,6 +81,7 @@ def ndeval_table(
     run = trec_io.parse_run(
         data, source, qrels.queries, qrels.docs, duplicates=duplicates, order=order
     )
+    check_common_queries(qrels, [run])  # nothing to compare: an error, not zeros
     judged = judge(qrels, run, max_docs=depth)
     requests = ndeval_requests(alpha, beta)
     result = evaluate_judged(judged, requests)
