@@ -229,6 +229,11 @@ def judge(
     """
     if relevance_level < 0:
         raise UsageError("relevance_level must be >= 0")
+    if max_docs is not None and max_docs < 1:  # an empty ranking everywhere: all zeros
+        raise UsageError(
+            f"max_docs must be at least 1 (got {max_docs})",
+            cli=f"-M must be at least 1 (got {max_docs})",
+        )
     diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
     _check_qrels_duplicates(qrels)

@@ -136,6 +136,21 @@ def summarise(
     raise UsageError(f"unknown aggregate {how!r}")
 
 
+def _warn_if_nothing_judged(judged: Judged, qrels: Qrels, run: Run) -> None:
+    """A run none of whose retrieved documents the judgments mention scores 0 everywhere:
+    usually document ids spelled otherwise (case, a prefix), the commonest silent mistake."""
+    retrieved = int(judged.num_ret.sum())
+    if retrieved == 0 or len(judged.judged_positions) or judged.num_queries == 0:
+        return
+    sample = run.docs.strings_of(judged.doc[:1])[0]
+    judged_sample = qrels.docs.strings_of(qrels.doc[:1])[0]
+    warn(
+        f"run '{run.name}': none of its {retrieved} retrieved documents on the judged queries "
+        f"is in the judgments, so every measure is 0; are the document ids spelled as in "
+        f"{qrels.source} (the run has {sample!r}, the judgments {judged_sample!r})?"
+    )
+
+
 def evaluate_run(
     qrels: Qrels,
     run: Run,
@@ -158,6 +173,7 @@ def evaluate_run(
     judged = options.judge(qrels, run, report)
     for line in report.summary(run.name, complete):
         warn(line)
+    _warn_if_nothing_judged(judged, qrels, run)
     plain = [r for r in requests if not r.judged_only or judged_only]
     if len(plain) == len(requests):
         return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
