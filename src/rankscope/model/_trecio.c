@@ -8,6 +8,7 @@
  *
  * Grammar (the one of read/fields.py, which every reader of numbers follows):
  *   line    := blank | comment | fields        (lines end at '\n'; whitespace = C isspace)
+ *              a line holding a NUL byte, comment or not, is an error ("nul")
  *   comment := first non-blank character is '#'
  *   qrels   := exactly 4 fields: qid iter docno grade      grade := [+-]?[0-9]{1,18}
  *   run     := at least 6 fields: qid iter docno rank score tag [ignored ...]
@@ -727,10 +728,16 @@ static void *scan_lines(void *arg) {
     long long line = sc->line0;
     size_t n = 0;
     Fields f;
+    /* the first NUL byte of the piece: the line holding it is an error when reached */
+    const char *nul = memchr(p, '\0', (size_t)(end - p));
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
         line++;
+        if (nul && nul < stop) {
+            scan_error(sc, line, "nul", p, (size_t)(stop - p));
+            break;
+        }
         const char *q = p;
         while (q < stop && is_space(*q)) q++;
         if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, warn
 
 INTEGER_DIGITS = 18
 INTEGER_LIMIT = 10**INTEGER_DIGITS  # |integer| < INTEGER_LIMIT
@@ -326,8 +326,15 @@ def content_lines(
     """(line number, fields) of each line holding data, with ``count`` fields (at least,
     with ``at_least``) or `InputError`: fields are separated by runs of ASCII blanks (space,
     tab, CR, VT, FF); blank lines and lines whose first non-blank character is ``#`` are
-    skipped (a ``#`` elsewhere belongs to its field)."""
+    skipped (a ``#`` elsewhere belongs to its field).  The text is checked by `text_start`
+    and a line holding a NUL byte is an error (`nul_error`), in line order with the others."""
+    start = text_start(data, source)
+    if start:
+        data = data[start:]
+    nul = nul_line(data)
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number == nul:
+            raise nul_error(source, number)
         fields = raw.split()
         if not fields or fields[0].startswith(b"#"):
             continue
@@ -366,4 +373,53 @@ def _swapped_hint(expected: str, found: int) -> str:
     return (
         f"; this looks like {this}, not {other}: are the arguments swapped? "
         "The judgments come first, then the runs"
+    )
+
+
+# -- the bytes of a text file ----------------------------------------------------------------
+# Every reader of text (the TREC readers, compiled and pure-Python, the other judgment
+# formats, logs) applies these, so that they accept and reject the same bytes.
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def text_start(data: bytes | bytearray | memoryview, source: str) -> int:
+    """Where the text of a file starting with ``data`` begins: 3 past a UTF-8 byte-order
+    mark (skipped with a warning, or it would become part of the first query id), else 0.
+
+    Old-Mac line endings (CR alone) are an `InputError`: the whole file would read as one
+    line.  They are recognised on the first line (the bytes up to the first LF): a CR
+    followed by more text on it.  CRLF is fine (CR is a blank)."""
+    start = 0
+    if bytes(data[:3]) == UTF8_BOM:
+        warn(f"{source}: starts with a UTF-8 byte-order mark (BOM): ignored")
+        start = 3
+    with memoryview(data) as view:
+        head = bytes(view[start : start + 65536])
+        newline = head.find(b"\n")
+        if newline < 0:  # a first line longer than the head: look at all of it
+            head = bytes(view[start:])
+            newline = head.find(b"\n")
+    end = newline if newline >= 0 else len(head)
+    cr = head.find(b"\r", 0, end)
+    if cr >= 0 and head[cr + 1 : end].strip():
+        raise InputError(
+            f"{source}: the line endings are CR-only (old Mac): the file would read as one "
+            "line; convert them to LF (or CRLF), e.g. with `tr '\\r' '\\n'`"
+        )
+    return start
+
+
+def nul_line(data: bytes) -> int:
+    """The number of the first line of ``data`` holding a NUL byte; 0 if none."""
+    nul = data.find(b"\0")
+    return 0 if nul < 0 else data.count(b"\n", 0, nul) + 1
+
+
+def nul_error(source: str, line: int) -> InputError:
+    """A NUL byte in a line: no text format allows one (trec_eval refuses it too), and kept
+    it would make a different id of the field (a binary or UTF-16 file?)."""
+    return InputError(
+        f"{at_line(source, line)}: holds a NUL byte (\\x00): not a text line "
+        "(a binary or UTF-16 file?)"
     )

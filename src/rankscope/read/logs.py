@@ -47,7 +47,15 @@ from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import frames
 from .duplicates import first_repeated, group_key, kept_rows, resolve_duplicates, where
-from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, field_count_error, looks_numeric
+from .fields import (
+    PINNED_NOT_A_FINITE_NUMBER,
+    Field,
+    field_count_error,
+    looks_numeric,
+    nul_error,
+    nul_line,
+    text_start,
+)
 from .trec import GRADE, RANK, parse_run_lines, read_bytes, source_name
 
 # tests/test_recsys.py pins "rating 'nan' is not a finite number" (and the same for scores)
@@ -73,7 +81,17 @@ LABEL_NAMES = ("genres", "genre", "tags", "labels")
 
 
 def _load(path: str | os.PathLike) -> tuple[bytes, str]:
-    return read_bytes(path), source_name(path)
+    """The text of ``path`` and its name, its bytes checked as every text reader checks them
+    (`rankscope.read.fields.text_start`: a byte-order mark skipped, CR-only line endings an
+    error) and no line holding a NUL byte."""
+    data, source = read_bytes(path), source_name(path)
+    start = text_start(data, source)
+    if start:
+        data = data[start:]
+    nul = nul_line(data)
+    if nul:
+        raise nul_error(source, nul)
+    return data, source
 
 
 def _lines(data: bytes) -> list[str]:

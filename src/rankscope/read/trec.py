@@ -8,7 +8,10 @@ transparently and ``-`` reads standard input.
 
 Nothing is dropped silently: a malformed line, a grade that is not an integer, a score that
 is not a finite number, or a document repeated within a query raises `InputError` naming
-the file, the line number(s) and the problem.  Numbers follow `rankscope.read.fields`.
+the file, the line number(s) and the problem.  Numbers follow `rankscope.read.fields`, and
+so do the bytes (`rankscope.read.fields.text_start`): a leading UTF-8 byte-order mark is
+skipped with a warning; CR-only line endings, a NUL byte, truncated or corrupt gzip data and
+bzip2 or zstd compression are errors.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import gzip
 import io
 import os
 import sys
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,7 +31,16 @@ from ..model import Qrels, Run, Vocabulary
 from ..model._native import native
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import check_judged_once, first_repeated, resolve_duplicates
-from .fields import OUT_OF_RANGE, Field, at_line, content_lines, decode, field_count_error
+from .fields import (
+    OUT_OF_RANGE,
+    Field,
+    at_line,
+    content_lines,
+    decode,
+    field_count_error,
+    nul_error,
+    text_start,
+)
 
 GRADE = Field("relevance grade", integer=True)
 SCORE = Field("score")
@@ -49,8 +62,10 @@ def source_name(path: PathLike) -> str:
 
 def _error(source: str, number: int, kind: str, detail: bytes) -> InputError:
     """The compiled scanner's error (``fields:N``, ``grade``, ``grade_range``, ``score``,
-    ``score_inf``) as the message the pure-Python reader gives for the same line: the
-    problem is worked out again from the token by `rankscope.read.fields`."""
+    ``score_inf``, ``nul``) as the message the pure-Python reader gives for the same line:
+    the problem is worked out again from the token by `rankscope.read.fields`."""
+    if kind == "nul":
+        return nul_error(source, number)
     if kind.startswith("fields"):
         expect = "4" if kind.startswith("fields4") else "at least 6"
         return field_count_error(source, number, expect, int(kind.split(":")[1]), detail)
@@ -69,24 +84,51 @@ def _parse_lines(data: bytes, source: str, is_run: bool):
 CHUNK = 16 << 20
 
 
+def _unsupported_compression(head: bytes) -> tuple[str, str] | None:
+    """The compression rankscope does not read that ``head`` (the first 10 bytes) starts,
+    and how to undo it; None for anything else.  A bzip2 header is checked in full (``BZh``,
+    the block size, the magic of a block or of the end of the stream), as a text file may
+    well start with ``BZh``."""
+    if head.startswith(b"\x28\xb5\x2f\xfd"):
+        return "zstd", "zstd -d"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return "bzip2", "bunzip2"
+    return None
+
+
 class _Stream:
-    """The bytes of ``path`` (``-``: standard input), decompressing gzip on the fly."""
+    """The bytes of ``path`` (``-``: standard input), decompressing gzip on the fly.
+
+    Truncated or corrupt gzip data, and bzip2 or zstd data, are `InputError`s."""
 
     def __init__(self, path: PathLike) -> None:
+        self._source = source_name(path)
         self._close = str(path) != "-"
         self._raw = open(path, "rb") if self._close else sys.stdin.buffer  # noqa: SIM115
-        head = self._raw.peek(2)[:2] if hasattr(self._raw, "peek") else b""
+        head = self._raw.peek(10)[:10] if hasattr(self._raw, "peek") else b""
         self._prefix = b""
         if not head:  # cannot peek (a pipe without buffering): read the magic bytes
-            head = self._prefix = self._raw.read(2)
-        self._gz = head == b"\x1f\x8b"
+            head = self._prefix = self._raw.read(10)
+        unsupported = _unsupported_compression(head)
+        if unsupported is not None:
+            self.close()
+            raise InputError(
+                f"{self._source}: {unsupported[0]}-compressed data is not supported (only "
+                f"gzip is): decompress it first ({unsupported[1]})"
+            )
+        self._gz = head[:2] == b"\x1f\x8b"
         source = _Prefixed(self._prefix, self._raw) if self._prefix else self._raw
         self._stream = gzip.GzipFile(fileobj=source) if self._gz else source
 
     def readinto(self, view: memoryview) -> int:
         # typeshed's typing.BinaryIO (the type of sys.stdin.buffer) lacks readinto, which
         # every binary stream has (python/typeshed#6596)
-        return self._stream.readinto(view)  # type: ignore[union-attr]
+        if not self._gz:
+            return self._stream.readinto(view)  # type: ignore[union-attr]
+        try:
+            return self._stream.readinto(view)  # type: ignore[union-attr]
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(f"{self._source}: truncated or corrupt gzip data ({exc})") from None
 
     def size(self) -> int:
         """Size in bytes of a plain (uncompressed) file; 0 when unknown."""
@@ -145,6 +187,7 @@ def _native_stream(
     buf = bytearray(CHUNK)
     view = memoryview(buf)
     filled = 0
+    first = True  # the first piece: its text is checked (and a byte-order mark skipped)
     size = stream.size()
     try:
         while True:
@@ -158,7 +201,9 @@ def _native_stream(
                 # lines per byte of this first piece (ids at most 3/4 of the rows)
                 lines = int(size * (view[:filled].tobytes().count(b"\n") + 1) / filled * 1.02)
                 parser.reserve(lines, lines * 3 // 4)
-            used = _fed(parser, view[:filled], final, source, is_run)
+            start = text_start(view[:filled], source) if first else 0
+            first = False
+            used = start + _fed(parser, view[start:filled], final, source, is_run)
             if final:
                 break
             tail = bytes(view[used:filled])
@@ -197,7 +242,9 @@ def _native_parse(data, source: str, queries: Vocabulary, docs: Vocabulary, is_r
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
-    _fed(parser, data, True, source, is_run)
+    start = text_start(data, source)
+    with memoryview(data) as view:
+        _fed(parser, view[start:], True, source, is_run)
     return _columns(parser, is_run)
 
 
