@@ -71,7 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     # a RankscopeWarning may say it in the command line's words (its options)
-    print(f"rankscope: warning: {getattr(message, 'cli_message', message)}", file=sys.stderr)
+    from ..report.tables import clean  # messages quote ids from the user's files
+
+    text = str(getattr(message, "cli_message", message))
+    print(f"rankscope: warning: {clean(text, keep=chr(10))}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,7 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
         return 0
     except (RankscopeError, OSError) as exc:
-        print(f"rankscope: error: {getattr(exc, 'cli_message', exc)}", file=sys.stderr)
+        from ..report.tables import clean
+
+        text = str(getattr(exc, "cli_message", exc))
+        print(f"rankscope: error: {clean(text, keep=chr(10))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except Exception:
         import traceback  # only now: its imports cost a cold start ~2 ms

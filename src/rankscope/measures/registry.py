@@ -32,7 +32,7 @@ _IR_PATTERN = re.compile(
 _HEAD = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*")
 _PRINTED_VALUE = {"cutoffs": re.compile(r"\d+"), "fractions": re.compile(r"\d*\.?\d+")}
 _INT_PREFIX = re.compile(r"\s*([+-]?\d+)")
-_FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)")
 
 
 def c_atol(text: str) -> int:

@@ -38,7 +38,7 @@ from ..errors import InputError, warn
 INTEGER_DIGITS = 18
 INTEGER_LIMIT = 10**INTEGER_DIGITS  # |integer| < INTEGER_LIMIT
 
-_REAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_REAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"  # no nested repeats: linear
 _NONFINITE = r"[+-]?(?:inf|infinity|nan)"
 _NAN = r"[+-]?nan"
 _INTEGER = r"[+-]?[0-9]+"
@@ -82,12 +82,25 @@ def at_row(source: str, row: int) -> str:
     return f"{source}: row {row}"
 
 
+#: The longest excerpt of a bad token or line a message quotes (a 10-million-digit score is
+#: not echoed whole).
+EXCERPT = 60
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``repr(text)``, its middle elided past ``limit`` characters, with the full length."""
+    if len(text) <= limit:
+        return repr(text)
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    return f"{head!r}…{tail!r} ({len(text):,} characters)"
+
+
 def _shown(value: object) -> str:
     if isinstance(value, bytes):
-        return repr(decode(value))
+        return excerpt(decode(value))
     if isinstance(value, np.generic):
         value = value.item()
-    return repr(value)
+    return excerpt(value) if isinstance(value, str) else repr(value)
 
 
 @dataclass(frozen=True)
@@ -351,7 +364,8 @@ def field_count_error(
     shown = decode(text.strip()) if isinstance(text, bytes) else text.strip()
     what = f" ({layout})" if layout else ""
     return InputError(
-        f"{at_line(source, line)}: expected {expected} fields{what}, found {found}: {shown!r}"
+        f"{at_line(source, line)}: expected {expected} fields{what}, found {found}: "
+        f"{excerpt(shown)}"
         + ("" if layout else _swapped_hint(expected, found))
     )
 

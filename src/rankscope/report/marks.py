@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..table.compare import Comparison, Row
+from .tables import clean
 
 TEST_NAMES = {
     "t": "paired t-test",
@@ -22,11 +23,6 @@ CORRECTION_NAMES = {
     "bh": "Benjamini–Hochberg's correction (false discovery rate)",
     "none": "no correction",
 }
-
-
-def clean(text: str) -> str:
-    """User text for a terminal: control characters shown as escapes, never sent raw."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def number(value: float | None, digits: int = 4) -> str:

@@ -11,9 +11,21 @@ def number(value: float) -> str:
     return f"{float(value):.4f}"
 
 
+def clean(text: str, keep: str = "") -> str:
+    """Text from the user's files, safe to show: every control character (an ANSI escape,
+    a bell, a carriage return, ...) written as its escape, ``\\x1b``, instead of sent raw to a
+    terminal; printable text is unchanged.  ``keep``: characters let through (a message's
+    newlines)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
 def csv_cell(cell: str) -> str:
-    """A CSV field, quoted only when it holds a comma, a quote or a newline (RFC 4180)."""
-    return f'"{cell.replace(chr(34), chr(34) * 2)}"' if any(c in cell for c in ',"\n') else cell
+    """A CSV field (control characters escaped, `clean`), quoted only when it holds a comma
+    or a quote (RFC 4180)."""
+    cell = clean(cell)
+    return f'"{cell.replace(chr(34), chr(34) * 2)}"' if any(c in cell for c in ',"') else cell
 
 
 def csv_text(rows: list[list[str]]) -> str:
@@ -24,6 +36,7 @@ def csv_text(rows: list[list[str]]) -> str:
 def text_table(rows: list[list[str]]) -> str:
     """Rows (the header first) as an aligned table: the first column left-aligned, the others
     right-aligned, a rule under the header."""
+    rows = [[clean(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):

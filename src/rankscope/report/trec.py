@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..table import RunEvaluation
+from .tables import clean
 
 
 def _format_value(value, kind: str) -> str:
@@ -39,13 +40,13 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
         ]
         for i, qid in enumerate(result.query_ids):
             for z, kind, label, col in printable:
-                lines.append(f"{z}{label:<22}\t{qid}\t{_format_value(col[i], kind)}\n")
+                lines.append(f"{z}{label:<22}\t{clean(qid)}\t{_format_value(col[i], kind)}\n")
     if summary:
         for r, value in zip(result.requests, result.summary, strict=True):
             if not r.measure.summary or value is None:
                 continue
             if r.measure.is_run_name:
-                lines.append(f"{r.label:<22}\tall\t{value}\n")
+                lines.append(f"{r.label:<22}\tall\t{clean(str(value))}\n")
                 continue
             z, kind = head(r.measure.value)
             lines.append(f"{z}{r.label:<22}\tall\t{_format_value(value, kind)}\n")
