@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from .errors import UsageError
 from .judge import JoinOptions, relevance_table
@@ -23,10 +23,11 @@ from .read.sources import (
     read_run,
     resolve_runs,
 )
-from .report.compare import ComparisonResult
 from .table import RunEvaluation, as_requests
-from .table.compare import DEFAULT_MEASURES, Procedure, compare_runs
 from .table.formats import evaluate_runs, judgment_format
+
+if TYPE_CHECKING:  # the comparison's modules are imported when one is asked for (start-up)
+    from .report.compare import ComparisonResult
 
 __all__ = [
     "EvaluateOptions",
@@ -35,6 +36,7 @@ __all__ = [
     "evaluate_many",
     "preferences",
     "read_judgments",
+    "read_qrels_for",
     "read_qrels",
     "read_run",
 ]
@@ -57,6 +59,14 @@ class EvaluateOptions(TypedDict, total=False):
     zscores: Any
     no_common_query: str
     names: str
+
+
+def read_qrels_for(source: QrelsLike, measures: Sequence[str | Request]) -> Qrels:
+    """The judgments ``measures`` need: a qrels file is read as diversity judgments
+    (``qid subtopic docno grade``) when one of them needs subtopics (α-nDCG, stRPP, ...);
+    judgments already read, frames and dicts are taken as they are."""
+    diversity = isinstance(source, str | os.PathLike) and reads_subtopics(measures)
+    return read_qrels(source, diversity=diversity)
 
 
 def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
@@ -240,8 +250,7 @@ def preferences(
     request = parse_method(method)
     if table is None:
         reads = method_of(request)
-        diversity = reads.subtopics and isinstance(qrels, str | os.PathLike)
-        judgments: Qrels = read_qrels(qrels, diversity=diversity)
+        judgments = read_qrels_for(qrels, [request])
         table = relevance_table(
             judgments, resolve_runs(runs, judgments, duplicates),
             relevance_level=relevance_level, ties=ties, max_docs=max_docs,
@@ -302,7 +311,10 @@ def compare(
     >>> round(row.difference, 4), (row.wins, row.ties, row.losses)
     (0.6667, (3, 0, 0))
     """
-    judgments: Qrels = read_qrels(qrels, diversity=reads_subtopics(_specs(measures)))
+    from .report.compare import ComparisonResult
+    from .table.compare import Procedure, compare_runs
+
+    judgments = read_qrels_for(qrels, _specs(measures))
     run_list = resolve_runs(runs, judgments, duplicates, names=names)
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
@@ -326,5 +338,7 @@ def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:
 
 def _specs(measures: str | Sequence[str | Request] | None) -> Sequence[str | Request]:
     if measures is None:
+        from .table.compare import DEFAULT_MEASURES
+
         return DEFAULT_MEASURES
     return [measures] if isinstance(measures, str) else measures

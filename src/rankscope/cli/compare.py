@@ -76,13 +76,17 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
                        "first, keep the best score")
 
 
-def compared(args: argparse.Namespace) -> Any:
-    """The comparison the parsed options ask for (`rankscope.compare`)."""
+def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> Any:
+    """The comparison the parsed options ask for (`rankscope.compare`); ``qrels`` and
+    ``runs``, when given, are the judgments and runs already read from the arguments."""
     from ..api import compare
     from ..read.trec import run_files
 
+    if runs is None:  # a qrels file inside a runs directory is not a run
+        runs = run_files(args.runs, judgments=args.qrels)
     return compare(
-        args.qrels, run_files(args.runs), args.measures or None, baseline=args.baseline,
+        args.qrels if qrels is None else qrels, runs, args.measures or None,
+        baseline=args.baseline,
         all_pairs=getattr(args, "all_pairs", False), test=args.test,
         correction=args.correction, alpha=args.alpha, permutations=args.permutations,
         seed=args.seed, common_queries=args.common_queries, relevance_level=args.level,

@@ -55,9 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..api import read_qrels_for
     from ..errors import UsageError
-    from ..measures import reads_subtopics
-    from ..read.sources import check_common_queries, read_qrels, resolve_runs
+    from ..read.sources import check_common_queries, resolve_runs
     from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
     from ..table.study import study
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if qrels_path is None or not run_paths:
         raise UsageError("rankscope meta needs QRELS and at least one RUN (after -m options)")
     measures = args.measures or DEFAULT_MEASURES
-    qrels = read_qrels(qrels_path, diversity=reads_subtopics(measures))
+    qrels = read_qrels_for(qrels_path, measures)
     runs = resolve_runs(
         run_files(run_paths, judgments=qrels_path), qrels, args.duplicates, names=args.names
     )

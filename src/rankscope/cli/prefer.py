@@ -47,15 +47,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import preferences
+    from ..api import preferences, read_qrels_for
     from ..judge import relevance_table
-    from ..measures import needs_rankings, parse_method, reads_subtopics
-    from ..read.sources import check_common_queries, read_qrels, resolve_runs
+    from ..measures import needs_rankings, parse_method
+    from ..read.sources import check_common_queries, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
     methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
-    qrels = read_qrels(args.qrels, diversity=reads_subtopics(methods))
+    qrels = read_qrels_for(args.qrels, methods)
     runs = resolve_runs(
         run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names
     )

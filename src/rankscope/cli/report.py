@@ -47,15 +47,20 @@ def run(args: argparse.Namespace) -> int:
     from ..report.html import check_requirements
 
     check_requirements()  # before the work, not after it
-    result = compared(args)
-    robustness = None
-    if args.robustness:
-        from ..measures import reads_subtopics
-        from ..read.sources import read_qrels, resolve_runs
+    if not args.robustness:
+        result = compared(args)
+        robustness = None
+    else:  # the study reads what the comparison reads: read it once
+        from ..api import read_qrels_for
+        from ..read.sources import resolve_runs
+        from ..table.compare import DEFAULT_MEASURES
         from ..table.study import study
 
-        qrels = read_qrels(args.qrels, diversity=reads_subtopics(result.measures))
-        runs = resolve_runs(run_files(args.runs), qrels, args.duplicates, names=args.names)
+        qrels = read_qrels_for(args.qrels, args.measures or DEFAULT_MEASURES)
+        runs = resolve_runs(
+            run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names
+        )
+        result = compared(args, qrels, runs)
         robustness = study(
             qrels, runs, result.measures, alpha=args.alpha, permutations=args.permutations,
             seed=args.seed,

@@ -6,6 +6,7 @@ and item features (`Interactions`, `ItemFeatures`).  This package imports nothin
 rankscope but `rankscope.errors`.
 """
 
+from ._native import native
 from .frames import column_names, is_frame, to_frame
 from .judgments import GroupedQrels, Prefs, ZScores
 from .logs import Interactions, ItemFeatures
@@ -22,6 +23,7 @@ __all__ = [
     "Vocabulary",
     "ZScores",
     "column_names",
+    "native",
     "is_frame",
     "to_frame",
 ]

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, UsageError
-from ..model import Run
-from ..model._native import native
+from ..model import Run, native
 
 DUPLICATE_POLICIES = ("error", "first", "max-score")
 

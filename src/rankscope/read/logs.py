@@ -56,6 +56,7 @@ from .fields import (
     nul_line,
     text_start,
 )
+from .sources import file_stem
 from .trec import GRADE, RANK, parse_run_lines, read_bytes, source_name
 
 # tests/test_recsys.py pins "rating 'nan' is not a finite number" (and the same for scores)
@@ -557,17 +558,9 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
     else:
         score = _order_scores(uc)
     return Run(
-        name or _stem(source), users, items, uc, items.intern_many(its), score,
+        name or file_stem(source), users, items, uc, items.intern_many(its), score,
         source=source, line=np.asarray(ls, dtype=np.int64),
     )  # fmt: skip
-
-
-def _stem(source: str) -> str:
-    """A system's name from its file: the file name without compression and extension."""
-    name = Path(source).name.removesuffix(".gz")
-    for suffix in (".tsv", ".csv", ".txt", ".dat", ".run", ".trec"):
-        name = name.removesuffix(suffix)
-    return name
 
 
 def _order_scores(user_codes: np.ndarray) -> np.ndarray:

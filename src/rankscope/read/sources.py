@@ -144,7 +144,7 @@ def resolve_runs(
             listed = trec_io.run_files([r], judgments=getattr(qrels, "source", None))
             out.extend(resolve_runs(listed, qrels, duplicates, order, names))
         else:
-            name = _file_stem(str(r)) if names == "file" and is_path else None
+            name = file_stem(str(r)) if names == "file" and is_path else None
             out.append(
                 read_run(
                     r, name=name, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs,
@@ -189,9 +189,11 @@ def _few(ids: list[str], n: int = 3) -> str:
     return ", ".join(ids[:n]) + (f", ... {len(ids) - n} more" if len(ids) > n else "")
 
 
-def _file_stem(source: str) -> str:
-    name = Path(source).name
-    for suffix in (".gz", ".txt", ".run", ".trec", ".tsv"):
+def file_stem(source: str) -> str:
+    """A system's name from its file: the file name without ``.gz`` and one extension of
+    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``)."""
+    name = Path(source).name.removesuffix(".gz")
+    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat"):
         name = name.removesuffix(suffix)
     return name
 
@@ -205,7 +207,7 @@ def unique_run_names(runs: list[Run]) -> list[Run]:
     out = []
     for r in runs:
         if r.name in clash and not r.source.startswith("<"):
-            r = dataclasses.replace(r, name=_file_stem(r.source))
+            r = dataclasses.replace(r, name=file_stem(r.source))
         out.append(r)
     renamed = [r.name for r in out]
     if len(set(renamed)) != len(renamed):

@@ -27,8 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model import Qrels, Run, Vocabulary
-from ..model._native import native
+from ..model import Qrels, Run, Vocabulary, native
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import check_judged_once, first_repeated, resolve_duplicates
 from .fields import (

@@ -22,6 +22,7 @@ is applied on top of it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -217,22 +218,16 @@ def compare_runs(
         base = names[0] if baseline is None else baseline
         if base not in names:
             raise UsageError(f"baseline {base!r} is not one of the runs ({', '.join(names)})")
-    options = JoinOptions(complete=True) if options is None else options
-    options = JoinOptions(
-        options.relevance_level, options.ties or "docno-desc", options.max_docs,
-        options.judged_only, True, options.doc_lengths,
-    )  # fmt: skip
+    # every judged query counts, a missing one scoring 0 (trec_eval -c)
+    options = dataclasses.replace(options or JoinOptions(), complete=True)
 
     query_ids = list(qrels.query_ids)
     ranked = {run.name: set(run.query_ids) for run in runs}
     unranked = {n: [q for q in query_ids if q not in ranked[n]] for n in names}
-    keep = np.array(
-        [not common_queries or all(q in ranked[n] for n in names) for q in query_ids], dtype=bool
-    )
-    if not keep.any():
+    if common_queries:
+        query_ids = [q for q in query_ids if all(q in ranked[n] for n in names)]
+    if not query_ids:
         raise UsageError("no query is both judged and ranked by every run: nothing to compare")
-    if not keep.all() or common_queries:
-        query_ids = [q for q, k in zip(query_ids, keep, strict=True) if k]
     if len(query_ids) < 2:
         raise UsageError("a comparison needs at least 2 queries")
 

@@ -83,18 +83,10 @@ def _with_preferences(
         ties=options.ties or "docno-desc", max_docs=options.max_docs,
         keep_rankings=needs_rankings(wanted),
     )  # fmt: skip
-    out = [
-        RunEvaluation(
-            res.run_name,
-            res.query_ids,
-            list(res.requests),
-            list(res.values),
-            list(res.summary),
-            res.missing,
-            res.complete_num_rel,
-            res.zscores,
-            res.runid,
-        )  # fmt: skip
+    out = [  # copies whose lists the preference columns extend
+        dataclasses.replace(
+            res, requests=list(res.requests), values=list(res.values), summary=list(res.summary)
+        )
         for res in results
     ]
     for req in wanted:
