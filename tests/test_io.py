@@ -558,3 +558,19 @@ def test_all_sources_give_the_same_evaluation(tmp_path, reader):
     from_frames = evaluate(pl.DataFrame(FRAME_QRELS), {"x": pl.DataFrame(FRAME_RUN)}, measures)
     assert from_files == from_dicts == from_frames
     assert len(from_files) > 100
+
+
+def test_writing_judgments_and_runs_back(tmp_path):
+    """report.files: TREC text (ranked, scores exact) and Parquet that read back the same."""
+    pytest.importorskip("polars")
+    from rankscope.report.files import format_qrels, format_run, write_parquet
+
+    qrels = rankscope.read_qrels({"q1": {"d1": 1, "d2": 0}})
+    run = rankscope.read_run({"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.1}}, name="r")
+    assert format_qrels(qrels) == "q1 0 d1 1\nq1 0 d2 0\n"
+    # ties go docno-descending, as trec_eval orders them; scores print exactly
+    assert format_run(run) == "q1 Q0 d2 1 0.5 r\nq1 Q0 d1 2 0.5 r\nq1 Q0 d3 3 0.1 r\n"
+    write_parquet(qrels, tmp_path / "q.parquet")
+    write_parquet(run, tmp_path / "r.parquet")
+    assert rankscope.read_qrels(str(tmp_path / "q.parquet")).to_dict() == qrels.to_dict()
+    assert rankscope.read_run(str(tmp_path / "r.parquet")).to_dict() == run.to_dict()
