@@ -18,14 +18,12 @@ from .compare import add_comparison_options, compared
 
 EXAMPLES = """examples:
   rankscope report qrels.txt bm25.run dense.run -o report.html
-  rankscope report -m AP -m nDCG@10 -m RPP --baseline bm25 --topics topics.tsv \
-      qrels.txt runs/ -o report.html
+  rankscope report -m AP -m RPP --baseline bm25 --topics topics.tsv qrels.txt runs/ -o r.html
   rankscope report --robustness qrels.txt runs/ -o report.html
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.epilog, p.formatter_class = EXAMPLES, argparse.RawDescriptionHelpFormatter
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="the HTML file to write",
