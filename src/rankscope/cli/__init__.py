@@ -20,7 +20,8 @@ Errors: a mistake in what the user gave (`rankscope.errors.RankscopeError`: `Inp
 <message>``, and exits with status 2, as argparse does for a bad option.  Anything else is a
 bug in rankscope: the traceback, a line asking to report it, and exit status 70
 (``EX_SOFTWARE`` of sysexits.h, "an internal software error"), so that scripts can tell a bug
-from a mistake.
+from a mistake.  Ctrl-C stops a command with ``rankscope: interrupted`` and status 130, the
+shells' 128 + SIGINT, without a traceback.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ COMMANDS = (
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 70
+#: Stopped by Ctrl-C (SIGINT): 128 + 2, as the shells report it.
+EXIT_INTERRUPTED = 130
 
 #: Where a bug is reported.
 ISSUE_TRACKER = "the rankscope issue tracker"
@@ -77,6 +80,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"rankscope: warning: {clean(text, keep=chr(10))}", file=sys.stderr)
 
 
+def _os_message(exc: OSError) -> str:
+    """``FILE: reason`` (``missing.txt: No such file or directory``), as other command-line
+    tools say it, rather than Python's ``[Errno 2] No such file or directory: 'missing.txt'``."""
+    if exc.filename is None or not exc.strerror:
+        return str(exc)
+    return f"{exc.filename}: {exc.strerror}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # rankscope does no linear algebra: keep numpy's BLAS from starting idle threads.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -94,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     try:
         return args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: the user stopped it, no traceback
+        print("rankscope: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (``| head``): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush cannot fail again
@@ -101,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RankscopeError, OSError) as exc:
         from ..report.tables import clean
 
-        text = str(getattr(exc, "cli_message", exc))
+        text = _os_message(exc) if isinstance(exc, OSError) else exc.cli_message
         print(f"rankscope: error: {clean(text, keep=chr(10))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except Exception:

@@ -58,10 +58,15 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
                    "20 queries; randomized-tukey controls the family-wise error itself)")
     options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
                    "measure (default holm; bh controls the false discovery rate)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random tests (0)")
     p.add_argument(
-        "--permutations", type=int, default=10_000, metavar="B",
+        "--alpha", type=options.probability, default=0.05, help="significance level (0.05)"
+    )
+    p.add_argument(
+        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
+        help="seed of the random tests (0)",
+    )  # fmt: skip
+    p.add_argument(
+        "--permutations", type=options.whole(1), default=10_000, metavar="B",
         help="random sign flips, resamples or permutations of the random tests (10000)",
     )  # fmt: skip
     p.add_argument(
@@ -97,6 +102,7 @@ def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> A
 def run(args: argparse.Namespace) -> int:
     from ..report.compare import format_comparison
 
+    options.check_outputs(args, {"--html": args.html})
     result = compared(args)
     sys.stdout.write(format_comparison(result, args.format))
     if args.html:

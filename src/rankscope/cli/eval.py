@@ -59,7 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="drop unjudged documents before evaluating",
     )
     p.add_argument(
-        "-N", type=int, default=0, dest="num_docs", metavar="N", help="collection size (utility)"
+        "-N",
+        type=options.whole(0),
+        default=0,
+        dest="num_docs",
+        metavar="N",
+        help="collection size (utility)",
     )
     options.output_format(
         p,

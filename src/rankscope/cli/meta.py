@@ -32,19 +32,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.measure_list(p)
     p.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+        "--alpha", type=options.probability, default=0.05, help="significance level (default 0.05)"
     )
     p.add_argument(
         "--permutations",
-        type=int,
+        type=options.whole(1),
         default=10_000,
         help="random permutations of the randomized Tukey HSD test (default 10000)",
     )
     p.add_argument(
-        "--samples", type=int, default=10, help="random samples per point of the curves (10)"
+        "--samples",
+        type=options.whole(1),
+        default=10,
+        help="random samples per point of the curves (10)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="random seed: the same seed, the same output (0)"
+        "--seed",
+        type=options.whole(0, options.LARGEST_SEED),
+        default=0,
+        help="random seed: the same seed, the same output (0)",
     )
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
@@ -66,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
     qrels_path, run_paths = options.positionals(args)
     if qrels_path is None or not run_paths:
         raise UsageError("rankscope meta needs QRELS and at least one RUN (after -m options)")
+    if args.plot is not None and args.no_robustness:
+        raise UsageError("--plot draws the robustness curves, which --no-robustness skips")
+    options.check_outputs(args, {"--plot": args.plot})
     measures = args.measures or DEFAULT_MEASURES
     qrels = read_qrels_for(qrels_path, measures)
     runs = resolve_runs(
@@ -78,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
             progress=progress,
         )  # fmt: skip
-    if args.plot:
+    if args.plot is not None:
         plot_robustness(result, args.plot)
     sys.stdout.write(
         format_study(result, args.format, alpha=args.alpha, permutations=args.permutations)

@@ -10,9 +10,66 @@ policies' names are repeated from `rankscope.judge.TIE_POLICIES` and
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
+from collections.abc import Callable
 
 Parser = argparse.ArgumentParser
+
+# -- numbers -----------------------------------------------------------------------------------
+# An option's number follows the grammar of a number in a file (`rankscope.read.fields`,
+# repeated here so that building the parser imports nothing): ASCII digits, no digit
+# separators (Python's int() takes ``1_000``), no decimal comma, finite.  A bad value is
+# argparse's error naming the option (exit status 2).
+
+_WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: The largest count or cutoff an option takes (no ranking is longer; numpy overflows past
+#: 2**63).
+LARGEST = 2**31 - 1
+#: The largest seed (numpy's generators take any; a seed is printed and passed around).
+LARGEST_SEED = 2**63 - 1
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text):,} characters)"
+
+
+def whole(minimum: int | None = None, maximum: int = LARGEST) -> Callable[[str], int]:
+    """An option's type: a whole number (``[+-]?[0-9]+``) from ``minimum`` to ``maximum``."""
+
+    def parse(text: str) -> int:
+        if not _WHOLE.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {_shown(text)}")
+        digits = text.lstrip("+-").lstrip("0")  # (int() refuses over 4,300 digits)
+        value = int(text) if len(digits) <= 20 else (-1 if text[0] == "-" else 1) * 10**21
+        lowest = -maximum - 1 if minimum is None else minimum
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {_shown(text)}")
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {_shown(text)}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real(text: str) -> float:
+    """An option's type: a finite real number (``0.05``, ``1e-3``; not ``nan``, ``0,05``)."""
+    value = float(text) if _REAL.fullmatch(text) else math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {_shown(text)}")
+    return value
+
+
+def probability(text: str) -> float:
+    """An option's type: a real strictly between 0 and 1 (a significance level)."""
+    value = real(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
 
 #: `rankscope.judge.TIE_POLICIES` and `rankscope.read.trec.DUPLICATE_POLICIES`, in their order.
 TIES = ("docno-desc", "docno-asc", "input-order")
@@ -109,7 +166,7 @@ def per_query(p: Parser, help: str, *flags: str, dest: str = "per_query") -> Non
 
 def relevance_level(p: Parser, help: str) -> None:
     """``-l N``: the minimum grade of a relevant document, into ``level``."""
-    p.add_argument("-l", type=int, default=1, dest="level", metavar="N", help=help)
+    p.add_argument("-l", type=whole(), default=1, dest="level", metavar="N", help=help)
 
 
 def complete(p: Parser, help: str) -> None:
@@ -119,7 +176,7 @@ def complete(p: Parser, help: str) -> None:
 
 def depth(p: Parser, dest: str, help: str) -> None:
     """``-M N``: keep the top N documents of each ranking."""
-    p.add_argument("-M", type=int, default=None, dest=dest, metavar="N", help=help)
+    p.add_argument("-M", type=whole(), default=None, dest=dest, metavar="N", help=help)
 
 
 def ties(p: Parser, default: str | None, help: str | None = None) -> None:
@@ -148,6 +205,36 @@ def run_names(p: Parser) -> None:
         "files of one name are an error) or after their tag column (trec_eval's runid, which "
         "trec_eval-format output prints either way)",
     )  # fmt: skip
+
+
+def check_outputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> None:
+    """A file the command would write (``{option: path}``) must not be one it reads: an
+    HTML page written over the judgments would destroy them.  `UsageError` naming both."""
+    from ..errors import UsageError
+
+    read = [
+        getattr(args, "qrels", None), getattr(args, "topics", None),
+        getattr(args, "zscores", None), getattr(args, "doc_lengths", None),
+        *(getattr(args, "runs", None) or []), *(getattr(args, "spilled", None) or []),
+    ]  # fmt: skip
+    inputs = [str(v) for v in read if v and v != "-"]
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        if path == "":
+            raise UsageError(f"{option} needs a file name")
+        for given in inputs:
+            if _same(path, given):
+                raise UsageError(
+                    f"{option} {path} would overwrite an input file ({given}): write elsewhere"
+                )
+
+
+def _same(output: str, given: str) -> bool:
+    try:
+        return os.path.exists(output) and os.path.samefile(output, given)
+    except OSError:
+        return False
 
 
 def output_format(

@@ -19,9 +19,11 @@ def threshold(text: str) -> float | None:
     if text.lower() == "none":
         return None
     try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or none, got {text!r}") from None
+        return options.real(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number or none, got {text[:40]!r}"
+        ) from None
 
 
 EXAMPLES = """\
@@ -42,7 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty; nicknames topn, beyond, "
         "rating, all (repeatable; default: every measure the inputs allow except rating ones)",
     )
-    p.add_argument("-k", type=int, default=10, help="cutoff of names without @k (default 10)")
+    p.add_argument(
+        "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
+    )
     p.add_argument(
         "--threshold",
         type=threshold,

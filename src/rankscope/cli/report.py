@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ..read.trec import run_files
     from ..report.html import check_requirements
 
+    options.check_outputs(args, {"--output": args.output})
     check_requirements()  # before the work, not after it
     if not args.robustness:
         result = compared(args)

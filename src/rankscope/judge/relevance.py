@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary
 from .join import JoinReport, judge, output_order
 
@@ -94,6 +94,14 @@ def relevance_table(
     rq, rd, rg = qrels.query[relevant], qrels.doc[relevant], qrels.grade[relevant]
     codes, query_ids, slot = output_order(qrels, np.unique(rq))
     nq = len(codes)
+    if nq == 0:  # nothing to prefer: say so rather than order the runs on no evidence
+        top = int(qrels.grade.max(initial=-1))
+        raise InputError(
+            f"{qrels.source}: no judged document is relevant (the highest grade is {top}, the "
+            f"relevance level {relevance_level}): a preference needs relevant documents",
+            cli=f"{qrels.source}: no judged document is relevant (the highest grade is {top}, "
+            f"-l {relevance_level}): a preference needs relevant documents",
+        )
     # relevant documents grouped by query (column = position within the query's group)
     qs = slot[rq]
     by = np.lexsort((rd, qs))

@@ -75,6 +75,18 @@ class Procedure:
             )
         if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
             raise UsageError("alpha and confidence must lie strictly between 0 and 1")
+        at_least("permutations", self.permutations, 1)
+        at_least("seed", self.seed, 0)
+
+
+def at_least(name: str, value: int, minimum: int) -> None:
+    """`UsageError` unless ``value`` (the keyword ``name``, the option ``--name``) is a whole
+    number >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise UsageError(
+            f"{name} must be a whole number >= {minimum} (got {value!r})",
+            cli=f"--{name} must be a whole number >= {minimum} (got {value!r})",
+        )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, warn
 from ..judge import JoinOptions, relevance_table
 from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
@@ -170,6 +170,20 @@ def check_formats(requests: Sequence[Request], fmt: JudgmentFormat) -> None:
             )
 
 
+def _warn_if_nothing_relevant(qrels: Qrels, level: int) -> None:
+    """Judgments none of whose grades reaches the relevance level (``-l 3`` with grades 0-2,
+    or every grade 0): every measure counting relevant documents is 0, a run's quality
+    unseen."""
+    top = int(qrels.grade.max(initial=-1))
+    if len(qrels.grade) and top < level:
+        warn(
+            f"{qrels.source}: no judged document is relevant (the highest grade is {top}, "
+            f"the relevance level {level}): every measure that counts relevant documents is 0",
+            cli=f"{qrels.source}: no judged document is relevant (the highest grade is {top}, "
+            f"-l {level}): every measure that counts relevant documents is 0",
+        )
+
+
 def evaluate_runs(
     judgments: Any,
     runs: Sequence[Run],
@@ -186,6 +200,12 @@ def evaluate_runs(
     ``zscores`` standardises every per-query value (trec_eval's ``-Z``)."""
     check_formats(requests, fmt)
     options = JoinOptions() if options is None else options
+    if num_docs < 0:
+        raise UsageError(
+            f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
+        )
+    if isinstance(judgments, Qrels):
+        _warn_if_nothing_relevant(judgments, options.relevance_level)
     if options.ties is None:
         options = dataclasses.replace(options, ties=fmt.ties)
     results = fmt.evaluate(judgments, runs, requests, options, num_docs)

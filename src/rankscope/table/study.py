@@ -16,11 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
 from ..judge import JoinOptions, relevance_table
 from ..measures import compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import discriminative_power, kendall_tau
+from .compare import at_least
 from .formats import FORMATS, evaluate_runs
 
 
@@ -117,6 +119,14 @@ def study(
     ``progress(done, total)`` is called as the work advances (steps of comparable cost: the
     measures once, each measure's discriminative power and query curve, each reduced set of
     judgments)."""
+    if not 0 < alpha < 1:
+        raise UsageError(
+            f"alpha must lie strictly between 0 and 1 (got {alpha!r})",
+            cli=f"--alpha must lie strictly between 0 and 1 (got {alpha!r})",
+        )
+    at_least("permutations", permutations, 1)
+    at_least("samples", samples, 1)
+    at_least("seed", seed, 0)
     done, steps = 0, 1 + 2 * len(measures)  # a first guess, exact once the measures are known
 
     def advance() -> None:
