@@ -143,7 +143,7 @@ def _delimited(sep: str, role: str, slow: bool, header: bool = False) -> Case:
             csv.writer(buffer, lineterminator="\n").writerows(rows)
             lines = buffer.getvalue().splitlines()
         head = (["# a comment: the line-by-line reader"] if slow else []) + (
-            ["userId,movieId,rating,timestamp"] if header else []
+            ["userId,movieId,rating,timestamp,note"] if header else []
         )
         path = _file(path, "\n".join(head + lines) + "\n")
 

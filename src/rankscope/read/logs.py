@@ -36,6 +36,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
@@ -50,6 +51,7 @@ from .duplicates import first_repeated, group_key, kept_rows, resolve_duplicates
 from .fields import (
     PINNED_NOT_A_FINITE_NUMBER,
     Field,
+    excerpt,
     field_count_error,
     looks_numeric,
     nul_error,
@@ -118,11 +120,17 @@ def _separator(first: str) -> str | None:
         return "::"
     if "\t" in first:
         return "\t"
+    if ";" in first and _DECIMAL_COMMAS_ONLY.fullmatch(first):
+        return ";"  # (European CSV: fields separated by ';', decimals written 4,5)
     if "," in first:
         return ","
     if ";" in first:
         return ";"
     return None
+
+
+#: A line whose every comma stands between two digits: decimal commas, not separators.
+_DECIMAL_COMMAS_ONLY = re.compile(r"(?:[^,]|(?<=[0-9]),(?=[0-9]))*")
 
 
 def _split(line: str, sep: str | None) -> list[str]:
@@ -168,11 +176,32 @@ def _rows(path, *, min_fields: int, what: str, data: tuple[bytes, str] | None = 
         header = rows.pop(0)[1]
         if not rows:
             raise InputError(f"{source}: no {what} found after the header")
+    width = len(header) if header is not None else len(rows[0][1])
     for n, fields in rows:
         if len(fields) < min_fields:
             raise field_count_error(source, n, f"at least {min_fields}", len(fields),
                                     " ".join(fields))  # fmt: skip
+        if len(fields) != width and sep is not None:
+            raise _width_error(source, n, fields, width, sep, header is not None, rows[0][0])
     return source, header, rows, sep
+
+
+def _width_error(source, line, fields, width, sep, header, first) -> InputError:
+    """A delimited line whose field count is not the file's: read on, its fields would
+    shift (a decimal comma, ``4,5``, makes two fields of a rating: rating 4, timestamp 5)."""
+    model = "the header" if header else f"line {first}"
+    shown = sep.join(fields)
+    hint = ""
+    if sep == "," and any(
+        a[-1:].isdigit() and b[:1].isdigit() for a, b in zip(fields, fields[1:], strict=False)
+    ):
+        hint = (
+            "; a decimal comma? rankscope reads numbers with a decimal point (4.5)"
+        )
+    return InputError(
+        f"{source}:{line}: expected {width} fields, as {model} has, found {len(fields)}: "
+        f"{excerpt(shown)}{hint}"
+    )
 
 
 def _trec_qrels_like(rows: list[tuple[int, list[str]]]) -> bool:

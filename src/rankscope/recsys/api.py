@@ -277,6 +277,16 @@ def _one_sided(ctx: Context) -> None:
     only_recs = int((rec_users & ~test_users).sum())
     only_test = int((test_users & ~rec_users).sum())
     name = ctx.run.name
+    if rec_users.any() and not (rec_users & test_users).any():  # nothing to evaluate
+        vocabulary = ctx.qrels.queries
+        rec_user = vocabulary.strings[int(np.flatnonzero(rec_users)[0])]
+        test_user = vocabulary.strings[int(np.flatnonzero(test_users)[0])]
+        raise InputError(
+            f"{ctx.run.source}: no user of the recommendation lists is in the test log "
+            f"{ctx.test.source}: every measure would be 0; are the user ids spelled alike "
+            f"(the lists have {rec_user!r}, the test log {test_user!r}), and the files "
+            "given in the order TEST RECS?"
+        )
     if only_recs:
         warn(f"{name}: {only_recs} users with recommendations have no test data; ignored")
     if only_test:
