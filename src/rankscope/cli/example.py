@@ -37,8 +37,9 @@ def run(args: argparse.Namespace) -> int:
 
     qrels, runs = example_paths()
     out = sys.stdout
-    out.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
+    # (evaluated before anything is printed: a bad -m prints its error and nothing else)
     results = evaluate_many(qrels, runs, args.measures or MEASURES, ties="docno-desc")
+    out.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
     out.write(format_evaluations(results, "table", wide=True))
     comparison = compare(qrels, runs, COMPARED, baseline="weak", names="tag")
     out.write("\nAgainst the weak run, with significance:\n\n" + format_text(comparison))

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         if not 0.0 <= v <= 1.0:
             raise UsageError(f"-{name} must be between 0 and 1 (got {v})")
     if args.depth is not None and args.depth <= 0:
-        raise UsageError(f"-M must be positive (got {args.depth})")
+        raise UsageError(f"-M must be at least 1 (got {args.depth})")
     for path in run_files(args.runs, judgments=args.qrels):
         runid, topics, table, mean = ndeval_table(
             args.qrels, path, alpha=args.alpha, beta=args.beta, traditional=args.traditional,

@@ -228,7 +228,10 @@ def judge(
         (time-biased gain); documents it does not list have an unknown length.
     """
     if relevance_level < 0:
-        raise UsageError("relevance_level must be >= 0")
+        raise UsageError(
+            f"relevance_level must be >= 0 (got {relevance_level})",
+            cli=f"relevance_level must be >= 0 (-l {relevance_level})",
+        )
     if max_docs is not None and max_docs < 1:  # an empty ranking everywhere: all zeros
         raise UsageError(
             f"max_docs must be at least 1 (got {max_docs})",

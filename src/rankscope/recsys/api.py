@@ -179,7 +179,7 @@ def evaluate_systems(
     if relevance not in ("binary", "graded"):
         raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
     if k < 1:
-        raise UsageError("k must be >= 1")
+        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
     read = _read_inputs(
         test, recommendations, train, popularity, baseline, features, catalog, columns,
         duplicates,
