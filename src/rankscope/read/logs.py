@@ -25,8 +25,10 @@ Text files (``.gz`` and ``-`` accepted):
 
 Numbers (ratings, timestamps, scores, features; ranks and TREC grades are integers) follow
 `rankscope.read.fields`, as in every other reader.  Malformed input (a missing field, a
-rating or score that is not a finite number in that syntax) is an `InputError` naming the
-file and the line (the row, for frames and dicts).  A (user, item) pair listed twice is a
+delimited line with more or fewer fields than the header or the first line — an unquoted
+decimal comma, ``4,5``, makes one field too many —, a rating or score that is not a finite
+number in that syntax) is an `InputError` naming the file and the line (the row, for
+frames and dicts).  A (user, item) pair listed twice is a
 warning: `keep_latest` keeps a log's latest rating (by timestamp when there is one, else the
 last line), a recommendation list keeps the pair's best score.
 """

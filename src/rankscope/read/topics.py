@@ -90,6 +90,8 @@ def _read_lines(text: str, name: str) -> dict[str, str]:
         if qid in topics:
             raise InputError(f"{name}, line {number}: topic {qid} is given twice")
         topics[qid] = " ".join(title.split())
+    if not topics:  # an empty file named on purpose is a mistake, as an empty qrels file is
+        raise InputError(f"{name}: no topics found")
     return topics
 
 
