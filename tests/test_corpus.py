@@ -225,3 +225,47 @@ def test_the_committed_corpus_is_what_make_py_generates(tmp_path):
     assert generated == committed, "run python tests/bad_inputs/make.py and commit the result"
     _, mismatch, errors = filecmp.cmpfiles(tmp_path / "cases", CASES, generated, shallow=False)
     assert not mismatch and not errors, f"edited by hand? {mismatch + errors}"
+
+
+# -- what the options check, the API checks too ------------------------------------------------
+
+QRELS = {"1": {"d1": 1, "d2": 0}, "2": {"d3": 1}}
+RUNS = {"a": {"1": {"d1": 2.0, "d2": 1.0}, "2": {"d3": 1.0}},
+        "b": {"1": {"d2": 2.0, "d1": 1.0}, "2": {"d3": 1.0}}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"permutations": 0}, "permutations must be a whole number >= 1 (got 0)"),
+        ({"seed": -1}, "seed must be a whole number >= 0 (got -1)"),
+        ({"relevance_level": -1}, "relevance_level must be >= 0 (got -1)"),
+    ],
+)
+def test_compare_refuses_what_its_options_refuse(keywords, message):
+    with pytest.raises(RankscopeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        rankscope.compare(QRELS, RUNS, ["AP"], **keywords)
+
+
+def test_evaluate_refuses_a_negative_collection_size():
+    with pytest.raises(RankscopeError, match="num_docs must be >= 0"):
+        rankscope.evaluate(QRELS, RUNS, ["AP"], num_docs=-1)
+
+
+def test_preferences_without_relevant_documents_are_an_error_not_a_crash():
+    with pytest.raises(RankscopeError, match="no judged document is relevant"):
+        rankscope.preferences(QRELS, RUNS, "RPP", relevance_level=2)
+
+
+def test_ctrl_c_is_status_130_without_a_traceback(monkeypatch, tmp_path):
+    import rankscope.api
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rankscope.api, "evaluate_many", interrupted)
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 1.0 A\n")
+    code, out, err = run_main(["eval", str(qrels), str(run)], tmp_path)
+    assert (code, out, err) == (130, "", "rankscope: interrupted\n")
