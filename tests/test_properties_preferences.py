@@ -229,7 +229,9 @@ def fresh_names(data, old, alphabet: str):
 def check_relabelled(spec, judgments, runs, doc_map, q_map, name_map):
     before = compute(spec, *texts(judgments, runs))
     after = compute(spec, *texts(*relabel(judgments, runs, doc_map, q_map, name_map)))
-    expected = {(q_map[q], name_map[a], name_map[b]): v for (q, a, b), v in by_query(before).items()}
+    expected = {
+        (q_map[q], name_map[a], name_map[b]): v for (q, a, b), v in by_query(before).items()
+    }
     assert by_query(after) == expected, spec
     # the mean over queries, in the runs' order
     order = [after.run_names.index(name_map[n]) for n in before.run_names]
