@@ -30,9 +30,11 @@ from hypothesis import strategies as st
 
 import rankscope
 from rankscope.preference import METHODS, offline_interleaving_preference
+from tests.test_properties_bounds import prefs_worlds
 
+# each example runs every method of SPECS: few examples keep the file at a few seconds
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=12,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -346,3 +348,58 @@ def test_every_method_is_exercised(spec):
     """SPECS names every method of METHODS (and parses)."""
     assert {s.split("(")[0] for s in SPECS} == set(METHODS)
     rankscope.parse_measures([spec])
+
+
+# -- trec_eval's preference measures on preference judgments (-R prefs, -R qrels_prefs) ------
+
+
+def prefs_values(text: str, run_text: str, fmt: str) -> dict[tuple[str, str], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        judgments, run = Path(tmp, "prefs"), Path(tmp, "run")
+        judgments.write_text(text)
+        run.write_text(run_text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+            (result,) = rankscope.evaluate_many(judgments, run, ["all_prefs"], rel_format=fmt)
+    return {
+        (q, r.label): v
+        for r, column in zip(result.requests, result.values, strict=True)
+        if r.measure.per_query
+        for q, v in zip(result.query_ids, column.tolist(), strict=True)
+    }
+
+
+@SETTINGS
+@given(data=st.data(), subgroups=st.booleans(), shuffle_seed=st.integers(0, 2**32 - 1))
+def test_trec_preference_measures_invariant(data, subgroups, shuffle_seed):
+    """trec_eval's preference measures: the same values with the lines of the judgments and
+    of the run shuffled, and with documents renamed preserving their order (ties are broken
+    by document id, ascending against preference judgments), queries and judgment groups and
+    sub-groups renamed arbitrarily."""
+    text, run = data.draw(prefs_worlds(subgroups=subgroups))
+    fmt = "prefs" if subgroups else "qrels_prefs"
+    lines = text.splitlines(keepends=True)
+    r_lines = run_lines(run, "sys")
+    original = prefs_values(text, "".join(r_lines), fmt)
+    rng = random.Random(shuffle_seed)
+    rng.shuffle(lines)
+    rng.shuffle(r_lines)
+    assert prefs_values("".join(lines), "".join(r_lines), fmt) == original
+
+    docs = sorted({line.split()[-2] for line in lines} | {d for ds in run.values() for d in ds})
+    doc_map = {d: f"doc{i:03d}" for i, d in enumerate(docs)}
+    q_map = fresh_names(data, sorted({line.split()[0] for line in lines} | set(run)), "abc789")
+    groups = sorted({line.split()[1] for line in lines})
+    g_map = fresh_names(data, groups, "GHJK")
+    subs = sorted({line.split()[2] for line in lines}) if subgroups else []
+    s_map = fresh_names(data, subs, "stuv") if subs else {}
+    renamed = []
+    for line in lines:
+        fields = line.split()
+        fields[0], fields[1], fields[-2] = q_map[fields[0]], g_map[fields[1]], doc_map[fields[-2]]
+        if subgroups:
+            fields[2] = s_map[fields[2]]
+        renamed.append(" ".join(fields) + "\n")
+    new_run = {q_map[q]: {doc_map[d]: s for d, s in ds.items()} for q, ds in run.items()}
+    got = prefs_values("".join(renamed), "".join(run_lines(new_run, "sys")), fmt)
+    assert got == {(q_map[q], label): v for (q, label), v in original.items()}
