@@ -78,8 +78,11 @@ def worlds(draw):
     systems = {}
     for name in ("alpha", "beta"):
         lists = {}
-        # an empty file of recommendations is an error: at least one list
-        for u in draw(st.lists(st.sampled_from(USERS), min_size=1, unique=True)):
+        # lists sharing no user with the test log are an error (nothing to evaluate): at
+        # least one list, for a test user
+        users = [draw(st.sampled_from(sorted(test)))]
+        users += [u for u in draw(st.lists(st.sampled_from(USERS), unique=True)) if u not in users]
+        for u in users:
             items = draw(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=6, unique=True))
             lists[u] = {i: float(len(items) - r) + 0.5 for r, i in enumerate(items)}
         systems[name] = lists
