@@ -274,7 +274,8 @@ def test_parameterised_user_models_within_their_bounds(collection, level):
     * TBG = Σ g_k D(T(k)) with D <= 1: at most 0.64 × 0.77 per relevant document retrieved;
     * CG@k <= k × the largest gain retrieved;
     * search lengths: ISL = SL(k=1) <= ASL <= TSL (first, mean and last position of the
-      relevant documents), PFR = R / TSL in [0, 1], ESL(k) = SL(k) − min(k, relevant) >= 0.
+      relevant documents), PFR = R / TSL in [0, 1], ESL(k) >= 0 (non-relevant documents read),
+      SL(k=3) >= SL(k=1).
     """
     qrels, run = collection
     measures = [
