@@ -229,6 +229,9 @@ UNIT = {
     "unj",
 }
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+#: Families that need other judgments than ad hoc qrels, or several runs: bounded in
+#: tests/test_properties_bounds.py (diversity also in tests/test_diversity.py).
+OTHER_JUDGMENTS = ("preference", "trec_prefs", "judgment_groups", "diversity")
 TOLERANCE = 1e-12
 OPTIONS = st.sampled_from(
     [
@@ -282,9 +285,7 @@ def test_every_measure_within_its_bounds(collection, options):
             else:
                 raise AssertionError(f"no bound for {name}")
         checked.add(name)
-    # not from ad hoc qrels alone: diversity (bounded in tests/test_diversity.py), preferences
-    other_judgments = ("preference", "trec_prefs", "judgment_groups", "diversity")
-    assert checked == {m.name for m in rankscope.MEASURES if m.family not in other_judgments}
+    assert checked == {m.name for m in rankscope.MEASURES if m.family not in OTHER_JUDGMENTS}
 
     ret, rel, rel_ret = by_label["num_ret"], by_label["num_rel"], by_label["num_rel_ret"]
     for i in range(len(result.query_ids)):

@@ -783,6 +783,18 @@ def offline_interleaving_preference(
     rel = relevant_mask(pair.docs, relevance, level)
     if not rel.any() or np.array_equal(pair.a, pair.b):
         return 0.0
+    # One orientation of the pair is computed, the other negated, so that I(b, a) is exactly
+    # −I(a, b): the two computations add the same terms in other orders, which may round
+    # differently in the last bit.
+    forward, backward = _orientation(pair.a, pair.pos_b, rel), _orientation(pair.b, pair.pos_a, rel)
+    if forward == backward:
+        # (b, a) is (a, b) with its documents renamed, so I(a, b) = I(b, a) = −I(a, b) = 0
+        return 0.0
+    if forward > backward:
+        return -offline_interleaving_preference(
+            b, a, relevance, method=method, browsing=browsing, depth=depth, level=level,
+            exact=exact, samples=samples, seed=seed, truncate=truncate, max_states=max_states,
+        )  # fmt: skip
     value: float | None = None
     if method == "balanced":
         rank_a, rank_b = pair.rank_a, pair.rank_b
@@ -796,6 +808,13 @@ def offline_interleaving_preference(
     if value is None:
         value = _team_draft_monte_carlo(pair, rel, p, truncate, samples, seed)
     return min(1.0, max(-1.0, value))  # rounding may overshoot a certain preference by an ulp
+
+
+def _orientation(ranking: np.ndarray, pos_other: np.ndarray, rel: np.ndarray) -> tuple:
+    """What the interleaving of a ranking with another depends on, free of document ids:
+    its length, the relevance of each of its documents and where the other ranking holds
+    each (its length: nowhere; compared only between rankings of one length)."""
+    return (len(ranking), tuple(rel[ranking].tolist()), tuple(pos_other[ranking].tolist()))
 
 
 def interleaving_matrix(rankings: Sequence[Any], relevance: Any, **options: Any) -> np.ndarray:
