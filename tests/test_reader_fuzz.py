@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import locale
 import os
+import shutil
+import subprocess
 import tempfile
 import warnings
 from collections import Counter
@@ -104,6 +107,11 @@ def entry_points(data: bytes, path: Path) -> dict[str, Callable[[], object]]:
         "parse_run_lines": lambda: trec.parse_run_lines(
             data, "<r>", trec.Vocabulary(), trec.Vocabulary()
         ),
+        "parse_run_seeded": lambda: trec.parse_run(  # ids already known (qrels read first)
+            data, "<r>", trec.Vocabulary(["1", "2", "x#"]), trec.Vocabulary(["d2", "L"])
+        ),
+        "parse_run_max_score": lambda: trec.parse_run(data, "<r>", duplicates="max-score"),
+        "parse_run_by_rank": lambda: trec.parse_run(data, "<r>", order="rank"),
         "read_qrels": lambda: trec.read_qrels(path),
         "read_run": lambda: trec.read_run(path),
         "read_diversity_qrels": lambda: trec.read_diversity_qrels(path),
@@ -125,10 +133,18 @@ def compare_all(data: bytes, chunk: int | None = None, gz: bool = False) -> str:
         for name, call in entry_points(data, path).items():
             compiled, pure = outcome(call, True), outcome(call, False)
             if compiled != pure or compiled[0] == "crashed":
-                return f"{name} (chunk {chunk}, gz {gz}):\n  compiled {compiled}\n  python   {pure}"
+                return (
+                    f"{name} (chunk {chunk}, gz {gz}):\n  compiled {_short(compiled)}\n"
+                    f"  python   {_short(pure)}"
+                )
     finally:
         trec.CHUNK = saved
     return ""
+
+
+def _short(outcome: tuple) -> str:
+    text = repr(outcome)
+    return text if len(text) < 3000 else f"{text[:2000]} ... {text[-900:]}"
 
 
 def outcomes(data: bytes) -> dict[str, str]:
@@ -304,3 +320,70 @@ def test_the_inputs_reach_both_outcomes():
 
     sample()
     assert seen["accepted"] >= 50 and seen["rejected"] >= 200, seen
+
+
+def test_ids_longer_than_16_mb():
+    """Ids of any length (the compiled interner once refused those of 16 MB and more, with
+    a ValueError, where the pure-Python reader took them); two long ids that differ only
+    in their last byte stay two ids, and a repeated one is one."""
+    long = b"d" * (1 << 24)
+    other = long[:-1] + b"e"
+    data = b"1 0 " + long + b" 1\n2 0 " + other + b" 0\n3 0 " + long + b" 2\n"
+    assert compare_all(data) == ""
+    with _reader(True):
+        qrels = trec.parse_qrels(data)
+    assert len(qrels.docs) == 2
+    assert qrels.docs.strings_of(qrels.doc) == [long.decode(), other.decode(), long.decode()]
+    vocabulary = trec.Vocabulary()
+    assert vocabulary.intern_many([other.decode(), long.decode()]).tolist() == [0, 1]
+    assert vocabulary.code(long.decode()) == 1
+
+
+def _comma_locale() -> str | None:
+    """The name of a locale whose decimal point is a comma, made with ``localedef`` into
+    a temporary folder (named by ``LOCPATH``, which the caller restores) when none is
+    installed; None when neither works."""
+    names = ["de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "de_DE", "fr_FR"]
+    for name in names:
+        try:
+            locale.setlocale(locale.LC_NUMERIC, name)
+        except locale.Error:
+            continue
+        if locale.localeconv()["decimal_point"] == ",":
+            return name
+    localedef = shutil.which("localedef")
+    if localedef is None:
+        return None
+    folder = _TMP / "locales"
+    folder.mkdir(exist_ok=True)
+    subprocess.run(
+        [localedef, "-i", "de_DE", "-f", "UTF-8", str(folder / "de_DE.UTF-8")],
+        capture_output=True,
+    )
+    os.environ["LOCPATH"] = str(folder)
+    try:
+        locale.setlocale(locale.LC_NUMERIC, "de_DE.UTF-8")
+    except locale.Error:
+        return None
+    return "de_DE.UTF-8" if locale.localeconv()["decimal_point"] == "," else None
+
+
+def test_numbers_do_not_follow_the_locale():
+    """A program that sets a locale with a decimal comma (``LC_NUMERIC=de_DE``) before
+    reading: the compiled reader read '2.5e30' as 2.0 and '0.1234567890123456789' as 0.0
+    (C's ``strtod`` follows the locale; Python's ``float`` does not)."""
+    saved, locpath = locale.setlocale(locale.LC_NUMERIC), os.environ.get("LOCPATH")
+    try:
+        if _comma_locale() is None:
+            pytest.skip("no locale with a decimal comma, and localedef cannot make one")
+        scores = [b"0.1234567890123456789", b"2.5e30", b"1.7976931348623157e308", b"1e-310"]
+        data = b"".join(b"1 Q0 d%d 1 %s t\n" % (i, s) for i, s in enumerate(scores))
+        assert compare_all(data) == "" and compare_all(data, 7) == ""
+        with _reader(True):
+            run = trec.parse_run(data)
+        assert run.score.tolist() == [float(s) for s in scores]
+    finally:
+        locale.setlocale(locale.LC_NUMERIC, saved)
+        os.environ.pop("LOCPATH", None)
+        if locpath is not None:
+            os.environ["LOCPATH"] = locpath
