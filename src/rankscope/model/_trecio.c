@@ -42,7 +42,12 @@ typedef struct {
     int mapped;
 } Block;
 
+#ifdef TRECIO_PLAIN_MALLOC
+/* every block from malloc, where AddressSanitizer watches its bounds (.ci/sanitize) */
+#define HUGE_THRESHOLD SIZE_MAX
+#else
 #define HUGE_THRESHOLD (4u << 20)
+#endif
 
 static void block_advise(void *p, size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -96,7 +101,7 @@ static int block_grow(Block *b, size_t size) {
     if (size >= HUGE_THRESHOLD) {
         Block nb;
         if (block_alloc(&nb, size) < 0) return -1;
-        memcpy(nb.p, b->p, b->size);
+        if (b->p) memcpy(nb.p, b->p, b->size); /* an empty block has no memory yet */
         free(b->p);
         *b = nb;
         return 0;
