@@ -209,6 +209,8 @@ SHORT_ID = st.one_of(
     st.sampled_from([b"Q0", b"0", b"1", b"2", b"d1", b"d2", b"x#", b"-"]),
 )
 ID = st.one_of(SHORT_ID, SHORT_ID, SHORT_ID, st.integers(1, 3000).map(lambda n: b"L" * n))
+ITERATION = st.one_of(ID, VALID_NUMBER)
+RANK = st.one_of(st.integers(0, 2000).map(lambda n: str(n).encode()), VALID_NUMBER, ID)
 PLAIN_SEPARATOR = st.lists(st.sampled_from([b" ", b"\t"]), min_size=1, max_size=3).map(b"".join)
 ODD_SEPARATOR = st.lists(st.sampled_from(BLANKS), min_size=1, max_size=3).map(b"".join)
 ENDINGS = {"LF": [b"\n"], "CRLF": [b"\r\n"], "mixed": [b"\n", b"\r\n", b"\r"]}
@@ -228,9 +230,11 @@ def trec_line(draw, kind: str, separator: st.SearchStrategy[bytes] = PLAIN_SEPAR
         count = draw(st.integers(0, 8))
     else:
         count = 4 if kind == "qrels" else draw(st.sampled_from([6, 6, 6, 7, 8]))
-    numbers = {3: VALID_NUMBER} if kind == "qrels" else {4: VALID_SCORE}
+    # the iteration of qrels (a subtopic in diversity qrels) and the rank of a run are
+    # often numbers
+    numbers = {1: ITERATION, 3: VALID_NUMBER} if kind == "qrels" else {3: RANK, 4: VALID_SCORE}
     if defect == 3:
-        numbers = {3: NUMBER} if kind == "qrels" else {3: NUMBER, 4: NUMBER}
+        numbers = {1: NUMBER, 3: NUMBER} if kind == "qrels" else {3: NUMBER, 4: NUMBER}
     fields = [draw(numbers.get(i, ID)) for i in range(count)]
     if defect == 4 and fields:
         at = draw(st.integers(0, len(fields) - 1))
