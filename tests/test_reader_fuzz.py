@@ -2,8 +2,9 @@
 (``model/_trecio.c``) and the pure-Python one must accept and reject exactly the same bytes,
 and agree on everything they return.
 
-Each input is given to every TREC entry point (`parse_qrels`, `parse_run`, `parse_run_lines`
-on bytes; `read_qrels`, `read_run`, `read_diversity_qrels` on a file, plain or gzipped, read in
+Each input is given to every TREC entry point (`parse_qrels`, `parse_run` -- also with ids
+already interned, ``duplicates="max-score"`` and ``order="rank"`` -- and `parse_run_lines` on
+bytes; `read_qrels`, `read_run`, `read_diversity_qrels` on a file, plain or gzipped, read in
 pieces of a drawn size so that lines straddle the pieces' edges) once with each reader, and the
 two outcomes are compared: for an accepted input the whole table (ids as text in their order
 of first appearance, values bit for bit, line numbers, source, run name and tag) and the
@@ -15,7 +16,10 @@ whitespace byte, high and invalid UTF-8 bytes, NUL, numbers in every odd form, 0
 comments, blank lines, byte-order marks, long ids, CR and CRLF endings, a missing final
 newline).  The budget is modest and derandomized, so CI is deterministic; set
 ``RANKSCOPE_FUZZ_EXAMPLES`` for more (``bench/fuzz.py`` runs a longer budget and prints its
-figures).  `REGRESSIONS` lists every input on which the readers ever disagreed.
+figures).  `sweep` tries each odd thing on its own, whatever hypothesis draws.
+
+Every disagreement ever found is kept: `REGRESSIONS` (inputs), `test_ids_longer_than_16_mb`
+and `test_numbers_do_not_follow_the_locale`.
 """
 
 from __future__ import annotations
