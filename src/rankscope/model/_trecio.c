@@ -22,6 +22,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__) || defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || \
+    defined(__OpenBSD__)
+#define HAVE_STRTOD_L 1
+#include <locale.h>
+#ifdef __APPLE__
+#include <xlocale.h>
+#endif
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -34,7 +42,12 @@ typedef struct {
     int mapped;
 } Block;
 
+#ifdef TRECIO_PLAIN_MALLOC
+/* every block from malloc, where AddressSanitizer watches its bounds (.ci/sanitize) */
+#define HUGE_THRESHOLD SIZE_MAX
+#else
 #define HUGE_THRESHOLD (4u << 20)
+#endif
 
 static void block_advise(void *p, size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -88,7 +101,7 @@ static int block_grow(Block *b, size_t size) {
     if (size >= HUGE_THRESHOLD) {
         Block nb;
         if (block_alloc(&nb, size) < 0) return -1;
-        memcpy(nb.p, b->p, b->size);
+        if (b->p) memcpy(nb.p, b->p, b->size); /* an empty block has no memory yet */
         free(b->p);
         *b = nb;
         return 0;
@@ -107,17 +120,19 @@ static int block_grow(Block *b, size_t size) {
 
 /* A table slot: the hash's high 32 bits, the code + 1 (0 = empty), and where the string
    is (arena offset in the low 40 bits, length in the high 24), so that a probe compares
-   without touching the per-code arrays. */
+   without touching the per-code arrays.  An id of LONG_ID bytes or more (16 MB) has
+   LONG_ID as its length there, and its length is read from `offsets`. */
 typedef struct {
     uint32_t tag;
     uint32_t code1;
     uint64_t where;
 } Slot;
 
-#define WHERE(off, len) ((uint64_t)(off) | ((uint64_t)(len) << 40))
+#define LONG_ID ((1u << 24) - 1)
+#define WHERE(off, len) \
+    ((uint64_t)(off) | ((uint64_t)((len) < LONG_ID ? (len) : LONG_ID) << 40))
 #define WHERE_OFF(w) ((w) & 0xFFFFFFFFFFULL)
 #define WHERE_LEN(w) ((size_t)((w) >> 40))
-#define MAX_ID_LEN ((1u << 24) - 1)
 
 typedef struct {
     PyObject_HEAD
@@ -131,6 +146,14 @@ typedef struct {
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
 } Interner;
+
+/* The length of the id in `slot`. */
+static inline size_t slot_len(const Interner *self, const Slot *slot) {
+    size_t len = WHERE_LEN(slot->where);
+    if (len < LONG_ID) return len;
+    int64_t c = (int64_t)slot->code1 - 1;
+    return (size_t)(self->offsets[c + 1] - self->offsets[c]);
+}
 
 static uint64_t hash_bytes(const char *s, size_t len) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
@@ -214,7 +237,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
     for (;;) {
         Slot *slot = &self->slots[i];
         if (!slot->code1) break;
-        if (slot->tag == tag && WHERE_LEN(slot->where) == len &&
+        if (slot->tag == tag && slot_len(self, slot) == len &&
             memcmp(self->arena + WHERE_OFF(slot->where), s, len) == 0)
             return (int64_t)slot->code1 - 1;
         i = (i + 1) & self->mask;
@@ -222,10 +245,6 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
     if (!add) return -1;
     if (self->n >= INT32_MAX - 1) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 distinct ids");
-        return -2;
-    }
-    if (len > MAX_ID_LEN) {
-        PyErr_SetString(PyExc_ValueError, "an id is longer than 16 MB");
         return -2;
     }
     if (interner_reserve_arena(self, len) < 0) return -2;
@@ -511,6 +530,15 @@ static int fast_decimal(const char *s, size_t n, double *value) {
     return 1;
 }
 
+/* The "C" locale, made once: numbers are read with a decimal point whatever locale the
+   program has set (strtod follows LC_NUMERIC: under de_DE it read "2.5e30" as 2). */
+#ifdef HAVE_STRTOD_L
+static locale_t c_locale;
+static double c_strtod(const char *s) { return strtod_l(s, NULL, c_locale); }
+#else
+static double c_strtod(const char *s) { return strtod(s, NULL); }
+#endif
+
 /* 0 = finite number (value set), 1 = not a number, 2 = not finite */
 static int parse_score(const char *s, size_t n, double *value) {
     size_t i = 0;
@@ -540,7 +568,7 @@ static int parse_score(const char *s, size_t n, double *value) {
     if (!copy) return 1;
     memcpy(copy, s, n);
     copy[n] = '\0';
-    double v = strtod(copy, NULL);
+    double v = c_strtod(copy);
     if (copy != buf) free(copy);
     if (v == HUGE_VAL || v == -HUGE_VAL) return 2;
     *value = v;
@@ -611,7 +639,7 @@ typedef struct {
     const char *q, *d;
     uint64_t qh, dh;
     union { double score; int64_t grade; } v;
-    uint32_t qlen, dlen;
+    size_t qlen, dlen;
     int32_t line;
 } Pending;
 
@@ -1008,6 +1036,12 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__trecio(void) {
+#ifdef HAVE_STRTOD_L
+    if (!c_locale) {
+        c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        if (!c_locale) return PyErr_SetFromErrno(PyExc_OSError);
+    }
+#endif
     if (PyType_Ready(&InternerType) < 0 || PyType_Ready(&ParserType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -195,6 +195,11 @@ def _native_stream(
             filled += n
             if filled < len(buf) and not final:
                 continue
+            if first and not final and buf.find(b"\n", 0, filled) < 0:
+                # the first line is checked whole (`text_start`: a CR inside it, with text
+                # after, is an error): read on until it ends
+                view = _grown(buf, view)
+                continue
             if size and filled == len(buf) and parser.rows() == 0:
                 # a large plain file: size the columns and the id table once, from the
                 # lines per byte of this first piece (ids at most 3/4 of the rows)
@@ -207,15 +212,20 @@ def _native_stream(
                 break
             tail = bytes(view[used:filled])
             if used == 0:  # a line longer than the buffer: grow it
-                view.release()
-                buf.extend(bytearray(len(buf)))
-                view = memoryview(buf)
+                view = _grown(buf, view)
             view[: len(tail)] = tail
             filled = len(tail)
     finally:
         view.release()
         stream.close()
     return _columns(parser, is_run)
+
+
+def _grown(buf: bytearray, view: memoryview) -> memoryview:
+    """A view of ``buf`` (viewed by ``view``, released) after doubling its size."""
+    view.release()
+    buf.extend(bytearray(len(buf)))
+    return memoryview(buf)
 
 
 def _fed(parser, data, final: bool, source: str, is_run: bool) -> int:
