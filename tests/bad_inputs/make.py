@@ -261,6 +261,10 @@ def declare() -> None:
                 expect=["test.csv:2", "rating ''"])  # fmt: skip
     recsys_case("recs-score-inf", "numbers", "recommendation list",
                 recs=tsv_field(RECS, 3, 2, b"inf"), expect=["recs.tsv:3", "score 'inf'"])  # fmt: skip
+    case("doc-lengths-comments-only", "files", "doc lengths",
+         {"lengths": b"# no lengths yet\n", "qrels": QRELS, "run": RUN},
+         ["eval", "-m", "TBG", "--doc-lengths", "@lengths", "@qrels", "@run"], "error",
+         ["lengths", "no document lengths found"])  # fmt: skip
     case("doc-lengths-negative", "numbers", "doc lengths",
          {"lengths": line(LENGTHS, 3, b"d3 -50"), "qrels": QRELS, "run": RUN},
          ["eval", "-m", "TBG", "--doc-lengths", "@lengths", "@qrels", "@run"], "error",
@@ -332,9 +336,7 @@ def declare() -> None:
               expect=["run", "zstd-compressed data is not supported"])  # fmt: skip
     case("runs-directory-with-bzip2", "compression", "runs directory",
          {"qrels": QRELS, "runs/a": RUN, "runs/b": bzip2(RUN_B)},
-         ["eval", "@qrels", "@runs"], "error", ["runs/b", "bzip2-compressed data is not supported"],
-         xfail="needs trec.py fix: run_files's _not_a_run should report a bzip2/zstd file "
-         "as compressed (read.trec._unsupported_compression) instead of 'not a run'")  # fmt: skip
+         ["eval", "@qrels", "@runs"], "error", ["runs/b", "bzip2-compressed data is not supported"])  # fmt: skip
     recsys_case("log-gzip", "compression", "interaction log", test=gzip_stored(TEST_LOG),
                 kind="identical", twin=True)  # fmt: skip
     recsys_case("log-bzip2", "compression", "interaction log", test=bzip2(TEST_LOG),

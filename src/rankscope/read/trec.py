@@ -461,6 +461,8 @@ def read_doc_lengths(path: PathLike) -> dict[str, float]:
         if doc in out:
             raise InputError(f"{source}:{number}: document '{doc}' has a length already")
         out[doc] = words
+    if not out:
+        raise InputError(f"{source}: no document lengths found (expected 'docno words' lines)")
     return out
 
 
@@ -518,6 +520,8 @@ def _not_a_run(path: Path) -> str | None:
     try:
         with open(path, "rb") as raw:
             head = raw.read(1 << 16)
+            if _unsupported_compression(head[:10]):
+                return None  # the reader says which compression, and how to undo it
             if head[:2] == b"\x1f\x8b":
                 raw.seek(0)
                 with gzip.open(raw) as unzipped:
