@@ -220,7 +220,9 @@ def test_no_query_in_common_is_an_error(files, capsys, tmp_path):
     code, out, err = run_cli(["eval", str(other), files["run"]], capsys)
     assert code == 2 and out == ""
     assert "have no query in common: nothing to compare" in error_line(err)
-    code, _, err = run_cli(["prefer", str(other), files["run"], files["run"]], capsys)
+    twin = tmp_path / "twin"
+    twin.write_bytes(Path(files["run"]).read_bytes())
+    code, _, err = run_cli(["prefer", str(other), files["run"], str(twin)], capsys)
     assert code == 2 and "no query in common" in err.strip().splitlines()[-1]
 
 

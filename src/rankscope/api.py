@@ -252,7 +252,7 @@ def preferences(
         reads = method_of(request)
         judgments = read_qrels_for(qrels, [request])
         table = relevance_table(
-            judgments, resolve_runs(runs, judgments, duplicates),
+            judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
             relevance_level=relevance_level, ties=ties, max_docs=max_docs,
             keep_rankings=reads.rankings,
         )  # fmt: skip
@@ -315,7 +315,7 @@ def compare(
     from .table.compare import Procedure, compare_runs
 
     judgments = read_qrels_for(qrels, _specs(measures))
-    run_list = resolve_runs(runs, judgments, duplicates, names=names)
+    run_list = resolve_runs(runs, judgments, duplicates, names=names, distinct_for="a comparison")
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)

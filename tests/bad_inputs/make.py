@@ -416,7 +416,14 @@ def declare() -> None:
          ["compare", "@qrels", "@run"], "error", ["at least two runs"])  # fmt: skip
     case("runs-of-one-name", "structure", "run",
          {"qrels": QRELS, "a/run": RUN, "b/run": RUN_B},
-         ["compare", "@qrels", "@a/run", "@b/run"], "error", ["run"])  # fmt: skip
+         ["compare", "@qrels", "@a/run", "@b/run"], "error",
+         ["two runs are named 'run'", "a/run", "b/run", "--names"])  # fmt: skip
+    case("compare-same-run-twice", "structure", "run", {"qrels": QRELS, "a": RUN},
+         ["compare", "@qrels", "@a", "@a"], "error",
+         ["a is given twice", "runs must be distinct for a comparison"])  # fmt: skip
+    case("prefer-same-run-twice", "structure", "run", {"qrels": QRELS, "a": RUN},
+         ["prefer", "@qrels", "@a", "@a"], "error",
+         ["a is given twice", "runs must be distinct for preferences"])  # fmt: skip
 
     # -- options -------------------------------------------------------------------------
     for value in ("0", "-5"):

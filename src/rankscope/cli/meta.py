@@ -78,7 +78,11 @@ def run(args: argparse.Namespace) -> int:
     measures = args.measures or DEFAULT_MEASURES
     qrels = read_qrels_for(qrels_path, measures)
     runs = resolve_runs(
-        run_files(run_paths, judgments=qrels_path), qrels, args.duplicates, names=args.names
+        run_files(run_paths, judgments=qrels_path),
+        qrels,
+        args.duplicates,
+        names=args.names,
+        distinct_for="meta-evaluation",
     )
     check_common_queries(qrels, runs)
     with progress_bar("rankscope meta", args.quiet) as progress:

@@ -57,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
     qrels = read_qrels_for(args.qrels, methods)
     runs = resolve_runs(
-        run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names
+        run_files(args.runs, judgments=args.qrels),
+        qrels,
+        args.duplicates,
+        names=args.names,
+        distinct_for="preferences",
     )
     check_common_queries(qrels, runs)
     table = relevance_table(

@@ -57,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
 
         qrels = read_qrels_for(args.qrels, args.measures or DEFAULT_MEASURES)
         runs = resolve_runs(
-            run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names
+            run_files(args.runs, judgments=args.qrels),
+            qrels,
+            args.duplicates,
+            names=args.names,
+            distinct_for="a comparison",
         )
         result = compared(args, qrels, runs)
         robustness = study(

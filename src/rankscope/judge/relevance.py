@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model import Qrels, Run, Vocabulary
+from ..model import Qrels, Run, Vocabulary, check_distinct_names
 from .join import JoinReport, judge, output_order
 
 #: Rank given to a relevant document a run did not retrieve: below every retrieved one.
@@ -88,8 +88,7 @@ def relevance_table(
     diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
     names = [r.name for r in runs]
-    if len(set(names)) != len(names):
-        raise UsageError(f"runs need distinct names (got {names})")
+    check_distinct_names(runs, "preferences")
     relevant = qrels.grade >= relevance_level
     rq, rd, rg = qrels.query[relevant], qrels.doc[relevant], qrels.grade[relevant]
     codes, query_ids, slot = output_order(qrels, np.unique(rq))

@@ -10,7 +10,7 @@ from ._native import native
 from .frames import column_names, is_frame, to_frame
 from .judgments import GroupedQrels, Prefs, ZScores
 from .logs import Interactions, ItemFeatures
-from .tables import Qrels, Run
+from .tables import Qrels, Run, check_distinct_names
 from .vocabulary import Vocabulary
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Run",
     "Vocabulary",
     "ZScores",
+    "check_distinct_names",
     "column_names",
     "native",
     "is_frame",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
 from .frames import to_frame
 from .vocabulary import Vocabulary
 
@@ -112,3 +114,20 @@ class Run(_Rows):
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}``."""
         return self._nested(self.score)
+
+
+def check_distinct_names(runs: Sequence[Run], what: str = "a comparison") -> None:
+    """`UsageError` unless every run has its own name: ``what`` (a comparison, preferences)
+    tells systems apart by name, so one file given twice, or two runs of one name, is a
+    mistake the message names."""
+    seen: dict[str, Run] = {}
+    for run in runs:
+        first = seen.setdefault(run.name, run)
+        if first is run:
+            continue
+        if first.source == run.source:
+            raise UsageError(f"{run.source} is given twice: runs must be distinct for {what}")
+        raise UsageError(
+            f"two runs are named {run.name!r} ({first.source} and {run.source}): names must "
+            f"be distinct for {what} (rename a file, or name the runs by file or tag: --names)"
+        )

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model import Qrels, Run, Vocabulary
+from ..model import Qrels, Run, Vocabulary, check_distinct_names
 from ..model.frames import is_frame
 from . import frames
 from . import trec as trec_io
@@ -105,9 +105,14 @@ def resolve_runs(
     duplicates: str = "error",
     order: str = "score",
     names: str = "tag",
+    distinct_for: str | None = None,
 ) -> list[Run]:
     """Runs from one run, a list, a ``{name: run}`` dict or directories of run files, read
     with the judgments' vocabularies (so that the join is on integer codes).
+
+    ``distinct_for`` (say ``"a comparison"``): runs must have distinct names, one file given
+    twice being a `UsageError` that names the purpose; by default (evaluation) it is a
+    warning, and the runs are told apart by position.
 
     ``names="tag"``: a run file is named by its tag column, and runs whose tags collide by
     their files (`unique_run_names`); ``names="file"``: by its file name without ``.gz`` and
@@ -142,17 +147,29 @@ def resolve_runs(
         is_path = isinstance(r, str | os.PathLike) and str(r) != "-"
         if is_path and Path(r).is_dir():
             listed = trec_io.run_files([r], judgments=getattr(qrels, "source", None))
-            out.extend(resolve_runs(listed, qrels, duplicates, order, names))
+            out.extend(resolve_runs(listed, qrels, duplicates, order, names, distinct_for))
         else:
             name = file_stem(str(r)) if names == "file" and is_path else None
             out.append(
                 read_run(
-                    r, name=name, duplicates=duplicates, queries=qrels.queries, docs=qrels.docs,
+                    r,
+                    name=name,
+                    duplicates=duplicates,
+                    queries=qrels.queries,
+                    docs=qrels.docs,
                     order=order,
                 )  # fmt: skip
             )
+    if distinct_for is not None:
+        files = [r.source for r in out if not r.source.startswith("<")]
+        twice = next((f for f in files if files.count(f) > 1), None)
+        if twice is not None:
+            raise UsageError(f"{twice} is given twice: runs must be distinct for {distinct_for}")
     if names == "tag":
-        return unique_run_names(out)
+        out = unique_run_names(out)
+        if distinct_for is not None:
+            check_distinct_names(out, distinct_for)
+        return out
     seen: dict[str, Run] = {}
     for run in out:
         if run.name in seen and seen[run.name].source == run.source:

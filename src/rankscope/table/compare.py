@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import JoinOptions, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
-from ..model import Qrels, Run
+from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import to_frame
 from ..stats import paired
 from ..stats.corrections import adjust
@@ -219,8 +219,7 @@ def compare_runs(
     names = [r.name for r in runs]
     if len(runs) < 2:
         raise UsageError("a comparison needs at least two runs")
-    if len(set(names)) != len(names):
-        raise UsageError(f"runs need distinct names (got {', '.join(names)})")
+    check_distinct_names(runs)
     procedure = Procedure() if procedure is None else procedure
     procedure.check()
     if not requests:
