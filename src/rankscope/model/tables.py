@@ -116,11 +116,11 @@ class Run(_Rows):
         return self._nested(self.score)
 
 
-def check_distinct_names(runs: Sequence[Run], what: str = "a comparison") -> None:
-    """`UsageError` unless every run has its own name: ``what`` (a comparison, preferences)
-    tells systems apart by name, so one file given twice, or two runs of one name, is a
-    mistake the message names."""
-    seen: dict[str, Run] = {}
+def check_distinct_names(runs: Sequence[Any], what: str = "a comparison") -> None:
+    """`UsageError` unless every run (anything with a ``name`` and a ``source``) has its own
+    name: ``what`` (a comparison, preferences) tells systems apart by name, so one file
+    given twice, or two runs of one name, is a mistake the message names."""
+    seen: dict[str, Any] = {}
     for run in runs:
         first = seen.setdefault(run.name, run)
         if first is run:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,53 @@ def read_run(
     return trec_io.read_run(source, queries, docs, name, duplicates, order)
 
 
+@dataclasses.dataclass(frozen=True)
+class RunSource:
+    """One run still to be read: what the user gave (a path, ``-``, a frame, a dict, a
+    `Run`) and the name it is to have (None: its tag, or the source's own)."""
+
+    given: Any
+    name: str | None = None
+
+    def read(
+        self, queries: Vocabulary, docs: Vocabulary, duplicates: str = "error", order: str = "score"
+    ) -> Run:
+        """The run, its ids interned into ``queries`` and ``docs``."""
+        return read_run(
+            self.given, name=self.name, duplicates=duplicates, queries=queries, docs=docs,
+            order=order,
+        )  # fmt: skip
+
+
+def run_sources(runs: Any, judgments: str | None = None, names: str = "tag") -> list[RunSource]:
+    """The runs in ``runs`` (one run, a list, a ``{name: run}`` dict, directories of run
+    files), not read yet; ``judgments`` is the judgments' file, never taken for a run in a
+    directory.  ``names`` as `resolve_runs`."""
+    if names not in ("tag", "file"):
+        raise UsageError(f"names must be 'tag' or 'file' (got {names!r})")
+    if isinstance(runs, Run | str | os.PathLike) or is_frame(runs):
+        runs = [runs]
+    elif isinstance(runs, Mapping):
+        first = next(iter(runs.values()), None)
+        if (
+            isinstance(first, Mapping)
+            and first
+            and not isinstance(next(iter(first.values())), Mapping)
+        ):
+            # {qid: {docno: score}}: a single run as a dict
+            runs = [runs]
+        else:
+            return [RunSource(v, str(k)) for k, v in runs.items()]
+    out: list[RunSource] = []
+    for r in runs:
+        is_path = isinstance(r, str | os.PathLike) and str(r) != "-"
+        if is_path and Path(r).is_dir():
+            out.extend(run_sources(trec_io.run_files([r], judgments=judgments), judgments, names))
+        else:
+            out.append(RunSource(r, file_stem(str(r)) if names == "file" and is_path else None))
+    return out
+
+
 def resolve_runs(
     runs: Any,
     qrels: Qrels | Any,
@@ -117,61 +164,40 @@ def resolve_runs(
     ``names="tag"``: a run file is named by its tag column, and runs whose tags collide by
     their files (`unique_run_names`); ``names="file"``: by its file name without ``.gz`` and
     a ``.txt``/``.run``/``.trec``/``.tsv`` extension, two files of one name being an error."""
-    if names not in ("tag", "file"):
-        raise UsageError(f"names must be 'tag' or 'file' (got {names!r})")
-    if isinstance(runs, Run | str | os.PathLike) or is_frame(runs):
-        runs = [runs]
-    elif isinstance(runs, Mapping):
-        first = next(iter(runs.values()), None)
-        if (
-            isinstance(first, Mapping)
-            and first
-            and not isinstance(next(iter(first.values())), Mapping)
-        ):
-            # {qid: {docno: score}}: a single run as a dict
-            runs = [runs]
-        else:
-            return [
-                read_run(
-                    v,
-                    name=str(k),
-                    duplicates=duplicates,
-                    queries=qrels.queries,
-                    docs=qrels.docs,
-                    order=order,
-                )  # fmt: skip
-                for k, v in runs.items()
-            ]
-    out: list[Run] = []
-    for r in runs:
-        is_path = isinstance(r, str | os.PathLike) and str(r) != "-"
-        if is_path and Path(r).is_dir():
-            listed = trec_io.run_files([r], judgments=getattr(qrels, "source", None))
-            out.extend(resolve_runs(listed, qrels, duplicates, order, names, distinct_for))
-        else:
-            name = file_stem(str(r)) if names == "file" and is_path else None
-            out.append(
-                read_run(
-                    r,
-                    name=name,
-                    duplicates=duplicates,
-                    queries=qrels.queries,
-                    docs=qrels.docs,
-                    order=order,
-                )  # fmt: skip
-            )
+    sources = run_sources(runs, getattr(qrels, "source", None), names)
+    out = [s.read(qrels.queries, qrels.docs, duplicates, order) for s in sources]
+    final = run_names([(r.name, r.source) for r in out], names, distinct_for)
+    return [
+        r if r.name == n else dataclasses.replace(r, name=n)
+        for r, n in zip(out, final, strict=True)
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Named:
+    name: str
+    source: str
+
+
+def run_names(
+    runs: Sequence[tuple[str, str]], names: str = "tag", distinct_for: str | None = None
+) -> list[str]:
+    """The names of runs read as ``(name, source)`` (see `resolve_runs`): tags that collide
+    replaced by file names (``names="tag"``), two files of one name an error
+    (``names="file"``), one file given twice a warning, or an error with ``distinct_for``."""
+    named = [_Named(n, s) for n, s in runs]
     if distinct_for is not None:
-        files = [r.source for r in out if not r.source.startswith("<")]
+        files = [r.source for r in named if not r.source.startswith("<")]
         twice = next((f for f in files if files.count(f) > 1), None)
         if twice is not None:
             raise UsageError(f"{twice} is given twice: runs must be distinct for {distinct_for}")
     if names == "tag":
-        out = unique_run_names(out)
+        named = unique_run_names(named)
         if distinct_for is not None:
-            check_distinct_names(out, distinct_for)
-        return out
-    seen: dict[str, Run] = {}
-    for run in out:
+            check_distinct_names(named, distinct_for)
+        return [r.name for r in named]
+    seen: dict[str, _Named] = {}
+    for run in named:
         if run.name in seen and seen[run.name].source == run.source:
             warn(f"{run.source} is given twice; its runs are told apart by position")
         elif run.name in seen:
@@ -180,7 +206,7 @@ def resolve_runs(
                 "(rename a file, or name the runs by their tags: --names tag, names='tag')"
             )
         seen[run.name] = run
-    return out
+    return [r.name for r in named]
 
 
 def check_common_queries(judgments: Any, runs: list[Run]) -> None:
@@ -215,8 +241,9 @@ def file_stem(source: str) -> str:
     return name
 
 
-def unique_run_names(runs: list[Run]) -> list[Run]:
-    """Runs whose tags collide are named after their files instead (and said so)."""
+def unique_run_names(runs: list[Any]) -> list[Any]:
+    """Runs (or anything with a ``name`` and a ``source``) whose tags collide are named
+    after their files instead (and said so)."""
     names = [r.name for r in runs]
     clash = {n for n in names if names.count(n) > 1}
     if not clash:
