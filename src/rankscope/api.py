@@ -22,9 +22,11 @@ from .read.sources import (
     read_qrels,
     read_run,
     resolve_runs,
+    run_sources,
 )
 from .table import RunEvaluation, as_requests
 from .table.formats import evaluate_runs, judgment_format
+from .table.many import check_jobs, evaluate_many_runs, streams
 
 if TYPE_CHECKING:  # the comparison's modules are imported when one is asked for (start-up)
     from .report.compare import ComparisonResult
@@ -95,8 +97,14 @@ def evaluate_many(
     zscores: Any = None,
     no_common_query: str = "warn",
     names: str = "tag",
+    jobs: int | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
+
+    The judgments are read once and the runs one at a time (`rankscope.table.many`), so
+    memory does not grow with their number; ``jobs`` worker processes share them (default:
+    every core when the run files are large enough to pay for it), the results identical
+    for every ``jobs``.  Preference measures, which compare the runs, read them all at once.
 
     Parameters
     ----------
@@ -142,15 +150,22 @@ def evaluate_many(
         judgments = read_qrels(qrels, diversity=True)
     else:
         judgments = fmt.read(qrels)
-    run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query not in ("warn", "error"):
         raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
-    if no_common_query == "error":
-        check_common_queries(judgments, run_list)
+    check_jobs(jobs)
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
     options = JoinOptions(
         relevance_level, ties, max_docs, judged_only, complete, read_doc_lengths(doc_lengths)
     )
+    if streams(requests):
+        return evaluate_many_runs(
+            judgments, run_sources(runs, getattr(judgments, "source", None), names), requests,
+            fmt, options, num_docs=num_docs, zscores=table, duplicates=duplicates, order=order,
+            names=names, check_common=no_common_query == "error", jobs=jobs,
+        )  # fmt: skip
+    run_list = resolve_runs(runs, judgments, duplicates, order, names)
+    if no_common_query == "error":
+        check_common_queries(judgments, run_list)
     return evaluate_runs(
         judgments, run_list, requests, fmt, options, num_docs=num_docs, zscores=table
     )

@@ -84,6 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "docno-asc with -R prefs/qrels_prefs)",
     )
     options.run_names(p)
+    options.jobs(p)
     options.duplicates(
         p, "a document listed twice for a query: error (default), keep first, keep max score"
     )
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         zscores=args.zscores,
         no_common_query="error",
         names=args.names,
+        jobs=args.jobs,
     )
     sys.stdout.write(
         format_evaluations(

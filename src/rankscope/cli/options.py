@@ -207,6 +207,17 @@ def run_names(p: Parser) -> None:
     )  # fmt: skip
 
 
+def jobs(p: Parser) -> None:
+    p.add_argument(
+        "--jobs",
+        type=whole(1, 1024),
+        default=None,
+        metavar="N",
+        help="worker processes sharing the runs (default: every core when the run files "
+        "reach 32 MB, else one); the output is the same for every N",
+    )
+
+
 def check_outputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> None:
     """A file the command would write (``{option: path}``) must not be one it reads: an
     HTML page written over the judgments would destroy them.  `UsageError` naming both."""

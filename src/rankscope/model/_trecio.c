@@ -703,6 +703,7 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
 }
 
 static void Parser_dealloc(Parser *self) {
+    block_free(&self->recs_block);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     Py_XDECREF(self->qc.bytes);

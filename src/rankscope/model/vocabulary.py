@@ -18,15 +18,26 @@ class Vocabulary:
     only on request), else by a dict; both behave the same.
     """
 
-    __slots__ = ("_native", "_index", "_strings")
+    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size")
 
     def __init__(self, strings: Iterable[str] = (), *, pure: bool | None = None) -> None:
         module = None if pure else native()
         self._native = module.Interner() if module is not None else None
         self._index: dict[str, int] = {}
         self._strings: list[str] = []
+        self._base: Vocabulary | None = None  # see `scoped`
+        self._base_size = 0
         if strings:
             self.intern_many(list(strings))
+
+    def scoped(self) -> Vocabulary:
+        """A new vocabulary holding this one's ids under the same codes, to which ids are
+        then added without growing this one: a run read into ``judgments.docs.scoped()``
+        joins the judgments on the codes they share, and its other ids go with it (where a
+        shared vocabulary would keep every run's documents)."""
+        out = Vocabulary(self.strings, pure=self._native is None)
+        out._base, out._base_size = self, len(self)
+        return out
 
     @property
     def native(self) -> Any:
@@ -99,6 +110,10 @@ class Vocabulary:
         """Array mapping each code of ``other`` to this vocabulary's code (-1 if absent)."""
         if other is self:
             return np.arange(len(self), dtype=np.int32)
+        if other._base is self and other._base_size == len(self):
+            codes = np.arange(len(other), dtype=np.int32)
+            codes[other._base_size :] = -1  # added to ``other`` after it was made from this
+            return codes
         if self._native is not None and other._native is not None:
             return np.frombuffer(self._native.translate(other._native), dtype=np.int32)
         return self.lookup_many(other.strings)

@@ -184,6 +184,28 @@ def _warn_if_nothing_relevant(qrels: Qrels, level: int) -> None:
         )
 
 
+def evaluation_options(
+    judgments: Any,
+    requests: Sequence[Request],
+    fmt: JudgmentFormat,
+    options: JoinOptions | None = None,
+    num_docs: int = 0,
+) -> JoinOptions:
+    """What `evaluate_runs` checks (and warns of) once for any number of runs: the options
+    its evaluation uses, the format's tie order filled in."""
+    check_formats(requests, fmt)
+    options = JoinOptions() if options is None else options
+    if num_docs < 0:
+        raise UsageError(
+            f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
+        )
+    if isinstance(judgments, Qrels):
+        _warn_if_nothing_relevant(judgments, options.relevance_level)
+    if options.ties is None:
+        options = dataclasses.replace(options, ties=fmt.ties)
+    return options
+
+
 def evaluate_runs(
     judgments: Any,
     runs: Sequence[Run],
@@ -198,16 +220,7 @@ def evaluate_runs(
     `RunEvaluation` per run, in order.  Documents of equal score are ordered as the format's
     ``ties`` says unless ``options`` names an order; ``num_docs`` is trec_eval's ``-N``;
     ``zscores`` standardises every per-query value (trec_eval's ``-Z``)."""
-    check_formats(requests, fmt)
-    options = JoinOptions() if options is None else options
-    if num_docs < 0:
-        raise UsageError(
-            f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
-        )
-    if isinstance(judgments, Qrels):
-        _warn_if_nothing_relevant(judgments, options.relevance_level)
-    if options.ties is None:
-        options = dataclasses.replace(options, ties=fmt.ties)
+    options = evaluation_options(judgments, requests, fmt, options, num_docs)
     results = fmt.evaluate(judgments, runs, requests, options, num_docs)
     if zscores is not None:
         results = [to_zscores(r, zscores) for r in results]
