@@ -53,14 +53,14 @@ from run import (
 
 ROWS = ("track", "disjoint", "single", "cold")
 MEASURE_FLAGS = {"official": [], **TREC_EVAL_FLAGS}
-# The issue's figures for today's code, shown beside the targets.
+# The issue's targets.
 TRACK_SPEEDUP_TARGET = 7.0  # x the pytrec_eval loop
 TRACK_PEAK_TARGET_MB = 400.0
 SINGLE_WALL_TARGET_S = 1.0
 SINGLE_SPEEDUP_TARGET = 10.0
 # rankscope's peak on the 7M-line run before issue 12 (measured here, official measures, at
 # 6a441f5; bench/README.md "Scale"): the target is "memory no worse than today's".
-SINGLE_BASELINE_PEAK_MB = 535.0
+SINGLE_BASELINE_PEAK_MB = 540.0
 COLD_TARGET_S = 0.15
 
 
