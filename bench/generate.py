@@ -2,6 +2,8 @@
 
     python bench/generate.py                  # 7,000 queries x 1,000 = 7M run lines, bench/data/
     python bench/generate.py --preset cold    # 250 queries x 1,000, bench/data/cold/
+    python bench/generate.py --preset track   # 40 shared-pool runs x 250 x 1,000, bench/data/track/
+    python bench/generate.py --preset disjoint  # 40 runs x 250 x 1,000, bench/data/disjoint/
     python bench/generate.py --queries 500 --depth 100 --runs 3 --out /tmp/small
 
 Writes ``qrels.txt`` (``qid 0 docno grade``) and ``run.1.txt`` ... ``run.N.txt``
@@ -10,7 +12,16 @@ style judgments: numeric query ids, numeric passage ids drawn from a corpus of 8
 about ``--judged`` judgments per query with grades 0-3 skewed towards 0 and 1, and runs of
 ``--depth`` documents whose scores descend (6 decimals) with occasional ties.  Some judged
 documents are retrieved - more often and higher the more relevant they are - and the rest
-are not, as with judgments pooled from other systems.
+are not, as with judgments pooled from other systems.  Each run is drawn independently, so
+the runs of ``--runs N`` share almost no documents.
+
+A track (``--pool P``, preset ``track``) is what a TREC track's submissions look like: each
+query has a shared pool of ``P`` documents, each with a latent grade (mostly 0) and a
+retrievability shared by every system; each run ranks ``--depth`` of them by a key mixing the
+retrievability, the grade (each run weighs both differently) and noise, so the runs overlap
+heavily; and the qrels are the union of every run's top ``--pool-depth`` documents with their
+grades, as with depth-k pooling (``--judged`` is not used).  With ``--runs-folder`` (both
+40-run presets) the runs go into ``runs/`` as ``run.01.txt`` ...
 
 Everything is numpy-vectorised, including the text formatting, so 7M lines take seconds.
 The same seed and options give byte-identical files.
@@ -33,6 +44,9 @@ GRADE_PROBABILITIES = (0.45, 0.30, 0.17, 0.08)  # grades 0, 1, 2, 3
 RETRIEVED_PROBABILITIES = np.array([0.45, 0.60, 0.75, 0.85])  # a judged doc is in the run
 TIE_PROBABILITY = 0.003  # a score equal to the one above it (rounding adds a few more)
 ROWS_PER_CHUNK = 1_000_000  # lines formatted at once (bounds memory)
+POOL_GRADE_PROBABILITIES = (0.90, 0.05, 0.03, 0.02)  # latent grades 0-3 of a pool's documents
+STRENGTH_WEIGHTS = (0.5, 1.5)  # range of a run's weight on the shared retrievability
+GRADE_WEIGHTS = (0.3, 2.0)  # range of a run's weight on the latent grade
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,12 +55,28 @@ class Collection:
     depth: int
     judged: int
     out: Path
+    runs: int = 1
+    pool: int = 0  # documents per query in the shared pool; 0: independent runs
+    pool_depth: int = 20  # with a pool, the qrels judge every run's top pool_depth
+    runs_folder: bool = False  # runs in out/runs/ as run.01.txt ...
 
 
 DATA = Path(__file__).resolve().parent / "data"
 PRESETS = {
     "msmarco": Collection(queries=7000, depth=1000, judged=30, out=DATA),
     "cold": Collection(queries=250, depth=1000, judged=30, out=DATA / "cold"),
+    "track": Collection(
+        queries=250,
+        depth=1000,
+        judged=0,
+        out=DATA / "track",
+        runs=40,
+        pool=2000,
+        runs_folder=True,
+    ),
+    "disjoint": Collection(
+        queries=250, depth=1000, judged=30, out=DATA / "disjoint", runs=40, runs_folder=True
+    ),
 }
 
 
@@ -139,15 +169,69 @@ def make_run(
     docs = np.concatenate([hit_docs, filler_docs])
     key = np.concatenate([hit_key, rng.random(filler_query.size)])
     order = np.lexsort((key, query))
+    return query[order], docs[order], make_scores(rng, n_queries, depth)
 
-    # Scores: BM25-like, a top score per query and gaps shrinking down the ranking.
+
+def make_scores(rng: np.random.Generator, n_queries: int, depth: int) -> np.ndarray:
+    """Scores in millionths, in rank order per query: BM25-like, a top score per query and
+    gaps shrinking down the ranking, with occasional ties."""
     top = rng.uniform(18.0, 30.0, n_queries)
     gaps = rng.exponential(1.0, (n_queries, depth - 1)) / np.arange(1, depth)
     gap_micro = np.rint(gaps * 1e6).astype(np.int64)
     gap_micro[rng.random(gap_micro.shape) < TIE_PROBABILITY] = 0
     drop = np.concatenate([np.zeros((n_queries, 1), np.int64), gap_micro.cumsum(axis=1)], axis=1)
     score_micro = np.maximum(np.rint(top * 1e6).astype(np.int64)[:, None] - drop, 0)
-    return query[order], docs[order], score_micro.ravel()
+    return score_micro.ravel()
+
+
+@dataclasses.dataclass
+class Pool:
+    """The shared pool of a track: per query, ``docs``, latent ``grades`` and a shared
+    ``strength`` (retrievability), all (queries, pool); ``judged`` marks what pooling judged."""
+
+    docs: np.ndarray
+    grades: np.ndarray
+    strength: np.ndarray
+    judged: np.ndarray
+
+
+def make_pool(rng: np.random.Generator, n_queries: int, size: int) -> Pool:
+    query = np.repeat(np.arange(n_queries), size)
+    docs = rng.integers(0, CORPUS, query.size)
+    redraw_duplicates(rng, query, docs, np.zeros(query.size, dtype=bool))
+    shape = (n_queries, size)
+    grades = rng.choice(len(POOL_GRADE_PROBABILITIES), size=shape, p=POOL_GRADE_PROBABILITIES)
+    strength = rng.normal(0.0, 1.0, shape)
+    return Pool(docs.reshape(shape), grades, strength, np.zeros(shape, dtype=bool))
+
+
+def make_pool_run(
+    rng: np.random.Generator, pool: Pool, depth: int, pool_depth: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A run ranking ``depth`` documents of each query's pool (rank order), and its top
+    ``pool_depth`` marked judged in ``pool.judged``.
+
+    The ranking is by a Gumbel-perturbed key (sampling without replacement in proportion to
+    exp(key)): the shared strength and the latent grade, each weighed by this run.
+    """
+    n_queries, size = pool.docs.shape
+    strength_weight = rng.uniform(*STRENGTH_WEIGHTS)
+    grade_weight = rng.uniform(*GRADE_WEIGHTS)
+    key = strength_weight * pool.strength + grade_weight * pool.grades
+    key += rng.gumbel(0.0, 1.0, key.shape)
+    ranked = np.argsort(-key, axis=1, kind="stable")[:, :depth]
+    rows = np.arange(n_queries)[:, None]
+    pool.judged[rows, ranked[:, :pool_depth]] = True
+    query = np.repeat(np.arange(n_queries), depth)
+    return query, pool.docs[rows, ranked].ravel(), make_scores(rng, n_queries, depth)
+
+
+def pool_qrels(pool: Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The judged documents of the pool as (query index, docno, grade), by query then docno."""
+    query, column = np.nonzero(pool.judged)
+    docs, grades = pool.docs[query, column], pool.grades[query, column]
+    order = np.lexsort((docs, query))
+    return query[order], docs[order], grades[order]
 
 
 def write_qrels(path: Path, qids: np.ndarray, qrels: tuple[np.ndarray, ...]) -> None:
@@ -183,19 +267,50 @@ def write_run(
             out.write(format_lines(fields))
 
 
+def run_paths(out: Path, runs: int, runs_folder: bool) -> list[Path]:
+    """``out/run.1.txt`` ..., or ``out/runs/run.01.txt`` ... (numbers padded to sort)."""
+    if not runs_folder:
+        return [out / f"run.{number}.txt" for number in range(1, runs + 1)]
+    width = len(str(runs))
+    return [out / "runs" / f"run.{number:0{width}d}.txt" for number in range(1, runs + 1)]
+
+
 def generate(
-    out: Path, queries: int, depth: int, judged: int, runs: int = 1, seed: int = SEED
+    out: Path,
+    queries: int,
+    depth: int,
+    judged: int,
+    runs: int = 1,
+    seed: int = SEED,
+    *,
+    pool: int = 0,
+    pool_depth: int = 20,
+    runs_folder: bool = False,
 ) -> list[Path]:
-    """Write ``qrels.txt`` and ``run.1.txt`` .. ``run.{runs}.txt`` into ``out``; return paths."""
+    """Write ``qrels.txt`` and the runs (see `run_paths`) into ``out``; return the paths.
+
+    ``pool`` > 0 draws the runs from a shared pool of that many documents per query and
+    judges the union of their top ``pool_depth`` (``judged`` is then not used).
+    """
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
+    if runs_folder:
+        (out / "runs").mkdir(exist_ok=True)
     qids = np.sort(rng.choice(np.arange(1, QUERY_ID_RANGE), size=queries, replace=False))
+    paths = [out / "qrels.txt", *run_paths(out, runs, runs_folder)]
+    if pool:
+        if pool < depth:
+            raise SystemExit(f"--pool ({pool}) must be at least --depth ({depth})")
+        shared = make_pool(rng, queries, pool)
+        for number, path in enumerate(paths[1:], start=1):
+            run = make_pool_run(rng, shared, depth, pool_depth)
+            write_run(path, qids, depth, run, f"pool{number}")
+        write_qrels(paths[0], qids, pool_qrels(shared))
+        return paths
     qrels = make_qrels(rng, queries, judged)
-    paths = [out / "qrels.txt"]
     write_qrels(paths[0], qids, qrels)
-    for number in range(1, runs + 1):
-        paths.append(out / f"run.{number}.txt")
-        write_run(paths[-1], qids, depth, make_run(rng, queries, depth, qrels), f"synth{number}")
+    for number, path in enumerate(paths[1:], start=1):
+        write_run(path, qids, depth, make_run(rng, queries, depth, qrels), f"synth{number}")
     return paths
 
 
@@ -205,12 +320,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--preset",
         choices=sorted(PRESETS),
         default="msmarco",
-        help="msmarco: 7000 x 1000 into bench/data; cold: 250 x 1000 into bench/data/cold",
+        help="msmarco: 7000 x 1000 into bench/data; cold: 250 x 1000 into bench/data/cold; "
+        "track: 40 runs x 250 x 1000 from a shared pool of 2000 per query, judged to depth 20, "
+        "into bench/data/track; disjoint: 40 independent runs x 250 x 1000 (as --runs 40 "
+        "--queries 250) into bench/data/disjoint; the last two with --runs-folder",
     )
     parser.add_argument("--queries", type=int, help="number of queries (default 7000)")
     parser.add_argument("--depth", type=int, help="documents per query in a run (default 1000)")
     parser.add_argument("--judged", type=int, help="mean judgments per query (default 30)")
-    parser.add_argument("--runs", type=int, default=1, help="number of runs (default 1)")
+    parser.add_argument("--runs", type=int, help="number of runs (default 1)")
+    parser.add_argument(
+        "--pool", type=int, help="draw the runs from a shared pool of this many documents per query"
+    )
+    parser.add_argument(
+        "--pool-depth", type=int, help="with --pool, judge every run's top N (default 20)"
+    )
+    parser.add_argument(
+        "--runs-folder",
+        action="store_true",
+        default=None,
+        help="write the runs into OUT/runs/ as run.01.txt ... (a folder `rankscope eval` takes)",
+    )
     parser.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED})")
     parser.add_argument("--out", type=Path, help="output folder (default bench/data)")
     args = parser.parse_args(argv)
@@ -224,8 +354,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         collection.queries,
         collection.depth,
         collection.judged,
-        args.runs,
+        collection.runs,
         args.seed,
+        pool=collection.pool,
+        pool_depth=collection.pool_depth,
+        runs_folder=collection.runs_folder,
     )
     elapsed = time.perf_counter() - started
     for path in paths:

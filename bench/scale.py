@@ -1,0 +1,371 @@
+"""Scale benchmarks (issue 12): whole tracks, every core, the 7M-line run, the cold start.
+
+    python bench/scale.py                             # every row; data generated when missing
+    python bench/scale.py --rows track,cold --repeat 3
+
+Rows, each timed as whole processes on the same files (`run.py`'s harness: a fresh process
+per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``):
+
+1. ``track``: 40 runs x 250 queries x 1,000 documents drawn from a shared pool per query,
+   one qrels (``generate.py --preset track``): ``rankscope eval QRELS runs/`` against a
+   pytrec_eval loop over the same files (one process: qrels read once, one evaluator, each
+   run read and evaluated in turn; `peers.py`).
+2. ``disjoint``: 40 independent runs x 250 x 1,000 (``generate.py --preset disjoint``, the
+   files of ``--runs 40 --queries 250``), the same two commands.
+3. ``single``: the 7M-line run (``generate.py``): ``rankscope eval QRELS RUN`` against
+   pytrec_eval.
+4. ``cold``: ``rankscope eval QRELS RUN`` on 250 x 1,000 (``generate.py --preset cold``),
+   median of ``--cold-repeat`` fresh processes.
+
+When ``rankscope eval --help`` lists ``--jobs``, rankscope runs with ``--jobs 1`` and
+``--jobs 2`` (rows 1-3); otherwise once, as it is.  Measures: trec_eval's official set (what
+``rankscope eval`` prints without ``-m``) unless ``--measures`` says otherwise.  Ratios are
+to the fastest rankscope row of the case; the issue's targets are printed next to the
+figures with met / NOT met.  The values of both tools are compared too.  Prints; asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from run import (
+    BENCH,
+    PEERS,
+    TREC_EVAL_FLAGS,
+    Sample,
+    ToolFailed,
+    count_lines,
+    git_revision,
+    rankscope_executable,
+    run_once,
+)
+
+ROWS = ("track", "disjoint", "single", "cold")
+MEASURE_FLAGS = {"official": [], **TREC_EVAL_FLAGS}
+# The issue's targets.
+TRACK_SPEEDUP_TARGET = 7.0  # x the pytrec_eval loop
+TRACK_PEAK_TARGET_MB = 400.0
+SINGLE_WALL_TARGET_S = 1.0
+SINGLE_SPEEDUP_TARGET = 10.0
+# rankscope's peak on the 7M-line run before issue 12 (measured here, official measures, at
+# 6a441f5; bench/README.md "Scale"): the target is "memory no worse than today's".
+SINGLE_BASELINE_PEAK_MB = 540.0
+COLD_TARGET_S = 0.15
+
+
+@dataclasses.dataclass
+class Case:
+    row: str
+    title: str
+    preset: str
+    folder: Path
+    runs: Path  # a folder of runs or one run file
+
+    @property
+    def qrels(self) -> Path:
+        return self.folder / "qrels.txt"
+
+
+@dataclasses.dataclass
+class Timing:
+    row: str
+    tool: str
+    wall_s: float | None = None
+    peak_mb: float | None = None
+    note: str = ""
+    values: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
+    output: str = ""
+
+
+def cases(data: Path) -> dict[str, Case]:
+    return {
+        "track": Case(
+            "track",
+            "40 runs x 250 x 1,000, shared pool",
+            "track",
+            data / "track",
+            data / "track" / "runs",
+        ),
+        "disjoint": Case(
+            "disjoint",
+            "40 runs x 250 x 1,000, disjoint documents",
+            "disjoint",
+            data / "disjoint",
+            data / "disjoint" / "runs",
+        ),
+        "single": Case("single", "one run, 7,000 x 1,000", "msmarco", data, data / "run.1.txt"),
+        "cold": Case(
+            "cold", "cold start, 250 x 1,000", "cold", data / "cold", data / "cold" / "run.1.txt"
+        ),
+    }
+
+
+def ensure(case: Case) -> None:
+    present = case.qrels.exists() and (
+        any(case.runs.iterdir()) if case.runs.is_dir() else case.runs.exists()
+    )
+    if not present:
+        print(f"generating {case.folder} (preset {case.preset}) ...", flush=True)
+        generator = [sys.executable, str(BENCH / "generate.py"), "--preset", case.preset]
+        subprocess.run([*generator, "--out", str(case.folder)], check=True)
+
+
+def run_files(case: Case) -> list[Path]:
+    return (
+        sorted(p for p in case.runs.iterdir() if p.is_file()) if case.runs.is_dir() else [case.runs]
+    )
+
+
+def describe(case: Case) -> None:
+    """Print the files' sizes, reading each once so that every tool finds them cached."""
+    files = run_files(case)
+    lines = sum(count_lines(path) for path in files)
+    size = sum(path.stat().st_size for path in files) / 1e6
+    print(
+        f"\n{case.row}: {case.title} — qrels {count_lines(case.qrels):,} lines;"
+        f" {len(files)} run file(s), {lines:,} lines, {size:.0f} MB"
+    )
+
+
+def parse_values(output: str) -> dict[tuple[str, str], float]:
+    """Summary values keyed by (run, measure): trec_eval's ``name all value`` lines (run
+    ``""``), rankscope's table rows and the pytrec_eval loop's ``run all name value`` lines."""
+    values = {}
+    for line in output.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "all":
+            key, text = ("", fields[0]), fields[2]
+        elif len(fields) == 4 and fields[1] == "all":
+            key, text = (fields[0], fields[2]), fields[3]
+        else:
+            continue
+        try:
+            values[key] = float(text)
+        except ValueError:
+            pass  # runid
+    return values
+
+
+def timed(row: str, tool: str, command: list[str], repeat: int) -> Timing:
+    print(f"  {tool:22} ...", end="", flush=True)
+    try:
+        samples: list[Sample] = [run_once(command) for _ in range(repeat)]
+    except ToolFailed as failure:
+        print(f" failed ({failure})")
+        return Timing(row, tool, note=f"failed ({failure})")
+    result = Timing(
+        row,
+        tool,
+        statistics.median(s.wall_s for s in samples),
+        statistics.median(s.peak_mb for s in samples),
+        values=parse_values(samples[-1].output),
+        output=samples[-1].output,
+    )
+    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB")
+    return result
+
+
+def has_jobs(rankscope: list[str]) -> bool:
+    described = subprocess.run([*rankscope, "eval", "--help"], capture_output=True, text=True)
+    return "--jobs" in described.stdout
+
+
+def variants(jobs: bool) -> list[tuple[str, list[str]]]:
+    if jobs:
+        return [("rankscope --jobs 1", ["--jobs", "1"]), ("rankscope --jobs 2", ["--jobs", "2"])]
+    return [("rankscope", [])]
+
+
+def measure_case(
+    case: Case, rankscope: list[str], jobs: bool, measures: str, repeat: int
+) -> list[Timing]:
+    flags = MEASURE_FLAGS[measures]
+    files = [str(case.qrels), str(case.runs)]
+    results = []
+    for tool, extra in variants(jobs):
+        results.append(timed(case.row, tool, [*rankscope, "eval", *extra, *flags, *files], repeat))
+    loop = "pytrec_eval loop" if case.runs.is_dir() else "pytrec_eval"
+    peer = [sys.executable, str(PEERS), "pytrec_eval", measures, *files]
+    try:
+        import pytrec_eval  # noqa: F401  (only whether it is installed)
+    except ImportError:
+        results.append(Timing(case.row, loop, note="not installed"))
+    else:
+        results.append(timed(case.row, loop, peer, repeat))
+    return results
+
+
+def cold_start(case: Case, rankscope: list[str], repeat: int) -> list[Timing]:
+    command = [*rankscope, "eval", str(case.qrels), str(case.runs)]
+    run_once(command)  # page cache and bytecode cache
+    result = timed(case.row, "rankscope", command, repeat)
+    python = run_once([sys.executable, "-c", "pass"])
+    result.note = f"median of {repeat}; `python -c pass` {python.wall_s:.3f} s"
+    return [result]
+
+
+def fastest_rankscope(rows: list[Timing]) -> Timing | None:
+    ours = [r for r in rows if r.tool.startswith("rankscope") and r.wall_s]
+    return min(ours, key=lambda r: r.wall_s or 0.0) if ours else None
+
+
+def ratio(numerator: float | None, denominator: float | None) -> str:
+    return f"{numerator / denominator:.2f}" if numerator and denominator else "-"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def targets(row: str, rows: list[Timing]) -> list[str]:
+    """The issue's targets for one case, with each rankscope row's figures."""
+    peer = next((r for r in rows if r.tool.startswith("pytrec_eval") and r.wall_s), None)
+    lines = []
+    for ours in (r for r in rows if r.tool.startswith("rankscope") and r.wall_s and r.peak_mb):
+        wall, peak = ours.wall_s or 0.0, ours.peak_mb or 0.0
+        speedup = peer.wall_s / wall if peer and peer.wall_s else None
+        shown = f"{speedup:.2f}x {peer.tool}" if peer and speedup else "no peer"
+        track_fast = speedup is not None and speedup >= TRACK_SPEEDUP_TARGET
+        single_fast = speedup is not None and speedup >= SINGLE_SPEEDUP_TARGET
+        if row == "track":
+            lines.append(
+                f"{ours.tool}: {shown} (target >= {TRACK_SPEEDUP_TARGET:g}x):"
+                f" {verdict(track_fast)};"
+                f" peak {peak:.0f} MB (target <= {TRACK_PEAK_TARGET_MB:g} MB):"
+                f" {verdict(peak <= TRACK_PEAK_TARGET_MB)}"
+            )
+        elif row == "disjoint":
+            lines.append(
+                f"{ours.tool}: {shown}, peak {peak:.0f} MB (no target of its own; the"
+                f" issue's figures for it: 10-12 s and 1.2 GB against 15 s)"
+            )
+        elif row == "single":
+            lines.append(
+                f"{ours.tool}: {wall:.2f} s (target <= {SINGLE_WALL_TARGET_S:g} s):"
+                f" {verdict(wall <= SINGLE_WALL_TARGET_S)}; {shown} (target >="
+                f" {SINGLE_SPEEDUP_TARGET:g}x): {verdict(single_fast)};"
+                f" peak {peak:.0f} MB (target <= today's {SINGLE_BASELINE_PEAK_MB:g} MB):"
+                f" {verdict(peak <= SINGLE_BASELINE_PEAK_MB)}"
+            )
+        elif row == "cold":
+            lines.append(
+                f"{ours.tool}: {wall:.3f} s (target <= {COLD_TARGET_S:g} s, trec_eval's time):"
+                f" {verdict(wall <= COLD_TARGET_S)}"
+            )
+    return lines
+
+
+def agreement(rows: list[Timing]) -> str | None:
+    """rankscope's values against pytrec_eval's, over the (run, measure) pairs both print."""
+    peer = next((r for r in rows if r.tool.startswith("pytrec_eval") and r.values), None)
+    ours = next((r for r in rows if r.tool.startswith("rankscope") and r.values), None)
+    if peer is None or ours is None:
+        return None
+    common = sorted(set(ours.values) & set(peer.values))
+    differ = sorted({m for (r, m) in common if abs(ours.values[r, m] - peer.values[r, m]) > 1.5e-4})
+    runs = len({run for run, _ in ours.values})
+    note = ""
+    if differ and all(m.startswith("iprec_at_recall") for m in differ):
+        note = " (trec_eval 10 against pytrec_eval's trec_eval 9: see 'Agreement' in README.md)"
+    return (
+        f"values: rankscope printed {runs} run(s); {len(common)} (run, measure) values in"
+        f" common with {peer.tool}, measures differing beyond rounding:"
+        f" {', '.join(differ) if differ else 'none'}{note}"
+    )
+
+
+def print_report(results: list[Timing], selected: Sequence[str]) -> None:
+    print(
+        f"\n{'row':9} {'tool':22} {'wall s':>8} {'peak MB':>8} {'wall / rankscope':>17}"
+        f" {'peak / rankscope':>17}"
+    )
+    for row in selected:
+        rows = [r for r in results if r.row == row]
+        base = fastest_rankscope(rows)
+        for r in rows:
+            if r.wall_s is None or r.peak_mb is None:
+                print(f"{row:9} {r.tool:22} {r.note}")
+                continue
+            mark = " *" if r is base and len(rows) > 1 else ""
+            print(
+                f"{row:9} {r.tool:22} {r.wall_s:8.2f} {r.peak_mb:8.0f}"
+                f" {ratio(r.wall_s, base and base.wall_s):>17}"
+                f" {ratio(r.peak_mb, base and base.peak_mb):>17}{mark}"
+                + (f"  ({r.note})" if r.note else "")
+            )
+    print("(* the fastest rankscope row, to which the ratios are)")
+    print("\nTargets (issue 12; end to end, warm page cache):")
+    for row in selected:
+        rows = [r for r in results if r.row == row]
+        for line in targets(row, rows):
+            print(f"  {row:9} {line}")
+        checked = agreement(rows)
+        if checked:
+            print(f"  {row:9} {checked}")
+        ours = [r for r in rows if r.tool.startswith("rankscope --jobs") and r.output]
+        if len(ours) > 1:
+            same = all(r.output == ours[0].output for r in ours[1:])
+            print(f"  {row:9} output of every --jobs byte-identical: {'yes' if same else 'NO'}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=BENCH / "data", help="bench/data")
+    parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated subset")
+    parser.add_argument("--repeat", type=int, default=1, help="timed runs per tool (median)")
+    parser.add_argument("--cold-repeat", type=int, default=10, help="cold-start runs")
+    parser.add_argument(
+        "--measures", choices=sorted(MEASURE_FLAGS), default="official", help="(default official)"
+    )
+    parser.add_argument(
+        "--rankscope",
+        help="the rankscope command (default: the `rankscope` beside this Python, or on PATH)",
+    )
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    selected = args.rows.split(",")
+    if not set(selected) <= set(ROWS):
+        parser.error(f"--rows takes {','.join(ROWS)}")
+    found = args.rankscope or rankscope_executable()
+    if not found:
+        parser.error("no rankscope command: install it or give --rankscope")
+    rankscope = shlex.split(found) if args.rankscope else [found]
+    jobs = has_jobs(rankscope)
+
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    print(f"  rankscope: {' '.join(rankscope)}{git_revision('rankscope')}")
+    print(f"  --jobs: {'listed, timing --jobs 1 and --jobs 2' if jobs else 'not listed'}")
+    print(f"  measures: {args.measures}")
+    table = cases(args.data)
+    results: list[Timing] = []
+    for row in selected:
+        case = table[row]
+        ensure(case)
+        describe(case)
+        if row == "cold":
+            results += cold_start(case, rankscope, args.cold_repeat)
+        else:
+            results += measure_case(case, rankscope, jobs, args.measures, args.repeat)
+    print_report(results, selected)
+    if args.json:
+        rows = [
+            {k: v for k, v in dataclasses.asdict(r).items() if k not in ("values", "output")}
+            for r in results
+        ]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
