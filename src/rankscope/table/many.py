@@ -15,7 +15,6 @@ Measures that compare runs with each other (preference win rates) need every run
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 import warnings
 from collections.abc import Iterator, Sequence
@@ -184,7 +183,11 @@ def _renamed(message: Warning, old: str, new: str) -> Warning:
 
 
 def _workers(sources: Sequence[RunSource], jobs: int | None) -> int:
-    if len(sources) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if len(sources) < 2 or jobs == 1:
+        return 1
+    import multiprocessing  # (not at start-up: one run, or small ones, need no pool)
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     if jobs is None:
         size = 0
@@ -203,5 +206,7 @@ def _outcomes(count: int, workers: int) -> Iterator[_Outcome]:
         for i in range(count):
             yield _evaluate_one(i)
         return
+    import multiprocessing
+
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         yield from pool.imap(_evaluate_one, range(count), chunksize=1)
