@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, RankscopeWarning, UsageError
 from ..judge import JoinOptions
 from ..measures import Request, reads_subtopics
 from ..model import Qrels, Run, Vocabulary, ZScores
@@ -325,7 +326,7 @@ def _trec_in_place(client, qrels, runs: list[tuple[str, Partitioned]], requests,
         whole = read_qrels(qrels, diversity=diversity)
         _warn_if_nothing_relevant(whole, options.relevance_level)
         spec = dataclasses.replace(spec, qrels_source=whole.source)
-        shared = client.scatter(judgments_table(whole), broadcast=True)
+        shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
     tasks = [
         (
             trec_files, None if judged_files is None else judged_files.get(k), shared,
@@ -426,8 +427,12 @@ def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, c
     if spec.relevance == "graded" and (log.rating is None or spec.threshold is None):
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
     qrels = log.to_qrels(spec.threshold, spec.relevance)
+    told = []
     for run in read.runs:  # the local path's warnings (and error), from the whole inputs
-        _one_sided(Context(qrels=qrels, test=log, run=run))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _one_sided(Context(qrels=qrels, test=log, run=run))
+        told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
     users = log.user_ids
     n = _num_partitions(client, partitions, len(users))
     part = _part_of(log.users, _chunks(users, n))
@@ -446,7 +451,7 @@ def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, c
         )
         for p in range(n)
     ]
-    return recsys_results(_run(tasks, client), spec, one_sided=False)
+    return recsys_results(_run(tasks, client), spec, told)
 
 
 def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec: RecsysSpec,
@@ -487,7 +492,7 @@ def _recsys_in_place(client, test, runs: list[tuple[str, Partitioned]], spec: Re
     if test_files is None:
         whole = keep_latest(read_interactions(test, columns=columns))
         spec = dataclasses.replace(spec, test_source=whole.source)
-        shared = client.scatter(interactions_table(whole), broadcast=True)
+        shared = client.scatter(interactions_table(whole), broadcast=True, hash=False)
     tasks = [
         (
             recsys_files, None if test_files is None else test_files.get(k), shared,

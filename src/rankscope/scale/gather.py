@@ -107,22 +107,25 @@ def _tell(metas: Sequence[dict]) -> None:
 
 
 def recsys_results(
-    outputs: Sequence[Any], spec: RecsysSpec, one_sided: bool = True
+    outputs: Sequence[Any], spec: RecsysSpec, told: Sequence[Sequence[str]] | None = None
 ) -> list[SystemEvaluation]:
     """One `rankscope.recsys.SystemEvaluation` per system, each summary the local path's
     `rankscope.recsys.base.user_mean` of the per-user values in the local user order.
 
-    ``one_sided``: tell the users on one side only (and refuse lists sharing no user with
-    the test log) from the partitions' counts (False when the client already did, from the
-    whole inputs)."""
+    The users on one side only are told (and lists sharing no user with the test log
+    refused) from the partitions' counts, unless ``told`` gives each system's warnings
+    about them (found by the client from the whole inputs)."""
     metas = [metadata(t) for t in outputs]
     requests = spec.requests
     which, users, columns = _columns(outputs, "user", len(requests))
     test_users = sum(m["test_users"] for m in metas)
     results = []
     for i, name in enumerate(spec.run_names):
-        if one_sided:
+        if told is None:
             _one_sided(metas, i, name, spec, test_users)
+        else:
+            for text in told[i]:
+                warn(text)
         rows = _in_order(which, users, i)
         values: list[Values] = [user_mean(_take(columns[j], rows, False)) for j in range(len(requests))]
         relevance = [r for r in requests if r.measure.relevance]
