@@ -17,7 +17,7 @@ import rankscope
 from rankscope import recsys
 from rankscope.errors import UsageError
 
-from .conftest import DATA, need
+from .conftest import DATA, need, run_cli
 
 distributed = pytest.importorskip(
     "distributed", reason="the Dask backend needs the dask extra: pip install 'rankscope[dask]'"
@@ -248,6 +248,29 @@ def test_scheduler_address(client):
     local = rankscope.evaluate_many(QRELS, RUNS, ["AP", "P@5"])
     dask = rankscope.evaluate_many(QRELS, RUNS, ["AP", "P@5"], scheduler=address)
     same_trec(local, dask)
+
+
+def test_cli_scheduler(client, logs, capsys, tmp_path):
+    """``--scheduler ADDRESS``: the same output, byte for byte."""
+    address = client.scheduler.address
+    for args in (["eval", "-q", "-m", "all_trec", QRELS, *RUNS], ["eval", QRELS, RUNS[0]]):
+        local = run_cli(args, capsys)
+        assert local[0] == 0
+        assert run_cli([args[0], "--scheduler", address, *args[1:]], capsys) == local
+    test, recs = logs
+    test.to_csv(tmp_path / "test.tsv", sep="\t", index=False, header=False)
+    recs["pop"].to_csv(tmp_path / "pop.tsv", sep="\t", index=False, header=False)
+    args = ["recsys", "-m", "P@10", "-m", "nDCG@10", "-q",
+            str(tmp_path / "test.tsv"), str(tmp_path / "pop.tsv")]  # fmt: skip
+    local = run_cli(args, capsys)
+    assert local[0] == 0 and "nDCG@10" in local[1]
+    assert run_cli([*args[:1], "--scheduler", address, *args[1:]], capsys) == local
+
+
+def test_cli_without_the_extra(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    code, out, err = run_cli(["eval", "--scheduler", "tcp://127.0.0.1:1", QRELS, RUNS[0]], capsys)
+    assert code == 2 and "rankscope[dask]" in err and not out
 
 
 # -- a worker lost mid-run ---------------------------------------------------------------------

@@ -104,6 +104,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="document lengths in words, 'docno words' per line (time-biased gain)",
     )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="evaluate on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; "
+        "the dask extra); the numbers are the same",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         zscores=args.zscores,
         no_common_query="error",
         names=args.names,
+        scheduler=args.scheduler,
     )
     sys.stdout.write(
         format_evaluations(

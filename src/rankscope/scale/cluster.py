@@ -309,13 +309,15 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
         ranked = sorted({q for r in run_list for q in r.queries.strings_of(np.unique(r.query))})
         table = judgments.filter(pc.is_in(judgments.column("query"), pa.array(ranked, pa.string())))
     else:
-        table = judgments_table(Qrels(queries, docs, *([np.zeros(0, dtype=np.int32)] * 2),
-                                      np.zeros(0, dtype=np.int64)))  # fmt: skip
+        none = np.zeros(0, dtype=np.int32)
+        table = judgments_table(Qrels(queries, docs, none, none, np.zeros(0, dtype=np.int64)))
     return trec_kernel(table, runs_table(run_list), spec)
 
 
-def _trec_in_place(client, qrels, runs: list[tuple[str, Partitioned]], requests, options,
-                   num_docs, diversity, duplicates, no_common_query) -> list[RunEvaluation]:  # fmt: skip
+def _trec_in_place(
+    client, qrels, runs: list[tuple[str, Partitioned]], requests, options, num_docs, diversity,
+    duplicates, no_common_query,
+) -> list[RunEvaluation]:  # fmt: skip
     listed = [p.files() for _, p in runs]
     judged_files = qrels.files() if isinstance(qrels, Partitioned) else None
     keys = sorted(set().union(*listed, judged_files or {}))

@@ -192,26 +192,16 @@ def metadata(table: Any) -> dict:
     return json.loads((table.schema.metadata or {})[META])
 
 
-class _Caught:
-    """Warnings raised inside a kernel, kept (in order, once each) to be told by the client."""
-
-    def __enter__(self) -> _Caught:
-        self._context = warnings.catch_warnings(record=True)
-        self.records = self._context.__enter__()
-        warnings.simplefilter("always")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._context.__exit__(*exc)
-
-    def texts(self, drop: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
-        out: list[str] = []
-        for w in self.records:
-            if isinstance(w.message, RankscopeWarning):
-                text = str(w.message)
-                if text not in drop and text not in out:
-                    out.append(text)
-        return out
+def _told(records: list[warnings.WarningMessage], drop: set[str] | None = None) -> list[str]:
+    """The texts of the rankscope warnings raised inside a kernel, each once, in order (to
+    be told by the client), but those in ``drop``."""
+    out: list[str] = []
+    for w in records:
+        if isinstance(w.message, RankscopeWarning):
+            text = str(w.message)
+            if text not in (drop or set()) and text not in out:
+                out.append(text)
+    return out
 
 
 # -- the TREC kernel ---------------------------------------------------------------------------
@@ -251,7 +241,8 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     cols: dict[str, list] = {"run": [], "query": [], "missing": []}
     values: list[list] = [[] for _ in requests]
     if len(qrels):
-        with _Caught() as caught:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             reports = [JoinReport() for _ in run_list]
             results = [
                 evaluate_run(qrels, run, per_run, spec.options, num_docs=spec.num_docs,
@@ -265,7 +256,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
             for run, report in zip(run_list, reports, strict=True)
             for line in report.summary(run.name, spec.options.complete)
         }
-        meta["warnings"] = caught.texts(told)
+        meta["warnings"] = _told(caught, told)
         meta["run_only"] = [r.run_only for r in reports]
         meta["qrels_only"] = [r.qrels_only for r in reports]
         for i, res in enumerate(results):
@@ -336,7 +327,8 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
     cols: dict[str, list] = {"run": [], "user": []}
     values: list[list] = [[] for _ in requests]
     qrels = log.to_qrels(spec.threshold, spec.relevance) if len(log) else None
-    with _Caught() as caught:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         for i, run in enumerate(run_list):
             rec_users = np.zeros(len(users), dtype=bool)
             rec_users[run.query] = True
@@ -350,7 +342,7 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
                 no_relevant=spec.no_relevant,
             )  # fmt: skip
             found: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
-            if any(r.measure.relevance for r in requests):
+            if any(getattr(r.measure, "relevance", False) for r in requests):
                 meta["no_relevant"][i] = int((ctx.num_relevant == 0).sum())
             meta["num_users"][i] = ctx.num_users
             cols["run"].extend([i] * ctx.num_users)
@@ -360,7 +352,7 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
                 if per_user is None:  # pragma: no cover - refused before the kernels run
                     raise UsageError(f"{requests[j].label} has no per-user values")
                 values[j].extend(per_user.tolist())
-    meta["warnings"] = caught.texts()
+    meta["warnings"] = _told(caught)
     columns: dict[str, Any] = {
         "run": pa.array(cols["run"], pa.int32()),
         "user": pa.array(cols["user"], pa.string()),
