@@ -95,8 +95,9 @@ def both(fn, *args, **kwargs):
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"complete": True}, {"judged_only": True}, {"max_docs": 7, "ties": "docno-asc"}],
-    ids=["default", "complete", "judged-only", "max-docs"],
+    [{}, {"complete": True}, {"judged_only": True}, {"max_docs": 7, "ties": "docno-asc"},
+     {"ties": "input-order", "relevance_level": 2}],
+    ids=["default", "complete", "judged-only", "max-docs", "input-order"],
 )
 def test_trec_files(client, options):
     (local, w1), (dask, w2) = both(rankscope.evaluate_many, QRELS, RUNS, MEASURES, **options)
@@ -120,6 +121,21 @@ def test_trec_real_run(client):
     same_trec(local, dask)
     assert w1 == w2
     assert len(dask[0].query_ids) > 200
+
+
+def test_trec_diversity_and_preferences(client):
+    """Diversity judgments (a subtopic column) and the preference measures, which compare
+    the runs query by query."""
+    folder = DATA / "web2009-2014" / "2012"
+    qrels = need(folder / "qrels.diversity.txt")
+    runs = sorted(need(folder / "baseline_runs").glob("*.gz"))
+    measures = ["alpha-nDCG@20", "ERR-IA@20", "P-IA@10", "nDCG@10"]
+    (local, w1), (dask, w2) = both(rankscope.evaluate_many, str(qrels), [str(r) for r in runs],
+                                   measures, complete=True)  # fmt: skip
+    same_trec(local, dask)
+    assert w1 == w2
+    (local, _), (dask, _) = both(rankscope.evaluate_many, QRELS, RUNS, ["RPP", "AP", "gRPP"])
+    same_trec(local, dask)
 
 
 def _frames():

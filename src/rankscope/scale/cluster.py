@@ -149,8 +149,14 @@ def _part_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
 
 
 def _run(tasks: list[tuple], client: Any) -> list[Any]:
-    """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order."""
-    futures = [client.submit(f, *args, pure=False) for f, *args in tasks]
+    """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order.
+
+    Each task carries its partition (the scheduler keeps it, so a task lost with its worker
+    runs again elsewhere; data scattered to one worker would be lost with it): Dask's note
+    on large task graphs says what the design already accepts."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")
+        futures = [client.submit(f, *args, pure=False) for f, *args in tasks]
     return list(client.gather(futures))
 
 
