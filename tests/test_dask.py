@@ -240,6 +240,35 @@ def test_recsys_partitioned_parquet(client, logs, tmp_path):
         assert sorted(str(w.message) for w in caught) == sorted(w1)
 
 
+def test_kernel_without_dask():
+    """The Arrow kernel mapped by hand, as another engine would (docs/dask.md: Spark's
+    mapInArrow): partitions of whole queries, outputs through Arrow IPC (which keeps the
+    schema metadata), gathered: the local path's results."""
+    import pyarrow.compute as pc
+
+    from rankscope.judge import JoinOptions
+    from rankscope.scale import TrecSpec, judgments_table, runs_table, trec_kernel, trec_results
+    from rankscope.table import as_requests
+
+    qrels = rankscope.read_qrels(QRELS)
+    runs = [rankscope.read_run(p, queries=qrels.queries, docs=qrels.docs) for p in RUNS]
+    spec = TrecSpec([r.name for r in runs], [r.tag for r in runs], [r.source for r in runs],
+                    as_requests(MEASURES), JoinOptions(ties="docno-desc"))  # fmt: skip
+    judged = judgments_table(qrels)
+    everything = runs_table(runs)
+    ids = sorted(set(everything["query"].to_pylist()))
+    outputs = []
+    for group in (ids[0::2], ids[1::2]):  # two partitions, queries interleaved
+        chosen = pa.array(group)
+        part = everything.filter(pc.is_in(everything["query"], chosen))
+        out = trec_kernel(judged.filter(pc.is_in(judged["query"], chosen)), part, spec)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, out.schema) as writer:
+            writer.write_table(out)
+        outputs.append(pa.ipc.open_stream(sink.getvalue().to_pybytes()).read_all())
+    same_trec(rankscope.evaluate_many(qrels, runs, MEASURES), trec_results(outputs, spec))
+
+
 # -- usage -------------------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from .gather import recsys_results, trec_results
 from .kernels import (
     RecsysSpec,
     TrecSpec,
+    empty_runs,
     interactions_table,
     judgments_table,
     recsys_kernel,
@@ -30,6 +31,7 @@ __all__ = [
     "RecsysSpec",
     "TrecSpec",
     "connect",
+    "empty_runs",
     "evaluate_many",
     "interactions_table",
     "judgments_table",
