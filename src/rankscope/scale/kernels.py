@@ -96,8 +96,8 @@ def judgments_table(qrels: Qrels, rows: np.ndarray | None = None) -> Any:
     pa = pyarrow()
     rows = np.arange(len(qrels)) if rows is None else rows
     columns = {
-        "query": pa.array(qrels.queries.strings_of(qrels.query[rows]), pa.string()),
-        "doc": pa.array(qrels.docs.strings_of(qrels.doc[rows]), pa.string()),
+        "query": _ids_column(qrels.queries, qrels.query[rows]),
+        "doc": _ids_column(qrels.docs, qrels.doc[rows]),
         "grade": pa.array(qrels.grade[rows].astype(np.int64)),
         "line": pa.array(_lines(qrels.line, len(qrels))[rows]),
     }
@@ -118,8 +118,8 @@ def runs_table(
         parts.append(
             pa.table({
                 "run": pa.array(np.full(len(r), i, dtype=np.int32)),
-                keys[0]: pa.array(run.queries.strings_of(run.query[r]), pa.string()),
-                keys[1]: pa.array(run.docs.strings_of(run.doc[r]), pa.string()),
+                keys[0]: _ids_column(run.queries, run.query[r]),
+                keys[1]: _ids_column(run.docs, run.doc[r]),
                 "score": pa.array(run.score[r].astype(np.float64)),
                 "line": pa.array(_lines(run.line, len(run))[r]),
             })
@@ -147,16 +147,34 @@ def interactions_table(log: Interactions, rows: np.ndarray | None = None) -> Any
         return pa.array(np.asarray(a, dtype=np.float64)[rows])
 
     return pa.table({
-        "user": pa.array(log.users.strings_of(log.user[rows]), pa.string()),
-        "item": pa.array(log.items.strings_of(log.item[rows]), pa.string()),
+        "user": _ids_column(log.users, log.user[rows]),
+        "item": _ids_column(log.items, log.item[rows]),
         "rating": optional(log.rating),
         "timestamp": optional(log.timestamp),
         "line": pa.array(_lines(log.line, len(log))[rows]),
     })  # fmt: skip
 
 
-def _strings(column: Any) -> list[str]:
-    return [str(s) for s in column.to_pylist()]
+def _ids_column(vocab: Vocabulary, codes: np.ndarray) -> Any:
+    """The ids of ``codes`` as an Arrow string column (Python strings made once per id)."""
+    pa = pyarrow()
+    distinct, where = np.unique(codes, return_inverse=True)
+    return pa.array(vocab.strings_of(distinct), pa.string()).take(pa.array(where.ravel()))
+
+
+def _codes(vocab: Vocabulary, column: Any) -> np.ndarray:
+    """A string column's ids interned into ``vocab`` in order of first appearance (as
+    interning each row would), Python strings made once per distinct id."""
+    encoded = column.combine_chunks().dictionary_encode()
+    found = vocab.intern_many([str(s) for s in encoded.dictionary.to_pylist()])
+    return np.asarray(found, dtype=np.int32)[
+        np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    ]
+
+
+def _distinct(column: Any) -> list[str]:
+    """The distinct ids of a string column, sorted."""
+    return sorted(str(s) for s in column.unique().to_pylist())
 
 
 def _numbers(column: Any, dtype: Any) -> np.ndarray:
@@ -167,8 +185,8 @@ def _runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
                query: str = "query", doc: str = "doc") -> list[Run]:  # fmt: skip
     """The runs of a canonical runs table, coded with ``queries`` and ``docs``."""
     which = _numbers(table.column("run"), np.int32)
-    q = queries.intern_many(_strings(table.column(query)))
-    d = docs.intern_many(_strings(table.column(doc)))
+    q = _codes(queries, table.column(query))
+    d = _codes(docs, table.column(doc))
     score = _numbers(table.column("score"), np.float64)
     line = _numbers(table.column("line"), np.int64)
     tags = getattr(spec, "run_tags", [None] * len(spec.run_names))
@@ -219,8 +237,8 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     if "subtopic" in judgments.column_names:
         subtopic = _numbers(judgments.column("subtopic"), np.int64)
     qrels = Qrels(
-        queries, docs, queries.intern_many(_strings(judgments.column("query"))),
-        docs.intern_many(_strings(judgments.column("doc"))),
+        queries, docs, _codes(queries, judgments.column("query")),
+        _codes(docs, judgments.column("doc")),
         _numbers(judgments.column("grade"), np.int64), source=spec.qrels_source,
         line=_numbers(judgments.column("line"), np.int64), subtopic=subtopic,
     )  # fmt: skip
@@ -235,7 +253,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
         "summaries": [[None] * len(requests) for _ in range(n)],
         "complete_num_rel": [None] * n,
         "runid": [r.runid for r in run_list],
-        "queries": sorted(set(_strings(runs.column("query")))),
+        "queries": _distinct(runs.column("query")),
         "warnings": [],
     }
     cols: dict[str, list] = {"run": [], "query": [], "missing": []}
@@ -303,8 +321,8 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
     users, items = Vocabulary(), Vocabulary()
     timestamp = test.column("timestamp")
     log = Interactions(
-        users, items, users.intern_many(_strings(test.column("user"))),
-        items.intern_many(_strings(test.column("item"))),
+        users, items, _codes(users, test.column("user")),
+        _codes(items, test.column("item")),
         _optional(test.column("rating")), _optional(timestamp),
         source=spec.test_source, line=_numbers(test.column("line"), np.int64),
     )  # fmt: skip
@@ -321,7 +339,7 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
         "looks_like_scores": bool(
             ratings is not None and len(ratings) and np.any(ratings != np.round(ratings))
         ),
-        "users": sorted(set(_strings(recommendations.column("user")))),
+        "users": _distinct(recommendations.column("user")),
         "warnings": [],
     }  # fmt: skip
     cols: dict[str, list] = {"run": [], "user": []}
