@@ -138,6 +138,20 @@ def test_trec_diversity_and_preferences(client):
     same_trec(local, dask)
 
 
+def test_trec_nothing_judged_told_once_for_the_whole_run(client):
+    """A partition whose ranked documents are all unjudged is no news when others are
+    judged; a run with nothing judged anywhere is told once, counting every document."""
+    qrels = {f"q{i}": {f"d{i}": 1} for i in range(8)}
+    some = {f"q{i}": {f"d{i}" if i < 2 else "x": 1.0, "y": 0.5} for i in range(8)}
+    none = {f"q{i}": {"x": 1.0, "y": 0.5} for i in range(8)}
+    for runs in ({"some": some}, {"none": none}):
+        # 8 queries in 4 partitions (2 workers): only the first holds a judged document
+        (local, w1), (dask, w2) = both(rankscope.evaluate_many, qrels, runs, ["AP"])
+        same_trec(local, dask)
+        assert w1 == w2
+    assert any("none of its 16 retrieved" in w for w in w1)
+
+
 def _frames():
     qrels = rankscope.read_qrels(QRELS)
     runs = {Path(p).stem.split(".")[1]: rankscope.read_run(p) for p in RUNS}

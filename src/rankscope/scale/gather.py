@@ -4,6 +4,7 @@ for bit), and the warnings the local path would have given."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, cast
@@ -68,6 +69,7 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
         )
         for line in report.summary(name, complete):
             warn(line)
+        _nothing_judged(metas, i)
         runid = spec.run_tags[i] or name
         counts = [m["complete_num_rel"][i] for m in metas if m["complete_num_rel"][i] is not None]
         complete_num_rel = sum(counts) if complete and counts else None
@@ -94,6 +96,21 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
         )  # fmt: skip
     _tell(metas)
     return results
+
+
+def _nothing_judged(metas: Sequence[dict], i: int) -> None:
+    """The local path's warning that none of run ``i``'s documents is judged, when every
+    partition that ranked judged queries said so, with the count over all of them (the
+    example ids are the first such partition's)."""
+    texts = [m["nothing_judged"][i] for m in metas if m.get("nothing_judged", [None])[i]]
+    refuted = any(
+        m["ranked_judged"][i] and not m["nothing_judged"][i] for m in metas if "ranked_judged" in m
+    )
+    if not texts or refuted:
+        return
+    pattern = re.compile(r"none of its (\d+) retrieved")
+    total = sum(int(found.group(1)) for t in texts if (found := pattern.search(t)))
+    warn(pattern.sub(f"none of its {total} retrieved", texts[0], count=1))
 
 
 def _tell(metas: Sequence[dict]) -> None:

@@ -254,6 +254,8 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
         "complete_num_rel": [None] * n,
         "runid": [r.runid for r in run_list],
         "queries": _distinct(runs.column("query")),
+        "nothing_judged": [None] * n,
+        "ranked_judged": [False] * n,
         "warnings": [],
     }
     cols: dict[str, list] = {"run": [], "query": [], "missing": []}
@@ -274,7 +276,13 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
             for run, report in zip(run_list, reports, strict=True)
             for line in report.summary(run.name, spec.options.complete)
         }
-        meta["warnings"] = _told(caught, told)
+        texts = _told(caught, told)
+        for i, run in enumerate(run_list):  # told by the client, if no partition judged any
+            prefix = f"run '{run.name}': none of its "
+            meta["nothing_judged"][i] = next((t for t in texts if t.startswith(prefix)), None)
+            texts = [t for t in texts if t != meta["nothing_judged"][i]]
+            meta["ranked_judged"][i] = bool(np.isin(run.query, np.unique(qrels.query)).any())
+        meta["warnings"] = texts
         meta["run_only"] = [r.run_only for r in reports]
         meta["qrels_only"] = [r.qrels_only for r in reports]
         for i, res in enumerate(results):
