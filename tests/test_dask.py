@@ -28,6 +28,9 @@ pd = pytest.importorskip("pandas")
 
 from rankscope.scale import Partitioned  # noqa: E402
 
+# the warnings both paths give are compared where they matter (`both`); here they are noise
+pytestmark = pytest.mark.filterwarnings("ignore::rankscope.errors.RankscopeWarning")
+
 EXAMPLES = Path(rankscope.__file__).parent / "examples"
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / f"run.{n}.txt") for n in ("weak", "medium", "strong")]
@@ -195,6 +198,28 @@ def test_trec_partitioned_parquet(client, tmp_path):
             same_trec(local, dask)
             # not ranked by the strong run: scored 0 under -c, else left out, as locally
             assert (lacking in dask[2].query_ids) == bool(options)
+
+
+def test_partitioned_input_errors_and_disjoint_queries(client, tmp_path):
+    """A worker's reading error is the client's InputError; a run sharing no query with the
+    judgments: scored as locally, or refused with no_common_query='error'."""
+    (tmp_path / "run").mkdir()
+    rows = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "score": [1.0, 2.0, 1.0]}
+    pq.write_table(pa.table(rows), tmp_path / "run" / "p0.parquet")
+    dataset = Partitioned(tmp_path / "run", name="r")
+    with pytest.raises(rankscope.errors.InputError, match="appears twice for query 'q1'"):
+        rankscope.evaluate_many({"q1": {"a": 1}}, dataset, ["AP"], backend="dask")
+    frame = pd.DataFrame(rows)
+    for qrels in ({"q1": {"a": 1}}, {"q9": {"a": 1}}):
+        for complete in (False, True):
+            local = rankscope.evaluate_many(qrels, {"r": frame}, ["AP", "num_q"],
+                                            duplicates="first", complete=complete)  # fmt: skip
+            dask = rankscope.evaluate_many(qrels, dataset, ["AP", "num_q"], backend="dask",
+                                           duplicates="first", complete=complete)  # fmt: skip
+            same_trec(local, dask)
+    with pytest.raises(rankscope.errors.InputError, match="shares no query"):
+        rankscope.evaluate_many({"q9": {"a": 1}}, dataset, ["AP"], backend="dask",
+                                duplicates="first", no_common_query="error")  # fmt: skip
 
 
 # -- recsys ------------------------------------------------------------------------------------

@@ -20,24 +20,26 @@ from .kernels import RecsysSpec, TrecSpec, metadata, pyarrow
 
 
 def _columns(outputs: Sequence[Any], key: str, count: int) -> tuple[np.ndarray, list[str], list]:
+    """The kernels' outputs as one table: each row's run, its query (user) id, and the
+    value columns (Arrow)."""
     pa = pyarrow()
-    tables = [t.replace_schema_metadata(None) for t in outputs]
-    table = pa.concat_tables(tables) if tables else None
-    if table is None or not table.num_rows:
-        return np.zeros(0, dtype=np.int32), [], [[] for _ in range(count)]
+    if not outputs:
+        empty = pa.array([], pa.float64())
+        return np.zeros(0, dtype=np.int32), [], [empty] * count
+    table = pa.concat_tables([t.replace_schema_metadata(None) for t in outputs])
     which = np.asarray(table.column("run").to_numpy(), dtype=np.int32)
     keys = [str(s) for s in table.column(key).to_pylist()]
-    values = [table.column(f"v{j}") for j in range(count)]
-    return which, keys, values
+    return which, keys, [table.column(f"v{j}") for j in range(count)]
 
 
 def _take(column: Any, rows: list[int], text: bool) -> np.ndarray:
+    indices = pyarrow().array(rows, pyarrow().int64())
     if text:
-        items = column.take(rows).to_pylist()
+        items = column.take(indices).to_pylist()
         out = np.empty(len(items), dtype=object)
         out[:] = items
         return out
-    return np.asarray(column.take(rows).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return np.asarray(column.take(indices).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def _in_order(which: np.ndarray, keys: list[str], i: int) -> list[int]:
@@ -84,7 +86,10 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
             else:
                 summary.append(summarise(req, col, runid, complete_num_rel))
         missing = (
-            np.asarray(missing_all.take(rows).to_numpy(zero_copy_only=False), dtype=bool)
+            np.asarray(
+                missing_all.take(pa.array(rows, pa.int64())).to_numpy(zero_copy_only=False),
+                dtype=bool,
+            )
             if missing_all is not None
             else np.zeros(0, dtype=bool)
         )
