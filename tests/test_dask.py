@@ -321,6 +321,13 @@ def test_usage_errors(client, logs, monkeypatch):
         recsys.evaluate_systems(test, recs, ["Novelty"], backend="dask")
     with pytest.raises(UsageError, match="train="):
         recsys.evaluate_systems(test, recs, ["P@5"], train=test, backend="dask")
+    def no_client():
+        raise ValueError("No global client found")
+
+    with monkeypatch.context() as m:
+        m.setattr(distributed, "get_client", no_client)
+        with pytest.raises(UsageError, match="create a distributed.Client first"):
+            rankscope.evaluate_many(QRELS, RUNS, ["AP"], backend="dask")
     monkeypatch.setitem(sys.modules, "distributed", None)  # the extra not installed
     with pytest.raises(UsageError, match=r"rankscope\[dask\]"):
         rankscope.evaluate_many(QRELS, RUNS, ["AP"], backend="dask")
