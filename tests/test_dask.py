@@ -217,6 +217,12 @@ def test_partitioned_input_errors_and_disjoint_queries(client, tmp_path):
             dask = rankscope.evaluate_many(qrels, dataset, ["AP", "num_q"], backend="dask",
                                            duplicates="first", complete=complete)  # fmt: skip
             same_trec(local, dask)
+    (tmp_path / "split").mkdir()  # one query's rows in two files: not partitioned by query
+    pq.write_table(pa.table(rows).slice(0, 1), tmp_path / "split" / "p0.parquet")
+    pq.write_table(pa.table(rows).slice(1, 2), tmp_path / "split" / "p1.parquet")
+    with pytest.raises(rankscope.errors.InputError, match="'q1' is in two partitions"):
+        rankscope.evaluate_many({"q1": {"a": 1}}, Partitioned(tmp_path / "split"), ["AP"],
+                                backend="dask")  # fmt: skip
     with pytest.raises(rankscope.errors.InputError, match="shares no query"):
         rankscope.evaluate_many({"q9": {"a": 1}}, dataset, ["AP"], backend="dask",
                                 duplicates="first", no_common_query="error")  # fmt: skip

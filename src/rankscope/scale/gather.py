@@ -42,10 +42,17 @@ def _take(column: Any, rows: list[int], text: bool) -> np.ndarray:
     return np.asarray(column.take(indices).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
-def _in_order(which: np.ndarray, keys: list[str], i: int) -> list[int]:
-    """Run ``i``'s rows, its queries sorted as strings (the local path's output order)."""
-    rows = np.flatnonzero(which == i).tolist()
-    return sorted(rows, key=keys.__getitem__)
+def _in_order(which: np.ndarray, keys: list[str], i: int, source: str, what: str) -> list[int]:
+    """Run ``i``'s rows, its queries sorted as strings (the local path's output order); a
+    query evaluated in two partitions (a dataset not partitioned by query) is an error."""
+    rows = sorted(np.flatnonzero(which == i).tolist(), key=keys.__getitem__)
+    for a, b in zip(rows, rows[1:], strict=False):
+        if keys[a] == keys[b]:
+            raise InputError(
+                f"{source}: {what} {keys[a]!r} is in two partitions: a partitioned dataset "
+                f"must hold all the rows of a {what} in one file"
+            )
+    return rows
 
 
 def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
@@ -64,7 +71,7 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
     mixed = any(r.judged_only for r in requests) and not spec.options.judged_only
     results = []
     for i, name in enumerate(spec.run_names):
-        rows = _in_order(which, queries, i)
+        rows = _in_order(which, queries, i, spec.run_sources[i], "query")
         report = JoinReport(
             sorted(q for m in metas for q in m["run_only"][i]),
             sorted(q for m in metas for q in m["qrels_only"][i]),
@@ -148,7 +155,7 @@ def recsys_results(
         else:
             for text in told[i]:
                 warn(text)
-        rows = _in_order(which, users, i)
+        rows = _in_order(which, users, i, spec.run_sources[i], "user")
         values: list[Values] = [
             user_mean(_take(columns[j], rows, False)) for j in range(len(requests))
         ]
