@@ -108,6 +108,24 @@ def test_trec_files(client, options):
     assert w1 == w2
 
 
+def test_trec_zscores_and_document_lengths(client):
+    """trec_eval -Z (standardised after gathering) and time-biased gain (lengths sent to
+    the workers)."""
+    qrels = rankscope.read_qrels(QRELS)
+    ids = sorted(set(qrels.queries.strings))
+    table = {(q, label): (0.1 * i, 0.5 + 0.01 * i)
+             for i, q in enumerate(ids[:-1]) for label in ("AP", "P@5", "num_rel")}  # fmt: skip
+    zscores = rankscope.model.ZScores(table)
+    (local, _), (dask, _) = both(rankscope.evaluate_many, QRELS, RUNS, ["AP", "P@5", "num_rel"],
+                                 zscores=zscores, complete=True)  # fmt: skip
+    same_trec(local, dask)
+    assert dask[0].zscores
+    lengths = {d: 100.0 + 7 * (i % 13) for i, d in enumerate(qrels.docs.strings)}
+    (local, _), (dask, _) = both(rankscope.evaluate_many, QRELS, RUNS, ["TBG", "AP"],
+                                 doc_lengths=lengths)  # fmt: skip
+    same_trec(local, dask)
+
+
 def test_trec_all_measures_and_tidy_table(client):
     (local, _), (dask, _) = both(rankscope.evaluate_many, QRELS, RUNS, "all_trec", complete=True)
     same_trec(local, dask)
