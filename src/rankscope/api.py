@@ -61,6 +61,9 @@ class EvaluateOptions(TypedDict, total=False):
     zscores: Any
     no_common_query: str
     names: str
+    jobs: int | None
+    backend: str
+    scheduler: Any
 
 
 def read_qrels_for(source: QrelsLike, measures: Sequence[str | Request]) -> Qrels:
@@ -98,6 +101,8 @@ def evaluate_many(
     no_common_query: str = "warn",
     names: str = "tag",
     jobs: int | None = None,
+    backend: str = "local",
+    scheduler: Any = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
@@ -141,7 +146,22 @@ def evaluate_many(
         ``tag`` (default): a run file is named by its tag column; ``file``: by its file name
         (as on the command line), two files of one name being an error.  ``runid`` prints
         the tag either way.
+    backend, scheduler:
+        ``local`` (default) or ``dask``: the queries split over a Dask cluster, the numbers
+        identical; ``scheduler`` an address, a cluster or a client (default: the current
+        client; giving one implies ``dask``).  Runs may then also be
+        `rankscope.scale.Partitioned` Parquet datasets.  See docs/dask.md.
     """
+    if backend != "local" or scheduler is not None:
+        from .scale import evaluate_many as distributed
+
+        return distributed(
+            qrels, runs, measures, backend="dask" if backend == "local" else backend,
+            scheduler=scheduler, relevance_level=relevance_level, ties=ties,
+            max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,
+            duplicates=duplicates, order=order, diversity=diversity, doc_lengths=doc_lengths,
+            rel_format=rel_format, zscores=zscores, no_common_query=no_common_query, names=names,
+        )  # fmt: skip
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
     if diversity is None:

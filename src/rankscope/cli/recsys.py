@@ -79,6 +79,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     options.per_query(p, "also per-user values", "-q", "--per-user", dest="per_user")
     options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; "
+        "top-N measures and UserCoverage)",
+    )  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the recommender measures")
     p.add_argument(
         "--reference",
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen, ties=args.ties,
-        duplicates=args.duplicates,
+        duplicates=args.duplicates, scheduler=args.scheduler,
     )  # fmt: skip
     sys.stdout.write(format_systems(results, args.format, per_user=args.per_user))
     sys.stdout.flush()

@@ -3,6 +3,7 @@ log, with optional training log, item features, catalog and baseline."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ class RecsysOptions(TypedDict, total=False):
     ties: str
     columns: Mapping[str, str] | None
     duplicates: str
+    backend: str
+    scheduler: Any
 
 
 @dataclass
@@ -167,11 +170,23 @@ def evaluate_systems(
     ties: str = "input-order",
     columns: Mapping[str, str] | None = None,
     duplicates: str = "max-score",
+    backend: str = "local",
+    scheduler: Any = None,
 ) -> list[SystemEvaluation]:
     """Evaluate each system; one `SystemEvaluation` per system, in input order.
 
     See `evaluate` for the parameters.
     """
+    if backend != "local" or scheduler is not None:
+        # The Dask backend (rankscope.scale) is a layer above this one (it imports it), so it
+        # is reached by name, at run time only.
+        scale = importlib.import_module("rankscope.scale")
+        return scale.recsys_evaluate_systems(
+            test, recommendations, measures, backend="dask" if backend == "local" else backend,
+            scheduler=scheduler, k=k, threshold=threshold, train=train, features=features,
+            popularity=popularity, baseline=baseline, catalog=catalog, relevance=relevance,
+            no_relevant=no_relevant, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
+        )  # fmt: skip
     if no_relevant not in ("exclude", "zero"):
         raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
     if seen not in ("keep", "drop"):
@@ -403,6 +418,10 @@ def evaluate(
     duplicates:
         An item listed twice for a user in a recommendation list: ``max-score`` (default;
         its best score is kept, with a warning), ``first`` or ``error``.
+    backend, scheduler:
+        ``local`` (default) or ``dask``: the users split over a Dask cluster (the top-N
+        measures and UserCoverage; the same numbers); ``scheduler`` an address, a cluster
+        or a client (default: the current client).  See docs/dask.md.
     per_user, output:
         Per-user rows as well as the summaries; ``pandas`` (default), ``polars`` or ``dict``.
 

@@ -1,0 +1,522 @@
+"""The Dask backend: inputs split by query (user) and the kernels mapped over the partitions
+on a `distributed` cluster, their outputs gathered into the local path's results.
+
+Two kinds of input:
+
+* anything the local path accepts (files, DataFrames, dicts): read on the client, split into
+  partitions of whole queries (users), each partition sent with its task (so a task lost with
+  a worker is run again elsewhere: the scheduler holds its inputs);
+* `Partitioned` Parquet datasets (a directory of Parquet files, each holding whole queries or
+  users): each task reads its own files on the worker, matched across datasets by their path
+  inside the directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, RankscopeWarning, UsageError
+from ..judge import JoinOptions
+from ..measures import Request, reads_subtopics
+from ..model import Qrels, Run, Vocabulary, ZScores
+from ..read.logs import keep_latest, read_interactions, read_recommendations
+from ..read.prefs import read_zscores
+from ..read.sources import (
+    check_common_queries,
+    read_doc_lengths,
+    read_qrels,
+    read_run,
+    resolve_runs,
+)
+from ..recsys.api import DEFAULT_TOPN, SystemEvaluation, _one_sided, _read_inputs
+from ..recsys.base import Context
+from ..recsys.registry import parse
+from ..table import RunEvaluation, as_requests
+from ..table.formats import _warn_if_nothing_relevant, check_formats, judgment_format
+from ..table.zscores import to_zscores
+from .gather import recsys_results, trec_results
+from .kernels import (
+    RECSYS_KEYS,
+    RecsysSpec,
+    TrecSpec,
+    empty_runs,
+    interactions_table,
+    judgments_table,
+    metadata,
+    pyarrow,
+    recsys_kernel,
+    runs_table,
+    trec_kernel,
+)
+
+EXTRA = "pip install 'rankscope[dask]'"
+
+
+@dataclass(frozen=True)
+class Partitioned:
+    """A Parquet dataset partitioned by query (or user): a directory of Parquet files
+    (``*.parquet``, ``*.pq``, in sub-directories too), each holding whole queries (users).
+    The workers read the files themselves, so the directory must be where they can see it
+    (a shared file system).  Judgments (test logs) given as another `Partitioned` are
+    matched to the runs' files by their path inside the directory.  ``name``: the run's name
+    (default: the directory's)."""
+
+    path: str | os.PathLike
+    name: str | None = None
+
+    @property
+    def run_name(self) -> str:
+        return self.name or Path(self.path).name
+
+    def files(self) -> dict[str, str]:
+        root = Path(self.path)
+        if not root.is_dir():
+            raise UsageError(f"{root}: a partitioned Parquet dataset must be a directory")
+        found = {
+            p.relative_to(root).as_posix(): str(p)
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.suffix in (".parquet", ".pq")
+        }
+        if not found:
+            raise UsageError(f"{root}: no Parquet files (*.parquet, *.pq) in the dataset")
+        return found
+
+
+def connect(scheduler: Any) -> tuple[Any, bool]:
+    """The client to run on, and whether it was made here (then closed after): the current
+    client (``scheduler=None``), a `distributed.Client`, a cluster object (LocalCluster,
+    KubeCluster, SLURMCluster, ...) or a scheduler address."""
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError(
+            f"backend='dask' needs dask and distributed: {EXTRA}",
+            cli=f"--scheduler needs dask and distributed: {EXTRA}",
+        ) from None
+    if scheduler is None:
+        try:
+            return distributed.get_client(), False
+        except ValueError:
+            raise UsageError(
+                "backend='dask' needs a Dask cluster: create a distributed.Client first, or "
+                "give scheduler='tcp://HOST:8786' (or a cluster object)"
+            ) from None
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, False
+    if isinstance(scheduler, str | os.PathLike) or hasattr(scheduler, "scheduler_address"):
+        try:
+            return distributed.Client(scheduler, set_as_default=False), True
+        except OSError as e:
+            raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
+    raise UsageError(
+        f"scheduler must be an address, a cluster or a distributed.Client, not "
+        f"{type(scheduler).__name__}"
+    )
+
+
+def _backend(backend: str) -> None:
+    if backend != "dask":
+        raise UsageError(f"backend must be 'local' or 'dask', not {backend!r}")
+
+
+def _num_partitions(client: Any, partitions: int | None, items: int) -> int:
+    if partitions is not None and partitions < 1:
+        raise UsageError(f"partitions must be >= 1 (got {partitions})")
+    if partitions is None:
+        workers = len(client.scheduler_info().get("workers", {})) or 1
+        partitions = 2 * workers
+    return max(1, min(partitions, items))
+
+
+def _chunks(ids: list[str], n: int) -> dict[str, int]:
+    """Each id's partition: the ids sorted as strings, in ``n`` contiguous runs."""
+    ordered = sorted(ids)
+    bounds = np.linspace(0, len(ordered), n + 1).astype(int)
+    return {q: p for p in range(n) for q in ordered[bounds[p] : bounds[p + 1]]}
+
+
+def _part_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
+    """Partition per code of ``vocab`` (-1: in no partition)."""
+    return np.array([part.get(s, -1) for s in vocab.strings], dtype=np.int64)
+
+
+def _run(tasks: list[tuple], client: Any) -> list[Any]:
+    """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order.
+
+    Each task carries its partition (the scheduler keeps it, so a task lost with its worker
+    runs again elsewhere; data scattered to one worker would be lost with it): Dask's note
+    on large task graphs says what the design already accepts."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")
+        futures = [client.submit(f, *args, pure=False) for f, *args in tasks]
+    return list(client.gather(futures))
+
+
+# -- TREC --------------------------------------------------------------------------------------
+
+
+def _partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
+    if isinstance(runs, Partitioned):
+        return [(runs.run_name, runs)]
+    if isinstance(runs, Mapping) and runs and all(
+        isinstance(v, Partitioned) for v in runs.values()
+    ):
+        return [(str(k), v) for k, v in runs.items()]
+    if isinstance(runs, list | tuple) and runs and all(isinstance(v, Partitioned) for v in runs):
+        return [(v.run_name, v) for v in runs]
+    return None
+
+
+def evaluate_many(
+    qrels: Any,
+    runs: Any,
+    measures: str | Sequence[str | Request] | None = None,
+    *,
+    backend: str = "dask",
+    scheduler: Any = None,
+    partitions: int | None = None,
+    relevance_level: int = 1,
+    ties: str | None = None,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    num_docs: int = 0,
+    duplicates: str = "error",
+    order: str = "score",
+    diversity: bool | None = None,
+    doc_lengths: Any = None,
+    rel_format: str = "qrels",
+    zscores: Any = None,
+    no_common_query: str = "warn",
+    names: str = "tag",
+) -> list[RunEvaluation]:
+    """`rankscope.evaluate_many` on a Dask cluster: the same results, bit for bit.
+
+    ``scheduler``: an address, a cluster object or a client (default: the current client).
+    ``partitions``: how many partitions inputs read on the client are split into (default:
+    twice the workers).  ``runs`` may also be a `Partitioned` dataset (or a dict or list of
+    them), read by the workers; ``qrels`` then a `Partitioned` dataset too, or anything
+    `read_qrels` accepts.  Judgments in the ``qrels`` format only."""
+    _backend(backend)
+    if rel_format != "qrels":
+        raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
+    if no_common_query not in ("warn", "error"):
+        raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
+    if num_docs < 0:
+        raise UsageError(
+            f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
+        )
+    fmt = judgment_format(rel_format)
+    requests = as_requests(fmt.default_measures if measures is None else measures)
+    check_formats(requests, fmt)
+    if diversity is None:
+        diversity = reads_subtopics(requests)
+    options = JoinOptions(
+        relevance_level, ties or fmt.ties, max_docs, judged_only, complete,
+        read_doc_lengths(doc_lengths),
+    )  # fmt: skip
+    table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
+    client, owned = connect(scheduler)
+    try:
+        in_place = _partitioned_runs(runs)
+        if in_place is None:
+            results = _trec_split(
+                client, qrels, runs, requests, options, num_docs, partitions, diversity,
+                duplicates, order, names, no_common_query,
+            )  # fmt: skip
+        else:
+            results = _trec_in_place(
+                client, qrels, in_place, requests, options, num_docs, diversity, duplicates,
+                no_common_query,
+            )  # fmt: skip
+    finally:
+        if owned:
+            client.close()
+    if table is not None:
+        results = [to_zscores(r, table) for r in results]
+    return results
+
+
+def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
+               num_docs, qrels_source) -> TrecSpec:  # fmt: skip
+    names, tags, sources = [], [], []
+    for r in runs:
+        if isinstance(r, Run):
+            names.append(r.name)
+            tags.append(r.tag)
+            sources.append(r.source)
+        else:
+            names.append(r[0])
+            tags.append(None)
+            sources.append(str(r[1].path))
+    return TrecSpec(names, tags, sources, list(requests), options, num_docs, qrels_source)
+
+
+def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, diversity,
+                duplicates, order, names, no_common_query) -> list[RunEvaluation]:  # fmt: skip
+    judgments = read_qrels(qrels, diversity=diversity)
+    run_list = resolve_runs(runs, judgments, duplicates, order, names)
+    if no_common_query == "error":
+        check_common_queries(judgments, run_list)
+    _warn_if_nothing_relevant(judgments, options.relevance_level)
+    ids = judgments.queries.strings  # the runs share the judgments' vocabulary
+    n = _num_partitions(client, partitions, len(ids))
+    part = _part_of(judgments.queries, _chunks(list(ids), n))
+    q_part = part[judgments.query]
+    r_parts = [part[r.query] for r in run_list]
+    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source)
+    tasks = [
+        (
+            trec_kernel,
+            judgments_table(judgments, np.flatnonzero(q_part == p)),
+            runs_table(run_list, [np.flatnonzero(rp == p) for rp in r_parts]),
+            spec,
+        )
+        for p in range(n)
+    ]
+    return trec_results(_run(tasks, client), spec)
+
+
+def _read_runs_partition(files: list[str | None], spec: TrecSpec, duplicates: str,
+                         queries: Vocabulary, docs: Vocabulary) -> list[Run]:  # fmt: skip
+    out = []
+    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
+        if path is None:
+            empty = np.zeros(0, dtype=np.int32)
+            out.append(Run(name, queries, docs, empty, empty, np.zeros(0), source=source))
+        else:
+            out.append(
+                read_run(path, name=name, duplicates=duplicates, queries=queries, docs=docs)
+            )
+    return out
+
+
+def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], spec: TrecSpec,
+               duplicates: str) -> Any:  # fmt: skip
+    """The task of one partition of Parquet datasets: read its files (on the worker), then
+    `trec_kernel`.  ``judgments``: the whole judgments table when they are not partitioned
+    (the partition's queries are taken from it)."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    queries, docs = Vocabulary(), Vocabulary()
+    run_list = _read_runs_partition(files, spec, duplicates, queries, docs)
+    if qrels_file is not None:
+        table = judgments_table(read_qrels(qrels_file, queries=queries, docs=docs))
+    elif judgments is not None:
+        ranked = sorted({q for r in run_list for q in r.queries.strings_of(np.unique(r.query))})
+        table = judgments.filter(pc.is_in(judgments.column("query"), pa.array(ranked, pa.string())))
+    else:
+        none = np.zeros(0, dtype=np.int32)
+        table = judgments_table(Qrels(queries, docs, none, none, np.zeros(0, dtype=np.int64)))
+    return trec_kernel(table, runs_table(run_list), spec)
+
+
+def _trec_in_place(
+    client, qrels, runs: list[tuple[str, Partitioned]], requests, options, num_docs, diversity,
+    duplicates, no_common_query,
+) -> list[RunEvaluation]:  # fmt: skip
+    listed = [p.files() for _, p in runs]
+    judged_files = qrels.files() if isinstance(qrels, Partitioned) else None
+    keys = sorted(set().union(*listed, judged_files or {}))
+    spec = _trec_spec(runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)))
+    whole = None
+    shared = None
+    if judged_files is None:
+        whole = read_qrels(qrels, diversity=diversity)
+        _warn_if_nothing_relevant(whole, options.relevance_level)
+        spec = dataclasses.replace(spec, qrels_source=whole.source)
+        shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
+    tasks = [
+        (
+            trec_files, None if judged_files is None else judged_files.get(k), shared,
+            [files.get(k) for files in listed], spec, duplicates,
+        )
+        for k in keys
+    ]  # fmt: skip
+    outputs = _run(tasks, client)
+    if whole is not None:  # judged queries no partition ranks: evaluated against no rows
+        seen = {q for t in outputs for q in metadata(t)["queries"]}
+        left = [c for c, s in enumerate(whole.queries.strings) if s not in seen]
+        rows = np.flatnonzero(np.isin(whole.query, np.array(left, dtype=np.int64)))
+        if len(rows):
+            outputs += _run([(trec_kernel, judgments_table(whole, rows), empty_runs(), spec)],
+                            client)  # fmt: skip
+    results = trec_results(outputs, spec)
+    if no_common_query == "error":
+        for res, source in zip(results, spec.run_sources, strict=True):
+            if not len(res.missing) or res.missing.all():
+                raise InputError(
+                    f"{source}: the run shares no query with the judgments {spec.qrels_source}"
+                )
+    return results
+
+
+# -- recsys ------------------------------------------------------------------------------------
+
+
+def _recsys_requests(measures: Any, k: int) -> list[Request]:
+    requests = parse(measures if measures is not None else DEFAULT_TOPN, k)
+    for r in requests:
+        measure = r.measure
+        if measure.kind not in ("topn", "list") or measure.needs:  # type: ignore[attr-defined]
+            raise UsageError(
+                f"{r.label}: backend='dask' computes the top-N measures and UserCoverage "
+                "(per-user values with a mean); use the local backend for the others"
+            )
+    return requests
+
+
+def recsys_evaluate_systems(
+    test: Any,
+    recommendations: Any,
+    measures: str | Sequence[str] | None = None,
+    *,
+    backend: str = "dask",
+    scheduler: Any = None,
+    partitions: int | None = None,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    train: Any = None,
+    features: Any = None,
+    popularity: Any = None,
+    baseline: Any = None,
+    catalog: Any = None,
+    relevance: str = "binary",
+    no_relevant: str = "exclude",
+    seen: str = "keep",
+    ties: str = "input-order",
+    columns: Mapping[str, str] | None = None,
+    duplicates: str = "max-score",
+) -> list[SystemEvaluation]:
+    """`rankscope.recsys.evaluate_systems` on a Dask cluster, for the top-N measures and
+    UserCoverage: the same values, bit for bit.  ``test`` and ``recommendations`` may be
+    `Partitioned` datasets (by user; the lists: one dataset, or a dict or list of them)."""
+    _backend(backend)
+    given = {"train": train, "features": features, "popularity": popularity,
+             "baseline": baseline, "catalog": catalog}  # fmt: skip
+    for option, value in given.items():
+        if value is not None:
+            raise UsageError(f"backend='dask' does not take {option}= yet (top-N measures only)")
+    if seen != "keep":
+        raise UsageError("backend='dask' does not take seen='drop' yet")
+    if no_relevant not in ("exclude", "zero"):
+        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
+    if relevance not in ("binary", "graded"):
+        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
+    if k < 1:
+        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
+    requests = _recsys_requests(measures, k)
+    client, owned = connect(scheduler)
+    try:
+        in_place = _partitioned_runs(recommendations)
+        spec = RecsysSpec([], [], requests, k, threshold, relevance, no_relevant, ties)
+        if in_place is None:
+            return _recsys_split(client, test, recommendations, spec, partitions, columns,
+                                 duplicates)  # fmt: skip
+        return _recsys_in_place(client, test, in_place, spec, columns, duplicates)
+    finally:
+        if owned:
+            client.close()
+
+
+def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, columns,
+                  duplicates) -> list[SystemEvaluation]:  # fmt: skip
+    read = _read_inputs(test, recommendations, None, None, None, None, None, columns, duplicates)
+    log = read.test
+    if spec.relevance == "graded" and (log.rating is None or spec.threshold is None):
+        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
+    qrels = log.to_qrels(spec.threshold, spec.relevance)
+    told = []
+    for run in read.runs:  # the local path's warnings (and error), from the whole inputs
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _one_sided(Context(qrels=qrels, test=log, run=run))
+        told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
+    users = log.user_ids
+    n = _num_partitions(client, partitions, len(users))
+    part = _part_of(log.users, _chunks(users, n))
+    t_part = part[log.user]
+    r_parts = [part[r.query] for r in read.runs]  # users without test data: in none
+    spec = dataclasses.replace(
+        spec, run_names=[r.name for r in read.runs], run_sources=[r.source for r in read.runs],
+        test_source=log.source,
+    )  # fmt: skip
+    tasks = [
+        (
+            recsys_kernel,
+            interactions_table(log, np.flatnonzero(t_part == p)),
+            runs_table(read.runs, [np.flatnonzero(rp == p) for rp in r_parts], RECSYS_KEYS),
+            spec,
+        )
+        for p in range(n)
+    ]
+    return recsys_results(_run(tasks, client), spec, told)
+
+
+def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec: RecsysSpec,
+                 columns: Mapping[str, str] | None, duplicates: str) -> Any:  # fmt: skip
+    """The task of one partition of Parquet datasets: read its files on the worker (the
+    local readers), then `recsys_kernel`."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    users, items = Vocabulary(), Vocabulary()
+    runs = []
+    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
+        if path is None:
+            empty = np.zeros(0, dtype=np.int32)
+            runs.append(Run(name, users, items, empty, empty, np.zeros(0), source=source))
+        else:
+            runs.append(read_recommendations(path, users=users, items=items, name=name,
+                                             columns=columns, duplicates=duplicates))  # fmt: skip
+    if test_file is not None:
+        log = keep_latest(read_interactions(test_file, users=users, items=items, columns=columns))
+        table = interactions_table(log)
+    else:
+        listed = sorted({u for r in runs for u in r.queries.strings_of(np.unique(r.query))})
+        table = test.filter(pc.is_in(test.column("user"), pa.array(listed, pa.string())))
+    return recsys_kernel(table, runs_table(runs, keys=RECSYS_KEYS), spec)
+
+
+def _recsys_in_place(client, test, runs: list[tuple[str, Partitioned]], spec: RecsysSpec,
+                     columns, duplicates) -> list[SystemEvaluation]:  # fmt: skip
+    listed = [p.files() for _, p in runs]
+    test_files = test.files() if isinstance(test, Partitioned) else None
+    keys = sorted(set().union(*listed, test_files or {}))
+    spec = dataclasses.replace(
+        spec, run_names=[n for n, _ in runs], run_sources=[str(p.path) for _, p in runs],
+        test_source=str(getattr(test, "path", test)),
+    )  # fmt: skip
+    whole = shared = None
+    if test_files is None:
+        whole = keep_latest(read_interactions(test, columns=columns))
+        spec = dataclasses.replace(spec, test_source=whole.source)
+        shared = client.scatter(interactions_table(whole), broadcast=True, hash=False)
+    tasks = [
+        (
+            recsys_files, None if test_files is None else test_files.get(k), shared,
+            [files.get(k) for files in listed], spec, columns, duplicates,
+        )
+        for k in keys
+    ]  # fmt: skip
+    outputs = _run(tasks, client)
+    if whole is not None:  # test users no partition recommends to: evaluated with no list
+        seen = {u for t in outputs for u in metadata(t)["users"]}
+        rows = np.flatnonzero(
+            ~np.isin(whole.user, np.array(whole.users.lookup_many(sorted(seen)), dtype=np.int64))
+        )
+        if len(rows):
+            outputs += _run(
+                [(recsys_kernel, interactions_table(whole, rows), empty_runs(RECSYS_KEYS), spec)],
+                client,
+            )
+    return recsys_results(outputs, spec)

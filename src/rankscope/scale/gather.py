@@ -1,0 +1,196 @@
+"""Gathering the kernels' outputs: per-query (per-user) tables back into the local path's
+results, in its query order, summarised by its own code (so the numbers are the same, bit
+for bit), and the warnings the local path would have given."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any, cast
+
+import numpy as np
+
+from ..errors import InputError, warn
+from ..judge import JoinReport
+from ..recsys.api import SystemEvaluation, _report
+from ..recsys.base import Values, user_mean
+from ..table.evaluation import RunEvaluation, summarise
+from .kernels import RecsysSpec, TrecSpec, metadata, pyarrow
+
+
+def _columns(outputs: Sequence[Any], key: str, count: int) -> tuple[np.ndarray, list[str], list]:
+    """The kernels' outputs as one table: each row's run, its query (user) id, and the
+    value columns (Arrow)."""
+    pa = pyarrow()
+    if not outputs:
+        empty = pa.array([], pa.float64())
+        return np.zeros(0, dtype=np.int32), [], [empty] * count
+    table = pa.concat_tables([t.replace_schema_metadata(None) for t in outputs])
+    which = np.asarray(table.column("run").to_numpy(), dtype=np.int32)
+    keys = [str(s) for s in table.column(key).to_pylist()]
+    return which, keys, [table.column(f"v{j}") for j in range(count)]
+
+
+def _take(column: Any, rows: list[int], text: bool) -> np.ndarray:
+    indices = pyarrow().array(rows, pyarrow().int64())
+    if text:
+        items = column.take(indices).to_pylist()
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        return out
+    return np.asarray(column.take(indices).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _in_order(which: np.ndarray, keys: list[str], i: int, source: str, what: str) -> list[int]:
+    """Run ``i``'s rows, its queries sorted as strings (the local path's output order); a
+    query evaluated in two partitions (a dataset not partitioned by query) is an error."""
+    rows = sorted(np.flatnonzero(which == i).tolist(), key=keys.__getitem__)
+    for a, b in zip(rows, rows[1:], strict=False):
+        if keys[a] == keys[b]:
+            raise InputError(
+                f"{source}: {what} {keys[a]!r} is in two partitions: a partitioned dataset "
+                f"must hold all the rows of a {what} in one file"
+            )
+    return rows
+
+
+def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
+    """One `RunEvaluation` per run, as `rankscope.table.evaluation.evaluate_run` gives it
+    for the whole run; the join's warnings told once, with the counts of every partition."""
+    pa = pyarrow()
+    metas = [metadata(t) for t in outputs]
+    requests = spec.requests
+    which, queries, columns = _columns(outputs, "query", len(requests))
+    missing_all = (
+        pa.concat_tables([t.replace_schema_metadata(None) for t in outputs]).column("missing")
+        if outputs
+        else None
+    )
+    complete = spec.options.complete
+    mixed = any(r.judged_only for r in requests) and not spec.options.judged_only
+    results = []
+    for i, name in enumerate(spec.run_names):
+        rows = _in_order(which, queries, i, spec.run_sources[i], "query")
+        report = JoinReport(
+            sorted(q for m in metas for q in m["run_only"][i]),
+            sorted(q for m in metas for q in m["qrels_only"][i]),
+        )
+        for line in report.summary(name, complete):
+            warn(line)
+        _nothing_judged(metas, i)
+        runid = spec.run_tags[i] or name
+        counts = [m["complete_num_rel"][i] for m in metas if m["complete_num_rel"][i] is not None]
+        complete_num_rel = sum(counts) if complete and counts else None
+        values = [
+            _take(columns[j], rows, req.measure.value == "str") for j, req in enumerate(requests)
+        ]
+        summary: list[float | int | str | None] = []
+        for j, (req, col) in enumerate(zip(requests, values, strict=True)):
+            ints = [m["summaries"][i][j] for m in metas if m["summaries"][i][j] is not None]
+            if req.measure.aggregate == "num_rel" and ints:
+                summary.append(sum(ints))  # -c: the count of relevant documents, added up
+            else:
+                summary.append(summarise(req, col, runid, complete_num_rel))
+        missing = (
+            np.asarray(
+                missing_all.take(pa.array(rows, pa.int64())).to_numpy(zero_copy_only=False),
+                dtype=bool,
+            )
+            if missing_all is not None
+            else np.zeros(0, dtype=bool)
+        )
+        results.append(
+            RunEvaluation(
+                name, [queries[r] for r in rows], list(requests), values, summary, missing,
+                None if mixed else complete_num_rel, runid=runid,
+            )
+        )  # fmt: skip
+    _tell(metas)
+    return results
+
+
+def _nothing_judged(metas: Sequence[dict], i: int) -> None:
+    """The local path's warning that none of run ``i``'s documents is judged, when every
+    partition that ranked judged queries said so, with the count over all of them (the
+    example ids are the first such partition's)."""
+    texts = [m["nothing_judged"][i] for m in metas if m.get("nothing_judged", [None])[i]]
+    refuted = any(
+        m["ranked_judged"][i] and not m["nothing_judged"][i] for m in metas if "ranked_judged" in m
+    )
+    if not texts or refuted:
+        return
+    pattern = re.compile(r"none of its (\d+) retrieved")
+    total = sum(int(found.group(1)) for t in texts if (found := pattern.search(t)))
+    warn(pattern.sub(f"none of its {total} retrieved", texts[0], count=1))
+
+
+def _tell(metas: Sequence[dict]) -> None:
+    """The other warnings the partitions raised, each once."""
+    told: list[str] = []
+    for m in metas:
+        for text in m["warnings"]:
+            if text not in told:
+                told.append(text)
+                warn(text)
+
+
+def recsys_results(
+    outputs: Sequence[Any], spec: RecsysSpec, told: Sequence[Sequence[str]] | None = None
+) -> list[SystemEvaluation]:
+    """One `rankscope.recsys.SystemEvaluation` per system, each summary the local path's
+    `rankscope.recsys.base.user_mean` of the per-user values in the local user order.
+
+    The users on one side only are told (and lists sharing no user with the test log
+    refused) from the partitions' counts, unless ``told`` gives each system's warnings
+    about them (found by the client from the whole inputs)."""
+    metas = [metadata(t) for t in outputs]
+    requests = spec.requests
+    which, users, columns = _columns(outputs, "user", len(requests))
+    test_users = sum(m["test_users"] for m in metas)
+    results = []
+    for i, name in enumerate(spec.run_names):
+        if told is None:
+            _one_sided(metas, i, name, spec, test_users)
+        else:
+            for text in told[i]:
+                warn(text)
+        rows = _in_order(which, users, i, spec.run_sources[i], "user")
+        values: list[Values] = [
+            user_mean(_take(columns[j], rows, False)) for j in range(len(requests))
+        ]
+        relevance = [r for r in requests if getattr(r.measure, "relevance", False)]
+        if relevance:
+            none = sum(m["no_relevant"][i] for m in metas)
+            num_users = sum(m["num_users"][i] for m in metas)
+            has_rating = any(m["has_rating"] for m in metas)
+            ctx = SimpleNamespace(
+                run=SimpleNamespace(name=name), no_relevant=spec.no_relevant, notes={},
+                num_relevant=np.array([0] * none + [1] * (num_users - none)),
+                num_users=num_users,
+            )  # fmt: skip
+            looks = any(m["looks_like_scores"] for m in metas)
+            rating = np.array([0.5 if looks else 1.0]) if has_rating else None
+            log = SimpleNamespace(rating=rating)  # as much of the test log as _report reads
+            _report(cast(Any, ctx), requests, spec.threshold, log)
+        results.append(SystemEvaluation(name, [users[r] for r in rows], list(requests), values))
+    _tell(metas)
+    return results
+
+
+def _one_sided(metas: Sequence[dict], i: int, name: str, spec: RecsysSpec, test_users: int) -> None:
+    only_recs = sum(m["only_recs"][i] for m in metas)
+    only_test = sum(m["only_test"][i] for m in metas)
+    if only_recs and not any(m["overlap"][i] for m in metas):
+        raise InputError(
+            f"{spec.run_sources[i]}: no user of the recommendation lists is in the test log "
+            f"{spec.test_source}: every measure would be 0; are the user ids spelled alike, and "
+            "the files given in the order TEST RECS?"
+        )
+    if only_recs:
+        warn(f"{name}: {only_recs} users with recommendations have no test data; ignored")
+    if only_test:
+        warn(
+            f"{name}: {only_test} of {test_users} test users have no "
+            "recommendations; they count with an empty list"
+        )

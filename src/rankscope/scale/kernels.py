@@ -1,0 +1,388 @@
+"""The partition kernels: Arrow tables of whole queries (users) in, per-query (per-user)
+values out, computed by the local path's own functions.
+
+A kernel knows nothing of Dask: any engine that can hand a function the rows of a set of
+whole queries as Arrow tables (Dask, Spark's ``mapInArrow``, a process pool) can map it
+over partitions and gather its outputs with `rankscope.scale.gather`.
+
+Input tables (the canonical columns, made by `judgments_table`, `runs_table`,
+`interactions_table` from what the local readers return):
+
+* judgments: ``query`` (string), ``doc`` (string), ``grade`` (int64), ``line`` (int64)
+  [, ``subtopic`` (int64): diversity judgments];
+* runs: ``run`` (int32, the run's position), ``query``, ``doc``, ``score`` (float64),
+  ``line`` (int64);
+* test interactions (recsys): ``user``, ``item`` (string), ``rating``, ``timestamp``
+  (float64, null when absent), ``line`` (int64); recommendations as runs, with ``user`` and
+  ``item`` for ``query`` and ``doc``.
+
+Output: one row per (run, query) with ``run``, ``query`` (``user``), ``missing`` (TREC: judged
+but not ranked) and one column ``v<j>`` per request, in request order; what the summary needs
+besides the values (counts, what the run lacks, the warnings raised) is JSON in the schema
+metadata under ``rankscope``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import RankscopeWarning, UsageError
+from ..judge import JoinOptions, JoinReport
+from ..measures import Request
+from ..model import Interactions, Qrels, Run, Vocabulary
+from ..recsys.base import Context, Values
+from ..table.evaluation import evaluate_run
+from ..table.formats import _with_preferences
+
+META = b"rankscope"
+KEYS = ("query", "doc")
+RECSYS_KEYS = ("user", "item")
+
+
+def pyarrow() -> Any:
+    """The pyarrow module (installed with the ``dask`` extra)."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - the extra installs it
+        raise UsageError(
+            "the Dask backend needs pyarrow: pip install 'rankscope[dask]'"
+        ) from None
+    return pa
+
+
+@dataclass(frozen=True)
+class TrecSpec:
+    """What every TREC partition is evaluated with."""
+
+    run_names: list[str]
+    run_tags: list[str | None]
+    run_sources: list[str]
+    requests: list[Request]
+    options: JoinOptions
+    num_docs: int = 0
+    qrels_source: str = "<qrels>"
+
+
+@dataclass(frozen=True)
+class RecsysSpec:
+    """What every recsys partition is evaluated with."""
+
+    run_names: list[str]
+    run_sources: list[str]
+    requests: list[Request]
+    k: int = 10
+    threshold: float | None = 4.0
+    relevance: str = "binary"
+    no_relevant: str = "exclude"
+    ties: str = "input-order"
+    test_source: str = "<interactions>"
+
+
+# -- model objects <-> canonical Arrow tables --------------------------------------------------
+
+
+def _lines(line: np.ndarray | None, n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
+
+
+def judgments_table(qrels: Qrels, rows: np.ndarray | None = None) -> Any:
+    """``qrels`` (its ``rows``, default all) as a canonical judgments table."""
+    pa = pyarrow()
+    rows = np.arange(len(qrels)) if rows is None else rows
+    columns = {
+        "query": _ids_column(qrels.queries, qrels.query[rows]),
+        "doc": _ids_column(qrels.docs, qrels.doc[rows]),
+        "grade": pa.array(qrels.grade[rows].astype(np.int64)),
+        "line": pa.array(_lines(qrels.line, len(qrels))[rows]),
+    }
+    if qrels.subtopic is not None:
+        columns["subtopic"] = pa.array(np.asarray(qrels.subtopic)[rows].astype(np.int64))
+    return pa.table(columns)
+
+
+def runs_table(
+    runs: Sequence[Run], rows: Sequence[np.ndarray] | None = None, keys: tuple[str, str] = KEYS
+) -> Any:
+    """The runs' rows (``rows[i]`` of run i, default all), in input order, as one table
+    (``keys``: the names of the query and document columns; `RECSYS_KEYS` for lists)."""
+    pa = pyarrow()
+    parts = []
+    for i, run in enumerate(runs):
+        r = np.arange(len(run)) if rows is None else rows[i]
+        parts.append(
+            pa.table({
+                "run": pa.array(np.full(len(r), i, dtype=np.int32)),
+                keys[0]: _ids_column(run.queries, run.query[r]),
+                keys[1]: _ids_column(run.docs, run.doc[r]),
+                "score": pa.array(run.score[r].astype(np.float64)),
+                "line": pa.array(_lines(run.line, len(run))[r]),
+            })
+        )  # fmt: skip
+    if not parts:
+        return empty_runs(keys)
+    return pa.concat_tables(parts)
+
+
+def empty_runs(keys: tuple[str, str] = KEYS) -> Any:
+    pa = pyarrow()
+    schema = pa.schema([("run", pa.int32()), (keys[0], pa.string()), (keys[1], pa.string()),
+                        ("score", pa.float64()), ("line", pa.int64())])  # fmt: skip
+    return schema.empty_table()
+
+
+def interactions_table(log: Interactions, rows: np.ndarray | None = None) -> Any:
+    """A test log (its ``rows``) as a canonical interactions table."""
+    pa = pyarrow()
+    rows = np.arange(len(log)) if rows is None else rows
+
+    def optional(a: np.ndarray | None) -> Any:
+        if a is None:
+            return pa.nulls(len(rows), pa.float64())
+        return pa.array(np.asarray(a, dtype=np.float64)[rows])
+
+    return pa.table({
+        "user": _ids_column(log.users, log.user[rows]),
+        "item": _ids_column(log.items, log.item[rows]),
+        "rating": optional(log.rating),
+        "timestamp": optional(log.timestamp),
+        "line": pa.array(_lines(log.line, len(log))[rows]),
+    })  # fmt: skip
+
+
+def _ids_column(vocab: Vocabulary, codes: np.ndarray) -> Any:
+    """The ids of ``codes`` as an Arrow string column (Python strings made once per id)."""
+    pa = pyarrow()
+    distinct, where = np.unique(codes, return_inverse=True)
+    return pa.array(vocab.strings_of(distinct), pa.string()).take(pa.array(where.ravel()))
+
+
+def _codes(vocab: Vocabulary, column: Any) -> np.ndarray:
+    """A string column's ids interned into ``vocab`` in order of first appearance (as
+    interning each row would), Python strings made once per distinct id."""
+    encoded = column.combine_chunks().dictionary_encode()
+    found = vocab.intern_many([str(s) for s in encoded.dictionary.to_pylist()])
+    return np.asarray(found, dtype=np.int32)[
+        np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    ]
+
+
+def _distinct(column: Any) -> list[str]:
+    """The distinct ids of a string column, sorted."""
+    return sorted(str(s) for s in column.unique().to_pylist())
+
+
+def _numbers(column: Any, dtype: Any) -> np.ndarray:
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
+
+
+def _runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
+               query: str = "query", doc: str = "doc") -> list[Run]:  # fmt: skip
+    """The runs of a canonical runs table, coded with ``queries`` and ``docs``."""
+    which = _numbers(table.column("run"), np.int32)
+    q = _codes(queries, table.column(query))
+    d = _codes(docs, table.column(doc))
+    score = _numbers(table.column("score"), np.float64)
+    line = _numbers(table.column("line"), np.int64)
+    tags = getattr(spec, "run_tags", [None] * len(spec.run_names))
+    out = []
+    for i, name in enumerate(spec.run_names):
+        rows = np.flatnonzero(which == i)
+        out.append(
+            Run(name, queries, docs, q[rows], d[rows], score[rows], source=spec.run_sources[i],
+                line=line[rows], tag=tags[i])
+        )  # fmt: skip
+    return out
+
+
+def _output(pa: Any, columns: dict[str, Any], meta: dict) -> Any:
+    table = pa.table(columns)
+    return table.replace_schema_metadata({META: json.dumps(meta).encode()})
+
+
+def metadata(table: Any) -> dict:
+    """The JSON a kernel put in its output's schema metadata."""
+    return json.loads((table.schema.metadata or {})[META])
+
+
+def _told(records: list[warnings.WarningMessage], drop: set[str] | None = None) -> list[str]:
+    """The texts of the rankscope warnings raised inside a kernel, each once, in order (to
+    be told by the client), but those in ``drop``."""
+    out: list[str] = []
+    for w in records:
+        if isinstance(w.message, RankscopeWarning):
+            text = str(w.message)
+            if text not in (drop or set()) and text not in out:
+                out.append(text)
+    return out
+
+
+# -- the TREC kernel ---------------------------------------------------------------------------
+
+
+def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
+    """Per-query values of every run of ``runs`` on the whole queries of one partition.
+
+    Each run is evaluated by `rankscope.table.evaluation.evaluate_run`, the local path's
+    function, with the options of ``spec``; the preference measures by the local path's
+    `_with_preferences`."""
+    pa = pyarrow()
+    queries, docs = Vocabulary(), Vocabulary()
+    subtopic = None
+    if "subtopic" in judgments.column_names:
+        subtopic = _numbers(judgments.column("subtopic"), np.int64)
+    qrels = Qrels(
+        queries, docs, _codes(queries, judgments.column("query")),
+        _codes(docs, judgments.column("doc")),
+        _numbers(judgments.column("grade"), np.int64), source=spec.qrels_source,
+        line=_numbers(judgments.column("line"), np.int64), subtopic=subtopic,
+    )  # fmt: skip
+    run_list = _runs_from(runs, spec, queries, docs)
+    requests = spec.requests
+    per_run = [r for r in requests if r.measure.family != "preference"]
+    wanted = [r for r in requests if r.measure.family == "preference"]
+    n = len(run_list)
+    meta: dict[str, Any] = {
+        "run_only": [sorted(set(_ids(r))) for r in run_list] if not len(qrels) else [[]] * n,
+        "qrels_only": [[] for _ in range(n)],
+        "summaries": [[None] * len(requests) for _ in range(n)],
+        "complete_num_rel": [None] * n,
+        "runid": [r.runid for r in run_list],
+        "queries": _distinct(runs.column("query")),
+        "nothing_judged": [None] * n,
+        "ranked_judged": [False] * n,
+        "warnings": [],
+    }
+    cols: dict[str, list] = {"run": [], "query": [], "missing": []}
+    values: list[list] = [[] for _ in requests]
+    if len(qrels):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            reports = [JoinReport() for _ in run_list]
+            results = [
+                evaluate_run(qrels, run, per_run, spec.options, num_docs=spec.num_docs,
+                             report=report)
+                for run, report in zip(run_list, reports, strict=True)
+            ]  # fmt: skip
+            if wanted:
+                results = _with_preferences(results, wanted, qrels, run_list, spec.options)
+        told = {
+            line
+            for run, report in zip(run_list, reports, strict=True)
+            for line in report.summary(run.name, spec.options.complete)
+        }
+        texts = _told(caught, told)
+        for i, run in enumerate(run_list):  # told by the client, if no partition judged any
+            prefix = f"run '{run.name}': none of its "
+            meta["nothing_judged"][i] = next((t for t in texts if t.startswith(prefix)), None)
+            texts = [t for t in texts if t != meta["nothing_judged"][i]]
+            meta["ranked_judged"][i] = bool(np.isin(run.query, np.unique(qrels.query)).any())
+        meta["warnings"] = texts
+        meta["run_only"] = [r.run_only for r in reports]
+        meta["qrels_only"] = [r.qrels_only for r in reports]
+        for i, res in enumerate(results):
+            order = {id(r): j for j, r in enumerate(res.requests)}
+            cols["run"].extend([i] * len(res.query_ids))
+            cols["query"].extend(res.query_ids)
+            cols["missing"].extend(res.missing.tolist())
+            for j, req in enumerate(requests):
+                at = order[id(req)]
+                values[j].extend(res.values[at].tolist())
+                s = res.summary[at]
+                # an int summary (num_rel under -c, num_q) is a count that partitions add
+                meta["summaries"][i][j] = s if isinstance(s, int) else None
+            meta["complete_num_rel"][i] = res.complete_num_rel
+    columns: dict[str, Any] = {
+        "run": pa.array(cols["run"], pa.int32()),
+        "query": pa.array(cols["query"], pa.string()),
+        "missing": pa.array(cols["missing"], pa.bool_()),
+    }
+    for j, req in enumerate(requests):
+        kind = pa.string() if req.measure.value == "str" else pa.float64()
+        columns[f"v{j}"] = pa.array(values[j], kind)
+    return _output(pa, columns, meta)
+
+
+def _optional(column: Any) -> np.ndarray | None:
+    """A float column, None when every value is null (a log without it)."""
+    if len(column) and column.null_count == len(column):
+        return None
+    return _numbers(column, np.float64)
+
+
+def _ids(run: Run) -> list[str]:
+    return run.queries.strings_of(np.unique(run.query))
+
+
+# -- the recsys kernel -------------------------------------------------------------------------
+
+
+def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
+    """Per-user values of every system on the whole users of one partition: the local path's
+    `rankscope.recsys.base.Context` and the measures' own kernels."""
+    pa = pyarrow()
+    users, items = Vocabulary(), Vocabulary()
+    timestamp = test.column("timestamp")
+    log = Interactions(
+        users, items, _codes(users, test.column("user")),
+        _codes(items, test.column("item")),
+        _optional(test.column("rating")), _optional(timestamp),
+        source=spec.test_source, line=_numbers(test.column("line"), np.int64),
+    )  # fmt: skip
+    run_list = _runs_from(recommendations, spec, users, items, query="user", doc="item")
+    requests = spec.requests
+    n = len(run_list)
+    test_users = np.zeros(len(users), dtype=bool)
+    test_users[log.user] = True
+    ratings = log.rating
+    meta: dict[str, Any] = {
+        "only_recs": [0] * n, "only_test": [0] * n, "test_users": int(test_users.sum()),
+        "overlap": [False] * n, "no_relevant": [0] * n, "num_users": [0] * n,
+        "has_rating": ratings is not None and bool(len(ratings)),
+        "looks_like_scores": bool(
+            ratings is not None and len(ratings) and np.any(ratings != np.round(ratings))
+        ),
+        "users": _distinct(recommendations.column("user")),
+        "warnings": [],
+    }  # fmt: skip
+    cols: dict[str, list] = {"run": [], "user": []}
+    values: list[list] = [[] for _ in requests]
+    qrels = log.to_qrels(spec.threshold, spec.relevance) if len(log) else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i, run in enumerate(run_list):
+            rec_users = np.zeros(len(users), dtype=bool)
+            rec_users[run.query] = True
+            meta["only_recs"][i] = int((rec_users & ~test_users).sum())
+            meta["only_test"][i] = int((test_users & ~rec_users).sum())
+            meta["overlap"][i] = bool((rec_users & test_users).any())
+            if qrels is None:
+                continue
+            ctx = Context(
+                qrels=qrels, test=log, run=run, k=spec.k, ties=spec.ties,
+                no_relevant=spec.no_relevant,
+            )  # fmt: skip
+            found: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+            if any(getattr(r.measure, "relevance", False) for r in requests):
+                meta["no_relevant"][i] = int((ctx.num_relevant == 0).sum())
+            meta["num_users"][i] = ctx.num_users
+            cols["run"].extend([i] * ctx.num_users)
+            cols["user"].extend(ctx.user_ids)
+            for j, v in enumerate(found):
+                per_user = v.per_user
+                if per_user is None:  # pragma: no cover - refused before the kernels run
+                    raise UsageError(f"{requests[j].label} has no per-user values")
+                values[j].extend(per_user.tolist())
+    meta["warnings"] = _told(caught)
+    columns: dict[str, Any] = {
+        "run": pa.array(cols["run"], pa.int32()),
+        "user": pa.array(cols["user"], pa.string()),
+    }
+    for j in range(len(requests)):
+        columns[f"v{j}"] = pa.array(values[j], pa.float64())
+    return _output(pa, columns, meta)
