@@ -231,3 +231,24 @@ def test_reading_a_run_frees_its_memory(tmp_path):
     gc.collect()
     grown = resident() - before
     assert grown < 40 << 20, f"{grown >> 20} MB kept after 20 reads of a 100,000-line run"
+
+
+def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, monkeypatch):
+    from rankscope.read.sources import run_sources
+    from rankscope.table import many
+
+    qrels, runs = track(tmp_path, runs=3)
+    sources = run_sources(str(runs))
+    threads = [1]  # what threading.active_count() says (other tests may leave threads)
+    monkeypatch.setattr(many.threading, "active_count", lambda: threads[0])
+    assert many._workers(sources, None) == 1  # small files: this process
+    assert many._workers(sources, 2) == 2 and many._workers(sources, 8) == 3
+    monkeypatch.setattr(many, "PARALLEL_BYTES", 0)
+    cores = min(many.available_cores(), 3)
+    assert many._workers(sources, None) == cores
+    expected = format_evaluations(at_once(qrels, runs), None, per_query=True)
+    got = evaluate_many(str(qrels), str(runs), MEASURES)
+    assert format_evaluations(got, None, per_query=True) == expected
+    threads[0] = 2
+    assert many._workers(sources, None) == 1  # another thread runs: no fork by default
+    assert many._workers(sources, 2) == 2  # unless asked for

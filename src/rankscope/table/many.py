@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -196,7 +197,10 @@ def _workers(sources: Sequence[RunSource], jobs: int | None) -> int:
                 size += os.path.getsize(s.given) if isinstance(s.given, str | os.PathLike) else 0
             except OSError:
                 pass
-        jobs = available_cores() if size >= PARALLEL_BYTES else 1
+        # forking a process that runs other threads (a notebook's, a Dask worker's) may
+        # deadlock the children: the default pool is for single-threaded callers
+        alone = threading.active_count() == 1
+        jobs = available_cores() if size >= PARALLEL_BYTES and alone else 1
     return min(jobs, len(sources))
 
 
