@@ -420,12 +420,45 @@ static PyObject *Interner_translate(Interner *self, PyObject *arg) {
     return out;
 }
 
+/* copy(): a new interner holding the same ids under the same codes (a memcpy of the table,
+   the arena and the offsets, where interning every id again would hash each). */
+static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    Interner *out = (Interner *)PyObject_CallNoArgs((PyObject *)Py_TYPE(self));
+    if (!out) return NULL;
+    size_t cap = self->mask + 1;
+    Block slots;
+    if (block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
+    memcpy(slots.p, self->slots, cap * sizeof(Slot));
+    block_free(&out->slot_block);
+    out->slot_block = slots;
+    out->slots = slots.p;
+    out->mask = self->mask;
+    if (self->arena_len) {
+        if (interner_reserve_arena(out, self->arena_len) < 0) goto fail;
+        memcpy(out->arena, self->arena, self->arena_len);
+    }
+    out->arena_len = self->arena_len;
+    int64_t *offsets = realloc(out->offsets, (size_t)(self->ncap + 1) * sizeof(int64_t));
+    if (!offsets) goto nomemory;
+    memcpy(offsets, self->offsets, (size_t)(self->n + 1) * sizeof(int64_t));
+    out->offsets = offsets;
+    out->ncap = self->ncap;
+    out->n = self->n;
+    return (PyObject *)out;
+nomemory:
+    PyErr_NoMemory();
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef Interner_methods[] = {
     {"intern", (PyCFunction)Interner_intern, METH_O, "code of a str, added if new"},
     {"lookup", (PyCFunction)Interner_lookup, METH_O, "code of a str, -1 if absent"},
     {"intern_many", (PyCFunction)Interner_intern_many, METH_O, "int32 codes (bytes), adding new ids"},
     {"lookup_many", (PyCFunction)Interner_lookup_many, METH_O, "int32 codes (bytes), -1 if absent"},
     {"strings", (PyCFunction)Interner_strings, METH_NOARGS, "list of every id, by code"},
+    {"copy", (PyCFunction)Interner_copy, METH_NOARGS, "a new interner with the same ids and codes"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},

@@ -35,7 +35,11 @@ class Vocabulary:
         then added without growing this one: a run read into ``judgments.docs.scoped()``
         joins the judgments on the codes they share, and its other ids go with it (where a
         shared vocabulary would keep every run's documents)."""
-        out = Vocabulary(self.strings, pure=self._native is None)
+        out = Vocabulary(pure=self._native is None)
+        if self._native is not None:
+            out._native = self._native.copy()
+        else:
+            out._index, out._strings = dict(self._index), list(self._strings)
         out._base, out._base_size = self, len(self)
         return out
 
