@@ -165,6 +165,18 @@ ideal_dcg = Measure(
 )
 
 
+def _ideal_width(r: Ranked) -> int:
+    """The width `ideal_gains` gives the ideal ranking (default gains): the most documents
+    of positive grade any query has, at least 1."""
+    positive = r.rel_levels[:, 1:].sum(axis=1) if r.rel_levels.shape[1] > 1 else None
+    return max(int(positive.max(initial=0)), 1) if positive is not None else 1
+
+
+def _ideal_terms(r: Ranked, width: int) -> np.ndarray:
+    ideal = ideal_gains(r, None, width)
+    return _discounted(ideal, np.broadcast_to(_positions(width), ideal.shape))
+
+
 def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
     if cutoff is None or cutoff <= 0:
         raise UsageError("ndcg_cut needs a positive cutoff (e.g. nDCG@10)")
@@ -173,9 +185,13 @@ def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
         ("ndcg_cut_terms",),
         lambda: _discounted(np.where(r.grade > 0, r.grade, 0).astype(np.float64), r.rank),
     )
+    # The ideal's first min(k, most relevant) positions only: its running sum up to k is
+    # the same numbers added in the same order as over the whole ideal ranking (a user of a
+    # recommender log may have thousands of relevant items, and nDCG@10 needs ten).
+    width = min(cutoff, _ideal_width(r))
     ideal_cum = r.cached(
-        ("ndcg_cut_ideal",),
-        lambda: np.cumsum(_dcg_state(r, None)[4], axis=1),
+        ("ndcg_cut_ideal", width),
+        lambda: np.cumsum(_ideal_terms(r, width), axis=1),
     )
     dcg_k = sequential_sum(np.where(r.rank <= cutoff, terms, 0.0))
     idcg_k = ideal_cum[:, min(cutoff, ideal_cum.shape[1]) - 1]
