@@ -106,7 +106,7 @@ def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
 
 
 @dataclass(frozen=True)
-class _Inputs:
+class Inputs:
     """Everything an evaluation reads, users and items interned into shared vocabularies."""
 
     items: Vocabulary
@@ -119,10 +119,12 @@ class _Inputs:
     catalog: np.ndarray | None
 
 
-def _read_inputs(
+def read_inputs(
     test: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
     features: Any, catalog: Any, columns: Mapping[str, str] | None, duplicates: str = "max-score",
-) -> _Inputs:  # fmt: skip
+) -> Inputs:  # fmt: skip
+    """Every input of an evaluation read (see `evaluate` for each), users and items
+    interned into shared vocabularies."""
     users, items = Vocabulary(), Vocabulary()
 
     def log(source: Any) -> Interactions:
@@ -147,7 +149,7 @@ def _read_inputs(
         if not ids:
             raise InputError("catalog is empty")
         catalog_codes = items.intern_many(ids).astype(np.int64)
-    return _Inputs(
+    return Inputs(
         items, test_log, train_log, pop_log, runs, base_run, item_features, catalog_codes
     )
 
@@ -195,7 +197,7 @@ def evaluate_systems(
         raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
     if k < 1:
         raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
-    read = _read_inputs(
+    read = read_inputs(
         test, recommendations, train, popularity, baseline, features, catalog, columns,
         duplicates,
     )  # fmt: skip
@@ -221,7 +223,7 @@ def evaluate_systems(
             train=read.train, popularity_log=read.popularity, baseline=read.baseline,
             features=read.features, catalog=read.catalog,
         )  # fmt: skip
-        _one_sided(ctx)
+        check_one_sided(ctx)
         values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
         _report(ctx, requests, threshold, read.test)
         results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
@@ -284,29 +286,55 @@ def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items:
     )  # fmt: skip
 
 
-def _one_sided(ctx: Context) -> None:
+def check_one_sided(ctx: Context) -> None:
+    """`tell_one_sided` for the users of ``ctx``'s test log and recommendation lists."""
     test_users = np.zeros(len(ctx.qrels.queries), dtype=bool)
     test_users[ctx.test.user] = True
     rec_users = np.zeros(len(ctx.qrels.queries), dtype=bool)
     rec_users[ctx.run.query] = True
-    only_recs = int((rec_users & ~test_users).sum())
-    only_test = int((test_users & ~rec_users).sum())
-    name = ctx.run.name
-    if rec_users.any() and not (rec_users & test_users).any():  # nothing to evaluate
+    examples = None
+    if rec_users.any() and not (rec_users & test_users).any():
         vocabulary = ctx.qrels.queries
-        rec_user = vocabulary.strings[int(np.flatnonzero(rec_users)[0])]
-        test_user = vocabulary.strings[int(np.flatnonzero(test_users)[0])]
+        examples = (
+            vocabulary.strings[int(np.flatnonzero(rec_users)[0])],
+            vocabulary.strings[int(np.flatnonzero(test_users)[0])],
+        )
+    tell_one_sided(
+        ctx.run.name, ctx.run.source, ctx.test.source,
+        only_recs=int((rec_users & ~test_users).sum()),
+        only_test=int((test_users & ~rec_users).sum()),
+        test_users=int(test_users.sum()), overlap=bool((rec_users & test_users).any()),
+        examples=examples,
+    )  # fmt: skip
+
+
+def tell_one_sided(
+    name: str,
+    recs_source: str,
+    test_source: str,
+    *,
+    only_recs: int,
+    only_test: int,
+    test_users: int,
+    overlap: bool,
+    examples: tuple[str, str] | None = None,
+) -> None:
+    """Users on one side only, from their counts: lists sharing no user with the test log
+    are an `InputError` (``examples``: a user of each side, to show), others a warning."""
+    if only_recs and not overlap:  # nothing to evaluate
+        shown = (
+            f" (the lists have {examples[0]!r}, the test log {examples[1]!r})" if examples else ""
+        )
         raise InputError(
-            f"{ctx.run.source}: no user of the recommendation lists is in the test log "
-            f"{ctx.test.source}: every measure would be 0; are the user ids spelled alike "
-            f"(the lists have {rec_user!r}, the test log {test_user!r}), and the files "
-            "given in the order TEST RECS?"
+            f"{recs_source}: no user of the recommendation lists is in the test log "
+            f"{test_source}: every measure would be 0; are the user ids spelled alike{shown}, "
+            "and the files given in the order TEST RECS?"
         )
     if only_recs:
         warn(f"{name}: {only_recs} users with recommendations have no test data; ignored")
     if only_test:
         warn(
-            f"{name}: {only_test} of {int(test_users.sum())} test users have no "
+            f"{name}: {only_test} of {test_users} test users have no "
             "recommendations; they count with an empty list"
         )
 
@@ -321,38 +349,58 @@ def _looks_like_scores(test_log: Interactions) -> bool:
 
 
 def _report(ctx: Context, requests, threshold, test_log) -> None:
-    name = ctx.run.name
-    relevance = [r.label for r in requests if r.measure.relevance]
-    none = int((ctx.num_relevant == 0).sum()) if relevance else 0
-    if none:
-        rule = (
-            f"rating >= {threshold:g}"
-            if test_log.rating is not None and threshold is not None
-            else "any interaction"
-        )
-        what, option = (
-            ("left out of the means", "")
-            if ctx.no_relevant == "exclude"
-            else ("counted as 0", "no_relevant='zero'")
-        )
-        shown = ", ".join(relevance[:4]) + (", ..." if len(relevance) > 4 else "")
-        text = (
-            f"{name}: {none} of {ctx.num_users} test users have no relevant test item "
-            f"({rule}); {what}{{}} of {shown}"
-        )
-        swapped = ""
-        if none == ctx.num_users and _looks_like_scores(test_log):
-            swapped = (
-                "; the test ratings look like recommendation scores: are the arguments "
-                "swapped? The test log comes first, then the recommendations"
-            )
-        warn(
-            text.format(f" ({option})" if option else "") + swapped,
-            cli=text.format(" (--no-relevant zero)" if option else "") + swapped,
-        )
+    relevance = [r for r in requests if r.measure.relevance]
+    if relevance:
+        tell_no_relevant(
+            ctx.run.name, relevance, none=int((ctx.num_relevant == 0).sum()),
+            users=ctx.num_users, no_relevant=ctx.no_relevant,
+            rule=test_log.rating is not None and threshold is not None, threshold=threshold,
+            looks_like_scores=_looks_like_scores(test_log),
+        )  # fmt: skip
     for key, text in ctx.notes.items():
         if isinstance(key, tuple) and key[0] == "note":
-            warn(f"{name}: {text}")
+            warn(f"{ctx.run.name}: {text}")
+
+
+def tell_no_relevant(
+    name: str,
+    requests: Sequence[Any],
+    *,
+    none: int,
+    users: int,
+    no_relevant: str,
+    rule: bool,
+    threshold: float | None,
+    looks_like_scores: bool,
+) -> None:
+    """The warning for ``none`` of ``users`` test users without a relevant test item, for
+    the ``requests`` that count relevant items (``rule``: relevance is ``rating >=
+    threshold``, else any interaction); all of them, and test ratings that look like
+    scores (``looks_like_scores``), suggest the arguments were swapped."""
+    if not none:
+        return
+    relevance = [r.label for r in requests]
+    rule_text = f"rating >= {threshold:g}" if rule and threshold is not None else "any interaction"
+    what, option = (
+        ("left out of the means", "")
+        if no_relevant == "exclude"
+        else ("counted as 0", "no_relevant='zero'")
+    )
+    shown = ", ".join(relevance[:4]) + (", ..." if len(relevance) > 4 else "")
+    text = (
+        f"{name}: {none} of {users} test users have no relevant test item "
+        f"({rule_text}); {what}{{}} of {shown}"
+    )
+    swapped = ""
+    if none == users and looks_like_scores:
+        swapped = (
+            "; the test ratings look like recommendation scores: are the arguments "
+            "swapped? The test log comes first, then the recommendations"
+        )
+    warn(
+        text.format(f" ({option})" if option else "") + swapped,
+        cli=text.format(" (--no-relevant zero)" if option else "") + swapped,
+    )
 
 
 def evaluate(

@@ -36,11 +36,11 @@ from ..read.sources import (
     read_run,
     resolve_runs,
 )
-from ..recsys.api import DEFAULT_TOPN, SystemEvaluation, _one_sided, _read_inputs
+from ..recsys.api import DEFAULT_TOPN, SystemEvaluation, check_one_sided, read_inputs
 from ..recsys.base import Context
 from ..recsys.registry import parse
 from ..table import RunEvaluation, as_requests
-from ..table.formats import _warn_if_nothing_relevant, check_formats, judgment_format
+from ..table.formats import evaluation_options, judgment_format, warn_if_nothing_relevant
 from ..table.zscores import to_zscores
 from .gather import recsys_results, trec_results
 from .kernels import (
@@ -210,18 +210,17 @@ def evaluate_many(
         raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
     if no_common_query not in ("warn", "error"):
         raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
-    if num_docs < 0:
-        raise UsageError(
-            f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
-        )
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
-    check_formats(requests, fmt)
     if diversity is None:
         diversity = reads_subtopics(requests)
-    options = JoinOptions(
-        relevance_level, ties or fmt.ties, max_docs, judged_only, complete,
-        read_doc_lengths(doc_lengths),
+    # the checks and the tie order of the local path (the judgments, read later, warned of
+    # where they are read)
+    options = evaluation_options(
+        None, requests, fmt,
+        JoinOptions(relevance_level, ties, max_docs, judged_only, complete,
+                    read_doc_lengths(doc_lengths)),
+        num_docs,
     )  # fmt: skip
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
     client, owned = connect(scheduler)
@@ -266,7 +265,7 @@ def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, di
     run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query == "error":
         check_common_queries(judgments, run_list)
-    _warn_if_nothing_relevant(judgments, options.relevance_level)
+    warn_if_nothing_relevant(judgments, options.relevance_level)
     ids = judgments.queries.strings  # the runs share the judgments' vocabulary
     n = _num_partitions(client, partitions, len(ids))
     part = _part_of(judgments.queries, _chunks(list(ids), n))
@@ -332,7 +331,7 @@ def _trec_in_place(
     shared = None
     if judged_files is None:
         whole = read_qrels(qrels, diversity=diversity)
-        _warn_if_nothing_relevant(whole, options.relevance_level)
+        warn_if_nothing_relevant(whole, options.relevance_level)
         spec = dataclasses.replace(spec, qrels_source=whole.source)
         shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
     tasks = [
@@ -430,7 +429,7 @@ def recsys_evaluate_systems(
 
 def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, columns,
                   duplicates) -> list[SystemEvaluation]:  # fmt: skip
-    read = _read_inputs(test, recommendations, None, None, None, None, None, columns, duplicates)
+    read = read_inputs(test, recommendations, None, None, None, None, None, columns, duplicates)
     log = read.test
     if spec.relevance == "graded" and (log.rating is None or spec.threshold is None):
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
@@ -439,7 +438,7 @@ def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, c
     for run in read.runs:  # the local path's warnings (and error), from the whole inputs
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            _one_sided(Context(qrels=qrels, test=log, run=run))
+            check_one_sided(Context(qrels=qrels, test=log, run=run))
         told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
     users = log.user_ids
     n = _num_partitions(client, partitions, len(users))

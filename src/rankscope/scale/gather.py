@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, warn
 from ..judge import JoinReport
-from ..recsys.api import SystemEvaluation, _report
+from ..recsys.api import SystemEvaluation, tell_no_relevant, tell_one_sided
 from ..recsys.base import Values, user_mean
 from ..table.evaluation import RunEvaluation, summarise
 from .kernels import RecsysSpec, TrecSpec, metadata, pyarrow
@@ -151,7 +150,12 @@ def recsys_results(
     results = []
     for i, name in enumerate(spec.run_names):
         if told is None:
-            _one_sided(metas, i, name, spec, test_users)
+            tell_one_sided(
+                name, spec.run_sources[i], spec.test_source,
+                only_recs=sum(m["only_recs"][i] for m in metas),
+                only_test=sum(m["only_test"][i] for m in metas),
+                test_users=test_users, overlap=any(m["overlap"][i] for m in metas),
+            )  # fmt: skip
         else:
             for text in told[i]:
                 warn(text)
@@ -161,36 +165,12 @@ def recsys_results(
         ]
         relevance = [r for r in requests if getattr(r.measure, "relevance", False)]
         if relevance:
-            none = sum(m["no_relevant"][i] for m in metas)
-            num_users = sum(m["num_users"][i] for m in metas)
-            has_rating = any(m["has_rating"] for m in metas)
-            ctx = SimpleNamespace(
-                run=SimpleNamespace(name=name), no_relevant=spec.no_relevant, notes={},
-                num_relevant=np.array([0] * none + [1] * (num_users - none)),
-                num_users=num_users,
+            tell_no_relevant(
+                name, relevance, none=sum(m["no_relevant"][i] for m in metas),
+                users=sum(m["num_users"][i] for m in metas), no_relevant=spec.no_relevant,
+                rule=any(m["has_rating"] for m in metas), threshold=spec.threshold,
+                looks_like_scores=any(m["looks_like_scores"] for m in metas),
             )  # fmt: skip
-            looks = any(m["looks_like_scores"] for m in metas)
-            rating = np.array([0.5 if looks else 1.0]) if has_rating else None
-            log = SimpleNamespace(rating=rating)  # as much of the test log as _report reads
-            _report(cast(Any, ctx), requests, spec.threshold, log)
         results.append(SystemEvaluation(name, [users[r] for r in rows], list(requests), values))
     _tell(metas)
     return results
-
-
-def _one_sided(metas: Sequence[dict], i: int, name: str, spec: RecsysSpec, test_users: int) -> None:
-    only_recs = sum(m["only_recs"][i] for m in metas)
-    only_test = sum(m["only_test"][i] for m in metas)
-    if only_recs and not any(m["overlap"][i] for m in metas):
-        raise InputError(
-            f"{spec.run_sources[i]}: no user of the recommendation lists is in the test log "
-            f"{spec.test_source}: every measure would be 0; are the user ids spelled alike, and "
-            "the files given in the order TEST RECS?"
-        )
-    if only_recs:
-        warn(f"{name}: {only_recs} users with recommendations have no test data; ignored")
-    if only_test:
-        warn(
-            f"{name}: {only_test} of {test_users} test users have no "
-            "recommendations; they count with an empty list"
-        )

@@ -38,7 +38,7 @@ from ..measures import Request
 from ..model import Interactions, Qrels, Run, Vocabulary
 from ..recsys.base import Context, Values
 from ..table.evaluation import evaluate_run
-from ..table.formats import _with_preferences
+from ..table.formats import with_preferences
 
 META = b"rankscope"
 KEYS = ("query", "doc")
@@ -230,7 +230,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
 
     Each run is evaluated by `rankscope.table.evaluation.evaluate_run`, the local path's
     function, with the options of ``spec``; the preference measures by the local path's
-    `_with_preferences`."""
+    `with_preferences`."""
     pa = pyarrow()
     queries, docs = Vocabulary(), Vocabulary()
     subtopic = None
@@ -270,7 +270,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
                 for run, report in zip(run_list, reports, strict=True)
             ]  # fmt: skip
             if wanted:
-                results = _with_preferences(results, wanted, qrels, run_list, spec.options)
+                results = with_preferences(results, wanted, qrels, run_list, spec.options)
         told = {
             line
             for run, report in zip(run_list, reports, strict=True)

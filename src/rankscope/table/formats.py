@@ -65,11 +65,11 @@ def _evaluate_qrels(
     results = [evaluate_run(qrels, run, per_run, options, num_docs=num_docs) for run in runs]
     wanted = [r for r in requests if r.measure.family == "preference"]
     if wanted:
-        results = _with_preferences(results, wanted, qrels, runs, options)
+        results = with_preferences(results, wanted, qrels, runs, options)
     return results
 
 
-def _with_preferences(
+def with_preferences(
     results: list[RunEvaluation],
     wanted: Sequence[Request],
     qrels: Qrels,
@@ -170,7 +170,7 @@ def check_formats(requests: Sequence[Request], fmt: JudgmentFormat) -> None:
             )
 
 
-def _warn_if_nothing_relevant(qrels: Qrels, level: int) -> None:
+def warn_if_nothing_relevant(qrels: Qrels, level: int) -> None:
     """Judgments none of whose grades reaches the relevance level (``-l 3`` with grades 0-2,
     or every grade 0): every measure counting relevant documents is 0, a run's quality
     unseen."""
@@ -200,7 +200,7 @@ def evaluation_options(
             f"num_docs must be >= 0 (got {num_docs})", cli=f"-N must be >= 0 (got {num_docs})"
         )
     if isinstance(judgments, Qrels):
-        _warn_if_nothing_relevant(judgments, options.relevance_level)
+        warn_if_nothing_relevant(judgments, options.relevance_level)
     if options.ties is None:
         options = dataclasses.replace(options, ties=fmt.ties)
     return options
