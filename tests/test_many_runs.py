@@ -18,9 +18,11 @@ import pytest
 
 from rankscope import InputError, RankscopeWarning, UsageError
 from rankscope.api import evaluate_many
+from rankscope.judge import JoinOptions
 from rankscope.model import Vocabulary, native
 from rankscope.read.sources import read_qrels, read_run, resolve_runs
 from rankscope.report.evaluation import format_evaluations
+from rankscope.table.evaluation import as_requests
 from rankscope.table.formats import evaluate_runs, judgment_format
 
 from .conftest import run_cli
@@ -241,16 +243,25 @@ def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, 
 
     qrels, runs = track(tmp_path, runs=3)
     sources = run_sources(str(runs))
+    judgments = read_qrels(str(qrels))
+    task = many._Task(
+        judgments, sources, as_requests(MEASURES), judgment_format("qrels"), JoinOptions(), 0,
+        None, "error", "score", False,
+    )  # fmt: skip
+
+    def workers(jobs):
+        return many._plan(task, jobs, None)[1]
+
     threads = [1]  # what threading.active_count() says (other tests may leave threads)
     monkeypatch.setattr(many.threading, "active_count", lambda: threads[0])
-    assert many._workers(sources, None) == 1  # small files: this process
-    assert many._workers(sources, 2) == 2 and many._workers(sources, 8) == 3
+    assert workers(None) == 1  # small files: this process
+    assert workers(2) == 2 and workers(8) == 3
     monkeypatch.setattr(many, "PARALLEL_BYTES", 0)
     cores = min(many.available_cores(), 3)
-    assert many._workers(sources, None) == cores
+    assert workers(None) == cores
     expected = format_evaluations(at_once(qrels, runs), None, per_query=True)
     got = evaluate_many(str(qrels), str(runs), MEASURES)
     assert format_evaluations(got, None, per_query=True) == expected
     threads[0] = 2
-    assert many._workers(sources, None) == 1  # another thread runs: no fork by default
-    assert many._workers(sources, 2) == 2  # unless asked for
+    assert workers(None) == 1  # another thread runs: no fork by default
+    assert workers(2) == 2  # unless asked for

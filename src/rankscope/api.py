@@ -62,6 +62,7 @@ class EvaluateOptions(TypedDict, total=False):
     no_common_query: str
     names: str
     jobs: int | None
+    block_bytes: int | None
     backend: str
     scheduler: Any
 
@@ -101,15 +102,18 @@ def evaluate_many(
     no_common_query: str = "warn",
     names: str = "tag",
     jobs: int | None = None,
+    block_bytes: int | None = None,
     backend: str = "local",
     scheduler: Any = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run; one `RunEvaluation` per run, in input order.
 
     The judgments are read once and the runs one at a time (`rankscope.table.many`), so
-    memory does not grow with their number; ``jobs`` worker processes share them (default:
-    every core when the run files are large enough to pay for it), the results identical
-    for every ``jobs``.  Preference measures, which compare the runs, read them all at once.
+    memory does not grow with their number; a large TREC run file is read in blocks of
+    whole queries, so that memory is bounded whatever its size; ``jobs`` worker processes
+    share runs and blocks (default: every core when the run files are large enough to pay
+    for it), the results identical for every ``jobs``.  Preference measures, which compare
+    the runs, read them all at once.
 
     Parameters
     ----------
@@ -146,6 +150,11 @@ def evaluate_many(
         ``tag`` (default): a run file is named by its tag column; ``file``: by its file name
         (as on the command line), two files of one name being an error.  ``runid`` prints
         the tag either way.
+    jobs, block_bytes:
+        Worker processes (default: see above), and the length of a block of a run file
+        (default 64 MB, or less to give every core several blocks).  A run read in blocks
+        must list each query's lines together if it is longer than 2 GB (else it is read
+        whole): see docs/scale.md.
     backend, scheduler:
         ``local`` (default) or ``dask``: the queries split over a Dask cluster, the numbers
         identical; ``scheduler`` an address, a cluster or a client (default: the current
@@ -153,6 +162,8 @@ def evaluate_many(
         `rankscope.scale.Partitioned` Parquet datasets.  See docs/dask.md.
     """
     if backend != "local" or scheduler is not None:
+        if jobs is not None or block_bytes is not None:
+            raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
         from .scale import evaluate_many as distributed
 
         return distributed(
@@ -182,6 +193,7 @@ def evaluate_many(
             judgments, run_sources(runs, getattr(judgments, "source", None), names), requests,
             fmt, options, num_docs=num_docs, zscores=table, duplicates=duplicates, order=order,
             names=names, check_common=no_common_query == "error", jobs=jobs,
+            block_bytes=block_bytes,
         )  # fmt: skip
     run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query == "error":

@@ -85,6 +85,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.run_names(p)
     options.jobs(p)
+    options.block_mb(p)
     options.duplicates(
         p, "a document listed twice for a query: error (default), keep first, keep max score"
     )
@@ -139,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         no_common_query="error",
         names=args.names,
         jobs=args.jobs,
+        block_bytes=None if args.block_mb is None else args.block_mb << 20,
         scheduler=args.scheduler,
     )
     sys.stdout.write(

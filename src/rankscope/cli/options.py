@@ -213,8 +213,20 @@ def jobs(p: Parser) -> None:
         type=whole(1, 1024),
         default=None,
         metavar="N",
-        help="worker processes sharing the runs (default: every core when the run files "
-        "reach 32 MB, else one); the output is the same for every N",
+        help="worker processes sharing the runs and the blocks of large ones (default: every "
+        "core when the run files reach 32 MB, else one); the output is the same for every N",
+    )
+
+
+def block_mb(p: Parser) -> None:
+    p.add_argument(
+        "--block-mb",
+        type=whole(1, 1 << 20),
+        default=None,
+        metavar="MB",
+        help="read a TREC run file longer than this in blocks of whole queries, evaluated one "
+        "at a time, so that memory is bounded by the block (default 64, less to give every "
+        "core several blocks); the output is the same for every size",
     )
 
 

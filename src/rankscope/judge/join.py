@@ -111,7 +111,7 @@ class _Ranking:
         if self.order is None:
             self.lengths = np.minimum(self.lengths, depth)
             return
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        starts = np.cumsum(counts) - counts  # (no query: nothing to keep)
         rank0 = np.arange(len(self.order)) - np.repeat(starts, counts)
         self.order = self.order[rank0 < depth]
 

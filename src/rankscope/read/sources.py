@@ -213,19 +213,30 @@ def check_common_queries(judgments: Any, runs: list[Run]) -> None:
     """Raise `InputError` for a run that ranks queries, none of them judged: nothing can be
     compared (usually the wrong file), where the evaluation would print a table of zeros.
     ``judgments``: `Qrels` or any judgments with ``queries`` and ``query`` codes."""
-    judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
-    if not judged:
-        return
     for run in runs:
-        ranked = sorted(run.queries.strings_of(np.unique(run.query)))
-        if ranked and judged.isdisjoint(ranked):
-            shown = sorted(judged)
-            raise InputError(
-                f"run '{run.name}' ({run.source}) and the judgments "
-                f"({getattr(judgments, 'source', 'given')}) have no query in common: nothing "
-                f"to compare (the run ranks {_few(ranked)}; the judgments are for "
-                f"{_few(shown)}); are these the right files?"
-            )
+        ranked = run.queries.strings_of(np.unique(run.query))
+        error = no_common_query(judgments, run.name, run.source, ranked)
+        if error is not None:
+            raise error
+
+
+def no_common_query(
+    judgments: Any, name: str, source: str, ranked: Sequence[str]
+) -> InputError | None:
+    """`check_common_queries`'s error for the run ``name`` read from ``source``, which ranks
+    the queries ``ranked``; None when it shares a query with the judgments (or either side
+    has none)."""
+    judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
+    ranked = sorted(ranked)
+    if not judged or not ranked or not judged.isdisjoint(ranked):
+        return None
+    shown = sorted(judged)
+    return InputError(
+        f"run '{name}' ({source}) and the judgments "
+        f"({getattr(judgments, 'source', 'given')}) have no query in common: nothing "
+        f"to compare (the run ranks {_few(ranked)}; the judgments are for "
+        f"{_few(shown)}); are these the right files?"
+    )
 
 
 def _few(ids: list[str], n: int = 3) -> str:

@@ -228,11 +228,11 @@ def _grown(buf: bytearray, view: memoryview) -> memoryview:
     return memoryview(buf)
 
 
-def _fed(parser, data, final: bool, source: str, is_run: bool) -> int:
+def _fed(parser, data, final: bool, source: str, is_run: bool, first_line: int = 1) -> int:
     used = parser.feed(data, final)
     if isinstance(used, tuple):
         kind = used[2].replace("fields", "fields6" if is_run else "fields4")
-        raise _error(source, used[1], kind, used[3])
+        raise _error(source, used[1] + first_line - 1, kind, used[3])
     return used
 
 
@@ -246,15 +246,31 @@ def _columns(parser, is_run: bool):
     return q, d, value, line
 
 
-def _native_parse(data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool):
-    """Columns from the compiled parser, for input already in memory."""
+def _native_parse(
+    data,
+    source: str,
+    queries: Vocabulary,
+    docs: Vocabulary,
+    is_run: bool,
+    first_line: int = 1,
+    at_start: bool = True,
+    lines: int = 0,
+):
+    """Columns from the compiled parser, for input already in memory: a whole file, or
+    lines of one (``at_start``: from its start, which `text_start` checks), numbered from
+    ``first_line``; ``lines``, when known, sizes the columns and the id table at once."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
-    start = text_start(data, source)
+    if lines:
+        parser.reserve(lines + 1, lines + 1)
+    start = text_start(data, source) if at_start else 0
     with memoryview(data) as view:
-        _fed(parser, view[start:], True, source, is_run)
-    return _columns(parser, is_run)
+        _fed(parser, view[start:], True, source, is_run, first_line)
+    columns = _columns(parser, is_run)
+    if first_line != 1:
+        columns = (*columns[:3], columns[3] + np.int32(first_line - 1), *columns[4:])
+    return columns
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
@@ -339,6 +355,32 @@ def parse_run_lines(
         raise InputError(f"{source}: no ranked documents found")
     return Run(
         name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
+        tag=tag or None,
+    )  # fmt: skip
+
+
+def read_run_block(
+    data: bytes,
+    source: str,
+    queries: Vocabulary,
+    docs: Vocabulary,
+    first_line: int = 1,
+    at_start: bool = True,
+    lines: int = 0,
+) -> Run | None:
+    """The rows of a block of whole lines of the run file ``source`` (see
+    `rankscope.read.blocks`), numbered from ``first_line`` (``at_start``: the block starts
+    the file); None when the block holds no ranked document (only comments or blank lines).
+    Documents repeated within a query are kept (`resolve_duplicates` is the caller's).
+    ``lines``: the newlines in ``data``, if counted.  Needs the compiled reader."""
+    assert _native_for(queries, docs) is not None
+    q, d, s, line, tag = _native_parse(
+        data, source, queries, docs, True, first_line, at_start, lines
+    )
+    if len(q) == 0:
+        return None
+    return Run(
+        tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
         tag=tag or None,
     )  # fmt: skip
 

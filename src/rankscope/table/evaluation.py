@@ -136,18 +136,31 @@ def summarise(
     raise UsageError(f"unknown aggregate {how!r}")
 
 
-def _warn_if_nothing_judged(judged: Judged, qrels: Qrels, run: Run) -> None:
+def nothing_judged(judged: Judged, run: Run) -> tuple[int, int, tuple[str, str] | None]:
+    """What `warn_if_nothing_judged` reads of ``judged``: the documents retrieved on the
+    evaluated queries, how many of them the judgments mention, and the first query and
+    document ranked (None when nothing is)."""
+    first = None
+    if len(judged.doc) and judged.num_queries:
+        at = int(np.searchsorted(judged.offsets, 0, side="right")) - 1
+        first = (judged.query_ids[at], run.docs.strings_of(judged.doc[:1])[0])
+    return int(judged.num_ret.sum()), len(judged.judged_positions), first
+
+
+def warn_if_nothing_judged(
+    name: str, retrieved: int, judged: int, first: tuple[str, str] | None, qrels: Qrels
+) -> None:
     """A run none of whose retrieved documents the judgments mention scores 0 everywhere:
-    usually document ids spelled otherwise (case, a prefix), the commonest silent mistake."""
-    retrieved = int(judged.num_ret.sum())
-    if retrieved == 0 or len(judged.judged_positions) or judged.num_queries == 0:
+    usually document ids spelled otherwise (case, a prefix), the commonest silent mistake.
+    ``retrieved``, ``judged``, ``first``: as `nothing_judged` gives them (summed over the
+    blocks of a run read block by block, ``first`` the earliest in output order)."""
+    if retrieved == 0 or judged or first is None:
         return
-    sample = run.docs.strings_of(judged.doc[:1])[0]
     judged_sample = qrels.docs.strings_of(qrels.doc[:1])[0]
     warn(
-        f"run '{run.name}': none of its {retrieved} retrieved documents on the judged queries "
+        f"run '{name}': none of its {retrieved} retrieved documents on the judged queries "
         f"is in the judgments, so every measure is 0; are the document ids spelled as in "
-        f"{qrels.source} (the run has {sample!r}, the judgments {judged_sample!r})?"
+        f"{qrels.source} (the run has {first[1]!r}, the judgments {judged_sample!r})?"
     )
 
 
@@ -166,17 +179,33 @@ def evaluate_run(
     condensed rankings, without their unjudged documents; the others on the rankings as
     given (or condensed for all, with ``judged_only=True``, trec_eval's ``-J``).
     """
-    requests = as_requests(measures)
     options = JoinOptions() if options is None else options
     report = JoinReport() if report is None else report
+    result, judged = judge_and_evaluate(
+        qrels, run, as_requests(measures), options, num_docs=num_docs, report=report
+    )
+    for line in report.summary(run.name, options.complete):
+        warn(line)
+    warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
+    return result
+
+
+def judge_and_evaluate(
+    qrels: Qrels,
+    run: Run,
+    requests: Sequence[Request],
+    options: JoinOptions,
+    *,
+    num_docs: int = 0,
+    report: JoinReport | None = None,
+) -> tuple[RunEvaluation, Judged]:
+    """`evaluate_run` without its warnings: the evaluation, and the rankings as judged for
+    the requests that are not ``judged_only`` (what the warnings are told from)."""
     complete, judged_only = options.complete, options.judged_only
     judged = options.judge(qrels, run, report)
-    for line in report.summary(run.name, complete):
-        warn(line)
-    _warn_if_nothing_judged(judged, qrels, run)
     plain = [r for r in requests if not r.judged_only or judged_only]
     if len(plain) == len(requests):
-        return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete)
+        return evaluate_judged(judged, requests, num_docs=num_docs, complete=complete), judged
     condensed = [r for r in requests if r.judged_only and not judged_only]
     first = evaluate_judged(judged, plain, num_docs=num_docs, complete=complete)
     second = evaluate_judged(
@@ -187,5 +216,6 @@ def evaluate_run(
              for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
     return RunEvaluation(
         first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
-        [found[id(r)][1] for r in requests], first.missing, runid=first.runid,
-    )  # fmt: skip
+        [found[id(r)][1] for r in requests], first.missing, first.complete_num_rel,
+        runid=first.runid,
+    ), judged  # fmt: skip

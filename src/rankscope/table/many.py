@@ -1,12 +1,20 @@
-"""Many runs against one set of judgments: read, judge and evaluate one run at a time, on
-every core, keeping only each run's per-query values.
+"""Many runs against one set of judgments: read, judge and evaluate one run, or one block
+of a run, at a time, on every core, keeping only per-query values.
 
 The judgments are read once.  Each run is then read into vocabularies *scoped* to it (the
 judgments' ids under their codes, plus the run's own, dropped with the run), evaluated, and
 forgotten: peak memory is that of the judgments and the largest run, whatever the number of
-runs.  With ``jobs`` > 1 the runs are shared among worker processes (forked, so that the
+runs.  A large TREC run file is read in blocks of whole queries instead
+(`rankscope.read.blocks`, `rankscope.table.blocks`): memory is then bounded by the block,
+whatever the size of the run, and the blocks of one run are shared among cores.  With
+``jobs`` > 1 runs and blocks are shared among worker processes (forked, so that the
 judgments are not copied or pickled); the results, their warnings and the first error come
 back in the order of the runs, so the output is the same for every number of jobs.
+
+Evaluating in blocks needs each query's lines together, as TREC runs list them.  A run
+that has a query in two blocks is read whole instead if it is at most `WHOLE_RUN_BYTES`
+long; a longer one is an error that says how to sort it.  The results are those of reading
+every run whole, value for value, warning for warning and error for error.
 
 Measures that compare runs with each other (preference win rates) need every run at once:
 `evaluate_many_runs` is not for them (see `streams`).
@@ -20,13 +28,20 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ..errors import RankscopeError, RankscopeWarning, UsageError
+import numpy as np
+
+from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions
 from ..measures import Request
-from ..model import Qrels, ZScores
-from ..read.sources import RunSource, check_common_queries, run_names
+from ..model import Qrels, Run, ZScores, native
+from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
+from ..read.duplicates import resolve_duplicates
+from ..read.sources import RunSource, check_common_queries, no_common_query, run_names
+from ..read.trec import read_run_block
+from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
 from .zscores import to_zscores
@@ -34,6 +49,13 @@ from .zscores import to_zscores
 # Below this many bytes of run files, a pool costs more than it saves: ``jobs=None`` runs
 # them in this process (an explicit ``jobs`` is always obeyed).
 PARALLEL_BYTES = 32 << 20
+
+# Blocks are no smaller than this when a run is cut only to share it among cores.
+MIN_BLOCK_BYTES = 8 << 20
+
+# A run read in blocks that turns out not to list each query's lines together is read
+# whole instead when it is no longer than this; a longer one is an error.
+WHOLE_RUN_BYTES = 2 << 30
 
 
 def streams(requests: Sequence[Request]) -> bool:
@@ -70,10 +92,23 @@ class _Task:
     duplicates: str
     order: str
     check_common: bool
+    block_bytes: int = BLOCK_BYTES
+    blocked: frozenset[int] = frozenset()  # the runs read in blocks
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """What one worker does at a time: a whole run, or one block of a run."""
+
+    run: int
+    block: RunBlock | None = None
 
 
 @dataclass
 class _Outcome:
+    """A run read whole (or a run's blocks put together)."""
+
+    run: int
     result: RunEvaluation | None
     name: str
     source: str
@@ -81,12 +116,40 @@ class _Outcome:
     error: RankscopeError | None
 
 
+@dataclass
+class _BlockOutcome:
+    """One block of a run: its result, or which stage of it failed (its error is worked
+    out again where the line numbers are known: see `_Assembly`)."""
+
+    run: int
+    block: RunBlock  # without its bytes
+    lines: int  # newlines in the block
+    ranked: list[str]  # the queries it ranks (None: unread)
+    result: BlockResult | None
+    warnings: list[Warning]
+    failed: str | None  # "read" (the text), "later" (duplicates, evaluation) or None
+
+
 _TASK: _Task | None = None  # what forked workers evaluate (set before the pool forks)
 
 
+def _portable(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluation:
+    """``result`` with its requests (whose measures hold functions) as their positions in
+    ``requests``, to cross between processes."""
+    position = {id(r): i for i, r in enumerate(requests)}
+    kept = [position[id(r)] for r in result.requests]
+    return dataclasses.replace(result, requests=kept)  # type: ignore[arg-type]
+
+
+def _evaluate_piece(piece: _Piece) -> _Outcome | _BlockOutcome:
+    if piece.block is None:
+        return _evaluate_one(piece.run)
+    return _evaluate_block(piece.run, piece.block)
+
+
 def _evaluate_one(index: int) -> _Outcome:
-    """Read, judge and evaluate run ``index`` of the task; its warnings and a user error are
-    kept, to be told by the caller in the runs' order."""
+    """Read, judge and evaluate run ``index`` of the task whole; its warnings and a user
+    error are kept, to be told by the caller in the runs' order."""
     task = _TASK
     assert task is not None
     source = task.sources[index]
@@ -108,15 +171,160 @@ def _evaluate_one(index: int) -> _Outcome:
             )
             if task.zscores is not None:
                 result = to_zscores(result, task.zscores)
-            # the requests (whose measures hold functions) go back as their positions
-            position = {id(r): i for i, r in enumerate(task.requests)}
-            kept = [position[id(r)] for r in result.requests]
-            result = dataclasses.replace(result, requests=kept)  # type: ignore[arg-type]
+            result = _portable(result, task.requests)
             error = None
         except RankscopeError as e:
             result, error = None, e
-    told = [w.message for w in caught if isinstance(w.message, Warning)]
-    return _Outcome(result, name, where, told, error)
+    return _Outcome(index, result, name, where, _told(caught), error)
+
+
+def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
+    return [w.message for w in caught if isinstance(w.message, Warning)]
+
+
+def _read_block(
+    task: _Task, block: RunBlock, data: bytes, first_line: int, lines: int = 0
+) -> Run | None:
+    judgments = task.judgments
+    return read_run_block(
+        data, block.source, judgments.queries.scoped(), judgments.docs.scoped(), first_line,
+        at_start=block.start == 0, lines=lines,
+    )  # fmt: skip
+
+
+def _judge_block(task: _Task, run: Run) -> BlockResult:
+    run = resolve_duplicates(run, task.duplicates)
+    return evaluate_block(task.judgments, run, task.requests, task.options, task.num_docs)
+
+
+def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
+    """Read, judge and evaluate one block of run ``index``, its lines numbered as if it
+    started the file (the true numbers are known only to the caller)."""
+    task = _TASK
+    assert task is not None
+    ranked: list[str] = []
+    result, failed, lines = None, None, 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            data = block.text()
+        except OSError:
+            failed = "read"
+        else:
+            lines = data.count(b"\n")
+            try:
+                run = _read_block(task, block, data, 1, lines)
+            except RankscopeError:
+                failed = "read"
+            else:
+                del data
+                if run is not None:
+                    ranked = run.queries.strings_of(np.unique(run.query))
+                    try:
+                        result = _judge_block(task, run)
+                    except RankscopeError:
+                        failed = "later"
+    bare = dataclasses.replace(block, data=None)
+    return _BlockOutcome(index, bare, lines, ranked, result, _told(caught), failed)
+
+
+class _Assembly:
+    """The blocks of one run as they come back, in file order, into its `_Outcome`: the
+    first block whose text is bad gives the error (as reading the whole file stops at its
+    first bad line), else the first block failing later (a document repeated within a
+    query); the failing block is read again here with its true line numbers, for the
+    message reading the whole file gives."""
+
+    def __init__(self, task: _Task, index: int) -> None:
+        self.task, self.index = task, index
+        self.parts: list[BlockResult] = []
+        self.home: dict[str, int] = {}  # query -> the block that ranks it
+        self.spans: list[tuple[int, int]] = []  # per block: its first and last line
+        self.next_line = 1
+        self.later: tuple[RunBlock, int] | None = None
+        self.warnings: list[Warning] = []
+        self.ranked: list[str] = []
+
+    def add(self, item: _BlockOutcome) -> _Outcome | None:
+        """The run's outcome once ``item`` decides it, else None."""
+        block, first = item.block, self.next_line
+        self.spans.append((first, first + max(item.lines - 1, 0)))
+        self.next_line += item.lines
+        if item.failed == "read":
+            return self._failed(block, first)
+        for q in item.ranked:
+            if q in self.home:
+                return self._unsorted(q, self.home[q], block.index)
+            self.home[q] = block.index
+        self.warnings += item.warnings
+        if item.failed == "later" and self.later is None:
+            self.later = (block, first)
+        if item.result is not None:
+            self.parts.append(item.result)
+        return self._finished(block) if block.last else None
+
+    def _finished(self, block: RunBlock) -> _Outcome:
+        task = self.task
+        given = task.sources[self.index]
+        name = given.name or next((p.tag for p in reversed(self.parts) if p.tag), None)
+        name = name or Path(block.source).name
+        if self.later is not None:
+            return self._failed(*self.later)
+        if not any(p.rows for p in self.parts):
+            return self._error(InputError(f"{block.source}: no ranked documents found"), name)
+        if task.check_common:
+            error = no_common_query(task.judgments, name, block.source, list(self.home))
+            if error is not None:
+                return self._error(error, name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = merge_blocks(
+                task.judgments, self.parts, task.requests, task.options, source=block.source,
+                name=given.name, num_docs=task.num_docs,
+            )  # fmt: skip
+        if task.zscores is not None:
+            result = to_zscores(result, task.zscores)
+        told = self.warnings + _told(caught)
+        return _Outcome(self.index, _portable(result, task.requests), name, block.source, told,
+                        None)  # fmt: skip
+
+    def _error(self, error: RankscopeError, name: str = "") -> _Outcome:
+        return _Outcome(self.index, None, name, "", [], error)
+
+    def _failed(self, block: RunBlock, first_line: int) -> _Outcome:
+        """The error of ``block`` (which failed in a worker), its lines numbered from
+        ``first_line``."""
+        task = self.task
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                data = block.text()
+                run = _read_block(task, block, data, first_line)
+                if run is not None:
+                    _judge_block(task, run)
+            except OSError as e:
+                return self._error(InputError(f"{block.source}: cannot be read ({e.strerror})"))
+            except RankscopeError as e:
+                return self._error(e)
+        raise RuntimeError(f"{block.source}: block {block.index} failed once only")
+
+    def _unsorted(self, query: str, before: int, now: int) -> _Outcome:
+        """A query in two blocks: the run is read whole, or is too long for that."""
+        source = self.task.sources[self.index]
+        size = text_size(source.given)
+        if size <= WHOLE_RUN_BYTES:
+            return _evaluate_one(self.index)
+        (a, b), (c, _) = self.spans[before], self.spans[now]
+        path = self.task.sources[self.index].given
+        return self._error(
+            InputError(
+                f"{path}: query '{query}' has lines in two places (among lines {a}-{b}, and "
+                f"again from line {c}): a run file this long ({size / 2**30:.1f} GiB) is "
+                f"evaluated query by query, and must list each query's lines together. "
+                f"Sort it by query first (GNU sort sorts files larger than memory): "
+                f"LC_ALL=C sort -s -k1,1 -S 1G {path} > sorted.txt"
+            )
+        )
 
 
 def evaluate_many_runs(
@@ -133,14 +341,19 @@ def evaluate_many_runs(
     names: str = "tag",
     check_common: bool = False,
     jobs: int | None = None,
+    block_bytes: int | None = None,
 ) -> list[RunEvaluation]:
-    """Evaluate the runs of ``sources`` one at a time (see the module), as `evaluate_runs`
-    would evaluate them all at once; ``jobs``: worker processes (None: every core when the
-    runs are big enough to pay for them, else this process alone).  Runs are named as
-    `resolve_runs` names them; ``check_common``: a run sharing no query with the judgments
-    is an error (`check_common_queries`)."""
+    """Evaluate the runs of ``sources`` one at a time, large ones block by block (see the
+    module), as `evaluate_runs` would evaluate them all at once; ``jobs``: worker processes
+    (None: every core when the runs are big enough to pay for them, else this process
+    alone).  ``block_bytes``: the length of a block (default: `BLOCK_BYTES`, or less to
+    give every core several blocks); TREC run files longer than that are read in blocks.
+    Runs are named as `resolve_runs` names them; ``check_common``: a run sharing no query
+    with the judgments is an error (`check_common_queries`)."""
     global _TASK
     check_jobs(jobs)
+    if block_bytes is not None and (isinstance(block_bytes, bool) or block_bytes < 1):
+        raise UsageError(f"block_bytes must be a whole number >= 1 (got {block_bytes!r})")
     if not streams(requests):
         raise UsageError("preference measures compare the runs: evaluate them all at once")
     options = evaluation_options(judgments, requests, fmt, options, num_docs)
@@ -148,14 +361,27 @@ def evaluate_many_runs(
         judgments, sources, requests, fmt, options, num_docs, zscores, duplicates, order,
         check_common,
     )  # fmt: skip
-    workers = _workers(sources, jobs)
+    task, workers = _plan(task, jobs, block_bytes)
     outcomes: list[_Outcome] = []
+    assemblies: dict[int, _Assembly] = {}  # runs read in blocks, being put together
+    decided: set[int] = set()  # ... and those whose outcome is known
     _TASK = task
     try:
-        for outcome in _outcomes(len(sources), workers):
-            if outcome.error is not None:
-                raise outcome.error
-            outcomes.append(outcome)
+        for item in _outcomes(_pieces(task), workers):
+            if isinstance(item, _BlockOutcome):
+                if item.run in decided:
+                    continue  # (a bad block, or an unsorted run read whole)
+                if item.run not in assemblies:
+                    assemblies[item.run] = _Assembly(task, item.run)
+                done = assemblies[item.run].add(item)
+                if done is None:
+                    continue
+                decided.add(item.run)
+                del assemblies[item.run]
+                item = done
+            if item.error is not None:
+                raise item.error
+            outcomes.append(item)
     finally:
         _TASK = None
     # Named as resolve_runs names runs read all at once, then each run's warnings told
@@ -183,34 +409,78 @@ def _renamed(message: Warning, old: str, new: str) -> Warning:
     )
 
 
-def _workers(sources: Sequence[RunSource], jobs: int | None) -> int:
-    if len(sources) < 2 or jobs == 1:
+def _blockable(task: _Task, source: RunSource) -> bool:
+    """Whether ``source`` can be read in blocks: a TREC run file ranked by score (the
+    compiled reader's), judged by qrels."""
+    given = source.given
+    return (
+        native() is not None
+        and isinstance(task.judgments, Qrels)
+        and task.fmt.name == "qrels"
+        and task.order == "score"
+        and isinstance(given, str | os.PathLike)
+        and not str(given).endswith((".parquet", ".pq"))
+        and os.path.isfile(given)
+    )
+
+
+def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task, int]:
+    """The runs read in blocks, the length of a block, and the worker processes."""
+    sizes = []
+    for s in task.sources:
+        try:
+            sizes.append(text_size(s.given) if _blockable(task, s) else _size(s))
+        except OSError:
+            sizes.append(0)
+    workers = _workers(sum(sizes), jobs)
+    if block_bytes is None:
+        share = sum(sizes) // (4 * workers)  # several blocks for every core
+        block_bytes = BLOCK_BYTES if workers == 1 else max(min(share, BLOCK_BYTES), MIN_BLOCK_BYTES)
+    blocked = frozenset(
+        i for i, s in enumerate(task.sources) if sizes[i] > block_bytes and _blockable(task, s)
+    )
+    pieces = sum(-(-sizes[i] // block_bytes) if i in blocked else 1 for i in range(len(sizes)))
+    task = dataclasses.replace(task, block_bytes=block_bytes, blocked=blocked)
+    return task, max(1, min(workers, pieces))
+
+
+def _size(source: RunSource) -> int:
+    given = source.given
+    return os.path.getsize(given) if isinstance(given, str | os.PathLike) else 0
+
+
+def _pieces(task: _Task) -> Iterator[_Piece]:
+    for i in range(len(task.sources)):
+        if i in task.blocked:
+            for block in run_blocks(task.sources[i].given, task.block_bytes):
+                yield _Piece(i, block)
+        else:
+            yield _Piece(i)
+
+
+def _workers(size: int, jobs: int | None) -> int:
+    """Worker processes for run files of ``size`` bytes in all."""
+    if jobs == 1:
         return 1
     import multiprocessing  # (not at start-up: one run, or small ones, need no pool)
 
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     if jobs is None:
-        size = 0
-        for s in sources:
-            try:
-                size += os.path.getsize(s.given) if isinstance(s.given, str | os.PathLike) else 0
-            except OSError:
-                pass
         # forking a process that runs other threads (a notebook's, a Dask worker's) may
         # deadlock the children: the default pool is for single-threaded callers
         alone = threading.active_count() == 1
         jobs = available_cores() if size >= PARALLEL_BYTES and alone else 1
-    return min(jobs, len(sources))
+    return jobs
 
 
-def _outcomes(count: int, workers: int) -> Iterator[_Outcome]:
-    """Each run's outcome, in the runs' order."""
+def _outcomes(pieces: Iterator[_Piece], workers: int) -> Iterator[_Outcome | _BlockOutcome]:
+    """Each piece's outcome, in the pieces' order."""
     if workers == 1:
-        for i in range(count):
-            yield _evaluate_one(i)
+        for piece in pieces:
+            yield _evaluate_piece(piece)
         return
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_evaluate_one, range(count), chunksize=1)
+        yield from pool.imap(_evaluate_piece, pieces, chunksize=1)

@@ -1,0 +1,212 @@
+"""A TREC run file as blocks of whole queries: what evaluates a run larger than memory, or
+one run on every core (`rankscope.table.many`).
+
+A block is a stretch of whole lines of the file, about ``block_bytes`` long, that ends
+where one query's lines end and the next query's begin.  A run that lists each query's
+lines together (as TREC runs do) thus has each query in exactly one block; a run that does
+not is found out by whoever reads the blocks: a query met in two blocks.
+
+Plain files are cut by seeking (a few reads near each cut, the file itself never read
+here): a block is its byte range, read where it is evaluated.  Gzipped files are cut as
+they are decompressed, and a block carries its bytes.  Line numbers are not known when a
+file is cut by seeking: a block counts its own lines once read (`RunBlock.lines`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .trec import PathLike, _Stream, source_name
+
+# What one block holds at most (a query longer than this makes its block longer): the text
+# of a block, its rows and its documents' ids are what a worker holds at once.
+BLOCK_BYTES = 64 << 20
+
+# How far a cut looks at a time for the end of a query's lines.
+_WINDOW = 1 << 20
+
+
+@dataclass(frozen=True)
+class RunBlock:
+    """Lines ``start`` to ``end`` (byte offsets in the text) of the run file ``path``:
+    its bytes, for a compressed file, else read on demand."""
+
+    path: str
+    source: str  # the file as messages name it
+    index: int  # blocks of a file are numbered from 0
+    start: int
+    end: int
+    last: bool  # the last block of the file
+    cut: int  # the ``block_bytes`` it was cut with
+    compressed: bool = False  # a gzipped file: the block carries its text
+    data: bytes | None = None  # the text of a block of a compressed file
+
+    def text(self) -> bytes:
+        """The block's bytes (a block of a compressed file that comes without them, as
+        workers send blocks back, is cut again from its file)."""
+        if self.data is not None:
+            return self.data
+        if self.compressed:
+            for again in run_blocks(self.path, self.cut):
+                if again.index == self.index:
+                    return again.text()
+            raise RuntimeError(f"{self.source}: block {self.index} not found again")
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            parts = []
+            at, left = self.start, self.end - self.start
+            while left > 0:  # pread may return less than asked
+                part = os.pread(fd, left, at)
+                if not part:
+                    break
+                parts.append(part)
+                at, left = at + len(part), left - len(part)
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+        finally:
+            os.close(fd)
+
+
+def is_gzip(path: PathLike) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def text_size(path: PathLike) -> int:
+    """The size of the text of ``path``: its size, or four times that for a gzipped file
+    (an estimate: the true size is known once it is decompressed)."""
+    size = os.path.getsize(path)
+    return size * 4 if is_gzip(path) else size
+
+
+def run_blocks(path: PathLike, block_bytes: int = BLOCK_BYTES) -> Iterator[RunBlock]:
+    """The blocks of the run file ``path`` in file order, each about ``block_bytes`` long
+    and ending where a query's lines end (see the module)."""
+    if block_bytes < 1:
+        raise ValueError("block_bytes must be >= 1")
+    if is_gzip(path):
+        yield from _stream_blocks(path, block_bytes)
+        return
+    source, size = source_name(path), os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+
+        def read(at: int, n: int) -> bytes:
+            return os.pread(fd, n, at)
+
+        start, index = 0, 0
+        while True:
+            end = size if start + block_bytes >= size else _cut(read, start + block_bytes)
+            yield RunBlock(str(path), source, index, start, end, end >= size, block_bytes)
+            if end >= size:
+                return
+            start, index = end, index + 1
+    finally:
+        os.close(fd)
+
+
+def _stream_blocks(path: PathLike, block_bytes: int) -> Iterator[RunBlock]:
+    """`run_blocks` of a gzipped file: cut as it is decompressed."""
+    source = source_name(path)
+    stream = _Stream(path)
+    buf = bytearray()
+    base = 0  # text offset of buf[0]
+    done = False
+
+    def fill(upto: int) -> None:
+        """Decompress until ``buf`` holds text offset ``upto`` (or the file ends)."""
+        nonlocal done
+        while not done and base + len(buf) < upto:
+            piece = bytearray(min(max(_WINDOW, upto - base - len(buf)), 16 * _WINDOW))
+            n = stream.readinto(memoryview(piece))
+            if not n:
+                done = True
+            buf.extend(piece[:n])
+
+    def read(at: int, n: int) -> bytes:
+        fill(at + n)
+        return bytes(buf[at - base : at - base + n])
+
+    try:
+        index = 0
+        while True:
+            fill(base + block_bytes + 1)
+            if done and len(buf) <= block_bytes:
+                end = base + len(buf)
+            else:
+                end = _cut(read, base + block_bytes)
+                fill(end + 1)  # is there anything after the cut?
+            last = done and end >= base + len(buf)
+            data = bytes(buf[: end - base])
+            yield RunBlock(str(path), source, index, base, end, last, block_bytes, True, data)
+            if last:
+                return
+            del buf[: end - base]
+            base, index = end, index + 1
+    finally:
+        stream.close()
+
+
+def _cut(read: Callable[[int, int], bytes], target: int) -> int:
+    """Where the block reaching ``target`` ends: the start of the first line, from the line
+    that starts at or after ``target``, whose query differs from that line's query (blank
+    and comment lines skipped); the end of the text if none does.  ``read(at, n)``: the
+    text's bytes ``at`` to ``at + n`` (fewer at its end)."""
+    at = target
+    if read(target - 1, 1) != b"\n":  # inside a line: the next line starts after its end
+        at = _after_newline(read, target)
+        if at < 0:  # the line holding ``target`` is the last
+            return _end(read, target)
+    first: bytes | None = None
+    window, base = b"", at
+    pos = 0  # in window
+    while True:
+        newline = window.find(b"\n", pos)
+        if newline < 0:
+            more = read(base + len(window), _WINDOW)
+            if not more:  # the last line, without a newline
+                line = window[pos:]
+                if line:
+                    query = _query(line)
+                    if query is not None and first is not None and query != first:
+                        return base + pos
+                return base + len(window)
+            window, base, pos = window[pos:] + more, base + pos, 0
+            continue
+        query = _query(window[pos:newline])
+        if query is not None:
+            if first is None:
+                first = query
+            elif query != first:
+                return base + pos
+        pos = newline + 1
+
+
+def _after_newline(read: Callable[[int, int], bytes], at: int) -> int:
+    """The offset after the first newline at or after ``at``; -1 if none."""
+    while True:
+        window = read(at, _WINDOW)
+        if not window:
+            return -1
+        newline = window.find(b"\n")
+        if newline >= 0:
+            return at + newline + 1
+        at += len(window)
+
+
+def _end(read: Callable[[int, int], bytes], at: int) -> int:
+    """The end of the text (reading on from ``at``)."""
+    while True:
+        window = read(at, _WINDOW)
+        if not window:
+            return at
+        at += len(window)
+
+
+def _query(line: bytes) -> bytes | None:
+    """The query id of a line of a run; None for a blank or comment line."""
+    fields = line.split(None, 1)
+    if not fields or fields[0].startswith(b"#"):
+        return None
+    return fields[0]

@@ -1,0 +1,311 @@
+"""A run read in blocks of whole queries (rankscope.read.blocks, rankscope.table.blocks):
+the cuts, and evaluation identical to reading the run whole, value for value, warning for
+warning and error for error, for any block length and any number of jobs."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankscope import InputError
+from rankscope.api import evaluate_many
+from rankscope.model import native
+from rankscope.read.blocks import run_blocks
+from rankscope.report.evaluation import format_evaluations
+from rankscope.table import many
+
+from .conftest import run_cli
+
+pytestmark = pytest.mark.skipif(native() is None, reason="blocks need the compiled reader")
+
+WHOLE = 1 << 40  # a block length no test file reaches: the run is read whole
+
+
+def write_track(tmp: Path, seed: int = 0, queries: int = 40, gz: bool = False):
+    """Judgments and one run with what the join has to get right: queries the judgments
+    lack, judged queries the run lacks, tied scores, unjudged and negative-graded documents,
+    comments and blank lines, CRLF endings on some lines, a last line without a newline."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(queries):
+        qid = f"q{q:03d}" if q % 7 else str(q)
+        if q % 11 != 5:  # some queries ranked but not judged
+            for d in range(rng.randint(1, 30)):
+                qrels.append(f"{qid} 0 d{q}-{d} {rng.choice([-1, 0, 0, 1, 2, 3])}\n")
+        if q % 13 == 4:
+            continue  # judged but not ranked
+        if rng.random() < 0.2:
+            run.append(rng.choice(["# a comment\n", "\n", "   \n"]))
+        for rank, d in enumerate(rng.sample(range(45), rng.randint(1, 40))):
+            score = rng.choice([1.0, 0.5, rng.random()])  # ties
+            end = "\r\n" if rng.random() < 0.05 else "\n"
+            run.append(f"{' ' * rng.randint(0, 2)}{qid}\tQ0 d{q}-{d} {rank} {score} "
+                       f"tag{seed}{end}")  # fmt: skip
+    text = "".join(run).rstrip("\n")
+    (tmp / "qrels.txt").write_text("".join(qrels))
+    path = tmp / ("run.txt.gz" if gz else "run.txt")
+    if gz:
+        with gzip.open(path, "wt") as f:
+            f.write(text)
+    else:
+        path.write_text(text)
+    return tmp / "qrels.txt", path
+
+
+def evaluated(qrels, runs, measures=("all_trec",), **options):
+    """The printed per-query table and the warnings of an evaluation."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = evaluate_many(str(qrels), runs, list(measures), **options)
+    table = format_evaluations(results, None, per_query=True)
+    return table, [str(w.message) for w in caught]
+
+
+def error_of(qrels, runs, **options) -> str:
+    with pytest.raises(InputError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluate_many(str(qrels), runs, ["map"], no_common_query="error", **options)
+    return str(info.value)
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """The blocks evaluated (run, index), to check that blocks were used."""
+    seen: list[tuple[int, int]] = []
+    evaluate_block = many._evaluate_block
+
+    def counted(index, block):
+        seen.append((index, block.index))
+        return evaluate_block(index, block)
+
+    monkeypatch.setattr(many, "_evaluate_block", counted)
+    return seen
+
+
+# --- the cuts --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("block", [1, 5, 64, 300, 2000, WHOLE])
+def test_blocks_partition_the_file_at_query_boundaries(tmp_path, gz, block):
+    _, path = write_track(tmp_path, seed=3, gz=gz)
+    text = gzip.decompress(path.read_bytes()) if gz else path.read_bytes()
+    blocks = list(run_blocks(path, block))
+    assert b"".join(b.text() for b in blocks) == text
+    assert [b.index for b in blocks] == list(range(len(blocks)))
+    assert [b.last for b in blocks] == [False] * (len(blocks) - 1) + [True]
+    assert all(b.start < b.end for b in blocks) and blocks[0].start == 0
+    home: dict[bytes, int] = {}
+    for b in blocks:
+        for line in b.text().split(b"\n"):
+            fields = line.split()
+            if fields and not fields[0].startswith(b"#"):
+                assert home.setdefault(fields[0], b.index) == b.index  # one block per query
+    if block == 1:  # as short as they get: one query per block, bar a first one-line query
+        assert len(blocks) >= len(home) - 1
+    if block == WHOLE:
+        assert len(blocks) == 1
+
+
+def test_a_block_without_its_bytes_is_cut_again_from_its_compressed_file(tmp_path):
+    import dataclasses
+
+    _, path = write_track(tmp_path, gz=True)
+    for b in run_blocks(path, 500):
+        assert dataclasses.replace(b, data=None).text() == b.text()
+
+
+def test_an_empty_file_is_one_empty_block(tmp_path):
+    (tmp_path / "run").write_bytes(b"")
+    [block] = run_blocks(tmp_path / "run", 10)
+    assert block.text() == b"" and block.last
+
+
+def test_a_query_longer_than_a_block_stays_whole(tmp_path):
+    lines = [f"1 Q0 d{i} {i} {-i} t\n" for i in range(500)] + ["2 Q0 a 1 1 t\n"]
+    (tmp_path / "run").write_text("".join(lines))
+    blocks = list(run_blocks(tmp_path / "run", 100))
+    assert [b.text().count(b"\n") for b in blocks] == [500, 1]
+
+
+# --- evaluation identical to reading the run whole ------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("gz", [False, True])
+def test_blocks_give_the_whole_runs_values_and_warnings(tmp_path, spy, seed, gz):
+    qrels, run = write_track(tmp_path, seed=seed, gz=gz)
+    expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1)
+    assert not spy
+    for block, jobs in [(1, 1), (97, 1), (400, 2), (3000, 2), (5000, 1)]:
+        spy.clear()
+        assert evaluated(qrels, str(run), block_bytes=block, jobs=jobs) == expected
+        if jobs == 1:
+            assert len(spy) > 1  # (workers' calls are not seen here)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"complete": True},
+        {"max_docs": 7},
+        {"judged_only": True},
+        {"relevance_level": 2, "complete": True},
+        {"ties": "input-order"},
+        {"num_docs": 3},
+    ],
+    ids=lambda o: ",".join(o),
+)
+def test_blocks_follow_every_evaluation_option(tmp_path, options):
+    qrels, run = write_track(tmp_path, seed=4)
+    measures = ("all_trec", "nDCG(judged_only=True)@10", "RBP(p=0.8)", "ERR@5")
+    expected = evaluated(qrels, str(run), measures, block_bytes=WHOLE, jobs=1, **options)
+    for block, jobs in [(50, 1), (700, 2)]:
+        got = evaluated(qrels, str(run), measures, block_bytes=block, jobs=jobs, **options)
+        assert got == expected
+
+
+def test_summaries_of_a_blocked_run_are_bit_identical(tmp_path):
+    qrels, run = write_track(tmp_path, seed=5, queries=120)
+    whole = evaluate_many(str(qrels), str(run), ["all_trec"], block_bytes=WHOLE)[0]
+    assert 0 < whole.summary_of("map") < 1  # (the run finds relevant documents)
+    for jobs in (1, 2):
+        [cut] = evaluate_many(str(qrels), str(run), ["all_trec"], block_bytes=200, jobs=jobs)
+        assert cut.query_ids == whole.query_ids and cut.run_name == whole.run_name
+        assert cut.summary == whole.summary and cut.runid == whole.runid
+        for a, b in zip(whole.values, cut.values, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert np.array_equal(cut.missing, whole.missing)
+
+
+def test_duplicate_policies_and_many_runs_with_blocks(tmp_path):
+    qrels, run = write_track(tmp_path, seed=6)
+    text = run.read_text().split("\n")
+    # a document repeated within its query, with a higher score the second time
+    fields = text[3].split()
+    fields[4] = "99"
+    text.insert(5, " ".join(fields))
+    twice = tmp_path / "twice.txt"
+    twice.write_text("\n".join(text))
+    runs = [str(run), str(twice), str(run)]
+    for policy in ("first", "max-score"):
+        expected = evaluated(qrels, runs, block_bytes=WHOLE, duplicates=policy, jobs=1)
+        for block, jobs in [(60, 1), (500, 2), (500, 3)]:
+            got = evaluated(qrels, runs, block_bytes=block, duplicates=policy, jobs=jobs)
+            assert got == expected
+
+
+def test_the_cli_output_is_the_same_for_every_block_length_and_jobs(tmp_path, capsys):
+    qrels, run = write_track(tmp_path, seed=7, queries=4000)
+    assert run.stat().st_size > 2 << 20  # several blocks of 1 MB
+    expected = run_cli(["eval", "-q", "-m", "all_trec", str(qrels), str(run)], capsys)
+    assert expected[0] == 0
+    for extra in (["--block-mb", "1", "--jobs", "1"], ["--block-mb", "1", "--jobs", "2"]):
+        got = run_cli(["eval", "-q", "-m", "all_trec", *extra, str(qrels), str(run)], capsys)
+        assert got == expected
+
+
+def test_a_block_of_unjudged_queries_only_with_a_depth(tmp_path):
+    # (judging such a run with -M once failed: no query to truncate)
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("2 Q0 a 1 1 t\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        [result] = evaluate_many(str(tmp_path / "qrels"), str(tmp_path / "run"), ["map"],
+                                 max_docs=5)  # fmt: skip
+    assert result.query_ids == [] and result.summary_of("map") == 0.0
+
+
+# --- errors: those of reading the run whole --------------------------------------------------
+
+
+def lines_of(tmp: Path, lines: list[str]) -> Path:
+    path = tmp / "run.txt"
+    path.write_text("".join(lines))
+    return path
+
+
+def sorted_run(queries: int = 30, docs: int = 20) -> list[str]:
+    return [f"{q} Q0 d{d} {d} {docs - d} t\n" for q in range(1, queries + 1) for d in range(docs)]
+
+
+@pytest.fixture
+def judged(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{q} 0 d{d} {d % 2}\n" for q in range(1, 31) for d in range(5)))
+    return qrels
+
+
+def same_error(qrels, run) -> str:
+    expected = error_of(qrels, str(run), block_bytes=WHOLE, jobs=1)
+    for block, jobs in [(1, 1), (100, 1), (700, 2)]:
+        assert error_of(qrels, str(run), block_bytes=block, jobs=jobs) == expected
+    return expected
+
+
+def test_a_bad_line_deep_in_the_file_is_named_by_its_line(tmp_path, judged):
+    lines = sorted_run()
+    lines[437] = "17 Q0 d17 17 high t\n"
+    assert ":438:" in same_error(judged, lines_of(tmp_path, lines))
+
+
+def test_a_bad_line_outranks_an_earlier_repeated_document(tmp_path, judged):
+    lines = sorted_run()
+    lines[25] = lines[21]  # query 2 lists d1 twice (lines 22 and 26)
+    lines[500] = "26 Q0 d0\n"  # and a later line lacks fields
+    message = same_error(judged, lines_of(tmp_path, lines))
+    assert ":501:" in message and "fields" in message
+
+
+def test_a_repeated_document_is_named_by_its_lines(tmp_path, judged):
+    lines = sorted_run()
+    lines[405] = lines[401]  # query 21, lines 402 and 406
+    message = same_error(judged, lines_of(tmp_path, lines))
+    assert "lines 402 and 406" in message
+
+
+def test_a_run_of_comments_only_and_a_run_of_other_queries(tmp_path, judged):
+    assert "no ranked documents" in same_error(judged, lines_of(tmp_path, ["# x\n"] * 50))
+    other = [line.replace(" Q0", "x Q0", 1) for line in sorted_run()]
+    assert "no query in common" in same_error(judged, lines_of(tmp_path, other))
+
+
+def test_a_byte_order_mark_and_cr_only_endings(tmp_path, judged):
+    run = tmp_path / "bom.txt"
+    run.write_bytes(b"\xef\xbb\xbf" + "".join(sorted_run()).encode())
+    expected = evaluated(judged, str(run), ["map"], block_bytes=WHOLE, jobs=1)
+    assert any("byte-order mark" in w for w in expected[1])
+    assert evaluated(judged, str(run), ["map"], block_bytes=90, jobs=2) == expected
+    run.write_bytes("".join(sorted_run()).replace("\n", "\r").encode())
+    assert "CR-only" in same_error(judged, run)
+
+
+# --- a run that does not list each query's lines together ----------------------------------
+
+
+def test_an_unsorted_run_is_read_whole_when_it_may_be(tmp_path, judged):
+    lines = sorted_run()
+    lines.append("3 Q0 late 1 -5 t\n")  # query 3 again, at the end
+    run = lines_of(tmp_path, lines)
+    expected = evaluated(judged, str(run), ["all_trec"], block_bytes=WHOLE, jobs=1)
+    for block, jobs in [(100, 1), (300, 2)]:
+        got = evaluated(judged, str(run), ["all_trec"], block_bytes=block, jobs=jobs)
+        assert got == expected
+
+
+def test_an_unsorted_run_too_long_to_read_whole_is_an_error_that_says_how_to_sort_it(
+    tmp_path, judged, monkeypatch
+):
+    monkeypatch.setattr(many, "WHOLE_RUN_BYTES", 0)
+    lines = sorted_run()
+    lines.append("3 Q0 late 1 -5 t\n")
+    run = lines_of(tmp_path, lines)
+    message = error_of(judged, str(run), block_bytes=100, jobs=1)
+    assert "query '3' has lines in two places" in message
+    assert "from line 601" in message and "sort -s -k1,1" in message and str(run) in message
+    assert error_of(judged, str(run), block_bytes=100, jobs=2) == message
