@@ -4,6 +4,7 @@
     python bench/generate.py --preset cold    # 250 queries x 1,000, bench/data/cold/
     python bench/generate.py --preset track   # 40 shared-pool runs x 250 x 1,000, bench/data/track/
     python bench/generate.py --preset disjoint  # 40 runs x 250 x 1,000, bench/data/disjoint/
+    python bench/generate.py --preset large   # 100,000 x 1,000 (100M lines), bench/data/large/
     python bench/generate.py --queries 500 --depth 100 --runs 3 --out /tmp/small
 
 Writes ``qrels.txt`` (``qid 0 docno grade``) and ``run.1.txt`` ... ``run.N.txt``
@@ -65,6 +66,7 @@ DATA = Path(__file__).resolve().parent / "data"
 PRESETS = {
     "msmarco": Collection(queries=7000, depth=1000, judged=30, out=DATA),
     "cold": Collection(queries=250, depth=1000, judged=30, out=DATA / "cold"),
+    "large": Collection(queries=100_000, depth=1000, judged=30, out=DATA / "large"),
     "track": Collection(
         queries=250,
         depth=1000,
@@ -323,7 +325,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="msmarco: 7000 x 1000 into bench/data; cold: 250 x 1000 into bench/data/cold; "
         "track: 40 runs x 250 x 1000 from a shared pool of 2000 per query, judged to depth 20, "
         "into bench/data/track; disjoint: 40 independent runs x 250 x 1000 (as --runs 40 "
-        "--queries 250) into bench/data/disjoint; the last two with --runs-folder",
+        "--queries 250) into bench/data/disjoint; the last two with --runs-folder; large: "
+        "100000 x 1000 (100M lines, 3.9 GB) into bench/data/large",
     )
     parser.add_argument("--queries", type=int, help="number of queries (default 7000)")
     parser.add_argument("--depth", type=int, help="documents per query in a run (default 1000)")

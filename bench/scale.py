@@ -16,6 +16,11 @@ per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``
    pytrec_eval.
 4. ``cold``: ``rankscope eval QRELS RUN`` on 250 x 1,000 (``generate.py --preset cold``),
    median of ``--cold-repeat`` fresh processes.
+5. ``large``: a run larger than memory is wise to hold, 100,000 x 1,000 = 100M lines
+   (``generate.py --preset large``, 3.9 GB): rankscope evaluating it block by block with
+   ``--jobs 1`` and ``--jobs 2``, against rankscope reading it whole (``--block-mb`` beyond
+   its length).  No peer: pytrec_eval would hold 100M entries in Python dicts.  Not in the
+   default rows (generating it takes two minutes; give ``--rows large``).
 
 When ``rankscope eval --help`` lists ``--jobs``, rankscope runs with ``--jobs 1`` and
 ``--jobs 2`` (rows 1-3); otherwise once, as it is.  Measures: trec_eval's official set (what
@@ -51,7 +56,8 @@ from run import (
     run_once,
 )
 
-ROWS = ("track", "disjoint", "single", "cold")
+ROWS = ("track", "disjoint", "single", "cold", "large")
+DEFAULT_ROWS = ROWS[:4]
 MEASURE_FLAGS = {"official": [], **TREC_EVAL_FLAGS}
 # The issue's targets.
 TRACK_SPEEDUP_TARGET = 7.0  # x the pytrec_eval loop
@@ -108,6 +114,10 @@ def cases(data: Path) -> dict[str, Case]:
         "cold": Case(
             "cold", "cold start, 250 x 1,000", "cold", data / "cold", data / "cold" / "run.1.txt"
         ),
+        "large": Case(
+            "large", "one run of 100M lines, 100,000 x 1,000", "large", data / "large",
+            data / "large" / "run.1.txt",
+        ),  # fmt: skip
     }
 
 
@@ -206,6 +216,19 @@ def measure_case(
     return results
 
 
+def large_run(case: Case, rankscope: list[str], repeat: int) -> list[Timing]:
+    """Block by block on 1 and 2 cores, and read whole."""
+    files = [str(case.qrels), str(case.runs)]
+    out = []
+    for tool, extra in [
+        ("rankscope --jobs 1", ["--jobs", "1"]),
+        ("rankscope --jobs 2", ["--jobs", "2"]),
+        ("rankscope, read whole", ["--jobs", "1", "--block-mb", str(1 << 20)]),
+    ]:
+        out.append(timed(case.row, tool, [*rankscope, "eval", *extra, *files], repeat))
+    return out
+
+
 def cold_start(case: Case, rankscope: list[str], repeat: int) -> list[Timing]:
     command = [*rankscope, "eval", str(case.qrels), str(case.runs)]
     run_once(command)  # page cache and bytecode cache
@@ -263,6 +286,14 @@ def targets(row: str, rows: list[Timing]) -> list[str]:
                 f"{ours.tool}: {wall:.3f} s (target <= {COLD_TARGET_S:g} s, trec_eval's time):"
                 f" {verdict(wall <= COLD_TARGET_S)}"
             )
+    if row == "large":
+        whole = next((r for r in rows if r.tool.endswith("read whole") and r.peak_mb), None)
+        for ours in (r for r in rows if r.tool.startswith("rankscope --jobs") and r.peak_mb):
+            if whole and whole.peak_mb and ours.peak_mb:
+                lines.append(
+                    f"{ours.tool}: peak {ours.peak_mb:.0f} MB, {whole.peak_mb / ours.peak_mb:.1f}x"
+                    f" less than reading it whole ({whole.peak_mb:.0f} MB)"
+                )
     return lines
 
 
@@ -313,16 +344,21 @@ def print_report(results: list[Timing], selected: Sequence[str]) -> None:
         checked = agreement(rows)
         if checked:
             print(f"  {row:9} {checked}")
-        ours = [r for r in rows if r.tool.startswith("rankscope --jobs") and r.output]
+        ours = [r for r in rows if r.tool.startswith("rankscope") and r.output]
         if len(ours) > 1:
             same = all(r.output == ours[0].output for r in ours[1:])
-            print(f"  {row:9} output of every --jobs byte-identical: {'yes' if same else 'NO'}")
+            print(
+                f"  {row:9} output of every rankscope row (--jobs, blocks) byte-identical:"
+                f" {'yes' if same else 'NO'}"
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=BENCH / "data", help="bench/data")
-    parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated subset")
+    parser.add_argument(
+        "--rows", default=",".join(DEFAULT_ROWS), help=f"comma-separated, of {','.join(ROWS)}"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="timed runs per tool (median)")
     parser.add_argument("--cold-repeat", type=int, default=10, help="cold-start runs")
     parser.add_argument(
@@ -355,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         describe(case)
         if row == "cold":
             results += cold_start(case, rankscope, args.cold_repeat)
+        elif row == "large":
+            results += large_run(case, rankscope, args.repeat)
         else:
             results += measure_case(case, rankscope, jobs, args.measures, args.repeat)
     print_report(results, selected)

@@ -191,6 +191,24 @@ def test_a_scoped_vocabulary_keeps_the_codes_and_leaves_its_base_alone(pure):
     assert base.translate(scoped).tolist() == [0, 1, 2, 3, -1]
 
 
+@pytest.mark.parametrize("pure", [True, False])
+def test_a_scoped_vocabulary_with_room_is_the_same_vocabulary(pure):
+    if not pure and native() is None:
+        pytest.skip("compiled reader not built")
+    base = Vocabulary([f"d{i}" for i in range(1000)], pure=pure)
+    for room in (1, 3, 1000, 5000, 5000):  # (the last from the table kept for 5000)
+        scoped = base.scoped(room=room)
+        assert len(scoped) == 1000 and scoped.strings == base.strings
+        new = [f"n{i}" for i in range(2 * room)]
+        assert scoped.intern_many(new).tolist() == list(range(1000, 1000 + 2 * room))
+        assert scoped.intern_many(["d7", "n0"]).tolist() == [7, 1000]
+        assert len(base) == 1000 and "n0" not in base
+        assert base.translate(scoped).tolist()[:1000] == list(range(1000))
+    base.intern("late")  # a table kept from before would miss it: made again
+    scoped = base.scoped(room=5000)
+    assert scoped.code("late") == 1000 and scoped.intern("n0") == 1001
+
+
 def test_a_run_read_into_scoped_vocabularies_is_judged_as_a_shared_one(tmp_path):
     qrels_path, runs = track(tmp_path, runs=2)
     fmt = judgment_format("qrels")

@@ -152,7 +152,7 @@ def evaluate_many(
         the tag either way.
     jobs, block_bytes:
         Worker processes (default: see above), and the length of a block of a run file
-        (default 64 MB, or less to give every core several blocks).  A run read in blocks
+        (default 32 MB, or less to give every core several blocks).  A run read in blocks
         must list each query's lines together if it is longer than 2 GB (else it is read
         whole): see docs/scale.md.
     backend, scheduler:

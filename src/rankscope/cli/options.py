@@ -225,7 +225,7 @@ def block_mb(p: Parser) -> None:
         default=None,
         metavar="MB",
         help="read a TREC run file longer than this in blocks of whole queries, evaluated one "
-        "at a time, so that memory is bounded by the block (default 64, less to give every "
+        "at a time, so that memory is bounded by the block (default 32, less to give every "
         "core several blocks); the output is the same for every size",
     )
 

@@ -33,6 +33,8 @@ class JoinReport:
 
     run_only: list[str] = field(default_factory=list)
     qrels_only: list[str] = field(default_factory=list)
+    # False: leave qrels_only empty (a block of a run, which ranks few of the judged queries)
+    with_qrels_only: bool = True
 
     def summary(self, run_name: str, complete: bool) -> list[str]:
         lines = []
@@ -250,15 +252,14 @@ def judge(
     present[q_map[ranked_q & (q_map >= 0)]] = True
     present &= judged_q
     if report is not None:
-        strings = run.queries.strings
-        report.run_only = sorted(
-            strings[c]
-            for c in np.flatnonzero(ranked_q).tolist()
-            if q_map[c] < 0 or not judged_q[q_map[c]]
-        )
-        report.qrels_only = sorted(
-            qrels.queries.strings[c] for c in np.flatnonzero(judged_q & ~present).tolist()
-        )
+        ranked = np.flatnonzero(ranked_q)
+        mapped = q_map[ranked]
+        alone = ranked[(mapped < 0) | ~judged_q[np.maximum(mapped, 0)]]
+        report.run_only = sorted(run.queries.strings_of(alone))
+        if report.with_qrels_only:
+            report.qrels_only = sorted(
+                qrels.queries.strings_of(np.flatnonzero(judged_q & ~present))
+            )
     codes, query_ids, slot = output_order(qrels, np.flatnonzero(judged_q & (present | complete)))
     nq = len(codes)
 
@@ -360,7 +361,7 @@ def judge(
 def output_order(qrels: Qrels, codes: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
     """The query ``codes`` of ``qrels`` in output order (ids sorted as strings, trec_eval's
     order), their ids, and the slot of every query code in that order (-1: not listed)."""
-    names = [qrels.queries.strings[c] for c in codes.tolist()]
+    names = qrels.queries.strings_of(codes)
     order = sorted(range(len(codes)), key=names.__getitem__)
     codes = codes[order]
     slot = np.full(len(qrels.queries), -1, dtype=np.int64)

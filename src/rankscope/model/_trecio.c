@@ -452,6 +452,17 @@ fail:
     return NULL;
 }
 
+static PyObject *Interner_reserve(Interner *self, PyObject *arg) {
+    Py_ssize_t more = PyLong_AsSsize_t(arg);
+    if (more == -1 && PyErr_Occurred()) return NULL;
+    if (more < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative reservation");
+        return NULL;
+    }
+    if (interner_reserve(self, (size_t)self->n + (size_t)more) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Interner_methods[] = {
     {"intern", (PyCFunction)Interner_intern, METH_O, "code of a str, added if new"},
     {"lookup", (PyCFunction)Interner_lookup, METH_O, "code of a str, -1 if absent"},
@@ -459,6 +470,8 @@ static PyMethodDef Interner_methods[] = {
     {"lookup_many", (PyCFunction)Interner_lookup_many, METH_O, "int32 codes (bytes), -1 if absent"},
     {"strings", (PyCFunction)Interner_strings, METH_NOARGS, "list of every id, by code"},
     {"copy", (PyCFunction)Interner_copy, METH_NOARGS, "a new interner with the same ids and codes"},
+    {"reserve", (PyCFunction)Interner_reserve, METH_O,
+     "reserve(more): size the table once for that many more ids"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},

@@ -18,7 +18,7 @@ class Vocabulary:
     only on request), else by a dict; both behave the same.
     """
 
-    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size")
+    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size", "_roomy")
 
     def __init__(self, strings: Iterable[str] = (), *, pure: bool | None = None) -> None:
         module = None if pure else native()
@@ -27,16 +27,30 @@ class Vocabulary:
         self._strings: list[str] = []
         self._base: Vocabulary | None = None  # see `scoped`
         self._base_size = 0
+        self._roomy: dict[int, Any] = {}  # see `scoped`: room -> a copy with room for it
         if strings:
             self.intern_many(list(strings))
 
-    def scoped(self) -> Vocabulary:
+    def scoped(self, room: int = 0) -> Vocabulary:
         """A new vocabulary holding this one's ids under the same codes, to which ids are
         then added without growing this one: a run read into ``judgments.docs.scoped()``
         joins the judgments on the codes they share, and its other ids go with it (where a
-        shared vocabulary would keep every run's documents)."""
+        shared vocabulary would keep every run's documents).
+
+        ``room``: about how many ids will be added.  The compiled table is then copied from
+        one sized for them, made once (per power of two of ``room``) and kept, rather than
+        grown, id by id, in every copy: what keeps reading many blocks of a run against
+        large judgments fast."""
         out = Vocabulary(pure=self._native is None)
-        if self._native is not None:
+        if self._native is not None and room > 0:
+            size = 1 << max(room - 1, 1).bit_length()
+            roomy = self._roomy.get(size)
+            if roomy is None or len(roomy) != len(self):  # (none yet, or ids added since)
+                roomy = self._native.copy()
+                roomy.reserve(size)
+                self._roomy[size] = roomy
+            out._native = roomy.copy()
+        elif self._native is not None:
             out._native = self._native.copy()
         else:
             out._index, out._strings = dict(self._index), list(self._strings)

@@ -22,7 +22,7 @@ from .trec import PathLike, _Stream, source_name
 
 # What one block holds at most (a query longer than this makes its block longer): the text
 # of a block, its rows and its documents' ids are what a worker holds at once.
-BLOCK_BYTES = 64 << 20
+BLOCK_BYTES = 32 << 20
 
 # How far a cut looks at a time for the end of a query's lines.
 _WINDOW = 1 << 20

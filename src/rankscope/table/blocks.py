@@ -56,7 +56,7 @@ def evaluate_block(
 ) -> BlockResult:
     """Judge and evaluate the rows of one block (``run``, holding whole queries), telling
     nothing: `merge_blocks` tells the run's warnings once."""
-    report = JoinReport()
+    report = JoinReport(with_qrels_only=False)
     result, judged = judge_and_evaluate(
         qrels, run, requests, dataclasses.replace(options, complete=False), num_docs=num_docs,
         report=report,
@@ -107,7 +107,7 @@ def merge_blocks(
     query_ids = [query_ids[i] for i in order.tolist()]
     values = [v[order] for v in values]
     runid = tag or run_name
-    report = JoinReport(sorted({q for p in parts for q in p.run_only}), unranked)
+    report = JoinReport(sorted({q for p in parts for q in p.run_only}), unranked)  # fmt: skip
     for line in report.summary(run_name, options.complete):
         warn(line)
     firsts = [p.first for p in parts if p.first is not None]

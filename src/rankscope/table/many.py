@@ -159,7 +159,11 @@ def _evaluate_one(index: int) -> _Outcome:
         try:
             judgments = task.judgments
             if isinstance(judgments, Qrels):
-                queries, docs = judgments.queries.scoped(), judgments.docs.scoped()
+                # room for a run's ids (~32-byte lines): a table sized once, copied for
+                # every run, rather than grown in each (a long one is sized as it is read)
+                queries = judgments.queries.scoped()
+                length = _text_bytes(source)
+                docs = judgments.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
             else:
                 queries, docs = judgments.queries, judgments.docs
             run = source.read(queries, docs, task.duplicates, task.order)
@@ -186,8 +190,10 @@ def _read_block(
     task: _Task, block: RunBlock, data: bytes, first_line: int, lines: int = 0
 ) -> Run | None:
     judgments = task.judgments
+    # room for the ids of a block of ~32-byte lines: one table size for every block
+    docs = judgments.docs.scoped(room=task.block_bytes // 32)
     return read_run_block(
-        data, block.source, judgments.queries.scoped(), judgments.docs.scoped(), first_line,
+        data, block.source, judgments.queries.scoped(), docs, first_line,
         at_start=block.start == 0, lines=lines,
     )  # fmt: skip
 
@@ -442,6 +448,15 @@ def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task
     pieces = sum(-(-sizes[i] // block_bytes) if i in blocked else 1 for i in range(len(sizes)))
     task = dataclasses.replace(task, block_bytes=block_bytes, blocked=blocked)
     return task, max(1, min(workers, pieces))
+
+
+def _text_bytes(source: RunSource) -> int:
+    """The length of the text of a run file (0: not a file, or unknown)."""
+    given = source.given
+    try:
+        return text_size(given) if isinstance(given, str | os.PathLike) else 0
+    except OSError:
+        return 0
 
 
 def _size(source: RunSource) -> int:
