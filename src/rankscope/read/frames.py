@@ -49,6 +49,20 @@ def frame_columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]
     return out
 
 
+def intern_ids(vocabulary: Vocabulary, values: np.ndarray, source: str, what: str) -> np.ndarray:
+    """The codes of a column of ids in ``vocabulary`` (interned there when new), as
+    ``vocabulary.intern_many(id_strings(...))`` gives them.  A column of integers (user and
+    item ids of a large log) is interned one distinct id at a time, in the order of first
+    appearance, so that the codes are the same."""
+    if values.dtype.kind not in "iu" or len(values) < 2:
+        return vocabulary.intern_many(id_strings(values, source, what))
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    seen = np.argsort(first, kind="stable")  # the distinct ids in order of first appearance
+    codes = np.empty(len(distinct), dtype=np.int32)
+    codes[seen] = vocabulary.intern_many([str(v) for v in distinct[seen].tolist()])
+    return codes[inverse.reshape(-1)]
+
+
 def id_strings(values: np.ndarray, source: str, what: str) -> list[str]:
     """A column of ids as strings; a missing one (None, NaN) is an error naming the row."""
     out = []
@@ -74,8 +88,8 @@ def _coded_rows(
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
     values = field.values(v, source)
-    qc = queries.intern_many(id_strings(q, source, "query id"))
-    dc = docs.intern_many(id_strings(d, source, "document id"))
+    qc = intern_ids(queries, q, source, "query id")
+    dc = intern_ids(docs, d, source, "document id")
     if len(qc) == 0:
         raise InputError(f"{source}: no {what}")
     return queries, docs, qc, dc, values

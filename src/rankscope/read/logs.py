@@ -440,8 +440,8 @@ def _interactions_from_frame(frame, users, items, columns, source) -> Interactio
         timestamp = TIMESTAMP.values(tcol, source)
     return Interactions(
         users, items,
-        users.intern_many(frames.id_strings(cols[u], source, "user id")),
-        items.intern_many(frames.id_strings(cols[i], source, "item id")),
+        frames.intern_ids(users, cols[u], source, "user id"),
+        frames.intern_ids(items, cols[i], source, "item id"),
         rating, timestamp, source, np.arange(len(cols[u]), dtype=np.int64),
     )  # fmt: skip
 
@@ -620,7 +620,7 @@ def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
     cols = dict(zip(wanted, frames.frame_columns(frame, wanted, source), strict=True))
     if len(cols[u]) == 0:
         raise InputError(f"{source}: no recommendations")
-    uc = users.intern_many(frames.id_strings(cols[u], source, "user id"))
+    uc = frames.intern_ids(users, cols[u], source, "user id")
     if s is not None:
         score = SCORE.values(cols[s], source)
     elif rank is not None:
@@ -628,7 +628,7 @@ def _recs_from_frame(frame, users, items, name, columns, source) -> Run:
     else:
         score = _order_scores(uc)
     return Run(
-        name, users, items, uc, items.intern_many(frames.id_strings(cols[i], source, "item id")),
+        name, users, items, uc, frames.intern_ids(items, cols[i], source, "item id"),
         score, source=source, line=np.arange(len(uc), dtype=np.int64),
     )  # fmt: skip
 
