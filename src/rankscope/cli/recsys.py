@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import options
+from . import options, segments
 
 
 def threshold(text: str) -> float | None:
@@ -84,6 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; "
         "top-N measures and UserCoverage)",
     )  # fmt: skip
+    segments.add_arguments(p, "user")
     p.add_argument("--list", action="store_true", help="list the recommender measures")
     p.add_argument(
         "--reference",
@@ -106,12 +107,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.test or not args.recs:
         raise UsageError("rankscope recsys needs a TEST file and at least one RECS file")
+    segments.check(args)
     results = evaluate_systems(
         args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen, ties=args.ties,
         duplicates=args.duplicates, scheduler=args.scheduler,
     )  # fmt: skip
-    sys.stdout.write(format_systems(results, args.format, per_user=args.per_user))
+    output = format_systems(results, args.format, per_user=args.per_user)
+    if segments.asked(args):
+        from ..recsys.api import tidy
+
+        output = segments.appended(args, output, tidy(results), args.format)
+    sys.stdout.write(output)
     sys.stdout.flush()
     return 0

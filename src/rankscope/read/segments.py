@@ -108,9 +108,8 @@ def read_weights(source: Any) -> dict[str, float]:
                 raise InputError(f"{at_row(name, row)}: id '{query}' has a weight already")
             weights[query] = weight
     elif isinstance(source, Mapping):
-        ids = [str(k) for k in source]
-        numbers = WEIGHT.values(np.asarray(list(source.values()), dtype=object), name).tolist()
-        weights = dict(zip(ids, numbers, strict=True))
+        listed = WEIGHT.values(np.asarray(list(source.values()), dtype=object), name).tolist()
+        weights = dict(zip(map(str, source), listed, strict=True))
     elif isinstance(source, Sequence | np.ndarray):
         counts = Counter(id_strings(np.asarray(source, dtype=object), name, "query"))
         weights = {query: float(n) for query, n in counts.items()}

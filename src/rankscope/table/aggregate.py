@@ -37,7 +37,7 @@ from ..preference import PreferenceResult
 from ..read.frames import frame_columns
 from ..read.segments import read_segments, read_weights
 from .compare import Comparison
-from .evaluation import MIN_GEO_MEAN, RunEvaluation
+from .evaluation import MIN_GEO_MEAN, RunEvaluation, evaluation_table
 
 #: The statistics of `aggregate` (``how``).
 HOWS = ("mean", "gmean", "median")
@@ -90,7 +90,7 @@ class Gap:
     lowest: str
     lowest_value: float
     gap: float  # highest_value - lowest_value
-    ratio: float  # lowest_value / highest_value (NaN when that is 0)
+    ratio: float  # lowest_value / highest_value (NaN unless highest > 0 and lowest >= 0)
 
 
 def _frame_of(rows: Sequence[Any], kind: type, output: str) -> Any:
@@ -129,32 +129,6 @@ class Aggregation:
 # -- tidy tables from rankscope's results ------------------------------------------------------
 
 
-def evaluation_table(results: Sequence[RunEvaluation], per_query: bool = True) -> dict[str, list]:
-    """The tidy table (run, query, measure, value) of evaluated runs: one row per (run,
-    query, measure) with ``per_query``, else one summary row per (run, measure) with query
-    ``all``; the run-name pseudo-measure (``runid``) left out."""
-    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
-    for res in results:
-        if per_query:
-            for req, col in zip(res.requests, res.values, strict=True):
-                if req.measure.is_run_name:
-                    continue
-                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
-                    cols["run"].append(res.run_name)
-                    cols["query"].append(qid)
-                    cols["measure"].append(req.label)
-                    cols["value"].append(v)
-        else:
-            for req, v in zip(res.requests, res.summary, strict=True):
-                if v is None or req.measure.is_run_name:
-                    continue
-                cols["run"].append(res.run_name)
-                cols["query"].append("all")
-                cols["measure"].append(req.label)
-                cols["value"].append(v)
-    return cols
-
-
 def preference_table(
     result: PreferenceResult, baseline: str | None = None, output: str = "dict"
 ) -> Any:
@@ -188,14 +162,17 @@ def comparison_table(comparison: Comparison, output: str = "dict") -> Any:
     """The per-query values a comparison (`rankscope.compare`) tested, as a tidy table
     (run, query, measure, value): a metric's values (a run missing a query scoring 0 on
     it); a preference method's preference of each run over the baseline, or each run's
-    win rate when every pair was compared."""
+    win rate when every pair was compared (the baseline itself has no preference row)."""
     cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
     for label in comparison.measures:
         if label in comparison.values:
             matrix = np.asarray(comparison.values[label], dtype=float)
         else:  # all pairs: the win rates
             matrix = np.asarray(comparison.preferences[label], dtype=float).sum(axis=2).T
+        kind = comparison.kinds[comparison.measures.index(label)]
         for r, run in enumerate(comparison.run_names):
+            if kind == "preference" and run == comparison.baseline:
+                continue  # its preference over itself: no value
             for q, qid in enumerate(comparison.query_ids):
                 cols["run"].append(run)
                 cols["query"].append(qid)
@@ -523,7 +500,7 @@ def aggregate(
     if usage is True:
         usage_shares = USAGE
     elif usage is not None and usage is not False:
-        usage_shares = _check_usage(usage)  # type: ignore[arg-type]
+        usage_shares = _check_usage(usage)
     if usage_shares is not None and weights is None:
         raise UsageError(
             "usage segments (head, torso, tail) need the request weights (weights=...)",
@@ -640,7 +617,8 @@ def _gap(rows: list[SegmentValue]) -> Gap | None:
         return None
     highest = max(valued, key=lambda r: r.value)
     lowest = min(valued, key=lambda r: r.value)
-    ratio = lowest.value / highest.value if highest.value != 0 else math.nan
+    positive = highest.value > 0 and lowest.value >= 0
+    ratio = lowest.value / highest.value if positive else math.nan
     return Gap(
         highest.run, highest.measure, highest.segmentation, highest.segment, highest.value,
         lowest.segment, lowest.value, highest.value - lowest.value, ratio,
