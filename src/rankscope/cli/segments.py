@@ -96,13 +96,11 @@ def appended(args: argparse.Namespace, output: str, table: Any, fmt: str) -> str
     from ..report.aggregate import with_aggregation
     from ..table.aggregate import aggregate
 
-    segments = None
-    if args.segments:
-        segments: dict[str, dict[str, str]] = {}
-        for path in args.segments:
-            segments.update(_read_one(path, segments))
+    segments: dict[str, dict[str, str]] = {}
+    for path in args.segments or ():
+        segments.update(_read_one(path, segments))
     result = aggregate(
-        table, args.weights, segments, args.aggregate, usage=args.usage, unique=args.unique,
+        table, args.weights, segments or None, args.aggregate, usage=args.usage, unique=args.unique,
         seed=getattr(args, "seed", 0), missing=args.missing,
     )  # fmt: skip
     return with_aggregation(output, result, fmt)
