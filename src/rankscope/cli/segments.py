@@ -1,5 +1,6 @@
 """The aggregation options of ``eval``, ``compare`` and ``recsys`` (``--weights``,
-``--segments``, ``--aggregate``, ``--usage``, ``--unique``, ``--missing``): when one of
+``--segments``, ``--aggregate``, ``--usage``, ``--usage-shares``, ``--unique``,
+``--missing``): when one of
 ``--weights``/``--segments`` is given, the command's output is followed by the aggregates
 per segment (`rankscope.aggregate`, `rankscope.report.aggregate`); without them the output
 is unchanged.  Not a command: declared by the commands that take these options."""
@@ -52,10 +53,13 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
         "or median (bootstrap intervals, as for every weighted aggregate)",
     )  # fmt: skip
     group.add_argument(
-        "--usage", metavar="HEAD,TORSO", nargs="?", type=shares, const=(0.5, 0.8),
+        "--usage", action="store_true",
         help=f"also segment by usage from --weights: the most frequent {what}s making the "
-        "first HEAD of the traffic are the head, up to TORSO the torso, the rest the tail "
-        "(default 0.5,0.8)",
+        "first half of the traffic are the head, up to 80%% the torso, the rest the tail",
+    )  # fmt: skip
+    group.add_argument(
+        "--usage-shares", metavar="HEAD,TORSO", type=shares, default=None,
+        help="the traffic shares ending the head and the torso (default 0.5,0.8)",
     )  # fmt: skip
     group.add_argument(
         "--unique", action="store_true",
@@ -79,12 +83,15 @@ def check(args: argparse.Namespace) -> None:
 
     if not asked(args):
         for flag, given in (
-            ("--usage", args.usage is not None), ("--unique", args.unique),
+            ("--usage", args.usage), ("--usage-shares", args.usage_shares is not None),
+            ("--unique", args.unique),
             ("--aggregate", args.aggregate != "mean"), ("--missing", args.missing != "error"),
         ):  # fmt: skip
             if given:
                 raise UsageError(f"{flag} applies to an aggregation: give --weights or --segments")
-    if args.usage is not None and not args.weights:
+    if args.usage_shares is not None and not args.usage:
+        raise UsageError("--usage-shares applies to usage segments: give --usage too")
+    if args.usage and not args.weights:
         raise UsageError("--usage needs the request weights (--weights FILE)")
 
 
@@ -99,8 +106,9 @@ def appended(args: argparse.Namespace, output: str, table: Any, fmt: str) -> str
     segments: dict[str, dict[str, str]] = {}
     for path in args.segments or ():
         segments.update(_read_one(path, segments))
+    usage = (args.usage_shares or True) if args.usage else None
     result = aggregate(
-        table, args.weights, segments or None, args.aggregate, usage=args.usage, unique=args.unique,
+        table, args.weights, segments or None, args.aggregate, usage=usage, unique=args.unique,
         seed=getattr(args, "seed", 0), missing=args.missing,
     )  # fmt: skip
     return with_aggregation(output, result, fmt)
