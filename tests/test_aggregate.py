@@ -131,7 +131,7 @@ def test_gmap_matches_trec_eval_gm_map():
     row = overall(aggregate(ap_only, how="gmean"))
     summary = rankscope.evaluate(qrels, {"r": run}, ["gm_map"], per_query=False, output="dict")
     assert len(gm_map) == 3
-    assert row.value == pytest.approx(summary["value"][0], abs=1e-4)
+    assert row.value == pytest.approx(summary["value"][0], rel=1e-12)
 
 
 def test_bootstrap_is_seeded_and_shared_by_runs():
