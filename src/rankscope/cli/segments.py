@@ -33,8 +33,7 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
     """The aggregation options; ``what``: the id the files name (``query``, ``user``)."""
     group = p.add_argument_group(
         "aggregation",
-        f"per-{what} values to one number per run and segment, printed after the output "
-        "(docs/aggregation.md)",
+        f"per-{what} values to one number per run and segment, printed after the output",
     )
     group.add_argument(
         "--weights", metavar="FILE",

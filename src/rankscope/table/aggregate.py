@@ -1,5 +1,6 @@
-"""Per-query values to one number per system, overall and per segment (seed 000's
-traffic-weighted, unique query/context, usage-segmented and group-segmented aggregation).
+"""Per-query values to one number per system, overall and per segment: traffic-weighted,
+unique query/context, usage-segmented and group-segmented aggregation (Diaz, "Offline
+Metrics").
 
 `aggregate` takes the tidy per-query table (run, query — or user —, measure, value) and
 gives, per (run, measure, segment), the aggregate with its size and confidence interval,
