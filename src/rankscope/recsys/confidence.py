@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
-from .base import Context, RecsysMeasure, Values, user_mean
+from .base import Context, RecsysMeasure, Values
 
 #: Log loss clips probabilities to [EPSILON, 1 - EPSILON] (log 0 would be infinite).
 EPSILON = 1e-15

@@ -5,10 +5,11 @@ Names use the ir_measures spelling of rankscope's main registry, parsed by the s
 ``ILD(distance=jaccard)@10``, ``LongTail(head=interactions)@10``, ``MAE``,
 ``RMSE(average=users)``.  A top-N name without ``@k`` takes the evaluation's ``k``.
 Nicknames: ``rating``, ``topn``, ``beyond``, ``popularity`` (ARP, APLT, ACLT, PopRSP,
-PopREO, ExposureRatio), ``confidence`` (Brier, LogLoss, ECE, CoverageAccuracy), ``all``.  The names of rankscope's retrieval
-measures are understood too, trec_eval's included, when a recommender measure computes the
-same thing: ``P_10`` and ``P.10`` are ``P@10``, ``ndcg_cut_10`` is ``nDCG@10``, ``recip_rank``
-is ``RR`` (MRR at the evaluation's ``k``), ``success_5`` is ``HitRate@5``.
+PopREO, ExposureRatio), ``confidence`` (Brier, LogLoss, ECE, CoverageAccuracy), ``all``.
+The names of rankscope's retrieval measures are understood too, trec_eval's included, when a
+recommender measure computes the same thing: ``P_10`` and ``P.10`` are ``P@10``,
+``ndcg_cut_10`` is ``nDCG@10``, ``recip_rank`` is ``RR`` (MRR at the evaluation's ``k``),
+``success_5`` is ``HitRate@5``.
 """
 
 from __future__ import annotations
