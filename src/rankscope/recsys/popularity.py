@@ -192,8 +192,8 @@ def _exposure_ratio(
 
 
 def group_codes(ctx: Context, groups: dict[str, str]) -> tuple[np.ndarray, list[str]]:
-    """Group code per item code for a ``{item id: group}`` mapping (items not in it: -1),
-    and the group names (sorted) the codes index."""
+    """Group code per item code for a ``{item id: group}`` mapping (-1 for items not in it
+    and items outside the catalog), and the group names (sorted) the codes index."""
     if not groups:
         raise UsageError("item groups are empty")
     names = sorted({str(g) for g in groups.values()})
@@ -203,6 +203,7 @@ def group_codes(ctx: Context, groups: dict[str, str]) -> tuple[np.ndarray, list[
     group_index = np.array([index[str(g)] for g in groups.values()], dtype=np.int64)
     known = (found >= 0) & (found < ctx.num_items)
     codes[found[known]] = group_index[known]
+    codes[~ctx.in_catalog] = -1
     return codes, names
 
 
