@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
 from .base import Context, RecsysMeasure, Values
 
-#: Log loss clips probabilities to [EPSILON, 1 - EPSILON] (log 0 would be infinite).
+#: Log loss floors the probability of the observed outcome at EPSILON (log 0 is infinite).
 EPSILON = 1e-15
 
 
@@ -72,12 +72,17 @@ def probabilities(ctx: Context, measure: str) -> Joined | None:
     bad = (data.score < 0) | (data.score > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        where = f" (line {int(data.line[i])} of {ctx.run.source})" if data.line is not None else ""
+        where = ""
+        if data.line is not None:
+            source = ctx.run.source
+            unit = "row" if source.startswith("<") else "line"  # frames and dicts: rows
+            where = f" ({source}, {unit} {int(data.line[i])})"
         ctx.note(
             "not-probabilities",
             f"{int(bad.sum())} of {len(bad)} predictions for test interactions are not "
-            f"probabilities in [0, 1], e.g. {data.score[i]!r}{where}; {measure} and the other "
-            "probability measures have no value (ECE(target=rating) reads predicted ratings)",
+            f"probabilities in [0, 1], e.g. {float(data.score[i])!r}{where}; {measure} and the "
+            "other probability measures have no value (ECE(target=rating) reads predicted "
+            "ratings)",
         )
         return None
     if not len(data.score):
@@ -112,9 +117,9 @@ def _log_loss(ctx: Context, epsilon: float = EPSILON) -> Values:
     data = probabilities(ctx, "LogLoss")
     if data is None:
         return _nothing(ctx)
-    p = np.clip(data.score, epsilon, 1 - epsilon)
     y = data.outcome
-    return _pooled(ctx, data, -(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    given = np.where(y == 1, data.score, 1 - data.score)  # probability of what happened
+    return _pooled(ctx, data, -np.log(np.maximum(given, epsilon)))
 
 
 # -- reliability -----------------------------------------------------------------------------
@@ -145,10 +150,10 @@ class Bins:
 def reliability_bins(
     predicted: np.ndarray, observed: np.ndarray, bins: int, lower: float, upper: float
 ) -> Bins:
-    """Equal-width bins over [lower, upper]: bin b holds edge_b <= p < edge_(b+1), the last
-    bin its upper edge too (as scikit-learn's ``calibration_curve``)."""
+    """Equal-width bins over [lower, upper]: bin b holds edge_b < p <= edge_(b+1), the first
+    bin its lower edge too (as scikit-learn's ``calibration_curve``)."""
     edges = np.linspace(lower, upper, bins + 1)
-    which = np.searchsorted(edges[1:-1], predicted, side="right")
+    which = np.searchsorted(edges[1:-1], predicted, side="left")
     count = np.bincount(which, minlength=bins)
     sum_p = np.bincount(which, weights=predicted, minlength=bins)
     sum_y = np.bincount(which, weights=observed, minlength=bins)
@@ -279,15 +284,17 @@ LogLoss = RecsysMeasure(
     params=(
         Param(
             "epsilon", float, EPSILON,
-            "probabilities are clipped to [epsilon, 1 − epsilon] (default 1e-15)", minimum=0.0,
+            "the probability of the observed outcome is floored at epsilon (default 1e-15)",
+            minimum=0.0,
         ),
     ),  # fmt: skip
     reference="Good, Rational decisions, Journal of the Royal Statistical Society B 14(1), "
         "1952; Bishop, Pattern Recognition and Machine Learning, 2006, §4.3.2.",
     doc=f"""\
     Log loss (binary cross-entropy): −(1/N) Σ [y ln p + (1 − y) ln(1 − p)], natural
-    logarithm, p clipped to [ε, 1 − ε] with ε = 1e-15 (parameter epsilon) so that a certain
-    wrong prediction costs ln(1/ε) ≈ 34.5 instead of infinity. {_INPUT}. Per user: the mean
+    logarithm, the probability given to the observed outcome (p, or 1 − p) floored at ε =
+    1e-15 (parameter epsilon; the same as clipping p to [ε, 1 − ε]) so that a certain wrong
+    prediction costs ln(1/ε) ≈ 34.5 instead of infinity. {_INPUT}. Per user: the mean
     over the user's predictions.
 
     Meaning: the surprise of the outcomes under the predicted probabilities; confident
@@ -306,7 +313,8 @@ ECE = RecsysMeasure(
     doc=f"""\
     Expected calibration error: ECE = Σ_b (n_b / N) |p̄_b − ȳ_b| over B equal-width bins of
     the predictions (bins=10), p̄_b the mean prediction and ȳ_b the mean outcome of the n_b
-    predictions in bin b (edge_b <= p < edge_(b+1), the last bin closed). {_INPUT}.
+    predictions in bin b (edge_b < p <= edge_(b+1), the first bin closed, as scikit-learn's
+    calibration_curve). {_INPUT}.
     target=rating: the scores are predicted ratings, the outcome the test rating, the bins
     equal-width over the range of the predictions, and ECE is in rating points.
 

@@ -74,7 +74,7 @@ def reliability(
     ``predictions``: scores for (user, item) pairs of the test log (one system or several,
     as `rankscope.recsys.evaluate` reads them).  ``target="relevance"`` (default): the
     scores are probabilities of relevance (rating >= ``threshold``), binned on [0, 1] in
-    ``bins`` equal-width bins (edge_b <= p < edge_(b+1), the last bin closed), ``observed``
+    ``bins`` equal-width bins (edge_b < p <= edge_(b+1), the first bin closed), ``observed``
     the share of relevant items; ``target="rating"``: the scores are predicted ratings,
     binned over their range, ``observed`` the mean test rating.  Empty bins have count 0
     and NaN means.  Scores outside [0, 1] with ``target="relevance"`` are a `UsageError`.
