@@ -43,7 +43,8 @@ def _from_file(path: str | os.PathLike) -> dict[str, str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    rows = []
+    rows: list[tuple[str, str, str]] = []
+    first = True
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -54,11 +55,12 @@ def _from_file(path: str | os.PathLike) -> dict[str, str]:
                 f"{name}: line {number}: expected 2 fields, 'item group', got "
                 f"{len(fields)}: {line[:60]!r}"
             )
-        if not rows and fields[1].lower() == "group":
-            rows.append(None)  # the header
+        if first and fields[1].lower() == "group":  # the header
+            first = False
             continue
+        first = False
         rows.append((fields[0], fields[1], f"line {number}"))
-    groups = _checked((r for r in rows if r is not None), name)
+    groups = _checked(rows, name)
     if not groups:
         raise InputError(f"{name}: no item groups in the file")
     return groups
