@@ -41,8 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
     options.measures(
         p,
-        "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty; nicknames topn, beyond, "
-        "rating, all (repeatable; default: every measure the inputs allow except rating ones)",
+        "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, ECE; nicknames topn, "
+        "beyond, rating, popularity, confidence, all (repeatable; default: every measure the "
+        "inputs allow except rating ones)",
     )
     p.add_argument(
         "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
