@@ -25,9 +25,12 @@ _STATISTICS = ("percent", "cohen", "fleiss", "alpha")
 
 
 class _Result(Protocol):  # rankscope.agreement.AgreementResult (a layer above this one)
-    level: str
-    weights: str | None
-    source: str
+    @property
+    def level(self) -> str: ...
+    @property
+    def weights(self) -> str | None: ...
+    @property
+    def source(self) -> str: ...
 
     def rows(self, per_query: bool = True) -> Iterator[Any]: ...
 
