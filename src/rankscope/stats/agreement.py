@@ -172,7 +172,9 @@ def cohen_kappa(
     """
     if weights not in KAPPA_WEIGHTS:
         raise UsageError(f"unknown weights {weights!r}: choose None, 'linear' or 'quadratic'")
-    first, second = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    first, second = np.asarray(a), np.asarray(b)
+    if first.dtype.kind not in "biuf" or second.dtype.kind not in "biuf":
+        first, second = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if first.ndim != 1 or second.ndim != 1:
         raise UsageError("cohen_kappa takes two vectors of labels (one per assessor)")
     if len(first) != len(second):
@@ -182,7 +184,8 @@ def cohen_kappa(
         )
     if len(first) == 0:
         raise UsageError("cohen_kappa: no items")
-    pair = np.empty((len(first), 2), dtype=object)
+    numeric = first.dtype.kind in "biuf"
+    pair = np.empty((len(first), 2), dtype=np.float64 if numeric else object)
     pair[:, 0], pair[:, 1] = first, second
     codes, scale = _coded(pair, categories, "cohen_kappa")
     codes = codes[(codes >= 0).all(axis=1)]
