@@ -532,3 +532,39 @@ def test_cli_constants_agree_with_the_library():
     assert agree.LEVELS == ALPHA_LEVELS
     assert agree.AGGREGATIONS == facade.AGGREGATIONS
     assert agree.TIE_BREAKS == facade.TIE_BREAKS
+
+
+def test_no_pairable_item_gives_no_statistic(tmp_path):
+    path = tmp_path / "labels.txt"
+    path.write_text("q1 a d1 1\nq1 b d2 0\n")
+    overall = facade.agreement(str(path)).overall
+    assert (overall.items, overall.assessors, overall.pairable) == (2, 2, 0)
+    assert (overall.percent, overall.cohen, overall.fleiss, overall.alpha) == (None,) * 4
+
+
+def _indented_block(text: str, after: str) -> list[str]:
+    """The 4-space-indented lines following the line ``after`` (up to a blank line)."""
+    lines = text.splitlines()
+    start = lines.index(after) + 1
+    block = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        block.append(line[4:])
+    return block
+
+
+def test_the_documented_example_is_what_the_command_prints(tmp_path, capsys):
+    from tests.conftest import ROOT
+
+    doc = (ROOT / "docs" / "agreement.md").read_text()
+    labels = tmp_path / "labels.txt"
+    labels.write_text("\n".join(_indented_block(doc, "    $ cat labels.txt")) + "\n")
+    for command in (
+        "rankscope agree labels.txt -q",
+        "rankscope agree labels.txt -q --level ordinal --weights linear --format csv",
+    ):
+        expected = _indented_block(doc, f"    $ {command}")
+        args = [str(labels) if a == "labels.txt" else a for a in command.split()[1:]]
+        code, out, _ = run_cli(args, capsys)
+        assert code == 0 and out.splitlines() == expected, command
