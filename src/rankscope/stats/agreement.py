@@ -82,16 +82,23 @@ def _coded(
         values = array
     else:
         raise UsageError(f"{what}: labels must be numbers or strings, got {array.dtype}")
-    if categories is None:
-        scale = np.unique(present) if numeric else np.asarray(sorted(set(kept)), dtype=object)
-    else:
-        scale = np.asarray(list(categories), dtype=np.float64 if numeric else object)
+    try:
+        if categories is None:
+            scale = np.unique(present) if numeric else np.asarray(sorted(set(kept)), dtype=object)
+        else:
+            scale = np.asarray(list(categories), dtype=np.float64 if numeric else object)
+    except (TypeError, ValueError) as exc:  # strings among numbers, unorderable labels
+        raise UsageError(f"{what}: the labels (or categories) cannot be ordered: {exc}") from None
+    if categories is not None:
         if len(set(scale.tolist())) != len(scale):
             raise UsageError(f"{what}: categories are repeated: {list(categories)!r}")
         unknown = sorted(set(present.tolist()) - set(scale.tolist()), key=str)
         if unknown:
+            label = unknown[0]
+            if isinstance(label, float) and label.is_integer():
+                label = int(label)  # numbers are compared as floats: show 3, not 3.0
             raise UsageError(
-                f"{what}: label {unknown[0]!r} is not among the categories {list(categories)!r}"
+                f"{what}: label {label!r} is not among the categories {list(categories)!r}"
             )
     codes = np.full(array.shape, -1, dtype=np.int64)
     if numeric:
