@@ -148,9 +148,7 @@ def parse_measure(measure: str) -> tuple[str, int | None]:
     (``HitRate``, ``Recall``, ``NDCG``, ``RR`` understood; HR and nDCG need their ``@k``)."""
     found = _MEASURE.match(measure.strip())
     if not found:
-        raise UsageError(
-            f"unknown sampled measure {measure!r}: HR@k, nDCG@k, MRR, MRR@k or AUC"
-        )
+        raise UsageError(f"unknown sampled measure {measure!r}: HR@k, nDCG@k, MRR, MRR@k or AUC")
     name, k = _CANONICAL[found.group(1)], found.group(2)
     if name in ("HR", "nDCG") and k is None:
         raise UsageError(f"{measure!r} needs a cutoff: {name}@10, say")
@@ -342,9 +340,14 @@ def sampled_evaluate_systems(
                 out["sampled"].append(1 + _above(s[column[drawn]], target_score, ties))
         results.append(
             SampledResult(
-                name, out["user"], out["item"], np.array(out["n"], dtype=np.int64),
-                np.array(out["m"], dtype=np.int64), np.array(out["full"], dtype=np.int64),
-                np.array(out["sampled"], dtype=np.int64), gamma,
+                name,
+                out["user"],
+                out["item"],
+                np.array(out["n"], dtype=np.int64),
+                np.array(out["m"], dtype=np.int64),
+                np.array(out["full"], dtype=np.int64),
+                np.array(out["sampled"], dtype=np.int64),
+                gamma,
             )  # fmt: skip
         )
     return results
@@ -492,9 +495,7 @@ def _seen_items(
     key = np.unique(np.concatenate(users).astype(np.int64) * num_items + np.concatenate(items))
     user, item = key // num_items, key % num_items
     cuts = np.flatnonzero(np.diff(user)) + 1
-    return {
-        int(u[0]): i for u, i in zip(np.split(user, cuts), np.split(item, cuts), strict=True)
-    }
+    return {int(u[0]): i for u, i in zip(np.split(user, cuts), np.split(item, cuts), strict=True)}
 
 
 def _draw(
