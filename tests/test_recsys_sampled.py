@@ -309,3 +309,11 @@ def test_unscored_users_and_items_warned():
     assert any("not scored by the systems (such as 'z')" in m for m in messages)
     assert any("1 test users" in m and "'v'" in m for m in messages)
     assert (result.users, result.items, result.full_rank.tolist()) == (["u"], ["a"], [1])
+
+
+def test_docstring_examples():
+    import doctest
+
+    from rankscope.recsys import sampled
+
+    assert doctest.testmod(sampled).failed == 0

@@ -34,10 +34,11 @@ Every summary is the mean over the targets (the paper's average).  See docs/recs
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -115,7 +116,6 @@ class SampledResult:
     full_rank: np.ndarray
     sampled_rank: np.ndarray
     gamma: float = 0.1
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def values(self, measure: str, estimator: str = "sampled") -> np.ndarray:
         """The per-target values of ``measure`` by ``estimator`` (see the module)."""
@@ -131,10 +131,7 @@ class SampledResult:
         pairs = np.stack([self.candidates, self.negatives], axis=1)
         for n, m in np.unique(pairs, axis=0).tolist():
             at = (self.candidates == n) & (self.negatives == m)
-            key = (name, k, n, m, gamma)
-            if key not in self._cache:
-                self._cache[key] = corrected_metric(measure, n, m, gamma=gamma)
-            out[at] = self._cache[key][self.sampled_rank[at] - 1]
+            out[at] = _correction(measure, n, m, gamma)[self.sampled_rank[at] - 1]
         return out
 
     def mean(self, measure: str, estimator: str = "sampled") -> float:
@@ -262,6 +259,15 @@ def corrected_metric(
         nearest = usable[np.abs(np.arange(m + 1)[:, None] - usable[None, :]).argmin(axis=1)]
         solution = solution[nearest]
     return solution
+
+
+@functools.lru_cache(maxsize=4096)
+def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
+    """`corrected_metric` with the uniform prior, computed once per (measure, n, m, γ) (the
+    users of a log share few candidate counts, the systems all of them); read-only."""
+    values = corrected_metric(measure, n, m, gamma=gamma)
+    values.setflags(write=False)
+    return values
 
 
 def sampled_evaluate_systems(
