@@ -30,6 +30,12 @@ _EXPORTS = {
     "MEASURES": "registry",
     "REGISTRY": "registry",
     "parse": "registry",
+    "sampled_evaluate": "sampled",
+    "sampled_evaluate_systems": "sampled",
+    "corrected_metric": "sampled",
+    "sampled_rank_distribution": "sampled",
+    "ScoreMatrix": "sampled",
+    "SampledResult": "sampled",
 }
 
 __all__ = sorted(_EXPORTS)
