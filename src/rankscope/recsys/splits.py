@@ -120,9 +120,7 @@ def _check_leakage(split: Split) -> None:
     n = max(len(split.train.items), 1)
     leaked = np.isin(split.test.keys(n), split.train.keys(n))
     if leaked.any():  # every pair is once in the log (keep_latest): cannot happen
-        raise RuntimeError(
-            f"{int(leaked.sum())} test (user, item) pairs are in the training data"
-        )
+        raise RuntimeError(f"{int(leaked.sum())} test (user, item) pairs are in the training data")
 
 
 def _within_user_position(user: np.ndarray, order_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -147,6 +145,12 @@ def _tell_kept(log: Interactions, too_few: np.ndarray, what: str) -> None:
             f"{log.source}: {users} user{'s' if users > 1 else ''} with {what} "
             f"kept whole in the training data"
         )
+
+
+def _time(value: float) -> str:
+    """A timestamp as written in logs: whole seconds without a decimal point."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def _times(log: Interactions, method: str) -> np.ndarray:
@@ -227,16 +231,16 @@ def temporal(
     times = _times(interactions, "a temporal split")
     if 0 < float(cut) < 1:
         at = np.sort(times, kind="stable")[int(math.floor(float(cut) * len(times)))]
-        described = f"the {float(cut):g} quantile, timestamp {at:g}"
+        described = f"the {float(cut):g} quantile, timestamp {_time(at)}"
     else:
         at = float(cut)
-        described = f"timestamp {at:g}"
+        described = f"timestamp {_time(at)}"
     test = times >= at
     if test.all() or not test.any():
         side = "training" if test.all() else "test"
         raise UsageError(
             f"{interactions.source}: the cut at {described} leaves the {side} data empty "
-            f"(the log's timestamps run from {times.min():g} to {times.max():g})",
+            f"(the log's timestamps run from {_time(times.min())} to {_time(times.max())})",
         )
     return _make(interactions, test)
 
