@@ -37,9 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method", choices=METHODS, default="kfold", help="how to split (default kfold)"
     )
-    p.add_argument(
-        "-k", type=options.whole(2), default=5, help="folds of kfold (default 5)"
-    )
+    p.add_argument("-k", type=options.whole(2), default=5, help="folds of kfold (default 5)")
     p.add_argument(
         "--test-size", type=options.probability, default=0.2, dest="test_size",
         help="test share of holdout and per-user, strictly between 0 and 1 (default 0.2)",

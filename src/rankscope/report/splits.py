@@ -73,8 +73,7 @@ def write_splits(
         raise UsageError(
             f"{shown} already exist{'s' if len(existing) == 1 else ''}: "
             "give force=True to overwrite",
-            cli=f"{shown} already exist{'s' if len(existing) == 1 else ''}: "
-            "--force overwrites",
+            cli=f"{shown} already exist{'s' if len(existing) == 1 else ''}: --force overwrites",
         )
     root.mkdir(parents=True, exist_ok=True)
     for i, split in enumerate(splits):
