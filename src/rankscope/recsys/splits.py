@@ -259,7 +259,8 @@ def temporal_per_user(
     times = _times(interactions, "a temporal split per user")
     position, count = _within_user_position(interactions.user, times)
     test = (count > last) & (position >= count - last)
-    _tell_kept(interactions, count <= last, f"at most {last} interaction{'s' * (last > 1)}")
+    what = "a single interaction" if last == 1 else f"at most {last} interactions"
+    _tell_kept(interactions, count <= last, what)
     return _make(interactions, test)
 
 
