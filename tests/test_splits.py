@@ -326,3 +326,12 @@ def test_split_never_overwrites_its_log(tmp_path, capsys):
 def test_interactions_error_type():
     with pytest.raises(InputError):
         splits.holdout({"u": {"a": float("nan"), "b": 1}})
+
+
+def test_the_examples_in_the_docstrings():
+    import doctest
+
+    from rankscope.recsys import folds
+
+    for module in (splits, folds):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -35,7 +35,7 @@ rankscope (a `RuntimeError`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,7 @@ class Split:
     train: Interactions
     test: Interactions
 
-    def __iter__(self):  # so that ``train, test = split`` works
+    def __iter__(self) -> Iterator[Interactions]:  # so that ``train, test = split`` works
         return iter((self.train, self.test))
 
 
