@@ -166,8 +166,8 @@ def read_folds(folds: Any) -> list[Fold]:
                 out.append(item)
                 continue
             if isinstance(item, Split) or (isinstance(item, tuple) and len(item) == 2):
-                train, test = item
-                out.append(Fold(f"u{i}", train, test))
+                train_log, test_log = item
+                out.append(Fold(f"u{i}", train_log, test_log))
                 continue
             raise UsageError(
                 f"fold {i}: expected a Split or a (train, test) pair, not {type(item).__name__}"
