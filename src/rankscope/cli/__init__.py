@@ -37,7 +37,8 @@ from ..errors import RankscopeError
 
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
 COMMANDS = (
-    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "agree", "measures",
+    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "agree",
+    "measures",
     "example",
 )  # fmt: skip
 
