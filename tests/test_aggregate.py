@@ -506,3 +506,13 @@ def test_cli_choices_agree_with_the_library():
     from rankscope.cli import segments
 
     assert segments.HOWS == HOWS and segments.MISSING == MISSING
+
+
+def test_cli_recsys_folds_take_no_segments(tmp_path, capsys):
+    (tmp_path / "gender").write_text("u1 F\n")
+    code, out, err = run_cli(
+        ["recsys", "--folds", str(tmp_path), "recs.tsv", "--segments", str(tmp_path / "gender")],
+        capsys,
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    assert "--weights and --segments do not go with --folds" in err

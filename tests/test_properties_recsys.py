@@ -216,9 +216,13 @@ UNIT = {
     "CatalogCoverage", "Serendipity", "Gini", "LongTail",
     # ILD: the distance 1 − cosine of non-negative vectors, or 1 − Jaccard, lies in [0, 1]
     "ILD",
+    # two item groups: std/mean = |a − b| / (a + b) and min/max lie in [0, 1]
+    "PopRSP", "PopREO", "ExposureRatio",
+    # probabilities against 0/1 outcomes (NaN here: the scores are not probabilities)
+    "Brier", "ECE", "CoverageAccuracy",
 }  # fmt: skip
 #: Errors: non-negative.
-ERRORS = {"MAE", "RMSE", "MSE", "SE"}
+ERRORS = {"MAE", "RMSE", "MSE", "SE", "LogLoss"}
 TOL = 1e-12
 
 
@@ -244,6 +248,10 @@ def test_every_measure_within_its_bounds(world, options):
                     assert -TOL <= v <= 1 + TOL, (label, v)
                 elif name in ERRORS:
                     assert v >= 0, (label, v)
+                elif name == "ARP":  # popularity: users of the training log
+                    assert 0 <= v <= train_users, (label, v)
+                elif name == "ACLT":  # long-tail items in a list of at most K
+                    assert 0 <= v <= K, (label, v)
                 elif name == "Novelty":
                     # −log2 p(i), p(i) = users of i / users, at least 1 user: [0, log2 users]
                     assert -TOL <= v <= math.log2(train_users) + TOL, (label, v)

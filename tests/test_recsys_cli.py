@@ -126,7 +126,7 @@ def test_list(capsys):
     assert code == 0
     for name in ("MAE", "RMSE", "SE", "P@k | P", "nDCG@k", "ILD@k", "Serendipity@k", "LongTail@k"):
         assert name in out
-    assert "nicknames: rating, topn, beyond, all" in out
+    assert "nicknames: rating, topn, beyond, popularity, confidence, all" in out
 
 
 def test_movielens_files(capsys):

@@ -22,6 +22,7 @@ PUBLIC = [
     "rankscope.stats",
     "rankscope.recsys",
     "rankscope.api",
+    "rankscope.agreement",
 ]
 
 

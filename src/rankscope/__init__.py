@@ -21,7 +21,10 @@ __version__ = "0.1.0"
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     # the subpackage rankscope.judge is reached by import; the attribute is the function
-    submodules=["model", "read", "measures", "preference", "table", "stats", "recsys", "report"],
+    submodules=[
+        "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
+        "agreement",
+    ],
     submod_attrs={
         "api": [
             "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",

@@ -37,7 +37,9 @@ from ..errors import RankscopeError
 
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
 COMMANDS = (
-    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "measures", "example",
+    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "agree",
+    "measures",
+    "example",
 )  # fmt: skip
 
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).

@@ -238,6 +238,7 @@ def check_outputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> N
     read = [
         getattr(args, "qrels", None), getattr(args, "topics", None),
         getattr(args, "zscores", None), getattr(args, "doc_lengths", None),
+        getattr(args, "labels", None),
         *(getattr(args, "runs", None) or []), *(getattr(args, "spilled", None) or []),
     ]  # fmt: skip
     inputs = [str(v) for v in read if v and v != "-"]

@@ -30,19 +30,28 @@ EXAMPLES = """\
 examples:
   rankscope recsys u1.test pop.tsv knn.tsv --train u1.base --features u.item
   rankscope recsys u1.test knn.tsv -m P@5 -m 'MAP(denominator=min)@5' --threshold 5
-  rankscope recsys --list
+  rankscope recsys --folds ml-100k/ recs/ -m P@10 -m nDCG@10 -m RPP
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("test", nargs="?", help="test interactions: user item [rating [timestamp]]")
+    p.add_argument(
+        "test", nargs="?",
+        help="test interactions: user item [rating [timestamp]] (with --folds: the first RECS)",
+    )  # fmt: skip
     p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
+    p.add_argument(
+        "--folds", metavar="DIR",
+        help="evaluate over the folds of DIR (u1.base/u1.test, ...); RECS are then directories "
+        "of one list per fold (SYSTEM/u1.tsv, ...), or a directory of them",
+    )  # fmt: skip
     p.add_argument("--train", help="training interactions (popularity, catalog, seen items)")
     p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
     options.measures(
         p,
-        "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty; nicknames topn, beyond, "
-        "rating, all (repeatable; default: every measure the inputs allow except rating ones)",
+        "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, ECE; nicknames topn, "
+        "beyond, rating, popularity, confidence, all (repeatable; default: every measure the "
+        "inputs allow except rating ones)",
     )
     p.add_argument(
         "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
@@ -65,12 +74,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ("exclude", "zero"),
         "users without relevant test items (default: left out of the means)",
     )
-    options.choice(
-        p,
-        "--seen",
-        ("keep", "drop"),
-        "recommended items of the user's training data (default keep)",
-    )
+    p.add_argument(
+        "--seen", choices=("keep", "drop"), default=None,
+        help="recommended items of the user's training data (default keep; drop with --folds)",
+    )  # fmt: skip
     options.ties(p, "input-order", "order of equally scored items (default input-order)")
     p.add_argument(
         "--duplicates", choices=("max-score", "first", "error"), default="max-score",
@@ -83,6 +90,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--scheduler", metavar="ADDRESS",
         help="evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; "
         "top-N measures and UserCoverage)",
+    )  # fmt: skip
+    p.add_argument(
+        "--baseline", metavar="SYSTEM", help="--folds: the system compared with (default first)"
+    )
+    p.add_argument(
+        "--test", dest="paired_test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap"),
+        default="t", help="--folds: the paired test across folds (default t)",
+    )  # fmt: skip
+    p.add_argument(
+        "--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+        help="--folds: correction over the comparisons of a measure (default holm)",
+    )  # fmt: skip
+    p.add_argument(
+        "--users", action="store_true",
+        help="--folds: also test across the users of every fold pooled",
     )  # fmt: skip
     segments.add_arguments(p, "user")
     p.add_argument("--list", action="store_true", help="list the recommender measures")
@@ -105,13 +127,21 @@ def run(args: argparse.Namespace) -> int:
     if args.reference:
         sys.stdout.write(recsys_reference() + "\n")
         return 0
+    if args.folds is not None:
+        return _folds(args)
     if not args.test or not args.recs:
         raise UsageError("rankscope recsys needs a TEST file and at least one RECS file")
+    for option, given in (
+        ("--baseline", args.baseline is not None), ("--test", args.paired_test != "t"),
+        ("--correction", args.correction != "holm"), ("--users", args.users),
+    ):  # fmt: skip
+        if given:
+            raise UsageError(f"{option} goes with --folds (a comparison over folds)")
     segments.check(args)
     results = evaluate_systems(
         args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
-        no_relevant=args.no_relevant, seen=args.seen, ties=args.ties,
+        no_relevant=args.no_relevant, seen=args.seen or "keep", ties=args.ties,
         duplicates=args.duplicates, scheduler=args.scheduler,
     )  # fmt: skip
     output = format_systems(results, args.format, per_user=args.per_user)
@@ -120,5 +150,33 @@ def run(args: argparse.Namespace) -> int:
 
         output = segments.appended(args, output, tidy(results), args.format)
     sys.stdout.write(output)
+    sys.stdout.flush()
+    return 0
+
+
+def _folds(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
+    from ..recsys.folds import evaluate_folds
+    from ..report.folds import format_folds
+
+    recs = [r for r in (args.test, *args.recs) if r]
+    if not recs:
+        raise UsageError("rankscope recsys --folds DIR needs the recommendations: RECS...")
+    if args.per_user:
+        raise UsageError("--per-user does not go with --folds (it prints values per fold)")
+    if args.scheduler:
+        raise UsageError("--scheduler does not go with --folds")
+    if segments.asked(args):
+        raise UsageError("--weights and --segments do not go with --folds")
+    if args.train:
+        raise UsageError("--train does not go with --folds: each fold's uN.base is its training")
+    result = evaluate_folds(
+        args.folds, recs, args.measures, k=args.k, threshold=args.threshold,
+        features=args.features, relevance=args.relevance, no_relevant=args.no_relevant,
+        seen=args.seen or "drop", ties=args.ties, duplicates=args.duplicates,
+        baseline=args.baseline, test=args.paired_test, correction=args.correction,
+        users=args.users,
+    )  # fmt: skip
+    sys.stdout.write(format_folds(result, args.format))
     sys.stdout.flush()
     return 0

@@ -2,13 +2,14 @@
 
 `Vocabulary` (ids), `Qrels` and `Run` (rows of query, document, value), the other judgment
 formats (`Prefs`, `GroupedQrels`), trec_eval's z-score table (`ZScores`), interaction logs
-and item features (`Interactions`, `ItemFeatures`).  This package imports nothing else of
-rankscope but `rankscope.errors`.
+and item features (`Interactions`, `ItemFeatures`), several assessors' labels (`Labels`).
+This package imports nothing else of rankscope but `rankscope.errors`.
 """
 
 from ._native import native
 from .frames import column_names, is_frame, to_frame
 from .judgments import GroupedQrels, Prefs, ZScores
+from .labels import Labels
 from .logs import Interactions, ItemFeatures
 from .tables import Qrels, Run, check_distinct_names
 from .vocabulary import Vocabulary
@@ -17,6 +18,7 @@ __all__ = [
     "GroupedQrels",
     "Interactions",
     "ItemFeatures",
+    "Labels",
     "Prefs",
     "Qrels",
     "Run",

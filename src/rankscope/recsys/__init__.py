@@ -6,7 +6,9 @@
 
 Test interactions become judgments and recommendation lists a run, so the top-N accuracy
 measures are rankscope's trec_eval-exact kernels; see docs/recsys.md for every formula,
-default and policy.
+default and policy.  The offline protocol: `splits` (holdout, temporal, leave-one-out,
+K-fold) makes training and test data from a log, `evaluate_folds` evaluates systems over
+the folds.
 """
 
 from __future__ import annotations
@@ -18,6 +20,13 @@ _EXPORTS = {
     "evaluate": "api",
     "evaluate_systems": "api",
     "SystemEvaluation": "api",
+    "reliability": "diagnostics",
+    "coverage_accuracy": "diagnostics",
+    "group_exposure": "diagnostics",
+    "read_item_groups": "..read.groups",
+    "evaluate_folds": "folds",
+    "FoldsEvaluation": "folds",
+    "Split": "splits",
     "Interactions": "..model",
     "ItemFeatures": "..model",
     "read_interactions": "..read.logs",
@@ -26,12 +35,23 @@ _EXPORTS = {
     "MEASURES": "registry",
     "REGISTRY": "registry",
     "parse": "registry",
+    "sampled_evaluate": "sampled",
+    "sampled_evaluate_systems": "sampled",
+    "corrected_metric": "sampled",
+    "sampled_rank_distribution": "sampled",
+    "ScoreMatrix": "sampled",
+    "SampledResult": "sampled",
 }
+
+#: Modules reached as attributes (``rankscope.recsys.splits.kfold``).
+_MODULES = ("splits",)
 
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rankscope.recsys' has no attribute {name!r}")
@@ -42,4 +62,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_EXPORTS) | set(_MODULES))

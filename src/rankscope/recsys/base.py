@@ -26,7 +26,7 @@ K = Param(
     "k", int, None, "list length evaluated, the cutoff (default: the evaluation's k, 10)", minimum=1
 )
 
-KINDS = ("rating", "topn", "list", "catalog")
+KINDS = ("rating", "topn", "list", "catalog", "confidence")
 
 
 @dataclass
@@ -49,7 +49,8 @@ class RecsysMeasure(Measure[Values]):
     ``kind``: ``rating`` (rating prediction: predictions joined with the test ratings),
     ``topn`` (accuracy of the top-k list against the relevant test items), ``list`` (a
     property of each user's top-k list) or ``catalog`` (a property of all lists together,
-    no per-user value).  ``relevance``: the value needs relevant test items, so users
+    no per-user value) or ``confidence`` (predicted probabilities joined with the test
+    outcomes).  ``relevance``: the value needs relevant test items, so users
     without any follow the no-relevant policy.  ``needs``: inputs beyond test and
     recommendations (``ratings``, ``popularity``, ``features``).
     """

@@ -321,7 +321,8 @@ Novelty = RecsysMeasure(
 )
 
 LongTail = RecsysMeasure(
-    "LongTail", _long_tail, ir=_spell("LongTail"), kind="list", needs=("popularity",),
+    "LongTail", _long_tail, ir=(*_spell("LongTail"), *_spell("APLT")), kind="list",
+    needs=("popularity",),
     summary_doc="mean over the users with a non-empty list", family="recsys",
     reference="Abdollahpouri, Burke & Mobasher, Controlling popularity bias in learning-to-rank "
         "recommendation, RecSys 2017; Managing popularity bias in recommender systems with "

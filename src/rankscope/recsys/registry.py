@@ -4,10 +4,12 @@ Names use the ir_measures spelling of rankscope's main registry, parsed by the s
 `Registry` class: ``P@10``, ``Recall@10``, ``nDCG@10``, ``MAP(denominator=min)@10``,
 ``ILD(distance=jaccard)@10``, ``LongTail(head=interactions)@10``, ``MAE``,
 ``RMSE(average=users)``.  A top-N name without ``@k`` takes the evaluation's ``k``.
-Nicknames: ``rating``, ``topn``, ``beyond``, ``all``.  The names of rankscope's retrieval
-measures are understood too, trec_eval's included, when a recommender measure computes the
-same thing: ``P_10`` and ``P.10`` are ``P@10``, ``ndcg_cut_10`` is ``nDCG@10``, ``recip_rank``
-is ``RR`` (MRR at the evaluation's ``k``), ``success_5`` is ``HitRate@5``.
+Nicknames: ``rating``, ``topn``, ``beyond``, ``popularity`` (ARP, APLT, ACLT, PopRSP,
+PopREO, ExposureRatio), ``confidence`` (Brier, LogLoss, ECE, CoverageAccuracy), ``all``.
+The names of rankscope's retrieval measures are understood too, trec_eval's included, when a
+recommender measure computes the same thing: ``P_10`` and ``P.10`` are ``P@10``,
+``ndcg_cut_10`` is ``nDCG@10``, ``recip_rank`` is ``RR`` (MRR at the evaluation's ``k``),
+``success_5`` is ``HitRate@5``.
 """
 
 from __future__ import annotations
@@ -21,14 +23,21 @@ from ..measures.registry import Registry
 from .accuracy import RATING_MEASURES
 from .base import RecsysMeasure
 from .beyond import BEYOND_MEASURES
+from .confidence import CONFIDENCE_MEASURES
+from .popularity import POPULARITY_MEASURES
 from .topn import TOPN_MEASURES
 
-MEASURES: list[RecsysMeasure] = [*RATING_MEASURES, *TOPN_MEASURES, *BEYOND_MEASURES]
+MEASURES: list[RecsysMeasure] = [
+    *RATING_MEASURES, *TOPN_MEASURES, *BEYOND_MEASURES, *POPULARITY_MEASURES,
+    *CONFIDENCE_MEASURES,
+]  # fmt: skip
 
 NICKNAMES = {
     "rating": [m.name for m in RATING_MEASURES],
     "topn": [m.name for m in TOPN_MEASURES],
     "beyond": [m.name for m in BEYOND_MEASURES],
+    "popularity": ["ARP", "LongTail", *(m.name for m in POPULARITY_MEASURES[1:])],
+    "confidence": [m.name for m in CONFIDENCE_MEASURES],
     "all": [m.name for m in MEASURES],
 }
 

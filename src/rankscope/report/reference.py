@@ -83,7 +83,7 @@ def registry_reference(registry: Registry) -> str:
 #: The recommender measures' kinds (`RecsysMeasure.kind`), as the reference names them.
 _KINDS = dict(
     rating="Rating prediction", topn="Top-N accuracy", list="Beyond accuracy: per list",
-    catalog="Beyond accuracy: over the catalog",
+    catalog="Beyond accuracy: over the catalog", confidence="Confidence",
 )
 
 

@@ -12,6 +12,8 @@ queries × systems × systems preference tensor — never files; every random on
 * `multiple`: randomized and classical Tukey HSD, corrected pairwise tests, compact letters.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
 * `latex`: a table of means with significance superscripts.
+* `agreement`: agreement between assessors (percent agreement, Cohen's and Fleiss' kappa,
+  Krippendorff's alpha); ``rankscope.agreement`` applies them to labels files.
 * `meta`: Kendall's τ, τ_AP, discriminative power, robustness curves (`rankscope.table.study`
   runs them all over real runs, ``rankscope meta``).
 
@@ -63,5 +65,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
         "latex": ["latex_table"],
         "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],
+        "agreement": ["percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha"],
     },
 )

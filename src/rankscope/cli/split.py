@@ -1,0 +1,90 @@
+"""split an interaction log into training and test files (holdout, temporal, K-fold)
+
+Writes MovieLens-style pairs DIR/u1.base and DIR/u1.test (one pair, or one per fold):
+tab-separated user item [rating [timestamp]] lines, the columns the log has.  Methods:
+holdout (a random share of the interactions), per-user (that share of each user's),
+temporal (a global time cut: --cut TIMESTAMP, or a quantile such as --cut 0.8),
+temporal-per-user (each user's --last-n latest), leave-one-out (each user's latest, or
+--by random), kfold (-k parts, each the test set once) and kfold-per-user (each user's
+interactions spread over the parts).  Seeded (--seed): the same files on every run.
+A pair listed twice in the log keeps its latest rating; existing files are kept unless
+--force.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import options
+
+EXAMPLES = """\
+examples:
+  rankscope split u.data --method kfold -k 5 -o folds/
+  rankscope split ratings.csv --method temporal --cut 0.8 -o split/
+  rankscope split u.data --method leave-one-out --by random --seed 7 -o loo/
+"""
+
+#: `rankscope.recsys.splits.METHODS`, in its order.
+METHODS = (
+    "holdout", "per-user", "temporal", "temporal-per-user", "leave-one-out", "kfold",
+    "kfold-per-user",
+)  # fmt: skip
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", help="interaction log: user item [rating [timestamp]] (file, - stdin)")
+    p.add_argument(
+        "--method", choices=METHODS, default="kfold", help="how to split (default kfold)"
+    )
+    p.add_argument("-k", type=options.whole(2), default=5, help="folds of kfold (default 5)")
+    p.add_argument(
+        "--test-size", type=options.probability, default=0.2, dest="test_size",
+        help="test share of holdout and per-user, strictly between 0 and 1 (default 0.2)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cut", type=options.real,
+        help="temporal: a timestamp (the test set starts there), or a quantile in (0, 1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--last-n", type=options.whole(1), default=1, dest="last_n",
+        help="temporal-per-user: each user's latest N interactions are the test set (default 1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--by", choices=("time", "random"), default="time",
+        help="leave-one-out: each user's latest interaction (default) or a random one",
+    )  # fmt: skip
+    p.add_argument(
+        "--seed", type=options.whole(0), default=0, help="seed of the random splits (default 0)"
+    )
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write to")
+    p.add_argument("--force", action="store_true", help="overwrite existing split files")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..errors import UsageError
+    from ..recsys.splits import split
+    from ..report.splits import split_paths, write_splits
+    from ..report.tables import text_table
+
+    if args.method == "temporal" and args.cut is None:
+        raise UsageError("--method temporal needs --cut (a timestamp, or a quantile in (0, 1))")
+    log = Path(args.log)
+    if args.log != "-" and log.is_file():
+        for path in split_paths(args.output, args.k if "kfold" in args.method else 1):
+            if path.exists() and path.samefile(log):
+                raise UsageError(
+                    f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
+                )
+    made = split(
+        args.log, args.method, k=args.k, test_size=args.test_size, cut=args.cut,
+        last_n=args.last_n, by=args.by, seed=args.seed,
+    )  # fmt: skip
+    paths = write_splits(made, args.output, force=args.force)
+    rows = [["training", "interactions", "test", "interactions"]]
+    for i, s in enumerate(made):
+        rows.append([str(paths[2 * i]), str(len(s.train)), str(paths[2 * i + 1]), str(len(s.test))])
+    sys.stdout.write(text_table(rows))
+    return 0

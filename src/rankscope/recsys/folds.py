@@ -1,0 +1,573 @@
+"""``rankscope.recsys.evaluate_folds``: the offline protocol's evaluation over folds.
+
+Each fold is a training log and a test log (MovieLens ``u1.base``/``u1.test``, ...); each
+system has one recommendation list per fold.  Per fold, every system is evaluated as
+`rankscope.recsys.evaluate_systems` evaluates it on that fold alone, the fold's training
+items removed from its lists first (``seen="drop"``, the protocol's default); preference
+methods (RPP, gRPP, lexiprecision, ...) give each system its mean win rate over the
+others on that fold's users.  Then, per system and measure: the mean over the folds, their
+standard deviation (n − 1), minimum and maximum, and against a baseline system the
+difference of the means with a paired test across the folds (optionally across the users
+of every fold pooled), corrected over the comparisons of the measure as ``rankscope
+compare`` corrects them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, RankscopeWarning, UsageError, warn
+from ..judge import relevance_table
+from ..measures import Request, compute_request, needs_rankings, parse_method
+from ..model.frames import to_frame
+from ..stats import paired
+from ..stats.corrections import adjust
+from .api import SystemEvaluation, _seen_policy, evaluate_systems, read_inputs
+from .registry import parse
+from .splits import Split
+
+#: The paired tests of `evaluate_folds` (those of ``rankscope compare`` that pair two systems).
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+_FOLD_FILE = re.compile(r"^(.*?)(\d+)\.base$")
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold: its name (``u1``), training and test data (anything the readers read)."""
+
+    name: str
+    train: Any
+    test: Any
+
+
+@dataclass(frozen=True)
+class FoldSummary:
+    """One system on one measure over the folds, and its comparison with the baseline
+    (None for the baseline itself)."""
+
+    system: str
+    measure: str
+    kind: str  # "metric" or "preference"
+    mean: float  # of the fold values
+    std: float  # sample standard deviation (n − 1) of the fold values
+    min: float
+    max: float
+    folds: int  # folds with a value
+    baseline: str | None = None
+    difference: float | None = None  # mean − the baseline's mean
+    p_value: float | None = None  # paired test across folds, after the correction
+    p_unadjusted: float | None = None
+    wins: int | None = None  # folds where the system beats the baseline
+    losses: int | None = None
+    users: int | None = None  # (fold, user) pairs of the pooled test
+    p_users: float | None = None  # paired test across the pooled users, corrected
+    p_users_unadjusted: float | None = None
+
+
+@dataclass(frozen=True)
+class FoldsEvaluation:
+    """The result of `evaluate_folds`: fold values (systems × measures × folds), the users
+    behind each, and a `FoldSummary` per (system, measure)."""
+
+    folds: list[str]
+    systems: list[str]
+    measures: list[str]
+    kinds: list[str]
+    values: np.ndarray  # systems × measures × folds
+    counts: np.ndarray  # users (ratings, for pooled rating measures) behind each value
+    summaries: list[FoldSummary]
+    baseline: str | None
+    test: str
+    correction: str
+
+    def value(self, system: str, measure: str, fold: str) -> float:
+        """One system's value on one measure in one fold."""
+        return float(
+            self.values[
+                self.systems.index(system), self.measures.index(measure), self.folds.index(fold)
+            ]
+        )
+
+    def summary(self, system: str, measure: str) -> FoldSummary:
+        """The `FoldSummary` of ``system`` on ``measure``."""
+        for s in self.summaries:
+            if s.system == system and s.measure == measure:
+                return s
+        raise KeyError((system, measure))
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """The fold values as a tidy table: system, fold, measure, value, users."""
+        cols: dict[str, list] = {"system": [], "fold": [], "measure": [], "value": [], "users": []}
+        for s, system in enumerate(self.systems):
+            for f, fold in enumerate(self.folds):
+                for m, measure in enumerate(self.measures):
+                    cols["system"].append(system)
+                    cols["fold"].append(fold)
+                    cols["measure"].append(measure)
+                    cols["value"].append(float(self.values[s, m, f]))
+                    cols["users"].append(int(self.counts[s, m, f]))
+        return to_frame(cols, output)
+
+    def summary_frame(self, output: str = "pandas") -> Any:
+        """The summaries as a table, one row per (system, measure)."""
+        records = [asdict(s) for s in self.summaries]
+        names = list(FoldSummary.__dataclass_fields__)
+        return to_frame({n: [r[n] for r in records] for n in names}, output)
+
+
+# -- reading the folds and the systems ---------------------------------------------------------
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def read_folds(folds: Any) -> list[Fold]:
+    """The folds of ``folds``: a directory of ``PREFIX N.base``/``PREFIX N.test`` pairs
+    (MovieLens ``u1.base``/``u1.test`` ... ``u5``, in the order of N; files without a number,
+    ``ua.base``, are not folds), or a list of `Split` objects or ``(train, test)`` pairs
+    (named ``u1``, ``u2``, ..., as `rankscope split` writes them)."""
+    if isinstance(folds, str | os.PathLike):
+        root = Path(folds)
+        if not root.is_dir():
+            raise UsageError(f"{folds}: the folds must be a directory of uN.base/uN.test files")
+        found = []
+        for child in root.iterdir():
+            match = _FOLD_FILE.match(child.name)
+            if match and child.is_file():
+                test = child.with_name(child.name[: -len(".base")] + ".test")
+                if not test.is_file():
+                    raise InputError(f"{child}: its test data, {test.name}, is not in {root}")
+                found.append(Fold(child.name[: -len(".base")], str(child), str(test)))
+        if not found:
+            raise InputError(f"{folds}: no fold files (u1.base and u1.test, u2.base, ...)")
+        prefixes = {_FOLD_FILE.match(f.name + ".base").group(1) for f in found}  # type: ignore[union-attr]
+        if len(prefixes) > 1:
+            raise InputError(
+                f"{folds}: folds of several series ({', '.join(sorted(prefixes))}): "
+                "keep one series of uN.base/uN.test files in the directory"
+            )
+        return sorted(found, key=lambda f: _natural(f.name))
+    if isinstance(folds, Sequence) and not isinstance(folds, str | bytes):
+        out = []
+        for i, item in enumerate(folds, start=1):
+            if isinstance(item, Fold):
+                out.append(item)
+                continue
+            if isinstance(item, Split) or (isinstance(item, tuple) and len(item) == 2):
+                train_log, test_log = item
+                out.append(Fold(f"u{i}", train_log, test_log))
+                continue
+            raise UsageError(
+                f"fold {i}: expected a Split or a (train, test) pair, not {type(item).__name__}"
+            )
+        if not out:
+            raise UsageError("no folds given")
+        return out
+    raise UsageError(f"cannot read folds from {type(folds).__name__}")
+
+
+def _fold_file(directory: Path, fold: str) -> str:
+    """The file of ``fold`` in a system's directory: the one named ``fold`` before its first
+    dot (``u1.tsv``, ``u1.run.gz``, ``u1``)."""
+    matches = [
+        c
+        for c in directory.iterdir()
+        if c.is_file() and not c.name.startswith(".") and c.name.split(".")[0] == fold
+    ]
+    if not matches:
+        raise InputError(f"{directory}: no recommendations for fold {fold} (a file {fold}.tsv)")
+    if len(matches) > 1:
+        shown = ", ".join(sorted(c.name for c in matches))
+        raise InputError(f"{directory}: several files for fold {fold} ({shown}): keep one")
+    return str(matches[0])
+
+
+def _system_dirs(path: Path) -> list[tuple[str, Path]]:
+    """A directory of system directories, or one system's directory (its name the
+    system's)."""
+    subdirs = sorted(c for c in path.iterdir() if c.is_dir() and not c.name.startswith("."))
+    if subdirs:
+        return [(c.name, c) for c in subdirs]
+    return [(path.name, path)]
+
+
+def read_systems(recommendations: Any, folds: Sequence[Fold]) -> dict[str, list[Any]]:
+    """``{system: [recommendations of each fold]}`` from a ``{system: [source per fold]}``
+    or ``{system: directory}`` dict, a directory, or a list of directories.  A system's
+    directory holds one file per fold named after it (``u1.tsv``, ``u2.tsv``, ...); a
+    directory of such directories is a system per subdirectory."""
+    names = [f.name for f in folds]
+    entries: list[tuple[str, Any]] = []
+    if isinstance(recommendations, Mapping):
+        entries = [(str(k), v) for k, v in recommendations.items()]
+    elif isinstance(recommendations, str | os.PathLike):
+        entries = [(n, p) for n, p in _system_dirs(_directory(recommendations))]
+    elif isinstance(recommendations, Sequence) and not isinstance(recommendations, bytes):
+        for r in recommendations:
+            entries += [(n, p) for n, p in _system_dirs(_directory(r))]
+    else:
+        raise UsageError(f"cannot read recommendations from {type(recommendations).__name__}")
+    systems: dict[str, list[Any]] = {}
+    for name, source in entries:
+        if name in systems:
+            raise UsageError(f"two systems are named {name!r}: rename one of their directories")
+        if isinstance(source, str | os.PathLike):
+            directory = _directory(source)
+            systems[name] = [_fold_file(directory, fold) for fold in names]
+        elif isinstance(source, Sequence) and not isinstance(source, str | bytes):
+            if len(source) != len(folds):
+                raise UsageError(
+                    f"system {name!r}: {len(source)} recommendation lists for {len(folds)} folds"
+                )
+            systems[name] = list(source)
+        else:
+            raise UsageError(
+                f"system {name!r}: expected a directory or a list with one source per fold"
+            )
+    if not systems:
+        raise UsageError("no systems given")
+    return systems
+
+
+def _directory(path: Any) -> Path:
+    p = Path(path)
+    if not p.is_dir():
+        raise UsageError(
+            f"{path}: with folds, recommendations are directories (SYSTEM/u1.tsv, "
+            "SYSTEM/u2.tsv, ...)"
+        )
+    return p
+
+
+# -- the evaluation --------------------------------------------------------------------------
+
+
+def _split_measures(
+    measures: str | Sequence[str] | None, k: int
+) -> tuple[list[str] | None, list[Request]]:
+    """(recommender measure names or None for the defaults, preference requests)."""
+    if measures is None:
+        return None, []
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    metrics: list[str] = []
+    methods: dict[tuple, Request] = {}
+    for spec in specs:
+        try:
+            request = parse_method(spec)
+        except UsageError:
+            parse(spec, k)  # a name of neither kind: the recommender registry's error
+            metrics.append(spec)
+            continue
+        methods.setdefault(request.key(), request)
+    return (metrics or []), list(methods.values())
+
+
+@dataclass
+class _FoldResult:
+    labels: list[str]
+    kinds: list[str]
+    summary: np.ndarray  # systems × measures
+    counts: np.ndarray
+    per_user: list[list[dict[str, float] | None]]  # [system][measure] -> {user: value}
+
+
+def _preference_values(
+    qrels, runs, methods: list[Request], k: int, ties: str, no_relevant: str, test_users: int
+) -> tuple[np.ndarray, np.ndarray, list[list[dict[str, float]]]]:
+    if len(runs) < 2:
+        raise UsageError("preference methods compare systems: give at least two systems")
+    table = relevance_table(
+        qrels, runs, ties=ties, max_docs=k, keep_rankings=needs_rankings(methods)
+    )
+    summary = np.zeros((len(runs), len(methods)))
+    counts = np.zeros((len(runs), len(methods)), dtype=np.int64)
+    per_user: list[list[dict[str, float]]] = [[] for _ in runs]
+    for m, request in enumerate(methods):
+        found = compute_request(table, request)
+        wins = found.win_rate  # users × systems
+        users = len(found.query_ids)
+        divisor = users if no_relevant == "exclude" else test_users
+        for s in range(len(runs)):
+            column = wins[:, s]
+            summary[s, m] = float(np.cumsum(column)[-1] / divisor) if users else math.nan
+            counts[s, m] = divisor
+            per_user[s].append(dict(zip(found.query_ids, column.tolist(), strict=True)))
+    return summary, counts, per_user
+
+
+def _evaluate_fold(
+    fold: Fold, systems: dict[str, list[Any]], index: int, metrics: list[str] | None,
+    methods: list[Request], options: dict[str, Any],
+) -> _FoldResult:  # fmt: skip
+    sources = {name: lists[index] for name, lists in systems.items()}
+    read = read_inputs(
+        fold.test, sources, fold.train, None, None, options["features"], None,
+        options["columns"], options["duplicates"],
+    )  # fmt: skip
+    runs = read.runs
+    seen = options["seen"]
+    if seen == "drop":  # removed once here (one warning), for the metrics and the preferences
+        runs = [_seen_policy(run, read.train, "drop", len(read.items)) for run in runs]
+    labels: list[str] = []
+    kinds: list[str] = []
+    blocks: list[np.ndarray] = []
+    count_blocks: list[np.ndarray] = []
+    per_user: list[list[dict[str, float] | None]] = [[] for _ in runs]
+    if metrics is None or metrics:
+        results: list[SystemEvaluation] = evaluate_systems(
+            read.test, runs, metrics, k=options["k"], threshold=options["threshold"],
+            train=read.train, features=read.features, relevance=options["relevance"],
+            no_relevant=options["no_relevant"], seen="keep" if seen == "drop" else seen,
+            ties=options["ties"], duplicates=options["duplicates"],
+        )  # fmt: skip
+        labels += results[0].labels
+        kinds += ["metric"] * len(results[0].labels)
+        blocks.append(np.array([[v.summary for v in r.values] for r in results]))
+        count_blocks.append(np.array([[v.count for v in r.values] for r in results]))
+        for s, res in enumerate(results):
+            for label, v in zip(res.labels, res.values, strict=True):
+                per_user[s].append(None if v.per_user is None else res.per_user(label))
+    if methods:
+        qrels = read.test.to_qrels(options["threshold"], options["relevance"])
+        test_users = len(np.unique(read.test.user))
+        summary, counts, prefs = _preference_values(
+            qrels, runs, methods, options["k"], options["ties"], options["no_relevant"],
+            test_users,
+        )  # fmt: skip
+        labels += [r.label for r in methods]
+        kinds += ["preference"] * len(methods)
+        blocks.append(summary)
+        count_blocks.append(counts)
+        for s in range(len(runs)):
+            per_user[s] += prefs[s]
+    return _FoldResult(
+        labels, kinds, np.hstack(blocks), np.hstack(count_blocks).astype(np.int64), per_user
+    )
+
+
+def _told_by_fold(name: str, evaluate: Any, *args: Any) -> Any:
+    """``evaluate(*args)``, its warnings told with the fold's name in front."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = evaluate(*args)
+    for w in caught:
+        if isinstance(w.message, RankscopeWarning):
+            cli = getattr(w.message, "cli_message", str(w.message))
+            warn(f"fold {name}: {w.message}", cli=f"fold {name}: {cli}")
+        else:
+            warnings.warn(w.message, w.category, stacklevel=2)
+    return result
+
+
+def _p_values(differences: np.ndarray, test: str, permutations: int, seed: int) -> np.ndarray:
+    """Two-sided p-value of each row of paired differences (`rankscope.stats.paired`)."""
+    if test == "t":
+        return paired.t_test(differences).p_value
+    if test == "wilcoxon":
+        return paired.signed_rank_test(differences).p_value
+    if test == "sign":
+        return paired.sign_p_value(*paired.sign_counts(differences))
+    if test == "permutation":
+        return paired.randomization_test(differences, permutations=permutations, seed=seed).p_value
+    return paired.bootstrap_test(differences, samples=permutations, seed=seed).p_value
+
+
+def _pooled_differences(
+    per_user: list[list[list[dict[str, float] | None]]], s: int, b: int, m: int
+) -> np.ndarray | None:
+    """The differences system − baseline over every (fold, user) with both values; None for
+    a measure without per-user values."""
+    out: list[float] = []
+    for fold in per_user:
+        mine, theirs = fold[s][m], fold[b][m]
+        if mine is None or theirs is None:
+            return None
+        out += [mine[u] - theirs[u] for u in mine if u in theirs]
+    return np.asarray(out, dtype=np.float64)
+
+
+def evaluate_folds(
+    folds: Any,
+    recommendations: Any,
+    measures: str | Sequence[str] | None = None,
+    *,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    relevance: str = "binary",
+    no_relevant: str = "exclude",
+    seen: str = "drop",
+    ties: str = "input-order",
+    features: Any = None,
+    columns: Mapping[str, str] | None = None,
+    duplicates: str = "max-score",
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    users: bool = False,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> FoldsEvaluation:
+    """Evaluate systems over the folds of an offline protocol: per fold, then the mean over
+    the folds ± their spread, and a paired test against the baseline across the folds.
+
+    Parameters
+    ----------
+    folds:
+        A directory of ``uN.base``/``uN.test`` pairs (MovieLens ``u1``-``u5``, what
+        ``rankscope split`` writes), or a list of `rankscope.recsys.splits.Split` objects or
+        ``(train, test)`` pairs (named ``u1``, ``u2``, ...).
+    recommendations:
+        Per system, one recommendation list per fold: a directory of system directories
+        (``RECS/pop/u1.tsv``, ``RECS/pop/u2.tsv``, ..., ``RECS/knn/u1.tsv``, ...; a file's
+        name before its first dot names its fold), one system's directory, a list of
+        directories, or a dict ``{system: [source per fold]}`` or ``{system: directory}``.
+    measures:
+        Recommender measure names (as `rankscope.recsys.evaluate`; default its defaults)
+        and preference methods (``RPP``, ``gRPP``, ``lexiprecision``, ...: each system's
+        mean win rate over the others, on the users with a relevant test item, its top
+        ``k`` against theirs).
+    k, threshold, relevance, no_relevant, ties, features, columns, duplicates:
+        As in `rankscope.recsys.evaluate`; relevance comes from the test ratings
+        (``rating >= threshold``, default 4: the RPP paper's "rating < 4 is
+        non-relevant"; ``relevance="graded"``: the rating as the gain).
+    seen:
+        ``drop`` (default here, the protocol's usual rule): items of the fold's training
+        data are removed from the user's list before the cutoff; ``keep`` leaves them
+        (they count as non-relevant), with a warning.
+    baseline:
+        The system the others are compared with (default: the first).
+    test, correction, permutations, seed:
+        The paired test across the folds (``t``, ``wilcoxon``, ``sign``, ``permutation``,
+        ``bootstrap``; random ones take ``permutations`` resamples and ``seed``) and its
+        correction over the comparisons of a measure (``holm``, ``bonferroni``, ``bh``,
+        ``none``).  With 5 folds the Wilcoxon and sign tests cannot go below p = 0.0625.
+    users:
+        Also test across the users of every fold pooled (a (fold, user) pair is one
+        observation; measures without per-user values get none).
+
+    Examples
+    --------
+    >>> from rankscope import recsys
+    >>> folds = [({"u": {"a": 5}, "v": {"b": 4}}, {"u": {"b": 5}, "v": {"a": 4}}),
+    ...          ({"u": {"b": 5}, "v": {"a": 4}}, {"u": {"a": 5}, "v": {"b": 4}})]
+    >>> recs = {"good": [{"u": ["b"], "v": ["a"]}, {"u": ["a"], "v": ["b"]}],
+    ...         "bad": [{"u": ["c"], "v": ["c"]}, {"u": ["c"], "v": ["c"]}]}
+    >>> result = recsys.evaluate_folds(folds, recs, ["HitRate@1"], baseline="bad")
+    >>> result.summary("good", "HitRate@1").mean
+    1.0
+    """
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
+    if seen not in ("keep", "drop"):
+        raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
+    if no_relevant not in ("exclude", "zero"):
+        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
+    fold_list = read_folds(folds)
+    systems = read_systems(recommendations, fold_list)
+    names = list(systems)
+    base = names[0] if baseline is None else baseline
+    if base not in systems:
+        raise UsageError(f"baseline {base!r} is not one of the systems ({', '.join(names)})")
+    metrics, methods = _split_measures(measures, k)
+    options = {
+        "k": k, "threshold": threshold, "relevance": relevance, "no_relevant": no_relevant,
+        "seen": seen, "ties": ties, "features": features, "columns": columns,
+        "duplicates": duplicates,
+    }  # fmt: skip
+    results = [
+        _told_by_fold(fold.name, _evaluate_fold, fold, systems, i, metrics, methods, options)
+        for i, fold in enumerate(fold_list)
+    ]
+    labels, kinds = results[0].labels, results[0].kinds
+    for fold, r in zip(fold_list, results, strict=True):
+        if r.labels != labels:  # (the defaults depend on the inputs: a fold without ratings)
+            raise InputError(
+                f"fold {fold.name}: measured {', '.join(r.labels)}, but fold "
+                f"{fold_list[0].name} {', '.join(labels)}: give the folds the same columns"
+            )
+    values = np.stack([r.summary for r in results], axis=2)  # systems × measures × folds
+    counts = np.stack([r.counts for r in results], axis=2)
+    summaries = _summaries(
+        names, labels, kinds, values, [r.per_user for r in results], names.index(base),
+        test, correction, users, permutations, seed,
+    )  # fmt: skip
+    return FoldsEvaluation(
+        [f.name for f in fold_list], names, labels, kinds, values, counts, summaries, base,
+        test, correction,
+    )  # fmt: skip
+
+
+def _summaries(
+    names: list[str], labels: list[str], kinds: list[str], values: np.ndarray,
+    per_user: list[list[list[dict[str, float] | None]]], base: int, test: str,
+    correction: str, pooled: bool, permutations: int, seed: int,
+) -> list[FoldSummary]:  # fmt: skip
+    out: list[FoldSummary] = []
+    others = [s for s in range(len(names)) if s != base]
+    for m, label in enumerate(labels):
+        fold_values = values[:, m, :]
+        defined = ~np.isnan(fold_values).any(axis=0)  # folds where every system has a value
+        p = p_raw = np.array([])
+        if others and defined.sum() >= 2:
+            differences = fold_values[others][:, defined] - fold_values[base, defined]
+            p_raw = _p_values(differences, test, permutations, seed)
+            p = adjust(p_raw, correction)
+        pu = pu_raw = np.full(len(others), math.nan)
+        sizes = [0] * len(others)
+        if pooled and others:
+            pools = [_pooled_differences(per_user, s, base, m) for s in others]
+            if all(d is not None and len(d) >= 2 for d in pools):
+                rows = [d for d in pools if d is not None]
+                sizes = [len(d) for d in rows]
+                pu_raw = np.array(
+                    [float(_p_values(d[None, :], test, permutations, seed)[0]) for d in rows]
+                )
+                pu = adjust(pu_raw, correction)
+        for s, name in enumerate(names):
+            row = fold_values[s][~np.isnan(fold_values[s])]
+            n = len(row)
+            stats = {
+                "mean": float(row.mean()) if n else math.nan,
+                "std": float(row.std(ddof=1)) if n > 1 else math.nan,
+                "min": float(row.min()) if n else math.nan,
+                "max": float(row.max()) if n else math.nan,
+                "folds": n,
+            }
+            if s == base:
+                out.append(FoldSummary(name, label, kinds[m], **stats))  # type: ignore[arg-type]
+                continue
+            j = others.index(s)
+            diff = fold_values[s, defined] - fold_values[base, defined]
+            base_row = fold_values[base][~np.isnan(fold_values[base])]
+            out.append(
+                FoldSummary(
+                    name,
+                    label,
+                    kinds[m],
+                    **stats,  # type: ignore[arg-type]
+                    baseline=names[base],
+                    difference=stats["mean"] - float(base_row.mean()) if len(base_row) else None,
+                    p_value=float(p[j]) if len(p) else None,
+                    p_unadjusted=float(p_raw[j]) if len(p_raw) else None,
+                    wins=int((diff > 0).sum()),
+                    losses=int((diff < 0).sum()),
+                    users=sizes[j] if pooled and sizes[j] else None,
+                    p_users=float(pu[j]) if pooled and sizes[j] else None,
+                    p_users_unadjusted=float(pu_raw[j]) if pooled and sizes[j] else None,
+                )  # fmt: skip
+            )
+    return out
