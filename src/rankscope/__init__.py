@@ -34,6 +34,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "judge": ["Judged", "Ranked", "judge"],
         "model": ["Qrels", "Run", "Vocabulary"],
         "table": ["RunEvaluation", "evaluate_judged"],
+        "table.aggregate": ["aggregate"],
         "report.trec": ["format_trec"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
     },
@@ -55,3 +56,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import Qrels, Run, Vocabulary  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
+    from .table.aggregate import aggregate  # noqa: F401

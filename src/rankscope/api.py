@@ -25,6 +25,7 @@ from .read.sources import (
     run_sources,
 )
 from .table import RunEvaluation, as_requests
+from .table.evaluation import evaluation_table
 from .table.formats import evaluate_runs, judgment_format
 from .table.many import check_jobs, evaluate_many_runs, streams
 
@@ -229,30 +230,7 @@ def evaluate(
     [0.8333, 0.5]
     """
     results = evaluate_many(qrels, runs, measures, **options)
-    return to_frame(_tidy(results, per_query), output)
-
-
-def _tidy(results: list[RunEvaluation], per_query: bool) -> dict[str, list]:
-    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
-    for res in results:
-        if per_query:
-            for req, col in zip(res.requests, res.values, strict=True):
-                if req.measure.is_run_name:
-                    continue
-                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
-                    cols["run"].append(res.run_name)
-                    cols["query"].append(qid)
-                    cols["measure"].append(req.label)
-                    cols["value"].append(v)
-        else:
-            for req, v in zip(res.requests, res.summary, strict=True):
-                if v is None or req.measure.is_run_name:
-                    continue
-                cols["run"].append(res.run_name)
-                cols["query"].append("all")
-                cols["measure"].append(req.label)
-                cols["value"].append(v)
-    return cols
+    return to_frame(evaluation_table(results, per_query), output)
 
 
 def preferences(

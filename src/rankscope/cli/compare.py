@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from . import options
+from . import options, segments
 
 #: `rankscope.table.compare.TESTS`, `CORRECTIONS` and `rankscope.report.compare.FORMATS`,
 #: repeated so that building the parser imports nothing heavy (a test checks they agree).
@@ -36,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
                           "every field at full precision)")
     p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
+    segments.add_arguments(p)
 
 
 def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -> None:
@@ -103,8 +104,14 @@ def run(args: argparse.Namespace) -> int:
     from ..report.compare import format_comparison
 
     options.check_outputs(args, {"--html": args.html})
+    segments.check(args)
     result = compared(args)
-    sys.stdout.write(format_comparison(result, args.format))
+    output = format_comparison(result, args.format)
+    if segments.asked(args):
+        from ..table.aggregate import comparison_table
+
+        output = segments.appended(args, output, comparison_table(result), args.format)
+    sys.stdout.write(output)
     if args.html:
         result.to_html(args.html)
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import options
+from . import options, segments
 
 EXAMPLES = """\
 examples:
@@ -112,6 +112,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="evaluate on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; "
         "the dask extra); the numbers are the same",
     )
+    segments.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from ..read.trec import run_files
     from ..report.evaluation import format_evaluations
 
+    segments.check(args)
     paths = run_files(args.runs, judgments=args.qrels)
     results = evaluate_many(
         args.qrels,
@@ -143,14 +145,15 @@ def run(args: argparse.Namespace) -> int:
         block_bytes=None if args.block_mb is None else args.block_mb << 20,
         scheduler=args.scheduler,
     )
-    sys.stdout.write(
-        format_evaluations(
-            results,
-            args.format,
-            per_query=args.per_query,
-            summary=not args.no_summary,
-            wide=args.wide,
-        )
-    )
+    output = format_evaluations(
+        results, args.format, per_query=args.per_query, summary=not args.no_summary,
+        wide=args.wide,
+    )  # fmt: skip
+    if segments.asked(args):
+        from ..table.evaluation import evaluation_table
+
+        fmt = args.format or ("trec" if len(results) == 1 else "table")
+        output = segments.appended(args, output, evaluation_table(results), fmt)
+    sys.stdout.write(output)
     sys.stdout.flush()
     return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import options
+from . import options, segments
 
 
 def threshold(text: str) -> float | None:
@@ -106,6 +106,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--users", action="store_true",
         help="--folds: also test across the users of every fold pooled",
     )  # fmt: skip
+    segments.add_arguments(p, "user")
     p.add_argument("--list", action="store_true", help="list the recommender measures")
     p.add_argument(
         "--reference",
@@ -136,13 +137,19 @@ def run(args: argparse.Namespace) -> int:
     ):  # fmt: skip
         if given:
             raise UsageError(f"{option} goes with --folds (a comparison over folds)")
+    segments.check(args)
     results = evaluate_systems(
         args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen or "keep", ties=args.ties,
         duplicates=args.duplicates, scheduler=args.scheduler,
     )  # fmt: skip
-    sys.stdout.write(format_systems(results, args.format, per_user=args.per_user))
+    output = format_systems(results, args.format, per_user=args.per_user)
+    if segments.asked(args):
+        from ..recsys.api import tidy
+
+        output = segments.appended(args, output, tidy(results), args.format)
+    sys.stdout.write(output)
     sys.stdout.flush()
     return 0
 
@@ -159,6 +166,8 @@ def _folds(args: argparse.Namespace) -> int:
         raise UsageError("--per-user does not go with --folds (it prints values per fold)")
     if args.scheduler:
         raise UsageError("--scheduler does not go with --folds")
+    if segments.asked(args):
+        raise UsageError("--weights and --segments do not go with --folds")
     if args.train:
         raise UsageError("--train does not go with --folds: each fold's uN.base is its training")
     result = evaluate_folds(

@@ -219,3 +219,29 @@ def judge_and_evaluate(
         [found[id(r)][1] for r in requests], first.missing, first.complete_num_rel,
         runid=first.runid,
     ), judged  # fmt: skip
+
+
+def evaluation_table(results: Sequence[RunEvaluation], per_query: bool = True) -> dict[str, list]:
+    """The tidy table (run, query, measure, value) of evaluated runs: one row per (run,
+    query, measure) with ``per_query``, else one summary row per (run, measure) with query
+    ``all``; the run-name pseudo-measure (``runid``) left out."""
+    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
+    for res in results:
+        if per_query:
+            for req, col in zip(res.requests, res.values, strict=True):
+                if req.measure.is_run_name:
+                    continue
+                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
+                    cols["run"].append(res.run_name)
+                    cols["query"].append(qid)
+                    cols["measure"].append(req.label)
+                    cols["value"].append(v)
+        else:
+            for req, v in zip(res.requests, res.summary, strict=True):
+                if v is None or req.measure.is_run_name:
+                    continue
+                cols["run"].append(res.run_name)
+                cols["query"].append("all")
+                cols["measure"].append(req.label)
+                cols["value"].append(v)
+    return cols

@@ -1,0 +1,94 @@
+"""An aggregation (`rankscope.table.aggregate.Aggregation`) as the commands print it after
+their own output (``--weights``, ``--segments``): an aligned table, CSV, Markdown or JSON.
+
+Text formats (``table``, ``trec``, ``markdown``, ``latex``): the command's output, a blank
+line, the aggregates and, after another blank line, the gaps between segments.  CSV: the
+same blocks, each with its header.  JSON: one object, ``{"results": <the command's JSON>,
+"aggregates": [...], "gaps": [...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ..table.aggregate import Aggregation
+from .tables import csv_text, json_text, number, text_table
+
+_AGGREGATE_HEADER = [
+    "run", "measure", "segmentation", "segment", "value", "ci_low", "ci_high", "queries",
+    "weight_share",
+]  # fmt: skip
+_GAP_HEADER = [
+    "run", "measure", "segmentation", "highest", "highest_value", "lowest", "lowest_value",
+    "gap", "ratio",
+]  # fmt: skip
+
+
+def _cell(value: Any, exact: bool) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if exact else number(value)
+    return str(value)
+
+
+def _rows(result: Aggregation, exact: bool) -> tuple[list[list[str]], list[list[str]]]:
+    aggregates = [[_cell(getattr(r, f), exact) for f in _AGGREGATE_HEADER] for r in result.rows]
+    gaps = [[_cell(getattr(g, f), exact) for f in _GAP_HEADER] for g in result.gaps]
+    return aggregates, gaps
+
+
+def title(result: Aggregation) -> str:
+    """What the aggregates are: the statistic and its intervals."""
+    label = result.rows[0].aggregate if result.rows else result.how
+    kinds = sorted({r.interval for r in result.rows} - {"none"})
+    interval = "t" if kinds == ["t"] else "bootstrap percentile"
+    return f"{label} per segment, {result.level:.0%} {interval} interval"
+
+
+def _markdown(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines) + "\n"
+
+
+def format_aggregation(result: Aggregation, fmt: str = "table") -> str:
+    """The aggregation alone: ``csv``, ``json``, ``markdown`` or an aligned ``table`` (any
+    other format), the gaps after the aggregates."""
+    if fmt == "json":
+        return json_text(_json(result))
+    exact = fmt == "csv"
+    aggregates, gaps = _rows(result, exact)
+    header = [*_AGGREGATE_HEADER]
+    header[4] = result.rows[0].aggregate.replace(" ", "_") if result.rows else "value"
+    if fmt == "csv":
+        text = csv_text([header, *aggregates])
+        return text + ("\n" + csv_text([_GAP_HEADER, *gaps]) if gaps else "")
+    write = _markdown if fmt == "markdown" else text_table
+    text = f"{title(result)}\n\n" + write([header, *aggregates])
+    if gaps:
+        text += "\ngaps between the highest and the lowest segment\n\n"
+        text += write([_GAP_HEADER, *gaps])
+    return text
+
+
+def _plain(value: Any) -> Any:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _json(result: Aggregation) -> dict[str, Any]:
+    records = result.to_records()
+    return {
+        key: [{k: _plain(v) for k, v in row.items()} for row in rows]
+        for key, rows in records.items()
+    }
+
+
+def with_aggregation(output: str, result: Aggregation, fmt: str) -> str:
+    """A command's ``output`` (in format ``fmt``) followed by the aggregation (see the
+    module)."""
+    if fmt == "json":
+        return json_text({"results": json.loads(output), **_json(result)})
+    return output + "\n" + format_aggregation(result, fmt)

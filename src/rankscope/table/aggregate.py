@@ -1,0 +1,634 @@
+"""Per-query values to one number per system, overall and per segment: traffic-weighted,
+unique query/context, usage-segmented and group-segmented aggregation (Diaz, "Offline
+Metrics").
+
+`aggregate` takes the tidy per-query table (run, query — or user —, measure, value) and
+gives, per (run, measure, segment), the aggregate with its size and confidence interval,
+and per (run, measure, segmentation) the gap between the highest and the lowest segment (a
+fairness view).  docs/aggregation.md states every definition and policy; in short:
+
+* ``how``: ``mean``, ``gmean`` (geometric mean, values floored at ``epsilon``, 1e-5 as
+  trec_eval's GMAP) or ``median``;
+* ``weights`` (request counts or a request log): the statistic is traffic-weighted, each
+  query counting by its weight; ``unique=True`` counts each distinct query once (the
+  weights then only define usage segments);
+* ``usage``: head / torso / tail by request frequency: the queries, most frequent first
+  (equally frequent ones together), starting before the first ``usage[0]`` (50%) of the
+  traffic are the head, before ``usage[1]`` (80%) the torso, the rest the tail;
+* ``segments``: any attribute of the queries or users (age band, gender, query category);
+* intervals at ``level`` (0.95): Student's t for an unweighted mean, else a seeded
+  percentile bootstrap over the segment's queries (``resamples``, ``seed``);
+* ``missing``: a query of the table without a weight or a segment is an error
+  (``"error"``, the default) or, with ``"warn"``, reported once and put in segment
+  ``unknown`` (with weight 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, UsageError, warn
+from ..model.frames import column_names, is_frame, to_frame
+from ..preference import PreferenceResult
+from ..read.frames import frame_columns
+from ..read.segments import read_segments, read_weights
+from .compare import Comparison
+from .evaluation import MIN_GEO_MEAN, RunEvaluation, evaluation_table
+
+#: The statistics of `aggregate` (``how``).
+HOWS = ("mean", "gmean", "median")
+#: The default usage thresholds: the head starts within the first 50% of the traffic, the
+#: torso within the first 80%, the tail after.
+USAGE = (0.5, 0.8)
+USAGE_SEGMENTS = ("head", "torso", "tail")
+#: The segment of queries missing from the weights or segments (``missing="warn"``).
+UNKNOWN = "unknown"
+#: The segmentation and segment of the overall row.
+ALL = "all"
+#: Missing-query policies.
+MISSING = ("error", "warn")
+#: The summary rows of rankscope's tables (``user``/``query`` ``all``): skipped.
+SUMMARY_ID = "all"
+#: How many missing ids an error or warning names.
+SHOWN = 5
+#: Bootstrap draws held in memory at once (resamples × queries).
+_BATCH = 4_000_000
+
+
+@dataclass(frozen=True)
+class SegmentValue:
+    """One run on one measure in one segment (segmentation ``all``, segment ``all``: every
+    query): the aggregate, its interval and the segment's size."""
+
+    run: str
+    measure: str
+    segmentation: str
+    segment: str
+    aggregate: str  # mean, gmean, median, prefixed "weighted " when traffic-weighted
+    value: float
+    ci_low: float
+    ci_high: float
+    interval: str  # "t", "bootstrap", or "none" (no value)
+    queries: int
+    weight_share: float | None  # the segment's share of the weight (None: no weights)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The highest and lowest segment of one segmentation for one run and measure.  For a
+    measure where lower is better (MAE, RMSE) the highest is the worst."""
+
+    run: str
+    measure: str
+    segmentation: str
+    highest: str
+    highest_value: float
+    lowest: str
+    lowest_value: float
+    gap: float  # highest_value - lowest_value
+    ratio: float  # lowest_value / highest_value (NaN unless highest > 0 and lowest >= 0)
+
+
+def _frame_of(rows: Sequence[Any], kind: type, output: str) -> Any:
+    names = [f.name for f in fields(kind)]
+    return to_frame({n: [getattr(r, n) for r in rows] for n in names}, output)
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """The result of `aggregate`: ``rows`` (a `SegmentValue` per run, measure and segment,
+    the overall one first) and ``gaps`` (a `Gap` per run, measure and segmentation of at
+    least two segments with a value, ``unknown`` left out)."""
+
+    how: str
+    weighted: bool
+    level: float
+    rows: list[SegmentValue]
+    gaps: list[Gap]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """The rows as a DataFrame (``pandas``, ``polars``) or a dict of columns."""
+        return _frame_of(self.rows, SegmentValue, output)
+
+    def gaps_frame(self, output: str = "pandas") -> Any:
+        """The gaps as a DataFrame (``pandas``, ``polars``) or a dict of columns."""
+        return _frame_of(self.gaps, Gap, output)
+
+    def to_records(self) -> dict[str, list[dict[str, Any]]]:
+        """``{"aggregates": [...], "gaps": [...]}``, each row a dict (full precision)."""
+        return {
+            "aggregates": [asdict(r) for r in self.rows],
+            "gaps": [asdict(g) for g in self.gaps],
+        }
+
+
+# -- tidy tables from rankscope's results ------------------------------------------------------
+
+
+def preference_table(
+    result: PreferenceResult, baseline: str | None = None, output: str = "dict"
+) -> Any:
+    """Per-query preferences (`rankscope.preferences`) as a tidy table (run, query,
+    measure, value): each run's win rate on each query, the sum of its preferences over
+    the other runs (eq. 7 of Diaz & Ferraro 2022, the value ``rankscope eval -m RPP``
+    gives), measure named after the method; or, given ``baseline`` (a run name), each other
+    run's preference over it, in [-1, 1], measure ``"{method} vs {baseline}"``."""
+    names = list(result.run_names)
+    prefs = np.asarray(result.prefs, dtype=float)
+    if baseline is None:
+        values = prefs.sum(axis=2)  # queries × runs
+        runs, label = list(range(len(names))), result.method
+    else:
+        if baseline not in names:
+            raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(names)})")
+        base = names.index(baseline)
+        values = prefs[:, :, base]
+        runs, label = [r for r in range(len(names)) if r != base], f"{result.method} vs {baseline}"
+    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
+    for r in runs:
+        for q, qid in enumerate(result.query_ids):
+            cols["run"].append(names[r])
+            cols["query"].append(qid)
+            cols["measure"].append(label)
+            cols["value"].append(float(values[q, r]))
+    return to_frame(cols, output)
+
+
+def comparison_table(comparison: Comparison, output: str = "dict") -> Any:
+    """The per-query values a comparison (`rankscope.compare`) tested, as a tidy table
+    (run, query, measure, value): a metric's values (a run missing a query scoring 0 on
+    it); a preference method's preference of each run over the baseline, or each run's
+    win rate when every pair was compared (the baseline itself has no preference row)."""
+    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
+    for label in comparison.measures:
+        if label in comparison.values:
+            matrix = np.asarray(comparison.values[label], dtype=float)
+        else:  # all pairs: the win rates
+            matrix = np.asarray(comparison.preferences[label], dtype=float).sum(axis=2).T
+        kind = comparison.kinds[comparison.measures.index(label)]
+        for r, run in enumerate(comparison.run_names):
+            if kind == "preference" and run == comparison.baseline:
+                continue  # its preference over itself: no value
+            for q, qid in enumerate(comparison.query_ids):
+                cols["run"].append(run)
+                cols["query"].append(qid)
+                cols["measure"].append(label)
+                cols["value"].append(float(matrix[r, q]))
+    return to_frame(cols, output)
+
+
+# -- reading the table -----------------------------------------------------------------------
+
+
+@dataclass
+class _Cell:
+    """One (run, measure): its queries (in table order) and values."""
+
+    run: str
+    measure: str
+    queries: list[str]
+    values: list[float]
+
+
+def _columns(table: Any) -> tuple[str, dict[str, list]]:
+    """(the id column's name, the table's run/id/measure/value columns as lists)."""
+    if isinstance(table, PreferenceResult):
+        table = preference_table(table)
+    elif isinstance(table, Comparison):
+        table = comparison_table(table)
+    elif isinstance(table, Sequence) and table and all(isinstance(r, RunEvaluation) for r in table):
+        table = evaluation_table(table)
+    if is_frame(table):
+        available = column_names(table)
+    elif isinstance(table, Mapping):
+        available = [str(c) for c in table]
+    else:
+        raise UsageError(
+            f"cannot aggregate a {type(table).__name__}: give the tidy per-query table "
+            "(run, query, measure, value) as a DataFrame or a dict of columns, a "
+            "PreferenceResult, a comparison or a list of RunEvaluation"
+        )
+    id_column = "query" if "query" in available else "user"
+    wanted = ["run", id_column, "measure", "value"]
+    missing = [c for c in wanted if c not in available]
+    if missing:
+        raise InputError(
+            f"<table>: missing column(s) {', '.join(map(repr, missing))}; an aggregated "
+            f"table has columns run, query (or user), measure, value; it has "
+            f"{', '.join(map(repr, available))}"
+        )
+    if is_frame(table):
+        arrays = frame_columns(table, wanted, "<table>")
+        return id_column, {c: a.tolist() for c, a in zip(wanted, arrays, strict=True)}
+    return id_column, {c: list(table[c]) for c in wanted}
+
+
+def _number(value: object) -> float | None:
+    """A value as a float; None for one that is not a number (text measures)."""
+    if isinstance(value, bool | str | bytes) or value is None:
+        return None
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def _cells(table: Any) -> tuple[str, list[_Cell]]:
+    """The table's (run, measure) cells in order of first appearance; summary rows (id
+    ``all``), values that are no number and NaN values left out, each with a warning."""
+    id_column, cols = _columns(table)
+    lengths = {len(v) for v in cols.values()}
+    if len(lengths) > 1:
+        raise InputError("<table>: its columns have different lengths")
+    cells: dict[tuple[str, str], _Cell] = {}
+    seen: set[tuple[str, str, str]] = set()
+    text_measures: dict[str, None] = {}
+    summary_only: dict[tuple[str, str], None] = {}
+    no_value = 0
+    for row, (run, query, measure, value) in enumerate(
+        zip(cols["run"], cols[id_column], cols["measure"], cols["value"], strict=True)
+    ):
+        run, query, measure = str(run), str(query), str(measure)
+        if query == SUMMARY_ID:
+            summary_only.setdefault((run, measure))
+            continue
+        number = _number(value)
+        if number is None:
+            text_measures.setdefault(measure)
+            continue
+        key = (run, measure, query)
+        if key in seen:
+            raise InputError(
+                f"<table>: row {row}: {id_column} '{query}' of run '{run}' has a value of "
+                f"{measure} already; a per-query table has one row per (run, {id_column}, "
+                "measure)"
+            )
+        seen.add(key)
+        if math.isnan(number):
+            no_value += 1
+            continue
+        if not math.isfinite(number):
+            raise InputError(f"<table>: row {row}: value {number} of {measure} is not finite")
+        cell = cells.get((run, measure))
+        if cell is None:
+            cell = cells[(run, measure)] = _Cell(run, measure, [], [])
+        cell.queries.append(query)
+        cell.values.append(number)
+    if text_measures:
+        listed = ", ".join(text_measures)
+        warn(f"measures whose values are not numbers are not aggregated: {listed}")
+    catalog = [f"{m} ({r})" for r, m in summary_only if (r, m) not in cells]
+    if catalog:
+        warn(
+            "measures without per-" + id_column + " values (only a summary) are not "
+            f"aggregated: {', '.join(catalog[:SHOWN])}" + (" ..." if len(catalog) > SHOWN else "")
+        )
+    if no_value:
+        warn(f"{no_value} NaN value(s) of the table (no value) are left out")
+    if not cells:
+        raise InputError(f"<table>: no per-{id_column} value to aggregate")
+    return id_column, list(cells.values())
+
+
+# -- statistics ------------------------------------------------------------------------------
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted median of each row: the mean of the lower (first value whose cumulative
+    weight reaches half the total) and upper (first exceeding half) medians; with equal
+    weights the ordinary median.  NaN for a row of total weight 0."""
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    cumulative = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    half = cumulative[:, -1:] / 2
+    tolerance = 1e-12 * half
+    lower = np.argmax(cumulative >= half - tolerance, axis=1)
+    upper = np.argmax(cumulative > half + tolerance, axis=1)
+    rows = np.arange(len(values))
+    out = (ordered[rows, lower] + ordered[rows, upper]) / 2
+    return np.where(cumulative[:, -1] > 0, out, math.nan)
+
+
+def _statistic(how: str, values: np.ndarray, weights: np.ndarray, epsilon: float) -> np.ndarray:
+    """``how`` of each row of ``values`` (2-D) with ``weights``; NaN where they sum to 0."""
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if how == "mean":
+            return (weights * values).sum(axis=1) / total
+        if how == "gmean":
+            return np.exp((weights * np.log(np.maximum(values, epsilon))).sum(axis=1) / total)
+    return _weighted_median(values, weights)
+
+
+def _t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """mean ± t_{(1+level)/2, n-1} · s / √n."""
+    from scipy import stats as scipy_stats
+
+    n = len(values)
+    if n < 2:
+        return math.nan, math.nan
+    mean = float(values.mean())
+    half = float(scipy_stats.t.ppf((1 + level) / 2, n - 1)) * float(values.std(ddof=1))
+    half /= math.sqrt(n)
+    return mean - half, mean + half
+
+
+def _bootstrap_interval(
+    how: str, values: np.ndarray, weights: np.ndarray, epsilon: float, level: float,
+    resamples: int, seed: int,
+) -> tuple[float, float]:  # fmt: skip
+    """The percentile interval of ``how`` over ``resamples`` resamples of the queries (with
+    replacement, each with its weight), drawn from ``numpy.random.default_rng(seed)``: the
+    same seed, values and weights give the same interval, whatever else is aggregated."""
+    n = len(values)
+    if n < 2:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    batch = max(1, _BATCH // n)
+    found = []
+    for start in range(0, resamples, batch):
+        index = rng.integers(0, n, size=(min(batch, resamples - start), n))
+        found.append(_statistic(how, values[index], weights[index], epsilon))
+    stats = np.concatenate(found)
+    stats = stats[~np.isnan(stats)]
+    if not len(stats):
+        return math.nan, math.nan
+    low, high = np.percentile(stats, [50 * (1 - level), 50 * (1 + level)])
+    return float(low), float(high)
+
+
+# -- segments ---------------------------------------------------------------------------------
+
+
+def usage_segments(weights: Mapping[str, float], usage: Sequence[float] = USAGE) -> dict[str, str]:
+    """``{id: "head" | "torso" | "tail"}`` by request frequency: ids sorted by weight,
+    highest first, ids of equal weight kept together; an id (with those of equal weight) is
+    in the head when the traffic of the more frequent ids is below ``usage[0]`` of the
+    total, in the torso when below ``usage[1]``, else in the tail.  So the head is the most
+    frequent ids making the first 50% of the traffic (by default), the one that crosses the
+    line included, and is never empty."""
+    head, torso = _check_usage(usage)
+    total = float(sum(weights.values()))
+    by_weight: dict[float, list[str]] = {}
+    for query, weight in weights.items():
+        by_weight.setdefault(weight, []).append(query)
+    out: dict[str, str] = {}
+    before = 0.0
+    for weight in sorted(by_weight, reverse=True):
+        share = before / total
+        label = "head" if share < head else "torso" if share < torso else "tail"
+        for query in by_weight[weight]:
+            out[query] = label
+        before += weight * len(by_weight[weight])
+    return out
+
+
+def _check_usage(usage: Sequence[float]) -> tuple[float, float]:
+    try:
+        head, torso = (float(x) for x in usage)
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"usage must be two traffic shares (head, torso), e.g. (0.5, 0.8); got {usage!r}"
+        ) from None
+    if not 0 < head < torso < 1:
+        raise UsageError(
+            f"usage shares must satisfy 0 < head < torso < 1; got ({head}, {torso})",
+            cli=f"--usage shares must satisfy 0 < head < torso < 1; got {head},{torso}",
+        )
+    return head, torso
+
+
+def _tell_missing(what: str, source: str, missing: list[str], id_column: str, policy: str) -> None:
+    if not missing:
+        return
+    shown = ", ".join(f"'{q}'" for q in missing[:SHOWN]) + (" ..." if len(missing) > SHOWN else "")
+    text = f"{len(missing)} {id_column}(s) of the table have no {what} in {source}: {shown}"
+    if policy == "error":
+        raise InputError(
+            text + f"; give every {id_column} one, or missing='warn' (segment 'unknown')",
+            cli=text + f"; give every {id_column} one, or --missing warn (segment 'unknown')",
+        )
+    warn(text + f": they form segment '{UNKNOWN}'" + (", weight 0" if what == "weight" else ""))
+
+
+# -- aggregate --------------------------------------------------------------------------------
+
+
+def aggregate(
+    table: Any,
+    weights: Any = None,
+    segments: Any = None,
+    how: str = "mean",
+    *,
+    usage: bool | Sequence[float] | None = None,
+    unique: bool = False,
+    level: float = 0.95,
+    epsilon: float = MIN_GEO_MEAN,
+    resamples: int = 1000,
+    seed: int = 0,
+    missing: str = "error",
+) -> Aggregation:
+    """Aggregate per-query (or per-user) values into one number per run and measure,
+    overall and per segment, with intervals and the gap between segments.
+
+    Parameters
+    ----------
+    table:
+        The tidy per-query table: columns run, query (or user), measure, value, as
+        `rankscope.evaluate(..., per_query=True)` and `rankscope.recsys.evaluate` return it
+        (pandas, polars, a dict of columns); rows with id ``all`` (summaries) are skipped,
+        and a measure with only those (catalog coverage, Gini) is left out with a warning.
+        Also a `rankscope.preferences` result (`preference_table`: win rates), a
+        comparison (`comparison_table`) or a list of `RunEvaluation`.
+    weights:
+        Request weights: ``{id: weight}``, a file of ``id weight`` lines, a request log
+        (a file of one id per line, or a sequence of ids: an id's weight is its count) or
+        a frame (`rankscope.read.segments.read_weights`).  The statistic becomes
+        traffic-weighted: Σ w·v / Σ w (and the weighted geometric mean and median).
+    segments:
+        Group segments: ``{id: segment}``, ``{name: {id: segment}}``, a file of ``id
+        segment`` lines or a frame (the id column first, then one column per segmentation).
+    how:
+        ``mean`` (default), ``gmean`` (exp of the mean of log max(v, ``epsilon``); values
+        must not be negative) or ``median``.
+    usage:
+        Usage segments head / torso / tail from the weights: ``True`` for the default
+        shares (0.5, 0.8), or two shares (see `usage_segments`).  Needs ``weights``.
+    unique:
+        Each distinct query counts once (the unique-request mean), the weights only
+        defining usage segments.
+    level:
+        Confidence of the intervals (0.95): Student's t for an unweighted mean, else a
+        percentile bootstrap with ``resamples`` resamples of the queries, seeded by
+        ``seed``.
+    epsilon:
+        The floor of the geometric mean (trec_eval's GMAP: 1e-5).
+    missing:
+        A query of the table missing from the weights or the segments: ``error``
+        (default, an `InputError` naming a few) or ``warn`` (a warning, and segment
+        ``unknown``; weight 0).
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> table = {"run": ["a"] * 3, "query": ["q1", "q2", "q3"], "measure": ["AP"] * 3,
+    ...          "value": [0.2, 0.4, 0.9]}
+    >>> result = rankscope.aggregate(table, weights={"q1": 3, "q2": 1, "q3": 0})
+    >>> result.rows[0].aggregate, round(result.rows[0].value, 4)
+    ('weighted mean', 0.25)
+    >>> result = rankscope.aggregate(table, segments={"q1": "nav", "q2": "nav", "q3": "info"})
+    >>> [(r.segment, round(r.value, 2)) for r in result.rows]
+    [('all', 0.5), ('info', 0.9), ('nav', 0.3)]
+    >>> round(result.gaps[0].gap, 2)
+    0.6
+    """
+    if how not in HOWS:
+        raise UsageError(f"unknown aggregate {how!r}: choose {', '.join(HOWS)}")
+    if missing not in MISSING:
+        raise UsageError(f"missing must be one of {', '.join(MISSING)}, not {missing!r}")
+    if not 0 < level < 1:
+        raise UsageError(f"level must lie strictly between 0 and 1, got {level}")
+    if not 0 < epsilon < 1 or not math.isfinite(epsilon):
+        raise UsageError(f"epsilon must lie strictly between 0 and 1, got {epsilon}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise UsageError(f"resamples must be a whole number >= 1, got {resamples!r}")
+    usage_shares: tuple[float, float] | None = None
+    if usage is True:
+        usage_shares = USAGE
+    elif usage is not None and usage is not False:
+        usage_shares = _check_usage(usage)
+    if usage_shares is not None and weights is None:
+        raise UsageError(
+            "usage segments (head, torso, tail) need the request weights (weights=...)",
+            cli="--usage needs the request weights (--weights FILE)",
+        )
+    id_column, cells = _cells(table)
+    weight_of = None if weights is None else read_weights(weights)
+    weights_name = _source_name(weights, "the weights")
+    segmentations: list[tuple[str, dict[str, str]]] = []
+    if usage_shares is not None and weight_of is not None:
+        segmentations.append(("usage", usage_segments(weight_of, usage_shares)))
+    if segments is not None:
+        segmentations += list(read_segments(segments).items())
+    names = [name for name, _ in segmentations]
+    if len(set(names)) < len(names):
+        raise UsageError(f"two segmentations have one name: {', '.join(names)}")
+    queries = list(dict.fromkeys(q for cell in cells for q in cell.queries))
+    if weight_of is not None:
+        _tell_missing("weight", weights_name, [q for q in queries if q not in weight_of],
+                      id_column, missing)  # fmt: skip
+    for name, mapping in segmentations:
+        source = "the usage segments" if name == "usage" else _source_name(segments, name)
+        _tell_missing("segment", source, [q for q in queries if q not in mapping],
+                      id_column, missing)  # fmt: skip
+    weighted = weight_of is not None and not unique
+    if how == "gmean":
+        negative = [f"{c.measure} ({c.run})" for c in cells if min(c.values) < 0]
+        if negative:
+            raise UsageError(
+                f"the geometric mean needs values >= 0; negative values in {negative[0]}"
+            )
+    settings = _Settings(how, weighted, level, epsilon, resamples, seed)
+    rows: list[SegmentValue] = []
+    gaps: list[Gap] = []
+    for cell in cells:
+        if weight_of is None:
+            traffic = None
+        else:
+            traffic = np.asarray([weight_of.get(q, 0.0) for q in cell.queries], dtype=float)
+        rows.append(_segment_value(cell, traffic, ALL, ALL, None, settings))
+        for name, mapping in segmentations:
+            of_query = np.asarray([mapping.get(q, UNKNOWN) for q in cell.queries], dtype=object)
+            segment_rows = [
+                _segment_value(cell, traffic, name, segment, of_query == segment, settings)
+                for segment in _segment_order(name, set(of_query.tolist()))
+            ]
+            rows += segment_rows
+            gap = _gap(segment_rows)
+            if gap is not None:
+                gaps.append(gap)
+    return Aggregation(how, weighted, level, rows, gaps)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    how: str
+    weighted: bool
+    level: float
+    epsilon: float
+    resamples: int
+    seed: int
+
+
+def _segment_value(
+    cell: _Cell, traffic: np.ndarray | None, segmentation: str, segment: str,
+    mask: np.ndarray | None, settings: _Settings,
+) -> SegmentValue:  # fmt: skip
+    """The row of the queries of ``cell`` that ``mask`` selects (None: all of them);
+    ``traffic``: the weight of each of its queries (None: no weights)."""
+    how = settings.how
+    values = np.asarray(cell.values, dtype=float)
+    counted = traffic if settings.weighted and traffic is not None else np.ones(len(values))
+    share = None
+    if mask is not None:
+        values, counted = values[mask], counted[mask]
+    if traffic is not None:
+        total = float(traffic.sum())
+        part = float((traffic if mask is None else traffic[mask]).sum())
+        share = part / total if total > 0 else math.nan
+    if not len(values) or counted.sum() == 0:
+        value, low, high, interval = math.nan, math.nan, math.nan, "none"
+    else:
+        value = float(_statistic(how, values[None, :], counted[None, :], settings.epsilon)[0])
+        if how == "mean" and not settings.weighted:
+            low, high = _t_interval(values, settings.level)
+            interval = "t"
+        else:
+            low, high = _bootstrap_interval(
+                how, values, counted, settings.epsilon, settings.level, settings.resamples,
+                settings.seed,
+            )  # fmt: skip
+            interval = "bootstrap"
+    label = f"weighted {how}" if settings.weighted else how
+    return SegmentValue(
+        cell.run, cell.measure, segmentation, segment, label, value, low, high, interval,
+        int(len(values)), share,
+    )  # fmt: skip
+
+
+def _segment_order(name: str, found: set[str]) -> list[str]:
+    """Usage segments in their order, group segments by name; ``unknown`` last."""
+    if name == "usage":
+        known = [s for s in USAGE_SEGMENTS if s in found]
+    else:
+        known = sorted(s for s in found if s != UNKNOWN)
+    return known + ([UNKNOWN] if UNKNOWN in found else [])
+
+
+def _gap(rows: list[SegmentValue]) -> Gap | None:
+    """The highest and lowest segment with a value (``unknown`` left out; the first in
+    segment order on a tie); None with fewer than two."""
+    valued = [r for r in rows if r.segment != UNKNOWN and not math.isnan(r.value)]
+    if len(valued) < 2:
+        return None
+    highest = max(valued, key=lambda r: r.value)
+    lowest = min(valued, key=lambda r: r.value)
+    positive = highest.value > 0 and lowest.value >= 0
+    ratio = lowest.value / highest.value if positive else math.nan
+    return Gap(
+        highest.run, highest.measure, highest.segmentation, highest.segment, highest.value,
+        lowest.segment, lowest.value, highest.value - lowest.value, ratio,
+    )  # fmt: skip
+
+
+def _source_name(source: Any, default: str) -> str:
+    import os
+
+    if isinstance(source, str | os.PathLike):
+        return str(source)
+    return default
