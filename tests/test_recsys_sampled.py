@@ -317,3 +317,51 @@ def test_docstring_examples():
     from rankscope.recsys import sampled
 
     assert doctest.testmod(sampled).failed == 0
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def test_the_command_matches_a_hand_computation(tmp_path, capsys):
+    from rankscope.cli import main
+
+    (tmp_path / "test.tsv").write_text("u\ta\t5\nv\tb\t2\n")  # v has no relevant item
+    # u's target a scores 0.9; b (1.0) is above it, c and d below: every negative drawn
+    # (3 of them), so the sampled rank is the full rank, 2: HR@1 0, HR@2 1, MRR 1/2
+    (tmp_path / "sys.txt").write_text("u a 0.9\nu b 1.0\nu c 0.1\nu d 0.2\nv a 1\nv b 0\n")
+    code = main([
+        "sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"), "-n", "3",
+        "-m", "HR@1", "-m", "HR@2", "-m", "MRR", "--estimator", "full",
+        "--estimator", "sampled", "--format", "csv",
+    ])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out.splitlines() == [
+        "run,measure,full,sampled,targets",
+        "sys,HR@1,0.0000,0.0000,1",
+        "sys,HR@2,1.0000,1.0000,1",
+        "sys,MRR,0.5000,0.5000,1",
+    ]
+    # v's pairs c and d are not scored: they rank below everything, and are said so
+    assert "2 of the 8 (user, item) scores" in err
+
+
+def test_an_unscored_target_ranks_last_and_a_bad_line_is_named(tmp_path, capsys):
+    from rankscope.cli import main
+
+    (tmp_path / "test.tsv").write_text("u\tc\t5\n")
+    (tmp_path / "sys.txt").write_text("u a 0.9\nu b 1.0\nw c 1\n")
+    assert main(["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"),
+                 "-m", "HR@2", "--estimator", "full", "--format", "csv"]) == 0  # fmt: skip
+    out, _ = capsys.readouterr()
+    assert out.splitlines()[1] == "sys,HR@2,0.0000,1"  # c below a and b: rank 3
+    (tmp_path / "sys.txt").write_text("u a 0.9\nu b high\n")
+    assert main(["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt")]) == 2
+    assert f"{tmp_path / 'sys.txt'}:2" in capsys.readouterr().err
+
+
+def test_the_commands_choices_are_the_modules():
+    from rankscope.cli import sampled as command
+    from rankscope.recsys import sampled as module
+
+    assert command.ESTIMATORS == module.ESTIMATORS and command.SAMPLING == module.SAMPLING

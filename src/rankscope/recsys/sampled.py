@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model import Interactions, Vocabulary
+from ..model import Interactions, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
 from ..read.logs import keep_latest, read_interactions
 
@@ -66,8 +66,11 @@ class ScoreMatrix:
 
     @classmethod
     def of(cls, source: Any, name: str) -> ScoreMatrix:
-        """A `ScoreMatrix` from itself, a ``(users, items, values)`` triple or a DataFrame
-        (index: users, columns: items); every score a number, NaN refused."""
+        """A `ScoreMatrix` from itself, a ``(users, items, values)`` triple, a DataFrame
+        (index: users, columns: items) or scores read as a `Run` (`from_run`); every score a
+        number, NaN refused."""
+        if isinstance(source, Run):
+            return cls.from_run(source, name)
         if isinstance(source, ScoreMatrix):
             users, items, values = source.users, source.items, source.values
         elif isinstance(source, tuple) and len(source) == 3:
@@ -99,6 +102,26 @@ class ScoreMatrix:
             i, j = (int(x[0]) for x in np.nonzero(bad))
             raise InputError(f"{name}: the score of user {users[i]!r}, item {items[j]!r} is NaN")
         return cls(users, items, matrix)
+
+
+    @classmethod
+    def from_run(cls, run: Run, name: str) -> ScoreMatrix:
+        """The scores of ``user item score`` rows (`rankscope.recsys.read_recommendations`)
+        as a matrix over the users and the items they name.  A (user, item) pair without a
+        row scores minus infinity, below every scored item (a system that does not score a
+        user's training items, say), told in one warning."""
+        user_codes, user_row = np.unique(run.query, return_inverse=True)
+        item_codes, item_col = np.unique(run.doc, return_inverse=True)
+        values = np.full((len(user_codes), len(item_codes)), -np.inf)
+        values[user_row.reshape(-1), item_col.reshape(-1)] = run.score
+        unscored = values.size - len(run)
+        if unscored:
+            warn(
+                f"{name}: {unscored} of the {values.size} (user, item) scores of its "
+                f"{len(user_codes)} users and {len(item_codes)} items are missing; they rank "
+                "below every scored item"
+            )
+        return cls(run.queries.strings_of(user_codes), run.docs.strings_of(item_codes), values)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,112 @@
+"""sampled evaluation of recommenders, beside the full ranking and corrected estimates
+
+Ranks each relevant test item of a user (rating >= --threshold) among --negatives items
+drawn from those the user has not interacted with (in TEST or --train), uniformly or in
+proportion to their training popularity (--sampling), as RecBole's uni100 / pop100 do,
+and prints per system and measure the mean over the targets of: the full-ranking value
+(the target ranked among all its negatives), the sampled value, and Krichene & Rendle's
+(KDD 2020) minimal-bias and BV estimates of the full value from the sampled ranks.  The
+draws are seeded (--seed) and the same for every system.
+
+Each SCORES file holds a system's scores, one 'user item score' line per scored pair
+(tabs, spaces or commas; a TREC run works too), over the whole catalog: the negatives are
+drawn from the items the systems score, and every system must score the same items.  A
+pair without a score ranks below every scored item (one warning counts them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import options
+
+EXAMPLES = """\
+examples:
+  rankscope sampled u1.test knn.scores svd.scores --train u1.base
+  rankscope sampled u1.test knn.scores --train u1.base -n 10 --sampling popularity --seed 3
+  rankscope sampled u1.test knn.scores -m HR@5 -m AUC --estimator full --estimator sampled
+"""
+
+#: `rankscope.recsys.sampled.ESTIMATORS` and `SAMPLING` (repeated: building the parser
+#: imports nothing; a test checks they agree).
+ESTIMATORS = ("full", "sampled", "minimal-bias", "bv")
+SAMPLING = ("uniform", "popularity")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("test", help="test interactions: user item [rating [timestamp]]")
+    p.add_argument("scores", nargs="+", help="one file of 'user item score' lines per system")
+    p.add_argument(
+        "--train", help="training interactions: never drawn as negatives; popularity sampling"
+    )
+    p.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, nDCG@10, MRR, AUC)",
+    )  # fmt: skip
+    p.add_argument(
+        "--estimator", action="append", dest="estimators", choices=ESTIMATORS,
+        help="full, sampled, minimal-bias or bv, repeatable (default all four)",
+    )  # fmt: skip
+    p.add_argument(
+        "-n", "--negatives", type=options.whole(1, 1 << 30), default=100, metavar="N",
+        help="negatives drawn per target (default 100; all of them when a user has fewer)",
+    )  # fmt: skip
+    options.choice(p, "--sampling", SAMPLING, "how negatives are drawn (default uniform)")
+    p.add_argument(
+        "--seed", type=options.whole(0, (1 << 63) - 1), default=0,
+        help="seed of the draws (default 0)",
+    )  # fmt: skip
+    p.add_argument(
+        "--threshold", type=float, default=4.0,
+        help="a test rating at least this is relevant (default 4)",
+    )  # fmt: skip
+    options.choice(
+        p, "--ties", ("pessimistic", "optimistic"),
+        "a negative scored as the target ranks above it (pessimistic, default) or below",
+    )  # fmt: skip
+    p.add_argument(
+        "--gamma", type=float, default=0.1, help="the BV estimator's weight (default 0.1)"
+    )
+    options.output_format(p, ("table", "csv", "json"), help="output format (default table)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..read.sources import file_stem
+    from ..recsys import read_recommendations
+    from ..recsys.sampled import DEFAULT_MEASURES, sampled_evaluate
+    from ..report.tables import csv_text, json_text, number, text_table
+
+    names = [file_stem(s) for s in args.scores]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        from ..errors import UsageError
+
+        raise UsageError(f"two score files are named {twice!r}: rename one")
+    scores = {n: read_recommendations(s, name=n) for n, s in zip(names, args.scores, strict=True)}
+    measures = args.measures or list(DEFAULT_MEASURES)
+    estimators = args.estimators or list(ESTIMATORS)
+    table = sampled_evaluate(
+        args.test, scores, measures, estimators=estimators, output="dict", train=args.train,
+        negatives=args.negatives, sampling=args.sampling, seed=args.seed,
+        threshold=args.threshold, ties=args.ties, gamma=args.gamma,
+    )  # fmt: skip
+    rows = list(
+        zip(table["run"], table["measure"], table["estimator"], table["value"],
+            table["targets"], strict=True)  # fmt: skip
+    )
+    if args.format == "json":
+        sys.stdout.write(json_text([
+            {"run": r, "measure": m, "estimator": e, "value": v, "targets": t}
+            for r, m, e, v, t in rows
+        ]))  # fmt: skip
+        return 0
+    header = ["run", "measure", *estimators, "targets"]
+    body = []
+    for start in range(0, len(rows), len(estimators)):
+        group = rows[start : start + len(estimators)]
+        run_name, measure, *_ = group[0]
+        body.append([run_name, measure, *(number(v) for _, _, _, v, _ in group), str(group[0][4])])
+    text = csv_text if args.format == "csv" else text_table
+    sys.stdout.write(text([header, *body]))
+    return 0
