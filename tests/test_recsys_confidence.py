@@ -198,3 +198,34 @@ def test_movielens_item_rate_predictor():
     assert s["ECE"] < 0.1
     right = ((p >= 0.5) == (y == 1)).mean()
     assert right < s["CoverageAccuracy"] < 1
+
+
+# -- rankscope recsys --table ---------------------------------------------------------------
+
+
+def test_the_tables_from_the_command_line(tmp_path, capsys):
+    from rankscope.cli import main
+
+    # four test ratings (relevant: >= 4) and their predicted probabilities
+    (tmp_path / "test.tsv").write_text("u\ta\t5\nu\tb\t1\nv\ta\t4\nv\tc\t2\n")
+    (tmp_path / "p.tsv").write_text("u a 0.9\nu b 0.3\nv a 0.6\nv c 0.8\n")
+    args = ["recsys", str(tmp_path / "test.tsv"), str(tmp_path / "p.tsv"), "--format", "csv"]
+    assert main([*args, "--table", "reliability", "--bins", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # bin [0, 0.5]: 0.3 (not relevant); bin (0.5, 1]: 0.6, 0.8, 0.9 (two of three relevant)
+    assert out[0] == "run,bin,lower,upper,count,mean_predicted,observed"
+    row0, row1 = (line.split(",") for line in out[1:3])
+    assert row0[1:5] == ["0", "0.0", "0.5", "1"] and float(row0[5]) == 0.3
+    assert float(row0[6]) == 0.0
+    assert row1[4] == "3" and abs(float(row1[5]) - (0.6 + 0.8 + 0.9) / 3) < 1e-12
+    assert abs(float(row1[6]) - 2 / 3) < 1e-12
+    assert main([*args, "--table", "coverage-accuracy"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # most confident first: 0.9 (|0.9 - 0.5| * 2 = 0.8, right), then 0.3 and 0.8 (0.4 and
+    # 0.6: 0.8 says relevant, c is not: wrong), then 0.6
+    first = out[1].split(",")
+    assert first[1] == "1" and float(first[4]) == 1.0
+    assert main([*args, "--table", "reliability", "--groups", "g.txt"]) == 2
+    assert "--groups goes with --table group-exposure" in capsys.readouterr().err
+    assert main([*args, "--bins", "3"]) == 2
+    assert "--bins goes with --table" in capsys.readouterr().err

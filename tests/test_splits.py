@@ -335,3 +335,10 @@ def test_the_examples_in_the_docstrings():
 
     for module in (splits, folds):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_write_splits_is_public():
+    import rankscope
+    from rankscope.report.splits import write_splits
+
+    assert rankscope.write_splits is write_splits

@@ -36,6 +36,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "table": ["RunEvaluation", "evaluate_judged"],
         "table.aggregate": ["aggregate"],
         "report.trec": ["format_trec"],
+        "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
     },
 )  # fmt: skip
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
     from .model import Qrels, Run, Vocabulary  # noqa: F401
+    from .report.splits import write_splits  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
     from .table.aggregate import aggregate  # noqa: F401

@@ -34,6 +34,10 @@ examples:
 """
 
 
+#: The tables of `rankscope.recsys.diagnostics` that ``--table`` prints.
+TABLES = ("reliability", "coverage-accuracy", "group-exposure")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "test", nargs="?",
@@ -107,6 +111,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="--folds: also test across the users of every fold pooled",
     )  # fmt: skip
     segments.add_arguments(p, "user")
+    p.add_argument(
+        "--table", choices=TABLES, default=None, dest="diagnostic",
+        help="instead of the measures, print a table: reliability (the calibration curve's "
+        "bins), coverage-accuracy (accuracy of the most confident predictions), or "
+        "group-exposure (exposure and parity per item group, --groups)",
+    )  # fmt: skip
+    p.add_argument(
+        "--bins", type=options.whole(1, 1 << 20), default=10,
+        help="--table reliability: equal-width bins of [0, 1] (default 10)",
+    )  # fmt: skip
+    p.add_argument(
+        "--groups", metavar="FILE",
+        help="--table group-exposure: 'item group' lines (default: the short head and the long "
+        "tail by training popularity)",
+    )  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the recommender measures")
     p.add_argument(
         "--reference",
@@ -131,6 +150,11 @@ def run(args: argparse.Namespace) -> int:
         return _folds(args)
     if not args.test or not args.recs:
         raise UsageError("rankscope recsys needs a TEST file and at least one RECS file")
+    if args.diagnostic is not None:
+        return _diagnostic(args)
+    for option, given in (("--groups", args.groups is not None), ("--bins", args.bins != 10)):
+        if given:
+            raise UsageError(f"{option} goes with --table")
     for option, given in (
         ("--baseline", args.baseline is not None), ("--test", args.paired_test != "t"),
         ("--correction", args.correction != "holm"), ("--users", args.users),
@@ -151,6 +175,48 @@ def run(args: argparse.Namespace) -> int:
         output = segments.appended(args, output, tidy(results), args.format)
     sys.stdout.write(output)
     sys.stdout.flush()
+    return 0
+
+
+def _diagnostic(args: argparse.Namespace) -> int:
+    """``--table``: one of `rankscope.recsys.diagnostics`' tables, in the command's format."""
+    from ..errors import UsageError
+    from ..recsys import coverage_accuracy, group_exposure, reliability
+    from ..report.tables import csv_text, json_text, number, text_table
+
+    if args.measures or args.per_user or segments.asked(args) or args.scheduler:
+        raise UsageError("--table prints a table of its own: no -m, --per-user, --weights, "
+                         "--segments or --scheduler with it")  # fmt: skip
+    if args.groups is not None and args.diagnostic != "group-exposure":
+        raise UsageError("--groups goes with --table group-exposure")
+    if args.bins != 10 and args.diagnostic != "reliability":
+        raise UsageError("--bins goes with --table reliability")
+    recs = args.recs if len(args.recs) > 1 else args.recs[0]
+    if args.diagnostic == "reliability":
+        table = reliability(args.test, recs, bins=args.bins, threshold=args.threshold,
+                            duplicates=args.duplicates, output="dict")  # fmt: skip
+    elif args.diagnostic == "coverage-accuracy":
+        table = coverage_accuracy(args.test, recs, threshold=args.threshold,
+                                  duplicates=args.duplicates, output="dict")  # fmt: skip
+    else:
+        table = group_exposure(
+            args.test, recs, k=args.k, groups=args.groups, threshold=args.threshold,
+            train=args.train, seen=args.seen or "keep", ties=args.ties,
+            duplicates=args.duplicates, output="dict",
+        )  # fmt: skip
+    columns = list(table)
+    rows = list(zip(*(table[c] for c in columns), strict=True))
+    if args.format == "json":
+        sys.stdout.write(json_text([dict(zip(columns, row, strict=True)) for row in rows]))
+        return 0
+
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return repr(value) if args.format == "csv" else number(value)
+        return str(value)
+
+    text = csv_text if args.format == "csv" else text_table
+    sys.stdout.write(text([columns, *([cell(v) for v in row] for row in rows)]))
     return 0
 
 
