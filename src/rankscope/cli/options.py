@@ -100,14 +100,14 @@ def judgments_and_runs(
     id: `judgments_source`), then one or more runs.  With ``spilled``, both may come after
     `measure_list`'s ``--measures`` (argparse then sees none): the command reads them with
     `positionals` and checks that they were given."""
-    source = judgments_source if datasets else str
-    if datasets:
+    if datasets:  # resolved by `resolve_judgments` once parsed (parsing imports nothing)
         judgments += ", or an ir_datasets id (ir_datasets:ID, or ID when no such file exists)"
+        p.set_defaults(judgments_datasets=True)
     if not spilled:
-        p.add_argument("qrels", type=source, help=judgments)
+        p.add_argument("qrels", help=judgments)
         p.add_argument("runs", nargs="+", help=runs)
         return
-    p.add_argument("qrels", nargs="?", type=source, metavar="QRELS", help=judgments)
+    p.add_argument("qrels", nargs="?", metavar="QRELS", help=judgments)
     p.add_argument("runs", nargs="*", metavar="RUNS", help=runs)
     p.usage = "%(prog)s [options] QRELS RUNS [RUNS ...]"
 
@@ -126,6 +126,14 @@ def judgments_source(value: str) -> str:
     from ..read import irds  # imports ir_datasets: only for a name that is no file
 
     return irds.PREFIX + value if irds.known(value) else value
+
+
+def resolve_judgments(args: argparse.Namespace) -> None:
+    """``args.qrels`` through `judgments_source`, for the commands whose judgments may be an
+    ir_datasets dataset (`judgments_and_runs`); done by `rankscope.cli.main` once the
+    arguments are parsed, so that parsing imports nothing."""
+    if getattr(args, "judgments_datasets", False) and args.qrels:
+        args.qrels = judgments_source(args.qrels)
 
 
 def topics(args: argparse.Namespace) -> str | None:
@@ -187,7 +195,10 @@ def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     """The judgments and runs of a command declared with `judgments_and_runs(spilled=True)`:
     as given, plus those that ``--measures`` took (see `measure_list`)."""
     given = [*([args.qrels] if args.qrels else []), *args.runs, *getattr(args, "spilled", [])]
-    return (judgments_source(given[0]) if given else None), given[1:]
+    if not given:
+        return None, []
+    first = judgments_source(given[0]) if getattr(args, "judgments_datasets", False) else given[0]
+    return first, given[1:]
 
 
 def quiet(p: Parser) -> None:

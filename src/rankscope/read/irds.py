@@ -24,7 +24,7 @@ On the command line a bare id is accepted too (see `rankscope.cli.options.judgme
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -35,8 +35,10 @@ from .frames import RELEVANCE
 #: What marks a dataset id where a file name is expected.
 PREFIX = "ir_datasets:"
 
+_TOLD = 200  # characters of an ir_datasets error shown
 
-def is_dataset(source: Any) -> bool:
+
+def is_dataset(source: Any) -> TypeGuard[str]:
     """Whether ``source`` names an ir_datasets dataset: a string ``ir_datasets:ID``."""
     return isinstance(source, str) and source.startswith(PREFIX)
 
@@ -101,8 +103,10 @@ def _records(source: str, dataset: Any, kind: str) -> list[Any]:
     try:
         return list(getattr(dataset, f"{kind}_iter")())
     except Exception as exc:  # any failure inside ir_datasets (download, parse) is the input's
+        # (a failed download's message lists every mirror tried; ir_datasets has logged it)
+        told = str(exc) if len(str(exc)) <= _TOLD else str(exc)[: _TOLD - 1] + "…"
         raise InputError(
-            f"{source}: ir_datasets could not read its {kind}: {type(exc).__name__}: {exc}"
+            f"{source}: ir_datasets could not read its {kind}: {type(exc).__name__}: {told}"
         ) from exc
 
 
