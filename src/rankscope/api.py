@@ -97,7 +97,8 @@ def _check_dataset_format(source: Any, rel_format: str) -> None:
     if irds.is_dataset(source) and rel_format != "qrels":
         raise UsageError(
             f"{source}: judgments from ir_datasets are qrels; rel_format {rel_format!r} reads "
-            "a file"
+            "a file",
+            cli=f"{source}: judgments from ir_datasets are qrels; -R {rel_format} reads a file",
         )
 
 
