@@ -71,6 +71,11 @@ def trec_qrels(path: Path, text: str = QRELS, three_columns: bool = False):
     return TrecQrels(LocalDownload(path), {}, format_3col=three_columns)
 
 
+def write_qrels_text(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
 def trec_topics(path: Path, text: str = TOPICS):
     from ir_datasets.formats import TrecQueries
     from ir_datasets.util import LocalDownload
@@ -118,6 +123,18 @@ def test_iteration_ignored_and_grades_kept(irds, tmp_path):
     assert rankscope.read_qrels(four).to_dict() == expected
     del expected["q1"]["d3"]
     assert rankscope.read_qrels(three).to_dict() == expected
+
+
+def test_a_document_judged_twice_is_the_error_a_file_gives(irds, tmp_path):
+    twice = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n"
+    source = register(irds, trec_qrels(tmp_path / "twice", twice))
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    with pytest.raises(InputError, match="judged twice") as from_file:
+        rankscope.evaluate(write_qrels_text(tmp_path / "file", twice), {"r": run}, ["P@1"])
+    with pytest.raises(InputError, match="judged twice") as from_dataset:
+        rankscope.evaluate(source, {"r": run}, ["P@1"])
+    assert str(from_dataset.value).startswith(f"{source}: document 'd1' is judged twice")
+    assert str(from_file.value).endswith("is judged twice for query 'q1' (lines 1 and 3)")
 
 
 def test_ids_interned_into_the_vocabularies_given(irds, tmp_path):
@@ -203,7 +220,7 @@ def test_topics_are_the_queries_default_text(irds, tmp_path):
         read_topics(register(irds, trec_qrels(tmp_path / "qrels")))
 
 
-def test_report_shows_the_dataset_topics(small, tmp_path, capsys):
+def test_report_shows_the_dataset_topics(irds, small, tmp_path, capsys):
     pytest.importorskip("plotly")
     pytest.importorskip("jinja2")
     source, _, runs = small
@@ -216,6 +233,11 @@ def test_report_shows_the_dataset_topics(small, tmp_path, capsys):
     code, _, err = run_cli(["compare", source, *runs, "--html", str(compared)], capsys)
     assert code == 0, err
     assert "second topic" in compared.read_text("utf-8")
+    # a dataset without queries: a page without titles, as without --topics
+    no_queries = register(irds, trec_qrels(tmp_path / "q"))
+    code, _, err = run_cli(["compare", no_queries, *runs, "--html", str(compared)], capsys)
+    assert code == 0, err
+    assert "second topic" not in compared.read_text("utf-8")
     # --topics still wins
     mine = tmp_path / "mine.tsv"
     mine.write_text("q1\tmy own title\n")
