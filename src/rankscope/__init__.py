@@ -28,7 +28,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submod_attrs={
         "api": [
             "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",
-            "read_qrels", "read_run",
+            "read_qrels", "read_run", "dataset_measures",
         ],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
@@ -44,6 +44,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 if TYPE_CHECKING:  # pragma: no cover
     from .api import (  # noqa: F401
         compare,
+        dataset_measures,
         evaluate,
         evaluate_many,
         preferences,

@@ -8,12 +8,20 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from .errors import UsageError
+from .errors import UsageError, warn
 from .judge import JoinOptions, relevance_table
-from .measures import Request, compute_request, method_of, parse_method, reads_subtopics
+from .measures import (
+    Request,
+    compute_request,
+    method_of,
+    parse_measures,
+    parse_method,
+    reads_subtopics,
+)
 from .model import Qrels, ZScores
 from .model.frames import to_frame
 from .preference import PreferenceResult
+from .read import irds
 from .read.prefs import read_zscores
 from .read.sources import (
     QrelsLike,
@@ -35,6 +43,7 @@ if TYPE_CHECKING:  # the comparison's modules are imported when one is asked for
 __all__ = [
     "EvaluateOptions",
     "compare",
+    "dataset_measures",
     "evaluate",
     "evaluate_many",
     "preferences",
@@ -80,7 +89,34 @@ def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
     """Judgments in one of trec_eval's formats (``-R``): ``qrels`` (anything `read_qrels`
     accepts), ``prefs``, ``qrels_prefs`` (`rankscope.model.Prefs`) or ``qrels_jg``
     (`rankscope.model.GroupedQrels`), from a file or already read."""
+    _check_dataset_format(source, rel_format)
     return judgment_format(rel_format).read(source)
+
+
+def _check_dataset_format(source: Any, rel_format: str) -> None:
+    if irds.is_dataset(source) and rel_format != "qrels":
+        raise UsageError(
+            f"{source}: judgments from ir_datasets are qrels; rel_format {rel_format!r} reads "
+            "a file",
+            cli=f"{source}: judgments from ir_datasets are qrels; -R {rel_format} reads a file",
+        )
+
+
+def dataset_measures(qrels: Any) -> list[Request] | None:
+    """The measures the ir_datasets dataset of ``qrels`` documents as official (its
+    ``official_measures``, ir_measures names read by the measure registry), when ``qrels``
+    is ``"ir_datasets:ID"`` or judgments read from one; None otherwise, or when it documents
+    none.  A name rankscope does not know is left out with a warning."""
+    source = qrels if isinstance(qrels, str) else getattr(qrels, "source", None)
+    if not irds.is_dataset(source):
+        return None
+    requests: list[Request] = []
+    for name in irds.official_measures(source):
+        try:
+            requests.extend(parse_measures([name]))
+        except ValueError as error:
+            warn(f"{source}: its official measure {name!r} is left out ({error})")
+    return requests or None
 
 
 def evaluate_many(
@@ -161,7 +197,13 @@ def evaluate_many(
         identical; ``scheduler`` an address, a cluster or a client (default: the current
         client; giving one implies ``dask``).  Runs may then also be
         `rankscope.scale.Partitioned` Parquet datasets.  See docs/dask.md.
+
+    Judgments from ir_datasets (``"ir_datasets:ID"``) are evaluated by the dataset's
+    official measures (`dataset_measures`) when none is named.
     """
+    _check_dataset_format(qrels, rel_format)
+    if measures is None and rel_format == "qrels":
+        measures = dataset_measures(qrels)
     if backend != "local" or scheduler is not None:
         if jobs is not None or block_bytes is not None:
             raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
@@ -308,8 +350,9 @@ def compare(
     """Compare runs with evidence: is each run better than the baseline, by how much, how
     sure are we, and on how many queries?
 
-    For each measure (default: AP, nDCG@10, P@10, RR, R@100; preference methods such as RPP
-    work too) and each run: the mean and its ``confidence`` t interval; against ``baseline``
+    For each measure (default: AP, nDCG@10, P@10, RR, R@100, or the official measures of
+    judgments from ir_datasets, `dataset_measures`; preference methods such as RPP work too)
+    and each run: the mean and its ``confidence`` t interval; against ``baseline``
     (a run name; default the first run): the difference and relative change, the p-value of
     ``test`` (``t``, ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``,
     ``randomized-tukey``) after ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``)
@@ -339,6 +382,8 @@ def compare(
     from .report.compare import ComparisonResult
     from .table.compare import Procedure, compare_runs
 
+    if measures is None:
+        measures = dataset_measures(qrels)
     judgments = read_qrels_for(qrels, _specs(measures))
     run_list = resolve_runs(runs, judgments, duplicates, names=names, distinct_for="a comparison")
     requests = _in_given_order(_specs(measures))

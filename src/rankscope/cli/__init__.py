@@ -106,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
     warnings.showwarning = _show_warning
     try:
+        from .options import resolve_judgments
+
+        resolve_judgments(args)  # a bare ir_datasets id as judgments: judgments_source
         return args.func(args)
     except KeyboardInterrupt:  # Ctrl-C: the user stopped it, no traceback
         print("rankscope: interrupted", file=sys.stderr)

@@ -113,5 +113,5 @@ def run(args: argparse.Namespace) -> int:
         output = segments.appended(args, output, comparison_table(result), args.format)
     sys.stdout.write(output)
     if args.html:
-        result.to_html(args.html)
+        result.to_html(args.html, topics=options.topics(args))
     return 0

@@ -20,7 +20,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade")
+    options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade", datasets=False)
     p.add_argument("-alpha", "--alpha", type=options.real, default=0.5, help="redundancy (0.5)")
     p.add_argument("-beta", "--beta", type=options.real, default=0.5, help="NRBP persistence (0.5)")
     p.add_argument(

@@ -94,10 +94,15 @@ def judgments_and_runs(
     runs: str = "TREC run files or directories",
     *,
     spilled: bool = False,
+    datasets: bool = True,
 ) -> None:
-    """The positional arguments: a judgments file, then one or more runs.  With
-    ``spilled``, both may come after `measure_list`'s ``--measures`` (argparse then sees
-    none): the command reads them with `positionals` and checks that they were given."""
+    """The positional arguments: a judgments file (or, with ``datasets``, an ir_datasets
+    id: `judgments_source`), then one or more runs.  With ``spilled``, both may come after
+    `measure_list`'s ``--measures`` (argparse then sees none): the command reads them with
+    `positionals` and checks that they were given."""
+    if datasets:  # resolved by `resolve_judgments` once parsed (parsing imports nothing)
+        judgments += ", or an ir_datasets id (ir_datasets:ID, or ID when no such file exists)"
+        p.set_defaults(judgments_datasets=True)
     if not spilled:
         p.add_argument("qrels", help=judgments)
         p.add_argument("runs", nargs="+", help=runs)
@@ -105,6 +110,47 @@ def judgments_and_runs(
     p.add_argument("qrels", nargs="?", metavar="QRELS", help=judgments)
     p.add_argument("runs", nargs="*", metavar="RUNS", help=runs)
     p.usage = "%(prog)s [options] QRELS RUNS [RUNS ...]"
+
+
+def judgments_source(value: str) -> str:
+    """The judgments argument as the readers take it: a file (or ``-``) as given, and an
+    ir_datasets id as ``ir_datasets:ID``.
+
+    The rule: ``ir_datasets:ID`` always names a dataset; any other value names a file,
+    unless no file or directory of that name exists and ir_datasets is installed and knows
+    a dataset of that id (``msmarco-passage/trec-dl-2019/judged``), which it then names.  So
+    a file is never shadowed by a dataset, and a missing file that is no dataset is still
+    reported as a missing file."""
+    if value == "-" or value.startswith("ir_datasets:") or os.path.exists(value):
+        return value
+    from ..read import irds  # imports ir_datasets: only for a name that is no file
+
+    return irds.PREFIX + value if irds.known(value) else value
+
+
+def resolve_judgments(args: argparse.Namespace) -> None:
+    """``args.qrels`` through `judgments_source`, for the commands whose judgments may be an
+    ir_datasets dataset (`judgments_and_runs`); done by `rankscope.cli.main` once the
+    arguments are parsed, so that parsing imports nothing."""
+    if getattr(args, "judgments_datasets", False) and args.qrels:
+        args.qrels = judgments_source(args.qrels)
+
+
+def topics(args: argparse.Namespace) -> str | None:
+    """The topics the HTML report shows: ``--topics`` when given, else those of the
+    ir_datasets dataset the judgments come from (when it has queries), else none."""
+    given = getattr(args, "topics", None)
+    if given is not None or not str(args.qrels).startswith("ir_datasets:"):
+        return given
+    from ..read import irds
+
+    return args.qrels if irds.has_topics(args.qrels) else None
+
+
+def _names_input(value: str) -> bool:
+    """Whether a value after ``--measures`` is the first positional argument: ``-``, an
+    existing file or directory, or an ``ir_datasets:`` id."""
+    return value == "-" or value.startswith("ir_datasets:") or os.path.exists(value)
 
 
 def measures(p: Parser, help: str | None = None) -> None:
@@ -117,13 +163,13 @@ def measures(p: Parser, help: str | None = None) -> None:
 class _MeasureList(argparse.Action):
     """``--measures A B ...``: several names after one flag.  Being greedy, it also takes the
     positional arguments that follow it (``--measures AP nDCG QRELS RUNS``): the values from
-    the first that names an existing file or directory on are handed back, into
-    ``spilled``, for the command to read as its positional arguments."""
+    the first that names an existing file or directory (or is ``ir_datasets:ID``) on are
+    handed back, into ``spilled``, for the command to read as its positional arguments."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         names = list(values)
         for i, value in enumerate(names):
-            if value == "-" or os.path.exists(value):
+            if _names_input(value):
                 names, spilled = names[:i], names[i:]
                 namespace.spilled = [*getattr(namespace, "spilled", []), *spilled]
                 break
@@ -149,7 +195,10 @@ def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     """The judgments and runs of a command declared with `judgments_and_runs(spilled=True)`:
     as given, plus those that ``--measures`` took (see `measure_list`)."""
     given = [*([args.qrels] if args.qrels else []), *args.runs, *getattr(args, "spilled", [])]
-    return (given[0] if given else None), given[1:]
+    if not given:
+        return None, []
+    first = judgments_source(given[0]) if getattr(args, "judgments_datasets", False) else given[0]
+    return first, given[1:]
 
 
 def quiet(p: Parser) -> None:

@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_comparison_options(p, all_pairs=False)
     p.add_argument(
         "--topics", metavar="FILE", help="topic titles, shown when hovering a query: "
-        "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML)",
+        "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML), or ir_datasets:ID "
+        "(default: the queries of the ir_datasets dataset QRELS names, if it does)",
     )  # fmt: skip
     p.add_argument(
         "--robustness", action="store_true", help="also the robustness curves of rankscope "
@@ -68,5 +69,7 @@ def run(args: argparse.Namespace) -> int:
             qrels, runs, result.measures, alpha=args.alpha, permutations=args.permutations,
             seed=args.seed,
         )  # fmt: skip
-    result.to_html(args.output, topics=args.topics, robustness=robustness, title=args.title)
+    result.to_html(
+        args.output, topics=options.topics(args), robustness=robustness, title=args.title
+    )
     return 0

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary, check_distinct_names
 from ..model.frames import is_frame
-from . import frames
+from . import frames, irds
 from . import trec as trec_io
 from .duplicates import resolve_duplicates
 
@@ -38,12 +38,20 @@ def read_qrels(
     diversity: bool = False,
 ) -> Qrels:
     """Judgments from a TREC qrels file (``.gz``, ``-``), a Parquet file, a pandas/polars
-    DataFrame or Arrow table, or a ``{query_id: {doc_id: grade}}`` dict.
+    DataFrame or Arrow table, a ``{query_id: {doc_id: grade}}`` dict, or an ir_datasets
+    dataset, ``"ir_datasets:ID"`` (`rankscope.read.irds`; the ``irds`` extra).
 
     ``diversity=True`` reads a TREC file as diversity judgments, ``qid subtopic docno grade``.
     """
     if isinstance(source, Qrels):
         return source
+    if irds.is_dataset(source):
+        if diversity:
+            raise UsageError(
+                f"diversity judgments are read from TREC files, not from {source} (its "
+                "qrels are read as ad hoc judgments)"
+            )
+        return irds.read_qrels(source, queries, docs)
     if diversity:
         if not isinstance(source, str | os.PathLike):
             raise UsageError("diversity judgments are read from TREC files (a path)")

@@ -12,7 +12,8 @@ Two formats, told apart by the first non-blank character:
   XML entities are decoded.
 
 A malformed file is an `rankscope.errors.InputError` naming the file and the line.  Titles
-are the file's text: whoever shows them escapes them.
+are the file's text: whoever shows them escapes them.  ``ir_datasets:ID`` reads the topics
+of an ir_datasets dataset instead (`rankscope.read.irds`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import os
 import re
 
 from ..errors import InputError
+from . import irds
 
 _BLOCK = re.compile(r"<(top|topic|query)\b([^>]*)>(.*?)(?:</\1\s*>|(?=<\1\b)|\Z)", re.I | re.S)
 _ATTRIBUTE_ID = re.compile(r"""\b(?:number|id)\s*=\s*["']?([^"'\s>]+)""", re.I)
@@ -97,7 +99,10 @@ def _read_lines(text: str, name: str) -> dict[str, str]:
 
 def read_topics(path: str | os.PathLike[str]) -> dict[str, str]:
     """``{query id: title}`` from a topics file (``qid<TAB>title`` lines, or TREC SGML/XML
-    topics; gzip-compressed when the name ends in ``.gz``)."""
+    topics; gzip-compressed when the name ends in ``.gz``), or from the queries of an
+    ir_datasets dataset, ``"ir_datasets:ID"`` (`rankscope.read.irds.read_topics`)."""
+    if irds.is_dataset(path):
+        return irds.read_topics(str(path))
     name = os.fspath(path)
     text = _text(path)
     if text.lstrip().startswith("<"):
