@@ -63,23 +63,22 @@ from ..errors import UsageError
 #: Tie treatments of `rbo` (Corsi & Urbano 2024): ``w``, ``a`` and ``b``.
 TIE_VARIANTS = ("a", "b", "w")
 
+#: How far rounding may take RBO_ext outside [RBO_min, RBO_max] before it is put back.
+ROUNDING = 1e-12
+
 _GROUP_TYPES = (list, tuple, set, frozenset, np.ndarray)
 
 
 @dataclass(frozen=True)
 class RBO:
-    """The three numbers of rank-biased overlap for two (prefixes of) rankings:
-    ``min`` (no further agreement), ``res`` (the residual: the most that the unseen items
-    could add) and ``ext`` (the agreement seen, extrapolated); ``max`` = min + res."""
+    """The numbers of rank-biased overlap for two (prefixes of) rankings: ``min`` (no
+    further agreement), ``res`` (the residual: the most that the unseen items could add),
+    ``ext`` (the agreement seen, extrapolated) and ``max`` = min + res (up to rounding)."""
 
     min: float
     res: float
     ext: float
-
-    @property
-    def max(self) -> float:
-        """The upper bound, RBO_min + RBO_res."""
-        return self.min + self.res
+    max: float
 
 
 @dataclass(frozen=True)
@@ -151,8 +150,8 @@ def rbo(x: Sequence[Any], y: Sequence[Any], p: float = 0.9, *, ties: str = "a") 
     p^d + 5 Σ_{d>5} p^d/d) = 0.6720 (nothing more is known to match beyond depth 5):
 
     >>> r = rbo(list("abcde"), list("abcde"), 0.9)
-    >>> round(r.min, 4), round(r.ext, 12)
-    (0.672, 1.0)
+    >>> round(r.min, 4), round(r.ext, 12), round(r.max, 12)
+    (0.672, 1.0, 1.0)
     """
     codes: dict[Hashable, int] = {}
     return rbo_flat(_flatten(x, "x", codes), _flatten(y, "y", codes), p, ties=ties)
@@ -273,5 +272,7 @@ def rbo_flat(S: FlatRanking, T: FlatRanking, p: float = 0.9, *, ties: str = "a")
     rbo_max = scale * (float(np.sum((overlap + unseen_max) / size * weights)) + tail_max)
     tail_ext = (seen_l + (l - s) * a_s) / l * p ** (l + 1) / (1 - p)
     rbo_ext = scale * (float(np.sum((overlap + unseen_ext) / size * weights)) + tail_ext)
-    low, high = (min(max(v, 0.0), 1.0) for v in (rbo_min, rbo_max))
-    return RBO(low, high - low, min(max(rbo_ext, low), high))
+    low, high, ext = (min(max(v, 0.0), 1.0) for v in (rbo_min, rbo_max, rbo_ext))
+    if low - ROUNDING <= ext <= high + ROUNDING:  # only rounding may take it outside
+        ext = min(max(ext, low), high)
+    return RBO(low, high - low, ext, high)
