@@ -419,18 +419,16 @@ def reproduce(
         )
     specs = list(DEFAULT_MEASURES) if measures is None else list(_specs(measures))
     judgments = read_qrels_for(qrels, specs)
-    names = ("baseline", "advanced")
-    orig = resolve_runs(
-        {f"original {n}": r for n, r in zip(names, original, strict=True)}
-        if not all(isinstance(r, str | os.PathLike) for r in original) else list(original),
-        judgments, duplicates, names="file",
-    )  # fmt: skip
     other = judgments if replication_qrels is None else read_qrels_for(replication_qrels, specs)
-    rep = resolve_runs(
-        {f"reproduced {n}": r for n, r in zip(names, reproduced, strict=True)}
-        if not all(isinstance(r, str | os.PathLike) for r in reproduced) else list(reproduced),
-        other, duplicates, names="file",
-    )  # fmt: skip
+
+    def one(run: Any, role: str, against: Qrels) -> Any:
+        # one at a time: a file may play two roles (the same baseline reproduced) untold
+        named = run if isinstance(run, str | os.PathLike) else {role: run}
+        return resolve_runs(named, against, duplicates, names="file")[0]
+
+    roles = ("baseline", "advanced")
+    orig = [one(r, f"original {n}", judgments) for r, n in zip(original, roles, strict=True)]
+    rep = [one(r, f"reproduced {n}", other) for r, n in zip(reproduced, roles, strict=True)]
     return reproduce_runs(
         judgments, (orig[0], orig[1]), (rep[0], rep[1]), specs,
         replication_qrels=None if replication_qrels is None else other,

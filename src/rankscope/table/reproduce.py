@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import order_run
+from ..measures import parse_measures
 from ..model import Qrels, Run
 from ..stats.rbo import RBO, TIE_VARIANTS, FlatRanking, check_persistence, rbo_flat
 from ..stats.reproducibility import (
@@ -194,14 +195,13 @@ def _row(measure: str, quantity: str, baseline: float, advanced: float | None) -
 
 
 def _scores(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], options: dict):
-    datas = measure_data(qrels, runs, measures, complete=True, **options)
-    for d in datas:
-        if d.preference:
+    for request in parse_measures(list(measures)):
+        if request.measure.family == "preference":
             raise UsageError(
-                f"{d.name} compares runs with each other; a reproduction needs a metric "
-                "that scores each run (AP, nDCG@10, ...)"
+                f"{request.label} compares runs with each other; a reproduction needs a "
+                "metric that scores each run (AP, nDCG@10, ...)"
             )
-    return datas
+    return measure_data(qrels, runs, measures, complete=True, **options)
 
 
 def reproduce_runs(
