@@ -64,9 +64,7 @@ def eq32_ext(x, y, p):
 
 
 def rankings(min_size=1, max_size=9, alphabet=14):
-    return st.lists(
-        st.integers(0, alphabet - 1), min_size=min_size, max_size=max_size, unique=True
-    )
+    return st.lists(st.integers(0, alphabet - 1), min_size=min_size, max_size=max_size, unique=True)
 
 
 # -- hand computations and the paper's special cases -----------------------------------------

@@ -417,7 +417,7 @@ def reproduce(
             "original and reproduced are pairs of runs: (baseline, advanced)",
             cli="--original and --reproduced each take two runs: BASELINE ADVANCED",
         )
-    specs = list(DEFAULT_MEASURES) if measures is None else list(_specs(measures))
+    specs = [str(m) for m in (DEFAULT_MEASURES if measures is None else _specs(measures))]
     judgments = read_qrels_for(qrels, specs)
     other = judgments if replication_qrels is None else read_qrels_for(replication_qrels, specs)
 

@@ -37,8 +37,8 @@ from ..errors import RankscopeError
 
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
 COMMANDS = (
-    "eval", "compare", "report", "prefer", "meta", "reproduce", "ndeval", "recsys", "split", "sampled",
-    "agree", "measures",
+    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "sampled",
+    "agree", "reproduce", "measures",
     "example",
 )  # fmt: skip
 

@@ -44,13 +44,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="RBO's persistence (default 0.95)")  # fmt: skip
     p.add_argument("--depth", type=options.whole(1), default=1000,
                    help="compare the rankings' top N documents (default 1000)")  # fmt: skip
-    p.add_argument("--rbo-ties", choices=("a", "b", "w"), default=None, help="treat equal "
-                   "scores as ties in RBO (Corsi & Urbano 2024; default: ordered by --ties)")
+    p.add_argument(
+        "--rbo-ties",
+        choices=("a", "b", "w"),
+        default=None,
+        help="treat equal scores as ties in RBO (Corsi & Urbano 2024; default: ordered by --ties)",
+    )
     options.relevance_level(p, "minimum relevant grade (default 1)")
     options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
     options.duplicates(p)
-    options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
-                          "every value at full precision, json the per-topic KTU and RBO)")
+    options.output_format(
+        p,
+        FORMATS,
+        help="output format (default table; csv and json carry "
+        "every value at full precision, json the per-topic KTU and RBO)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -260,7 +260,7 @@ def rbo_flat(S: FlatRanking, T: FlatRanking, p: float = 0.9, *, ties: str = "a")
             begun = np.where(straddles, last - first, 0)
             mean_contribution = (full + begun * fraction) / (full + begun)
         unseen_ext[s:] = (dd - s) * a_s * mean_contribution
-    weights = p ** d
+    weights = p**d
     scale = (1 - p) / p
     seen_l = round(float(overlap[-1]))  # every item has fully entered by depth l
     tail = -math.log1p(-p) - float(np.sum(weights / d))  # Σ_{d>l} p^d / d
