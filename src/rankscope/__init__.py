@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "api": [
             "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",
             "read_qrels", "read_run", "dataset_measures",
+            "reproduce",
         ],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
         read_judgments,
         read_qrels,
         read_run,
+        reproduce,
     )
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401

@@ -14,6 +14,9 @@ queries × systems × systems preference tensor — never files; every random on
 * `latex`: a table of means with significance superscripts.
 * `agreement`: agreement between assessors (percent agreement, Cohen's and Fleiss' kappa,
   Krippendorff's alpha); ``rankscope.agreement`` applies them to labels files.
+* `rbo`: rank-biased overlap (RBO_min, RBO_res, RBO_ext; uneven lengths; tie treatments).
+* `reproducibility`: KTU, RMSE, effect ratio, ΔRI and the t-tests of a reproduction
+  (Breuer et al. 2020); ``rankscope.reproduce`` runs them over real runs.
 * `meta`: Kendall's τ, τ_AP, discriminative power, robustness curves (`rankscope.table.study`
   runs them all over real runs, ``rankscope meta``).
 
@@ -65,6 +68,11 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
         "latex": ["latex_table"],
         "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],
+        "rbo": ["rbo", "RBO"],
+        "reproducibility": [
+            "ktu", "rmse", "effect_ratio", "relative_improvement", "delta_relative_improvement",
+            "reproduction_p_value",
+        ],
         "agreement": ["percent_agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha"],
     },
 )
