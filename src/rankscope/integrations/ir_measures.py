@@ -32,14 +32,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 try:
     import ir_measures
     from ir_measures.measures.base import Agg, MeanAgg, ParamInfo, SumAgg
     from ir_measures.providers.base import NOT_PROVIDED, Evaluator, Provider
 except ImportError as error:  # pragma: no cover - the extra is not installed
     raise ImportError(
-        "rankscope.integrations.ir_measures needs ir_measures: "
-        "pip install 'rankscope[ir-measures]'"
+        "rankscope.integrations.ir_measures needs ir_measures: pip install 'rankscope[ir-measures]'"
     ) from error
 
 from ..api import evaluate_many
@@ -103,9 +104,9 @@ class Standard:
         params = {p: v for p, v in params.items() if v is not None}
         if cutoff is not None:  # ir_measures' @ parameter is rankscope's (cutoff, recall)
             params[at] = cutoff
-        judged_only = bool(_given(measure, "judged_only")) if "judged_only" in (
-            measure.SUPPORTED_PARAMS
-        ) else False
+        judged_only = "judged_only" in measure.SUPPORTED_PARAMS and bool(
+            _given(measure, "judged_only")
+        )
         return _request(REGISTRY[rankscope_name], params, repr(measure), judged_only)
 
 
@@ -140,8 +141,8 @@ def _standard_request(measure: Any) -> Request | None:
     name = measure.NAME
     if name == "NumRet":  # NumRet(rel=r) is trec_eval's num_rel_ret
         rel = _given(measure, "rel")
-        row = Standard("num_ret", None, ()) if rel is None else Standard("num_rel_ret", None)
-        return row.request(measure)
+        count = Standard("num_ret", None, ()) if rel is None else Standard("num_rel_ret", None)
+        return count.request(measure)
     if name == "SetP":  # SetP(relative=True) is trec_eval's set_relative_P
         relative = bool(_given(measure, "relative"))
         return Standard("set_relative_P" if relative else "set_P", None).request(measure)
@@ -175,7 +176,7 @@ def baseline(name: str, run: Any) -> str:
     return name
 
 
-class RankscopeMeasure(ir_measures.measures.Measure):  # type: ignore[misc]
+class RankscopeMeasure(ir_measures.measures.Measure):
     """An ir_measures measure that rankscope computes: its class names one rankscope
     measure (``RANKSCOPE``), its parameters are that measure's (`rankscope measures` lists
     them), ``@k`` sets its cutoff, and ``judged_only=True`` evaluates the condensed list.
@@ -221,7 +222,7 @@ class RankscopeMeasure(ir_measures.measures.Measure):  # type: ignore[misc]
         return MeanAgg()
 
 
-class _GeometricMean(Agg):  # type: ignore[misc]
+class _GeometricMean(Agg):
     """trec_eval's geometric mean: exp of the mean of log(max(value, 1e-5))."""
 
     def __init__(self) -> None:
@@ -396,7 +397,7 @@ def _as_run(run: Any, name: str = "run") -> Any:
 # -- the provider ---------------------------------------------------------------------------
 
 
-class RankscopeProvider(Provider):  # type: ignore[misc]
+class RankscopeProvider(Provider):
     """rankscope, trec_eval-exact, as an ir_measures provider (``ir_measures.rankscope``
     once registered)."""
 
@@ -429,11 +430,11 @@ def _request_of(measure: Any) -> Request:
     return request
 
 
-class RankscopeEvaluator(Evaluator):  # type: ignore[misc]
+class RankscopeEvaluator(Evaluator):
     """Evaluates runs for a set of measures against judgments read once."""
 
     def __init__(self, measures: list[Any], qrels: Qrels | None) -> None:
-        qids = [] if qrels is None else qrels.queries.strings_of(sorted(set(qrels.query)))
+        qids = [] if qrels is None else qrels.queries.strings_of(np.unique(qrels.query))
         super().__init__(measures, set(qids))
         self.qrels = qrels
         self.requests = [(m, _request_of(m)) for m in measures]
@@ -451,13 +452,20 @@ class RankscopeEvaluator(Evaluator):  # type: ignore[misc]
                 yield from self._metrics({"run": table, "baseline": base}, [(m, r)])
 
     def _metrics(self, runs: dict[str, Any], pairs: list[tuple[Any, Request]]) -> Iterator[Any]:
-        result = evaluate_many(self.qrels, runs, [r for _, r in pairs])[0]
+        """Per-query metrics of the first of ``runs``.  A judged query the run does not rank
+        gets ir_measures' DEFAULT for ir_measures' own measures (as from its other
+        providers), and rankscope's value (trec_eval ``-c``) for rankscope's measures, whose
+        value on an empty ranking need not be 0 (search lengths)."""
+        result = evaluate_many(self.qrels, runs, [r for _, r in pairs], complete=True)[0]
         by_key = {r.key(): values for r, values in zip(result.requests, result.values,
                                                        strict=True)}  # fmt: skip
+        ranked = ~np.asarray(result.missing, dtype=bool)
         for measure, request in pairs:
-            values = by_key[request.key()]
-            for qid, value in zip(result.query_ids, values.tolist(), strict=True):
-                yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
+            values = by_key[request.key()].tolist()
+            own = isinstance(measure, RankscopeMeasure)
+            for qid, value, is_ranked in zip(result.query_ids, values, ranked, strict=True):
+                if own or is_ranked:
+                    yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
 
 
 #: The provider (``ir_measures.providers.registry["rankscope"]`` once registered).
@@ -488,7 +496,7 @@ def register(first: bool = True) -> RankscopeProvider:
     >>> unregister()
     """
     ir_measures.providers.register(PROVIDER)
-    ir_measures.rankscope = PROVIDER
+    setattr(ir_measures, NAME, PROVIDER)  # ir_measures.rankscope, as ir_measures.pytrec_eval
     for name, m in MEASURES.items():
         ir_measures.measures.registry.setdefault(name, m)
     providers = ir_measures.DefaultPipeline.providers
@@ -505,8 +513,8 @@ def unregister() -> None:
         providers.remove(PROVIDER)
     if _registered():
         del ir_measures.providers.registry[NAME]
-    if getattr(ir_measures, "rankscope", None) is PROVIDER:
-        del ir_measures.rankscope
+    if getattr(ir_measures, NAME, None) is PROVIDER:
+        delattr(ir_measures, NAME)
     for name, m in MEASURES.items():
         if ir_measures.measures.registry.get(name) is m:
             del ir_measures.measures.registry[name]
