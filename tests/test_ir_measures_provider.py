@@ -39,8 +39,12 @@ def robust04():
     """Robust04 judgments and the Anserini BM25+RM3 run on the first 40 judged topics (and
     two topics the run does not rank, judged), as ir_measures reads them: DataFrames."""
     folder = need(DATA / "robust04")
-    qrels = pd.DataFrame(ir_measures.read_trec_qrels(str(folder / "qrels.robust2004.txt")))
-    run = pd.DataFrame(ir_measures.read_trec_run(str(folder / "rob04_yang19_rm3.run.gz")))
+    ids = {"query_id": str, "doc_id": str}
+    qrels = pd.read_csv(folder / "qrels.robust2004.txt", sep=" ", dtype=ids,
+                        names=["query_id", "iteration", "doc_id", "relevance"])  # fmt: skip
+    run = pd.read_csv(folder / "rob04_yang19_rm3.run.gz", sep=" ", dtype=ids,
+                      names=["query_id", "q0", "doc_id", "rank", "score", "tag"])  # fmt: skip
+    qrels, run = qrels.drop(columns="iteration"), run[["query_id", "doc_id", "score"]]
     topics = sorted(set(qrels.query_id))[:40]
     qrels = qrels[qrels.query_id.isin(topics)].reset_index(drop=True)
     run = run[run.query_id.isin(topics[2:])].reset_index(drop=True)
@@ -246,3 +250,13 @@ def test_pyterrier_experiment_computes_through_rankscope(robust04, registered):
     assert result.row("reversed", "AP", "rm3").p_value == pytest.approx(
         row.loc["reversed", "AP p-value"], rel=1e-9
     )
+
+
+def test_docstring_examples():
+    import doctest
+
+    from rankscope.read import results_frames
+
+    for module in (rs_ir, results_frames):
+        failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert tried and not failures, module.__name__
