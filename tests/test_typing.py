@@ -23,7 +23,14 @@ PUBLIC = [
     "rankscope.recsys",
     "rankscope.api",
     "rankscope.agreement",
+    "rankscope.read.results_frames",
 ]
+try:  # the ir-measures extra (in the test extra)
+    import ir_measures  # noqa: F401
+
+    PUBLIC.append("rankscope.integrations.ir_measures")
+except ImportError:  # pragma: no cover
+    pass
 
 
 def _public_objects():

@@ -23,6 +23,7 @@ from .model.frames import to_frame
 from .preference import PreferenceResult
 from .read import irds
 from .read.prefs import read_zscores
+from .read.results_frames import from_results_frames, qrels_from_results
 from .read.sources import (
     QrelsLike,
     check_common_queries,
@@ -332,10 +333,10 @@ def compare(
     runs: Any,
     measures: str | Sequence[str | Request] | None = None,
     *,
-    baseline: str | None = None,
+    baseline: str | int | None = None,
     all_pairs: bool = False,
     test: str = "t",
-    correction: str = "holm",
+    correction: str | None = "holm",
     alpha: float = 0.05,
     confidence: float = 0.95,
     permutations: int = 10_000,
@@ -363,6 +364,13 @@ def compare(
     tests take ``seed`` and ``permutations`` (resamples for the bootstrap).  Runs read from
     files are named after them (``names="file"``; ``"tag"``: by their tag column).
 
+    PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
+    ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
+    column, or a ``{name: results frame}`` dict, and ``qrels`` PyTerrier's qrels (``qid``,
+    ``docno``, ``label``); ``pt.Experiment``'s options mean what they mean there:
+    ``baseline`` may be a run's position, ``correction`` a statsmodels name (``fdr_bh``) or
+    None (no correction), ``test`` ``t`` or ``wilcoxon``.
+
     The result has ``rows`` (one `rankscope.table.compare.Row` per run and measure),
     ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()``,
     ``to_text()`` and ``to_html(path)`` (the HTML report; the ``report`` extra).
@@ -385,16 +393,28 @@ def compare(
 
     if measures is None:
         measures = dataset_measures(qrels)
-    judgments = read_qrels_for(qrels, _specs(measures))
-    run_list = resolve_runs(runs, judgments, duplicates, names=names, distinct_for="a comparison")
+    judgments = read_qrels_for(qrels_from_results(qrels), _specs(measures))
+    run_list = resolve_runs(
+        from_results_frames(runs), judgments, duplicates, names=names,
+        distinct_for="a comparison",
+    )  # fmt: skip
+    if isinstance(baseline, int):  # PyTerrier's: the baseline's position
+        if isinstance(baseline, bool) or not -len(run_list) <= baseline < len(run_list):
+            raise UsageError(f"baseline={baseline!r}: name a run, or give its position")
+        baseline = run_list[baseline].name
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
+    correction = "none" if correction is None else _CORRECTIONS.get(correction, correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
         procedure=procedure, common_queries=common_queries, options=options,
     )  # fmt: skip
     return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
+
+
+#: statsmodels' names of the corrections rankscope has (PyTerrier passes them on).
+_CORRECTIONS = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}
 
 
 def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:
