@@ -52,6 +52,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=0,
         help="random seed: the same seed, the same output (0)",
     )
+    p.add_argument(
+        "--rbo-p", type=float, default=0.9, metavar="P",
+        help="persistence of RBO between the measures' orderings of runs (default 0.9)",
+    )  # fmt: skip
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
     options.output_format(p, ("table", "json"), help="output format (default table)")
@@ -89,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         result = study(
             qrels, runs, measures, alpha=args.alpha, permutations=args.permutations,
             samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
-            progress=progress,
+            progress=progress, rbo_p=args.rbo_p,
         )  # fmt: skip
     if args.plot is not None:
         plot_robustness(result, args.plot)

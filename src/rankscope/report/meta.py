@@ -25,6 +25,11 @@ def format_study(result: Study, fmt: str = "table", *, alpha: float, permutation
                 "runs": result.run_names,
                 "measures": result.measures,
                 "kendall_tau": result.tau.tolist(),
+                "rbo_p": result.rbo_p,
+                "rbo": None if result.rbo is None else result.rbo.tolist(),
+                "per_topic_kendall_tau": (
+                    None if result.topic_tau is None else result.topic_tau.tolist()
+                ),
                 "discriminative_power": result.power,
                 "robustness_queries": result.query_curves,
                 "robustness_judgments": result.judgment_curves,
@@ -38,6 +43,15 @@ def format_study(result: Study, fmt: str = "table", *, alpha: float, permutation
     lines.append(" " * width + "".join(f"{n:>{width}}" for n in names))
     for name, row in zip(names, result.tau, strict=True):
         lines.append(f"{name:<{width}}" + "".join(f"{x:>{width}.3f}" for x in row))
+    for title, matrix in (
+        (f"RBO (p = {result.rbo_p:g}, extrapolated) between orderings of runs", result.rbo),
+        ("Per-topic Kendall's tau between measures (mean over topics)", result.topic_tau),
+    ):
+        if matrix is None:
+            continue
+        lines += ["", title, " " * width + "".join(f"{n:>{width}}" for n in names)]
+        for name, row in zip(names, matrix, strict=True):
+            lines.append(f"{name:<{width}}" + "".join(f"{x:>{width}.3f}" for x in row))
     lines += ["", f"Discriminative power (alpha = {alpha}, {permutations} permutations)"]
     lines.append(f"{'':<{width}}{'t-test+Bonferroni':>20}{'randomized Tukey':>20}")
     for name in names:

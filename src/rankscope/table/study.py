@@ -22,6 +22,7 @@ from ..measures import compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import discriminative_power, kendall_tau
+from ..stats.rbo import rbo
 from .compare import at_least
 from .formats import FORMATS, evaluate_runs
 
@@ -34,6 +35,14 @@ class MeasureData:
     preference: bool
     data: np.ndarray  # metric: runs × queries; preference: queries × runs × runs
     query_ids: list[str]
+
+    def per_query(self) -> np.ndarray:
+        """Each run's score on each query (runs × queries): the measure's value, or for a
+        preference method the run's mean preference over the other runs on the query."""
+        if not self.preference:
+            return self.data
+        n = self.data.shape[1]
+        return (self.data.sum(axis=2) / max(n - 1, 1)).T
 
     def scores(self, queries: np.ndarray | None = None) -> np.ndarray:
         """Overall score of each run (from a subset of query indices if given)."""
@@ -93,6 +102,12 @@ class Study:
     measures: list[str]
     tau: np.ndarray  # measures × measures, Kendall's τ_b between run orderings
     power: dict[str, dict[str, float]]  # measure -> test -> discriminative power
+    # measures × measures: RBO_ext (persistence ``rbo_p``; tied runs a tie, variant b)
+    # between the orderings of runs,
+    # and the mean over the queries both measures score of the per-query Kendall's τ_b
+    rbo: np.ndarray | None = None
+    topic_tau: np.ndarray | None = None
+    rbo_p: float = 0.9
     query_curves: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = field(
         default_factory=dict
@@ -113,6 +128,7 @@ def study(
     seed: int = 0,
     robustness: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    rbo_p: float = 0.9,
 ) -> Study:
     """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``.
 
@@ -145,6 +161,11 @@ def study(
     names = [d.name for d in datas]
     full = [d.scores() for d in datas]
     tau = np.array([[kendall_tau(a, b) for b in full] for a in full])
+    orderings = [_ordering(scores) for scores in full]
+    # runs of equal score are a tie (Corsi & Urbano's variant b: an ordering with ties
+    # against itself is 1)
+    overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
+    topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
     power = {}
     for d in datas:
         power[d.name] = {
@@ -154,7 +175,7 @@ def study(
             for test in ("t-bonferroni", "randomized-tukey")
         }
         advance()
-    result = Study([r.name for r in runs], names, tau, power)
+    result = Study([r.name for r in runs], names, tau, power, overlap, topic_tau, rbo_p)
     if not robustness:
         return result
     rng = np.random.default_rng(seed)
@@ -183,6 +204,28 @@ def study(
                 point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
                 result.judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
     return result
+
+
+def _ordering(scores: np.ndarray) -> list[list[int]]:
+    """The runs (as indices) best first, runs of equal score a tied group."""
+    levels = np.unique(scores)[::-1]
+    return [np.flatnonzero(scores == level).tolist() for level in levels]
+
+
+def _topic_tau(a: MeasureData, b: MeasureData) -> float:
+    """Mean over the queries both measures score of Kendall's τ_b between their per-query
+    orderings of the runs; queries where either ordering ties every run (τ undefined) are
+    left out; NaN when none is left."""
+    shared = sorted(set(a.query_ids) & set(b.query_ids))
+    if not shared:
+        return float("nan")
+    at_a = {q: i for i, q in enumerate(a.query_ids)}
+    at_b = {q: i for i, q in enumerate(b.query_ids)}
+    x = a.per_query()[:, [at_a[q] for q in shared]]
+    y = b.per_query()[:, [at_b[q] for q in shared]]
+    taus = [kendall_tau(x[:, i], y[:, i]) for i in range(len(shared))]
+    defined = [t for t in taus if not np.isnan(t)]
+    return float(np.mean(defined)) if defined else float("nan")
 
 
 def drop_judgments(
