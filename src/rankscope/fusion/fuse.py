@@ -129,8 +129,10 @@ def fuse(
         (default half) of the queries the runs rank, drawn with ``seed``.
     search, step, restarts:
         ``grid`` (default): every weight vector of multiples of ``step`` summing to 1;
-        ``coordinate``: coordinate ascent on that grid from equal weights and ``restarts``
-        random starts (seeded).
+        ``coordinate``: coordinate ascent from equal weights and ``restarts`` random starts
+        (seeded), one run's weight at a time set to the best multiple of ``step`` in [0, 1],
+        the vector then rescaled to sum 1.  ``Fusion.tuning`` reports the tuned weights'
+        training mean beside equal weights'.
 
     Examples
     --------
