@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import rankscope
-from rankscope.errors import UsageError
+from rankscope.errors import RankscopeWarning, UsageError
 from tests.conftest import DATA, need, run_cli
 
 # Two runs of one query: A ranks d1 > d2 > d3, B ranks d2 > d3 (not d1).
@@ -423,7 +423,8 @@ def test_tuning_finds_the_best_weights_and_fuses_the_held_out_queries():
     table = rankscope.evaluate(qrels, again.run, ["AP"], output="dict")
     on_train = [v for q, v in zip(table["query"], table["value"], strict=True) if q in train]
     assert np.mean(on_train) == tuning.score
-    held_out = rankscope.evaluate(qrels, fused.run, ["AP"], per_query=False, output="dict")
+    with pytest.warns(RankscopeWarning, match="4 judged queries not in the run"):
+        held_out = rankscope.evaluate(qrels, fused.run, ["AP"], per_query=False, output="dict")
     assert held_out["value"] == [1.0]
 
 

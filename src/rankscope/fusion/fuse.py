@@ -313,11 +313,12 @@ def combine(
     how: FusionMethod, pool: Pool, scores: np.ndarray, weights: np.ndarray | None, k: float
 ) -> np.ndarray:
     """The fused score of each candidate."""
-    if how.contributions is not None:
-        fused = weighted_sum(how.contributions(pool, scores, k), weights)
-    else:
-        assert how.combine is not None
-        fused = how.combine(pool, scores, weights)
+    with np.errstate(over="ignore", invalid="ignore"):  # (told below, in one error)
+        if how.contributions is not None:
+            fused = weighted_sum(how.contributions(pool, scores, k), weights)
+        else:
+            assert how.combine is not None
+            fused = how.combine(pool, scores, weights)
     if len(fused) and not np.all(np.isfinite(fused)):
         raise UsageError(
             f"{how.name} fusion overflows: the runs' scores are too large to add (normalise "
