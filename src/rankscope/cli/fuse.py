@@ -86,7 +86,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--train-fraction", type=options.probability, default=0.5, metavar="F",
         help="the share of the queries drawn (--seed) for training (default 0.5)",
     )  # fmt: skip
-    options.choice(tuning, "--search", SEARCHES, "grid (default) or coordinate ascent")
+    tuning.add_argument(
+        "--search", choices=SEARCHES, default="grid", help="grid (default) or coordinate ascent"
+    )
     tuning.add_argument(
         "--step", type=options.real, default=0.1,
         help="the weights' grid: multiples of this summing to 1 (default 0.1)",

@@ -193,7 +193,7 @@ METHODS: dict[str, FusionMethod] = {
             "Σ_r w_r b_r(d), b_r(d) = n - rank_r(d) + 1, or (n - n_r + 1) / 2 unranked",
             "Borda count: a run gives its first document n points, the next n - 1, ...; the "
             "documents it does not rank share the points left evenly",
-            "Aslam & Montague, Models for metasearch, SIGIR 2001, 276-284",
+            "Aslam & Montague, Models for metasearch, SIGIR 2001, 275-284",
             contributions=_borda, ranx="bordafuse",
         ),
         FusionMethod(
