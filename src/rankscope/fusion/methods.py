@@ -51,10 +51,15 @@ class FusionMethod:
 
 
 def weighted_sum(contributions: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    """Σ_r w_r · c_r per candidate, the terms added in ascending order so that the sum does
-    not depend on the order of the runs (swapping two runs gives the same bits)."""
-    terms = contributions * weights[:, None] if weights is not None else contributions
-    return np.sort(terms, axis=0).sum(axis=0) if len(terms) else np.zeros(0)
+    """Σ_r w_r · c_r per candidate.  Unweighted, the terms are added in ascending order, so
+    that the sum does not depend on the order of the runs (swapping two runs gives the same
+    bits); weighted, in the runs' order (what weight tuning evaluates thousands of times)."""
+    if weights is None:
+        return np.sort(contributions, axis=0).sum(axis=0) if len(contributions) else np.zeros(0)
+    out = np.zeros(contributions.shape[1])
+    for weight, row in zip(weights.tolist(), contributions, strict=True):
+        out += weight * row
+    return out
 
 
 def _filled(scores: np.ndarray) -> np.ndarray:
