@@ -9,7 +9,7 @@ Methods (--method): rrf (reciprocal rank fusion, -k), sum, mnz, max, min, med, a
 Shaw's CombSUM ... CombANZ), wsum (weighted sum: --weights or --optimize), borda, condorcet.
 The score-based methods normalise each run's scores per query first (--norm, min-max by
 default); rrf, borda and condorcet read the runs' ranks only.  Definitions, normalisations
-and citations: docs/ecosystem.md, "Rank fusion".
+and citations: the section "Rank fusion" of rankscope's ecosystem.md.
 
 --optimize MEASURE tunes the weights of rrf, sum, wsum or borda to maximise the mean of
 MEASURE over training queries judged in --qrels (--train FILE of query ids, or a seeded
@@ -28,7 +28,6 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope fuse bm25.run dense.run splade.run -o rrf.run
-  rankscope fuse --method mnz --norm zscore runs/ -o mnz.run
   rankscope fuse --method wsum --weights 0.7,0.3 bm25.run dense.run -o wsum.run
   rankscope fuse --method wsum --optimize nDCG@10 --qrels qrels.txt --seed 1 a.run b.run -o w.run
 """
