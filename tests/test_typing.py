@@ -21,6 +21,7 @@ PUBLIC = [
     "rankscope.table",
     "rankscope.stats",
     "rankscope.recsys",
+    "rankscope.fusion",
     "rankscope.api",
     "rankscope.agreement",
     "rankscope.read.results_frames",

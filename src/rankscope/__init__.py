@@ -23,7 +23,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     # the subpackage rankscope.judge is reached by import; the attribute is the function
     submodules=[
         "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
-        "agreement",
+        "agreement", "fusion",
     ],
     submod_attrs={
         "api": [
@@ -39,6 +39,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "report.trec": ["format_trec"],
         "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
+        "fusion": ["fuse"],
     },
 )  # fmt: skip
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
         reproduce,
     )
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
+    from .fusion import fuse  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
     from .model import Qrels, Run, Vocabulary  # noqa: F401
