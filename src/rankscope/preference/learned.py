@@ -12,7 +12,7 @@ apply to queries with any number of relevant documents).  Each bin b (and, with
 ``graded=True``, each grade threshold λ) has one per-level weight w_{b,λ} > 0, and the
 learned RPP of ranking π over π' on a query is
 
-    RPP_w(π, π') = Σ_λ Σ_{i=1..m_λ} w_{b(i),λ} sgn(f'_{i,λ} − f_{i,λ})  /  Σ_λ Σ_{i=1..m_λ} w_{b(i),λ}
+    RPP_w(π, π') = Σ_λ Σ_{i=1..m_λ} w_{b(i),λ} sgn(f'_{i,λ} − f_{i,λ}) / Σ_λ Σ_{i=1..m_λ} w_{b(i),λ}
 
 that is, RPP (eq. 5) with p(i, λ) ∝ w_{b(i),λ}, normalised over the query's m_λ levels of each
 grade λ present.  Binary (the default) uses the one threshold ``level``.  Uniform weights give
@@ -45,13 +45,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ..errors import InputError, UsageError, warn
 from ..judge import RelevanceTable
 from ..read.pairs import LabelledPairs, PairsLike, read_pairs
 from ..read.trec import read_bytes, source_name
-from ..stats.meta import discriminative_power
 from .methods import Method
 from .rpp import _clip, _rpp_level, graded_rpp, rpp
 
@@ -322,6 +320,8 @@ def _loss(z: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def _fit(x: np.ndarray, c: np.ndarray, t: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    from scipy.optimize import minimize  # scipy waits for a fit (the command line's start-up)
+
     cells = x.shape[1]
     n = len(t)
 
@@ -511,6 +511,8 @@ def assess(
     and inverse ones: queries are cut into ``folds`` (shuffled with ``seed``); on each, the
     weights are learned on the other folds (`learn_weights`, its penalty chosen by
     ``inner_folds``-fold cross-validation) and scored on it."""
+    from ..stats.meta import discriminative_power
+
     labelled = read_pairs(pairs)
     located = _locate(table, labelled)  # says which pairs are left out, once
     queries = np.array(table.query_ids, dtype=object)
