@@ -49,10 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _numbers(text: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+    values = [options.real(v.strip()) for v in text.split(",") if v.strip()]
     if not values:
         raise argparse.ArgumentTypeError("expected at least one number")
     return values

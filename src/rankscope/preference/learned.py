@@ -122,7 +122,7 @@ class LearnedWeights:
     def preferences(self, table: RelevanceTable) -> np.ndarray:
         """P[q, a, b]: the learned RPP of every run over every other on every query."""
         if not self.graded:
-            return rpp(table, weights=self.recall_weights, level=self.level)
+            return rpp(table, weights=lambda m: self.recall_weights(m).tolist(), level=self.level)
         out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
         for q in range(table.num_queries):
             total = np.zeros((table.num_runs, table.num_runs))

@@ -78,7 +78,7 @@ def read_pairs(
         isinstance(source, str | os.PathLike) and str(source).endswith((".parquet", ".pq"))
     ):
         name = "<labelled pairs frame>" if is_frame(source) else str(source)
-        frame = source if is_frame(source) else read_parquet(source)
+        frame = source if is_frame(source) else read_parquet(str(source))
         return _from_columns(frame_columns(frame, names, name), name)
     if isinstance(source, str | os.PathLike):
         return parse_pairs(read_bytes(source), source_name(source))
