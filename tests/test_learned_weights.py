@@ -82,9 +82,8 @@ def test_bins():
     assert bin_labels((1, 2, 3, 4, 8, 16, 32, 64)) == [
         "1", "2", "3", "4", "5-8", "9-16", "17-32", "33-64", "65+",
     ]  # fmt: skip
-    assert bin_of(np.array([1, 2, 3, 4, 5, 8, 9, 64, 65, 1000]), (1, 2, 3, 4, 8, 16, 32, 64)).tolist() == [
-        0, 1, 2, 3, 4, 4, 5, 7, 8, 8,
-    ]  # fmt: skip
+    levels = np.array([1, 2, 3, 4, 5, 8, 9, 64, 65, 1000])
+    assert bin_of(levels, (1, 2, 3, 4, 8, 16, 32, 64)).tolist() == [0, 1, 2, 3, 4, 4, 5, 7, 8, 8]
 
 
 def test_pairs_from_scores_by_hand():
