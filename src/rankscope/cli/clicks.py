@@ -29,7 +29,10 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="clicks_command", metavar="SUBCOMMAND", required=True)
+    sub = p.add_subparsers(
+        dest="clicks_command", metavar="SUBCOMMAND", required=True,
+        help="learn: RPP's weights from labelled preferences",
+    )  # fmt: skip
     learn = sub.add_parser(
         "learn",
         help="RPP's weights over recall levels learned from labelled preferences",
