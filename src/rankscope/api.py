@@ -20,7 +20,7 @@ from .measures import (
 )
 from .model import Qrels, ZScores
 from .model.frames import to_frame
-from .preference import PreferenceResult
+from .preference import LearnedWeights, Method, PreferenceResult
 from .read import irds
 from .read.prefs import read_zscores
 from .read.results_frames import from_results_frames, qrels_from_results
@@ -280,7 +280,7 @@ def evaluate(
 def preferences(
     qrels: Any,
     runs: Any,
-    method: str | Request = "RPP",
+    method: str | Request | Method | LearnedWeights = "RPP",
     *,
     relevance_level: int = 1,
     ties: str = "docno-desc",
@@ -302,7 +302,9 @@ def preferences(
         (graded; ``gRPP(p=dcg)``, ``gRPP(p=inverse)``), ``stRPP``, ``lexiprecision``,
         ``rrlexiprecision``, ``lexirecall``, ``OI`` (offline interleaving;
         ``OI(interleaving=balanced,browsing=dcg)``); ``RPP(rel=2)`` sets the level for one
-        method.
+        method.  A `rankscope.preference.Method` object, or weights learned from labelled
+        preferences (`rankscope.preference.LearnedWeights`, `rankscope.clicks.learn_weights`),
+        is computed as it is.
     table:
         A `rankscope.judge.RelevanceTable` already built (then ``qrels`` and ``runs`` are
         not read; ``OI`` needs one built with ``keep_rankings=True``).
@@ -316,6 +318,17 @@ def preferences(
     >>> float(result.prefs[0, 0, 1])   # x finds the 1st and 2nd relevant documents first
     1.0
     """
+    if isinstance(method, LearnedWeights):
+        method = method.method()
+    if isinstance(method, Method):
+        if table is None:
+            judgments = read_qrels_for(qrels, [])
+            table = relevance_table(
+                judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
+                relevance_level=relevance_level, ties=ties, max_docs=max_docs,
+                keep_rankings=method.rankings,
+            )  # fmt: skip
+        return method.compute(table)
     request = parse_method(method)
     if table is None:
         reads = method_of(request)

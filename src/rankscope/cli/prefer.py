@@ -32,6 +32,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "lexiprecision, rrlexiprecision, lexirecall, OI (offline interleaving; "
         "OI(interleaving=balanced,browsing=dcg)); repeatable; default RPP",
     )
+    p.add_argument(
+        "--learned",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also RPP with weights learned from labelled preferences, saved by `rankscope "
+        "clicks learn --save FILE`; repeatable",
+    )
     options.choice(
         p,
         "--aggregate",
@@ -50,11 +58,13 @@ def run(args: argparse.Namespace) -> int:
     from ..api import preferences, read_qrels_for
     from ..judge import relevance_table
     from ..measures import needs_rankings, parse_method
+    from ..preference.learned import LearnedWeights
     from ..read.sources import check_common_queries, resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
     methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
+    learned = [LearnedWeights.load(path) for path in args.learned]
     qrels = read_qrels_for(args.qrels, methods)
     runs = resolve_runs(
         run_files(args.runs, judgments=args.qrels),
@@ -71,8 +81,17 @@ def run(args: argparse.Namespace) -> int:
     results = [
         preferences(qrels, runs, method, relevance_level=args.level, table=table)
         for method in methods
+    ] + [
+        preferences(qrels, runs, weights.method(_label(weights, path, args.learned)), table=table)
+        for weights, path in zip(learned, args.learned, strict=True)
     ]
     sys.stdout.write(
         format_preferences(results, args.aggregate, args.format, per_query=args.per_query)
     )
     return 0
+
+
+def _label(weights, path: str, paths: list[str]) -> str:
+    """The learned method's name in the output: the name saved with it, and the file when
+    several files are given."""
+    return weights.name if len(paths) == 1 else f"{weights.name}({path})"

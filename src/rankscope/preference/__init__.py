@@ -2,8 +2,9 @@
 
 `preferences` computes, for every query, the preference of each run over each other run
 (recall-paired preference and its variants, lexicographic preferences, offline interleaving)
-and aggregates them into an ordering of systems.  `METHODS` is the one declaration of each
-method; the measure registry builds its preference measures from it.
+and aggregates them into an ordering of systems; `learn_weights` fits RPP's weights over
+recall levels to labelled preferences (`rankscope.preference.learned`).  `METHODS` is the one
+declaration of each method; the measure registry builds its preference measures from it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from .interleaving import (
     offline_interleaving_preference,
     preference_from_clicks,
     team_draft,
+)
+from .learned import (
+    Assessment,
+    LearnedWeights,
+    agreement,
+    assess,
+    learn_weights,
+    pairs_from_scores,
 )
 from .methods import (
     METHODS,
@@ -29,6 +38,12 @@ from .methods import (
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 
 __all__ = [
+    "Assessment",
+    "LearnedWeights",
+    "agreement",
+    "assess",
+    "learn_weights",
+    "pairs_from_scores",
     "balanced",
     "interleaving_matrix",
     "offline_interleaving",
