@@ -132,8 +132,9 @@ def _from_text(path: str | os.PathLike, columns: Mapping[str, str] | None) -> Cl
     def where(i: int) -> str:
         return at_line(source, int(lines[i]))
 
+    tokens = column("position") or []
     position = np.asarray(
-        [POSITION.parse(t, source, int(n)) for t, n in zip(column("position") or [], lines)],
+        [POSITION.parse(t, source, n) for t, n in zip(tokens, lines.tolist(), strict=True)],
         dtype=np.int64,
     )
     clicked = _clicks(column("clicked") or [], where)
@@ -206,7 +207,8 @@ def _from_frame(frame: Any, columns: Mapping[str, str] | None, source: str) -> C
                 f"{source}: no {role} column (columns are {', '.join(map(repr, available))}); "
                 f"name it with columns={{'{role}': ...}}"
             )
-    values = dict(zip(names, frames.frame_columns(frame, list(names.values()), source), strict=True))
+    arrays = frames.frame_columns(frame, list(names.values()), source)
+    values = dict(zip(names, arrays, strict=True))
 
     def where(i: int) -> str:
         return at_row(source, i)
