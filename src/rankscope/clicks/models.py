@@ -106,7 +106,10 @@ class PairParameters:
             "pairs": [
                 {"query": q, "doc": d, "value": float(v), "evidence": int(e)}
                 for q, d, v, e in zip(
-                    self.query_ids, self.doc_ids, self.values.tolist(), self.evidence.tolist(),
+                    self.query_ids,
+                    self.doc_ids,
+                    self.values.tolist(),
+                    self.evidence.tolist(),
                     strict=True,
                 )
             ],
@@ -735,9 +738,7 @@ def model_class(name: str) -> type[ClickModel]:
     try:
         return MODELS[name.lower()]
     except (KeyError, AttributeError):
-        raise UsageError(
-            f"unknown click model {name!r}: choose {', '.join(MODELS)}"
-        ) from None
+        raise UsageError(f"unknown click model {name!r}: choose {', '.join(MODELS)}") from None
 
 
 def fit(log: Any, model: str = "pbm", *, max_iter: int = 200, tol: float = 1e-6) -> ClickModel:

@@ -279,9 +279,7 @@ def click_log(
     twice = np.flatnonzero(same & (pos[1:] == pos[:-1]))
     if len(twice):
         k = int(twice[0])
-        raise InputError(
-            f"{both(k)}: position {int(pos[k])} is listed twice in session {sid(k)}"
-        )
+        raise InputError(f"{both(k)}: position {int(pos[k])} is listed twice in session {sid(k)}")
     for name, codes in (("query", q), ("shown ranking", r)):
         if codes is None:
             continue
