@@ -26,11 +26,23 @@ from . import options
 
 EXAMPLES = """\
 examples:
-  rankscope clicks fit clicks.tsv --model pbm -o pbm.json
   rankscope clicks fit clicks.tsv -m pbm -m ubm -m dbn --test-fraction 0.2 --seed 1
   rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
-  rankscope clicks simulate --params pbm.json -n 5000 qrels.txt run.txt -o clicks.tsv
 """
+
+#: Each subcommand's examples (the end of ``rankscope clicks SUBCOMMAND --help``).
+SUBCOMMAND_EXAMPLES = {
+    "fit": """\
+examples:
+  rankscope clicks fit clicks.tsv --model pbm -o pbm.json
+  rankscope clicks fit train.tsv -m cm -m sdbn -m dbn --test test.tsv
+""",
+    "simulate": """\
+examples:
+  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --params pbm.json -n 5000 qrels.txt run.txt -o clicks.tsv
+""",
+}
 
 #: `rankscope.clicks.MODELS`, repeated so that building the parser imports nothing (a test
 #: checks they agree).
@@ -38,9 +50,17 @@ MODELS = ("pbm", "cm", "ubm", "dbn", "sdbn")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="clicks_command", metavar="SUBCOMMAND")
+    sub = p.add_subparsers(
+        dest="clicks_command", metavar="SUBCOMMAND", help=f"one of {', '.join(SUBCOMMANDS)}"
+    )
     for name, (add, _, help_line) in SUBCOMMANDS.items():
-        add(sub.add_parser(name, help=help_line, description=help_line))
+        add(
+            sub.add_parser(
+                name, help=help_line, description=help_line,
+                epilog=SUBCOMMAND_EXAMPLES.get(name),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -320,7 +320,9 @@ class ClickModel:
         at = 2.0 ** (-bits.sum(axis=0) / np.maximum(shown, 1))
         return HeldOut(self.name, int(len(cells.length)), ll, float(at.mean()), at)
 
-    def sample(self, query: str, docs: Sequence[str], sessions: int, rng: np.random.Generator):
+    def sample(
+        self, query: str, docs: Sequence[str], sessions: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """bool (sessions, len(docs)): clicks drawn from the model on one ranking."""
         self._check_depth(len(docs))
         index = self.attractiveness.lookup([query] * len(docs), list(docs))

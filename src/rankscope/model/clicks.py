@@ -9,6 +9,7 @@ and, within a session, by position, which runs 1, 2, ..., n without a gap.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class ClickLog:
             out["ranking"] = self.rankings.strings_of(self.ranking)
         return out
 
-    def to_frame(self, output: str = "pandas"):
+    def to_frame(self, output: str = "pandas") -> Any:
         """The log as a DataFrame (``output``: ``pandas``, ``polars`` or ``dict``) with the
         columns of `columns`, which `rankscope.clicks.read_clicks` reads back."""
         return to_frame(self.columns(), output)
