@@ -107,6 +107,7 @@ def _from_text(path: str | os.PathLike, columns: Mapping[str, str] | None) -> Cl
         if not rows:
             raise InputError(f"{source}: no clicks found after the header")
     width = len(header) if header is not None else len(rows[0][1])
+    at = _positions(header, columns, source, width)
     for n, fields in rows:
         if len(fields) < len(REQUIRED):
             raise InputError(
@@ -115,7 +116,6 @@ def _from_text(path: str | os.PathLike, columns: Mapping[str, str] | None) -> Cl
             )
         if len(fields) != width and sep is not None:
             raise _width_error(source, n, fields, width, sep, header is not None, rows[0][0])
-    at = _positions(header, columns, source, width)
     lines = np.asarray([n for n, _ in rows], dtype=np.int64)
 
     def column(role: str) -> list[str] | None:
