@@ -135,3 +135,20 @@ def test_split_holds_out_whole_sessions():
     assert (train.num_sessions, test.num_sessions) == (40, 10)
     assert not set(train.columns()["session"]) & set(test.columns()["session"])
     assert train.split(0.2, seed=1)[1].columns() == train.split(0.2, seed=1)[1].columns()
+
+
+def test_bad_bytes_are_checked_as_in_every_text_reader(tmp_path):
+    from rankscope.errors import RankscopeWarning
+
+    path = tmp_path / "bom.tsv"
+    path.write_bytes(b"\xef\xbb\xbf" + PLAIN.encode())
+    with pytest.warns(RankscopeWarning, match="byte-order mark"):
+        assert read_clicks(path).columns() == EXPECTED
+    path = tmp_path / "nul.tsv"
+    path.write_bytes(b"s1\tq\t1\ta\t1\ns1\tq\t2\tb\x00\t0\n")
+    with pytest.raises(InputError, match=f"{path}:2"):
+        read_clicks(path)
+    path = tmp_path / "cr.tsv"
+    path.write_bytes(PLAIN.replace("\n", "\r").encode())
+    with pytest.raises(InputError, match="CR"):
+        read_clicks(path)
