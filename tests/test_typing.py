@@ -22,6 +22,7 @@ PUBLIC = [
     "rankscope.stats",
     "rankscope.recsys",
     "rankscope.fusion",
+    "rankscope.clicks",
     "rankscope.api",
     "rankscope.agreement",
     "rankscope.read.results_frames",

@@ -1,53 +1,306 @@
-"""evaluation from log data: learn RPP's pseudo-population weights from labelled preferences
+"""evaluation from click logs: fit click models, simulate clicks
 
-rankscope clicks learn QRELS RUNS (--labels FILE | --from MEASURE): fits the weights p(i)
-of recall-paired preference over bins of recall levels (and grades, --graded) so that RPP
-agrees with labelled preferences between the runs' rankings — a file of "qid run_a run_b
-label" lines (label +1: run_a's ranking is better, -1: run_b's, 0: a tie; editorial
-judgments or interleaving outcomes), or every pair's preference by a metric (--from ndcg).
-The model is a logistic regression of the label on RPP with softmax weights and an L2
-penalty towards uniform weights, chosen by cross-validation over queries (--folds, --seed).
-It prints the weights, the cross-validation and (unless --no-assess) held-out agreement
-and discriminative power against RPP, dcgRPP and invRPP; --save writes the weights as
-JSON, which `rankscope prefer --learned FILE` uses.  See the section "Learned
-pseudo-population weights" of rankscope's clicks.md.
+Subcommands:
+  fit LOG       fit click models (PBM, UBM, DBN by EM; CM, SDBN in closed form) to a click
+                log and print their parameters' summary, training log-likelihood and, with
+                --test or --test-fraction, held-out log-likelihood and perplexity per
+                position; -o writes one model's parameters as JSON
+  learn QRELS RUNS
+                RPP's pseudo-population weights p(i) learned from labelled preferences
+                (--labels FILE) or a metric's (--from MEASURE), with cross-validation over
+                queries; --save writes them for `rankscope prefer --learned FILE`
+  simulate QRELS RUN
+                draw clicks (seeded) from a click model on the run's rankings, its
+                parameters from the judgments' grades (or a fitted model's, --params), and
+                write the click log (-o, default stdout)
+
+A click log has one line per shown result: session query position doc clicked
+[timestamp] [ranking], tab-, comma- or space-separated, with or without a header line.
+Formulas, initial values, convergence and citations: the section "Click logs and click
+models" of rankscope's clicks.md (and "Learned pseudo-population weights").
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from . import options
 
 EXAMPLES = """\
 examples:
+  rankscope clicks fit clicks.tsv -m pbm -m ubm -m dbn --test-fraction 0.2 --seed 1
+  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+"""
+
+#: Each subcommand's examples (the end of ``rankscope clicks SUBCOMMAND --help``).
+SUBCOMMAND_EXAMPLES = {
+    "fit": """\
+examples:
+  rankscope clicks fit clicks.tsv --model pbm -o pbm.json
+  rankscope clicks fit train.tsv -m cm -m sdbn -m dbn --test test.tsv
+""",
+    "learn": """\
+examples:
   rankscope clicks learn --from ndcg qrels.txt runs/
   rankscope clicks learn --labels sxs.tsv --graded --save weights.json qrels.txt runs/
   rankscope prefer --learned weights.json qrels.txt runs/
-"""
+""",
+    "simulate": """\
+examples:
+  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --params pbm.json -n 5000 qrels.txt run.txt -o clicks.tsv
+""",
+}
+
+#: `rankscope.clicks.MODELS`, repeated so that building the parser imports nothing (a test
+#: checks they agree).
+MODELS = ("pbm", "cm", "ubm", "dbn", "sdbn")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(
-        dest="clicks_command", metavar="SUBCOMMAND", required=True,
-        help="learn: RPP's weights from labelled preferences",
-    )  # fmt: skip
-    learn = sub.add_parser(
-        "learn",
-        help="RPP's weights over recall levels learned from labelled preferences",
-        description=(__doc__ or "").partition("\n\n")[2].strip() or None,
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        dest="clicks_command", metavar="SUBCOMMAND", help=f"one of {', '.join(SUBCOMMANDS)}"
     )
-    _learn_arguments(learn)
-    learn.set_defaults(clicks_run=_learn)
+    for name, (add, _, help_line) in SUBCOMMANDS.items():
+        add(
+            sub.add_parser(
+                name, help=help_line, description=help_line,
+                epilog=SUBCOMMAND_EXAMPLES.get(name),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
-    return int(args.clicks_run(args))
+    command = getattr(args, "clicks_command", None)
+    if command is None:
+        from ..errors import UsageError
+
+        raise UsageError(
+            f"rankscope clicks needs a subcommand: {', '.join(SUBCOMMANDS)}",
+        )
+    return SUBCOMMANDS[command][1](args)
 
 
+def _check_output(output: str | None, inputs: list[str | None]) -> None:
+    from ..errors import UsageError
+
+    if output is None or output == "-":
+        return
+    if output == "":
+        raise UsageError("-o needs a file name")
+    for given in inputs:
+        if given and given != "-" and options._same(output, given):
+            raise UsageError(
+                f"-o {output} would overwrite an input file ({given}): write elsewhere"
+            )
+
+
+# -- fit --------------------------------------------------------------------------------------
+
+
+def _add_fit(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", help="the click log (text, .gz, Parquet; - for stdin)")
+    p.add_argument(
+        "-m", "--model", action="append", choices=MODELS, metavar="MODEL",
+        help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
+    )  # fmt: skip
+    p.add_argument(
+        "-o", "--output", metavar="JSON", help="write the model's parameters (one model)"
+    )
+    held = p.add_mutually_exclusive_group()
+    held.add_argument("--test", metavar="LOG", help="a held-out click log to evaluate on")
+    held.add_argument(
+        "--test-fraction", type=_fraction, metavar="F",
+        help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
+    )  # fmt: skip
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the split's seed (default 0)")
+    p.add_argument(
+        "--max-iter", type=options.whole(1), default=200, metavar="N",
+        help="EM iterations at most (default 200)",
+    )  # fmt: skip
+    p.add_argument(
+        "--tol", type=_positive, default=1e-6,
+        help="EM stops when the mean log-likelihood per session gains less (default 1e-6)",
+    )  # fmt: skip
+
+
+def _fraction(text: str) -> float:
+    return options.probability(text)
+
+
+def _positive(text: str) -> float:
+    value = options.real(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _run_fit(args: argparse.Namespace) -> int:
+    import json
+
+    from .. import clicks
+    from ..errors import UsageError
+
+    names = list(dict.fromkeys(args.model or ["pbm"]))
+    if args.output and len(names) > 1:
+        raise UsageError("-o writes one model's parameters: give one --model")
+    _check_output(args.output, [args.log, args.test])
+    log = clicks.read_clicks(args.log)
+    test = clicks.read_clicks(args.test) if args.test else None
+    if args.test_fraction is not None:
+        log, test = log.split(args.test_fraction, seed=args.seed)
+        if test.num_sessions == 0 or log.num_sessions == 0:
+            raise UsageError(
+                f"--test-fraction {args.test_fraction} leaves no session on one side "
+                f"(the log has {log.num_sessions + test.num_sessions})"
+            )
+    out = sys.stdout
+    print(
+        f"# {log.num_sessions} training sessions, {len(log)} results shown, "
+        f"{log.num_clicks} clicks" + (f"; {test.num_sessions} held out" if test else ""),
+        file=out,
+    )
+    fitted = {}
+    for name in names:
+        model = clicks.fit(log, name, max_iter=args.max_iter, tol=args.tol)
+        fitted[name] = model
+        print(_describe(model, log, test), file=out)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump(fitted[names[0]].to_dict(), f, indent=1)
+            f.write("\n")
+    return 0
+
+
+def _describe(model, log, test) -> str:
+    from ..report.tables import clean
+
+    lines = [f"\n{model.name.upper()}"]
+    how = (
+        f"EM, {model.iterations} iterations" + ("" if model.converged else " (not converged)")
+        if model.iterations
+        else "closed form"
+    )
+    lines.append(f"  fitted by       {how}")
+    lines.append(f"  pairs           {len(model.attractiveness)} (query, document)")
+    lines.append(f"  log-likelihood  {model.log_likelihood(log):.6f} per training session")
+    params = model.to_dict()
+    if model.name == "pbm":
+        lines.append("  examination     " + " ".join(f"{g:.4f}" for g in model.examination))
+        lines.append("  γ_r / γ_1       " + " ".join(f"{g:.4f}" for g in model.propensities))
+    if model.name == "ubm":
+        first = " ".join(f"{row[0]:.4f}" for row in params["examination"])
+        lines.append(f"  γ(r, no click above) {first}")
+    if model.name in ("dbn", "sdbn"):
+        lines.append(f"  continuation γ  {model.continuation:.4f}")
+    if test is not None:
+        held = model.evaluate(test)
+        lines.append(f"  held out: log-likelihood {held.log_likelihood:.6f} per session, "
+                     f"perplexity {held.perplexity:.6f}")  # fmt: skip
+        lines.append("  perplexity at r " + " ".join(f"{p:.4f}" for p in held.perplexity_at))
+    return clean("\n".join(lines), keep="\n")
+
+
+# -- simulate ---------------------------------------------------------------------------------
+
+
+def _add_simulate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="the judgments (TREC qrels): attractiveness from the grades")
+    p.add_argument("run", help="the run whose rankings are shown")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument(
+        "-m", "--model", choices=MODELS, default=None, metavar="MODEL",
+        help=f"the click model ({', '.join(MODELS)}; default pbm), its parameters from the grades",
+    )  # fmt: skip
+    source.add_argument(
+        "--params", metavar="JSON", help="a fitted model's parameters (clicks fit -o)"
+    )
+    p.add_argument(
+        "-n", "--sessions", type=options.whole(1), default=1000, metavar="N",
+        help="sessions to simulate, shared among the queries in turn (default 1000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--depth", type=options.whole(1), default=10, metavar="K",
+        help="results shown per session: each query's first K documents (default 10)",
+    )  # fmt: skip
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the random seed (default 0)")
+    p.add_argument(
+        "--attractiveness", metavar="G:P,...",
+        help="attractiveness per grade, e.g. 0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)",
+    )  # fmt: skip
+    p.add_argument(
+        "--satisfaction", metavar="G:P,...",
+        help="DBN/SDBN satisfaction per grade (default (2^g - 1)/2^gmax)",
+    )  # fmt: skip
+    p.add_argument(
+        "--continuation", type=_unit, metavar="G",
+        help="DBN's probability of going on after an unsatisfying result (default 0.9)",
+    )  # fmt: skip
+    options.ties(p, "docno-desc", "the order of equally scored documents (default docno-desc)")
+    p.add_argument(
+        "-o", "--output", default="-", metavar="LOG",
+        help="the click log: tab-separated with a header, or Parquet (.parquet); default stdout",
+    )  # fmt: skip
+
+
+def _unit(text: str) -> float:
+    value = options.real(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}")
+    return value
+
+
+def _grades(text: str | None, option: str) -> dict[int, float] | None:
+    from ..errors import UsageError
+
+    if text is None:
+        return None
+    out: dict[int, float] = {}
+    for item in text.split(","):
+        grade, sep, value = item.partition(":")
+        try:
+            g = options.whole()(grade.strip())
+            p = _unit(value.strip())
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(
+                f"{option} {text!r}: {item!r} is not GRADE:PROBABILITY ({exc})"
+            ) from None
+        if not sep:
+            raise UsageError(f"{option} {text!r}: {item!r} is not GRADE:PROBABILITY")
+        out[g] = p
+    return out
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    import json
+
+    from .. import clicks
+    from ..errors import InputError
+
+    _check_output(args.output, [args.qrels, args.run, args.params])
+    if args.params:
+        with open(args.params, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{args.params}: not JSON ({exc})") from None
+        model: clicks.ClickModel | str = clicks.from_dict(data, args.params)
+    else:
+        model = args.model or "pbm"
+    log = clicks.simulate(
+        model, args.run, args.qrels, sessions=args.sessions, depth=args.depth, seed=args.seed,
+        ties=args.ties, attractiveness=_grades(args.attractiveness, "--attractiveness"),
+        satisfaction=_grades(args.satisfaction, "--satisfaction"),
+        continuation=args.continuation,
+    )  # fmt: skip
+    clicks.write_clicks(log, args.output)
+    return 0
+
+
+#: The subcommands: name -> (declare its options, run it, its help line).
 # -- learn ---------------------------------------------------------------------------------
 
 
@@ -174,3 +427,11 @@ def _learn(args: argparse.Namespace) -> int:
         model.save(args.save)
     sys.stdout.write(format_learned(model, shown, args.format))
     return 0
+
+
+SUBCOMMANDS: dict[str, tuple[Callable, Callable, str]] = {
+    "fit": (_add_fit, _run_fit, "fit click models to a click log"),
+    "simulate": (_add_simulate, _run_simulate, "simulate a click log from a click model"),
+    "learn": (_learn_arguments, _learn, "RPP's weights over recall levels learned from "
+              "labelled preferences"),
+}

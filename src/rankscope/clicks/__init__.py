@@ -1,12 +1,25 @@
-"""Evaluation from log data (issue 15): click logs and click models, counterfactual estimators,
+"""Evaluation from log data: click logs, click models, counterfactual estimators,
 interleaving from clicks, and RPP's pseudo-population weights learned from labelled
 preferences.
 
-The learned weights live with RPP (`rankscope.preference.learned`) and are re-exported here:
-`learn_weights` fits them to labelled preferences ``(query, run_a, run_b, label)`` (editorial
-judgments, interleaving outcomes, a metric's preferences: `pairs_from_scores`), `assess`
-compares them on held-out queries with uniform, dcg and inverse weights, `read_pairs` reads
-labelled pairs.
+* `read_clicks` / `write_clicks`: click logs (``session query position doc clicked``
+  [``timestamp``] [``ranking``]) from text files, DataFrames or Parquet, into a `ClickLog`;
+* `fit`: a click model fitted to a log — PBM, UBM, DBN by EM, CM and SDBN in closed form
+  (Chuklin, Markov & de Rijke 2015) — with click probabilities, attractiveness and
+  satisfaction per (query, document), examination per position, and held-out
+  log-likelihood and perplexity (`ClickModel.evaluate`);
+* `simulate`: clicks drawn (seeded) from a fitted or named model on a run's rankings, its
+  parameters from the judgments' grades;
+* the learned weights live with RPP (`rankscope.preference.learned`) and are re-exported
+  here: `learn_weights` fits them to labelled preferences ``(query, run_a, run_b, label)``
+  (editorial judgments, interleaving outcomes, a metric's preferences: `pairs_from_scores`),
+  `assess` compares them on held-out queries with uniform, dcg and inverse weights,
+  `read_pairs` reads labelled pairs.
+
+>>> import rankscope.clicks as clicks
+>>> log = clicks.simulate("pbm", "run.txt", "qrels.txt", sessions=10_000, seed=1)  # doctest: +SKIP
+>>> train, test = log.split(0.2, seed=1)                                            # doctest: +SKIP
+>>> clicks.fit(train, model="ubm").evaluate(test).perplexity                        # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -20,14 +33,46 @@ from ..preference.learned import (
     pairs_from_scores,
 )
 from ..read.pairs import LabelledPairs, read_pairs
+from .logs import ClickLog, read_clicks, write_clicks
+from .models import (
+    CM,
+    DBN,
+    MODELS,
+    PBM,
+    SDBN,
+    UBM,
+    ClickModel,
+    HeldOut,
+    PairParameters,
+    fit,
+    from_dict,
+)
+from .simulate import attractiveness_of_grades, model_from_judgments, simulate
 
 __all__ = [
     "Assessment",
+    "CM",
+    "ClickLog",
+    "ClickModel",
+    "DBN",
+    "HeldOut",
     "LabelledPairs",
     "LearnedWeights",
+    "MODELS",
+    "PBM",
+    "PairParameters",
+    "SDBN",
+    "UBM",
     "agreement",
     "assess",
+    "attractiveness_of_grades",
+    "fit",
+    "from_dict",
     "learn_weights",
+    "model_from_judgments",
     "pairs_from_scores",
+    "read_clicks",
     "read_pairs",
+    "simulate",
+    "write_clicks",
 ]

@@ -2,11 +2,13 @@
 
 `Vocabulary` (ids), `Qrels` and `Run` (rows of query, document, value), the other judgment
 formats (`Prefs`, `GroupedQrels`), trec_eval's z-score table (`ZScores`), interaction logs
-and item features (`Interactions`, `ItemFeatures`), several assessors' labels (`Labels`).
+and item features (`Interactions`, `ItemFeatures`), several assessors' labels (`Labels`),
+click logs (`ClickLog`).
 This package imports nothing else of rankscope but `rankscope.errors`.
 """
 
 from ._native import native
+from .clicks import ClickLog, SessionMatrix
 from .frames import column_names, is_frame, to_frame
 from .judgments import GroupedQrels, Prefs, ZScores
 from .labels import Labels
@@ -15,6 +17,7 @@ from .tables import Qrels, Run, check_distinct_names
 from .vocabulary import Vocabulary
 
 __all__ = [
+    "ClickLog",
     "GroupedQrels",
     "Interactions",
     "ItemFeatures",
@@ -22,6 +25,7 @@ __all__ = [
     "Prefs",
     "Qrels",
     "Run",
+    "SessionMatrix",
     "Vocabulary",
     "ZScores",
     "check_distinct_names",

@@ -1,0 +1,50 @@
+"""Click logs in and out: `read_clicks` (`rankscope.read.clicks`: text files, DataFrames,
+Parquet, every row checked) and `write_clicks` (a tab-separated file with a header, or
+Parquet), which `read_clicks` reads back to the same log."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..model import ClickLog
+from ..read.clicks import COLUMN_NAMES, click_log, read_clicks
+
+__all__ = ["COLUMN_NAMES", "ClickLog", "click_log", "read_clicks", "write_clicks"]
+
+
+def write_clicks(log: ClickLog, path: str | os.PathLike) -> None:
+    """Write ``log`` to ``path``: Parquet for a ``.parquet`` name (polars or pandas with
+    pyarrow), else tab-separated text with a header line (``-``: standard output), columns
+    ``session query position doc clicked`` and ``timestamp``, ``ranking`` when present."""
+    columns = log.columns()
+    if str(path).endswith((".parquet", ".pq")):
+        try:
+            import polars as pl
+        except ImportError:
+            import pandas as pd
+
+            pd.DataFrame(columns).to_parquet(path)
+            return
+        pl.DataFrame(columns).write_parquet(Path(path))
+        return
+    names = list(columns)
+    for name, values in columns.items():
+        if name in ("session", "query", "doc", "ranking"):
+            bad = next((v for v in values if any(ch in v for ch in "\t\n\r")), None)
+            if bad is not None:
+                from ..errors import UsageError
+
+                raise UsageError(
+                    f"the {name} id {bad!r} holds a tab or line break: write the log to "
+                    "Parquet instead"
+                )
+    lines = ["\t".join(names)]
+    lines.extend("\t".join(str(v) for v in row) for row in zip(*columns.values(), strict=True))
+    text = "\n".join(lines) + "\n"
+    if str(path) == "-":
+        sys.stdout.write(text)
+        return
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(text)

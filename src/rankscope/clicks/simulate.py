@@ -1,0 +1,197 @@
+"""Clicks simulated from a click model on the rankings of a run (seeded): the bridge from
+judgments to click logs, interleaving and counterfactual estimates.
+
+A model is either fitted (`rankscope.clicks.fit`: its parameters are used as they are, a
+pair it does not list taking its default) or named (``"pbm"``, ...), and then built from the
+judgments by `model_from_judgments`:
+
+* attractiveness (and DBN's satisfaction) of a document of grade ``g`` for its query:
+  ``(2^g - 1) / 2^g_max`` with ``g_max`` the highest grade in the judgments (Chapelle et al.
+  2009's ERR mapping: 0 for a non-relevant document, ``1 - 2^-g_max`` for the best); an
+  unjudged document, or one of negative grade, counts as grade 0.  ``attractiveness=`` and
+  ``satisfaction=`` replace it with a ``{grade: probability}`` mapping (grades it does not
+  list: an error), e.g. ``{0: 0.05, 1: 0.5, 2: 0.95}`` for clicks on non-relevant results;
+* PBM's examination ``γ_r = 1/r`` (Joachims et al. 2017's ``(1/r)^η`` with ``η = 1``), UBM's
+  ``γ_{r r'} = 1/(r - r')`` (``1/r`` without a click above), DBN's continuation ``γ = 0.9``,
+  SDBN's 1; ``examination=`` and ``continuation=`` replace them.
+
+Sessions go to the queries in turn (session ``i`` shows query ``i mod Q`` of the queries,
+sorted as strings), so that each query gets ``sessions / Q`` of them, give or take one.
+Each shows the query's first ``depth`` documents in the run's order (score descending,
+equal scores by ``ties``), and the shown ranking id of every row is the run's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..model import ClickLog, Qrels, Vocabulary
+from .models import CM, DBN, PBM, SDBN, UBM, ClickModel, PairParameters, model_class
+
+#: DBN's continuation probability when simulating from judgments.
+CONTINUATION = 0.9
+
+
+def attractiveness_of_grades(grades: np.ndarray, max_grade: int) -> np.ndarray:
+    """``(2^g - 1) / 2^max_grade`` for each grade ``g`` (a negative grade counts as 0)."""
+    g = np.maximum(np.asarray(grades, dtype=np.float64), 0.0)
+    return (2.0**g - 1.0) / 2.0 ** max(int(max_grade), 0)
+
+
+def _mapped(grades: np.ndarray, mapping: Mapping[int, float] | None, top: int, what: str):
+    if mapping is None:
+        return attractiveness_of_grades(grades, top)
+    table = {int(k): float(v) for k, v in mapping.items()}
+    bad = [v for v in table.values() if not 0 <= v <= 1]
+    if bad:
+        raise UsageError(f"{what} {bad[0]!r} is not a probability in [0, 1]")
+    missing = sorted({int(g) for g in np.maximum(grades, 0).tolist()} - set(table))
+    if missing:
+        raise UsageError(f"{what} has no probability for grade {missing[0]}")
+    return np.asarray([table[int(g)] for g in np.maximum(grades, 0).tolist()], dtype=np.float64)
+
+
+def _probabilities(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
+    out = np.asarray(values, dtype=np.float64)
+    if out.size == 0 or not ((out >= 0) & (out <= 1)).all():
+        raise UsageError(f"{what} must be probabilities in [0, 1]")
+    return out
+
+
+def model_from_judgments(
+    model: str,
+    qrels: Qrels,
+    *,
+    depth: int = 10,
+    attractiveness: Mapping[int, float] | None = None,
+    satisfaction: Mapping[int, float] | None = None,
+    examination: Sequence[float] | np.ndarray | None = None,
+    continuation: float | None = None,
+) -> ClickModel:
+    """The click model ``model`` with its document parameters from the judgments' grades
+    and its position parameters as the module docstring says (``depth`` positions)."""
+    cls = model_class(model)
+    if depth < 1:
+        raise UsageError(f"depth must be 1 or more (got {depth})")
+    if qrels.subtopic is not None:
+        qrels = qrels.collapse()
+    grades = np.asarray(qrels.grade, dtype=np.int64)
+    top = int(grades.max()) if len(grades) else 1
+    query_ids = qrels.queries.strings_of(qrels.query)
+    doc_ids = qrels.docs.strings_of(qrels.doc)
+    evidence = np.zeros(len(grades), dtype=np.int64)
+    zero = np.zeros(1, dtype=np.int64)
+    alpha = PairParameters(
+        query_ids, doc_ids, _mapped(grades, attractiveness, top, "attractiveness"), evidence,
+        float(_mapped(zero, attractiveness, top, "attractiveness")[0]),
+    )  # fmt: skip
+    if cls is PBM:
+        gamma = 1.0 / np.arange(1, depth + 1) if examination is None else examination
+        gamma = _probabilities(gamma, "examination")
+        if len(gamma) < depth:
+            raise UsageError(f"examination lists {len(gamma)} positions, depth is {depth}")
+        return PBM(alpha, examination=gamma)
+    if cls is UBM:
+        if examination is None:
+            r = np.arange(1, depth + 1)[:, None]
+            gamma = np.tril(1.0 / np.maximum(r - np.arange(depth)[None, :], 1))
+        else:
+            gamma = _probabilities(examination, "examination")
+            if gamma.ndim != 2 or gamma.shape[0] < depth or gamma.shape[1] < gamma.shape[0]:
+                raise UsageError("UBM's examination is a (depth × depth) matrix γ[r - 1, r']")
+        return UBM(alpha, examination=gamma)
+    if cls in (DBN, SDBN):
+        sigma = PairParameters(
+            query_ids, doc_ids, _mapped(grades, satisfaction, top, "satisfaction"), evidence,
+            float(_mapped(zero, satisfaction, top, "satisfaction")[0]),
+        )  # fmt: skip
+        g = (CONTINUATION if cls is DBN else 1.0) if continuation is None else continuation
+        g = float(_probabilities([g], "continuation")[0])
+        return cls(alpha, satisfaction=sigma, continuation=g)
+    return CM(alpha)
+
+
+def simulate(
+    model: ClickModel | str,
+    run: Any,
+    qrels: Any = None,
+    *,
+    sessions: int = 1000,
+    depth: int = 10,
+    seed: int = 0,
+    ties: str = "docno-desc",
+    attractiveness: Mapping[int, float] | None = None,
+    satisfaction: Mapping[int, float] | None = None,
+    examination: Sequence[float] | np.ndarray | None = None,
+    continuation: float | None = None,
+) -> ClickLog:
+    """A click log of ``sessions`` sessions on the rankings of ``run`` (a `Run` or anything
+    `rankscope.read_run` reads), clicks drawn from ``model`` with ``seed``.
+
+    ``model``: a fitted `ClickModel`, or a name (``pbm``, ``cm``, ``ubm``, ``dbn``, ``sdbn``)
+    whose parameters come from ``qrels`` (required then) by `model_from_judgments`.  The
+    sessions cover the queries of the run (of the run and the judgments, when judgments
+    are given) in turn; see the module docstring.
+
+    >>> import rankscope.clicks as clicks
+    >>> log = clicks.simulate("dbn", "run.txt", "qrels.txt", sessions=10_000)  # doctest: +SKIP
+    """
+    from ..judge.join import order_run
+    from ..read import read_qrels, read_run
+
+    if sessions < 1:
+        raise UsageError(f"sessions must be 1 or more (got {sessions})")
+    if depth < 1:
+        raise UsageError(f"depth must be 1 or more (got {depth})")
+    run = read_run(run)
+    judgments = None if qrels is None else read_qrels(qrels)
+    if isinstance(model, str):
+        if judgments is None:
+            raise UsageError(f"simulating from the {model} model needs judgments (qrels)")
+        model = model_from_judgments(
+            model, judgments, depth=depth, attractiveness=attractiveness,
+            satisfaction=satisfaction, examination=examination, continuation=continuation,
+        )  # fmt: skip
+    order = order_run(run, ties)
+    rows_query = run.query[order]
+    first = np.concatenate(([0], np.flatnonzero(np.diff(rows_query) != 0) + 1))
+    ends = np.append(first[1:], len(order))
+    rankings: dict[str, list[str]] = {}
+    for start, end in zip(first.tolist(), ends.tolist(), strict=True):
+        qid = run.queries.strings_of(rows_query[start : start + 1])[0]
+        rankings[qid] = run.docs.strings_of(run.doc[order[start : min(end, start + depth)]])
+    query_ids = sorted(rankings)
+    if judgments is not None:
+        judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
+        query_ids = [q for q in query_ids if q in judged]
+        if not query_ids:
+            raise UsageError(f"the run {run.name} has no query in common with the judgments")
+    rng = np.random.default_rng(seed)
+    docs_vocab = Vocabulary()
+    session_no, query_col, position, doc_col, clicked = [], [], [], [], []
+    for qi, qid in enumerate(query_ids):
+        numbers = np.arange(qi, sessions, len(query_ids))  # the query's sessions
+        docs = rankings[qid]
+        codes = docs_vocab.intern_many(docs)
+        if len(numbers) == 0:
+            continue
+        k, n = len(docs), len(numbers)
+        clicked.append(model.sample(qid, docs, n, rng).reshape(-1))
+        session_no.append(np.repeat(numbers, k))
+        query_col.append(np.full(n * k, qi, dtype=np.int32))
+        position.append(np.tile(np.arange(1, k + 1, dtype=np.int64), n))
+        doc_col.append(np.tile(codes, n))
+    number = np.concatenate(session_no)
+    rows = np.argsort(number, kind="stable")  # session by session, positions in order
+    return ClickLog(
+        Vocabulary([str(i + 1) for i in range(sessions)]),  # (session i shows i mod Q)
+        Vocabulary(query_ids), docs_vocab, number[rows].astype(np.int32),
+        np.concatenate(query_col)[rows], np.concatenate(position)[rows],
+        np.concatenate(doc_col)[rows].astype(np.int32), np.concatenate(clicked)[rows], None,
+        np.zeros(len(number), dtype=np.int32), Vocabulary([run.name]),
+        f"<simulated {model.name}: {run.name}>",
+    )  # fmt: skip
