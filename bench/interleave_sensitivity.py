@@ -22,13 +22,14 @@ interleaving (a coin per round) of the two top-10 lists; the shown list is 10 lo
 ``best~top``: against the same list with ranks 1 and 2 swapped).
 
 For each pair, model and test, ``--replications`` independent experiments are run and the
-test applied after n = 25, 35, 50, 71, 100, ..., 25,600 impressions (a factor √2 apart); *impressions needed* is the
-first n at which at least 80% of the experiments reach p < 0.05 in the direction of the
-variant's own large-sample preference (estimated from 400,000 impressions), ">25600" when
-none does.  Tests: the standard exact sign test, the standard test by the normal
-approximation (z = (wins − losses)/sqrt(wins + losses), what the variant's test reduces to
-with equal weights, so that the comparison is not one of approximations), and the
-uniform-depth sign-flip test (normal approximation).  Prints the table; asserts nothing.
+test applied after n = 25, 35, 50, 71, 100, ..., 25,600 impressions (a factor √2 apart);
+*impressions needed* is the first n at which at least 80% of the experiments reach
+p < 0.05 in the direction of the variant's own large-sample preference (estimated from
+400,000 impressions), ">25600" when none does.  Tests: the standard exact sign test, the
+standard test by the normal approximation (z = (wins − losses)/sqrt(wins + losses), what
+the variant's test reduces to with equal weights, so that the comparison is not one of
+approximations), and the uniform-depth sign-flip test (normal approximation).  Prints the
+table; asserts nothing.
 """
 
 from __future__ import annotations
