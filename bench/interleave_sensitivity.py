@@ -17,7 +17,7 @@ with three seeded click models written here with numpy:
 
 Each impression draws a query uniformly among the queries both runs rank and a team-draft
 interleaving (a coin per round) of the two top-10 lists; the shown list is 10 long.  Pairs:
-``--pairs`` seeded random pairs of the 16 runs, plus two pairs made from the best run
+``--pairs`` distinct seeded random pairs of the 16 runs, plus two pairs made from the best run
 (``best~deep``: its top 10 against the same list with ranks 6–10 reversed;
 ``best~top``: against the same list with ranks 1 and 2 swapped).
 
@@ -165,8 +165,8 @@ def main() -> None:
     table = rankscope.evaluate(args.data / "task2.qrels", paths, ["nDCG@10"], per_query=False,
                                output="dict", names="file")  # fmt: skip
     best = max(zip(table["value"], table["run"], strict=True))[1]
-    pairs = [tuple(names[i] for i in rng.choice(len(names), 2, replace=False))
-             for _ in range(args.pairs)]  # fmt: skip
+    every = list(itertools.combinations(names, 2))
+    pairs = [every[i] for i in rng.choice(len(every), args.pairs, replace=False)]
     rankings = dict(runs)
     top = {q: r[:DEPTH] for q, r in runs[best].items()}
     rankings["best~deep"] = {q: r[:5] + r[5:][::-1] for q, r in top.items()}
