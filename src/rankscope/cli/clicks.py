@@ -12,8 +12,8 @@ rankings, --a and --b (TREC runs).  --uniform-depth adds the uniform-p(k) varian
 rankscope clicks interleave --lists RUN_A RUN_B writes seeded interleaved lists of the two
 runs (one row per shown document) to build an experiment; --power WIN_RATE prints the
 impressions the sign test needs to detect that win rate (--tie-rate, --alpha,
---target-power).  Definitions and citations: rankscope's docs/clicks.md, "Interleaving from
-clicks".
+--target-power).  Definitions and citations: the section "Interleaving from clicks" of
+rankscope's clicks.md.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ from . import options
 
 EXAMPLES = """\
 examples:
-  rankscope clicks interleave clicks.tsv
+  rankscope clicks interleave clicks.tsv --uniform-depth
   rankscope clicks interleave clicks.tsv --method balanced --a bm25.run --b dense.run
-  rankscope clicks interleave clicks.tsv --uniform-depth --per-impression
-  rankscope clicks interleave --lists bm25.run dense.run --impressions 5 --seed 1 -o lists.tsv
-  rankscope clicks interleave --power 0.55 --tie-rate 0.6
+  rankscope clicks interleave --lists bm25.run dense.run --impressions 5 -o lists.tsv
 """
 
 #: `rankscope.clicks.interleave.METHODS`, repeated so that building the parser imports nothing.
@@ -37,7 +35,9 @@ INTERLEAVING_METHODS = ("team-draft", "balanced", "probabilistic")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="clicks_command", metavar="COMMAND", required=True)
+    sub = p.add_subparsers(
+        dest="clicks_command", metavar="COMMAND", required=True, help="interleave"
+    )
     interleave = sub.add_parser(
         "interleave",
         help="outcomes of an interleaving experiment from a click log",
