@@ -570,6 +570,9 @@ def interleaving_outcomes(
         last.append(int(clicked_at[-1]) + 1 if clicked_at.size else 0)
         if not needs_rankings:
             assert log.team is not None
+            if not log.team[rows].all():
+                row = int(rows[np.flatnonzero(log.team[rows] == 0)[0]])
+                raise InputError(f"{log.where[row]}: team is missing ({method} credit needs it)")
             h_a, h_b = team_draft_credit(log.team[rows], clicked)
             credit_a.append(h_a)
             credit_b.append(h_b)

@@ -9,7 +9,8 @@ Columns (a header names them; any order; the first name listed is the canonical 
 * ``doc`` (also ``doc_id``, ``docno``, ``document``, ``item``, ``item_id``): the document shown;
 * ``clicked`` (also ``click``, ``clicks``): ``1``/``0`` (``true``/``false``);
 * ``team`` (also ``side``, ``assignment``; optional): ``a`` or ``b``, the ranking that placed
-  the document (team draft: the team that picked it; probabilistic: the ranker drawn).
+  the document (team draft: the team that picked it; probabilistic: the ranker drawn); an
+  empty cell is allowed (balanced logs need no team), team-draft credit refuses it.
 
 Text files (``.gz`` and ``-`` accepted) are separated by tabs, commas, semicolons or white
 space, with the header on the first line; ``.parquet`` files, pandas/polars DataFrames and
@@ -56,8 +57,9 @@ class InterleavedLog:
     """The rows of an interleaved click log, as read (one row per shown document).
 
     ``impression``, ``query`` (None when the log has no query column), ``doc``: id strings;
-    ``position``: int64 (1-based); ``clicked``: bool; ``team``: int8, +1 for a and −1 for b
-    (None without a team column).  ``where[i]`` says where row i came from, for messages.
+    ``position``: int64 (1-based); ``clicked``: bool; ``team``: int8, +1 for a, −1 for b and
+    0 for an empty cell (None without a team column).  ``where[i]`` says where row i came
+    from, for messages.
     """
 
     source: str
@@ -108,6 +110,12 @@ def _clicked(value: Any, where: str) -> bool:
 
 
 def _team(value: Any, where: str) -> int:
+    """+1 (a), −1 (b), or 0 when the cell is empty (a log whose team column is filled only
+    where it matters; team-draft credit then refuses the impression)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return 0
+    if isinstance(value, str) and not value.strip():
+        return 0
     if isinstance(value, str) and value.strip().lower() in _TEAM_VALUES:
         return _TEAM_VALUES[value.strip().lower()]
     raise InputError(f"{where}: team {excerpt(str(value))} is not 'a' or 'b'")
@@ -203,10 +211,13 @@ def _check_impressions(log: InterleavedLog) -> None:
 
 def _from_text(path: str | os.PathLike) -> InterleavedLog:
     data, source = _load(path)
-    content = _content(_lines(data))
+    lines = _lines(data)
+    content = _content(lines)
     if not content:
         raise InputError(f"{source}: no impressions")
     sep = _separator(content[0][1])
+    if sep is not None:  # keep a delimited line's empty last field (an empty team cell)
+        content = [(n, lines[n - 1].rstrip("\r")) for n, _ in content]
     header = _split(content[0][1], sep)
     found = _match(header, source)
     columns: dict[str, list[Any]] = {key: [] for key in found}
