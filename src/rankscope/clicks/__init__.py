@@ -10,6 +10,9 @@ preferences.
   log-likelihood and perplexity (`ClickModel.evaluate`);
 * `simulate`: clicks drawn (seeded) from a fitted or named model on a run's rankings, its
   parameters from the judgments' grades;
+* `interleave`: online interleaving from a click log of interleaved lists (team draft,
+  balanced, probabilistic), interleaved lists generated from two runs, the sign test over
+  impressions, its power, and the uniform-p(k) variant;
 * the learned weights live with RPP (`rankscope.preference.learned`) and are re-exported
   here: `learn_weights` fits them to labelled preferences ``(query, run_a, run_b, label)``
   (editorial judgments, interleaving outcomes, a metric's preferences: `pairs_from_scores`),
@@ -33,6 +36,22 @@ from ..preference.learned import (
     pairs_from_scores,
 )
 from ..read.pairs import LabelledPairs, read_pairs
+from .interleave import (
+    InterleavedList,
+    InterleavingOutcomes,
+    UniformDepth,
+    assignment_posteriors,
+    balanced_credit,
+    impressions_needed,
+    interleaved_list,
+    interleaved_lists,
+    interleaving_outcomes,
+    probabilistic_outcome,
+    sign_test_power,
+    team_draft_credit,
+    uniform_depth,
+    write_lists,
+)
 from .logs import ClickLog, read_clicks, write_clicks
 from .models import (
     CM,
@@ -56,6 +75,8 @@ __all__ = [
     "ClickModel",
     "DBN",
     "HeldOut",
+    "InterleavedList",
+    "InterleavingOutcomes",
     "LabelledPairs",
     "LearnedWeights",
     "MODELS",
@@ -63,16 +84,28 @@ __all__ = [
     "PairParameters",
     "SDBN",
     "UBM",
+    "UniformDepth",
     "agreement",
     "assess",
+    "assignment_posteriors",
     "attractiveness_of_grades",
+    "balanced_credit",
     "fit",
     "from_dict",
+    "impressions_needed",
+    "interleaved_list",
+    "interleaved_lists",
+    "interleaving_outcomes",
     "learn_weights",
     "model_from_judgments",
     "pairs_from_scores",
+    "probabilistic_outcome",
     "read_clicks",
     "read_pairs",
+    "sign_test_power",
     "simulate",
+    "team_draft_credit",
+    "uniform_depth",
     "write_clicks",
+    "write_lists",
 ]

@@ -1,0 +1,516 @@
+"""Interleaving from clicks (rankscope.clicks.interleave): hand-computed outcomes of each
+method, the sign test against scipy, the power analysis against brute force, statsmodels and
+simulation, the uniform-p(k) variant by hand, seeded determinism, the log reader, the CLI."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import itertools
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binom, binomtest, norm
+
+from rankscope.clicks.interleave import (
+    assignment_posteriors,
+    balanced_credit,
+    impressions_needed,
+    interleaved_list,
+    interleaved_lists,
+    interleaving_outcomes,
+    probabilistic_outcome,
+    rankings_of,
+    sign_test_power,
+    team_draft_credit,
+    uniform_depth,
+)
+from rankscope.errors import InputError, UsageError
+from rankscope.read.interleaved import read_interleaved_log
+
+module = importlib.import_module("rankscope.clicks.interleave")
+RUNS = Path(__file__).resolve().parent.parent.parent / "shared/data/clef_ehealth2016/runs"
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def write(tmp_path: Path, text: str, name: str = "log.tsv") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def log_text(rows: list[tuple]) -> str:
+    header = "impression\tquery\tposition\tdoc\tclicked\tteam\n"
+    return header + "".join("\t".join(map(str, r)) + "\n" for r in rows)
+
+
+# -- team draft ------------------------------------------------------------------------------
+
+
+def test_team_draft_credit_by_hand() -> None:
+    # teams a b b a, clicks at positions 1, 3, 4: a's picks 1 and 4, b's pick 3
+    assert team_draft_credit([1, -1, -1, 1], [True, False, True, True]) == (2, 1)
+    assert team_draft_credit([1, -1], [False, False]) == (0, 0)
+
+
+def test_team_draft_log_by_hand(tmp_path: Path) -> None:
+    rows = [
+        # i1: a wins 2-1
+        ("i1", "q1", 1, "d1", 1, "a"), ("i1", "q1", 2, "d2", 0, "b"),
+        ("i1", "q1", 3, "d3", 1, "b"), ("i1", "q1", 4, "d4", 1, "a"),
+        # i2: no click, a tie
+        ("i2", "q1", 1, "d2", 0, "b"), ("i2", "q1", 2, "d1", 0, "a"),
+        # i3: b wins 1-0 (rows out of order in the file)
+        ("i3", "q2", 2, "d9", 1, "b"), ("i3", "q2", 1, "d8", 0, "a"),
+        # i4: one click each: a tie
+        ("i4", "q2", 1, "d8", 1, "a"), ("i4", "q2", 2, "d9", 1, "b"),
+    ]  # fmt: skip
+    result = interleaving_outcomes(write(tmp_path, log_text(rows)))
+    assert result.impressions == ("i1", "i2", "i3", "i4")
+    assert result.outcome.tolist() == [1, 0, -1, 0]
+    assert result.credit_a.tolist() == [2, 0, 0, 1]
+    assert result.credit_b.tolist() == [1, 0, 1, 1]
+    assert result.last_click.tolist() == [4, 0, 2, 2]
+    assert (result.wins, result.ties, result.losses) == (1, 2, 1)
+    assert result.win_rate == 0.5
+    assert result.preference == 0.0
+    assert result.p_value == 1.0
+
+
+# -- balanced --------------------------------------------------------------------------------
+
+A = ["d1", "d2", "d3"]
+B = ["d4", "d1", "d5"]
+# balanced, a first: d1 (a1), d4 (b1), d2 (a2), b2 = d1 is shown, d3 (a3), d5 (b3)
+SHOWN = ["d1", "d4", "d2", "d3", "d5"]
+
+
+def test_balanced_list_is_joachims() -> None:
+    made = interleaved_list(A, B, method="balanced", seed=_seed_where_a_starts())
+    assert list(made.docs) == SHOWN
+
+
+def _seed_where_a_starts() -> int:
+    for seed in range(50):
+        if np.random.default_rng(seed).integers(0, 2):
+            return seed
+    raise AssertionError
+
+
+def test_balanced_credit_by_hand() -> None:
+    # clicks on d4 (pos 2) and d2 (pos 3): the lowest click d2 has rank 2 in a, none in b,
+    # so j = 2: a's top 2 {d1, d2} hold d2, b's top 2 {d4, d1} hold d4: 1-1, a tie
+    assert balanced_credit(SHOWN, A, B, [False, True, True, False, False]) == (1, 1)
+    # a click on d5 only: rank 3 in b, so j = 3: a's top 3 hold no click, b's hold d5
+    assert balanced_credit(SHOWN, A, B, [False, False, False, False, True]) == (0, 1)
+    # clicks on d1 and d3: lowest d3 (a3) so j = 3; a's top 3 {d1,d2,d3}: both; b's top 3
+    # {d4, d1, d5}: d1 — 2-1, a wins
+    assert balanced_credit(SHOWN, A, B, [True, False, False, True, False]) == (2, 1)
+
+
+def test_balanced_log_needs_and_uses_rankings(tmp_path: Path) -> None:
+    clicks = [[0, 1, 1, 0, 0], [0, 0, 0, 0, 1], [1, 0, 0, 1, 0]]
+    rows = [
+        (f"i{n}", "q", p + 1, doc, c[p], "a")
+        for n, c in enumerate(clicks)
+        for p, doc in enumerate(SHOWN)
+    ]
+    path = write(tmp_path, log_text(rows))
+    with pytest.raises(UsageError, match="needs the two rankings"):
+        interleaving_outcomes(path, method="balanced")
+    result = interleaving_outcomes(path, method="balanced", a={"q": A}, b={"q": B})
+    assert result.outcome.tolist() == [0, -1, 1]
+    with pytest.raises(InputError, match=r"log.tsv:2: impression 'i0' .*'d4' is in neither"):
+        interleaving_outcomes(path, method="balanced", a={"q": A}, b={"q": ["d1", "d5"]})
+    with pytest.raises(InputError, match="query 'q' has no ranking in b"):
+        interleaving_outcomes(path, method="balanced", a={"q": A}, b={"x": B})
+
+
+# -- probabilistic ---------------------------------------------------------------------------
+
+
+def test_probabilistic_outcome_by_hand() -> None:
+    a, b = ["d1", "d2"], ["d2", "d1"]
+    # position 1, d1: P_a = 1/(1 + 1/8) = 8/9, P_b = (1/8)/(9/8) = 1/9, so P(a_1 = a) = 8/9;
+    # position 2, d2: each ranking has only d2 left, P = 1 each: P(a_2 = a) = 1/2
+    assert assignment_posteriors(["d1", "d2"], a, b) == pytest.approx([8 / 9, 1 / 2])
+    # both clicked: P(+2) = 8/9 · 1/2, P(-2) = 1/9 · 1/2, so E = 4/9 − 1/18 = 7/18
+    assert probabilistic_outcome(["d1", "d2"], a, b, [True, True]) == pytest.approx(7 / 18)
+    assert probabilistic_outcome(["d1", "d2"], a, b, [True, False]) == pytest.approx(7 / 9)
+    assert probabilistic_outcome(["d1", "d2"], a, b, [False, True]) == 0.0
+    assert probabilistic_outcome(["d1", "d2"], a, b, [False, False]) == 0.0
+    # a document only b holds is b's for certain; then d1 is all either ranking has left
+    assert assignment_posteriors(["x", "d1"], ["d1"], ["x", "d1"], tau=1) == pytest.approx(
+        [0.0, 0.5]
+    )
+    # tau = 1, a = (d1, d2), b = (d2, d1), d2 first: P_a = (1/2)/(3/2) = 1/3, P_b = 1/(3/2)
+    assert assignment_posteriors(["d2"], a, b, tau=1) == pytest.approx([(1 / 3) / (1 / 3 + 2 / 3)])
+    with pytest.raises(InputError, match="'z' at position 1 is in neither ranking"):
+        assignment_posteriors(["z"], a, b)
+
+
+def _brute_force_outcome(shown, a, b, clicked, tau) -> float:
+    """E[sgn] by enumerating every assignment sequence with P(L | assignment) computed
+    directly as the product of the softmax draws (no factorisation assumed)."""
+
+    def draw(ranking, placed, doc):
+        left = [d for d in ranking if d not in placed]
+        if doc not in left:
+            return 0.0
+        weights = {d: 1 / (ranking.index(d) + 1) ** tau for d in left}
+        return weights[doc] / sum(weights.values())
+
+    total = value = 0.0
+    for assignment in itertools.product((1, -1), repeat=len(shown)):
+        likelihood = 1.0
+        for i, (doc, side) in enumerate(zip(shown, assignment, strict=True)):
+            placed = set(shown[:i])
+            mine, other = (a, b) if side == 1 else (b, a)
+            has_mine = any(d not in placed for d in mine)
+            has_other = any(d not in placed for d in other)
+            if has_mine:
+                likelihood *= (
+                    0.5 * draw(mine, placed, doc) if has_other else draw(mine, placed, doc)
+                )
+            else:  # a ranking with nothing left yields: this assignment cannot be drawn
+                likelihood = 0.0
+        difference = sum(s for s, c in zip(assignment, clicked, strict=True) if c)
+        total += likelihood
+        value += likelihood * np.sign(difference)
+    return value / total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_probabilistic_outcome_against_enumeration(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i}" for i in range(6)]
+    a = list(rng.permutation(docs)[:5])
+    b = list(rng.permutation(docs)[:4])
+    made = interleaved_list(a, b, method="probabilistic", seed=seed, length=5)
+    clicked = rng.random(len(made)) < 0.5
+    tau = float(rng.choice([1.0, 2.0, 3.0]))
+    expected = _brute_force_outcome(list(made.docs), a, b, clicked.tolist(), tau)
+    got = probabilistic_outcome(made.docs, a, b, clicked, tau=tau)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_probabilistic_posterior_matches_the_generator() -> None:
+    # among lists drawn by the generator, the share of position-1 draws from a, given the
+    # document shown there, is the posterior (Bayes' rule on the generating process)
+    a, b = ["d1", "d2", "d3"], ["d3", "d1", "d2"]
+    rng = np.random.default_rng(7)
+    from_a = {"d1": [0, 0], "d3": [0, 0]}
+    for _ in range(4000):
+        made = interleaved_list(a, b, method="probabilistic", seed=rng)
+        first = made.docs[0]
+        if first in from_a:
+            from_a[first][0] += int(made.team[0] > 0)
+            from_a[first][1] += 1
+    for doc, (hits, count) in from_a.items():
+        q = assignment_posteriors([doc], a, b)[0]
+        assert abs(hits / count - q) < 4 * math.sqrt(q * (1 - q) / count)
+
+
+def test_probabilistic_log_with_and_without_marginalisation(tmp_path: Path) -> None:
+    rows = [
+        ("i1", "q", 1, "d1", 1, "b"), ("i1", "q", 2, "d2", 1, "a"),
+        ("i2", "q", 1, "d2", 0, "b"), ("i2", "q", 2, "d1", 1, "a"),
+    ]  # fmt: skip
+    path = write(tmp_path, log_text(rows))
+    rankings = {"a": {"q": ["d1", "d2"]}, "b": {"q": ["d2", "d1"]}}
+    result = interleaving_outcomes(path, method="probabilistic", **rankings)
+    # i2: d2 first: P(a_1 = a) = 1/9, d1 second: 1/2; only position 2 clicked: E = 0
+    assert result.outcome == pytest.approx([7 / 18, 0.0])
+    assert result.credit_a == pytest.approx([8 / 9 + 1 / 2, 1 / 2])
+    assert (result.wins, result.ties, result.losses) == (1, 1, 0)
+    observed = interleaving_outcomes(path, method="probabilistic", marginalise=False)
+    assert observed.outcome.tolist() == [0, 1]
+
+
+# -- sign test and power ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wins,losses", [(0, 0), (3, 1), (10, 2), (25, 31), (60, 40)])
+def test_sign_test_against_scipy(tmp_path: Path, wins: int, losses: int) -> None:
+    rows = []
+    for n in range(wins + losses + 3):  # three ties
+        team = "a" if n < wins else "b"
+        rows.append((f"i{n}", "q", 1, "d", int(n < wins + losses), team))
+    result = interleaving_outcomes(write(tmp_path, log_text(rows)))
+    assert (result.wins, result.losses, result.ties) == (wins, losses, 3)
+    expected = binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else 1.0
+    assert result.p_value == pytest.approx(expected, rel=1e-12)
+
+
+def _power_by_scipy(n: int, w: float, alpha: float) -> float:
+    return sum(binom.pmf(x, n, w) for x in range(n + 1) if binomtest(x, n, 0.5).pvalue <= alpha)
+
+
+@pytest.mark.parametrize("n,w,alpha", [(1, 0.9, 0.05), (20, 0.7, 0.05), (57, 0.35, 0.01),
+                                       (100, 0.65, 0.05), (150, 0.55, 0.1)])  # fmt: skip
+def test_power_against_scipy_binomtest(n: int, w: float, alpha: float) -> None:
+    assert sign_test_power(n, w, alpha=alpha) == pytest.approx(_power_by_scipy(n, w, alpha))
+
+
+def test_power_with_ties_against_simulation() -> None:
+    rng = np.random.default_rng(11)
+    n, w, t, runs = 120, 0.62, 0.4, 4000
+    decided = rng.binomial(n, 1 - t, size=runs)
+    wins = rng.binomial(decided, w)
+    verdicts: dict[tuple[int, int], bool] = {}
+    for k, m in set(zip(wins.tolist(), decided.tolist(), strict=True)):
+        verdicts[k, m] = bool(m) and binomtest(k, m, 0.5).pvalue <= 0.05
+    rejected = [verdicts[k, m] for k, m in zip(wins.tolist(), decided.tolist(), strict=True)]
+    exact = sign_test_power(n, w, tie_rate=t)
+    assert abs(np.mean(rejected) - exact) < 4 * math.sqrt(exact * (1 - exact) / runs)
+
+
+def test_impressions_needed_is_the_first_n_reaching_the_power() -> None:
+    for w in (0.6, 0.7, 0.3):
+        n = impressions_needed(w)
+        assert _power_by_scipy(n, w, 0.05) >= 0.8
+        assert all(_power_by_scipy(m, w, 0.05) < 0.8 for m in range(max(1, n - 3), n))
+    n = impressions_needed(0.6, tie_rate=0.5)
+    assert sign_test_power(n, 0.6, tie_rate=0.5) >= 0.8 > sign_test_power(n - 1, 0.6, tie_rate=0.5)
+
+
+def test_impressions_needed_near_statsmodels() -> None:
+    statsmodels_power = pytest.importorskip("statsmodels.stats.power")
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    for w in (0.55, 0.6, 0.7):
+        effect = proportion.proportion_effectsize(w, 0.5)
+        approx = statsmodels_power.NormalIndPower().solve_power(
+            effect_size=effect, alpha=0.05, power=0.8, ratio=0
+        )
+        # the exact binomial test needs a few more than the (continuity-free) normal test
+        assert approx <= impressions_needed(w) <= approx * 1.08 + 5
+
+
+def test_power_options_are_checked() -> None:
+    with pytest.raises(UsageError, match="no effect"):
+        impressions_needed(0.5)
+    with pytest.raises(UsageError, match="win_rate"):
+        sign_test_power(10, 1.0)
+    with pytest.raises(UsageError, match="tie_rate"):
+        sign_test_power(10, 0.6, tie_rate=1.0)
+    with pytest.raises(UsageError, match="would be needed"):
+        impressions_needed(0.5001, limit=1000)
+
+
+# -- the uniform-p(k) variant ----------------------------------------------------------------
+
+
+def _outcomes(tmp_path: Path, depths: list[int], signs: list[int]):
+    rows = []
+    for n, (depth, sign) in enumerate(zip(depths, signs, strict=True)):
+        for p in range(1, depth + 1):
+            clicked = int(p == depth)
+            team = "a" if sign > 0 else "b"
+            rows.append((f"i{n}", "q", p, f"d{p}", clicked, team))
+    return interleaving_outcomes(write(tmp_path, log_text(rows)))
+
+
+def test_uniform_depth_by_hand(tmp_path: Path) -> None:
+    # last clicks at depths 1, 1, 1, 2 with outcomes +, +, −, −: p̂(1) = 3/4, p̂(2) = 1/4,
+    # weights (1/2)/(3/4) = 2/3 and (1/2)/(1/4) = 2; T = 2/3 − 2 = −4/3;
+    # I_u = T / 4 = −1/3 = (ō_1 + ō_2)/2 = (1/3 − 1)/2
+    result = uniform_depth(_outcomes(tmp_path, [1, 1, 1, 2], [1, 1, -1, -1]))
+    assert result.depths == (1, 2)
+    assert result.weight == pytest.approx([2 / 3, 2 / 3, 2 / 3, 2])
+    assert result.statistic == pytest.approx(-4 / 3)
+    assert result.preference == pytest.approx(-1 / 3)
+    # sign flips: 2·s4 + (2/3)(s1+s2+s3); |S| >= 4/3 unless s4 and the sum of three disagree
+    # fully (S = 0): P = 1 − 2 · (1/2 · 1/8) = 7/8
+    assert result.exact and result.p_value == pytest.approx(7 / 8)
+    assert result.z == pytest.approx((-4 / 3) / math.sqrt(3 * 4 / 9 + 4))
+
+
+def test_uniform_depth_with_one_depth_is_the_sign_test(tmp_path: Path) -> None:
+    standard = _outcomes(tmp_path, [2] * 12, [1] * 10 + [-1] * 2)
+    variant = uniform_depth(standard)
+    assert variant.exact
+    assert variant.p_value == pytest.approx(standard.p_value)
+    assert variant.preference == pytest.approx(standard.preference)
+    # beyond EXACT_FLIPS: the normal approximation of the same sign test
+    large = uniform_depth(_outcomes(tmp_path, [1] * 400, [1] * 220 + [-1] * 180))
+    assert not large.exact
+    assert large.z == pytest.approx(40 / math.sqrt(400))
+    assert large.p_value == pytest.approx(2 * norm.sf(2.0))
+    # (no continuity correction: a little below the exact sign test's 0.0510)
+    assert large.p_value < binomtest(220, 400).pvalue < large.p_value * 1.15
+
+
+def test_uniform_depth_without_clicks(tmp_path: Path) -> None:
+    rows = [("i1", "q", 1, "d", 0, "a")]
+    result = uniform_depth(interleaving_outcomes(write(tmp_path, log_text(rows))))
+    assert (result.preference, result.p_value, result.depths) == (0.0, 1.0, ())
+
+
+# -- generation, determinism -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["team-draft", "balanced", "probabilistic"])
+def test_interleaved_lists_are_seeded(method: str) -> None:
+    runs = sorted(RUNS.glob("*.txt.gz"))[:2]
+    first = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=4)
+    again = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=4)
+    other = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=5)
+    assert first == again
+    assert first["team"] != other["team"] or first["doc"] != other["doc"]
+    rankings = [rankings_of(r) for r in runs]
+    shown: dict[str, list[str]] = {}
+    for impression, query, doc in zip(first["impression"], first["query"], first["doc"],
+                                      strict=True):  # fmt: skip
+        shown.setdefault(impression, []).append(doc)
+        assert doc in rankings[0][query] or doc in rankings[1][query]
+    assert all(len(docs) == 5 == len(set(docs)) for docs in shown.values())
+
+
+def test_team_draft_lists_credit_their_picks() -> None:
+    a, b = [f"a{i}" for i in range(6)], [f"b{i}" for i in range(6)]
+    made = interleaved_list(a, b, method="team-draft", seed=1)
+    assert all((doc in a) == (team > 0) for doc, team in zip(made.docs, made.team, strict=True))
+    # each round of two picks gives one document to each team
+    assert all(made.team[i] + made.team[i + 1] == 0 for i in range(0, len(made), 2))
+
+
+def test_lists_become_a_log(tmp_path: Path) -> None:
+    runs = sorted(RUNS.glob("*.txt.gz"))[:2]
+    table = interleaved_lists(*runs, method="balanced", impressions=1, depth=6, seed=2)
+    rng = np.random.default_rng(0)
+    table["clicked"] = (rng.random(len(table["doc"])) < 0.3).astype(int).tolist()
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(table)
+    from_frame = interleaving_outcomes(frame, method="balanced", a=runs[0], b=runs[1])
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    from_csv = interleaving_outcomes(tmp_path / "log.csv", method="balanced", a=runs[0], b=runs[1])
+    assert np.array_equal(from_frame.outcome, from_csv.outcome)
+    assert len(from_frame) == len(set(table["query"]))
+    # the balanced credit of each list is its ranks' rule (computed again from the runs)
+    ra, rb = rankings_of(runs[0]), rankings_of(runs[1])
+    for i, key in enumerate(from_frame.impressions):
+        rows = frame[frame["impression"] == key]
+        query = rows["query"].iloc[0]
+        h = balanced_credit(list(rows["doc"]), ra[query], rb[query], rows["clicked"].astype(bool))
+        assert from_frame.outcome[i] == (h[0] > h[1]) - (h[0] < h[1])
+
+
+# -- the reader ------------------------------------------------------------------------------
+
+
+def test_reader_aliases_and_frames(tmp_path: Path) -> None:
+    text = "session_id,qid,rank,docno,click,side\ns1,q,1,d1,true,A\ns1,q,2,d2,false,b\n"
+    log = read_interleaved_log(write(tmp_path, text, "log.csv"))
+    assert log.impression == ["s1", "s1"] and log.query == ["q", "q"]
+    assert log.clicked.tolist() == [True, False] and log.team.tolist() == [1, -1]
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"impression": [1, 1], "position": [2, 1], "doc": ["x", "y"],
+                          "clicked": [0, 1], "team": ["a", "b"]})  # fmt: skip
+    result = interleaving_outcomes(frame)
+    assert result.outcome.tolist() == [-1]
+    frame.write_parquet(tmp_path / "log.parquet")
+    assert interleaving_outcomes(tmp_path / "log.parquet").outcome.tolist() == [-1]
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("i\t1\td\tyes\ta\n", r"log.tsv:2: clicked 'yes' is not 0, 1"),
+        ("i\t1\td\t1\tc\n", r"log.tsv:2: team 'c' is not 'a' or 'b'"),
+        ("i\t0\td\t1\ta\n", r"log.tsv:2: position '0' is not a position"),
+        ("i\tx\td\t1\ta\n", r"log.tsv:2: position 'x' is not an integer"),
+        ("i\t1\td\t1\ta\ni\t1\te\t0\tb\n", r"log.tsv:3: impression 'i' has position 1 twice"),
+        ("i\t1\td\t1\ta\ni\t3\te\t0\tb\n", r"log.tsv:2: impression 'i' has no position 2"),
+        ("i\t1\td\t1\ta\ni\t2\td\t0\tb\n", r"log.tsv:3: impression 'i' shows document 'd' twice"),
+        ("i\t1\td\t1\n", r"log.tsv:2: 4 fields, the header has 5"),
+        ("", r"log.tsv: no impressions"),
+    ],
+)
+def test_reader_errors_name_file_and_line(tmp_path: Path, body: str, message: str) -> None:
+    path = write(tmp_path, "impression\tposition\tdoc\tclicked\tteam\n" + body)
+    with pytest.raises(InputError, match=message):
+        read_interleaved_log(path)
+
+
+def test_empty_team_cells(tmp_path: Path) -> None:
+    text = "impression\tquery\tposition\tdoc\tclicked\tteam\ni\tq\t1\td1\t1\t\ni\tq\t2\td2\t0\ta\n"
+    path = write(tmp_path, text)
+    assert read_interleaved_log(path).team.tolist() == [0, 1]
+    with pytest.raises(InputError, match=r"log.tsv:2: team is missing"):
+        interleaving_outcomes(path)
+    balanced = interleaving_outcomes(path, method="balanced", a={"q": ["d1"]}, b={"q": ["d2"]})
+    assert balanced.outcome.tolist() == [1]
+
+
+def test_reader_needs_its_columns(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no clicked column"):
+        read_interleaved_log(write(tmp_path, "impression\tposition\tdoc\ni\t1\td\n"))
+    path = write(tmp_path, "impression\tposition\tdoc\tclicked\ni\t1\td\t1\n")
+    with pytest.raises(InputError, match="no team column"):
+        interleaving_outcomes(path)
+    with pytest.raises(InputError, match="no query column"):
+        interleaving_outcomes(path, method="balanced", a={"q": ["d"]}, b={"q": ["d"]})
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(module).failed == 0
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", "rankscope", "clicks", "interleave", *args],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+
+
+def test_cli(tmp_path: Path) -> None:
+    runs = [str(r) for r in sorted(RUNS.glob("*.txt.gz"))[:2]]
+    lists = tmp_path / "lists.tsv"
+    made = cli("--lists", *runs, "--impressions", "2", "--depth", "4", "--seed", "9", "-o",
+               str(lists))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    lines = lists.read_text().splitlines()
+    assert lines[0] == "impression\tquery\tposition\tdoc\tteam"
+    # click the first position of every list: team draft credits its team
+    log = tmp_path / "log.tsv"
+    log.write_text(
+        lines[0] + "\tclicked\n"
+        + "".join(f"{line}\t{int(line.split(chr(9))[2] == '1')}\n" for line in lines[1:])
+    )  # fmt: skip
+    firsts = [line.split("\t")[4] for line in lines[1:] if line.split("\t")[2] == "1"]
+    done = cli(str(log), "--format", "json", "--uniform-depth")
+    assert done.returncode == 0, done.stderr
+    import json
+
+    totals = json.loads(done.stdout)
+    assert totals["wins"] == firsts.count("a") and totals["losses"] == firsts.count("b")
+    assert totals["p_value"] == pytest.approx(binomtest(firsts.count("a"), len(firsts)).pvalue)
+    assert totals["uniform_depth_preference"] == pytest.approx(totals["preference"])
+    table = cli(str(log), "--method", "balanced", "--a", runs[0], "--b", runs[1])
+    assert table.returncode == 0 and "balanced" in table.stdout
+    power = cli("--power", "0.6")
+    assert power.returncode == 0 and power.stdout.startswith("199 impressions")
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ((), "give a LOG, or --lists"),
+        (("missing.tsv",), "missing.tsv"),
+        (("LOG", "--method", "balanced"), "needs the two rankings"),
+        (("--power", "1.5"), "--power"),
+    ],
+)
+def test_cli_user_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    log = write(tmp_path, "impression\tposition\tdoc\tclicked\ni\t1\td\t1\n")
+    done = cli(*[str(log) if a == "LOG" else a for a in args])
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
