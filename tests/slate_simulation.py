@@ -14,8 +14,10 @@ slate) and the true value V(π) are exact.  Clicks follow
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
+from typing import Any
 
 import numpy as np
 
@@ -113,13 +115,13 @@ class Simulated:
 
 def _marginals(w: World, probabilities: np.ndarray):
     """Rows (query, position, doc, probability) of the marginal π(d at k | q)."""
-    slates = w.slates
+    slates, docs = w.slates, w.attractiveness.shape[1]
     rows = []
     for q in range(probabilities.shape[0]):
         for k in range(w.slate):
-            mass = np.bincount(slates[:, k], weights=probabilities[q], minlength=w.attractiveness.shape[1])
+            mass = np.bincount(slates[:, k], weights=probabilities[q], minlength=docs)
             for d in np.flatnonzero(mass):
-                rows.append((f"q{q}", k + 1, f"d{d}", mass[d]))
+                rows.append((str(q), k + 1, str(d), mass[d]))
     query, position, doc, probability = zip(*rows, strict=True)
     return {"query": list(query), "position": list(position), "doc": list(doc),
             "probability": list(probability)}  # fmt: skip
@@ -172,12 +174,12 @@ def simulate(w: World, sessions: int, seed: int) -> Simulated:
         first = np.where(hits.any(axis=1), hits.argmax(axis=1), -1)
         clicks = (np.arange(w.slate) == first[:, None]).astype(float)
     k = w.slate
-    session_ids = np.repeat([f"s{i}" for i in range(sessions)], k)
+    # (integer ids: query q is "q", document d is "d", as the reader names integers)
     columns = {
-        "session": session_ids,
-        "query": np.repeat([f"q{q}" for q in queries], k),
+        "session": np.repeat(np.arange(sessions), k),
+        "query": np.repeat(queries, k),
         "position": np.tile(np.arange(1, k + 1), sessions),
-        "doc": np.array([f"d{d}" for d in shown.ravel()]),
+        "doc": shown.ravel(),
         "click": clicks.ravel(),
         "propensity": _item_marginals(w, logging)[queries, chosen].ravel(),
         "prefix_propensity": _prefixes(w, logging)[queries, chosen].ravel(),
@@ -186,7 +188,7 @@ def simulate(w: World, sessions: int, seed: int) -> Simulated:
     log = read_logged_slates(columns)
     if w.deterministic_target:
         run = {
-            f"q{q}": {f"d{d}": float(w.target_scores[q, d]) for d in range(w.target_scores.shape[1])}
+            str(q): {str(d): float(w.target_scores[q, d]) for d in range(w.target_scores.shape[1])}
             for q in range(w.target_scores.shape[0])
         }
         policy = ranking_policy(log, read_run(run, name="target"))
@@ -204,8 +206,8 @@ class TrueRewardModel:
     method's tests), or that times ``bias`` (a wrong model)."""
 
     def __init__(self, w: World, log: LoggedSlates, bias: float = 1.0) -> None:
-        queries = np.array([int(s[1:]) for s in log.queries.strings])
-        docs = np.array([int(s[1:]) for s in log.docs.strings])
+        queries = np.array([int(s) for s in log.queries.strings])
+        docs = np.array([int(s) for s in log.docs.strings])
         self._a = w.attractiveness[queries][:, docs] * bias
         self._log = log
 
@@ -233,36 +235,42 @@ class Coverage:
 
 def coverage(
     w: World,
-    estimator: str,
+    estimators: Sequence[str],
     *,
     sessions: int,
     reps: int,
     samples: int,
     seed: int = 0,
-    model=None,
-    **options,
-) -> Coverage:
+    models: Mapping[str, Callable[[World, Simulated], Any]] | None = None,
+    **options: Any,
+) -> dict[str, Coverage]:
     """Simulate ``reps`` logs of ``sessions`` sessions (seeds ``seed``, ``seed + 1``, ...)
-    and estimate the evaluation policy's value on each (``model(w, sim)`` gives the reward
-    model, when one is needed)."""
+    and estimate the evaluation policy's value on each with each estimator
+    (``models[name](w, sim)`` gives the reward model of one that needs it)."""
     from rankscope.clicks import estimate
 
     truth = w.truth()
-    errors, covered, widths = [], 0, []
+    errors: dict[str, list[float]] = {e: [] for e in estimators}
+    covered = dict.fromkeys(estimators, 0)
+    widths: dict[str, list[float]] = {e: [] for e in estimators}
     for r in range(reps):
         sim = simulate(w, sessions, seed + r)
-        extra = dict(options)
-        if estimator == "pbm":
-            extra.setdefault("examination", EXAMINATION[: w.slate])
-            extra["logging_policy"] = sim.logging_policy
-        if model is not None:
-            extra["reward_model"] = model(w, sim)
-        result = estimate(sim.log, sim.policy, estimator, samples=samples, seed=r, **extra)
-        errors.append(result.value - truth)
-        covered += result.low <= truth <= result.high
-        widths.append(result.high - result.low)
-    e = np.asarray(errors)
-    return Coverage(
-        estimator, truth, covered / reps, float(e.mean()), float(e.std(ddof=1) / np.sqrt(reps)),
-        float(np.mean(widths)), reps,
-    )  # fmt: skip
+        for name in estimators:
+            extra = dict(options)
+            if name == "pbm":
+                extra.setdefault("examination", EXAMINATION[: w.slate])
+                extra["logging_policy"] = sim.logging_policy
+            if models and name in models:
+                extra["reward_model"] = models[name](w, sim)
+            result = estimate(sim.log, sim.policy, name, samples=samples, seed=r, **extra)
+            errors[name].append(result.value - truth)
+            covered[name] += result.low <= truth <= result.high
+            widths[name].append(result.high - result.low)
+    out = {}
+    for name in estimators:
+        e = np.asarray(errors[name])
+        out[name] = Coverage(
+            name, truth, covered[name] / reps, float(e.mean()),
+            float(e.std(ddof=1) / np.sqrt(reps)), float(np.mean(widths[name])), reps,
+        )  # fmt: skip
+    return out

@@ -283,6 +283,20 @@ def _session_products(log: LoggedSlates, values: np.ndarray) -> tuple[np.ndarray
     return out, whole
 
 
+def _warn_unranked(log: LoggedSlates, covered: np.ndarray, name: str) -> None:
+    """Warn of the logged queries ``covered`` (query codes of the policy's rows) lacks."""
+    ranked = np.zeros(len(log.queries), dtype=bool)
+    ranked[covered] = True
+    unranked = np.unique(log.query[~ranked[log.query]])
+    if unranked.size:
+        ids = log.queries.strings_of(unranked[:3].astype(np.int32))
+        warn(
+            f"{unranked.size} of the log's {np.unique(log.query).size} queries have no ranking "
+            f"in {name} (e.g. {', '.join(map(repr, ids))}): the policy shows nothing "
+            f"there and their clicks count 0"
+        )
+
+
 def ranking_policy(
     log: LoggedSlates, run: Run, *, ties: str = "docno-desc", name: str | None = None
 ) -> TargetPolicy:
@@ -301,16 +315,7 @@ def ranking_policy(
     keep = (log_query >= 0) & (rank <= max_position)
     dist_query, dist_position = log_query[keep], rank[keep].astype(np.int64)
     dist_doc = _doc_codes(log, run.docs, doc[keep])
-    ranked = np.zeros(len(log.queries), dtype=bool)
-    ranked[dist_query] = True
-    unranked = np.unique(log.query[~ranked[log.query]])
-    if unranked.size:
-        ids = log.queries.strings_of(unranked[:3])
-        warn(
-            f"{unranked.size} of the log's {np.unique(log.query).size} queries have no ranking "
-            f"in {run.name} (e.g. {', '.join(map(repr, ids))}): the policy shows nothing "
-            f"there and their clicks count 0"
-        )
+    _warn_unranked(log, dist_query, run.name)
     num_docs = int(max(len(log.docs), dist_doc.max() + 1 if dist_doc.size else 0))
     shown = np.sort(_key(dist_query, dist_doc, dist_position, num_docs, max_position))
     key = _key(log.query, log.doc, log.position, num_docs, max_position)
@@ -363,6 +368,7 @@ def stochastic_policy(
     if (position < 1).any():
         raise InputError(f"{source}: row {np.flatnonzero(position < 1)[0]}: position below 1")
     dist_query = log.queries.lookup_many(queries).astype(np.int64)
+    _warn_unranked(log, dist_query[dist_query >= 0], name)
     doc_ids = [str(d) for d in np.asarray(table["doc"]).tolist()]
     dist_doc = _doc_codes(log, doc_ids, np.arange(n))
     max_position = int(log.position.max())
@@ -662,7 +668,7 @@ def estimate(
         raise UsageError(f"clip must be a positive number, got {clip!r}")
     if spec.self_normalised:
         self_normalise = True
-    if self_normalise and spec.weights not in ("slate", "item", "prefix"):
+    if self_normalise and (spec.model or spec.weights not in ("slate", "item", "prefix")):
         raise UsageError(f"self_normalise applies to ips, iips and rips, not {spec.name}")
     if spec.model and reward_model is None:
         raise UsageError(f"{spec.name} needs a reward model (reward_model='empirical' or a model)")

@@ -43,7 +43,7 @@ from ..model.frames import column_names, is_frame
 from ..model.slates import LoggedSlates
 from . import frames
 from .fields import Field
-from .logs import _find, _rows
+from .logs import _content, _find, _lines, _load, _separator, _split, _width_error
 
 #: role -> the column names it is recognised by (lower case), in order of preference.
 ROLES: dict[str, tuple[str, ...]] = {
@@ -113,12 +113,24 @@ def _from_frame(frame, source, columns, queries, docs) -> LoggedSlates:
 
 
 def _from_text(path, columns, queries, docs) -> LoggedSlates:
-    source, header, rows, _ = _rows(path, min_fields=1, what="logged rankings")
-    if header is None:
+    raw, source = _load(path)
+    content = _content(_lines(raw))
+    if not content:
+        raise InputError(f"{source}: no logged rankings found")
+    sep = _separator(content[0][1])
+    header = _split(content[0][1], sep)
+    known = {name for names in ROLES.values() for name in names} | set((columns or {}).values())
+    if not any(field.strip().lower() in known or field in known for field in header):
         raise InputError(
             f"{source}: no header line; a log of rankings names its columns (session, query, "
             f"position, doc, click, propensity, ...) in its first line"
         )
+    rows = [(n, _split(s, sep)) for n, s in content[1:]]
+    if not rows:
+        raise InputError(f"{source}: no logged rankings found after the header")
+    for n, fields in rows:
+        if len(fields) != len(header):
+            raise _width_error(source, n, fields, len(header), sep, True, content[0][0])
     found = _roles(header, columns, source)
     index = {column: header.index(column) for column in found.values()}
     lines = np.asarray([n for n, _ in rows], dtype=np.int64)
@@ -201,7 +213,7 @@ def _from_columns(
         if bad.size:
             row = int(bad[0])
             raise InputError(
-                f"{where(row)}: {role.replace('_', ' ')} {values[row]!r} is not in (0, 1]"
+                f"{where(row)}: {role.replace('_', ' ')} {float(values[row])!r} is not in (0, 1]"
             )
     sessions = Vocabulary()
     session = codes("session", sessions)
