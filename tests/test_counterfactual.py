@@ -13,7 +13,7 @@ from rankscope.clicks import EmpiricalRewardModel, estimate, ranking_policy, sto
 from rankscope.errors import InputError, RankscopeWarning, UsageError
 from rankscope.read import read_run
 from rankscope.read.slates import read_logged_slates
-from tests.conftest import DATA, need
+from tests.conftest import DATA, need, run_cli
 from tests.slate_simulation import TrueRewardModel, coverage, world
 
 # ---------------------------------------------------------------------- a hand-computed log
@@ -340,3 +340,38 @@ def test_open_bandit_dataset_bts_from_random():
     # both are noisy (about 50 clicks each): the interval holds bts's observed rate
     assert result.low <= observed <= result.high, (result, observed)
     assert 0 < result.value < 0.02
+
+
+# ---------------------------------------------------------------------- the command line
+
+
+def test_cli_estimate(tmp_path, capsys):
+    log = tmp_path / "log.tsv"
+    lines = ["\t".join(HAND)] + [
+        "\t".join(str(HAND[c][i]) for c in HAND) for i in range(len(HAND["doc"]))
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    run = tmp_path / "ab.run"
+    run.write_text("q Q0 a 1 2.0 ab\nq Q0 b 2 1.0 ab\nq Q0 c 3 0.0 ab\n")
+    code, out, _ = run_cli(
+        ["clicks", "estimate", str(log), "--policy", str(run), "--estimator", "ips,iips,rips",
+         "--samples", "0", "--format", "csv"], capsys,
+    )  # fmt: skip
+    assert code == 0
+    values = {r.split(",")[0]: float(r.split(",")[2]) for r in out.splitlines()[1:]}
+    assert values == pytest.approx({"ips": 4.0, "iips": 2.0, "rips": 3.0})  # as by hand
+    code, _, err = run_cli(
+        ["clicks", "estimate", str(log), "--policy", str(run), "--estimator", "dm"], capsys
+    )
+    assert code == 2 and "--reward-model empirical" in err
+    with pytest.raises(SystemExit) as stop:  # (argparse's own error: status 2)
+        run_cli(["clicks", "estimate", str(log), "--policy", str(run), "--estimator", "x"], capsys)
+    assert stop.value.code == 2 and "unknown estimator" in capsys.readouterr().err
+
+
+def test_cli_lists_what_the_api_has():
+    from rankscope.cli import clicks
+    from rankscope.clicks import ESTIMATORS
+    from rankscope.report.estimates import FORMATS
+
+    assert clicks.ESTIMATORS == tuple(ESTIMATORS) and clicks.FORMATS == FORMATS

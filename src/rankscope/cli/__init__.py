@@ -38,7 +38,7 @@ from ..errors import RankscopeError
 #: The commands, in the order ``rankscope --help`` lists them (modules of this package).
 COMMANDS = (
     "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "sampled",
-    "agree", "reproduce", "fuse", "measures",
+    "agree", "reproduce", "fuse", "clicks", "measures",
     "example",
 )  # fmt: skip
 

@@ -495,7 +495,10 @@ def _weights(
 
 def _pbm_weights(log, policy: TargetPolicy, examination, logging_policy, alpha) -> np.ndarray:
     if examination is None:
-        raise UsageError("pbm needs examination= (θ₁, θ₂, ...: each position's examination)")
+        raise UsageError(
+            "pbm needs examination= (θ₁, θ₂, ...: each position's examination)",
+            cli="pbm needs --examination θ1,θ2,... (each position's examination)",
+        )
     theta = np.asarray(examination, dtype=np.float64)
     max_position = int(log.position.max())
     if theta.ndim != 1 or len(theta) < max_position or not ((theta > 0) & (theta <= 1)).all():
@@ -507,7 +510,9 @@ def _pbm_weights(log, policy: TargetPolicy, examination, logging_policy, alpha) 
         if log.propensity is None or not np.all(log.propensity == 1):
             raise UsageError(
                 "pbm needs logging_policy= (the logging policy's probabilities, as for "
-                "stochastic_policy) unless the log is deterministic (every propensity 1)"
+                "stochastic_policy) unless the log is deterministic (every propensity 1)",
+                cli="pbm needs a deterministic log (every propensity 1) on the command line; "
+                "the API takes the logging policy's probabilities (logging_policy=)",
             )
         lq, ld, lk, lp = log.query, log.doc, log.position, np.ones(len(log))
         pairs = np.unique(_key(lq, ld, lk, len(log.docs), max_position))
@@ -671,7 +676,10 @@ def estimate(
     if self_normalise and (spec.model or spec.weights not in ("slate", "item", "prefix")):
         raise UsageError(f"self_normalise applies to ips, iips and rips, not {spec.name}")
     if spec.model and reward_model is None:
-        raise UsageError(f"{spec.name} needs a reward model (reward_model='empirical' or a model)")
+        raise UsageError(
+            f"{spec.name} needs a reward model (reward_model='empirical' or a model)",
+            cli=f"{spec.name} needs a reward model (--reward-model empirical)",
+        )
     if not spec.model and reward_model is not None:
         raise UsageError(
             f"{spec.name} uses no reward model (reward_model= is for dm, dr, cascade-dr)"

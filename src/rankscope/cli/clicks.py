@@ -1,0 +1,149 @@
+"""evaluation from click logs: counterfactual estimates of a ranking policy's clicks
+
+rankscope clicks estimate LOG --policy RUN: the expected clicks per session (or a
+position-weighted click metric, --position-weights) of the ranking RUN shows for each
+query, estimated from LOG, a log of rankings shown by another (logging) policy with that
+policy's propensities.  LOG is delimited text with a header (CSV, TSV; .gz), or Parquet: a
+row per shown (session, position) with columns session, query, position, doc, click and the
+logging policy's propensity (of the document at its position), prefix_propensity (of the
+documents at positions 1..k) and slate_propensity (of the whole ranking), as the estimators
+need them; other column names are mapped with --columns role=NAME,...
+
+Estimators (--estimator, a comma-separated list): ips, snips (slate weights), iips
+(item-position weights), rips (prefix weights), pbm (position-based model: --examination),
+dm, dr, cascade-dr (from a reward model, --reward-model empirical: click rates of LOG,
+refitted on every bootstrap resample).  Each estimate has a seeded percentile bootstrap
+interval over sessions (--samples, --seed, --confidence).  Formulas, assumptions and
+citations: the section "Counterfactual evaluation" of rankscope's clicks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import options
+
+EXAMPLES = """\
+examples:
+  rankscope clicks estimate log.tsv --policy new.run --estimator ips,iips,rips
+  rankscope clicks estimate log.tsv --policy new.run --estimator dr --reward-model empirical
+  rankscope clicks estimate log.csv.gz --policy new.run --estimator pbm --examination 1,0.6,0.4
+"""
+
+#: `rankscope.clicks.ESTIMATORS`, repeated so that building the parser imports nothing (a
+#: test checks they agree).
+ESTIMATORS = ("ips", "snips", "iips", "rips", "pbm", "dm", "dr", "cascade-dr")
+#: `rankscope.report.estimates.FORMATS`, repeated likewise.
+FORMATS = ("table", "csv", "json")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(
+        dest="clicks_command", metavar="{estimate}",
+        help="estimate: a ranking policy's clicks estimated from another policy's log",
+    )  # fmt: skip
+    sub.required = True
+    for name, (add, run) in SUBCOMMANDS.items():
+        help_line, _, description = (run.__doc__ or "").partition("\n\n")
+        q = sub.add_parser(
+            name, help=help_line, description=description.strip() or None,
+            epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        )  # fmt: skip
+        add(q)
+        q.set_defaults(clicks_run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(args.clicks_run(args))
+
+
+# ---------------------------------------------------------------------------- estimate
+
+
+def _numbers(text: str) -> list[float]:
+    return [options.real(t.strip()) for t in text.split(",")]
+
+
+def _estimators(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in ESTIMATORS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown estimator {', '.join(unknown) or text!r}; estimators are "
+            f"{', '.join(ESTIMATORS)}"
+        )
+    return names
+
+
+def _columns(text: str) -> dict[str, str]:
+    out = {}
+    for item in text.split(","):
+        role, sep, name = item.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {item!r}")
+        out[role.strip()] = name.strip()
+    return out
+
+
+def _add_estimate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", help="the click log with the logging policy's propensities")
+    p.add_argument("--policy", required=True, metavar="RUN",
+                   help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
+                   "of each query is shown at the log's positions")  # fmt: skip
+    p.add_argument("--estimator", type=_estimators, default=["iips"], metavar="NAME[,NAME]",
+                   help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
+    p.add_argument("--reward-model", choices=("empirical",), default=None,
+                   help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
+                   "rates of the log, refitted on every resample)")  # fmt: skip
+    p.add_argument("--examination", type=_numbers, metavar="θ1,θ2,...",
+                   help="each position's examination probability (pbm; the log must then be "
+                   "deterministic: every propensity 1)")  # fmt: skip
+    p.add_argument("--position-weights", type=_numbers, metavar="α1,α2,...",
+                   help="the metric's weight of a click at each position (default 1 at every "
+                   "position: clicks per session); positions beyond count 0")  # fmt: skip
+    p.add_argument("--clip", type=options.real, metavar="M",
+                   help="cap every importance weight at M (clipped IPS)")
+    p.add_argument("--self-normalise", action="store_true",
+                   help="self-normalise ips, iips and rips (snips is ips self-normalised)")
+    p.add_argument("--confidence", type=options.probability, default=0.95,
+                   help="the interval's confidence (default 0.95)")
+    p.add_argument("--samples", type=options.whole(0), default=1000,
+                   help="bootstrap resamples (default 1000; 0: no interval)")
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the bootstrap's seed")
+    p.add_argument("--columns", type=_columns, metavar="ROLE=NAME,...",
+                   help="the log's columns by role (session, query, position, doc, click, "
+                   "propensity, prefix_propensity, slate_propensity)")  # fmt: skip
+    options.ties(p, "docno-desc", "the order of the run's equally scored documents")
+    options.output_format(p, FORMATS)
+
+
+def _run_estimate(args: argparse.Namespace) -> int:
+    """estimate a ranking policy's clicks from a log collected under another policy
+
+    Counterfactual (off-policy) estimators with seeded bootstrap intervals."""
+    from ..clicks import estimate, ranking_policy
+    from ..read import read_run
+    from ..read.slates import read_logged_slates
+    from ..report.estimates import format_estimates
+
+    log = read_logged_slates(args.log, columns=args.columns)
+    run = read_run(args.policy, queries=log.queries, docs=log.docs)
+    policy = ranking_policy(log, run, ties=args.ties)
+    results = [
+        estimate(
+            log, policy, name,
+            reward_model=args.reward_model if name in ("dm", "dr", "cascade-dr") else None,
+            examination=args.examination if name == "pbm" else None,
+            position_weights=args.position_weights, clip=args.clip,
+            self_normalise=args.self_normalise and name in ("ips", "iips", "rips"),
+            confidence=args.confidence, samples=args.samples, seed=args.seed,
+        )
+        for name in args.estimator
+    ]  # fmt: skip
+    sys.stdout.write(format_estimates(results, args.format))
+    return 0
+
+
+#: subcommand -> (its options, its body)
+SUBCOMMANDS = {"estimate": (_add_estimate, _run_estimate)}
