@@ -45,8 +45,8 @@ so the interval includes its estimation error; a fitted model passed in is held 
 
 References: Horvitz & Thompson, JASA 1952; Dudík, Langford & Li, ICML 2011; Bottou et al.,
 JMLR 2013; Swaminathan & Joachims, NeurIPS 2015; Joachims, Swaminathan & Schnabel, WSDM 2017;
-Li, Kim & Zitouni, KDD 2018 ("Offline evaluation of ranking policies with click models");
-Kiyohara, Saito, Matsuhiro, Narita, Shimizu & Yamamoto, WSDM 2022 ("Doubly robust off-policy
+Li, Abbasi-Yadkori, Kveton, Muthukrishnan, Vinay & Wen, KDD 2018 ("Offline evaluation of
+ranking policies with click models"); McInerney et al., KDD 2020; Kiyohara, Saito, Matsuhiro, Narita, Shimizu & Yamamoto, WSDM 2022 ("Doubly robust off-policy
 evaluation for ranking policies under the cascade behavior model"); Saito et al., NeurIPS
 Datasets and Benchmarks 2021 (Open Bandit Dataset and Pipeline).
 """
@@ -101,7 +101,7 @@ ESTIMATORS: dict[str, Estimator] = {
         Estimator(
             "ips", "slate", False,
             "1/n Σᵢ wᵢ Σₖ αₖ cᵢ,ₖ with wᵢ = π(aᵢ|xᵢ)/π₀(aᵢ|xᵢ), the whole ranking's weight",
-            "Horvitz & Thompson, JASA 1952; Li, Kim & Zitouni, KDD 2018",
+            "Horvitz & Thompson, JASA 1952; Li et al., KDD 2018",
         ),
         Estimator(
             "snips", "slate", False,
@@ -111,7 +111,7 @@ ESTIMATORS: dict[str, Estimator] = {
         Estimator(
             "iips", "item", False,
             "1/n Σᵢ Σₖ αₖ wᵢ,ₖ cᵢ,ₖ with wᵢ,ₖ = π(aᵢ,ₖ at k|xᵢ)/π₀(aᵢ,ₖ at k|xᵢ)",
-            "Li, Kim & Zitouni, KDD 2018; Kiyohara et al., WSDM 2022",
+            "Li et al., KDD 2018; Kiyohara et al., WSDM 2022",
         ),
         Estimator(
             "rips", "prefix", False,
@@ -121,7 +121,7 @@ ESTIMATORS: dict[str, Estimator] = {
         Estimator(
             "pbm", "pbm", False,
             "1/n Σᵢ Σₖ cᵢ,ₖ Σⱼ αⱼ θⱼ π(aᵢ,ₖ at j|xᵢ) / Σⱼ θⱼ π₀(aᵢ,ₖ at j|xᵢ)",
-            "Li, Kim & Zitouni, KDD 2018; Joachims, Swaminathan & Schnabel, WSDM 2017",
+            "Li et al., KDD 2018; Joachims, Swaminathan & Schnabel, WSDM 2017",
         ),
         Estimator(
             "dm", None, True,
