@@ -31,9 +31,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/slate_simulation.py
 
+from tests.slate_simulation import TrueRewardModel, coverage, world  # noqa: E402
+
 from rankscope.clicks import estimate, stochastic_policy  # noqa: E402
 from rankscope.read.slates import read_logged_slates  # noqa: E402
-from tests.slate_simulation import TrueRewardModel, coverage, world  # noqa: E402
 
 OBD = HERE.parent.parent / "shared" / "data" / "open_bandit_dataset"
 

@@ -210,6 +210,18 @@ def test_reader_text_errors_name_file_and_line(tmp_path):
         read_logged_slates(path)
 
 
+def test_reader_columns_map_the_rest():
+    renamed = {("rank" if k == "position" else "item_name" if k == "doc" else k): v
+               for k, v in HAND.items()}  # fmt: skip
+    with pytest.raises(InputError, match="no doc column"):
+        read_logged_slates(renamed)
+    log = read_logged_slates(renamed, columns={"doc": "item_name"})
+    assert log.propensity is not None and log.prefix_propensity is not None
+    assert log.docs.strings_of(log.doc) == HAND["doc"]
+    with pytest.raises(UsageError, match="unknown role"):
+        read_logged_slates(HAND, columns={"clicks": "click"})
+
+
 def test_reader_text_equals_dict(tmp_path):
     path = tmp_path / "log.csv"
     lines = [",".join(HAND)] + [

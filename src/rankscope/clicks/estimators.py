@@ -46,9 +46,10 @@ so the interval includes its estimation error; a fitted model passed in is held 
 References: Horvitz & Thompson, JASA 1952; Dudík, Langford & Li, ICML 2011; Bottou et al.,
 JMLR 2013; Swaminathan & Joachims, NeurIPS 2015; Joachims, Swaminathan & Schnabel, WSDM 2017;
 Li, Abbasi-Yadkori, Kveton, Muthukrishnan, Vinay & Wen, KDD 2018 ("Offline evaluation of
-ranking policies with click models"); McInerney et al., KDD 2020; Kiyohara, Saito, Matsuhiro, Narita, Shimizu & Yamamoto, WSDM 2022 ("Doubly robust off-policy
-evaluation for ranking policies under the cascade behavior model"); Saito et al., NeurIPS
-Datasets and Benchmarks 2021 (Open Bandit Dataset and Pipeline).
+ranking policies with click models"); McInerney et al., KDD 2020; Kiyohara, Saito,
+Matsuhiro, Narita, Shimizu & Yamamoto, WSDM 2022 ("Doubly robust off-policy evaluation for
+ranking policies under the cascade behavior model"); Saito et al., NeurIPS Datasets and
+Benchmarks 2021 (Open Bandit Dataset and Pipeline).
 """
 
 from __future__ import annotations

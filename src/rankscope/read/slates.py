@@ -169,8 +169,7 @@ def _from_columns(
     docs: Vocabulary,
     lines: np.ndarray | None,
 ) -> LoggedSlates:
-    if found is None or not set(found) >= set(REQUIRED):
-        found = _roles(list(table), found, source)
+    found = _roles(list(table), found, source)
     n = len(next(iter(table.values()))) if table else 0
     if n == 0:
         raise InputError(f"{source}: no logged rankings")
