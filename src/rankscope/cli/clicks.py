@@ -1,6 +1,10 @@
 """evaluation from click logs: fit click models, simulate clicks
 
 Subcommands:
+  estimate LOG --policy RUN
+                a ranking policy's expected clicks estimated from another policy's log of
+                rankings with its propensities (ips, snips, iips, rips, pbm, dm, dr,
+                cascade-dr), with seeded bootstrap intervals
   fit LOG       fit click models (PBM, UBM, DBN by EM; CM, SDBN in closed form) to a click
                 log and print their parameters' summary, training log-likelihood and, with
                 --test or --test-fraction, held-out log-likelihood and perplexity per
@@ -46,6 +50,12 @@ examples:
   rankscope clicks fit clicks.tsv --model pbm -o pbm.json
   rankscope clicks fit train.tsv -m cm -m sdbn -m dbn --test test.tsv
 """,
+    "estimate": """\
+examples:
+  rankscope clicks estimate log.tsv --policy new.run --estimator ips,iips,rips
+  rankscope clicks estimate log.tsv --policy new.run --estimator dr --reward-model empirical
+  rankscope clicks estimate log.csv.gz --policy new.run --estimator pbm --examination 1,0.6,0.4
+""",
     "interleave": """\
 examples:
   rankscope clicks interleave clicks.tsv --uniform-depth
@@ -69,6 +79,11 @@ examples:
 #: checks they agree).
 MODELS = ("pbm", "cm", "ubm", "dbn", "sdbn")
 
+#: `rankscope.clicks.ESTIMATORS`, repeated so that building the parser imports nothing (a
+#: test checks they agree).
+ESTIMATORS = ("ips", "snips", "iips", "rips", "pbm", "dm", "dr", "cascade-dr")
+#: `rankscope.report.estimates.FORMATS`, repeated likewise.
+FORMATS = ("table", "csv", "json")
 #: `rankscope.clicks.interleave.METHODS`, repeated so that building the parser imports nothing.
 INTERLEAVING_METHODS = ("team-draft", "balanced", "probabilistic")
 
@@ -622,9 +637,98 @@ def _power(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- estimate -----------------------------------------------------------------------------
+
+
+def _estimate_numbers(text: str) -> list[float]:
+    return [options.real(t.strip()) for t in text.split(",")]
+
+
+def _estimators(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in ESTIMATORS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown estimator {', '.join(unknown) or text!r}; estimators are "
+            f"{', '.join(ESTIMATORS)}"
+        )
+    return names
+
+
+def _columns(text: str) -> dict[str, str]:
+    out = {}
+    for item in text.split(","):
+        role, sep, name = item.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {item!r}")
+        out[role.strip()] = name.strip()
+    return out
+
+
+def _add_estimate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", help="the click log with the logging policy's propensities")
+    p.add_argument("--policy", required=True, metavar="RUN",
+                   help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
+                   "of each query is shown at the log's positions")  # fmt: skip
+    p.add_argument("--estimator", type=_estimators, default=["iips"], metavar="NAME[,NAME]",
+                   help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
+    p.add_argument("--reward-model", choices=("empirical",), default=None,
+                   help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
+                   "rates of the log, refitted on every resample)")  # fmt: skip
+    p.add_argument("--examination", type=_estimate_numbers, metavar="θ1,θ2,...",
+                   help="each position's examination probability (pbm; the log must then be "
+                   "deterministic: every propensity 1)")  # fmt: skip
+    p.add_argument("--position-weights", type=_estimate_numbers, metavar="α1,α2,...",
+                   help="the metric's weight of a click at each position (default 1 at every "
+                   "position: clicks per session); positions beyond count 0")  # fmt: skip
+    p.add_argument("--clip", type=options.real, metavar="M",
+                   help="cap every importance weight at M (clipped IPS)")
+    p.add_argument("--self-normalise", action="store_true",
+                   help="self-normalise ips, iips and rips (snips is ips self-normalised)")
+    p.add_argument("--confidence", type=options.probability, default=0.95,
+                   help="the interval's confidence (default 0.95)")
+    p.add_argument("--samples", type=options.whole(0), default=1000,
+                   help="bootstrap resamples (default 1000; 0: no interval)")
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the bootstrap's seed")
+    p.add_argument("--columns", type=_columns, metavar="ROLE=NAME,...",
+                   help="the log's columns by role (session, query, position, doc, click, "
+                   "propensity, prefix_propensity, slate_propensity)")  # fmt: skip
+    options.ties(p, "docno-desc", "the order of the run's equally scored documents")
+    options.output_format(p, FORMATS)
+
+
+def _run_estimate(args: argparse.Namespace) -> int:
+    """estimate a ranking policy's clicks from a log collected under another policy
+
+    Counterfactual (off-policy) estimators with seeded bootstrap intervals."""
+    from ..clicks import estimate, ranking_policy
+    from ..read import read_run
+    from ..read.slates import read_logged_slates
+    from ..report.estimates import format_estimates
+
+    log = read_logged_slates(args.log, columns=args.columns)
+    run = read_run(args.policy, queries=log.queries, docs=log.docs)
+    policy = ranking_policy(log, run, ties=args.ties)
+    results = [
+        estimate(
+            log, policy, name,
+            reward_model=args.reward_model if name in ("dm", "dr", "cascade-dr") else None,
+            examination=args.examination if name == "pbm" else None,
+            position_weights=args.position_weights, clip=args.clip,
+            self_normalise=args.self_normalise and name in ("ips", "iips", "rips"),
+            confidence=args.confidence, samples=args.samples, seed=args.seed,
+        )
+        for name in args.estimator
+    ]  # fmt: skip
+    sys.stdout.write(format_estimates(results, args.format))
+    return 0
+
+
 SUBCOMMANDS: dict[str, tuple[Callable, Callable, str]] = {
     "fit": (_add_fit, _run_fit, "fit click models to a click log"),
     "simulate": (_add_simulate, _run_simulate, "simulate a click log from a click model"),
+    "estimate": (_add_estimate, _run_estimate, "a ranking policy's clicks estimated from "
+                 "another policy's log"),
     "interleave": (_interleave_arguments, _interleave, "outcomes of an interleaving "
                    "experiment from a click log"),
     "learn": (_learn_arguments, _learn, "RPP's weights over recall levels learned from "

@@ -10,6 +10,9 @@ preferences.
   log-likelihood and perplexity (`ClickModel.evaluate`);
 * `simulate`: clicks drawn (seeded) from a fitted or named model on a run's rankings, its
   parameters from the judgments' grades;
+* `estimators`: counterfactual estimates of a ranking policy's clicks from a log of another
+  policy's rankings with its propensities (IPS, SNIPS, IIPS, RIPS, PBM, DM, DR,
+  cascade-DR; seeded bootstrap intervals), `read_logged_slates` for such logs;
 * `interleave`: online interleaving from a click log of interleaved lists (team draft,
   balanced, probabilistic), interleaved lists generated from two runs, the sign test over
   impressions, its power, and the uniform-p(k) variant;
@@ -36,6 +39,17 @@ from ..preference.learned import (
     pairs_from_scores,
 )
 from ..read.pairs import LabelledPairs, read_pairs
+from .estimators import (
+    ESTIMATORS,
+    EmpiricalRewardModel,
+    Estimate,
+    Estimator,
+    RewardModel,
+    TargetPolicy,
+    estimate,
+    ranking_policy,
+    stochastic_policy,
+)
 from .interleave import (
     InterleavedList,
     InterleavingOutcomes,
@@ -74,6 +88,10 @@ __all__ = [
     "ClickLog",
     "ClickModel",
     "DBN",
+    "ESTIMATORS",
+    "EmpiricalRewardModel",
+    "Estimate",
+    "Estimator",
     "HeldOut",
     "InterleavedList",
     "InterleavingOutcomes",
@@ -82,7 +100,9 @@ __all__ = [
     "MODELS",
     "PBM",
     "PairParameters",
+    "RewardModel",
     "SDBN",
+    "TargetPolicy",
     "UBM",
     "UniformDepth",
     "agreement",
@@ -90,6 +110,7 @@ __all__ = [
     "assignment_posteriors",
     "attractiveness_of_grades",
     "balanced_credit",
+    "estimate",
     "fit",
     "from_dict",
     "impressions_needed",
@@ -100,10 +121,12 @@ __all__ = [
     "model_from_judgments",
     "pairs_from_scores",
     "probabilistic_outcome",
+    "ranking_policy",
     "read_clicks",
     "read_pairs",
     "sign_test_power",
     "simulate",
+    "stochastic_policy",
     "team_draft_credit",
     "uniform_depth",
     "write_clicks",
