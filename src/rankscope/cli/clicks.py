@@ -304,19 +304,12 @@ def _grades(text: str | None, option: str) -> dict[int, float] | None:
 
 
 def _run_simulate(args: argparse.Namespace) -> int:
-    import json
 
     from .. import clicks
-    from ..errors import InputError
 
     _check_output(args.output, [args.qrels, args.run, args.params])
     if args.params:
-        with open(args.params, encoding="utf-8") as f:
-            try:
-                data = json.load(f)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{args.params}: not JSON ({exc})") from None
-        model: clicks.ClickModel | str = clicks.from_dict(data, args.params)
+        model: clicks.ClickModel | str = _model_file(args.params)
     else:
         model = args.model or "pbm"
     log = clicks.simulate(
@@ -672,9 +665,10 @@ def _add_estimate(p: argparse.ArgumentParser) -> None:
                    "of each query is shown at the log's positions")  # fmt: skip
     p.add_argument("--estimator", type=_estimators, default=["iips"], metavar="NAME[,NAME]",
                    help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
-    p.add_argument("--reward-model", choices=("empirical",), default=None,
+    p.add_argument("--reward-model", default=None, metavar="empirical|JSON",
                    help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
-                   "rates of the log, refitted on every resample)")  # fmt: skip
+                   "rates of the log, refitted on every resample), or a position-based click "
+                   "model's parameters (clicks fit --model pbm -o JSON), held fixed")  # fmt: skip
     p.add_argument("--examination", type=_estimate_numbers, metavar="θ1,θ2,...",
                    help="each position's examination probability (pbm; the log must then be "
                    "deterministic: every propensity 1)")  # fmt: skip
@@ -697,6 +691,27 @@ def _add_estimate(p: argparse.ArgumentParser) -> None:
     options.output_format(p, FORMATS)
 
 
+def _model_file(path: str):
+    """The click model whose parameters ``clicks fit -o`` wrote to ``path``."""
+    import json
+
+    from .. import clicks
+    from ..errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not JSON ({exc})") from None
+    return clicks.from_dict(data, path)
+
+
+def _reward_model(path: str, log):
+    from ..clicks.estimators import ClickModelReward
+
+    return ClickModelReward.of(_model_file(path), log)
+
+
 def _run_estimate(args: argparse.Namespace) -> int:
     """estimate a ranking policy's clicks from a log collected under another policy
 
@@ -709,10 +724,13 @@ def _run_estimate(args: argparse.Namespace) -> int:
     log = read_logged_slates(args.log, columns=args.columns)
     run = read_run(args.policy, queries=log.queries, docs=log.docs)
     policy = ranking_policy(log, run, ties=args.ties)
+    reward = args.reward_model
+    if reward is not None and reward != "empirical":
+        reward = _reward_model(reward, log)
     results = [
         estimate(
             log, policy, name,
-            reward_model=args.reward_model if name in ("dm", "dr", "cascade-dr") else None,
+            reward_model=reward if name in ("dm", "dr", "cascade-dr") else None,
             examination=args.examination if name == "pbm" else None,
             position_weights=args.position_weights, clip=args.clip,
             self_normalise=args.self_normalise and name in ("ips", "iips", "rips"),

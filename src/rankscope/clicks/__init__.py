@@ -41,6 +41,7 @@ from ..preference.learned import (
 from ..read.pairs import LabelledPairs, read_pairs
 from .estimators import (
     ESTIMATORS,
+    ClickModelReward,
     EmpiricalRewardModel,
     Estimate,
     Estimator,
@@ -83,6 +84,7 @@ from .models import (
 from .simulate import attractiveness_of_grades, model_from_judgments, simulate
 
 __all__ = [
+    "ClickModelReward",
     "Assessment",
     "CM",
     "ClickLog",

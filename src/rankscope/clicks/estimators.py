@@ -227,6 +227,56 @@ class EmpiricalRewardModel:
         return out
 
 
+@dataclass(frozen=True, eq=False)
+class ClickModelReward:
+    """A fitted position-based click model as the reward model of the direct method and the
+    doubly robust estimators: q̂(x, d, k) = α_{x d} · γ_k (`PBM`, Chuklin et al. 2015), with
+    the model's default attractiveness for a (query, document) it never saw (and for the
+    documents the log never showed).  A reward model gives a document's expected click at
+    a position whatever is ranked above it, which is the PBM's assumption; cascade models
+    (CM, DBN, SDBN, UBM) make a click depend on the documents above and are refused."""
+
+    attractiveness: np.ndarray  # α of (query code, doc code), queries × (docs + 1)
+    examination: np.ndarray  # γ_k at positions 1..K (index 0 unused)
+
+    @classmethod
+    def of(cls, model: Any, log: LoggedSlates) -> ClickModelReward:
+        """The reward model of ``model`` (a fitted `rankscope.clicks.PBM`) over the codes of
+        ``log``."""
+        from .models import PBM
+
+        if not isinstance(model, PBM):
+            name = getattr(model, "name", type(model).__name__)
+            raise UsageError(
+                f"a reward model needs a position-based click model (pbm), not {name}: the "
+                "direct method takes a document's expected click at a position whatever is "
+                "ranked above it"
+            )
+        queries, docs = log.queries.strings, log.docs.strings
+        alpha = np.full((len(queries), len(docs) + 1), model.attractiveness.default)
+        if len(queries) and len(docs):
+            qs = [q for q in queries for _ in docs]
+            ds = [d for _ in queries for d in docs]
+            index = model.attractiveness.lookup(qs, ds)
+            alpha[:, : len(docs)] = model.attractiveness.of(index).reshape(len(queries), -1)
+        return cls(alpha, np.concatenate(([0.0], np.asarray(model.examination, np.float64))))
+
+    def expected_clicks(
+        self, query: np.ndarray, doc: np.ndarray, position: np.ndarray
+    ) -> np.ndarray:
+        """α · γ of each (query, doc, position), element-wise."""
+        query, doc = np.asarray(query, dtype=np.int64), np.asarray(doc, dtype=np.int64)
+        position = np.asarray(position, dtype=np.int64)
+        depth = len(self.examination) - 1
+        if len(position) and int(position.max()) > depth:
+            raise UsageError(
+                f"the click model examines {depth} positions; the estimate needs position "
+                f"{int(position.max())}: fit it on a log that shows as many"
+            )
+        doc = np.where((doc >= 0) & (doc < self.attractiveness.shape[1] - 1), doc, -1)
+        return self.attractiveness[query, doc] * self.examination[position]
+
+
 def _key(query, doc, position, num_docs: int, max_position: int) -> np.ndarray:
     query = np.asarray(query, dtype=np.int64)
     return (query * num_docs + np.asarray(doc, dtype=np.int64)) * (max_position + 1) + np.asarray(
