@@ -240,11 +240,35 @@ def drop_judgments(
 
     ``uniform``: a random subset.  ``pool``: the documents that the most runs retrieved are
     kept, those that fewest runs retrieved go first (ties at random), as a shallower pool
-    would judge them.
+    would judge them.  With diversity judgments (``qid subtopic docno grade``) a document is
+    kept or dropped with all its subtopic judgments: a judgment is a document read once
+    against every subtopic of the query, as the TREC Web track's assessors judged them.
     """
     if not 0 < keep <= 1:
         raise ValueError("keep must be in (0, 1]")
     rng = np.random.default_rng(0) if rng is None else rng
+    if qrels.subtopic is None:
+        kept = _kept_judgments(qrels, runs, keep, policy, rng)
+    else:
+        documents = qrels.collapse()  # one row per judged (query, document)
+        chosen = _document_keys(documents)[_kept_judgments(documents, runs, keep, policy, rng)]
+        kept = np.flatnonzero(np.isin(_document_keys(qrels), chosen))
+    return Qrels(
+        qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
+        source=f"{qrels.source} ({policy} {keep:g})",
+        subtopic=None if qrels.subtopic is None else qrels.subtopic[kept],
+    )  # fmt: skip
+
+
+def _document_keys(qrels: Qrels) -> np.ndarray:
+    """One integer per row naming its (query, document)."""
+    return qrels.query.astype(np.int64) * np.int64(max(len(qrels.docs), 1)) + qrels.doc
+
+
+def _kept_judgments(
+    qrels: Qrels, runs: Sequence[Run], keep: float, policy: str, rng: np.random.Generator
+) -> np.ndarray:
+    """The rows of ``qrels`` (one per judged document) that `drop_judgments` keeps, ascending."""
     frequency = np.zeros(len(qrels), dtype=np.int64)
     if policy == "pool":
         ndocs = np.int64(max(len(qrels.docs), 1))
@@ -270,9 +294,4 @@ def drop_judgments(
     sizes = np.diff(np.concatenate((starts, [len(by)])))
     quota = np.maximum((sizes * keep).astype(np.int64), 1)
     rank = np.arange(len(by)) - np.repeat(starts, sizes)
-    kept = np.sort(by[rank < np.repeat(quota, sizes)])
-    return Qrels(
-        qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
-        source=f"{qrels.source} ({policy} {keep:g})",
-        subtopic=None if qrels.subtopic is None else qrels.subtopic[kept],
-    )  # fmt: skip
+    return np.sort(by[rank < np.repeat(quota, sizes)])
