@@ -20,6 +20,8 @@ examples:
   rankscope meta qrels.txt runs/
   rankscope meta -m AP -m 'nDCG@10' -m RPP qrels.txt runs/ --plot curves.png
   rankscope meta -m AP -m RR --no-robustness --format json qrels.txt run1 run2 run3
+  rankscope meta --order rank -m stRPP -m 'alpha-nDCG@20' -m 'ERR-IA@20' -m MAP-IA \
+      --no-robustness qrels-for-ndeval.txt baseline_runs/
 """
 
 
@@ -61,6 +63,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.output_format(p, ("table", "json"), help="output format (default table)")
     options.run_names(p)
     options.duplicates(p)
+    options.choice(
+        p,
+        "--order",
+        ("score", "rank"),
+        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
+    )
     options.quiet(p)
 
 
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         run_files(run_paths, judgments=qrels_path),
         qrels,
         args.duplicates,
+        args.order,
         names=args.names,
         distinct_for="meta-evaluation",
     )
