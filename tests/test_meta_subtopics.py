@@ -7,6 +7,7 @@ judgments" (a judged document is dropped with all its subtopic judgments)."""
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import itertools
 import json
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import rankscope
 from rankscope.read.trec import read_diversity_qrels
 from rankscope.table.study import drop_judgments
 from tests.conftest import CONFORMANCE, DATA, need, run_cli
@@ -127,3 +129,40 @@ def test_meta_order_rank_ranks_tied_documents_as_the_rank_column_does(tmp_path, 
         # x over y on both queries (t-test: a constant non-zero difference is p = 0)
         assert got["discriminative_power"]["MAP-IA"]["t-bonferroni"] == expected, order
         assert got["discriminative_power"]["stRPP"]["t-bonferroni"] == expected, order
+
+
+def test_meta_depth_is_the_runs_cut_at_that_depth(tmp_path, capsys):
+    """``-M 20`` reads the top 20 documents of each ranking: the same study, robustness
+    curves included, as the runs cut to their first 20 lines per query (the files list each
+    query's documents in rank order)."""
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    runs = sorted(need(WEB / "baseline_runs").glob("*.gz"))[:4]
+    for path in runs:
+        seen: dict[str, int] = {}
+        lines = []
+        with gzip.open(path, "rt") as f:
+            for line in f:
+                q = line.split()[0]
+                seen[q] = seen.get(q, 0) + 1
+                if seen[q] <= 20:
+                    lines.append(line)
+        (cut / path.name.removesuffix(".gz")).write_text("".join(lines))
+    common = ["meta", "--order", "rank", "--format", "json", "--samples", "1",
+              "--permutations", "100", "-m", "stRPP", "-m", "MAP-IA"]  # fmt: skip
+    code, deep, err = run_cli([*common, "-M", "20", str(QRELS), *map(str, runs)], capsys)
+    assert code == 0, err
+    code, shallow, err = run_cli([*common, str(QRELS), str(cut)], capsys)
+    assert code == 0, err
+    assert json.loads(deep) == json.loads(shallow)
+    code, whole, err = run_cli([*common, str(QRELS), *map(str, runs)], capsys)
+    assert json.loads(whole)["kendall_tau"] != json.loads(deep)["kendall_tau"]  # it matters
+
+
+def test_top_documents_cuts_rankings_in_trec_eval_order():
+    from rankscope.table.study import top_documents
+
+    run = rankscope.read_run({"q1": {"a": 1.0, "b": 1.0, "c": 2.0}, "q2": {"a": 5.0}}, name="r")
+    # q1 in trec_eval's order: c (2.0), then the tie b, a by document id descending
+    assert top_documents(run, 2).to_dict() == {"q1": {"c": 2.0, "b": 1.0}, "q2": {"a": 5.0}}
+    assert top_documents(run, 1).to_dict() == {"q1": {"c": 2.0}, "q2": {"a": 5.0}}

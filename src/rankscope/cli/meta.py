@@ -20,7 +20,7 @@ examples:
   rankscope meta qrels.txt runs/
   rankscope meta -m AP -m 'nDCG@10' -m RPP qrels.txt runs/ --plot curves.png
   rankscope meta -m AP -m RR --no-robustness --format json qrels.txt run1 run2 run3
-  rankscope meta --order rank -m stRPP -m 'alpha-nDCG@20' -m 'ERR-IA@20' -m MAP-IA \
+  rankscope meta --order rank -M 20 -m stRPP -m 'alpha-nDCG@20' -m 'ERR-IA@20' -m MAP-IA \
       --no-robustness qrels-for-ndeval.txt baseline_runs/
 """
 
@@ -69,6 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ("score", "rank"),
         "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
     )
+    options.depth(p, "max_docs", "use only the top N documents of each ranking")
     options.quiet(p)
 
 
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         result = study(
             qrels, runs, measures, alpha=args.alpha, permutations=args.permutations,
             samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
-            progress=progress, rbo_p=args.rbo_p,
+            progress=progress, rbo_p=args.rbo_p, max_docs=args.max_docs,
         )  # fmt: skip
     if args.plot is not None:
         plot_robustness(result, args.plot)
