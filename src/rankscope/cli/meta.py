@@ -19,8 +19,7 @@ EXAMPLES = """\
 examples:
   rankscope meta qrels.txt runs/
   rankscope meta -m AP -m 'nDCG@10' -m RPP qrels.txt runs/ --plot curves.png
-  rankscope meta -m AP -m RR --no-robustness --format json qrels.txt run1 run2 run3
-  rankscope meta --order rank -M 20 -m stRPP -m MAP-IA -m 'ERR-IA@20' qrels-for-ndeval.txt runs/
+  rankscope meta --order rank -M 20 -m stRPP -m MAP-IA --no-robustness qrels-for-ndeval.txt runs/
 """
 
 
