@@ -19,7 +19,7 @@ EXAMPLES = """\
 examples:
   rankscope meta qrels.txt runs/
   rankscope meta -m AP -m 'nDCG@10' -m RPP qrels.txt runs/ --plot curves.png
-  rankscope meta -m AP -m RR --no-robustness --format json qrels.txt run1 run2 run3
+  rankscope meta --order rank -M 20 -m stRPP -m MAP-IA --no-robustness qrels-for-ndeval.txt runs/
 """
 
 
@@ -61,6 +61,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.output_format(p, ("table", "json"), help="output format (default table)")
     options.run_names(p)
     options.duplicates(p)
+    options.choice(
+        p,
+        "--order",
+        ("score", "rank"),
+        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
+    )
+    options.depth(p, "max_docs", "use only the top N documents of each ranking")
     options.quiet(p)
 
 
@@ -85,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         run_files(run_paths, judgments=qrels_path),
         qrels,
         args.duplicates,
+        args.order,
         names=args.names,
         distinct_for="meta-evaluation",
     )
@@ -93,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         result = study(
             qrels, runs, measures, alpha=args.alpha, permutations=args.permutations,
             samples=args.samples, seed=args.seed, robustness=not args.no_robustness,
-            progress=progress, rbo_p=args.rbo_p,
+            progress=progress, rbo_p=args.rbo_p, max_docs=args.max_docs,
         )  # fmt: skip
     if args.plot is not None:
         plot_robustness(result, args.plot)

@@ -188,7 +188,10 @@ METHODS: dict[str, Method] = {
             "Subtopic RPP (eq. 6): Σ_t p(t) RPP_t over the query's subtopics t and a background "
             "population t* satisfied by any relevant document, where RPP_t is RPP over subtopic "
             "t's relevant documents, p(t) ∝ their number and p(t*) ∝ the number of relevant "
-            "documents. Needs diversity judgments (qid subtopic docno grade).\n\nUser model: "
+            "documents. Needs diversity judgments (qid subtopic docno grade); a subtopic with "
+            "no relevant document has no users, and a judgment under subtopic 0 (an ad hoc "
+            "judgment in a diversity file) counts for t* only. With one subtopic it is binary "
+            "RPP. Figures on TREC Web 2012: docs/subtopic-rpp.md.\n\nUser model: "
             "each user has one intent (a subtopic, or any) and wants i documents relevant to it.",
             _DIAZ_FERRARO, {}, (WEIGHTS,), subtopics=True,
         ),

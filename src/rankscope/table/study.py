@@ -10,6 +10,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..judge import JoinOptions, relevance_table
+from ..judge import JoinOptions, order_run, relevance_table
 from ..measures import compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
@@ -129,12 +130,16 @@ def study(
     robustness: bool = True,
     progress: Callable[[int, int], None] | None = None,
     rbo_p: float = 0.9,
+    max_docs: int | None = None,
 ) -> Study:
     """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``.
 
-    ``progress(done, total)`` is called as the work advances (steps of comparable cost: the
-    measures once, each measure's discriminative power and query curve, each reduced set of
-    judgments)."""
+    ``max_docs`` (trec_eval's ``-M``): each ranking is cut to its top ``max_docs`` documents
+    (in trec_eval's order) before anything else, so that every measure, every preference and
+    the pool of the judgments kept by pool depth see the same documents.  ``progress(done,
+    total)`` is called as the work
+    advances (steps of comparable cost: the measures once, each measure's discriminative
+    power and query curve, each reduced set of judgments)."""
     if not 0 < alpha < 1:
         raise UsageError(
             f"alpha must lie strictly between 0 and 1 (got {alpha!r})",
@@ -151,6 +156,13 @@ def study(
         if progress is not None:
             progress(done, max(steps, done))
 
+    if max_docs is not None:
+        if isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1:
+            raise UsageError(
+                f"max_docs must be at least 1 (got {max_docs!r})",
+                cli=f"-M must be at least 1 (got {max_docs!r})",
+            )
+        runs = [top_documents(run, max_docs) for run in runs]
     datas = measure_data(qrels, runs, measures)
     steps = 1 + len(datas)
     if robustness:
@@ -206,6 +218,20 @@ def study(
     return result
 
 
+def top_documents(run: Run, depth: int) -> Run:
+    """``run`` with only the first ``depth`` documents of each query's ranking (ranked by
+    score, equal scores by document id descending, as trec_eval ranks them)."""
+    order = order_run(run)
+    query = run.query[order]
+    first = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    position = np.arange(len(order)) - np.repeat(first, np.diff(np.append(first, len(order))))
+    keep = np.sort(order[position < depth])
+    return dataclasses.replace(
+        run, query=run.query[keep], doc=run.doc[keep], score=run.score[keep],
+        line=None if run.line is None else run.line[keep],
+    )  # fmt: skip
+
+
 def _ordering(scores: np.ndarray) -> list[list[int]]:
     """The runs (as indices) best first, runs of equal score a tied group."""
     levels = np.unique(scores)[::-1]
@@ -240,11 +266,35 @@ def drop_judgments(
 
     ``uniform``: a random subset.  ``pool``: the documents that the most runs retrieved are
     kept, those that fewest runs retrieved go first (ties at random), as a shallower pool
-    would judge them.
+    would judge them.  With diversity judgments (``qid subtopic docno grade``) a document is
+    kept or dropped with all its subtopic judgments: a judgment is a document read once
+    against every subtopic of the query, as the TREC Web track's assessors judged them.
     """
     if not 0 < keep <= 1:
         raise ValueError("keep must be in (0, 1]")
     rng = np.random.default_rng(0) if rng is None else rng
+    if qrels.subtopic is None:
+        kept = _kept_judgments(qrels, runs, keep, policy, rng)
+    else:
+        documents = qrels.collapse()  # one row per judged (query, document)
+        chosen = _document_keys(documents)[_kept_judgments(documents, runs, keep, policy, rng)]
+        kept = np.flatnonzero(np.isin(_document_keys(qrels), chosen))
+    return Qrels(
+        qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
+        source=f"{qrels.source} ({policy} {keep:g})",
+        subtopic=None if qrels.subtopic is None else qrels.subtopic[kept],
+    )  # fmt: skip
+
+
+def _document_keys(qrels: Qrels) -> np.ndarray:
+    """One integer per row naming its (query, document)."""
+    return qrels.query.astype(np.int64) * np.int64(max(len(qrels.docs), 1)) + qrels.doc
+
+
+def _kept_judgments(
+    qrels: Qrels, runs: Sequence[Run], keep: float, policy: str, rng: np.random.Generator
+) -> np.ndarray:
+    """The rows of ``qrels`` (one per judged document) that `drop_judgments` keeps, ascending."""
     frequency = np.zeros(len(qrels), dtype=np.int64)
     if policy == "pool":
         ndocs = np.int64(max(len(qrels.docs), 1))
@@ -270,9 +320,4 @@ def drop_judgments(
     sizes = np.diff(np.concatenate((starts, [len(by)])))
     quota = np.maximum((sizes * keep).astype(np.int64), 1)
     rank = np.arange(len(by)) - np.repeat(starts, sizes)
-    kept = np.sort(by[rank < np.repeat(quota, sizes)])
-    return Qrels(
-        qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
-        source=f"{qrels.source} ({policy} {keep:g})",
-        subtopic=None if qrels.subtopic is None else qrels.subtopic[kept],
-    )  # fmt: skip
+    return np.sort(by[rank < np.repeat(quota, sizes)])
