@@ -138,12 +138,10 @@ def level_measure(name: str) -> LevelMeasure:
         if not 0 < p < 1:
             raise UsageError(f"{name}: RBP's persistence p must lie strictly between 0 and 1")
         return LevelMeasure(name, _RBP_FORMULA.replace("p", f"{p:g}"), _rbp_terms(p))
-    known = [*_FIXED, "RBP"]
-    close = [k for k in known if k.lower() == name.split("(")[0].lower()]
+    close = [k for k in DEFAULT_MEASURES if k.lower() == name.split("(")[0].lower()]
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise UsageError(
-        f"recall levels decompose {', '.join(known[:-1])}, RBP (RBP(p=0.5)) and RR, not "
-        f"{name!r}{hint}"
+        f"recall levels decompose AP, nDCG, RBP (RBP(p=0.5)) and RR, not {name!r}{hint}"
     )
 
 
