@@ -363,12 +363,18 @@ def _recall_levels(c: Comparison) -> dict[str, Any] | None:
         button["args"] = [{"visible": [o == n for o in owner]}]
     base = _label(c.baseline)
     deepest = max(len(v.levels) for v in views)
+    title = "recall level i (the user who wants i relevant documents"
+    level_axis: dict[str, Any] = (  # many levels: a log scale keeps the first ones apart
+        {"title": {"text": f"{title}; log scale)"}, "type": "log",
+         "range": [-0.05, math.log10(deepest) + 0.05]}
+        if deepest > 20 else
+        {"title": {"text": f"{title})"}, "dtick": 1, "range": [0.5, deepest + 0.5]}
+    )  # fmt: skip
+    level_axis["anchor"] = "y3"
     layout = _layout(
         height=700, margin={"t": 56}, bargap=0.15,
         legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
-        xaxis={"title": {"text": "recall level i (the user who wants i relevant documents; "
-                                 "log scale)"}, "type": "log", "anchor": "y3",
-               "range": [-0.05, math.log10(max(deepest, 2)) + 0.05]},
+        xaxis=level_axis,
         yaxis={"domain": [0.64, 1.0], "title": {"text": f"Δμ_i: run − {base}"}},
         yaxis2={"domain": [0.3, 0.6], "anchor": "x", "gridcolor": "#e5e5e5",
                 "zerolinecolor": "#999999", "title": {"text": "Σ Δμ_j, j ≤ i"}},
