@@ -10,6 +10,7 @@ import io
 import json
 import math
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -303,3 +304,14 @@ def test_sign_column_matches_levels(files):
     signs = [np.sign((x.rank_b or math.inf) - (x.rank_a or math.inf)) for x in view.levels]
     assert [x.sign for x in view.levels] == signs
     assert all(p.level + 1 == n.level for p, n in pairwise(view.levels))
+
+
+def test_docs_example_is_the_commands_output(capsys):
+    """docs/explain.md shows `rankscope explain -q 117` on two eHealth runs as it prints."""
+    root = need(EHEALTH)
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "explain.md").read_text()
+    shown = docs.split("-q 117 task2.qrels")[1].split("```\n")[1]
+    runs = [str(root / "runs" / f"{n}.txt.gz") for n in ("ecnu_EN_Run2", "GUIR_EN_Run1")]
+    code, out, _ = run_cli(["explain", "--duplicates", "first", "-q", "117",
+                            str(root / "task2.qrels"), *runs], capsys)  # fmt: skip
+    assert code == 0 and out == shown

@@ -1,9 +1,10 @@
 """A comparison of runs as one self-contained HTML page (``rankscope report``,
 ``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
 with its legend, the per-query differences against the baseline (the "query summary"),
-the interpolated precision–recall curves, the distribution of per-query values per run,
-the preference matrices with their MC4 ordering and, optionally, the robustness curves of
-``rankscope meta``.
+each run's metric differences from the baseline by recall level beside RPP's sign
+(`rankscope.preference.recall_levels`), the interpolated precision–recall curves, the
+distribution of per-query values per run, the preference matrices with their MC4 ordering
+and, optionally, the robustness curves of ``rankscope meta``.
 
 The page opens offline and makes no request of any kind: its styles, scripts and data are
 in the file.  The plots are drawn by plotly.js, taken from the ``plotly`` Python package
