@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -286,11 +287,25 @@ def test_cli_csv_and_json_agree_with_the_api(files, capsys):
     [
         (["-q", "q9"], "query 'q9' is not in the judgments"),
         (["-m", "MAP"], "recall levels decompose"),
+        (["--dir"], "RUN_A must be one run file (got 2 runs: a directory?)"),
     ],
 )
 def test_cli_errors_exit_2(files, capsys, args, message):
-    code, _, err = run_cli(["explain", *args, *files], capsys)
+    qrels, a, b = files
+    if args == ["--dir"]:  # a directory of two runs as RUN_A
+        args, a = [], str(Path(a).parent / "runs")
+        Path(a).mkdir()
+        for run in files[1:]:
+            Path(a, Path(run).name).write_text(Path(run).read_text())
+    code, _, err = run_cli(["explain", *args, qrels, a, b], capsys)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_cli_one_run_twice(files, capsys):
+    qrels, a, _ = files
+    code, out, _ = run_cli(["explain", qrels, a, a], capsys)
+    assert code == 0 and out.startswith("a (A) against a (B), mean over 2 judged queries")
+    assert re.search(r"^RPP \(A over B\) +\+0\.0000 ", out, re.M)
 
 
 def test_cli_names_by_tag(files, capsys):

@@ -372,7 +372,10 @@ def _one_run(run: Any, judgments: Any, duplicates: str, names: str, which: str) 
 
     found = resolve_runs(run, judgments, duplicates, names=names)
     if len(found) != 1:
-        raise UsageError(f"{which} must be one run (got {len(found)}: a directory?)")
+        raise UsageError(
+            f"{which} must be one run (got {len(found)}: a directory?)",
+            cli=f"{which.upper()} must be one run file (got {len(found)} runs: a directory?)",
+        )
     return found[0]
 
 

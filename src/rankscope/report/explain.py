@@ -66,7 +66,7 @@ def _table(view: RecallLevels) -> str:
         f"query {view.query}" if view.query is not None
         else f"mean over {view.queries} judged queries"
     )  # fmt: skip
-    lines = [f"{view.run_a} (A) against {view.run_b} (B), {where}: "
+    lines = [f"{_tagged(view.run_a, 'A')} against {_tagged(view.run_b, 'B')}, {where}: "
              f"{len(view.levels)} recall levels", ""]  # fmt: skip
     top = min(TOP_LEVELS, len(view.levels))
     deep = f"levels {top + 1}-{len(view.levels)}" if len(view.levels) > top else "deeper"
@@ -117,3 +117,8 @@ def _signed(x: float) -> str:
 
 def _rank(rank: int | None) -> str:
     return "-" if rank is None else str(rank)
+
+
+def _tagged(name: str, side: str) -> str:
+    """``name (A)``; a name already ending so (one run given twice) is left as it is."""
+    return name if name.endswith(f" ({side})") else f"{name} ({side})"
