@@ -125,7 +125,7 @@ def test_one_row_per_run_and_every_plot(big):
     ids = [f["id"] for f in figures]
     assert sorted(ids) == sorted(page.plots) and len(set(ids)) == len(ids)
     kinds = {i.split("-")[0] for i in ids}
-    assert kinds == {"summary", "precision", "distribution", "preferences"}
+    assert kinds == {"summary", "precision", "distribution", "preferences", "recall"}
     measures = result.measures
     assert sum(i.startswith("summary-") for i in ids) == len(measures)
     assert sum(i.startswith("distribution-") for i in ids) == len(measures)
@@ -180,7 +180,7 @@ def test_api_and_cli_on_the_bundled_example(tmp_path, capsys):
     page = parse(out.read_text("utf-8"))
     assert page.table_rows == 3
     assert {p.split("-")[0] for p in page.plots} == {
-        "summary", "precision", "distribution", "preferences"
+        "summary", "precision", "distribution", "preferences", "recall"
     }
     html_file = tmp_path / "compare.html"
     code, printed, err = run_cli(["compare", qrels, *runs, "--html", str(html_file)], capsys)

@@ -39,6 +39,7 @@ from ..errors import RankscopeError
 COMMANDS = (
     "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "sampled",
     "agree", "reproduce", "fuse", "clicks", "measures",
+    "explain",
     "example",
 )  # fmt: skip
 

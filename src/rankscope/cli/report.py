@@ -3,7 +3,8 @@
 One self-contained page that opens offline (no network request of any kind) and prints:
 the comparison table of ``rankscope compare`` (sortable, with the meaning of its marks), the
 per-query differences of each run from the baseline, sorted (hover a bar for the query, its
-topic title with --topics, and both values), the interpolated precision-recall curves, the
+topic title with --topics, and both values), each run's AP, nDCG, RBP and RR differences by
+recall level beside RPP's sign (rankscope explain), the interpolated precision-recall curves, the
 distribution of per-query values per run, the preference matrix with its MC4 ordering for a
 preference method (RPP, ...) and, with --robustness, the robustness curves of rankscope
 meta.  Needs the report extra: pip install 'rankscope[report]'.

@@ -35,6 +35,7 @@ from .methods import (
     offline_interleaving,
     unknown_method,
 )
+from .recall import LevelMeasure, RecallLevel, RecallLevels, level_measure, recall_levels
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 
 __all__ = [
@@ -43,6 +44,11 @@ __all__ = [
     "agreement",
     "assess",
     "learn_weights",
+    "LevelMeasure",
+    "RecallLevel",
+    "RecallLevels",
+    "level_measure",
+    "recall_levels",
     "pairs_from_scores",
     "balanced",
     "interleaving_matrix",

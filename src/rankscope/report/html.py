@@ -1,9 +1,10 @@
 """A comparison of runs as one self-contained HTML page (``rankscope report``,
 ``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
 with its legend, the per-query differences against the baseline (the "query summary"),
-the interpolated precision–recall curves, the distribution of per-query values per run,
-the preference matrices with their MC4 ordering and, optionally, the robustness curves of
-``rankscope meta``.
+each run's metric differences from the baseline by recall level beside RPP's sign
+(`rankscope.preference.recall_levels`), the interpolated precision–recall curves, the
+distribution of per-query values per run, the preference matrices with their MC4 ordering
+and, optionally, the robustness curves of ``rankscope meta``.
 
 The page opens offline and makes no request of any kind: its styles, scripts and data are
 in the file.  The plots are drawn by plotly.js, taken from the ``plotly`` Python package
@@ -107,6 +108,15 @@ def _value(x: float) -> float | None:
 
 def _values(xs: Any) -> list[float | None]:
     return [_value(x) for x in np.asarray(xs, dtype=float).ravel()]
+
+
+def _short(xs: Any) -> list[float | int]:
+    """Finite numbers for a plot's long series: 4 significant digits, whole ones as ints."""
+    out: list[float | int] = []
+    for x in np.asarray(xs, dtype=float).ravel().tolist():
+        rounded = float(f"{x:.4g}")
+        out.append(int(rounded) if rounded.is_integer() else rounded)
+    return out
 
 
 def script_json(data: Any) -> str:
@@ -294,6 +304,95 @@ def _preference_matrix(
     return _figure(f"preferences-{index}", measure, [trace], layout), ordering
 
 
+#: The colours of the metrics in the recall-level plot (RPP is drawn in black).
+_LEVEL_COLOURS = ("#2E91E5", "#E15F99", "#1CA71C", "#B68100", "#750D86", "#00A08B")
+
+
+def _recall_levels(c: Comparison) -> dict[str, Any] | None:
+    """Each run (A) against the baseline (B) by recall level i: the metrics' shares Δμ_i of
+    their differences, those shares added up to level i (ending at the differences, and at
+    RPP), and RPP's mean sign at level i; a menu picks the run (first: one on which RPP and
+    AP disagree, if any)."""
+    if c.baseline is None or not c.recall_levels:
+        return None
+    views = list(c.recall_levels.values())
+    first = next((n for n, v in enumerate(views) if v.disagreements.get("AP")),
+                 next((n for n, v in enumerate(views) if any(v.disagreements.values())), 0))
+    traces: list[dict[str, Any]] = []
+    owner: list[int] = []
+    buttons = []
+    for n, (run, view) in enumerate(c.recall_levels.items()):
+        x = {"x0": 1, "dx": 1}  # level i is the i-th point
+        shown = n == first
+        for k, label in enumerate(view.labels):
+            shares = np.array([lv.delta[label] for lv in view.levels])
+            colour = _LEVEL_COLOURS[k % len(_LEVEL_COLOURS)]
+            traces.append({
+                "type": "scatter", "mode": "lines+markers", **x, "y": _short(shares),
+                "name": _label(label), "legendgroup": _label(label), "visible": shown,
+                "line": {"color": colour, "width": 1.2}, "marker": {"size": 4},
+                "hovertemplate": f"level %{{x}}: Δ{_label(label)} %{{y:+.3g}}<extra></extra>",
+            })  # fmt: skip
+            traces.append({
+                "type": "scatter", "mode": "lines", **x, "y": _short(np.cumsum(shares)),
+                "yaxis": "y2", "name": _label(label), "legendgroup": _label(label),
+                "showlegend": False, "visible": shown, "line": {"color": colour, "width": 1.6},
+                "hovertemplate": f"levels 1–%{{x}}: Δ{_label(label)} %{{y:+.4f}}<extra></extra>",
+            })  # fmt: skip
+        traces.append({
+            "type": "scatter", "mode": "lines", **x,
+            "y": _short(np.cumsum([lv.rpp for lv in view.levels])), "yaxis": "y2",
+            "name": "RPP", "legendgroup": "RPP", "visible": shown,
+            "line": {"color": "#222222", "width": 2, "dash": "dash"},
+            "hovertemplate": "levels 1–%{x}: RPP %{y:+.4f}<extra></extra>",
+        })  # fmt: skip
+        signs = [lv.sign for lv in view.levels]
+        traces.append({
+            "type": "scatter", "mode": "lines", **x, "y": _short(signs), "yaxis": "y3",
+            "name": "RPP sign", "legendgroup": "RPP", "showlegend": False, "visible": shown,
+            "line": {"shape": "hvh", "color": "#5b6b7f", "width": 1}, "fill": "tozeroy",
+            "customdata": [[lv.a_first, lv.b_first, lv.tied, lv.queries] for lv in view.levels],
+            "hovertemplate": "level %{x}: RPP's sign %{y:+.3f}<br>run first on "
+            "%{customdata[0]}, baseline first on %{customdata[1]}, tied on %{customdata[2]} "
+            "of %{customdata[3]} queries<extra></extra>",
+        })  # fmt: skip
+        owner += [n] * (2 * len(view.labels) + 2)
+        disagree = [m for m, d in view.disagreements.items() if d]
+        label = _label(run) + (f" (RPP ≠ {', '.join(disagree)})" if disagree else "")
+        buttons.append({"label": label, "method": "restyle", "args": [n]})
+    for n, button in enumerate(buttons):  # every trace known: the ones each button shows
+        button["args"] = [{"visible": [o == n for o in owner]}]
+    base = _label(c.baseline)
+    deepest = max(len(v.levels) for v in views)
+    title = "recall level i (the user who wants i relevant documents"
+    level_axis: dict[str, Any] = (  # many levels: a log scale keeps the first ones apart
+        {"title": {"text": f"{title}; log scale)"}, "type": "log",
+         "range": [-0.05, math.log10(deepest) + 0.05]}
+        if deepest > 20 else
+        {"title": {"text": f"{title})"}, "dtick": 1, "range": [0.5, deepest + 0.5]}
+    )  # fmt: skip
+    level_axis["anchor"] = "y3"
+    layout = _layout(
+        height=700, margin={"t": 56}, bargap=0.15,
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        xaxis=level_axis,
+        yaxis={"domain": [0.64, 1.0], "title": {"text": f"Δμ_i: run − {base}"}},
+        yaxis2={"domain": [0.3, 0.6], "anchor": "x", "gridcolor": "#e5e5e5",
+                "zerolinecolor": "#999999", "title": {"text": "Σ Δμ_j, j ≤ i"}},
+        yaxis3={"domain": [0.0, 0.24], "anchor": "x", "range": [-1.05, 1.05],
+                "gridcolor": "#e5e5e5", "zerolinecolor": "#999999",
+                "title": {"text": "RPP's sign"}},
+        updatemenus=[{
+            "buttons": buttons, "direction": "down", "showactive": True, "active": first,
+            "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+            "pad": {"r": 4, "t": 0}, "bgcolor": "#f7f7f7",
+        }],
+    )  # fmt: skip
+    labels = next(iter(c.recall_levels.values())).labels
+    return _figure("recall-levels-plot", f"{', '.join(_label(m) for m in labels)} and RPP against "
+                   f"{base}, by recall level", traces, layout)  # fmt: skip
+
+
 def _robustness(study: Study) -> list[dict[str, Any]]:
     panels = [("queries", "number of queries")] + [
         (policy, f"fraction of judgments kept ({policy})")
@@ -442,6 +541,23 @@ def format_html(
             "note": "The mean over queries of each run's (row) preference over each other run "
             "(column), in [−1, 1]; runs in the order of the MC4 aggregation of the per-query "
             "orderings (Dwork et al. 2001; Diaz & Ferraro 2022).",
+        })  # fmt: skip
+    levels = _recall_levels(c)
+    if levels is not None:
+        sections.append({
+            "id": "recall-levels", "title": "Recall levels: where the differences come from",
+            "figures": [levels],
+            "note": "The run picked in the menu against the baseline, level by level (Diaz & "
+            "Ferraro 2022, §2 and Table 1a): level i is the user who wants i relevant "
+            "documents (grade ≥ 1). Top: each metric's share Δμ_i of its difference run − "
+            "baseline; middle: the shares added up to level i, each curve ending at the "
+            "metric's mean difference and the dashed one at RPP; bottom: RPP's preference at "
+            "level i (+1: the run reaches its i-th relevant document first), the mean over "
+            "the queries with at least i relevant documents. A metric's shares fade with the "
+            "rank, RPP's do not: where a curve and the dashed one end on opposite sides of 0, "
+            "the metric and RPP disagree (marked in the menu). Means over the compared "
+            "queries; RBP with persistence 0.9, nDCG and RR over the whole ranking; rankscope "
+            "explain prints the same numbers.",
         })  # fmt: skip
     if robustness is not None:
         sections.append({

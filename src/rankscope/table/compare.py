@@ -24,17 +24,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
-from ..judge import JoinOptions, relevance_table
+from ..errors import RankscopeWarning, UsageError
+from ..judge import JoinOptions, RelevanceTable, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import to_frame
+from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
+from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats import paired
 from ..stats.corrections import adjust
 from ..stats.meta import preference_tukey_pvalues
@@ -137,6 +140,10 @@ class Comparison:
     #: runs × `RECALL_LEVELS`: each run's mean interpolated precision at each recall level
     #: (trec_eval's ``iprec_at_recall``) over the compared queries (missing = 0)
     precision_recall: np.ndarray | None = None
+    #: run -> its recall-level view against the baseline over the compared queries
+    #: (`rankscope.preference.recall_levels`: AP, nDCG, RBP and RR by recall level beside
+    #: RPP's sign, for the HTML report); empty without a baseline or with ``judged_only``
+    recall_levels: dict[str, RecallLevels] = field(default_factory=dict)
 
     def row(self, run: str, measure: str, against: str | None = None) -> Row:
         """The row of ``run`` on ``measure`` compared with run ``against`` (by default the
@@ -264,6 +271,7 @@ def compare_runs(
         [by_key[r.key()].mean(axis=1) for r in curve_requests]
     ).T  # runs × recall levels
     preferences: dict[str, np.ndarray] = {}
+    table = None
     if methods:
         table = relevance_table(
             qrels, list(runs), relevance_level=options.relevance_level,
@@ -281,6 +289,9 @@ def compare_runs(
             reference = names.index(base) if base is not None else None
             if reference is not None:
                 values[req.label] = tensor[:, :, reference].T  # each run over the baseline
+    levels = {}
+    if base is not None and not options.judged_only:
+        levels = _recall_levels(qrels, runs, names.index(base), query_ids, options, table)
     order = [r.label for r in requests if r.label in kinds]
     rows: list[Row] = []
     for label in order:
@@ -297,8 +308,34 @@ def compare_runs(
         names, order, [kinds[m] for m in order], query_ids, base, procedure.test,
         procedure.correction, procedure.alpha, procedure.confidence, procedure.seed, rows,
         values, preferences, common_queries,
-        {n: qs for n, qs in unranked.items() if qs}, precision_recall,
+        {n: qs for n, qs in unranked.items() if qs}, precision_recall, levels,
     )  # fmt: skip
+
+
+def _recall_levels(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    base: int,
+    query_ids: list[str],
+    options: JoinOptions,
+    table: RelevanceTable | None,
+) -> dict[str, RecallLevels]:
+    """Each run's recall-level view against run ``base`` over ``query_ids`` (relevant: grade
+    >= 1, the levels' definition), reusing the preference methods' table when it is one."""
+    if not (qrels.grade >= 1).any():
+        return {}
+    if table is None or table.relevance_level != 1:
+        with warnings.catch_warnings():  # the comparison reports unranked queries itself
+            warnings.simplefilter("ignore", RankscopeWarning)
+            table = relevance_table(
+                qrels, list(runs), ties=options.ties or "docno-desc", max_docs=options.max_docs
+            )
+    measures = [level_measure(name) for name in LEVEL_MEASURES]
+    return {
+        run.name: level_view(table, r, base, query_ids, measures)
+        for r, run in enumerate(runs)
+        if r != base
+    }
 
 
 def _tested(

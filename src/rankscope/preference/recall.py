@@ -1,0 +1,385 @@
+"""The recall-level view of a comparison: how much each recall level contributes to the
+difference of a metric between two rankings, beside RPP's preference at that level.
+
+Diaz & Ferraro, "Offline Retrieval Evaluation Without Evaluation Metrics", SIGIR 2022, §2
+(Figure 2) and §4.1 (Table 1a).  Let f_i and f'_i be the ranks of the i-th relevant document
+of rankings π (run A) and π' (run B), i = 1..m, m the query's relevant documents (grade >=
+1).  A metric that is a sum over the relevant documents, μ(π) = Σ_i δ(f_i), has the
+difference
+
+    Δμ(π, π') = μ(π) − μ(π') = Σ_i [δ(f_i) − δ(f'_i)] = Σ_i Δμ_i(π, π')
+
+and Δμ_i is what the user who wants exactly i relevant documents adds to it.  The terms, as
+rankscope (and trec_eval) computes each metric, so that Σ_i Δμ_i is the metric's
+difference exactly (a relevant document the ranking did not retrieve adds 0):
+
+    AP    Δμ_i = (i/f_i − i/f'_i) / m                  precision at the i-th relevant / R
+    nDCG  Δμ_i = (g_i/log2(f_i+1) − g'_i/log2(f'_i+1)) / IDCG
+    RBP   Δμ_i = (1−p) (g_i p^(f_i−1) − g'_i p^(f'_i−1))
+    RR    Δμ_1 = 1/f_1 − 1/f'_1, and Δμ_i = 0 for i > 1
+
+with g_i the gain (the grade) of π's i-th relevant document, IDCG the DCG of the ideal
+ranking, and RBP's gains the grades divided by the highest grade when it exceeds 1 (the
+min–max normalisation of `rankscope.measures` RBP).  Table 1a prints AP's term without the
+1/m and RBP's without (1−p); with them the terms add up to the metrics users compute.
+
+RPP at the same level is sgn(f'_i − f_i): +1 when A reaches its i-th relevant document
+first, −1 when B does, 0 when both rank it at the same place or neither retrieves it; RPP is
+Σ_i p(i) sgn(f'_i − f_i), p(i) = 1/m (eq. 4), so its per-level share is sgn / m.  Every
+metric's Δμ_i shrinks with the ranks (Figure 2), while RPP's share does not: a pair on which
+A wins the first levels by a little and loses many deeper levels is one AP prefers and RPP
+does not.
+
+Over several queries, level i's value is the sum over queries of Δμ_i (0 for a query with
+fewer than i relevant documents) divided by the number of queries Q, every judged query
+counting and a run that did not rank one scoring 0 there (as `rankscope compare` does): the
+levels then add up to the difference of the mean metrics (and of the mean RPP) that
+`rankscope compare` reports.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..judge import NOT_RETRIEVED, RelevanceTable, relevance_table
+from ..model.frames import to_frame
+
+#: The measures decomposed when none are named.
+DEFAULT_MEASURES = ("AP", "nDCG", "RBP", "RR")
+#: RBP's persistence when ``RBP`` is named without one (rankscope's RBP, trec_eval's rbp).
+RBP_PERSISTENCE = 0.9
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """One run on one query, by recall level: the rank of its i-th relevant document
+    (`NOT_RETRIEVED` when it did not retrieve it) and that document's grade."""
+
+    ranks: np.ndarray  # (m,) ascending
+    grades: np.ndarray  # (m,)
+
+    @property
+    def retrieved(self) -> np.ndarray:
+        return self.ranks < NOT_RETRIEVED
+
+    def safe_ranks(self) -> np.ndarray:
+        """The ranks, with 1 where nothing was retrieved (masked out by the callers)."""
+        return np.where(self.retrieved, self.ranks, 1).astype(np.float64)
+
+
+#: A measure's term at each level: (one run's ranking, the grades of all the query's
+#: relevant documents) -> (m,) values adding up to the run's value of the measure.
+Terms = Callable[[_Ranking, np.ndarray], np.ndarray]
+
+
+def _ap_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
+    levels = np.arange(1, len(r.ranks) + 1, dtype=np.float64)
+    return np.where(r.retrieved, levels / r.safe_ranks(), 0.0) / len(grades)
+
+
+def _ndcg_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
+    ideal = np.sort(grades.astype(np.float64))[::-1]
+    idcg = float(np.sum(ideal / np.log2(np.arange(2, len(ideal) + 2))))
+    dcg = np.where(r.retrieved, r.grades / np.log2(r.safe_ranks() + 1), 0.0)
+    return dcg / idcg
+
+
+def _rbp_terms(p: float) -> Terms:
+    def terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
+        top = float(grades.max())
+        gains = r.grades / top if top > 1 else r.grades.astype(np.float64)
+        return (1.0 - p) * np.where(r.retrieved, gains * p ** (r.safe_ranks() - 1), 0.0)
+
+    return terms
+
+
+def _rr_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(r.ranks))
+    if len(out) and r.retrieved[0]:
+        out[0] = 1.0 / float(r.ranks[0])
+    return out
+
+
+@dataclass(frozen=True)
+class LevelMeasure:
+    """A metric decomposed by recall level: its label, Δμ_i's formula and its terms."""
+
+    label: str
+    formula: str
+    terms: Terms = field(repr=False, compare=False)
+
+
+_FIXED = {
+    "AP": ("(i/f_i − i/f'_i) / m", _ap_terms),
+    "nDCG": ("(g_i/log2(f_i+1) − g'_i/log2(f'_i+1)) / IDCG", _ndcg_terms),
+    "RR": ("1/f_1 − 1/f'_1 at level 1, 0 beyond", _rr_terms),
+}
+_RBP = re.compile(r"RBP(?:\(p=([0-9]*\.?[0-9]+)\))?")
+_RBP_FORMULA = "(1−p)(g_i p^(f_i−1) − g'_i p^(f'_i−1))"
+
+
+def level_measure(name: str) -> LevelMeasure:
+    """The decomposition of the metric ``name``: ``AP``, ``nDCG``, ``RBP`` (persistence 0.9,
+    or ``RBP(p=0.5)``) or ``RR`` (binary at grade 1; nDCG and RBP graded), as
+    `rankscope.evaluate` computes the metric of that name; `UsageError` for any other."""
+    if name in _FIXED:
+        formula, terms = _FIXED[name]
+        return LevelMeasure(name, formula, terms)
+    found = _RBP.fullmatch(name)
+    if found:
+        p = RBP_PERSISTENCE if found.group(1) is None else float(found.group(1))
+        if not 0 < p < 1:
+            raise UsageError(f"{name}: RBP's persistence p must lie strictly between 0 and 1")
+        return LevelMeasure(name, _RBP_FORMULA.replace("p", f"{p:g}"), _rbp_terms(p))
+    close = [k for k in DEFAULT_MEASURES if k.lower() == name.split("(")[0].lower()]
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UsageError(
+        f"recall levels decompose AP, nDCG, RBP (RBP(p=0.5)) and RR, not {name!r}{hint}"
+    )
+
+
+@dataclass(frozen=True)
+class RecallLevel:
+    """Recall level ``level`` (i) of a comparison of run A with run B.
+
+    For one query, ``rank_a`` and ``rank_b`` are f_i and f'_i (None: not retrieved) and
+    ``queries`` is 1; over several queries the ranks are None, ``queries`` counts the
+    queries with at least i relevant documents, and the other fields are over all of them.
+    ``a_first``/``b_first``/``tied``: the queries where A (B) reaches its i-th relevant
+    document first, or neither does.  ``sign``: their mean sgn(f'_i − f_i) (RPP's
+    preference at this level, in [−1, 1]).  ``rpp``: the level's share of RPP(A, B), the
+    mean over all Q queries of sgn(f'_i − f_i)/m.  ``delta``: each metric's Δμ_i (mean over
+    the Q queries)."""
+
+    level: int
+    queries: int
+    rank_a: int | None
+    rank_b: int | None
+    a_first: int
+    b_first: int
+    tied: int
+    sign: float
+    rpp: float
+    delta: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class RecallLevels:
+    """The recall-level view of run A against run B (`recall_levels`): one `RecallLevel`
+    per level, and each metric's values (A, B; means over the ``queries`` queries), of
+    which ``difference`` is the sum of the levels' Δμ_i.  ``query`` is None for the view
+    over all judged queries."""
+
+    run_a: str
+    run_b: str
+    query: str | None
+    queries: int
+    measures: tuple[LevelMeasure, ...]
+    levels: tuple[RecallLevel, ...]
+    values_a: Mapping[str, float]
+    values_b: Mapping[str, float]
+
+    @property
+    def labels(self) -> list[str]:
+        """The metrics' labels, in order."""
+        return [m.label for m in self.measures]
+
+    @property
+    def difference(self) -> dict[str, float]:
+        """Each metric's difference A − B: the sum of its Δμ_i over the levels."""
+        return {m: self.values_a[m] - self.values_b[m] for m in self.labels}
+
+    @property
+    def rpp(self) -> float:
+        """RPP(A, B) (its mean over the queries): the sum of the levels' ``rpp``."""
+        return math.fsum(level.rpp for level in self.levels)
+
+    @property
+    def disagreements(self) -> dict[str, bool]:
+        """Per metric: whether its difference and RPP point to different runs (one of them
+        positive, the other negative)."""
+        return {m: d * self.rpp < 0 for m, d in self.difference.items()}
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """A dict per level: level, queries, rank_a, rank_b, a_first, b_first, tied, sign,
+        rpp and one column per metric (its Δμ_i), at full precision."""
+        out = []
+        for level in self.levels:
+            record: dict[str, Any] = {
+                "level": level.level, "queries": level.queries, "rank_a": level.rank_a,
+                "rank_b": level.rank_b, "a_first": level.a_first, "b_first": level.b_first,
+                "tied": level.tied, "sign": level.sign, "rpp": level.rpp,
+            }  # fmt: skip
+            record.update({m: level.delta[m] for m in self.labels})
+            out.append(record)
+        return out
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """The levels (`to_records`) as a DataFrame (pandas, polars) or a dict of columns."""
+        records = self.to_records()
+        names = ["level", "queries", "rank_a", "rank_b", "a_first", "b_first", "tied", "sign",
+                 "rpp", *self.labels]  # fmt: skip
+        return to_frame({n: [r[n] for r in records] for n in names}, output)
+
+
+def _ranking(ranks: np.ndarray, grades: np.ndarray) -> _Ranking:
+    order = np.argsort(ranks, kind="stable")
+    return _Ranking(ranks[order], grades[order])
+
+
+def level_view(
+    table: RelevanceTable,
+    a: int,
+    b: int,
+    query_ids: Sequence[str],
+    measures: Sequence[LevelMeasure],
+    query: str | None = None,
+) -> RecallLevels:
+    """The recall-level view of run ``a`` against run ``b`` of ``table`` (run indices), on
+    ``query`` or, when None, over ``query_ids`` (the queries averaged over: those of the
+    table, queries without relevant documents adding 0 at every level, and any others)."""
+    at = {qid: q for q, qid in enumerate(table.query_ids)}
+    chosen = [query] if query is not None else list(query_ids)
+    width = max((len(table.grades[at[q]]) for q in chosen if q in at), default=0)
+    n = len(measures)
+    sum_a, sum_b = np.zeros((n, width)), np.zeros((n, width))
+    signs = np.zeros((3, width), dtype=np.int64)  # a first, b first, tied
+    shares = np.zeros(width)
+    present = np.zeros(width, dtype=np.int64)
+    ranks_a = ranks_b = None
+    for qid in chosen:
+        q = at.get(qid)
+        if q is None:
+            continue  # no relevant document: 0 at every level
+        grades = table.grades[q]
+        m = len(grades)
+        ra = _ranking(table.ranks[q][a], grades)
+        rb = _ranking(table.ranks[q][b], grades)
+        for k, measure in enumerate(measures):
+            sum_a[k, :m] += measure.terms(ra, grades)
+            sum_b[k, :m] += measure.terms(rb, grades)
+        sign = np.sign(rb.ranks - ra.ranks)
+        signs[0, :m] += sign > 0
+        signs[1, :m] += sign < 0
+        signs[2, :m] += sign == 0
+        shares[:m] += sign / m
+        present[:m] += 1
+        ranks_a, ranks_b = ra, rb
+    count = len(chosen)
+    labels = [m.label for m in measures]
+    delta = (sum_a - sum_b) / count
+    levels = []
+    for i in range(width):
+        one = query is not None and ranks_a is not None and ranks_b is not None
+        levels.append(RecallLevel(
+            level=i + 1, queries=int(present[i]),
+            rank_a=_rank(ranks_a, i) if one else None, rank_b=_rank(ranks_b, i) if one else None,
+            a_first=int(signs[0, i]), b_first=int(signs[1, i]), tied=int(signs[2, i]),
+            sign=float(signs[0, i] - signs[1, i]) / int(present[i]),
+            rpp=float(shares[i]) / count,
+            delta={label: float(delta[k, i]) for k, label in enumerate(labels)},
+        ))  # fmt: skip
+    return RecallLevels(
+        table.run_names[a], table.run_names[b], query, count, tuple(measures), tuple(levels),
+        {label: math.fsum(sum_a[k]) / count for k, label in enumerate(labels)},
+        {label: math.fsum(sum_b[k]) / count for k, label in enumerate(labels)},
+    )  # fmt: skip
+
+
+def _rank(r: _Ranking | None, i: int) -> int | None:
+    assert r is not None
+    return int(r.ranks[i]) if r.retrieved[i] else None
+
+
+def recall_levels(
+    qrels: Any,
+    run_a: Any,
+    run_b: Any,
+    query: str | None = None,
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    *,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    duplicates: str = "error",
+    names: str = "file",
+) -> RecallLevels:
+    """The contribution of each recall level to the difference of AP, nDCG, RBP and RR
+    between run A and run B, beside RPP's preference at that level (Diaz & Ferraro 2022, §2
+    and Table 1a; the formulas are in `rankscope.preference.recall`).
+
+    Parameters
+    ----------
+    qrels, run_a, run_b:
+        Anything `rankscope.read_qrels` / `rankscope.read_run` accept (a run each).
+    query:
+        A judged query id: that query's levels, with the ranks of each run's i-th relevant
+        document.  None (default): the mean over every judged query, a run that did not rank
+        one scoring 0 there, as in `rankscope.compare`.
+    measures:
+        Among ``AP``, ``nDCG``, ``RBP`` (``RBP(p=0.5)``: another persistence than 0.9) and
+        ``RR``; a document is relevant from grade 1 on (nDCG and RBP use the grades as gains).
+    ties, max_docs, duplicates, names:
+        As in `rankscope.compare` (runs are named after their files by default).
+
+    Returns
+    -------
+    `RecallLevels`: ``levels`` (a `RecallLevel` per recall level i: the ranks, RPP's sign and
+    share, and each metric's Δμ_i), ``values_a``/``values_b``/``difference`` per metric
+    (the difference is the sum of its Δμ_i), ``rpp`` and ``to_frame()``.
+
+    Examples
+    --------
+    >>> from rankscope.preference import recall_levels
+    >>> qrels = {"q": {"r1": 1, "r2": 1}}
+    >>> a = {"q": {"r1": 4, "x": 3, "y": 2, "r2": 1}}   # relevant at ranks 1 and 4
+    >>> b = {"q": {"x": 4, "r1": 3, "r2": 2}}           # relevant at ranks 2 and 3
+    >>> view = recall_levels(qrels, a, b, "q", ["AP"])
+    >>> [(x.rank_a, x.rank_b, x.sign, round(x.delta["AP"], 4)) for x in view.levels]
+    [(1, 2, 1.0, 0.25), (4, 3, -1.0, -0.0833)]
+    >>> round(view.difference["AP"], 4), view.rpp   # AP prefers A, RPP neither
+    (0.1667, 0.0)
+    """
+    from ..read.sources import check_common_queries, read_qrels
+
+    chosen = [level_measure(name) for name in measures]
+    if not chosen:
+        raise UsageError("name at least one measure to decompose (AP, nDCG, RBP, RR)")
+    labels = [m.label for m in chosen]
+    if len(set(labels)) < len(labels):
+        raise UsageError(f"a measure is named twice: {', '.join(labels)}")
+    judgments = read_qrels(qrels)
+    runs = [_one_run(run, judgments, duplicates, names, which) for run, which in
+            ((run_a, "run_a"), (run_b, "run_b"))]  # fmt: skip
+    check_common_queries(judgments, runs)
+    if runs[0].name == runs[1].name:  # one file twice, or two unnamed frames: A and B
+        runs = [_renamed(runs[0], f"{runs[0].name} (A)"), _renamed(runs[1], f"{runs[1].name} (B)")]
+    query_ids = list(judgments.query_ids)
+    if query is not None and str(query) not in set(query_ids):
+        raise UsageError(f"query {query!r} is not in the judgments ({judgments.source})")
+    table = relevance_table(judgments, runs, ties=ties, max_docs=max_docs)
+    return level_view(table, 0, 1, query_ids, chosen, None if query is None else str(query))
+
+
+def _one_run(run: Any, judgments: Any, duplicates: str, names: str, which: str) -> Any:
+    from ..read.sources import resolve_runs
+
+    found = resolve_runs(run, judgments, duplicates, names=names)
+    if len(found) != 1:
+        raise UsageError(
+            f"{which} must be one run (got {len(found)}: a directory?)",
+            cli=f"{which.upper()} must be one run file (got {len(found)} runs: a directory?)",
+        )
+    return found[0]
+
+
+def _renamed(run: Any, name: str) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(run, name=name)
