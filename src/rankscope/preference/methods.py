@@ -24,7 +24,9 @@ from ..errors import UsageError
 from ..judge import RelevanceTable
 from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import _METHOD_ALIASES, MAX_STATES, interleaving_matrix
+from .interleaving import _METHOD_ALIASES, MAX_STATES, offline_interleaving_preference
+from .interleaving import _method as _interleaving_method
+from .offline import balanced_values, query_pairs, team_draft_values
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -37,18 +39,36 @@ def offline_interleaving(
 ) -> np.ndarray:
     """Offline interleaving (§5.5): P[q, a, b] = E_k[sgn(ν_k(a) − ν_k(b))] for a simulated user
     browsing the interleaved list to depth k ~ ``browsing`` and clicking relevant documents
-    (`rankscope.preference.interleaving`)."""
+    (`rankscope.preference.interleaving`).  Every pair of every query is computed at once
+    from where the rankings hold the relevant documents and the documents both hold
+    (`rankscope.preference.offline`); a team-draft pair whose exact computation would expand
+    more than `MAX_STATES` states is estimated by seeded Monte Carlo (``seed``)."""
     if table.rankings is None or table.judgments is None:
         raise UsageError(
             "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
         )
+    method = _interleaving_method(interleaving)
     level = table.relevance_level if level is None else level
+    relevant = [
+        np.array([d for d, g in judged.items() if g >= level], dtype=np.int64)
+        for judged in table.judgments
+    ]
+    pairs = query_pairs(table.rankings, relevant, browsing)
+    if method == "balanced":
+        values = balanced_values(pairs.batch)
+    else:
+        values = team_draft_values(pairs.batch, pairs.total_relevant, max_states=MAX_STATES)
+        for k in np.flatnonzero(np.isnan(values)).tolist():
+            q, x, y = int(pairs.query[k]), int(pairs.x[k]), int(pairs.y[k])
+            values[k] = offline_interleaving_preference(
+                table.rankings[q][x], table.rankings[q][y], table.judgments[q], method=method,
+                browsing=browsing, level=level, exact=False, seed=seed,
+            )  # fmt: skip
+    values[pairs.mirror] = 0.0
+    values = np.clip(values, -1.0, 1.0)  # rounding may overshoot a certain preference by an ulp
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
-    for q in range(table.num_queries):
-        out[q] = interleaving_matrix(
-            table.rankings[q], table.judgments[q], method=interleaving, browsing=browsing,
-            level=level, seed=seed,
-        )  # fmt: skip
+    out[pairs.query, pairs.x, pairs.y] = values
+    out[pairs.query, pairs.y, pairs.x] = -values
     return out
 
 
