@@ -26,7 +26,7 @@ from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
 from .interleaving import _METHOD_ALIASES, MAX_STATES, offline_interleaving_preference
 from .interleaving import _method as _interleaving_method
-from .offline import balanced_values, query_pairs, team_draft_values
+from .offline import balanced_values, query_pairs, settle, team_draft_values
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -65,7 +65,7 @@ def offline_interleaving(
                 browsing=browsing, level=level, exact=False, seed=seed,
             )  # fmt: skip
     values[pairs.mirror] = 0.0
-    values = np.clip(values, -1.0, 1.0)  # rounding may overshoot a certain preference by an ulp
+    values = settle(values)
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
     out[pairs.query, pairs.x, pairs.y] = values
     out[pairs.query, pairs.y, pairs.x] = -values

@@ -141,28 +141,37 @@ class _TeamDraft:
         self.col_a, self.col_b = batch.column[batch.first], batch.column[batch.second]
         self.browsing = _Browsing(batch.base, batch.depth)
         self.value = np.zeros(batch.first.size)
+        # flat lookups: a pair's k-th document of a is docs[start_a + k] (k <= length: the
+        # padding column holds the sentinel), document d's rank in column c is rank[d·C + c]
+        width, columns = batch.docs.shape[1], batch.rank.shape[1]
+        self.docs = batch.docs.ravel()
+        self.rank = batch.rank.ravel()
+        self.columns = columns
+        self.start_a, self.start_b = batch.first * width, batch.second * width
 
     def doc_a(self, s: _States) -> np.ndarray:
-        return self.b.docs[self.slot_a[s.pair], np.minimum(s.i, self.na[s.pair])]
+        return self.docs[self.start_a[s.pair] + s.i]
 
     def doc_b(self, s: _States) -> np.ndarray:
-        return self.b.docs[self.slot_b[s.pair], np.minimum(s.j, self.nb[s.pair])]
+        return self.docs[self.start_b[s.pair] + s.j]
 
     def normalise(self, s: _States) -> None:
-        """Advance both pointers past documents already in the list (in place)."""
-        rows = np.arange(s.pair.size)
-        while rows.size:
+        """Advance both pointers past documents already in the list (in place).  A pointer
+        at the end of its ranking reads the sentinel, which no ranking holds."""
+        rows: np.ndarray | slice = slice(None)
+        while True:
             pair = s.pair[rows]
             i, j = s.i[rows], s.j[rows]
-            on_a = i < self.na[pair]
-            doc = self.b.docs[self.slot_a[pair], np.minimum(i, self.na[pair])]
-            move_a = on_a & (self.b.rank[doc, self.col_b[pair]] < j)
+            doc = self.docs[self.start_a[pair] + i]
+            move_a = self.rank[doc * self.columns + self.col_b[pair]] < j
             i = i + move_a
-            on_b = j < self.nb[pair]
-            doc = self.b.docs[self.slot_b[pair], np.minimum(j, self.nb[pair])]
-            move_b = on_b & (self.b.rank[doc, self.col_a[pair]] < i)
+            doc = self.docs[self.start_b[pair] + j]
+            move_b = self.rank[doc * self.columns + self.col_a[pair]] < i
             s.i[rows], s.j[rows] = i, j + move_b
-            rows = rows[move_a | move_b]
+            moved = np.flatnonzero(move_a | move_b)
+            if moved.size == 0:
+                return
+            rows = moved if isinstance(rows, slice) else rows[moved]
 
     def pick(self, s: _States, side_a: np.ndarray) -> None:
         """The team of each state (a where ``side_a``) takes its next document (in place)."""
@@ -191,6 +200,7 @@ class _TeamDraft:
         )  # fmt: skip
         self.normalise(states)
         expanded = np.zeros(npairs, dtype=np.int64)
+        merged = npairs
         given_up = np.zeros(npairs, dtype=bool)
         while states.pair.size:
             s = states
@@ -227,19 +237,20 @@ class _TeamDraft:
                 if rest.pair.size:
                     self.pick(rest, side[more])
                 parts += [alone.take(~more), rest]
-            branched = False
             if normal.pair.size:
-                done_round, branched = self.round(normal)
-                parts += done_round
+                parts += self.round(normal)
             states = _States.join(parts) if parts else normal
-            if branched:
+            # merging is only bookkeeping (equal states evolve alike), so it waits until the
+            # splits have added a quarter more states
+            if states.pair.size > 1.25 * merged:
                 states = self.merge(states)
+                merged = states.pair.size
         if given_up.any():
             self.value[given_up] = np.nan
         return self.value
 
-    def round(self, s: _States) -> tuple[list[_States], bool]:
-        """One round for states where both rankings have documents; whether a state split."""
+    def round(self, s: _States) -> list[_States]:
+        """One round for states where both rankings have documents."""
         x, y = self.doc_a(s), self.doc_b(s)
         split = x == y
         if self.truncate:
@@ -282,21 +293,30 @@ class _TeamDraft:
             second = both.take(on)
             self.pick(second, ~first_a[on])
             out += [both.take(~on), second]
-        return out, bool(branch.pair.size)
+        return out
 
-    @staticmethod
-    def merge(s: _States) -> _States:
+    def merge(self, s: _States) -> _States:
         """One state per (pair, i, j, difference), probabilities summed (the list's length
         and the relevant documents in it are functions of (i, j))."""
         if s.pair.size < 2:
             return s
-        order = np.lexsort((s.diff, s.j, s.i, s.pair))
-        s = s.take(order)
-        new = np.ones(s.pair.size, dtype=bool)
-        new[1:] = (
-            (s.pair[1:] != s.pair[:-1]) | (s.i[1:] != s.i[:-1]) | (s.j[1:] != s.j[:-1])
-            | (s.diff[1:] != s.diff[:-1])
-        )  # fmt: skip
+        steps = int(self.b.docs.shape[1]) + 1
+        spread = 2 * int(np.abs(s.diff).max()) + 1
+        if s.pair.size and self.value.size * steps * steps * spread < 2**62:
+            key = ((s.pair * steps + s.i) * steps + s.j) * spread + s.diff
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            s = s.take(order)
+            new = np.ones(key.size, dtype=bool)
+            new[1:] = key[1:] != key[:-1]
+        else:
+            order = np.lexsort((s.diff, s.j, s.i, s.pair))
+            s = s.take(order)
+            new = np.ones(s.pair.size, dtype=bool)
+            new[1:] = (
+                (s.pair[1:] != s.pair[:-1]) | (s.i[1:] != s.i[:-1]) | (s.j[1:] != s.j[:-1])
+                | (s.diff[1:] != s.diff[:-1])
+            )  # fmt: skip
         if new.all():
             return s
         starts = np.flatnonzero(new)
@@ -323,11 +343,50 @@ def team_draft_values(
 def balanced_values(batch: Batch, *, truncate: bool = False) -> np.ndarray:
     """I(a, b) under balanced interleaving for every pair of ``batch``: the mean of the two
     interleavings' expected outcomes, in closed form (module documentation)."""
+    npairs = batch.first.size
+    if npairs == 0:
+        return np.zeros(0)
     browsing = _Browsing(batch.base, batch.depth)
-    value = np.zeros(batch.first.size)
+    view = _PairView(batch)
+    value = np.zeros(npairs)
     for a_first in (True, False):
-        value += 0.5 * _balanced_one(batch, browsing, a_first, truncate)
+        value += 0.5 * _balanced_one(batch, view, browsing, a_first, truncate)
     return value
+
+
+class _PairView:
+    """Per pair, every document of a and of b with its ranks in both (rows: pairs), and
+    prefix counts of relevant documents: what both interleavings of a pair read."""
+
+    def __init__(self, batch: Batch) -> None:
+        npairs, width = batch.first.size, batch.docs.shape[1]
+        self.na, self.nb = batch.length[batch.first], batch.length[batch.second]
+        self.col_a, self.col_b = batch.column[batch.first], batch.column[batch.second]
+        docs_a, docs_b = batch.docs[batch.first], batch.docs[batch.second]
+        self.rank_b_of_a = batch.rank[docs_a, self.col_b[:, None]]
+        self.rank_a_of_b = batch.rank[docs_b, self.col_a[:, None]]
+        self.ranks = np.broadcast_to(np.arange(width), docs_a.shape)
+        inside_a = self.ranks < self.na[:, None]
+        inside_b = self.ranks < self.nb[:, None]
+        relevant_a = inside_a & batch.relevant[docs_a]
+        relevant_b = inside_b & batch.relevant[docs_b]
+        self.shared = inside_a & (self.rank_b_of_a < self.nb[:, None])
+        # relevant documents of the union, each once: from a, and from b those a lacks
+        only_b = relevant_b & (self.rank_a_of_b >= self.na[:, None])
+        self.pair = np.concatenate([np.nonzero(relevant_a)[0], np.nonzero(only_b)[0]])
+        self.ra = np.concatenate([self.ranks[relevant_a], self.rank_a_of_b[only_b]])
+        self.rb = np.concatenate([self.rank_b_of_a[relevant_a], self.ranks[only_b]])
+        self.width = width
+        self.offset = np.arange(npairs, dtype=np.int64) * (4 * ABSENT)
+        # R(x) = #{relevant at 0-based rank < x}: relevant ranks, sorted per row, as one
+        # sorted array (row offsets keep rows apart)
+        self.flat_a = (np.where(relevant_a, self.ranks, ABSENT) + self.offset[:, None]).ravel()
+        self.flat_b = (np.where(relevant_b, self.ranks, ABSENT) + self.offset[:, None]).ravel()
+        self.flat_a.sort()
+        self.flat_b.sort()
+
+    def count(self, flat: np.ndarray, pair: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return np.searchsorted(flat, x + self.offset[pair]) - pair * self.width
 
 
 def _raw_index(rank: np.ndarray, own: np.ndarray, other: np.ndarray, leads: bool) -> np.ndarray:
@@ -338,95 +397,59 @@ def _raw_index(rank: np.ndarray, own: np.ndarray, other: np.ndarray, leads: bool
     return np.where(rank >= own, ABSENT, out)
 
 
-def _balanced_one(batch: Batch, browsing: _Browsing, a_first: bool, truncate: bool) -> np.ndarray:
+def _balanced_one(
+    batch: Batch, v: _PairView, browsing: _Browsing, a_first: bool, truncate: bool
+) -> np.ndarray:
     npairs = batch.first.size
-    na, nb = batch.length[batch.first], batch.length[batch.second]
-    col_a, col_b = batch.column[batch.first], batch.column[batch.second]
-    width = batch.docs.shape[1]
+    na, nb = v.na, v.nb
     cut = 2 * np.minimum(na, nb) if truncate else na + nb
-    # every document of a (rows: pairs), with its ranks in a and b
-    docs_a = batch.docs[batch.first]
-    docs_b = batch.docs[batch.second]
-    rank_a_of_a = np.broadcast_to(np.arange(width), docs_a.shape)
-    rank_b_of_a = batch.rank[docs_a, col_b[:, None]]
-    rank_a_of_b = batch.rank[docs_b, col_a[:, None]]
-    rank_b_of_b = np.broadcast_to(np.arange(width), docs_b.shape)
-    inside_a = rank_a_of_a < na[:, None]
-    inside_b = rank_b_of_b < nb[:, None]
-    # raw indices of each occurrence
-    raw_a_of_a = _raw_index(rank_a_of_a, na[:, None], nb[:, None], a_first)
-    raw_b_of_a = _raw_index(rank_b_of_a, nb[:, None], na[:, None], not a_first)
-    raw_a_of_b = _raw_index(rank_a_of_b, na[:, None], nb[:, None], a_first)
-    raw_b_of_b = _raw_index(rank_b_of_b, nb[:, None], na[:, None], not a_first)
-    # shared documents (listed once, from a's side): their second occurrence
-    shared = inside_a & (rank_b_of_a < nb[:, None])
-    second = np.where(shared, np.maximum(raw_a_of_a, raw_b_of_a), ABSENT)
-    second.sort(axis=1)
-    # relevant documents of the union, each once: from a, and from b those a lacks
-    rel_a = inside_a & batch.relevant[docs_a]
-    rel_b = inside_b & batch.relevant[docs_b] & (rank_a_of_b >= na[:, None])
-    pair = np.concatenate([np.nonzero(rel_a)[0], np.nonzero(rel_b)[0]])
-    ra = np.concatenate([rank_a_of_a[rel_a], rank_a_of_b[rel_b]])  # 0-based, ABSENT
-    rb = np.concatenate([rank_b_of_a[rel_a], rank_b_of_b[rel_b]])
+    # shared documents: the index of their second occurrence, sorted per pair
+    raw_a = _raw_index(v.ranks, na[:, None], nb[:, None], a_first)
+    raw_b = _raw_index(v.rank_b_of_a, nb[:, None], na[:, None], not a_first)
+    second = np.where(v.shared, np.maximum(raw_a, raw_b), ABSENT) + v.offset[:, None]
+    flat = second.ravel()
+    flat.sort()
+    pair, ra, rb = v.pair, v.ra, v.rb
     first_raw = np.minimum(
-        np.concatenate([raw_a_of_a[rel_a], raw_a_of_b[rel_b]]),
-        np.concatenate([raw_b_of_a[rel_a], raw_b_of_b[rel_b]]),
+        _raw_index(ra, na[pair], nb[pair], a_first),
+        _raw_index(rb, nb[pair], na[pair], not a_first),
     )
     listed = first_raw < cut[pair]
     pair, ra, rb, first_raw = pair[listed], ra[listed], rb[listed], first_raw[listed]
     if pair.size == 0:
         return np.zeros(npairs)
     # list position (0-based): first raw index minus second occurrences before it
-    offset = np.arange(npairs, dtype=np.int64) * (4 * ABSENT)
-    flat = (second + offset[:, None]).ravel()
-    before = np.searchsorted(flat, first_raw + offset[pair]) - pair * width
-    position = first_raw - before
-    # prefix counts of relevant documents in a and in b: R(x) = #{relevant at rank < x}
-    rel_ranks_a = np.sort(np.where(inside_a & batch.relevant[docs_a], rank_a_of_a, ABSENT), axis=1)
-    rel_ranks_b = np.sort(np.where(inside_b & batch.relevant[docs_b], rank_b_of_b, ABSENT), axis=1)
-    flat_a = (rel_ranks_a + offset[:, None]).ravel()
-    flat_b = (rel_ranks_b + offset[:, None]).ravel()
-
-    def count_a(x: np.ndarray) -> np.ndarray:
-        return np.searchsorted(flat_a, x + offset[pair]) - pair * width
-
-    def count_b(x: np.ndarray) -> np.ndarray:
-        return np.searchsorted(flat_b, x + offset[pair]) - pair * width
-
-    # d placed from a (ra <= rb) at j = ra + 1; else from b at j = rb + 1
+    position = first_raw - (np.searchsorted(flat, first_raw + v.offset[pair]) - pair * v.width)
+    # d placed from a (ra <= rb) at j = ra + 1, else from b at j = rb + 1
     from_a = ra <= rb
     j = np.where(from_a, ra, rb) + 1
-    # counters of the other ranking when d is placed: the entries of it before d's index
-    if a_first:
-        other_a = from_a & (ra < nb[pair])  # b has contributed ra documents only
-        other_b = np.zeros_like(from_a)  # a has contributed rb + 1 >= j documents
-    else:
-        other_a = np.zeros_like(from_a)
-        other_b = ~from_a & (rb < na[pair])
-    h_a = np.where(from_a, count_a(j), count_a(np.minimum(j, na[pair])))
-    h_b = np.where(from_a, count_b(np.minimum(j, nb[pair])), count_b(j))
-    # with the other ranking one document short of j, its document at rank j counts when
-    # relevant and already placed (it is in the leading ranking's top j)
+    h_a = np.where(from_a, v.count(v.flat_a, pair, j), v.count(v.flat_a, pair, np.minimum(j, na[pair])))
+    h_b = np.where(from_a, v.count(v.flat_b, pair, np.minimum(j, nb[pair])), v.count(v.flat_b, pair, j))
+    # when the other ranking has contributed only j − 1 documents as d is placed (d placed
+    # from the leading ranking), its document at rank j counts if relevant and already
+    # placed, i.e. in the leading ranking's top j
     at = j - 1
-    doc_b = batch.docs[batch.second[pair], np.minimum(at, nb[pair])]
-    doc_a = batch.docs[batch.first[pair], np.minimum(at, na[pair])]
-    fix_a = other_a & batch.relevant[doc_b] & (batch.rank[doc_b, col_a[pair]] < j)
-    fix_b = other_b & batch.relevant[doc_a] & (batch.rank[doc_a, col_b[pair]] < j)
     if a_first:
-        h_b = np.where(other_a, count_b(at) + fix_a, h_b)
+        short = from_a & (ra < nb[pair])
+        doc = batch.docs[batch.second[pair], np.minimum(at, nb[pair])]
+        extra = batch.relevant[doc] & (batch.rank[doc, v.col_a[pair]] < j)
+        h_b = np.where(short, v.count(v.flat_b, pair, at) + extra, h_b)
     else:
-        h_a = np.where(other_b, count_a(at) + fix_b, h_a)
+        short = ~from_a & (rb < na[pair])
+        doc = batch.docs[batch.first[pair], np.minimum(at, na[pair])]
+        extra = batch.relevant[doc] & (batch.rank[doc, v.col_b[pair]] < j)
+        h_a = np.where(short, v.count(v.flat_a, pair, at) + extra, h_a)
     sign = np.sign(h_a - h_b).astype(np.float64)
-    # stretches between consecutive relevant documents of one pair, in list order
+    # stretches between consecutive relevant documents of one pair, in list order: the
+    # user browsing to k > position clicks this one and none below
     order = np.lexsort((position, pair))
     pair, position, sign = pair[order], position[order], sign[order]
-    start = position  # the user browsing to k > position clicks this one
-    stop = np.empty_like(start)
+    stop = np.empty_like(position)
     stop[:-1] = position[1:]
     last = np.ones(pair.size, dtype=bool)
     last[:-1] = pair[1:] != pair[:-1]
     stop[last] = ABSENT  # to the end (and past it: a user deeper than the list sees it all)
-    mass = browsing.mass(pair, start, stop)
+    mass = browsing.mass(pair, position, stop)
     return np.bincount(pair, weights=sign * mass, minlength=npairs)
 
 
@@ -552,3 +575,17 @@ def _mirrored(runs, rank, rel, local, bounds, x, y) -> np.ndarray:
         db = local[bounds[b] : bounds[b + 1]]
         out[k] = np.array_equal(rel[da], rel[db]) and np.array_equal(rank[da, b], rank[db, a])
     return out
+
+
+#: Values this close to 0 are 0: terms that cancel exactly leave a few units of 1e-17 in
+#: floating point, which would otherwise read as a win.  (An exact preference this small
+#: would need a deciding depth beyond 10^13 or some 40 coin flips deciding one position.)
+TIE = 1e-13
+
+
+def settle(values: np.ndarray) -> np.ndarray:
+    """Values in [−1, 1] (rounding may overshoot a certain preference by an ulp) with those
+    within `TIE` of 0 set to 0."""
+    values = np.clip(values, -1.0, 1.0)
+    values[np.abs(values) < TIE] = 0.0
+    return values
