@@ -24,9 +24,8 @@ from ..errors import UsageError
 from ..judge import RelevanceTable
 from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import _METHOD_ALIASES, MAX_STATES, offline_interleaving_preference
+from .interleaving import _METHOD_ALIASES, MAX_STATES, all_pairs, offline_interleaving_preference
 from .interleaving import _method as _interleaving_method
-from .offline import balanced_values, query_pairs, settle, team_draft_values
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -53,23 +52,13 @@ def offline_interleaving(
         np.array([d for d, g in judged.items() if g >= level], dtype=np.int64)
         for judged in table.judgments
     ]
-    pairs = query_pairs(table.rankings, relevant, browsing)
-    if method == "balanced":
-        values = balanced_values(pairs.batch)
-    else:
-        values = team_draft_values(pairs.batch, pairs.total_relevant, max_states=MAX_STATES)
-        for k in np.flatnonzero(np.isnan(values)).tolist():
-            q, x, y = int(pairs.query[k]), int(pairs.x[k]), int(pairs.y[k])
-            values[k] = offline_interleaving_preference(
-                table.rankings[q][x], table.rankings[q][y], table.judgments[q], method=method,
-                browsing=browsing, level=level, exact=False, seed=seed,
-            )  # fmt: skip
-    values[pairs.mirror] = 0.0
-    values = settle(values)
-    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
-    out[pairs.query, pairs.x, pairs.y] = values
-    out[pairs.query, pairs.y, pairs.x] = -values
-    return out
+    return all_pairs(
+        table.rankings, relevant, method=method, browsing=browsing,
+        fallback=lambda q, x, y: offline_interleaving_preference(
+            table.rankings[q][x], table.rankings[q][y], table.judgments[q],  # type: ignore[index]
+            method=method, browsing=browsing, level=level, exact=False, seed=seed,
+        ),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

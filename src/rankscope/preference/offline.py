@@ -15,7 +15,7 @@ number.
 
 Balanced interleaving, in closed form.  With a starting, a_1 b_1 a_2 b_2 ... is the sequence
 before duplicates are dropped (the longer ranking goes on alone after the shorter ends; with
-``truncate`` the sequence stops there), so a document's first occurrence has index
+``truncate`` the sequence stops as soon as either is used up), so a document's first occurrence has index
 r_1 = min(2p, 2q + 1) (p, q its 0-based ranks) and its list position is r_1 minus the number
 of shared documents whose second occurrence comes before r_1.  Chapelle et al.'s credit for
 clicks down to a relevant document d placed from a at rank j = p + 1 (d's best rank, j) is
@@ -402,7 +402,10 @@ def _balanced_one(
 ) -> np.ndarray:
     npairs = batch.first.size
     na, nb = v.na, v.nb
-    cut = 2 * np.minimum(na, nb) if truncate else na + nb
+    # with truncate the sequence stops before the first pick after a ranking is used up:
+    # after the leader's last document (index 2·n_lead − 2) or the follower's (2·n_follow − 1)
+    lead, follow = (na, nb) if a_first else (nb, na)
+    cut = np.minimum(2 * lead - 1, 2 * follow) if truncate else na + nb
     # shared documents: the index of their second occurrence, sorted per pair
     raw_a = _raw_index(v.ranks, na[:, None], nb[:, None], a_first)
     raw_b = _raw_index(v.rank_b_of_a, nb[:, None], na[:, None], not a_first)
@@ -534,7 +537,7 @@ def query_pairs(
         query.append(np.full(x.size, q))
         xs.append(x)
         ys.append(y)
-        depth.append(counts[x] + counts[y] - shared[x, y])
+        depth.append(np.maximum(counts[x] + counts[y] - shared[x, y], 1))  # 1: two empty rankings
         total.append(rel_counts[x] + rel_counts[y] - rel_shared[x, y])
         mirror.append(_mirrored(runs, rank, rel, local, bounds, x, y))
         offset += size
