@@ -36,7 +36,6 @@ def _tail_masses(p: np.ndarray) -> np.ndarray:
     return tail
 
 
-
 def _shift(prob: np.ndarray, delta: int) -> np.ndarray:
     """The distribution of d + delta (mass never leaves the support, |d| <= #relevant)."""
     if delta == 0:

@@ -742,7 +742,7 @@ def interleaving_matrix(rankings: Sequence[Any], relevance: Any, **options: Any)
     exact = options.get("exact")
     if exact is False:
         return _matrix_pair_by_pair(rankings, relevance, **options)
-    values = all_pairs(
+    values = _all_pairs(
         [codes], [relevant], method=method, browsing=browsing,
         truncate=bool(options.get("truncate", False)),
         max_states=None if exact else options.get("max_states", MAX_STATES),
@@ -753,7 +753,7 @@ def interleaving_matrix(rankings: Sequence[Any], relevance: Any, **options: Any)
     return values[0]
 
 
-def all_pairs(
+def _all_pairs(
     rankings: list[list[np.ndarray]],
     relevant: list[np.ndarray],
     *,
@@ -766,7 +766,42 @@ def all_pairs(
     """P[q, x, y] = I(rankings[q][x], rankings[q][y]) for every query q and pair of runs:
     ``rankings[q][r]`` is run r's ranking as integer document codes, ``relevant[q]`` the
     codes relevant for q.  A team-draft pair beyond ``max_states`` states gets
-    ``fallback(q, x, y)`` (a Monte Carlo estimate)."""
+    ``fallback(q, x, y)`` (a Monte Carlo estimate).  Queries are taken in groups whose
+    documents × runs stay below about 40 million (the rank lookup table of a group)."""
+    runs = len(rankings[0]) if rankings else 0
+    out = np.zeros((len(rankings), runs, runs))
+    group: list[int] = []
+    cells = 0
+    for q in range(len(rankings) + 1):
+        size = sum(r.size for r in rankings[q]) * max(runs, 1) if q < len(rankings) else 0
+        if group and (q == len(rankings) or cells + size > _GROUP_CELLS):
+            out[group] = _pairs_of_group(
+                [rankings[k] for k in group], [relevant[k] for k in group], group,
+                method=method, browsing=browsing, truncate=truncate, max_states=max_states,
+                fallback=fallback,
+            )  # fmt: skip
+            group, cells = [], 0
+        if q < len(rankings):
+            group.append(q)
+            cells += size
+    return out
+
+
+#: Documents × runs of the queries computed together (`_all_pairs`).
+_GROUP_CELLS = 40_000_000
+
+
+def _pairs_of_group(
+    rankings: list[list[np.ndarray]],
+    relevant: list[np.ndarray],
+    queries: list[int],
+    *,
+    method: str,
+    browsing: str,
+    truncate: bool,
+    max_states: int | None,
+    fallback: Callable[[int, int, int], float],
+) -> np.ndarray:
     pairs = query_pairs(rankings, relevant, browsing)
     if method == "balanced":
         values = balanced_values(pairs.batch, truncate=truncate)
@@ -775,7 +810,8 @@ def all_pairs(
             pairs.batch, pairs.total_relevant, truncate=truncate, max_states=max_states
         )
         for k in np.flatnonzero(np.isnan(values)).tolist():
-            values[k] = fallback(int(pairs.query[k]), int(pairs.x[k]), int(pairs.y[k]))
+            q = queries[int(pairs.query[k])]
+            values[k] = fallback(q, int(pairs.x[k]), int(pairs.y[k]))
     values[pairs.mirror] = 0.0
     values = settle(values)
     runs = len(rankings[0]) if rankings else 0
