@@ -8,6 +8,10 @@
 2. A synthetic collection of the RPP paper's Robust04 shape: 110 runs x 250 queries with
    about 70 relevant documents each (seeded), built directly as a relevance table; the
    target is <= 1 s per method.
+3. Offline interleaving (OI, team draft and balanced) on the eHealth runs from a table that
+   keeps whole rankings, and end to end from the files (issue 16: target <= 2 s);
+   ``--reference`` also times the original pair-by-pair computation (tests/oi_reference.py,
+   about half a minute).
 
 Prints wall times; asserts nothing.
 """
@@ -61,6 +65,9 @@ def timed(fn, repeat: int = 3) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=2022)
+    parser.add_argument(
+        "--reference", action="store_true", help="also time the original OI computation"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore", rankscope.RankscopeWarning)
     runs = sorted(glob.glob(str(DATA / "runs" / "*.txt.gz")))
@@ -79,6 +86,7 @@ def main() -> None:
             print(f"  {method:14s} {s * 1000:8.1f} ms   (pref_eval: 4.0 s for the lot, graded)")
         end = timed(lambda: rankscope.preferences(DATA / "task2.qrels", named, "gRPP"), 1)
         print(f"  gRPP end to end from the files: {end:.3f} s")
+        offline_interleaving(qrels, named, args.reference)
     else:
         print(f"{DATA} not found: skipping the CLEF eHealth part")
     table = synthetic(110, 250, 70, 1000, args.seed)
@@ -87,6 +95,28 @@ def main() -> None:
     for method in METHODS:
         s = timed(lambda m=method: rankscope.preferences(None, None, m, table=table), 1)
         print(f"  {method:14s} {s:8.3f} s   (target <= 1 s)")
+
+
+def offline_interleaving(qrels, named: dict, reference: bool) -> None:
+    """OI from a table keeping whole rankings, end to end, and optionally pair by pair."""
+    from rankscope.read.sources import resolve_runs
+
+    table = relevance_table(qrels, resolve_runs(named, qrels, "error"), keep_rankings=True)
+    for spec in ("OI", "OI(interleaving=balanced)"):
+        s = timed(lambda m=spec: rankscope.preferences(None, None, m, table=table), 3)
+        end = timed(lambda m=spec: rankscope.preferences(DATA / "task2.qrels", named, m), 1)
+        print(f"  {spec:26s} {s:6.3f} s from the table, {end:6.3f} s end to end (target <= 2 s)")
+        if reference:
+            import sys
+
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+            from oi_reference import reference_matrix
+
+            method = "balanced" if "balanced" in spec else "team-draft"
+            t = time.perf_counter()
+            for q in range(table.num_queries):
+                reference_matrix(table.rankings[q], table.judgments[q], method=method)
+            print(f"  {spec:26s} {time.perf_counter() - t:6.1f} s pair by pair (the original)")
 
 
 if __name__ == "__main__":

@@ -65,15 +65,18 @@ a set, by how far each ranking has been consumed: after any pick the list holds 
 a_1..a_i ∪ b_1..b_j for the smallest i, j whose next documents are not in it.  So
 flip sequences that consume the same prefixes merge into one state (i, j), and a state only
 needs the distribution of the running credit difference ν(a) − ν(b) (the past positions'
-contributions to the expectation are already added).  Each round expands every state into
-its two orders; a state stops once every relevant document of a ∪ b is in the list (only
+contributions to the expectation are already added).  A round's coin changes the state
+only when both rankings' next documents are the same document; otherwise it only orders
+the two picks.  A state stops once every relevant document of a ∪ b is in the list (only
 the rounds before the last relevant document can change the outcome: the rest adds
 P(k > n) · E[sgn(difference)]) or once the list is deeper than the browsing model.  This
-dynamic programme is exact and polynomial — at most min(|a|, |b|) + 1 states per round, in
-practice far fewer — and replaces the enumeration of flip sequences.  When it would expand
-more than ``max_states`` states (``exact=None``), the preference is estimated instead by
-seeded Monte Carlo over flip sequences, with antithetic pairs (each sampled sequence and its
-complement), which keeps even the estimate exactly antisymmetric for a fixed seed.
+dynamic programme is exact and polynomial; `rankscope.preference.offline` runs it for many
+pairs at once in numpy (and balanced interleaving in closed form), which is what every
+function here and the ``OI`` method use.  When it would expand more than ``max_states``
+states (``exact=None``), the preference is estimated instead by seeded Monte Carlo over flip
+sequences, with antithetic pairs (each sampled sequence and its complement), which keeps
+even the estimate exactly antisymmetric for a fixed seed.  Values within 1e-13 of 0 are 0
+(`rankscope.preference.offline.TIE`).
 
 Properties.  I lies in [−1, 1]; I(a, b) = −I(b, a) for both methods (team draft: averaged
 over the flips); identical rankings give 0.
@@ -105,6 +108,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..stats.paired import sign_p_value
+from .offline import balanced_values, pair_batch, query_pairs, settle, team_draft_values
 
 #: A browsing model: ``"uniform"``, ``"dcg"``, weights for k = 1, 2, ..., or depth -> weights.
 Browsing = str | Sequence[float] | np.ndarray | Callable[[int], Sequence[float]]
@@ -177,13 +181,6 @@ def browsing_distribution(browsing: Browsing, depth: int) -> np.ndarray:
     if total <= 0:
         raise UsageError("browsing weights sum to zero")
     return weights / total
-
-
-def _tail_masses(p: np.ndarray) -> np.ndarray:
-    """tail[n] = P(k > n) = Σ_{k>n} p(k), for n = 0..K (tail[K] = 0)."""
-    tail = np.zeros(len(p) + 1)
-    tail[:-1] = np.cumsum(p[::-1])[::-1]
-    return tail
 
 
 # --------------------------------------------------------------------------------------
@@ -603,105 +600,6 @@ def expected_outcome(
 # Offline interleaving: the expectation over the interleavings
 
 
-def _shift(prob: np.ndarray, delta: int) -> np.ndarray:
-    """The distribution of d + delta (mass never leaves the support, |d| <= #relevant)."""
-    if delta == 0:
-        return prob
-    out = np.zeros_like(prob)
-    if delta > 0:
-        out[delta:] = prob[:-delta]
-    else:
-        out[:delta] = prob[-delta:]
-    return out
-
-
-def _team_draft_exact(
-    pair: _Pair, rel: np.ndarray, p: np.ndarray, truncate: bool, max_states: int | None
-) -> float | None:
-    """I(a, b) for team draft, exact over every flip sequence (see the module docs), or
-    None when more than ``max_states`` states would be expanded."""
-    a, b = pair.a.tolist(), pair.b.tolist()
-    pos_a, pos_b = pair.pos_a.tolist(), pair.pos_b.tolist()
-    na, nb = len(a), len(b)
-    gain = rel.astype(np.int64).tolist()  # per code: 1 when relevant
-    total_relevant = int(rel.sum())
-    depth = p.size
-    tail = _tail_masses(p)
-    support = np.arange(-total_relevant, total_relevant + 1)
-    # sign_rows[s] = sgn(d + s) over the support, for the shifts of one round (|s| <= 2)
-    sign_rows = {s: np.sign(support + s).astype(np.float64) for s in range(-2, 3)}
-
-    def weight(position: int) -> float:  # p(k) at 1-based position k
-        return float(p[position - 1]) if position <= depth else 0.0
-
-    def finish(prob: np.ndarray, n: int, increments: list[int]) -> float:
-        """Value of the positions n+1.. n+len(increments), after which the list (or
-        everything that can change the outcome) ends."""
-        shifts = np.cumsum([0, *increments])
-        weights = np.zeros(shifts.size)
-        stop = min(len(increments), max(depth - n, 0))
-        weights[1 : stop + 1] = p[n : n + stop]
-        weights[-1] += tail[min(n + len(increments), depth)]
-        values, index = np.unique(shifts, return_inverse=True)
-        mass = np.bincount(index, weights=weights, minlength=values.size)
-        return float(mass @ (np.sign(support[None, :] + values[:, None]) @ prob))
-
-    def alone(pa: int, pb: int, side_a: bool) -> list[int]:
-        """Increments of one ranking picking its remaining documents (the other is
-        exhausted, so all of it is in the list)."""
-        if side_a:
-            return [gain[d] for d in a[pa:] if pos_b[d] >= nb]
-        return [-gain[d] for d in b[pb:] if pos_a[d] >= na]
-
-    start = np.zeros(support.size)
-    start[total_relevant] = 1.0
-    frontier: dict[tuple[int, int], list] = {(0, 0): [start, 0, 0]}
-    value = 0.0
-    expanded = 0
-    while frontier:
-        successors: dict[tuple[int, int], list] = {}
-        for (pa, pb), (prob, n, placed) in frontier.items():
-            expanded += 1
-            if max_states is not None and expanded > max_states:
-                return None
-            has_a, has_b = pa < na, pb < nb
-            if placed == total_relevant or n >= depth or not (has_a or has_b):
-                value += finish(prob, n, [])
-                continue
-            if not (has_a and has_b):
-                value += finish(prob, n, [] if truncate else alone(pa, pb, has_a))
-                continue
-            half = 0.5 * prob
-            for a_first in (True, False):
-                if a_first:
-                    first = gain[a[pa]]
-                    qa, qb = _normalise(pa + 1, pb, a, b, pos_a, pos_b)
-                else:
-                    first = -gain[b[pb]]
-                    qa, qb = _normalise(pa, pb + 1, a, b, pos_a, pos_b)
-                if not (qa < na and qb < nb):  # the second picker may be out of documents
-                    rest = [] if truncate or not (qa < na or qb < nb) else alone(qa, qb, qa < na)
-                    value += finish(half, n, [first, *rest])
-                    continue
-                if a_first:
-                    second = -gain[b[qb]]
-                    qa, qb = _normalise(qa, qb + 1, a, b, pos_a, pos_b)
-                else:
-                    second = gain[a[qa]]
-                    qa, qb = _normalise(qa + 1, qb, a, b, pos_a, pos_b)
-                value += weight(n + 1) * float(sign_rows[first] @ half) + weight(n + 2) * float(
-                    sign_rows[first + second] @ half
-                )
-                moved = _shift(half, first + second)
-                entry = successors.get((qa, qb))
-                if entry is None:
-                    successors[(qa, qb)] = [moved, n + 2, placed + abs(first) + abs(second)]
-                else:
-                    entry[0] = entry[0] + moved
-        frontier = successors
-    return value
-
-
 def _team_draft_monte_carlo(
     pair: _Pair, rel: np.ndarray, p: np.ndarray, truncate: bool, samples: int, rng: Any
 ) -> float:
@@ -772,7 +670,7 @@ def offline_interleaving_preference(
         instead of continuing with the other ranking alone.
 
     >>> offline_interleaving_preference(["d1", "d2", "d3"], ["d2", "d1", "d3"], {"d1": 1})
-    0.8333333333333333
+    0.8333333333333334
     """
     method = _method(method)
     level = _level(level)
@@ -796,18 +694,18 @@ def offline_interleaving_preference(
             exact=exact, samples=samples, seed=seed, truncate=truncate, max_states=max_states,
         )  # fmt: skip
     value: float | None = None
+    batch = pair_batch(pair.a, pair.b, rel, p)
     if method == "balanced":
-        rank_a, rank_b = pair.rank_a, pair.rank_b
-        value = 0.0
-        for a_first in (True, False):
-            codes, _ = _balanced_codes(pair, a_first, truncate)
-            signs = _balanced_signs(rel[codes], rank_a[codes], rank_b[codes])
-            value += 0.5 * _expected_sign(signs, p)
+        value = float(balanced_values(batch, truncate=truncate)[0])
     elif exact is None or exact:
-        value = _team_draft_exact(pair, rel, p, truncate, None if exact else max_states)
+        found = team_draft_values(
+            batch, np.array([int(rel.sum())]), truncate=truncate,
+            max_states=None if exact else max_states,
+        )[0]  # fmt: skip
+        value = None if math.isnan(found) else float(found)
     if value is None:
         value = _team_draft_monte_carlo(pair, rel, p, truncate, samples, seed)
-    return min(1.0, max(-1.0, value))  # rounding may overshoot a certain preference by an ulp
+    return float(settle(np.array([value]))[0])
 
 
 def _orientation(ranking: np.ndarray, pos_other: np.ndarray, rel: np.ndarray) -> tuple:
@@ -820,8 +718,110 @@ def _orientation(ranking: np.ndarray, pos_other: np.ndarray, rel: np.ndarray) ->
 def interleaving_matrix(rankings: Sequence[Any], relevance: Any, **options: Any) -> np.ndarray:
     """M[i, j] = offline_interleaving_preference(rankings[i], rankings[j], relevance,
     **options) for every pair of rankings of one query: an N x N antisymmetric matrix with
-    a zero diagonal (the upper triangle is computed, the lower one is its negation)."""
+    a zero diagonal (the upper triangle is computed, the lower one is its negation).
+
+    With a named browsing model and no ``depth``, every pair is computed at once
+    (`rankscope.preference.offline`); values agree with the pair-by-pair function to 1e-13.
+    """
     rankings = list(rankings)
+    n = len(rankings)
+    browsing = options.get("browsing", "uniform")
+    known = {"method", "browsing", "level", "truncate", "exact", "max_states", "samples", "seed"}
+    if n < 2 or not isinstance(browsing, str) or not set(options) <= known:
+        return _matrix_pair_by_pair(rankings, relevance, **options)
+    method = _method(options.get("method", "team-draft"))
+    level = _level(options.get("level", 1))
+    browsing_distribution(browsing, 1)  # the model's name is checked before any work
+    items = [_ranking(r, f"rankings[{k}]") for k, r in enumerate(rankings)]
+    code: dict[Hashable, int] = {}
+    for items_k in items:
+        for doc in items_k:
+            code.setdefault(doc, len(code))
+    codes = [np.array([code[d] for d in items_k], dtype=np.int64) for items_k in items]
+    relevant = np.flatnonzero(relevant_mask(list(code), relevance, level))
+    exact = options.get("exact")
+    if exact is False:
+        return _matrix_pair_by_pair(rankings, relevance, **options)
+    values = _all_pairs(
+        [codes], [relevant], method=method, browsing=browsing,
+        truncate=bool(options.get("truncate", False)),
+        max_states=None if exact else options.get("max_states", MAX_STATES),
+        fallback=lambda q, x, y: offline_interleaving_preference(
+            rankings[x], rankings[y], relevance, **{**options, "exact": False}
+        ),
+    )  # fmt: skip
+    return values[0]
+
+
+def _all_pairs(
+    rankings: list[list[np.ndarray]],
+    relevant: list[np.ndarray],
+    *,
+    method: str,
+    browsing: str,
+    truncate: bool = False,
+    max_states: int | None = MAX_STATES,
+    fallback: Callable[[int, int, int], float],
+) -> np.ndarray:
+    """P[q, x, y] = I(rankings[q][x], rankings[q][y]) for every query q and pair of runs:
+    ``rankings[q][r]`` is run r's ranking as integer document codes, ``relevant[q]`` the
+    codes relevant for q.  A team-draft pair beyond ``max_states`` states gets
+    ``fallback(q, x, y)`` (a Monte Carlo estimate).  Queries are taken in groups whose
+    documents × runs stay below about 40 million (the rank lookup table of a group)."""
+    runs = len(rankings[0]) if rankings else 0
+    out = np.zeros((len(rankings), runs, runs))
+    group: list[int] = []
+    cells = 0
+    for q in range(len(rankings) + 1):
+        size = sum(r.size for r in rankings[q]) * max(runs, 1) if q < len(rankings) else 0
+        if group and (q == len(rankings) or cells + size > _GROUP_CELLS):
+            out[group] = _pairs_of_group(
+                [rankings[k] for k in group], [relevant[k] for k in group], group,
+                method=method, browsing=browsing, truncate=truncate, max_states=max_states,
+                fallback=fallback,
+            )  # fmt: skip
+            group, cells = [], 0
+        if q < len(rankings):
+            group.append(q)
+            cells += size
+    return out
+
+
+#: Documents × runs of the queries computed together (`_all_pairs`).
+_GROUP_CELLS = 40_000_000
+
+
+def _pairs_of_group(
+    rankings: list[list[np.ndarray]],
+    relevant: list[np.ndarray],
+    queries: list[int],
+    *,
+    method: str,
+    browsing: str,
+    truncate: bool,
+    max_states: int | None,
+    fallback: Callable[[int, int, int], float],
+) -> np.ndarray:
+    pairs = query_pairs(rankings, relevant, browsing)
+    if method == "balanced":
+        values = balanced_values(pairs.batch, truncate=truncate)
+    else:
+        values = team_draft_values(
+            pairs.batch, pairs.total_relevant, truncate=truncate, max_states=max_states
+        )
+        for k in np.flatnonzero(np.isnan(values)).tolist():
+            q = queries[int(pairs.query[k])]
+            values[k] = fallback(q, int(pairs.x[k]), int(pairs.y[k]))
+    values[pairs.mirror] = 0.0
+    values = settle(values)
+    runs = len(rankings[0]) if rankings else 0
+    out = np.zeros((len(rankings), runs, runs))
+    out[pairs.query, pairs.x, pairs.y] = values
+    out[pairs.query, pairs.y, pairs.x] = -values
+    return out
+
+
+def _matrix_pair_by_pair(rankings: list, relevance: Any, **options: Any) -> np.ndarray:
     n = len(rankings)
     matrix = np.zeros((n, n))
     for i in range(n):

@@ -24,7 +24,8 @@ from ..errors import UsageError
 from ..judge import RelevanceTable
 from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import _METHOD_ALIASES, MAX_STATES, interleaving_matrix
+from .interleaving import _METHOD_ALIASES, MAX_STATES, _all_pairs, offline_interleaving_preference
+from .interleaving import _method as _interleaving_method
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -37,19 +38,27 @@ def offline_interleaving(
 ) -> np.ndarray:
     """Offline interleaving (§5.5): P[q, a, b] = E_k[sgn(ν_k(a) − ν_k(b))] for a simulated user
     browsing the interleaved list to depth k ~ ``browsing`` and clicking relevant documents
-    (`rankscope.preference.interleaving`)."""
+    (`rankscope.preference.interleaving`).  Every pair of every query is computed at once
+    from where the rankings hold the relevant documents and the documents both hold
+    (`rankscope.preference.offline`); a team-draft pair whose exact computation would expand
+    more than `MAX_STATES` states is estimated by seeded Monte Carlo (``seed``)."""
     if table.rankings is None or table.judgments is None:
         raise UsageError(
             "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
         )
+    method = _interleaving_method(interleaving)
     level = table.relevance_level if level is None else level
-    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
-    for q in range(table.num_queries):
-        out[q] = interleaving_matrix(
-            table.rankings[q], table.judgments[q], method=interleaving, browsing=browsing,
-            level=level, seed=seed,
-        )  # fmt: skip
-    return out
+    relevant = [
+        np.array([d for d, g in judged.items() if g >= level], dtype=np.int64)
+        for judged in table.judgments
+    ]
+    return _all_pairs(
+        table.rankings, relevant, method=method, browsing=browsing,
+        fallback=lambda q, x, y: offline_interleaving_preference(
+            table.rankings[q][x], table.rankings[q][y], table.judgments[q],  # type: ignore[index]
+            method=method, browsing=browsing, level=level, exact=False, seed=seed,
+        ),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -229,9 +238,17 @@ METHODS: dict[str, Method] = {
             "depth k drawn from p(k) over k = 1..|π ∪ π'| (uniform, or ∝ 1/log2(k + 1) with "
             "browsing=dcg) and clicks the relevant documents (grade >= rel) there; ν_k(π) "
             "counts the clicks credited to π. The expectation over k and over the "
-            "interleaving's coin flips is exact; team draft falls back to a seeded Monte Carlo "
-            f"estimate when the exact computation would expand more than {MAX_STATES:,} "
-            "states. OI reads whole rankings, so it is much slower than RPP on large inputs."
+            "interleaving's coin flips is exact, computed from positions: an outcome changes "
+            "only where a relevant document enters the list, and where it enters depends on "
+            "its ranks and on the documents both rankings hold (placed once, they shift what "
+            "follows). Balanced interleaving is a closed form in those ranks (list positions "
+            "from the shared documents' second occurrences, Chapelle et al.'s credit from "
+            "prefix counts of relevant documents); team draft is a dynamic programme over "
+            "states (i, j, ν(π) − ν(π')) that splits only where both rankings' next document is "
+            "the same one, run for every pair of runs of every query at once. The 16 CLEF "
+            "eHealth 2016 runs × 50 queries take about 1 s (25 s pair by pair before). Team "
+            "draft falls back to a seeded Monte Carlo estimate for a pair whose programme "
+            f"would expand more than {MAX_STATES:,} states. Values within 1e-13 of 0 are ties."
             "\n\nUser model: a user who stops at a random depth k and prefers the ranking that "
             "contributed more of the relevant documents she clicked.",
             _DIAZ_FERRARO + " Team draft: Radlinski, Kurup & Joachims, How Does Clickthrough "

@@ -1,0 +1,240 @@
+"""Offline interleaving for every pair at once (rankscope.preference.offline) against the
+original pair-by-pair computation (tests/oi_reference.py), by hand, on real runs, and by
+name in every command."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankscope
+from rankscope.preference.interleaving import (
+    interleaving_matrix,
+    offline_interleaving_preference,
+)
+from tests.conftest import DATA, need, run_cli
+from tests.oi_reference import reference_matrix, reference_preference
+
+# --------------------------------------------------------------------------------------
+# By hand
+
+
+def test_shared_non_relevant_documents_move_the_relevant_ones():
+    # a = [x, r], b = [x, n], r relevant, p(k) = 1/3 for k = 1..3 (|a ∪ b| = 3).
+    # Team draft, a first: a takes x, b takes n, a takes r -> [x, n, r]: s = (0, 0, 1).
+    # b first: b takes x, a takes r, b takes n -> [x, r, n]: s = (0, 1, 1).
+    # I = (1/3 + 2/3) / 2 = 1/2.
+    assert offline_interleaving_preference(["x", "r"], ["x", "n"], {"r"}) == pytest.approx(0.5)
+    # With b's x renamed y, nothing is shared: each round is a coin; r is a's second pick,
+    # at position 3 or 4; with the same weights on k = 1..3: s_3 = 1 half the time: 1/6.
+    got = offline_interleaving_preference(["x", "r"], ["y", "n"], {"r"}, browsing=[1, 1, 1])
+    assert got == pytest.approx(1 / 6)
+    # so the relevant documents' ranks alone (the same in both cases) do not decide I
+
+
+def test_balanced_closed_form_by_hand():
+    # a = [x, r], b = [r, y], r relevant, p(k) = 1/3.
+    # a first: x, r (from b), r again (dropped), y -> [x, r, y]; clicking r, the lowest
+    # click's best rank is j = 1 (b's), h_a = 0 (r is a's 2nd), h_b = 1: s = (0, -1, -1).
+    # b first: r, x, y -> [r, x, y]: s = (-1, -1, -1).  I = (-2/3 - 1) / 2 = -5/6.
+    got = offline_interleaving_preference(["x", "r"], ["r", "y"], {"r"}, method="balanced")
+    assert got == pytest.approx(-5 / 6)
+    # truncated: the list ends before the first pick after a ranking is used up.
+    # a = [r], b = [n]: a first -> [r] (a used up): s_1 = 1 and k = 2 sees the whole list: 1;
+    # b first -> [n]: 0.  I = 1/2 (untruncated, b first gives [n, r]: (0 + 1) / 2: 3/4).
+    assert offline_interleaving_preference(
+        ["r"], ["n"], {"r"}, method="balanced", truncate=True
+    ) == pytest.approx(0.5)
+    assert offline_interleaving_preference(["r"], ["n"], {"r"}, method="balanced") == 0.75
+
+
+def test_a_tie_is_exactly_zero():
+    # rankings that mirror each other (a's k-th document sits where b's k-th sits in a)
+    a, b = ["r", "n", "m"], ["n", "r", "m"]
+    assert offline_interleaving_preference(a, b, {"r", "n"}) == 0.0
+    matrix = interleaving_matrix([a, b, a], {"r", "n"})
+    assert matrix[0, 2] == 0.0 and matrix[0, 1] == 0.0
+
+
+# --------------------------------------------------------------------------------------
+# Against the original implementation, on random rankings
+
+DOCS = st.integers(0, 9)
+RANKING = st.lists(DOCS, max_size=9, unique=True)
+OPTIONS = st.fixed_dictionaries(
+    {
+        "method": st.sampled_from(["team-draft", "balanced"]),
+        "browsing": st.sampled_from(["uniform", "dcg"]),
+        "truncate": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(RANKING, RANKING, st.sets(DOCS), OPTIONS)
+def test_pair_equals_the_reference(a, b, relevant, options):
+    got = offline_interleaving_preference(a, b, relevant, **options)
+    assert got == pytest.approx(reference_preference(a, b, relevant, **options), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(RANKING, min_size=2, max_size=5), st.sets(DOCS), OPTIONS)
+def test_matrix_equals_the_reference(rankings, relevant, options):
+    got = interleaving_matrix(rankings, relevant, **options)
+    np.testing.assert_allclose(got, reference_matrix(rankings, relevant, **options), atol=1e-12)
+    np.testing.assert_array_equal(got, -got.T)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=20, max_size=30, unique=True),
+    st.lists(st.integers(0, 40), min_size=20, max_size=30, unique=True),
+    st.sets(st.integers(0, 40), min_size=5),
+    st.sampled_from(["team-draft", "balanced"]),
+)
+def test_longer_rankings_equal_the_reference(a, b, relevant, method):
+    got = offline_interleaving_preference(a, b, relevant, method=method)
+    assert got == pytest.approx(reference_preference(a, b, relevant, method=method), abs=1e-12)
+
+
+def test_beyond_max_states_is_the_same_monte_carlo_estimate():
+    a, b = list(range(12)), [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10]
+    relevant = {0, 3, 4, 9}
+    got = offline_interleaving_preference(a, b, relevant, max_states=1, samples=200, seed=5)
+    want = reference_preference(a, b, relevant, max_states=1, samples=200, seed=5)
+    assert got == want  # the same seeded estimate, bit for bit
+    assert offline_interleaving_preference(a, b, relevant) == pytest.approx(
+        reference_preference(a, b, relevant), abs=1e-12
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Real runs
+
+EHEALTH = DATA / "clef_ehealth2016"
+
+
+@pytest.fixture(scope="module")
+def ehealth_table():
+    need(EHEALTH / "task2.qrels")
+    from rankscope.judge import relevance_table
+    from rankscope.read.sources import resolve_runs
+
+    qrels = rankscope.read_qrels(EHEALTH / "task2.qrels")
+    paths = sorted((EHEALTH / "runs").glob("*.txt.gz"))
+    named = {p.name.removesuffix(".txt.gz"): str(p) for p in paths}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+        return relevance_table(qrels, resolve_runs(named, qrels, "error"), keep_rankings=True)
+
+
+@pytest.mark.parametrize("spec", ["OI", "OI(interleaving=balanced,browsing=dcg)"])
+def test_ehealth_runs_equal_the_reference(ehealth_table, spec):
+    table = ehealth_table
+    result = rankscope.preferences(None, None, spec, table=table)
+    options = {"method": "balanced", "browsing": "dcg"} if "balanced" in spec else {}
+    # the reference takes about 4 ms a pair of 1,000-document rankings: two queries, 8 runs
+    for q in (7, 30):
+        rankings = table.rankings[q][::2]
+        want = reference_matrix(rankings, table.judgments[q], **options)
+        got = result.prefs[q][::2, ::2]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(np.sign(got), np.sign(want))
+
+
+# --------------------------------------------------------------------------------------
+# By name in every command
+
+QRELS = {"q1": {"a": 1, "b": 1, "c": 0, "e": 1}, "q2": {"a": 2, "f": 1}}
+RUNS = {
+    "x": {"q1": ["a", "n", "b", "c"], "q2": ["c", "a", "n"]},
+    "y": {"q1": ["n", "c", "a", "e"], "q2": ["a", "f"]},
+    "z": {"q1": ["c", "n", "e"], "q2": ["n", "f", "c", "a"]},
+}
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items())
+    )
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name, run in RUNS.items():
+        lines = [
+            f"{q} Q0 {d} {rank} {100 - rank} {name}\n"
+            for q, docs in run.items()
+            for rank, d in enumerate(docs, start=1)
+        ]
+        (folder / f"{name}.run").write_text("".join(lines))
+    return str(qrels), str(folder)
+
+
+def reference_prefs() -> np.ndarray:
+    """P[q, a, b] by the original implementation, runs in the order x, y, z."""
+    relevant = {q: {d for d, g in docs.items() if g >= 1} for q, docs in QRELS.items()}
+    return np.array([reference_matrix([RUNS[r][q] for r in "xyz"], relevant[q]) for q in QRELS])
+
+
+def test_prefer_cli(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(["prefer", "--format", "json", "-m", "OI", qrels, runs], capsys)
+    assert code == 0, err
+    (entry,) = json.loads(out)
+    mean = reference_prefs().mean(axis=0)
+    names = "xyz"
+    for a in range(3):
+        for b in range(3):
+            got = entry["mean_preference"][names[a]][names[b]]
+            assert got == pytest.approx(mean[a, b], abs=1e-12)
+
+
+def test_eval_cli(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(["eval", "-q", "-m", "OI", qrels, runs], capsys)
+    assert code == 0, err
+    # eval gives each run's win rate per query: Σ_b P[q, a, b]
+    win = reference_prefs().sum(axis=2)
+    values = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[1] in QRELS:
+            values[(parts[0], parts[1])] = float(parts[3])
+    for q, qid in enumerate(QRELS):
+        for r, name in enumerate("xyz"):
+            assert values[(name, qid)] == pytest.approx(win[q, r], abs=1e-4)
+
+
+def test_compare_cli(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(["compare", "--format", "json", "-m", "OI", qrels, runs], capsys)
+    assert code == 0, err
+    rows = {row["run"]: row for row in json.loads(out) if row["measure"] == "OI"}
+    # compare reports each run's mean preference over the baseline (the first run, x)
+    over_x = reference_prefs()[:, :, 0].mean(axis=0)
+    for r, name in enumerate("xyz"):
+        assert rows[name]["mean"] == pytest.approx(over_x[r], abs=1e-12)
+
+
+def test_meta_cli(files, capsys):
+    qrels, runs = files
+    code, out, err = run_cli(
+        ["meta", "--format", "json", "--no-robustness", "-m", "OI", "-m", "AP", qrels, runs],
+        capsys,
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["measures"] == ["OI", "AP"] and report["runs"] == ["x", "y", "z"]
+    assert set(report["discriminative_power"]) == {"OI", "AP"}
+
+
+def test_cli_bad_interleaving_is_a_usage_error(files, capsys):
+    qrels, runs = files
+    code, _, err = run_cli(["prefer", "-m", "OI(interleaving=nope)", qrels, runs], capsys)
+    assert code == 2 and "\n" not in err.strip()
