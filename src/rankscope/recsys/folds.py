@@ -371,19 +371,6 @@ def _told_by_fold(name: str, evaluate: Any, *args: Any) -> Any:
     return result
 
 
-def _p_values(differences: np.ndarray, test: str, permutations: int, seed: int) -> np.ndarray:
-    """Two-sided p-value of each row of paired differences (`rankscope.stats.paired`)."""
-    if test == "t":
-        return paired.t_test(differences).p_value
-    if test == "wilcoxon":
-        return paired.signed_rank_test(differences).p_value
-    if test == "sign":
-        return paired.sign_p_value(*paired.sign_counts(differences))
-    if test == "permutation":
-        return paired.randomization_test(differences, permutations=permutations, seed=seed).p_value
-    return paired.bootstrap_test(differences, samples=permutations, seed=seed).p_value
-
-
 def _pooled_differences(
     per_user: list[list[list[dict[str, float] | None]]], s: int, b: int, m: int
 ) -> np.ndarray | None:
@@ -524,7 +511,7 @@ def _summaries(
         p = p_raw = np.array([])
         if others and defined.sum() >= 2:
             differences = fold_values[others][:, defined] - fold_values[base, defined]
-            p_raw = _p_values(differences, test, permutations, seed)
+            p_raw = paired.p_values(differences, test, permutations, seed)
             p = adjust(p_raw, correction)
         pu = pu_raw = np.full(len(others), math.nan)
         sizes = [0] * len(others)
@@ -534,7 +521,7 @@ def _summaries(
                 rows = [d for d in pools if d is not None]
                 sizes = [len(d) for d in rows]
                 pu_raw = np.array(
-                    [float(_p_values(d[None, :], test, permutations, seed)[0]) for d in rows]
+                    [float(paired.p_values(d[None, :], test, permutations, seed)[0]) for d in rows]
                 )
                 pu = adjust(pu_raw, correction)
         for s, name in enumerate(names):

@@ -181,23 +181,6 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.nda
     return mean - half, mean + half
 
 
-def _p_values(
-    differences: np.ndarray, test: str, permutations: int, seed: int
-) -> np.ndarray:
-    """Two-sided p-value of each row of paired differences (test not randomized-tukey)."""
-    if test == "t":
-        return paired.t_test(differences).p_value
-    if test == "wilcoxon":
-        return paired.signed_rank_test(differences).p_value
-    if test == "sign":
-        return paired.sign_p_value(*paired.sign_counts(differences))
-    if test == "permutation":
-        return paired.randomization_test(differences, permutations=permutations, seed=seed).p_value
-    if test == "bootstrap":
-        return paired.bootstrap_test(differences, samples=permutations, seed=seed).p_value
-    raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
-
-
 def _effect_sizes(differences: np.ndarray) -> np.ndarray:
     """Cohen's d_z = mean(d) / sd(d) per row (NaN when sd is 0)."""
     mean = differences.mean(axis=1)
@@ -346,7 +329,7 @@ def _tested(
     if procedure.test == "randomized-tukey":
         assert tukey is not None
         return tukey, np.full(len(tukey), math.nan)
-    p = _p_values(differences, procedure.test, procedure.permutations, procedure.seed)
+    p = paired.p_values(differences, procedure.test, procedure.permutations, procedure.seed)
     return adjust(p, procedure.correction), p
 
 
