@@ -24,12 +24,15 @@ def _spell(name: str) -> tuple[IrSpelling, ...]:
     return (IrSpelling(name, cutoff="k"), IrSpelling(name))
 
 
-def _per_list(ctx: Context, lists: Lists, entry_values: np.ndarray) -> np.ndarray:
-    """Mean of ``entry_values`` over each user's list (NaN for an empty list)."""
+def _per_list(
+    ctx: Context, lists: Lists, entry_values: np.ndarray, mean: bool = True
+) -> np.ndarray:
+    """Mean (or, with ``mean=False``, sum) of ``entry_values`` over each user's list (NaN
+    for an empty list)."""
     sums = np.bincount(lists.owner, weights=entry_values, minlength=ctx.num_users)
     lengths = lists.lengths
     out = np.full(ctx.num_users, np.nan)
-    np.divide(sums, lengths, out=out, where=lengths > 0)
+    np.divide(sums, lengths if mean else 1.0, out=out, where=lengths > 0)
     return out
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from ..measures.base import IrSpelling, Param
-from .base import Context, K, Lists, RecsysMeasure, Values, user_mean
-from .beyond import head_items
+from ..measures.base import Param
+from .base import Context, K, RecsysMeasure, Values, user_mean
+from .beyond import _per_list, _spell, head_items
 
 HEAD = Param(
     "head",
@@ -38,19 +38,6 @@ DISCOUNT = Param(
 #: Group codes of the default grouping.
 SHORT_HEAD, LONG_TAIL = 0, 1
 DEFAULT_GROUPS = ("short head", "long tail")
-
-
-def _spell(name: str) -> tuple[IrSpelling, ...]:
-    return (IrSpelling(name, cutoff="k"), IrSpelling(name))
-
-
-def _per_list(ctx: Context, lists: Lists, entry_values: np.ndarray, mean: bool) -> np.ndarray:
-    """Sum (or mean) of ``entry_values`` over each user's list; NaN for an empty list."""
-    sums = np.bincount(lists.owner, weights=entry_values, minlength=ctx.num_users)
-    lengths = lists.lengths
-    out = np.full(ctx.num_users, np.nan)
-    np.divide(sums, lengths if mean else 1.0, out=out, where=lengths > 0)
-    return out
 
 
 def popularity_groups(ctx: Context, head: str = "items", share: float = 0.2) -> np.ndarray:
