@@ -113,18 +113,9 @@ def run(args: argparse.Namespace) -> int:
     return SUBCOMMANDS[command][1](args)
 
 
-def _check_output(output: str | None, inputs: list[str | None]) -> None:
-    from ..errors import UsageError
-
-    if output is None or output == "-":
-        return
-    if output == "":
-        raise UsageError("-o needs a file name")
-    for given in inputs:
-        if given and given != "-" and options._same(output, given):
-            raise UsageError(
-                f"-o {output} would overwrite an input file ({given}): write elsewhere"
-            )
+def _file(output: str | None) -> str | None:
+    """``-o``'s file (None: standard output)."""
+    return None if output == "-" else output
 
 
 # -- fit --------------------------------------------------------------------------------------
@@ -142,7 +133,7 @@ def _add_fit(p: argparse.ArgumentParser) -> None:
     held = p.add_mutually_exclusive_group()
     held.add_argument("--test", metavar="LOG", help="a held-out click log to evaluate on")
     held.add_argument(
-        "--test-fraction", type=_fraction, metavar="F",
+        "--test-fraction", type=options.probability, metavar="F",
         help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
     )  # fmt: skip
     p.add_argument("--seed", type=options.whole(0), default=0, help="the split's seed (default 0)")
@@ -154,10 +145,6 @@ def _add_fit(p: argparse.ArgumentParser) -> None:
         "--tol", type=_positive, default=1e-6,
         help="EM stops when the mean log-likelihood per session gains less (default 1e-6)",
     )  # fmt: skip
-
-
-def _fraction(text: str) -> float:
-    return options.probability(text)
 
 
 def _positive(text: str) -> float:
@@ -176,7 +163,7 @@ def _run_fit(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.model or ["pbm"]))
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
-    _check_output(args.output, [args.log, args.test])
+    options.check_outputs(args, {"-o": _file(args.output)}, [args.log, args.test])
     log = clicks.read_clicks(args.log)
     test = clicks.read_clicks(args.test) if args.test else None
     if args.test_fraction is not None:
@@ -307,7 +294,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
     from .. import clicks
 
-    _check_output(args.output, [args.qrels, args.run, args.params])
+    options.check_outputs(args, {"-o": _file(args.output)}, [args.run, args.params])
     if args.params:
         model: clicks.ClickModel | str = _model_file(args.params)
     else:

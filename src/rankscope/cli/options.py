@@ -13,7 +13,7 @@ import argparse
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 Parser = argparse.ArgumentParser
 
@@ -279,9 +279,15 @@ def block_mb(p: Parser) -> None:
     )
 
 
-def check_outputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> None:
+def check_outputs(
+    args: argparse.Namespace,
+    outputs: dict[str, str | None],
+    inputs: Sequence[str | None] = (),
+) -> None:
     """A file the command would write (``{option: path}``) must not be one it reads: an
-    HTML page written over the judgments would destroy them.  `UsageError` naming both."""
+    HTML page written over the judgments would destroy them.  `UsageError` naming both.
+    ``inputs``: the command's input files other than the usual ones (judgments, topics,
+    runs, ...), which are found in ``args``."""
     from ..errors import UsageError
 
     read = [
@@ -289,14 +295,15 @@ def check_outputs(args: argparse.Namespace, outputs: dict[str, str | None]) -> N
         getattr(args, "zscores", None), getattr(args, "doc_lengths", None),
         getattr(args, "labels", None),
         *(getattr(args, "runs", None) or []), *(getattr(args, "spilled", None) or []),
+        *inputs,
     ]  # fmt: skip
-    inputs = [str(v) for v in read if v and v != "-"]
+    files = [str(v) for v in read if v and v != "-"]
     for option, path in outputs.items():
         if path is None:
             continue
         if path == "":
             raise UsageError(f"{option} needs a file name")
-        for given in inputs:
+        for given in files:
             if _same(path, given):
                 raise UsageError(
                     f"{option} {path} would overwrite an input file ({given}): write elsewhere"
