@@ -347,6 +347,17 @@ def _log_likelihood(conditional: np.ndarray, cells: _Cells) -> float:
     return float(np.where(cells.shown, logs, 0.0).sum() / max(len(cells.length), 1))
 
 
+def _em_attractiveness(
+    queries: list[str], docs: list[str], alpha: np.ndarray, impressions: np.ndarray
+) -> PairParameters:
+    """The attractiveness EM found for each (query, document) pair, its evidence the pair's
+    impressions, and the impression-weighted mean as the default of an unseen pair."""
+    return PairParameters(
+        queries, docs, alpha, impressions.astype(np.int64),
+        float(np.average(alpha, weights=impressions)),
+    )  # fmt: skip
+
+
 def _em_loop(model_step, initial, max_iter: int, tol: float):
     """Run ``model_step(params) -> (new params, log-likelihood of params)`` until the
     log-likelihood improves by less than ``tol``."""
@@ -424,10 +435,7 @@ class PBM(ClickModel):
 
         start = (np.full(n, INITIAL), np.full(k, INITIAL))
         (alpha, gamma), trace, converged = _em_loop(step, start, max_iter, tol)
-        attractiveness = PairParameters(
-            queries, docs, alpha, impressions.astype(np.int64),
-            float(np.average(alpha, weights=impressions)),
-        )  # fmt: skip
+        attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
         return cls(attractiveness, examination=gamma, iterations=len(trace),
                    converged=converged, trace=trace)  # fmt: skip
 
@@ -550,10 +558,7 @@ class UBM(ClickModel):
 
         start = (np.full(n, INITIAL), np.tril(np.full((k, k), INITIAL)))
         (alpha, gamma), trace, converged = _em_loop(step, start, max_iter, tol)
-        attractiveness = PairParameters(
-            queries, docs, alpha, impressions.astype(np.int64),
-            float(np.average(alpha, weights=impressions)),
-        )  # fmt: skip
+        attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
         return cls(attractiveness, examination=gamma, iterations=len(trace),
                    converged=converged, trace=trace)  # fmt: skip
 
@@ -688,10 +693,7 @@ class DBN(ClickModel):
 
     @classmethod
     def _built(cls, queries, docs, alpha, impressions, sigma, clicks, gamma, **fit):
-        attractiveness = PairParameters(
-            queries, docs, alpha, impressions.astype(np.int64),
-            float(np.average(alpha, weights=impressions)),
-        )  # fmt: skip
+        attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
         clicked = clicks > 0
         default = float(np.average(sigma, weights=clicks)) if clicked.any() else INITIAL
         sigma = np.where(clicked, sigma, default)
