@@ -94,6 +94,7 @@ class _Task:
     check_common: bool
     block_bytes: int = BLOCK_BYTES
     blocked: frozenset[int] = frozenset()  # the runs read in blocks
+    sizes: tuple[int, ...] = ()  # per run: its text's length (`_text_bytes`)
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def _evaluate_one(index: int) -> _Outcome:
                 # room for a run's ids (~32-byte lines): a table sized once, copied for
                 # every run, rather than grown in each (a long one is sized as it is read)
                 queries = judgments.queries.scoped()
-                length = _text_bytes(source)
+                length = task.sizes[index]
                 docs = judgments.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
             else:
                 queries, docs = judgments.queries, judgments.docs
@@ -316,8 +317,7 @@ class _Assembly:
 
     def _unsorted(self, query: str, before: int, now: int) -> _Outcome:
         """A query in two blocks: the run is read whole, or is too long for that."""
-        source = self.task.sources[self.index]
-        size = text_size(source.given)
+        size = self.task.sizes[self.index]
         if size <= WHOLE_RUN_BYTES:
             return _evaluate_one(self.index)
         (a, b), (c, _) = self.spans[before], self.spans[now]
@@ -432,12 +432,7 @@ def _blockable(task: _Task, source: RunSource) -> bool:
 
 def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task, int]:
     """The runs read in blocks, the length of a block, and the worker processes."""
-    sizes = []
-    for s in task.sources:
-        try:
-            sizes.append(text_size(s.given) if _blockable(task, s) else _size(s))
-        except OSError:
-            sizes.append(0)
+    sizes = tuple(_text_bytes(s) for s in task.sources)
     workers = _workers(sum(sizes), jobs)
     if block_bytes is None:
         share = sum(sizes) // (4 * workers)  # several blocks for every core
@@ -446,7 +441,7 @@ def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task
         i for i, s in enumerate(task.sources) if sizes[i] > block_bytes and _blockable(task, s)
     )
     pieces = sum(-(-sizes[i] // block_bytes) if i in blocked else 1 for i in range(len(sizes)))
-    task = dataclasses.replace(task, block_bytes=block_bytes, blocked=blocked)
+    task = dataclasses.replace(task, block_bytes=block_bytes, blocked=blocked, sizes=sizes)
     return task, max(1, min(workers, pieces))
 
 
@@ -457,11 +452,6 @@ def _text_bytes(source: RunSource) -> int:
         return text_size(given) if isinstance(given, str | os.PathLike) else 0
     except OSError:
         return 0
-
-
-def _size(source: RunSource) -> int:
-    given = source.given
-    return os.path.getsize(given) if isinstance(given, str | os.PathLike) else 0
 
 
 def _pieces(task: _Task) -> Iterator[_Piece]:
