@@ -26,11 +26,11 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "agreement", "fusion", "clicks",
     ],
     submod_attrs={
-        "api": [
-            "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",
-            "read_qrels", "read_run", "dataset_measures",
-            "reproduce",
-        ],
+        "api.evaluation": ["evaluate", "evaluate_many", "read_judgments", "dataset_measures"],
+        "api.comparison": ["compare"],
+        "api.preference": ["preferences"],
+        "api.reproduction": ["reproduce"],
+        "read.sources": ["read_qrels", "read_run"],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
         "model": ["Qrels", "Run", "Vocabulary"],
@@ -44,22 +44,21 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import (  # noqa: F401
-        compare,
+    from .api.comparison import compare  # noqa: F401
+    from .api.evaluation import (  # noqa: F401
         dataset_measures,
         evaluate,
         evaluate_many,
-        preferences,
         read_judgments,
-        read_qrels,
-        read_run,
-        reproduce,
     )
+    from .api.preference import preferences  # noqa: F401
+    from .api.reproduction import reproduce  # noqa: F401
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
     from .fusion import fuse  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
     from .model import Qrels, Run, Vocabulary  # noqa: F401
+    from .read.sources import read_qrels, read_run  # noqa: F401
     from .report.splits import write_splits  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
