@@ -9,6 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, Unpack
 
+from .. import scale
 from ..errors import UsageError, warn
 from ..judge import JoinOptions
 from ..measures import Request, parse_measures, reads_subtopics
@@ -198,9 +199,7 @@ def evaluate_many(
     if backend != "local" or scheduler is not None:
         if jobs is not None or block_bytes is not None:
             raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
-        from ..scale import evaluate_many as distributed
-
-        return distributed(
+        return scale.evaluate_many(
             qrels, runs, measures, backend="dask" if backend == "local" else backend,
             scheduler=scheduler, relevance_level=relevance_level, ties=ties,
             max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,

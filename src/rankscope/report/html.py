@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..preference.methods import PreferenceResult
+from ..read.topics import read_topics
 from ..table.compare import RECALL_LEVELS, Comparison
 from .marks import clean, legend, mark, number, p_value, relative, signed
 
@@ -477,8 +478,6 @@ def _topic_titles(
     if topics is None:
         return [""] * len(c.query_ids)
     if not isinstance(topics, Mapping):
-        from ..read.topics import read_topics
-
         topics = read_topics(topics)
     titles = []
     for q in c.query_ids:
