@@ -30,6 +30,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "api.comparison": ["compare"],
         "api.preference": ["preferences"],
         "api.reproduction": ["reproduce"],
+        "api.explanation": ["recall_levels"],
         "read.sources": ["read_qrels", "read_run"],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
         evaluate_many,
         read_judgments,
     )
+    from .api.explanation import recall_levels  # noqa: F401
     from .api.preference import preferences  # noqa: F401
     from .api.reproduction import reproduce  # noqa: F401
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401

@@ -22,6 +22,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "comparison": ["compare"],
         "preference": ["preferences"],
         "reproduction": ["reproduce"],
+        "explanation": ["recall_levels"],
     },
 )  # fmt: skip
 
@@ -36,5 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
         read_judgments,
         read_qrels_for,
     )
+    from .explanation import recall_levels  # noqa: F401
     from .preference import preferences  # noqa: F401
     from .reproduction import reproduce  # noqa: F401

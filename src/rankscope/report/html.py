@@ -2,7 +2,7 @@
 ``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
 with its legend, the per-query differences against the baseline (the "query summary"),
 each run's metric differences from the baseline by recall level beside RPP's sign
-(`rankscope.preference.recall_levels`), the interpolated precision–recall curves, the
+(`rankscope.recall_levels`), the interpolated precision–recall curves, the
 distribution of per-query values per run, the preference matrices with their MC4 ordering
 and, optionally, the robustness curves of ``rankscope meta``.
 
