@@ -23,9 +23,10 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     # the subpackage rankscope.judge is reached by import; the attribute is the function
     submodules=[
         "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
-        "agreement", "fusion", "clicks",
+        "fusion", "clicks",
     ],
     submod_attrs={
+        "api": ["agreement"],  # the module of agreement's front doors
         "api.evaluation": ["evaluate", "evaluate_many", "read_judgments", "dataset_measures"],
         "api.comparison": ["compare"],
         "api.preference": ["preferences"],
@@ -45,6 +46,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .api import agreement  # noqa: F401
     from .api.comparison import compare  # noqa: F401
     from .api.evaluation import (  # noqa: F401
         dataset_measures,

@@ -14,6 +14,7 @@ import lazy_loader
 
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
+    submodules=["agreement"],
     submod_attrs={
         "evaluation": [
             "EvaluateOptions", "dataset_measures", "evaluate", "evaluate_many",
@@ -27,6 +28,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
+    from . import agreement  # noqa: F401
     from .comparison import compare  # noqa: F401
     from .evaluation import (  # noqa: F401
         EvaluateOptions,
