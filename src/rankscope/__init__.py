@@ -41,7 +41,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "report.trec": ["format_trec"],
         "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
-        "fusion": ["fuse"],
+        "api.fusion": ["fuse"],
     },
 )  # fmt: skip
 
@@ -55,10 +55,10 @@ if TYPE_CHECKING:  # pragma: no cover
         read_judgments,
     )
     from .api.explanation import recall_levels  # noqa: F401
+    from .api.fusion import fuse  # noqa: F401
     from .api.preference import preferences  # noqa: F401
     from .api.reproduction import reproduce  # noqa: F401
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
-    from .fusion import fuse  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
     from .model import Qrels, Run, Vocabulary  # noqa: F401

@@ -24,6 +24,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "preference": ["preferences"],
         "reproduction": ["reproduce"],
         "explanation": ["recall_levels"],
+        "fusion": ["fuse"],
     },
 )  # fmt: skip
 
@@ -40,5 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
         read_qrels_for,
     )
     from .explanation import recall_levels  # noqa: F401
+    from .fusion import fuse  # noqa: F401
     from .preference import preferences  # noqa: F401
     from .reproduction import reproduce  # noqa: F401
