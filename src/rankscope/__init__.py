@@ -37,7 +37,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "judge": ["Judged", "Ranked", "judge"],
         "model": ["Qrels", "Run", "Vocabulary"],
         "table": ["RunEvaluation", "evaluate_judged"],
-        "table.aggregate": ["aggregate"],
+        "api.aggregation": ["aggregate"],
         "report.trec": ["format_trec"],
         "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
@@ -47,6 +47,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import agreement  # noqa: F401
+    from .api.aggregation import aggregate  # noqa: F401
     from .api.comparison import compare  # noqa: F401
     from .api.evaluation import (  # noqa: F401
         dataset_measures,
@@ -66,4 +67,3 @@ if TYPE_CHECKING:  # pragma: no cover
     from .report.splits import write_splits  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
-    from .table.aggregate import aggregate  # noqa: F401

@@ -20,6 +20,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "EvaluateOptions", "dataset_measures", "evaluate", "evaluate_many",
             "measure_specs", "read_judgments", "read_qrels_for",
         ],
+        "aggregation": ["aggregate"],
         "comparison": ["compare"],
         "preference": ["preferences"],
         "reproduction": ["reproduce"],
@@ -30,6 +31,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import agreement  # noqa: F401
+    from .aggregation import aggregate  # noqa: F401
     from .comparison import compare  # noqa: F401
     from .evaluation import (  # noqa: F401
         EvaluateOptions,
