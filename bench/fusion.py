@@ -29,7 +29,7 @@ MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
 
 def ranked_by_map(qrels: Path, runs: list[Path]) -> list[tuple[str, float, Path]]:
     table = rankscope.evaluate(qrels, runs, ["AP"], per_query=False, output="dict", names="file")
-    by_name = {rankscope.read.sources.file_stem(str(p)): p for p in runs}
+    by_name = {rankscope.read.runs.file_stem(str(p)): p for p in runs}
     rows = sorted(zip(table["run"], table["value"], strict=True), key=lambda r: -r[1])
     return [(name, value, by_name[name]) for name, value in rows]
 

@@ -17,9 +17,9 @@ from ..model import Qrels, ZScores
 from ..model.frames import to_frame
 from ..read import irds
 from ..read.prefs import read_zscores
+from ..read.runs import check_common_queries
 from ..read.sources import (
     QrelsLike,
-    check_common_queries,
     read_doc_lengths,
     read_qrels,
     resolve_runs,

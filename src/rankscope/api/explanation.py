@@ -11,7 +11,8 @@ from typing import Any
 from ..errors import UsageError
 from ..judge import relevance_table
 from ..preference.recall import DEFAULT_MEASURES, RecallLevels, level_measure, level_view
-from ..read.sources import check_common_queries, read_qrels, resolve_runs
+from ..read.runs import check_common_queries
+from ..read.sources import read_qrels, resolve_runs
 
 __all__ = ["recall_levels"]
 

@@ -12,7 +12,8 @@ from ..fusion.fuse import DEPTH, Fusion, fuse_pool, fusion_options
 from ..fusion.methods import RRF_K
 from ..fusion.pool import Pool, build_pool
 from ..model import Qrels, Run, Vocabulary
-from ..read.sources import read_qrels, run_names, run_sources
+from ..read.runs import run_names
+from ..read.sources import read_qrels, run_sources
 
 __all__ = ["fuse"]
 

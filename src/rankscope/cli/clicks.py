@@ -394,7 +394,8 @@ def _learn(args: argparse.Namespace) -> int:
         pairs_from_scores,
     )
     from ..read.pairs import read_pairs
-    from ..read.sources import check_common_queries, resolve_runs
+    from ..read.runs import check_common_queries
+    from ..read.sources import resolve_runs
     from ..read.trec import run_files
     from ..report.learned import format_learned
     from ..table.study import measure_data

@@ -74,7 +74,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import read_qrels_for
     from ..errors import UsageError
-    from ..read.sources import check_common_queries, resolve_runs
+    from ..read.runs import check_common_queries
+    from ..read.sources import resolve_runs
     from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
     from ..table.study import study

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from ..judge import relevance_table
     from ..measures import needs_rankings, parse_method
     from ..preference.learned import LearnedWeights
-    from ..read.sources import check_common_queries, resolve_runs
+    from ..read.runs import check_common_queries
+    from ..read.sources import resolve_runs
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 

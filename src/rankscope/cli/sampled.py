@@ -72,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..read.sources import file_stem
+    from ..read.runs import file_stem
     from ..recsys import read_recommendations
     from ..recsys.sampled import DEFAULT_MEASURES, sampled_evaluate
     from ..report.tables import csv_text, json_text, number, text_table

@@ -10,6 +10,7 @@
   and the runs' names.
 """
 
-from .sources import read_doc_lengths, read_qrels, read_run, resolve_runs, unique_run_names
+from .runs import unique_run_names
+from .sources import read_doc_lengths, read_qrels, read_run, resolve_runs
 
 __all__ = ["read_doc_lengths", "read_qrels", "read_run", "resolve_runs", "unique_run_names"]

@@ -60,7 +60,7 @@ from .fields import (
     nul_line,
     text_start,
 )
-from .sources import file_stem
+from .runs import file_stem
 from .trec import GRADE, RANK, parse_run_lines, read_bytes, source_name
 
 # tests/test_recsys.py pins "rating 'nan' is not a finite number" (and the same for scores)

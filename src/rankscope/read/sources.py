@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError, warn
-from ..model import Qrels, Run, Vocabulary, check_distinct_names
+from ..errors import UsageError
+from ..model import Qrels, Run, Vocabulary
 from ..model.frames import is_frame
 from . import frames, irds
 from . import trec as trec_io
 from .duplicates import resolve_duplicates
+from .runs import file_stem, run_names
 
 QrelsLike = Qrels | str | os.PathLike | Mapping | Any
 
@@ -179,109 +180,6 @@ def resolve_runs(
         r if r.name == n else dataclasses.replace(r, name=n)
         for r, n in zip(out, final, strict=True)
     ]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Named:
-    name: str
-    source: str
-
-
-def run_names(
-    runs: Sequence[tuple[str, str]], names: str = "tag", distinct_for: str | None = None
-) -> list[str]:
-    """The names of runs read as ``(name, source)`` (see `resolve_runs`): tags that collide
-    replaced by file names (``names="tag"``), two files of one name an error
-    (``names="file"``), one file given twice a warning, or an error with ``distinct_for``."""
-    named = [_Named(n, s) for n, s in runs]
-    if distinct_for is not None:
-        files = [r.source for r in named if not r.source.startswith("<")]
-        twice = next((f for f in files if files.count(f) > 1), None)
-        if twice is not None:
-            raise UsageError(f"{twice} is given twice: runs must be distinct for {distinct_for}")
-    if names == "tag":
-        named = unique_run_names(named)
-        if distinct_for is not None:
-            check_distinct_names(named, distinct_for)
-        return [r.name for r in named]
-    seen: dict[str, _Named] = {}
-    for run in named:
-        if run.name in seen and seen[run.name].source == run.source:
-            warn(f"{run.source} is given twice; its runs are told apart by position")
-        elif run.name in seen:
-            raise UsageError(
-                f"two runs are named {run.name!r}: {seen[run.name].source} and {run.source} "
-                "(rename a file, or name the runs by their tags: --names tag, names='tag')"
-            )
-        seen[run.name] = run
-    return [r.name for r in named]
-
-
-def check_common_queries(judgments: Any, runs: list[Run]) -> None:
-    """Raise `InputError` for a run that ranks queries, none of them judged: nothing can be
-    compared (usually the wrong file), where the evaluation would print a table of zeros.
-    ``judgments``: `Qrels` or any judgments with ``queries`` and ``query`` codes."""
-    for run in runs:
-        ranked = run.queries.strings_of(np.unique(run.query))
-        error = no_common_query(judgments, run.name, run.source, ranked)
-        if error is not None:
-            raise error
-
-
-def no_common_query(
-    judgments: Any, name: str, source: str, ranked: Sequence[str]
-) -> InputError | None:
-    """`check_common_queries`'s error for the run ``name`` read from ``source``, which ranks
-    the queries ``ranked``; None when it shares a query with the judgments (or either side
-    has none)."""
-    judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
-    ranked = sorted(ranked)
-    if not judged or not ranked or not judged.isdisjoint(ranked):
-        return None
-    shown = sorted(judged)
-    return InputError(
-        f"run '{name}' ({source}) and the judgments "
-        f"({getattr(judgments, 'source', 'given')}) have no query in common: nothing "
-        f"to compare (the run ranks {_few(ranked)}; the judgments are for "
-        f"{_few(shown)}); are these the right files?"
-    )
-
-
-def _few(ids: list[str], n: int = 3) -> str:
-    return ", ".join(ids[:n]) + (f", ... {len(ids) - n} more" if len(ids) > n else "")
-
-
-def file_stem(source: str) -> str:
-    """A system's name from its file: the file name without ``.gz`` and one extension of
-    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``)."""
-    name = Path(source).name.removesuffix(".gz")
-    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat"):
-        name = name.removesuffix(suffix)
-    return name
-
-
-def unique_run_names(runs: list[Any]) -> list[Any]:
-    """Runs (or anything with a ``name`` and a ``source``) whose tags collide are named
-    after their files instead (and said so)."""
-    names = [r.name for r in runs]
-    clash = {n for n in names if names.count(n) > 1}
-    if not clash:
-        return runs
-    out = []
-    for r in runs:
-        if r.name in clash and not r.source.startswith("<"):
-            r = dataclasses.replace(r, name=file_stem(r.source))
-        out.append(r)
-    renamed = [r.name for r in out]
-    if len(set(renamed)) != len(renamed):
-        dup = sorted({n for n in renamed if renamed.count(n) > 1})
-        warn(f"several runs share a name ({', '.join(dup)}); rows are told apart by position")
-    else:
-        warn(
-            f"runs tagged {', '.join(sorted(clash))} come from several files; "
-            "they are named after their files"
-        )
-    return out
 
 
 def read_doc_lengths(source: Any) -> dict[str, float] | None:

@@ -17,7 +17,7 @@ from ..measures.base import Request
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
 from ..read.logs import keep_latest, read_interactions, read_item_features, read_recommendations
-from ..read.sources import unique_run_names
+from ..read.runs import unique_run_names
 from ..read.trec import run_files
 from .base import Context, Values
 from .registry import parse

@@ -29,8 +29,8 @@ from ..measures import Request, reads_subtopics
 from ..model import Qrels, Run, Vocabulary, ZScores
 from ..read.logs import keep_latest, read_interactions, read_recommendations
 from ..read.prefs import read_zscores
+from ..read.runs import check_common_queries
 from ..read.sources import (
-    check_common_queries,
     read_doc_lengths,
     read_qrels,
     read_run,

@@ -39,7 +39,8 @@ from ..measures import Request
 from ..model import Qrels, Run, ZScores, native
 from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
-from ..read.sources import RunSource, check_common_queries, no_common_query, run_names
+from ..read.runs import check_common_queries, no_common_query, run_names
+from ..read.sources import RunSource
 from ..read.trec import read_run_block
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation

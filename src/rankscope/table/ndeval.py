@@ -26,7 +26,7 @@ import numpy as np
 from ..judge import judge
 from ..measures import parse_measures
 from ..read import trec as trec_io
-from ..read.sources import check_common_queries
+from ..read.runs import check_common_queries
 from .evaluation import evaluate_judged
 
 #: ndeval's columns, in order: (printed name, registry name).
