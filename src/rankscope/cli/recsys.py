@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     output = format_systems(results, args.format, per_user=args.per_user)
     if segments.asked(args):
-        from ..recsys.api import tidy
+        from ..recsys.systems import tidy
 
         output = segments.appended(args, output, tidy(results), args.format)
     sys.stdout.write(output)

@@ -13,53 +13,55 @@ the folds.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_EXPORTS = {
-    "evaluate": "api",
-    "evaluate_systems": "api",
-    "SystemEvaluation": "api",
-    "reliability": "diagnostics",
-    "coverage_accuracy": "diagnostics",
-    "group_exposure": "diagnostics",
-    "read_item_groups": "..read.groups",
-    "evaluate_folds": "folds",
-    "FoldsEvaluation": "folds",
-    "Split": "splits",
-    "Interactions": "..model",
-    "ItemFeatures": "..model",
-    "read_interactions": "..read.logs",
-    "read_recommendations": "..read.logs",
-    "read_item_features": "..read.logs",
-    "MEASURES": "registry",
-    "REGISTRY": "registry",
-    "parse": "registry",
-    "sampled_evaluate": "sampled",
-    "sampled_evaluate_systems": "sampled",
-    "corrected_metric": "sampled",
-    "sampled_rank_distribution": "sampled",
-    "ScoreMatrix": "sampled",
-    "SampledResult": "sampled",
-}
+import lazy_loader
 
-#: Modules reached as attributes (``rankscope.recsys.splits.kfold``).
-_MODULES = ("splits",)
+from ..model import Interactions as Interactions
+from ..model import ItemFeatures as ItemFeatures
+from ..read.groups import read_item_groups as read_item_groups
+from ..read.logs import read_interactions as read_interactions
+from ..read.logs import read_item_features as read_item_features
+from ..read.logs import read_recommendations as read_recommendations
 
-__all__ = sorted(_EXPORTS)
+#: Names imported from their module on first use; ``splits`` is reached as an attribute
+#: (``rankscope.recsys.splits.kfold``).  The readers and data above are rankscope's own,
+#: listed here for users of the recommender evaluation.
+__getattr__, __dir__, _lazy = lazy_loader.attach(
+    __name__,
+    submodules=["splits"],
+    submod_attrs={
+        "api": ["evaluate", "evaluate_systems"],
+        "systems": ["SystemEvaluation"],
+        "diagnostics": ["reliability", "coverage_accuracy", "group_exposure"],
+        "folds": ["evaluate_folds", "FoldsEvaluation"],
+        "splits": ["Split"],
+        "registry": ["MEASURES", "REGISTRY", "parse"],
+        "sampled": [
+            "sampled_evaluate", "sampled_evaluate_systems", "corrected_metric",
+            "sampled_rank_distribution", "ScoreMatrix", "SampledResult",
+        ],
+    },
+)  # fmt: skip
 
+__all__ = sorted(
+    {*_lazy, "Interactions", "ItemFeatures", "read_item_groups", "read_interactions",
+     "read_item_features", "read_recommendations"} - {"splits"}
+)  # fmt: skip
 
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankscope.recsys' has no attribute {name!r}")
-    path = module if module.startswith(".") else f".{module}"
-    value = getattr(importlib.import_module(path, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS) | set(_MODULES))
+if TYPE_CHECKING:  # pragma: no cover
+    from . import splits  # noqa: F401
+    from .api import evaluate, evaluate_systems  # noqa: F401
+    from .diagnostics import coverage_accuracy, group_exposure, reliability  # noqa: F401
+    from .folds import FoldsEvaluation, evaluate_folds  # noqa: F401
+    from .registry import MEASURES, REGISTRY, parse  # noqa: F401
+    from .sampled import (  # noqa: F401
+        SampledResult,
+        ScoreMatrix,
+        corrected_metric,
+        sampled_evaluate,
+        sampled_evaluate_systems,
+        sampled_rank_distribution,
+    )
+    from .splits import Split  # noqa: F401
+    from .systems import SystemEvaluation  # noqa: F401

@@ -17,10 +17,10 @@ import numpy as np
 from ..errors import UsageError, warn
 from ..model.frames import to_frame
 from ..read.groups import read_item_groups
-from .api import _seen_policy, check_one_sided, read_inputs
 from .base import Context
 from .confidence import calibration, coverage_accuracy_curve, probabilities
 from .popularity import DEFAULT_GROUPS, group_codes, group_counts, popularity_groups
+from .systems import _seen_policy, check_one_sided, read_inputs
 
 
 def _contexts(

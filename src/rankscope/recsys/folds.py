@@ -31,9 +31,10 @@ from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import to_frame
 from ..stats import paired
 from ..stats.corrections import adjust
-from .api import SystemEvaluation, _seen_policy, evaluate_systems, read_inputs
+from .api import evaluate_systems
 from .registry import parse
 from .splits import Split
+from .systems import SystemEvaluation, _seen_policy, read_inputs
 
 #: The paired tests of `evaluate_folds` (those of ``rankscope compare`` that pair two systems).
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")

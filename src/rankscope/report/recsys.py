@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from ..errors import UsageError
-from ..recsys.api import SystemEvaluation, tidy
+from ..recsys.systems import SystemEvaluation, tidy
 from .tables import csv_text, json_text, number, text_table, transpose
 
 #: The formats of `format_systems` (``rankscope recsys --format``).

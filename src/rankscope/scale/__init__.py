@@ -22,30 +22,19 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "cluster": ["Partitioned", "connect", "evaluate_many", "recsys_evaluate_systems"],
-        "gather": ["recsys_results", "trec_results"],
-        "kernels": [
-            "RecsysSpec", "TrecSpec", "empty_runs", "interactions_table", "judgments_table",
-            "recsys_kernel", "runs_table", "trec_kernel",
-        ],
+        "cluster": ["Partitioned", "connect", "evaluate_many"],
+        "gather": ["trec_results"],
+        "kernels": ["TrecSpec", "empty_runs", "judgments_table", "runs_table", "trec_kernel"],
     },
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cluster import (  # noqa: F401
-        Partitioned,
-        connect,
-        evaluate_many,
-        recsys_evaluate_systems,
-    )
-    from .gather import recsys_results, trec_results  # noqa: F401
+    from .cluster import Partitioned, connect, evaluate_many  # noqa: F401
+    from .gather import trec_results  # noqa: F401
     from .kernels import (  # noqa: F401
-        RecsysSpec,
         TrecSpec,
         empty_runs,
-        interactions_table,
         judgments_table,
-        recsys_kernel,
         runs_table,
         trec_kernel,
     )

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RankscopeWarning, UsageError
+from ..errors import InputError, UsageError
 from ..judge import JoinOptions
 from ..measures import Request, reads_subtopics
 from ..model import Qrels, Run, Vocabulary, ZScores
-from ..read.logs import keep_latest, read_interactions, read_recommendations
 from ..read.prefs import read_zscores
 from ..read.runs import check_common_queries
 from ..read.sources import (
@@ -36,23 +35,16 @@ from ..read.sources import (
     read_run,
     resolve_runs,
 )
-from ..recsys.api import DEFAULT_TOPN, SystemEvaluation, check_one_sided, read_inputs
-from ..recsys.base import Context
-from ..recsys.registry import parse
 from ..table import RunEvaluation, as_requests
 from ..table.formats import evaluation_options, judgment_format, warn_if_nothing_relevant
 from ..table.zscores import to_zscores
-from .gather import recsys_results, trec_results
+from .gather import trec_results
 from .kernels import (
-    RECSYS_KEYS,
-    RecsysSpec,
     TrecSpec,
     empty_runs,
-    interactions_table,
     judgments_table,
     metadata,
     pyarrow,
-    recsys_kernel,
     runs_table,
     trec_kernel,
 )
@@ -122,12 +114,12 @@ def connect(scheduler: Any) -> tuple[Any, bool]:
     )
 
 
-def _backend(backend: str) -> None:
+def check_backend(backend: str) -> None:
     if backend != "dask":
         raise UsageError(f"backend must be 'local' or 'dask', not {backend!r}")
 
 
-def _num_partitions(client: Any, partitions: int | None, items: int) -> int:
+def num_partitions(client: Any, partitions: int | None, items: int) -> int:
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be >= 1 (got {partitions})")
     if partitions is None:
@@ -136,19 +128,19 @@ def _num_partitions(client: Any, partitions: int | None, items: int) -> int:
     return max(1, min(partitions, items))
 
 
-def _chunks(ids: list[str], n: int) -> dict[str, int]:
+def partition_ids(ids: list[str], n: int) -> dict[str, int]:
     """Each id's partition: the ids sorted as strings, in ``n`` contiguous runs."""
     ordered = sorted(ids)
     bounds = np.linspace(0, len(ordered), n + 1).astype(int)
     return {q: p for p in range(n) for q in ordered[bounds[p] : bounds[p + 1]]}
 
 
-def _part_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
+def partition_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
     """Partition per code of ``vocab`` (-1: in no partition)."""
     return np.array([part.get(s, -1) for s in vocab.strings], dtype=np.int64)
 
 
-def _run(tasks: list[tuple], client: Any) -> list[Any]:
+def run_tasks(tasks: list[tuple], client: Any) -> list[Any]:
     """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order.
 
     Each task carries its partition (the scheduler keeps it, so a task lost with its worker
@@ -163,7 +155,7 @@ def _run(tasks: list[tuple], client: Any) -> list[Any]:
 # -- TREC --------------------------------------------------------------------------------------
 
 
-def _partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
+def partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
     if isinstance(runs, Partitioned):
         return [(runs.run_name, runs)]
     if isinstance(runs, Mapping) and runs and all(
@@ -205,7 +197,7 @@ def evaluate_many(
     twice the workers).  ``runs`` may also be a `Partitioned` dataset (or a dict or list of
     them), read by the workers; ``qrels`` then a `Partitioned` dataset too, or anything
     `read_qrels` accepts.  Judgments in the ``qrels`` format only."""
-    _backend(backend)
+    check_backend(backend)
     if rel_format != "qrels":
         raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
     if no_common_query not in ("warn", "error"):
@@ -225,7 +217,7 @@ def evaluate_many(
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
     client, owned = connect(scheduler)
     try:
-        in_place = _partitioned_runs(runs)
+        in_place = partitioned_runs(runs)
         if in_place is None:
             results = _trec_split(
                 client, qrels, runs, requests, options, num_docs, partitions, diversity,
@@ -267,8 +259,8 @@ def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, di
         check_common_queries(judgments, run_list)
     warn_if_nothing_relevant(judgments, options.relevance_level)
     ids = judgments.queries.strings  # the runs share the judgments' vocabulary
-    n = _num_partitions(client, partitions, len(ids))
-    part = _part_of(judgments.queries, _chunks(list(ids), n))
+    n = num_partitions(client, partitions, len(ids))
+    part = partition_of(judgments.queries, partition_ids(list(ids), n))
     q_part = part[judgments.query]
     r_parts = [part[r.query] for r in run_list]
     spec = _trec_spec(run_list, requests, options, num_docs, judgments.source)
@@ -281,7 +273,7 @@ def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, di
         )
         for p in range(n)
     ]
-    return trec_results(_run(tasks, client), spec)
+    return trec_results(run_tasks(tasks, client), spec)
 
 
 def _read_runs_partition(files: list[str | None], spec: TrecSpec, duplicates: str,
@@ -341,13 +333,13 @@ def _trec_in_place(
         )
         for k in keys
     ]  # fmt: skip
-    outputs = _run(tasks, client)
+    outputs = run_tasks(tasks, client)
     if whole is not None:  # judged queries no partition ranks: evaluated against no rows
         seen = {q for t in outputs for q in metadata(t)["queries"]}
         left = [c for c, s in enumerate(whole.queries.strings) if s not in seen]
         rows = np.flatnonzero(np.isin(whole.query, np.array(left, dtype=np.int64)))
         if len(rows):
-            outputs += _run([(trec_kernel, judgments_table(whole, rows), empty_runs(), spec)],
+            outputs += run_tasks([(trec_kernel, judgments_table(whole, rows), empty_runs(), spec)],
                             client)  # fmt: skip
     results = trec_results(outputs, spec)
     if no_common_query == "error":
@@ -359,163 +351,3 @@ def _trec_in_place(
     return results
 
 
-# -- recsys ------------------------------------------------------------------------------------
-
-
-def _recsys_requests(measures: Any, k: int) -> list[Request]:
-    requests = parse(measures if measures is not None else DEFAULT_TOPN, k)
-    for r in requests:
-        measure = r.measure
-        if measure.kind not in ("topn", "list") or measure.needs:  # type: ignore[attr-defined]
-            raise UsageError(
-                f"{r.label}: backend='dask' computes the top-N measures and UserCoverage "
-                "(per-user values with a mean); use the local backend for the others"
-            )
-    return requests
-
-
-def recsys_evaluate_systems(
-    test: Any,
-    recommendations: Any,
-    measures: str | Sequence[str] | None = None,
-    *,
-    backend: str = "dask",
-    scheduler: Any = None,
-    partitions: int | None = None,
-    k: int = 10,
-    threshold: float | None = 4.0,
-    train: Any = None,
-    features: Any = None,
-    popularity: Any = None,
-    baseline: Any = None,
-    catalog: Any = None,
-    relevance: str = "binary",
-    no_relevant: str = "exclude",
-    seen: str = "keep",
-    ties: str = "input-order",
-    columns: Mapping[str, str] | None = None,
-    duplicates: str = "max-score",
-) -> list[SystemEvaluation]:
-    """`rankscope.recsys.evaluate_systems` on a Dask cluster, for the top-N measures and
-    UserCoverage: the same values, bit for bit.  ``test`` and ``recommendations`` may be
-    `Partitioned` datasets (by user; the lists: one dataset, or a dict or list of them)."""
-    _backend(backend)
-    given = {"train": train, "features": features, "popularity": popularity,
-             "baseline": baseline, "catalog": catalog}  # fmt: skip
-    for option, value in given.items():
-        if value is not None:
-            raise UsageError(f"backend='dask' does not take {option}= yet (top-N measures only)")
-    if seen != "keep":
-        raise UsageError("backend='dask' does not take seen='drop' yet")
-    if no_relevant not in ("exclude", "zero"):
-        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
-    if relevance not in ("binary", "graded"):
-        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
-    if k < 1:
-        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
-    requests = _recsys_requests(measures, k)
-    client, owned = connect(scheduler)
-    try:
-        in_place = _partitioned_runs(recommendations)
-        spec = RecsysSpec([], [], requests, k, threshold, relevance, no_relevant, ties)
-        if in_place is None:
-            return _recsys_split(client, test, recommendations, spec, partitions, columns,
-                                 duplicates)  # fmt: skip
-        return _recsys_in_place(client, test, in_place, spec, columns, duplicates)
-    finally:
-        if owned:
-            client.close()
-
-
-def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, columns,
-                  duplicates) -> list[SystemEvaluation]:  # fmt: skip
-    read = read_inputs(test, recommendations, None, None, None, None, None, columns, duplicates)
-    log = read.test
-    if spec.relevance == "graded" and (log.rating is None or spec.threshold is None):
-        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
-    qrels = log.to_qrels(spec.threshold, spec.relevance)
-    told = []
-    for run in read.runs:  # the local path's warnings (and error), from the whole inputs
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            check_one_sided(Context(qrels=qrels, test=log, run=run))
-        told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
-    users = log.user_ids
-    n = _num_partitions(client, partitions, len(users))
-    part = _part_of(log.users, _chunks(users, n))
-    t_part = part[log.user]
-    r_parts = [part[r.query] for r in read.runs]  # users without test data: in none
-    spec = dataclasses.replace(
-        spec, run_names=[r.name for r in read.runs], run_sources=[r.source for r in read.runs],
-        test_source=log.source,
-    )  # fmt: skip
-    tasks = [
-        (
-            recsys_kernel,
-            interactions_table(log, np.flatnonzero(t_part == p)),
-            runs_table(read.runs, [np.flatnonzero(rp == p) for rp in r_parts], RECSYS_KEYS),
-            spec,
-        )
-        for p in range(n)
-    ]
-    return recsys_results(_run(tasks, client), spec, told)
-
-
-def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec: RecsysSpec,
-                 columns: Mapping[str, str] | None, duplicates: str) -> Any:  # fmt: skip
-    """The task of one partition of Parquet datasets: read its files on the worker (the
-    local readers), then `recsys_kernel`."""
-    pa = pyarrow()
-    import pyarrow.compute as pc
-
-    users, items = Vocabulary(), Vocabulary()
-    runs = []
-    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
-        if path is None:
-            empty = np.zeros(0, dtype=np.int32)
-            runs.append(Run(name, users, items, empty, empty, np.zeros(0), source=source))
-        else:
-            runs.append(read_recommendations(path, users=users, items=items, name=name,
-                                             columns=columns, duplicates=duplicates))  # fmt: skip
-    if test_file is not None:
-        log = keep_latest(read_interactions(test_file, users=users, items=items, columns=columns))
-        table = interactions_table(log)
-    else:
-        listed = sorted({u for r in runs for u in r.queries.strings_of(np.unique(r.query))})
-        table = test.filter(pc.is_in(test.column("user"), pa.array(listed, pa.string())))
-    return recsys_kernel(table, runs_table(runs, keys=RECSYS_KEYS), spec)
-
-
-def _recsys_in_place(client, test, runs: list[tuple[str, Partitioned]], spec: RecsysSpec,
-                     columns, duplicates) -> list[SystemEvaluation]:  # fmt: skip
-    listed = [p.files() for _, p in runs]
-    test_files = test.files() if isinstance(test, Partitioned) else None
-    keys = sorted(set().union(*listed, test_files or {}))
-    spec = dataclasses.replace(
-        spec, run_names=[n for n, _ in runs], run_sources=[str(p.path) for _, p in runs],
-        test_source=str(getattr(test, "path", test)),
-    )  # fmt: skip
-    whole = shared = None
-    if test_files is None:
-        whole = keep_latest(read_interactions(test, columns=columns))
-        spec = dataclasses.replace(spec, test_source=whole.source)
-        shared = client.scatter(interactions_table(whole), broadcast=True, hash=False)
-    tasks = [
-        (
-            recsys_files, None if test_files is None else test_files.get(k), shared,
-            [files.get(k) for files in listed], spec, columns, duplicates,
-        )
-        for k in keys
-    ]  # fmt: skip
-    outputs = _run(tasks, client)
-    if whole is not None:  # test users no partition recommends to: evaluated with no list
-        seen = {u for t in outputs for u in metadata(t)["users"]}
-        rows = np.flatnonzero(
-            ~np.isin(whole.user, np.array(whole.users.lookup_many(sorted(seen)), dtype=np.int64))
-        )
-        if len(rows):
-            outputs += _run(
-                [(recsys_kernel, interactions_table(whole, rows), empty_runs(RECSYS_KEYS), spec)],
-                client,
-            )
-    return recsys_results(outputs, spec)

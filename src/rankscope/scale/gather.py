@@ -12,13 +12,13 @@ import numpy as np
 
 from ..errors import InputError, warn
 from ..judge import JoinReport
-from ..recsys.api import SystemEvaluation, tell_no_relevant, tell_one_sided
-from ..recsys.base import Values, user_mean
 from ..table.evaluation import RunEvaluation, summarise
-from .kernels import RecsysSpec, TrecSpec, metadata, pyarrow
+from .kernels import TrecSpec, metadata, pyarrow
 
 
-def _columns(outputs: Sequence[Any], key: str, count: int) -> tuple[np.ndarray, list[str], list]:
+def gathered_columns(
+    outputs: Sequence[Any], key: str, count: int
+) -> tuple[np.ndarray, list[str], list]:
     """The kernels' outputs as one table: each row's run, its query (user) id, and the
     value columns (Arrow)."""
     pa = pyarrow()
@@ -31,7 +31,7 @@ def _columns(outputs: Sequence[Any], key: str, count: int) -> tuple[np.ndarray, 
     return which, keys, [table.column(f"v{j}") for j in range(count)]
 
 
-def _take(column: Any, rows: list[int], text: bool) -> np.ndarray:
+def take_rows(column: Any, rows: list[int], text: bool) -> np.ndarray:
     indices = pyarrow().array(rows, pyarrow().int64())
     if text:
         items = column.take(indices).to_pylist()
@@ -41,7 +41,7 @@ def _take(column: Any, rows: list[int], text: bool) -> np.ndarray:
     return np.asarray(column.take(indices).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
-def _in_order(which: np.ndarray, keys: list[str], i: int, source: str, what: str) -> list[int]:
+def rows_in_order(which: np.ndarray, keys: list[str], i: int, source: str, what: str) -> list[int]:
     """Run ``i``'s rows, its queries sorted as strings (the local path's output order); a
     query evaluated in two partitions (a dataset not partitioned by query) is an error."""
     rows = sorted(np.flatnonzero(which == i).tolist(), key=keys.__getitem__)
@@ -60,7 +60,7 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
     pa = pyarrow()
     metas = [metadata(t) for t in outputs]
     requests = spec.requests
-    which, queries, columns = _columns(outputs, "query", len(requests))
+    which, queries, columns = gathered_columns(outputs, "query", len(requests))
     missing_all = (
         pa.concat_tables([t.replace_schema_metadata(None) for t in outputs]).column("missing")
         if outputs
@@ -70,7 +70,7 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
     mixed = any(r.judged_only for r in requests) and not spec.options.judged_only
     results = []
     for i, name in enumerate(spec.run_names):
-        rows = _in_order(which, queries, i, spec.run_sources[i], "query")
+        rows = rows_in_order(which, queries, i, spec.run_sources[i], "query")
         report = JoinReport(
             sorted(q for m in metas for q in m["run_only"][i]),
             sorted(q for m in metas for q in m["qrels_only"][i]),
@@ -82,7 +82,8 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
         counts = [m["complete_num_rel"][i] for m in metas if m["complete_num_rel"][i] is not None]
         complete_num_rel = sum(counts) if complete and counts else None
         values = [
-            _take(columns[j], rows, req.measure.value == "str") for j, req in enumerate(requests)
+            take_rows(columns[j], rows, req.measure.value == "str")
+            for j, req in enumerate(requests)
         ]
         summary: list[float | int | str | None] = []
         for j, (req, col) in enumerate(zip(requests, values, strict=True)):
@@ -105,7 +106,7 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
                 None if mixed else complete_num_rel, runid=runid,
             )
         )  # fmt: skip
-    _tell(metas)
+    tell_warnings(metas)
     return results
 
 
@@ -124,7 +125,7 @@ def _nothing_judged(metas: Sequence[dict], i: int) -> None:
     warn(pattern.sub(f"none of its {total} retrieved", texts[0], count=1))
 
 
-def _tell(metas: Sequence[dict]) -> None:
+def tell_warnings(metas: Sequence[dict]) -> None:
     """The other warnings the partitions raised, each once."""
     told: list[str] = []
     for m in metas:
@@ -134,43 +135,3 @@ def _tell(metas: Sequence[dict]) -> None:
                 warn(text)
 
 
-def recsys_results(
-    outputs: Sequence[Any], spec: RecsysSpec, told: Sequence[Sequence[str]] | None = None
-) -> list[SystemEvaluation]:
-    """One `rankscope.recsys.SystemEvaluation` per system, each summary the local path's
-    `rankscope.recsys.base.user_mean` of the per-user values in the local user order.
-
-    The users on one side only are told (and lists sharing no user with the test log
-    refused) from the partitions' counts, unless ``told`` gives each system's warnings
-    about them (found by the client from the whole inputs)."""
-    metas = [metadata(t) for t in outputs]
-    requests = spec.requests
-    which, users, columns = _columns(outputs, "user", len(requests))
-    test_users = sum(m["test_users"] for m in metas)
-    results = []
-    for i, name in enumerate(spec.run_names):
-        if told is None:
-            tell_one_sided(
-                name, spec.run_sources[i], spec.test_source,
-                only_recs=sum(m["only_recs"][i] for m in metas),
-                only_test=sum(m["only_test"][i] for m in metas),
-                test_users=test_users, overlap=any(m["overlap"][i] for m in metas),
-            )  # fmt: skip
-        else:
-            for text in told[i]:
-                warn(text)
-        rows = _in_order(which, users, i, spec.run_sources[i], "user")
-        values: list[Values] = [
-            user_mean(_take(columns[j], rows, False)) for j in range(len(requests))
-        ]
-        relevance = [r for r in requests if getattr(r.measure, "relevance", False)]
-        if relevance:
-            tell_no_relevant(
-                name, relevance, none=sum(m["no_relevant"][i] for m in metas),
-                users=sum(m["num_users"][i] for m in metas), no_relevant=spec.no_relevant,
-                rule=any(m["has_rating"] for m in metas), threshold=spec.threshold,
-                looks_like_scores=any(m["looks_like_scores"] for m in metas),
-            )  # fmt: skip
-        results.append(SystemEvaluation(name, [users[r] for r in rows], list(requests), values))
-    _tell(metas)
-    return results

@@ -5,8 +5,9 @@ A kernel knows nothing of Dask: any engine that can hand a function the rows of 
 whole queries as Arrow tables (Dask, Spark's ``mapInArrow``, a process pool) can map it
 over partitions and gather its outputs with `rankscope.scale.gather`.
 
-Input tables (the canonical columns, made by `judgments_table`, `runs_table`,
-`interactions_table` from what the local readers return):
+Input tables (the canonical columns, made by `judgments_table`, `runs_table` and, for the
+recommender kernel of `rankscope.recsys.distributed`, its `interactions_table`, from what
+the local readers return):
 
 * judgments: ``query`` (string), ``doc`` (string), ``grade`` (int64), ``line`` (int64)
   [, ``subtopic`` (int64): diversity judgments];
@@ -35,14 +36,12 @@ import numpy as np
 from ..errors import RankscopeWarning, UsageError
 from ..judge import JoinOptions, JoinReport
 from ..measures import Request
-from ..model import Interactions, Qrels, Run, Vocabulary
-from ..recsys.base import Context, Values
+from ..model import Qrels, Run, Vocabulary
 from ..table.evaluation import evaluate_run
 from ..table.formats import with_preferences
 
 META = b"rankscope"
 KEYS = ("query", "doc")
-RECSYS_KEYS = ("user", "item")
 
 
 def pyarrow() -> Any:
@@ -69,25 +68,10 @@ class TrecSpec:
     qrels_source: str = "<qrels>"
 
 
-@dataclass(frozen=True)
-class RecsysSpec:
-    """What every recsys partition is evaluated with."""
-
-    run_names: list[str]
-    run_sources: list[str]
-    requests: list[Request]
-    k: int = 10
-    threshold: float | None = 4.0
-    relevance: str = "binary"
-    no_relevant: str = "exclude"
-    ties: str = "input-order"
-    test_source: str = "<interactions>"
-
-
 # -- model objects <-> canonical Arrow tables --------------------------------------------------
 
 
-def _lines(line: np.ndarray | None, n: int) -> np.ndarray:
+def line_numbers(line: np.ndarray | None, n: int) -> np.ndarray:
     return np.zeros(n, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
 
 
@@ -96,10 +80,10 @@ def judgments_table(qrels: Qrels, rows: np.ndarray | None = None) -> Any:
     pa = pyarrow()
     rows = np.arange(len(qrels)) if rows is None else rows
     columns = {
-        "query": _ids_column(qrels.queries, qrels.query[rows]),
-        "doc": _ids_column(qrels.docs, qrels.doc[rows]),
+        "query": ids_column(qrels.queries, qrels.query[rows]),
+        "doc": ids_column(qrels.docs, qrels.doc[rows]),
         "grade": pa.array(qrels.grade[rows].astype(np.int64)),
-        "line": pa.array(_lines(qrels.line, len(qrels))[rows]),
+        "line": pa.array(line_numbers(qrels.line, len(qrels))[rows]),
     }
     if qrels.subtopic is not None:
         columns["subtopic"] = pa.array(np.asarray(qrels.subtopic)[rows].astype(np.int64))
@@ -110,7 +94,8 @@ def runs_table(
     runs: Sequence[Run], rows: Sequence[np.ndarray] | None = None, keys: tuple[str, str] = KEYS
 ) -> Any:
     """The runs' rows (``rows[i]`` of run i, default all), in input order, as one table
-    (``keys``: the names of the query and document columns; `RECSYS_KEYS` for lists)."""
+    (``keys``: the names of the query and document columns; ``("user", "item")`` for
+    recommendation lists)."""
     pa = pyarrow()
     parts = []
     for i, run in enumerate(runs):
@@ -118,10 +103,10 @@ def runs_table(
         parts.append(
             pa.table({
                 "run": pa.array(np.full(len(r), i, dtype=np.int32)),
-                keys[0]: _ids_column(run.queries, run.query[r]),
-                keys[1]: _ids_column(run.docs, run.doc[r]),
+                keys[0]: ids_column(run.queries, run.query[r]),
+                keys[1]: ids_column(run.docs, run.doc[r]),
                 "score": pa.array(run.score[r].astype(np.float64)),
-                "line": pa.array(_lines(run.line, len(run))[r]),
+                "line": pa.array(line_numbers(run.line, len(run))[r]),
             })
         )  # fmt: skip
     if not parts:
@@ -136,33 +121,14 @@ def empty_runs(keys: tuple[str, str] = KEYS) -> Any:
     return schema.empty_table()
 
 
-def interactions_table(log: Interactions, rows: np.ndarray | None = None) -> Any:
-    """A test log (its ``rows``) as a canonical interactions table."""
-    pa = pyarrow()
-    rows = np.arange(len(log)) if rows is None else rows
-
-    def optional(a: np.ndarray | None) -> Any:
-        if a is None:
-            return pa.nulls(len(rows), pa.float64())
-        return pa.array(np.asarray(a, dtype=np.float64)[rows])
-
-    return pa.table({
-        "user": _ids_column(log.users, log.user[rows]),
-        "item": _ids_column(log.items, log.item[rows]),
-        "rating": optional(log.rating),
-        "timestamp": optional(log.timestamp),
-        "line": pa.array(_lines(log.line, len(log))[rows]),
-    })  # fmt: skip
-
-
-def _ids_column(vocab: Vocabulary, codes: np.ndarray) -> Any:
+def ids_column(vocab: Vocabulary, codes: np.ndarray) -> Any:
     """The ids of ``codes`` as an Arrow string column (Python strings made once per id)."""
     pa = pyarrow()
     distinct, where = np.unique(codes, return_inverse=True)
     return pa.array(vocab.strings_of(distinct), pa.string()).take(pa.array(where.ravel()))
 
 
-def _codes(vocab: Vocabulary, column: Any) -> np.ndarray:
+def interned_codes(vocab: Vocabulary, column: Any) -> np.ndarray:
     """A string column's ids interned into ``vocab`` in order of first appearance (as
     interning each row would), Python strings made once per distinct id."""
     encoded = column.combine_chunks().dictionary_encode()
@@ -172,23 +138,23 @@ def _codes(vocab: Vocabulary, column: Any) -> np.ndarray:
     ]
 
 
-def _distinct(column: Any) -> list[str]:
+def distinct_ids(column: Any) -> list[str]:
     """The distinct ids of a string column, sorted."""
     return sorted(str(s) for s in column.unique().to_pylist())
 
 
-def _numbers(column: Any, dtype: Any) -> np.ndarray:
+def number_array(column: Any, dtype: Any) -> np.ndarray:
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
-def _runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
+def runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
                query: str = "query", doc: str = "doc") -> list[Run]:  # fmt: skip
     """The runs of a canonical runs table, coded with ``queries`` and ``docs``."""
-    which = _numbers(table.column("run"), np.int32)
-    q = _codes(queries, table.column(query))
-    d = _codes(docs, table.column(doc))
-    score = _numbers(table.column("score"), np.float64)
-    line = _numbers(table.column("line"), np.int64)
+    which = number_array(table.column("run"), np.int32)
+    q = interned_codes(queries, table.column(query))
+    d = interned_codes(docs, table.column(doc))
+    score = number_array(table.column("score"), np.float64)
+    line = number_array(table.column("line"), np.int64)
     tags = getattr(spec, "run_tags", [None] * len(spec.run_names))
     out = []
     for i, name in enumerate(spec.run_names):
@@ -200,7 +166,7 @@ def _runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
     return out
 
 
-def _output(pa: Any, columns: dict[str, Any], meta: dict) -> Any:
+def kernel_output(pa: Any, columns: dict[str, Any], meta: dict) -> Any:
     table = pa.table(columns)
     return table.replace_schema_metadata({META: json.dumps(meta).encode()})
 
@@ -210,7 +176,9 @@ def metadata(table: Any) -> dict:
     return json.loads((table.schema.metadata or {})[META])
 
 
-def _told(records: list[warnings.WarningMessage], drop: set[str] | None = None) -> list[str]:
+def told_warnings(
+    records: list[warnings.WarningMessage], drop: set[str] | None = None
+) -> list[str]:
     """The texts of the rankscope warnings raised inside a kernel, each once, in order (to
     be told by the client), but those in ``drop``."""
     out: list[str] = []
@@ -235,14 +203,14 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     queries, docs = Vocabulary(), Vocabulary()
     subtopic = None
     if "subtopic" in judgments.column_names:
-        subtopic = _numbers(judgments.column("subtopic"), np.int64)
+        subtopic = number_array(judgments.column("subtopic"), np.int64)
     qrels = Qrels(
-        queries, docs, _codes(queries, judgments.column("query")),
-        _codes(docs, judgments.column("doc")),
-        _numbers(judgments.column("grade"), np.int64), source=spec.qrels_source,
-        line=_numbers(judgments.column("line"), np.int64), subtopic=subtopic,
+        queries, docs, interned_codes(queries, judgments.column("query")),
+        interned_codes(docs, judgments.column("doc")),
+        number_array(judgments.column("grade"), np.int64), source=spec.qrels_source,
+        line=number_array(judgments.column("line"), np.int64), subtopic=subtopic,
     )  # fmt: skip
-    run_list = _runs_from(runs, spec, queries, docs)
+    run_list = runs_from(runs, spec, queries, docs)
     requests = spec.requests
     per_run = [r for r in requests if r.measure.family != "preference"]
     wanted = [r for r in requests if r.measure.family == "preference"]
@@ -253,7 +221,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
         "summaries": [[None] * len(requests) for _ in range(n)],
         "complete_num_rel": [None] * n,
         "runid": [r.runid for r in run_list],
-        "queries": _distinct(runs.column("query")),
+        "queries": distinct_ids(runs.column("query")),
         "nothing_judged": [None] * n,
         "ranked_judged": [False] * n,
         "warnings": [],
@@ -276,7 +244,7 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
             for run, report in zip(run_list, reports, strict=True)
             for line in report.summary(run.name, spec.options.complete)
         }
-        texts = _told(caught, told)
+        texts = told_warnings(caught, told)
         for i, run in enumerate(run_list):  # told by the client, if no partition judged any
             prefix = f"run '{run.name}': none of its "
             meta["nothing_judged"][i] = next((t for t in texts if t.startswith(prefix)), None)
@@ -305,84 +273,10 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     for j, req in enumerate(requests):
         kind = pa.string() if req.measure.value == "str" else pa.float64()
         columns[f"v{j}"] = pa.array(values[j], kind)
-    return _output(pa, columns, meta)
-
-
-def _optional(column: Any) -> np.ndarray | None:
-    """A float column, None when every value is null (a log without it)."""
-    if len(column) and column.null_count == len(column):
-        return None
-    return _numbers(column, np.float64)
+    return kernel_output(pa, columns, meta)
 
 
 def _ids(run: Run) -> list[str]:
     return run.queries.strings_of(np.unique(run.query))
 
 
-# -- the recsys kernel -------------------------------------------------------------------------
-
-
-def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
-    """Per-user values of every system on the whole users of one partition: the local path's
-    `rankscope.recsys.base.Context` and the measures' own kernels."""
-    pa = pyarrow()
-    users, items = Vocabulary(), Vocabulary()
-    timestamp = test.column("timestamp")
-    log = Interactions(
-        users, items, _codes(users, test.column("user")),
-        _codes(items, test.column("item")),
-        _optional(test.column("rating")), _optional(timestamp),
-        source=spec.test_source, line=_numbers(test.column("line"), np.int64),
-    )  # fmt: skip
-    run_list = _runs_from(recommendations, spec, users, items, query="user", doc="item")
-    requests = spec.requests
-    n = len(run_list)
-    test_users = np.zeros(len(users), dtype=bool)
-    test_users[log.user] = True
-    ratings = log.rating
-    meta: dict[str, Any] = {
-        "only_recs": [0] * n, "only_test": [0] * n, "test_users": int(test_users.sum()),
-        "overlap": [False] * n, "no_relevant": [0] * n, "num_users": [0] * n,
-        "has_rating": ratings is not None and bool(len(ratings)),
-        "looks_like_scores": bool(
-            ratings is not None and len(ratings) and np.any(ratings != np.round(ratings))
-        ),
-        "users": _distinct(recommendations.column("user")),
-        "warnings": [],
-    }  # fmt: skip
-    cols: dict[str, list] = {"run": [], "user": []}
-    values: list[list] = [[] for _ in requests]
-    qrels = log.to_qrels(spec.threshold, spec.relevance) if len(log) else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for i, run in enumerate(run_list):
-            rec_users = np.zeros(len(users), dtype=bool)
-            rec_users[run.query] = True
-            meta["only_recs"][i] = int((rec_users & ~test_users).sum())
-            meta["only_test"][i] = int((test_users & ~rec_users).sum())
-            meta["overlap"][i] = bool((rec_users & test_users).any())
-            if qrels is None:
-                continue
-            ctx = Context(
-                qrels=qrels, test=log, run=run, k=spec.k, ties=spec.ties,
-                no_relevant=spec.no_relevant,
-            )  # fmt: skip
-            found: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
-            if any(getattr(r.measure, "relevance", False) for r in requests):
-                meta["no_relevant"][i] = int((ctx.num_relevant == 0).sum())
-            meta["num_users"][i] = ctx.num_users
-            cols["run"].extend([i] * ctx.num_users)
-            cols["user"].extend(ctx.user_ids)
-            for j, v in enumerate(found):
-                per_user = v.per_user
-                if per_user is None:  # pragma: no cover - refused before the kernels run
-                    raise UsageError(f"{requests[j].label} has no per-user values")
-                values[j].extend(per_user.tolist())
-    meta["warnings"] = _told(caught)
-    columns: dict[str, Any] = {
-        "run": pa.array(cols["run"], pa.int32()),
-        "user": pa.array(cols["user"], pa.string()),
-    }
-    for j in range(len(requests)):
-        columns[f"v{j}"] = pa.array(values[j], pa.float64())
-    return _output(pa, columns, meta)
