@@ -9,11 +9,11 @@ description ``rankscope COMMAND --help`` prints (as written: line breaks kept), 
 prints with the same options (``-q -m -c -n -l -M -J -N``).
 
 Start-up time: the command line runs in loops (a run file at a time, in shell scripts), and
-`build_parser` imports every command module to declare its options.  So a command module
-imports nothing heavy at module level — only `argparse` and `options` — and its `run`
-imports what the command needs (numpy, the readers, `rankscope.recsys`, scipy through
-`rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the evaluation
-path and nothing else.
+this package imports every command module, so that `build_parser` declares their options.
+So a command module imports nothing heavy at module level — only `argparse` and `options` —
+and its `run` imports what the command needs (numpy, the readers, `rankscope.recsys`, scipy
+through `rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the
+evaluation path and nothing else.
 
 Errors: a mistake in what the user gave (`rankscope.errors.RankscopeError`: `InputError`,
 `UsageError`) or a file that cannot be read (`OSError`) prints one line, ``rankscope: error:
@@ -27,21 +27,40 @@ shells' 128 + SIGINT, without a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import warnings
 from collections.abc import Sequence
+from types import ModuleType
 
 from ..errors import RankscopeError
+from . import (
+    agree,
+    clicks,
+    compare,
+    example,
+    explain,
+    fuse,
+    measures,
+    meta,
+    ndeval,
+    prefer,
+    recsys,
+    report,
+    reproduce,
+    sampled,
+    split,
+)
+from . import eval as evaluation
 
-#: The commands, in the order ``rankscope --help`` lists them (modules of this package).
-COMMANDS = (
-    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "sampled",
-    "agree", "reproduce", "fuse", "clicks", "measures",
-    "explain",
-    "example",
-)  # fmt: skip
+#: The commands, in the order ``rankscope --help`` lists them, and their modules.
+COMMANDS: dict[str, ModuleType] = {
+    "eval": evaluation, "compare": compare, "report": report, "prefer": prefer, "meta": meta,
+    "ndeval": ndeval, "recsys": recsys, "split": split, "sampled": sampled, "agree": agree,
+    "reproduce": reproduce, "fuse": fuse, "clicks": clicks, "measures": measures,
+    "explain": explain,
+    "example": example,
+}  # fmt: skip
 
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2
@@ -59,8 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command")
-    for command in COMMANDS:
-        module = importlib.import_module(f".{command}", __name__)
+    for command, module in COMMANDS.items():
         # (python -OO drops docstrings: then the commands go without help text)
         help_line, _, description = (module.__doc__ or "").partition("\n\n")
         p = sub.add_parser(

@@ -67,6 +67,7 @@ from ..model import Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from ..model.slates import LoggedSlates
 from ..read import frames
+from .models import PBM
 
 __all__ = [
     "ESTIMATORS",
@@ -243,8 +244,6 @@ class ClickModelReward:
     def of(cls, model: Any, log: LoggedSlates) -> ClickModelReward:
         """The reward model of ``model`` (a fitted `rankscope.clicks.PBM`) over the codes of
         ``log``."""
-        from .models import PBM
-
         if not isinstance(model, PBM):
             name = getattr(model, "name", type(model).__name__)
             raise UsageError(

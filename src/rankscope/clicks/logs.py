@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import UsageError
 from ..model import ClickLog
 from ..read.clicks import COLUMN_NAMES, click_log, read_clicks
 
@@ -34,8 +35,6 @@ def write_clicks(log: ClickLog, path: str | os.PathLike) -> None:
         if name in ("session", "query", "doc", "ranking"):
             bad = next((v for v in values if any(ch in v for ch in "\t\n\r")), None)
             if bad is not None:
-                from ..errors import UsageError
-
                 raise UsageError(
                     f"the {name} id {bad!r} holds a tab or line break: write the log to "
                     "Parquet instead"

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..model import ClickLog
+from ..read.clicks import read_clicks
 
 #: Probabilities are clipped to [EPSILON, 1 - EPSILON] in likelihoods and perplexities.
 EPSILON = 1e-10
@@ -758,8 +759,6 @@ def fit(log: Any, model: str = "pbm", *, max_iter: int = 200, tol: float = 1e-6)
     >>> model = clicks.fit("clicks.tsv", model="pbm")    # doctest: +SKIP
     >>> model.propensities                               # doctest: +SKIP
     """
-    from ..read.clicks import read_clicks
-
     cls: Any = model_class(model)  # (each class's fit takes its own options)
     data = read_clicks(log)
     if cls in (CM, SDBN):

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..judge.join import order_run
 from ..model import ClickLog, Qrels, Vocabulary
+from ..read import read_qrels, read_run
 from .models import CM, DBN, PBM, SDBN, UBM, ClickModel, PairParameters, model_class
 
 #: DBN's continuation probability when simulating from judgments.
@@ -140,9 +142,6 @@ def simulate(
     >>> import rankscope.clicks as clicks
     >>> log = clicks.simulate("dbn", "run.txt", "qrels.txt", sessions=10_000)  # doctest: +SKIP
     """
-    from ..judge.join import order_run
-    from ..read import read_qrels, read_run
-
     if sessions < 1:
         raise UsageError(f"sessions must be 1 or more (got {sessions})")
     if depth < 1:
