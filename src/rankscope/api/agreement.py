@@ -75,11 +75,9 @@ def agreement(
     assessor?).
     """
     check_agreement_options(level, weights)
-    labels = read_labels(
-        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-        relevance_col=relevance_col,
-    )  # fmt: skip
-    return label_agreement(labels, level, weights)
+    read = read_labels(labels, query_col=query_col, assessor_col=assessor_col,
+                       doc_col=doc_col, relevance_col=relevance_col)  # fmt: skip
+    return label_agreement(read, level, weights)
 
 
 def to_qrels(
@@ -103,8 +101,8 @@ def to_qrels(
     qrels' source is the labels'.
     """
     check_aggregation_options(how, tie_break)
-    labels = read_labels(
-        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-        relevance_col=relevance_col,
+    return labels_to_qrels(
+        read_labels(labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
+                    relevance_col=relevance_col),
+        how, tie_break,
     )  # fmt: skip
-    return labels_to_qrels(labels, how, tie_break)

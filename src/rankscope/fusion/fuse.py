@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import TIE_POLICIES, order_run
 from ..model import Qrels, Run
-from .methods import RRF_K, FusionMethod, fusion_method, weighted_sum
+from .methods import FusionMethod, fusion_method, weighted_sum
 from .normalise import Normalisation, normalisation
 from .pool import Pool
 from .tune import (
@@ -91,22 +91,23 @@ def fuse_pool(
     how: FusionMethod,
     scale: Normalisation,
     *,
-    weights: Sequence[float] | Mapping[str, float] | None = None,
-    k: float = RRF_K,
-    depth: int | None = DEPTH,
-    tag: str | None = None,
-    optimize: str | None = None,
-    judgments: Qrels | None = None,
-    train: Sequence[str] | None = None,
-    train_fraction: float = 0.5,
-    search: str = "grid",
-    step: float = 0.1,
-    seed: int = 0,
-    restarts: int = 3,
+    weights: Sequence[float] | Mapping[str, float] | None,
+    k: float,
+    depth: int | None,
+    tag: str | None,
+    optimize: str | None,
+    judgments: Qrels | None,
+    train: Sequence[str] | None,
+    train_fraction: float,
+    search: str,
+    step: float,
+    seed: int,
+    restarts: int,
 ) -> Fusion:
     """The candidates of ``pool`` fused by ``how`` after ``scale`` (`fusion_options`), with
     the weights given or tuned on ``judgments``: the kernel of `rankscope.fuse` (in
-    `rankscope.api.fusion`, which reads the runs and judgments and documents the options)."""
+    `rankscope.api.fusion`, which reads the runs and judgments, and documents the options
+    and their defaults)."""
     given = _weights(how, weights, pool.names, optimize)
     scores = normalised(pool, scale)
     tag = tag or how.name

@@ -38,7 +38,7 @@ from ..model.frames import column_names, is_frame, to_frame
 from ..preference import PreferenceResult
 from ..read.frames import frame_columns
 from .compare import Comparison
-from .evaluation import MIN_GEO_MEAN, RunEvaluation, evaluation_table
+from .evaluation import RunEvaluation, evaluation_table
 
 #: The statistics of `aggregate` (``how``).
 HOWS = ("mean", "gmean", "median")
@@ -459,21 +459,21 @@ def aggregate_cells(
     cells: Sequence[Cell],
     weight_of: Mapping[str, float] | None,
     segmentations: Sequence[tuple[str, Mapping[str, str]]],
-    how: str = "mean",
+    how: str,
     *,
-    unique: bool = False,
-    level: float = 0.95,
-    epsilon: float = MIN_GEO_MEAN,
-    resamples: int = 1000,
-    seed: int = 0,
-    missing: str = "error",
-    weights_source: str | None = None,
-    segments_source: str | None = None,
+    unique: bool,
+    level: float,
+    epsilon: float,
+    resamples: int,
+    seed: int,
+    missing: str,
+    weights_source: str | None,
+    segments_source: str | None,
 ) -> Aggregation:
     """The aggregation of the (run, measure) ``cells`` of a table (`table_cells`) by the
     weights and segmentations read: the kernel of `rankscope.aggregate` (in
-    `rankscope.api.aggregation`, which reads them and documents the options).  The sources
-    name the files read in messages (None: given as values)."""
+    `rankscope.api.aggregation`, which reads them, and documents the options and their
+    defaults).  The sources name the files read in messages (None: given as values)."""
     names = [name for name, _ in segmentations]
     if len(set(names)) < len(names):
         raise UsageError(f"two segmentations have one name: {', '.join(names)}")
