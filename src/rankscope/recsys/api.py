@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
-from ..errors import UsageError, warn
+from ..errors import UsageError
 from ..model.frames import to_frame
 from .base import Context, Values
 from .distributed import recsys_evaluate_systems
@@ -22,6 +22,7 @@ from .systems import (
     check_one_sided,
     read_inputs,
     tell_no_relevant,
+    tell_notes,
     tidy,
 )
 
@@ -158,9 +159,7 @@ def _report(ctx: Context, requests, threshold, test_log) -> None:
             rule=test_log.rating is not None and threshold is not None, threshold=threshold,
             looks_like_scores=_looks_like_scores(test_log),
         )  # fmt: skip
-    for key, text in ctx.notes.items():
-        if isinstance(key, tuple) and key[0] == "note":
-            warn(f"{ctx.run.name}: {text}")
+    tell_notes(ctx)
 
 
 def evaluate(

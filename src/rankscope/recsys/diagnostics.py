@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import UsageError
 from ..model.frames import to_frame
 from ..read.groups import read_item_groups
 from .base import Context
 from .confidence import calibration, coverage_accuracy_curve, probabilities
 from .popularity import DEFAULT_GROUPS, group_codes, group_counts, popularity_groups
-from .systems import _seen_policy, check_one_sided, read_inputs
+from .systems import _seen_policy, check_one_sided, read_inputs, tell_notes
 
 
 def _contexts(
@@ -49,12 +49,6 @@ def _contexts(
         check_one_sided(ctx)
         out.append(ctx)
     return out
-
-
-def _emit(ctx: Context) -> None:
-    for key, text in ctx.notes.items():
-        if isinstance(key, tuple) and key[0] == "note":
-            warn(f"{ctx.run.name}: {text}")
 
 
 def reliability(
@@ -101,7 +95,7 @@ def reliability(
         result = calibration(ctx, bins, target)
         if result is None:
             raise UsageError(_not_probabilities(ctx))
-        _emit(ctx)
+        tell_notes(ctx)
         for b in range(len(result.count)):
             cols["run"].append(ctx.run.name)
             cols["bin"].append(b)
@@ -152,7 +146,7 @@ def coverage_accuracy(
         data = probabilities(ctx, "the coverage-accuracy curve")
         if data is None:
             raise UsageError(_not_probabilities(ctx))
-        _emit(ctx)
+        tell_notes(ctx)
         curve = coverage_accuracy_curve(data.score, data.outcome)
         cols["run"] += [ctx.run.name] * len(curve.covered)
         cols["covered"] += curve.covered.tolist()
@@ -237,7 +231,7 @@ def group_exposure(
         items, exposure, recommended, candidates, found, relevant = group_counts(
             ctx, k, codes, len(labels), discount
         )
-        _emit(ctx)
+        tell_notes(ctx)
         total = exposure.sum()
         for g, label in enumerate(labels):
             cols["run"].append(ctx.run.name)

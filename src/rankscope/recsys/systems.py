@@ -222,6 +222,14 @@ def _looks_like_scores(test_log: Interactions) -> bool:
     return bool(np.any(ratings != np.round(ratings)))
 
 
+def tell_notes(ctx: Context) -> None:
+    """The notes the measures left on ``ctx`` (what they could not compute, and why), each a
+    warning naming the system."""
+    for key, text in ctx.notes.items():
+        if isinstance(key, tuple) and key[0] == "note":
+            warn(f"{ctx.run.name}: {text}")
+
+
 def tell_no_relevant(
     name: str,
     requests: Sequence[Any],
