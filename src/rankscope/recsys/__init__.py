@@ -20,9 +20,9 @@ import lazy_loader
 from ..model import Interactions as Interactions
 from ..model import ItemFeatures as ItemFeatures
 from ..read.groups import read_item_groups as read_item_groups
-from ..read.logs import read_interactions as read_interactions
-from ..read.logs import read_item_features as read_item_features
-from ..read.logs import read_recommendations as read_recommendations
+from ..read.features import read_item_features as read_item_features
+from ..read.interactions import read_interactions as read_interactions
+from ..read.recommendations import read_recommendations as read_recommendations
 
 #: Names imported from their module on first use; ``splits`` is reached as an attribute
 #: (``rankscope.recsys.splits.kfold``).  The readers and data above are rankscope's own,

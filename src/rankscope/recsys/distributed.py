@@ -19,7 +19,8 @@ import numpy as np
 from ..errors import RankscopeWarning, UsageError, warn
 from ..measures import Request
 from ..model import Interactions, Run, Vocabulary
-from ..read.logs import keep_latest, read_interactions, read_recommendations
+from ..read.interactions import keep_latest, read_interactions
+from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
     Partitioned,
     check_backend,
