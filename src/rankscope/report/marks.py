@@ -38,6 +38,9 @@ def signed(value: float | None, digits: int = 4) -> str:
 
 
 def p_value(value: float | None) -> str:
+    """A p-value as every text table writes it (``compare``, ``reproduce``, ``recsys
+    --folds``, the HTML report): ``<0.0001`` below 10^-4, else four decimals; ``–`` for
+    none.  CSV and JSON keep the full-precision float instead."""
     if value is None or math.isnan(value):
         return "–"
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
