@@ -26,12 +26,11 @@ from rankscope.stats.multiple import (
     PairwiseResult,
     as_score_matrix,
     compact_letters,
-    compare,
-    pairwise_tests,
     randomized_tukey_hsd,
     studentized_range_sf,
     tukey_hsd,
 )
+from rankscope.stats.procedures import compare, names, pairwise_tests
 
 # --------------------------------------------------------------------------------------
 # Corrections
@@ -361,7 +360,7 @@ def test_randomization_test_matches_exact_enumeration():
 
 def test_identical_systems_are_not_different():
     scores = np.array([[0.1, 0.5, 0.3], [0.1, 0.5, 0.3], [0.2, 0.4, 0.9]])
-    for test in multiple.PAIRWISE_TESTS:
+    for test in names("paired"):
         result = pairwise_tests(scores, test=test, permutations=500)
         assert result.p_unadjusted[0] == 1.0, test
     with pytest.raises(ValueError, match="unknown test"):

@@ -67,6 +67,7 @@ from ..model import Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from ..model.slates import LoggedSlates
 from ..read import frames
+from ..stats.intervals import percentile_interval
 
 __all__ = [
     "ESTIMATORS",
@@ -770,11 +771,7 @@ def estimate(
             rows = rng.integers(0, n, (size, n)) + n * np.arange(size)[:, None]
             resampled = np.bincount(rows.ravel(), minlength=size * n).reshape(size, n)
             values[start : start + size] = combine(resampled @ terms, n)
-    tail = (1 - confidence) / 2
-    low, high = (
-        (float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))) if samples
-        else (math.nan, math.nan)
-    )  # fmt: skip
+    low, high = percentile_interval(values, confidence) if samples else (math.nan, math.nan)
     ess = max_weight = None
     if weights.row is not None:
         w = weights.row

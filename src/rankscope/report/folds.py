@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..recsys.folds import FoldsEvaluation
+from ..stats.procedures import named
 from .marks import p_value
 from .tables import csv_text, json_text, number, text_table
 
@@ -75,8 +76,8 @@ def format_folds(result: FoldsEvaluation, fmt: str = "table") -> str:
     folds = len(result.folds)
     title = (
         f"over {folds} folds: mean, standard deviation, min and max of the fold values; "
-        f"against {result.baseline}: Δ of the means, folds won/lost, p of the paired "
-        f"{result.test} test across folds"
+        f"against {result.baseline}: Δ of the means, folds won/lost, p of the "
+        f"{named(result.test).label} across folds"
         + (" and across the users of every fold" if pooled else "")
         + f" ({result.correction} correction)"
     )
