@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-from rankscope.stats.multiple import compact_letters, randomized_tukey_hsd, tukey_hsd
+from rankscope.stats.letters import compact_letters
+from rankscope.stats.multiple import randomized_tukey_hsd, tukey_hsd
 from rankscope.stats.procedures import pairwise_tests
 
 TARGET_SECONDS = 2.0

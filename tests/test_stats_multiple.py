@@ -19,13 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankscope.stats import corrections, latex, multiple
+from rankscope.stats import corrections, latex, letters, multiple
 from rankscope.stats.corrections import adjust, benjamini_hochberg, bonferroni, holm
 from rankscope.stats.latex import latex_escape, latex_table
+from rankscope.stats.letters import compact_letters, letter_labels
 from rankscope.stats.multiple import (
     PairwiseResult,
     as_score_matrix,
-    compact_letters,
     randomized_tukey_hsd,
     studentized_range_sf,
     tukey_hsd,
@@ -424,7 +424,7 @@ def test_compact_letters_are_the_maximal_groups(case):
 
 
 def test_letter_labels_go_past_the_alphabet():
-    labels = multiple.letter_labels(60)
+    labels = letter_labels(60)
     assert labels[:3] == ["a", "b", "c"] and labels[26] == "A" and labels[51] == "Z"
     assert labels[52:55] == ["aa", "ab", "ac"] and len(set(labels)) == 60
     # 60 systems, all different: 60 groups, comma-separated beyond 52
@@ -593,5 +593,5 @@ def test_latex_table_options():
 
 
 def test_docstring_examples():
-    for module in (corrections, multiple, latex):
+    for module in (corrections, multiple, letters, latex):
         assert doctest.testmod(module).failed == 0, module.__name__

@@ -16,7 +16,7 @@ queries × systems × systems preference tensor — never files; every random on
 * `procedures`: the one table of tests (`TESTS`: name, aliases, null hypothesis, label,
   p-value functions) that ``compare``, ``recsys --folds``, discriminative power, LaTeX and
   the report read; ``pairwise_tests`` (a paired test on every pair, corrected) over it.
-* `multiple`: randomized and classical Tukey HSD, compact letters.
+* `multiple`: randomized and classical Tukey HSD; `letters`: the compact letter display.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
 * `latex`: a table of means with significance superscripts.
 * `agreement`: agreement between assessors (percent agreement, Cohen's and Fleiss' kappa,
@@ -70,7 +70,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         ],
         "result": ["TestResult"],
         "effects": ["cohens_dz", "cohens_d", "hedges_g"],
-        "multiple": ["randomized_tukey_hsd", "tukey_hsd", "compact_letters", "PairwiseResult"],
+        "multiple": ["randomized_tukey_hsd", "tukey_hsd", "PairwiseResult"],
+        "letters": ["compact_letters"],
         "procedures": ["TESTS", "StatisticalTest", "pairwise_tests"],
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
         "latex": ["latex_table"],

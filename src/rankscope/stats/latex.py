@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
-from .multiple import letter_labels
+from .letters import letter_labels
 from .procedures import compare, named
 
 __all__ = ["latex_escape", "latex_table"]
