@@ -21,10 +21,9 @@ from pathlib import Path
 import numpy as np
 
 import rankscope
-from rankscope.stats.meta import discriminative_power
+from rankscope.stats.meta import POWER_TESTS, discriminative_power
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-TESTS = ("t-bonferroni", "randomized-tukey")
 
 
 def urbano() -> None:
@@ -38,7 +37,9 @@ def urbano() -> None:
     for path in files:
         scores = np.loadtxt(path, delimiter=",", skiprows=1).T  # systems x topics
         t = time.perf_counter()
-        power = [discriminative_power(scores, test=test, permutations=10_000) for test in TESTS]
+        power = [
+            discriminative_power(scores, test=test, permutations=10_000) for test in POWER_TESTS
+        ]
         print(
             f"{path.stem:<18}{scores.shape[0]:>8}{scores.shape[1]:>7}"
             f"{power[0]:>9.3f}{power[1]:>11.3f}{time.perf_counter() - t:>7.1f}s"
@@ -65,7 +66,9 @@ def clef() -> None:
     total = 0.0
     for d in datas:
         t = time.perf_counter()
-        power = [discriminative_power(d.data, test=test, permutations=10_000) for test in TESTS]
+        power = [
+            discriminative_power(d.data, test=test, permutations=10_000) for test in POWER_TESTS
+        ]
         took = time.perf_counter() - t
         total += took
         print(

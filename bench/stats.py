@@ -20,12 +20,9 @@ import time
 
 import numpy as np
 
-from rankscope.stats.multiple import (
-    compact_letters,
-    pairwise_tests,
-    randomized_tukey_hsd,
-    tukey_hsd,
-)
+from rankscope.stats.letters import compact_letters
+from rankscope.stats.multiple import randomized_tukey_hsd, tukey_hsd
+from rankscope.stats.procedures import pairwise_tests
 
 TARGET_SECONDS = 2.0
 

@@ -216,9 +216,11 @@ def test_p_values_against_scipy_on_real_runs():
 def test_cli_choices_are_the_library_s():
     from rankscope.cli import compare as command
     from rankscope.report.compare import FORMATS
-    from rankscope.table.compare import CORRECTIONS, TESTS
+    from rankscope.stats.procedures import names
+    from rankscope.table.compare import CORRECTIONS
 
-    assert command.TESTS == TESTS and command.CORRECTIONS == CORRECTIONS
+    assert tuple(command.options.StatisticalTests("runs")) == names("runs")
+    assert command.CORRECTIONS == CORRECTIONS
     assert command.FORMATS == FORMATS
 
 

@@ -8,8 +8,10 @@ for ``seed``, ``default_rng``, ``random`` and ``Generator``):
 * `rankscope.stats.paired`: the randomization test's Monte Carlo flips, the bootstrap test;
 * `rankscope.stats.tests`: ``permutation_test`` (Monte Carlo), ``paired_bootstrap``;
 * `rankscope.stats.multiple`: ``randomized_tukey_hsd`` (also with several worker threads),
-  ``pairwise_tests(test="randomization")``, ``compare(method="randomized-tukey")``;
-* `rankscope.stats.meta`: ``preference_tukey_pvalues``, ``discriminative_power``,
+  ``preference_tukey_pvalues``;
+* `rankscope.stats.procedures`: ``pairwise_tests(test="randomization")``,
+  ``compare(method="randomized-tukey")``;
+* `rankscope.stats.meta`: ``discriminative_power``,
   ``robustness_curve``; `rankscope.stats.latex.latex_table` with a random test;
 * `rankscope.preference`: ``bradley_terry`` bootstrap intervals, ``team_draft`` with an
   integer seed, the Monte Carlo estimate of ``offline_interleaving_preference``;
@@ -114,20 +116,20 @@ def _tukey(workers: int):
 
 
 def _pairwise_randomization(seed):
-    from rankscope.stats.multiple import pairwise_tests
+    from rankscope.stats.procedures import pairwise_tests
 
     result = pairwise_tests(_data(), test="randomization", permutations=2000, seed=seed)
     return [result.p_unadjusted, result.p_value]
 
 
 def _compare_tukey(seed):
-    from rankscope.stats.multiple import compare
+    from rankscope.stats.procedures import compare
 
     return compare(_data(), "randomized-tukey", permutations=2000, seed=seed).p_value
 
 
 def _preference_tukey(seed):
-    from rankscope.stats.meta import preference_tukey_pvalues
+    from rankscope.stats.multiple import preference_tukey_pvalues
 
     return preference_tukey_pvalues(_prefs(), permutations=1000, seed=seed)
 
@@ -245,9 +247,9 @@ PROCEDURES: dict[str, Callable] = {
     "stats.tests.paired_bootstrap": _paired_bootstrap,
     "stats.multiple.randomized_tukey_hsd": _tukey(1),
     "stats.multiple.randomized_tukey_hsd(workers=2)": _tukey(2),
-    "stats.multiple.pairwise_tests(randomization)": _pairwise_randomization,
-    "stats.multiple.compare(randomized-tukey)": _compare_tukey,
-    "stats.meta.preference_tukey_pvalues": _preference_tukey,
+    "stats.procedures.pairwise_tests(randomization)": _pairwise_randomization,
+    "stats.procedures.compare(randomized-tukey)": _compare_tukey,
+    "stats.multiple.preference_tukey_pvalues": _preference_tukey,
     "stats.meta.discriminative_power": _discriminative_power,
     "stats.meta.robustness_curve": _robustness_curve,
     "stats.latex.latex_table": _latex,

@@ -15,9 +15,9 @@ from rankscope.stats.meta import (
     discriminative_power,
     kendall_tau,
     paired_t_pvalues,
-    preference_tukey_pvalues,
     tau_ap,
 )
+from rankscope.stats.multiple import preference_tukey_pvalues
 from rankscope.table.study import drop_judgments, study
 from tests.conftest import run_cli
 

@@ -19,19 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankscope.stats import corrections, latex, multiple
+from rankscope.stats import corrections, latex, letters, multiple
 from rankscope.stats.corrections import adjust, benjamini_hochberg, bonferroni, holm
 from rankscope.stats.latex import latex_escape, latex_table
+from rankscope.stats.letters import compact_letters, letter_labels
 from rankscope.stats.multiple import (
     PairwiseResult,
     as_score_matrix,
-    compact_letters,
-    compare,
-    pairwise_tests,
     randomized_tukey_hsd,
     studentized_range_sf,
     tukey_hsd,
 )
+from rankscope.stats.procedures import compare, names, pairwise_tests
 
 # --------------------------------------------------------------------------------------
 # Corrections
@@ -361,7 +360,7 @@ def test_randomization_test_matches_exact_enumeration():
 
 def test_identical_systems_are_not_different():
     scores = np.array([[0.1, 0.5, 0.3], [0.1, 0.5, 0.3], [0.2, 0.4, 0.9]])
-    for test in multiple.PAIRWISE_TESTS:
+    for test in names("paired"):
         result = pairwise_tests(scores, test=test, permutations=500)
         assert result.p_unadjusted[0] == 1.0, test
     with pytest.raises(ValueError, match="unknown test"):
@@ -425,7 +424,7 @@ def test_compact_letters_are_the_maximal_groups(case):
 
 
 def test_letter_labels_go_past_the_alphabet():
-    labels = multiple.letter_labels(60)
+    labels = letter_labels(60)
     assert labels[:3] == ["a", "b", "c"] and labels[26] == "A" and labels[51] == "Z"
     assert labels[52:55] == ["aa", "ab", "ac"] and len(set(labels)) == 60
     # 60 systems, all different: 60 groups, comma-separated beyond 52
@@ -594,5 +593,5 @@ def test_latex_table_options():
 
 
 def test_docstring_examples():
-    for module in (corrections, multiple, latex):
+    for module in (corrections, multiple, letters, latex):
         assert doctest.testmod(module).failed == 0, module.__name__

@@ -22,7 +22,7 @@ from scipy import stats as scipy_stats
 from rankscope import stats
 from rankscope.errors import UsageError
 from rankscope.preference import interleaving
-from rankscope.stats import meta, multiple, paired
+from rankscope.stats import meta, multiple, paired, procedures
 from rankscope.stats.latex import latex_table
 
 ALTERNATIVES = ["two-sided", "greater", "less"]
@@ -30,7 +30,7 @@ ALTERNATIVES = ["two-sided", "greater", "less"]
 
 def pair_result(a, b, test, **options):
     """``pairwise_tests`` on the two systems [a, b]: (p_unadjusted, statistic) of the pair."""
-    result = multiple.pairwise_tests(np.vstack([a, b]), test=test, correction=None, **options)
+    result = procedures.pairwise_tests(np.vstack([a, b]), test=test, correction=None, **options)
     return result.p_unadjusted[0], result.statistic[0]
 
 
@@ -43,6 +43,9 @@ def every_path(a, b, test, *, permutations=2000, seed=7):
         "wilcoxon": lambda x, y=None: stats.wilcoxon(x, y),
         "sign": lambda x, y=None: stats.sign_test(x, y),
         "randomization": lambda x, y=None: stats.permutation_test(x, y, **options),
+        "bootstrap": lambda x, y=None: stats.paired_bootstrap(
+            x, y, samples=permutations, seed=seed
+        ),
     }[test]
     scores = np.vstack([a, b])
     paths = {
@@ -52,7 +55,7 @@ def every_path(a, b, test, *, permutations=2000, seed=7):
         "tests 2-D row": single(np.vstack([b - a, a - b])).p_value[0],
         "pairwise_tests": pair_result(a, b, test, **options)[0],
         "pairwise_tests(b, a)": pair_result(b, a, test, **options)[0],
-        "compare": multiple.compare(scores, test, correction=None, **options).p_unadjusted[0],
+        "compare": procedures.compare(scores, test, correction=None, **options).p_unadjusted[0],
     }
     if test == "t":
         paths["paired_t_pvalues"] = meta.paired_t_pvalues((a - b)[None, :])[0]
@@ -105,7 +108,7 @@ def binomial_p(b, a):
 
 
 @pytest.mark.parametrize("n", [2, 6, 30])
-@pytest.mark.parametrize("test", multiple.PAIRWISE_TESTS)
+@pytest.mark.parametrize("test", procedures.names("paired"))
 def test_identical_systems_give_p_one_on_every_path(n, test):
     same = np.linspace(0.1, 0.9, n)
     assert assert_one_value(every_path(same, same, test)) == 1.0
@@ -127,7 +130,7 @@ def test_identical_systems_conventions(alternative):
             same, same, alternative=alternative, exact=exact, permutations=99
         )
         assert result.p_value == 1.0
-    assert multiple.pairwise_tests(np.vstack([same, same]), test="t").statistic[0] == 0.0
+    assert procedures.pairwise_tests(np.vstack([same, same]), test="t").statistic[0] == 0.0
     assert meta.paired_t_pvalues(np.zeros((3, 4))).tolist() == [1.0, 1.0, 1.0]
     assert interleaving.sign_test(0, 0) == 1.0
 
@@ -259,7 +262,7 @@ def test_monte_carlo_randomization_same_seed_same_p(n):
     # the other pairs
     scores = np.vstack([a, b, rng.random(n), rng.random(n)])
     for seed in (11, np.random.SeedSequence(11)):
-        result = multiple.pairwise_tests(
+        result = procedures.pairwise_tests(
             scores, test="randomization", correction=None, permutations=b_flips, seed=seed
         )
         assert result.p_unadjusted[0] == single.p_value
@@ -288,7 +291,7 @@ def test_pairwise_rows_equal_single_calls():
             ("sign", stats.sign_test),
             ("randomization", lambda x, y: stats.permutation_test(x, y, permutations=999)),
         ):
-            result = multiple.pairwise_tests(scores, test=test, correction=None, permutations=999)
+            result = procedures.pairwise_tests(scores, test=test, correction=None, permutations=999)
             singles = [
                 function(scores[i], scores[j]).p_value
                 for i, j in zip(result.first, result.second, strict=True)
@@ -342,12 +345,14 @@ ONE_QUERY_CALLS = {
     "randomization_test": lambda: paired.randomization_test([1.0]),
     "bootstrap_test": lambda: paired.bootstrap_test([1.0]),
     **{
-        f"pairwise_tests {test}": (lambda test=test: multiple.pairwise_tests([[1], [2]], test=test))
-        for test in multiple.PAIRWISE_TESTS
+        f"pairwise_tests {test}": (
+            lambda test=test: procedures.pairwise_tests([[1], [2]], test=test)
+        )
+        for test in procedures.names("paired")
     },
     **{
-        f"compare {test}": (lambda test=test: multiple.compare([[1], [2], [3]], test))
-        for test in multiple.PAIRWISE_TESTS
+        f"compare {test}": (lambda test=test: procedures.compare([[1], [2], [3]], test))
+        for test in procedures.names("paired")
     },
 }
 
@@ -366,7 +371,7 @@ def test_validation_errors_are_usage_errors():
         lambda: stats.permutation_test([1, 2, 3], exact=False, permutations=0),
         lambda: stats.paired_bootstrap([1, 2, 3], samples=0),
         lambda: stats.two_proportion_z(11, 10, 3, 10),
-        lambda: multiple.pairwise_tests([[1, 2], [3, 4]], test="anova"),
+        lambda: procedures.pairwise_tests([[1, 2], [3, 4]], test="anova"),
         lambda: multiple.tukey_hsd([[1, 2], [3, 4]], model="three-way"),
         lambda: stats.holm([0.5, 1.5]),
         lambda: meta.paired_t_pvalues([[1.0, np.inf]]),
@@ -377,9 +382,9 @@ def test_validation_errors_are_usage_errors():
 
 def test_include_observed_is_deprecated_and_changes_nothing():
     scores = np.random.default_rng(1).random((3, 25))
-    plain = multiple.pairwise_tests(scores, test="randomization", permutations=300)
+    plain = procedures.pairwise_tests(scores, test="randomization", permutations=300)
     with pytest.warns(DeprecationWarning, match="include_observed"):
-        old = multiple.pairwise_tests(
+        old = procedures.pairwise_tests(
             scores, test="randomization", permutations=300, include_observed=True
         )
     assert old.p_value.tolist() == plain.p_value.tolist()

@@ -1,4 +1,5 @@
-"""Significance tests and effect sizes (rankscope.stats.tests, rankscope.stats.effects).
+"""Significance tests and effect sizes (rankscope.stats.tests, .unpaired, .proportions,
+.power, .effects).
 
 Expected values come from outside the code under test: the seed example of
 ../shared/conformance/seed_examples.md rows 18–19 (recomputed by hand there), scipy.stats as
@@ -30,22 +31,22 @@ from rankscope.stats.effects import (
     hedges_g,
     mean_difference_ci,
 )
-from rankscope.stats.tests import (
-    TestResult,
-    fisher_exact,
-    paired_bootstrap,
-    paired_t,
-    permutation_test,
+from rankscope.stats.power import (
     power_paired_t,
     power_two_proportions,
     sample_size_paired_t,
     sample_size_two_proportions,
+)
+from rankscope.stats.proportions import fisher_exact, two_proportion_z
+from rankscope.stats.result import TestResult
+from rankscope.stats.tests import (
+    paired_bootstrap,
+    paired_t,
+    permutation_test,
     sign_test,
-    student_t,
-    two_proportion_z,
-    welch_t,
     wilcoxon,
 )
+from rankscope.stats.unpaired import student_t, welch_t
 
 SYSTEM_A = [25, 43, 39, 75, 43, 15, 20, 52, 49, 50]
 SYSTEM_B = [35, 84, 15, 75, 68, 85, 80, 50, 58, 75]

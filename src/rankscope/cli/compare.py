@@ -16,16 +16,16 @@ from typing import Any
 
 from . import options, segments
 
-#: `rankscope.table.compare.TESTS`, `CORRECTIONS` and `rankscope.report.compare.FORMATS`,
-#: repeated so that building the parser imports nothing heavy (a test checks they agree).
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey")
+#: `rankscope.table.compare.CORRECTIONS` and `rankscope.report.compare.FORMATS`, repeated
+#: so that building the parser imports nothing heavy (a test checks they agree); the tests
+#: come from their table (`options.StatisticalTests`).
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
 EXAMPLES = """\
 examples:
   rankscope compare qrels.txt bm25.run dense.run
-  rankscope compare -m nDCG@10 -m RPP --baseline bm25 --test permutation qrels.txt runs/
+  rankscope compare -m nDCG@10 -m RPP --baseline bm25 --test randomization qrels.txt runs/
   rankscope compare --all-pairs --test randomized-tukey --format markdown qrels.txt runs/
 """
 
@@ -55,8 +55,12 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
             "--all-pairs", action="store_true",
             help="compare every pair of runs instead of each run with a baseline",
         )  # fmt: skip
-    options.choice(p, "--test", TESTS, "paired test (default t; permutation is exact up to "
-                   "20 queries; randomized-tukey controls the family-wise error itself)")
+    p.add_argument(
+        "--test", choices=options.StatisticalTests("runs"), default="t", metavar="TEST",
+        help="statistical test: %(choices)s (default t; randomization, also called "
+        "permutation, is exact up to 20 queries; randomized-tukey controls the family-wise "
+        "error itself)",
+    )  # fmt: skip
     options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
                    "measure (default holm; bh controls the false discovery rate)")
     p.add_argument(

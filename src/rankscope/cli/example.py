@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     folder = qrels.parent
     out.write(
         "\nNext, on these files or your own:\n"
-        f"  rankscope compare -m nDCG@10 -m RPP --test permutation {qrels} {folder}/run.*.txt\n"
+        f"  rankscope compare -m nDCG@10 -m RPP --test randomization {qrels} {folder}/run.*.txt\n"
         f"  rankscope eval -m all_trec -q {qrels} {folder}/run.strong.txt   # as trec_eval\n"
         f"  rankscope prefer {qrels} {folder}/run.*.txt\n"
         "  rankscope measures          # every measure and its names\n"

@@ -4,7 +4,8 @@ commands do.
 
 This module imports nothing from rankscope, so that building the parser stays cheap: the
 policies' names are repeated from `rankscope.judge.TIE_POLICIES` and
-`rankscope.read.trec.DUPLICATE_POLICIES` (a test checks they agree).
+`rankscope.read.trec.DUPLICATE_POLICIES` (a test checks they agree); the statistical tests
+are read from their table only when argparse needs them (`StatisticalTests`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 Parser = argparse.ArgumentParser
 
@@ -86,6 +87,33 @@ def choice(
     """An option taking one of ``choices``, the first by default (``dest``: by default the
     flag's name)."""
     p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
+
+
+class StatisticalTests:
+    """The choices of a ``--test`` option: the tests of `rankscope.stats.procedures` that
+    one use accepts (``"paired"``, ``"runs"``: `rankscope.stats.procedures.choices`), read
+    from that table when argparse first needs them (to check a value, to print the usage),
+    so that building the parser imports no numpy: give the option a ``metavar`` (argparse
+    would list the choices to check it) and ``%(choices)s`` in its help.  The canonical
+    names are listed; an alias passes the check too (``permutation`` is the randomization
+    test)."""
+
+    def __init__(self, use: str) -> None:
+        self.use = use
+
+    def _tests(self) -> tuple:
+        from ..stats.procedures import choices
+
+        return choices(self.use)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([test.name for test in self._tests()])
+
+    def __len__(self) -> int:
+        return len(self._tests())
+
+    def __contains__(self, name: object) -> bool:
+        return any(name == test.name or name in test.aliases for test in self._tests())
 
 
 def judgments_and_runs(

@@ -99,8 +99,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--baseline", metavar="SYSTEM", help="--folds: the system compared with (default first)"
     )
     p.add_argument(
-        "--test", dest="paired_test", choices=("t", "wilcoxon", "sign", "permutation", "bootstrap"),
-        default="t", help="--folds: the paired test across folds (default t)",
+        "--test", dest="paired_test", choices=options.StatisticalTests("paired"), default="t",
+        metavar="TEST", help="--folds: the paired test across folds: %(choices)s (default t)",
     )  # fmt: skip
     p.add_argument(
         "--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",

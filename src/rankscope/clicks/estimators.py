@@ -66,6 +66,7 @@ from ..judge.join import order_run
 from ..model import ImpressionLog, Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from ..read import frames
+from ..stats.intervals import percentile_interval
 from .models import PBM
 
 __all__ = [
@@ -768,11 +769,7 @@ def estimate(
             rows = rng.integers(0, n, (size, n)) + n * np.arange(size)[:, None]
             resampled = np.bincount(rows.ravel(), minlength=size * n).reshape(size, n)
             values[start : start + size] = combine(resampled @ terms, n)
-    tail = (1 - confidence) / 2
-    low, high = (
-        (float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))) if samples
-        else (math.nan, math.nan)
-    )  # fmt: skip
+    low, high = percentile_interval(values, confidence) if samples else (math.nan, math.nan)
     ess = max_weight = None
     if weights.row is not None:
         w = weights.row

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import UsageError
+from ..stats.intervals import percentile_interval
 
 
 def win_rates(prefs: np.ndarray) -> np.ndarray:
@@ -144,7 +145,5 @@ def bradley_terry(
         rng = np.random.default_rng(seed)
         q = len(prefs)
         boot = np.array([fit(prefs[rng.integers(0, q, size=q)]) for _ in range(samples)])
-        alpha = (1 - confidence) / 2
-        out["low"] = np.quantile(boot, alpha, axis=0)
-        out["high"] = np.quantile(boot, 1 - alpha, axis=0)
+        out["low"], out["high"] = percentile_interval(boot, confidence, axis=0)
     return out

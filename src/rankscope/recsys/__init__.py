@@ -19,8 +19,8 @@ import lazy_loader
 
 from ..model import Interactions as Interactions
 from ..model import ItemFeatures as ItemFeatures
-from ..read.groups import read_item_groups as read_item_groups
 from ..read.features import read_item_features as read_item_features
+from ..read.groups import read_item_groups as read_item_groups
 from ..read.interactions import read_interactions as read_interactions
 from ..read.recommendations import read_recommendations as read_recommendations
 

@@ -29,15 +29,13 @@ from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import to_frame
-from ..stats import paired
 from ..stats.corrections import adjust
+from ..stats.procedures import named, p_values
 from .api import evaluate_systems
 from .registry import parse
 from .splits import Split
 from .systems import SystemEvaluation, _seen_policy, read_inputs
 
-#: The paired tests of `evaluate_folds` (those of ``rankscope compare`` that pair two systems).
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 _FOLD_FILE = re.compile(r"^(.*?)(\d+)\.base$")
@@ -437,7 +435,8 @@ def evaluate_folds(
     baseline:
         The system the others are compared with (default: the first).
     test, correction, permutations, seed:
-        The paired test across the folds (``t``, ``wilcoxon``, ``sign``, ``permutation``,
+        The paired test across the folds (a paired test of `rankscope.stats.procedures`:
+        ``t``, ``wilcoxon``, ``sign``, ``randomization`` (or ``permutation``),
         ``bootstrap``; random ones take ``permutations`` resamples and ``seed``) and its
         correction over the comparisons of a measure (``holm``, ``bonferroni``, ``bh``,
         ``none``).  With 5 folds the Wilcoxon and sign tests cannot go below p = 0.0625.
@@ -456,8 +455,7 @@ def evaluate_folds(
     >>> result.summary("good", "HitRate@1").mean
     1.0
     """
-    if test not in TESTS:
-        raise UsageError(f"unknown test {test!r}: choose {', '.join(TESTS)}")
+    test = named(test, "paired").name  # the paired tests of `rankscope.stats.procedures`
     if correction not in CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
     if seen not in ("keep", "drop"):
@@ -512,7 +510,7 @@ def _summaries(
         p = p_raw = np.array([])
         if others and defined.sum() >= 2:
             differences = fold_values[others][:, defined] - fold_values[base, defined]
-            p_raw = paired.p_values(differences, test, permutations, seed)
+            p_raw = p_values(differences, test, permutations, seed)
             p = adjust(p_raw, correction)
         pu = pu_raw = np.full(len(others), math.nan)
         sizes = [0] * len(others)
@@ -522,7 +520,7 @@ def _summaries(
                 rows = [d for d in pools if d is not None]
                 sizes = [len(d) for d in rows]
                 pu_raw = np.array(
-                    [float(paired.p_values(d[None, :], test, permutations, seed)[0]) for d in rows]
+                    [float(p_values(d[None, :], test, permutations, seed)[0]) for d in rows]
                 )
                 pu = adjust(pu_raw, correction)
         for s, name in enumerate(names):

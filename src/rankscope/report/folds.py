@@ -9,17 +9,13 @@ from typing import Any
 
 from ..errors import UsageError
 from ..recsys.folds import FoldsEvaluation
+from ..stats.procedures import named
+from .marks import p_value
 from .tables import csv_text, json_text, number, text_table
 
 FORMATS = ("table", "json", "csv")
 
 _SUMMARY_FIELDS = ("mean", "std", "min", "max", "difference", "p_value", "p_users")
-
-
-def _p(x: float | None) -> str:
-    if x is None or x != x:
-        return ""
-    return "<0.0001" if x < 0.0001 else f"{x:.4f}"
 
 
 def _cell(x: float | None) -> str:
@@ -72,16 +68,16 @@ def format_folds(result: FoldsEvaluation, fmt: str = "table") -> str:
             else:
                 row += [
                     "" if x.difference is None else f"{x.difference:+.4f}",
-                    f"{x.wins}/{x.losses}", _p(x.p_value),
+                    f"{x.wins}/{x.losses}", p_value(x.p_value),
                 ]  # fmt: skip
                 if pooled:
-                    row.append(_p(x.p_users))
+                    row.append(p_value(x.p_users))
             over.append(row)
     folds = len(result.folds)
     title = (
         f"over {folds} folds: mean, standard deviation, min and max of the fold values; "
-        f"against {result.baseline}: Δ of the means, folds won/lost, p of the paired "
-        f"{result.test} test across folds"
+        f"against {result.baseline}: Δ of the means, folds won/lost, p of the "
+        f"{named(result.test).label} across folds"
         + (" and across the users of every fold" if pooled else "")
         + f" ({result.correction} correction)"
     )

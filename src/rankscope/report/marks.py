@@ -6,17 +6,10 @@ from __future__ import annotations
 
 import math
 
+from ..stats.procedures import named
 from ..table.compare import Comparison, Row
 from .tables import clean
 
-TEST_NAMES = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "permutation": "paired randomization test",
-    "bootstrap": "paired bootstrap test",
-    "randomized-tukey": "randomized Tukey HSD",
-}
 CORRECTION_NAMES = {
     "holm": "Holm's correction",
     "bonferroni": "Bonferroni's correction",
@@ -38,6 +31,9 @@ def signed(value: float | None, digits: int = 4) -> str:
 
 
 def p_value(value: float | None) -> str:
+    """A p-value as every text table writes it (``compare``, ``reproduce``, ``recsys
+    --folds``, the HTML report): ``<0.0001`` below 10^-4, else four decimals; ``–`` for
+    none.  CSV and JSON keep the full-precision float instead."""
     if value is None or math.isnan(value):
         return "–"
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
@@ -56,7 +52,8 @@ def relative(row: Row) -> str:
 
 def legend(c: Comparison) -> str:
     """What the marks and the figures mean, and which queries count."""
-    correction = "" if c.test == "randomized-tukey" else f", {CORRECTION_NAMES[c.correction]}"
+    test = named(c.test)
+    correction = "" if test.family_wise else f", {CORRECTION_NAMES[c.correction]}"
     if c.baseline is not None:
         against = f"the baseline {clean(c.baseline)}"
         k = len(c.run_names) - 1
@@ -65,7 +62,7 @@ def legend(c: Comparison) -> str:
         against = "the second run of the pair"
         pairs = len(c.run_names) * (len(c.run_names) - 1) // 2
         within = f"over the {pairs} pair{'s' if pairs > 1 else ''} of runs per measure"
-    if c.test == "randomized-tukey":
+    if test.family_wise:
         within = "family-wise over every pair of runs"
     queries = (
         f"{len(c.query_ids)} queries, those every run ranked (--common-queries)"
@@ -75,7 +72,7 @@ def legend(c: Comparison) -> str:
     )
     lines = [
         f"▲/▼: significantly better/worse than {against} at α = {c.alpha:g} "
-        f"({TEST_NAMES[c.test]}{correction} {within}).",
+        f"({test.label}{correction} {within}).",
         f"mean ± half-width of its {100 * c.confidence:g}% t interval; Δ: difference of means "
         "(relative change); p: p-value after correction; d: Cohen's d_z of the per-query "
         "differences; W/T/L: queries won, tied, lost.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..stats.meta import POWER_TESTS
 from .tables import json_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,7 +57,7 @@ def format_study(result: Study, fmt: str = "table", *, alpha: float, permutation
     lines.append(f"{'':<{width}}{'t-test+Bonferroni':>20}{'randomized Tukey':>20}")
     for name in names:
         p = result.power[name]
-        lines.append(f"{name:<{width}}{p['t-bonferroni']:>20.3f}{p['randomized-tukey']:>20.3f}")
+        lines.append(f"{name:<{width}}" + "".join(f"{p[test]:>20.3f}" for test in POWER_TESTS))
     if result.query_curves:
         lines += ["", "Robustness: tau against all queries, by number of queries (mean ± sd)"]
         for name, by_size in result.query_curves.items():

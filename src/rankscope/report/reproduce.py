@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from .marks import p_value
 from .tables import csv_text, json_text, number, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,6 +19,14 @@ FORMATS = ("table", "csv", "json")
 
 def _plain(value: Any) -> Any:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _cell(quantity: str, value: float | None) -> str:
+    """A table cell: p-values written as every text table writes them (`p_value`), other
+    quantities with four decimals; nothing where the quantity has no such value."""
+    if value is None:
+        return ""
+    return p_value(value) if quantity.startswith("p (") else number(value)
 
 
 def format_reproduction(result: Reproduction, fmt: str = "table") -> str:
@@ -49,7 +58,7 @@ def format_reproduction(result: Reproduction, fmt: str = "table") -> str:
         return csv_text([header, *cells])
     if fmt != "table":
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    cells = [[r["measure"], r["quantity"], *("" if r[k] is None else number(r[k])
+    cells = [[r["measure"], r["quantity"], *(_cell(r["quantity"], r[k])
               for k in ("baseline", "advanced"))] for r in rows]  # fmt: skip
     top = (
         f"{result.kind}: original {result.original[0]} -> {result.original[1]}, "

@@ -3,13 +3,20 @@
 Every procedure takes arrays — a systems × queries score matrix, per-query differences, or a
 queries × systems × systems preference tensor — never files; every random one takes a seed.
 
-* `tests`: paired t, Wilcoxon, sign, randomization and bootstrap tests; Student, Welch,
-  two-proportion z and Fisher's exact tests; power and sample size.
+* `tests`: the paired t, Wilcoxon, sign, randomization and bootstrap tests;
+  `unpaired`: Student's and Welch's t-tests; `proportions`: the two-proportion z and
+  Fisher's exact tests; `power`: power and sample size; each returns a
+  `result.TestResult`.
+* `intervals`: every confidence interval (t, percentile bootstrap, Wald, Newcombe/Wilson),
+  used by the tests, ``compare``, aggregation, counterfactual estimators and Bradley–Terry.
 * `paired`: each paired test written once, vectorised over many comparisons; `tests`,
-  `multiple.pairwise_tests`, `meta` and `rankscope.preference.interleaving.sign_test` call
+  `procedures.pairwise_tests`, `meta` and `rankscope.preference.interleaving.sign_test` call
   it, so every path gives the same p-value on the same data.
-* `effects`: Cohen's d_z and d, Hedges' g, confidence intervals.
-* `multiple`: randomized and classical Tukey HSD, corrected pairwise tests, compact letters.
+* `effects`: Cohen's d_z and d, Hedges' g, the interval of a mean difference.
+* `procedures`: the one table of tests (`TESTS`: name, aliases, null hypothesis, label,
+  p-value functions) that ``compare``, ``recsys --folds``, discriminative power, LaTeX and
+  the report read; ``pairwise_tests`` (a paired test on every pair, corrected) over it.
+* `multiple`: randomized and classical Tukey HSD; `letters`: the compact letter display.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
 * `latex`: a table of means with significance superscripts.
 * `agreement`: agreement between assessors (percent agreement, Cohen's and Fleiss' kappa,
@@ -54,17 +61,18 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "tests": [
-            "paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap",
-            "student_t", "welch_t", "two_proportion_z", "fisher_exact", "power_paired_t",
-            "sample_size_paired_t", "power_two_proportions", "sample_size_two_proportions",
-            "TestResult",
+        "tests": ["paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap"],
+        "unpaired": ["student_t", "welch_t"],
+        "proportions": ["two_proportion_z", "fisher_exact"],
+        "power": [
+            "power_paired_t", "sample_size_paired_t", "power_two_proportions",
+            "sample_size_two_proportions",
         ],
+        "result": ["TestResult"],
         "effects": ["cohens_dz", "cohens_d", "hedges_g"],
-        "multiple": [
-            "randomized_tukey_hsd", "tukey_hsd", "pairwise_tests", "compact_letters",
-            "PairwiseResult",
-        ],
+        "multiple": ["randomized_tukey_hsd", "tukey_hsd", "PairwiseResult"],
+        "letters": ["compact_letters"],
+        "procedures": ["TESTS", "StatisticalTest", "pairwise_tests"],
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
         "latex": ["latex_table"],
         "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
+from .intervals import scalar_or_array, t_interval
 from .paired import ALTERNATIVES, check_queries
 from .paired import check_alternative as _check_alternative
 
@@ -105,12 +106,6 @@ def _two_samples(x, y) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _scalar_or_array(values):
-    """A Python float for a 0-d result, the array otherwise."""
-    values = np.asarray(values, dtype=np.float64)
-    return float(values) if values.ndim == 0 else values
-
-
 # --------------------------------------------------------------------------- effect sizes
 
 
@@ -119,7 +114,7 @@ def hedges_correction(df):
     df = np.asarray(df, dtype=np.float64)
     if np.any(df < 1):
         raise UsageError("the correction needs at least 1 degree of freedom")
-    return _scalar_or_array(1.0 - 3.0 / (4.0 * df - 1.0))
+    return scalar_or_array(1.0 - 3.0 / (4.0 * df - 1.0))
 
 
 def cohens_dz(x: ArrayLike, y: ArrayLike | None = None) -> Any:
@@ -134,14 +129,14 @@ def cohens_dz(x: ArrayLike, y: ArrayLike | None = None) -> Any:
     """
     differences = _paired_differences(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _scalar_or_array(differences.mean(axis=-1) / differences.std(axis=-1, ddof=1))
+        return scalar_or_array(differences.mean(axis=-1) / differences.std(axis=-1, ddof=1))
 
 
 def cohens_d(x: ArrayLike, y: ArrayLike) -> Any:
     """Cohen's d for two independent samples: (mean(y) − mean(x)) / s_pooled."""
     x, y = _two_samples(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _scalar_or_array((y.mean(axis=-1) - x.mean(axis=-1)) / _pooled_sd(x, y))
+        return scalar_or_array((y.mean(axis=-1) - x.mean(axis=-1)) / _pooled_sd(x, y))
 
 
 def hedges_g(x: ArrayLike, y: ArrayLike | None = None, *, paired: bool = True) -> Any:
@@ -154,12 +149,12 @@ def hedges_g(x: ArrayLike, y: ArrayLike | None = None, *, paired: bool = True) -
     """
     if paired:
         n = _paired_differences(x, y).shape[-1]
-        return _scalar_or_array(np.asarray(cohens_dz(x, y)) * hedges_correction(n - 1))
+        return scalar_or_array(np.asarray(cohens_dz(x, y)) * hedges_correction(n - 1))
     if y is None:
         raise UsageError("unpaired Hedges' g needs two samples x and y")
     x_scores, y_scores = _two_samples(x, y)
     df = x_scores.shape[-1] + y_scores.shape[-1] - 2
-    return _scalar_or_array(np.asarray(cohens_d(x, y)) * hedges_correction(df))
+    return scalar_or_array(np.asarray(cohens_d(x, y)) * hedges_correction(df))
 
 
 def cohens_h(p_a, p_b):
@@ -167,7 +162,7 @@ def cohens_h(p_a, p_b):
     p_a, p_b = np.asarray(p_a, dtype=np.float64), np.asarray(p_b, dtype=np.float64)
     if np.any((p_a < 0) | (p_a > 1) | (p_b < 0) | (p_b > 1)):
         raise UsageError("proportions must be in [0, 1]")
-    return _scalar_or_array(2 * np.arcsin(np.sqrt(p_b)) - 2 * np.arcsin(np.sqrt(p_a)))
+    return scalar_or_array(2 * np.arcsin(np.sqrt(p_b)) - 2 * np.arcsin(np.sqrt(p_a)))
 
 
 # ---------------------------------------------------------------------- intervals
@@ -190,24 +185,6 @@ def _welch_se_df(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sqrt(v_x + v_y), df
 
 
-def _t_interval(mean, se, df, confidence: float, alternative: str):
-    """mean ± t quantile × se; one-sided alternatives give a one-sided interval.
-
-    "greater" → [mean − t_{conf} se, +∞), "less" → (−∞, mean + t_{conf} se], so the interval
-    excludes 0 exactly when the test rejects at level 1 − confidence (as scipy.stats does).
-    """
-    from scipy import stats
-
-    mean, se = np.asarray(mean, dtype=np.float64), np.asarray(se, dtype=np.float64)
-    if alternative == "two-sided":
-        half = stats.t.ppf(0.5 + confidence / 2, df) * se
-        return _scalar_or_array(mean - half), _scalar_or_array(mean + half)
-    half = stats.t.ppf(confidence, df) * se
-    if alternative == "greater":
-        return _scalar_or_array(mean - half), _scalar_or_array(np.full(mean.shape, math.inf))
-    return _scalar_or_array(np.full(mean.shape, -math.inf)), _scalar_or_array(mean + half)
-
-
 def mean_difference_ci(
     x,
     y=None,
@@ -222,7 +199,7 @@ def mean_difference_ci(
     Paired (default): mean(d) ± t_{n−1} · sd(d)/√n.  Unpaired: mean(y) − mean(x) ± t · se with
     the pooled variance and n_x + n_y − 2 degrees of freedom (``equal_var=True``, Student) or
     the separate variances and Welch–Satterthwaite degrees of freedom (``equal_var=False``).
-    A one-sided ``alternative`` gives a one-sided interval (see :func:`_t_interval`).
+    A one-sided ``alternative`` gives a one-sided interval (`rankscope.stats.intervals.t_interval`).
     """
     _check_alternative(alternative)
     _check_confidence(confidence)
@@ -230,7 +207,7 @@ def mean_difference_ci(
         differences = _paired_differences(x, y)
         n = differences.shape[-1]
         se = differences.std(axis=-1, ddof=1) / math.sqrt(n)
-        return _t_interval(differences.mean(axis=-1), se, n - 1, confidence, alternative)
+        return t_interval(differences.mean(axis=-1), se, n - 1, confidence, alternative)
     if y is None:
         raise UsageError("an unpaired interval needs two samples x and y")
     x, y = _two_samples(x, y)
@@ -240,4 +217,4 @@ def mean_difference_ci(
         df = x.shape[-1] + y.shape[-1] - 2
     else:
         se, df = _welch_se_df(x, y)
-    return _t_interval(mean, se, df, confidence, alternative)
+    return t_interval(mean, se, df, confidence, alternative)

@@ -37,7 +37,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
-from .multiple import PAIRWISE_TESTS, compare, letter_labels
+from .letters import letter_labels
+from .procedures import compare, named
 
 __all__ = ["latex_escape", "latex_table"]
 
@@ -58,16 +59,6 @@ _SPECIAL = {
     "|": r"\textbar{}",
 }
 
-_TESTS = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "randomization": "paired randomization test, {permutations} permutations",
-    "tukey": "Tukey HSD, two-way ANOVA",
-    "tukey-one-way": "Tukey HSD, one-way ANOVA",
-    "randomized-tukey": "randomized Tukey HSD, {permutations} permutations",
-}
-
 _CORRECTIONS = {
     "bonferroni": "Bonferroni correction",
     "holm": "Holm correction",
@@ -83,15 +74,18 @@ def latex_escape(text: str) -> str:
 
 
 def _describe(test: str, correction: str | None, permutations: int, exact: set[bool]) -> str:
-    words = _TESTS[test].format(permutations=permutations)
-    if test == "randomization" and exact == {True}:  # up to 20 queries: every sign flip
-        words = "paired randomization test, all sign flips"
-    elif test == "randomization" and True in exact:
-        words = (
-            "paired randomization test, all sign flips up to 20 queries, "
-            f"else {permutations} permutations"
-        )
-    if test in PAIRWISE_TESTS and correction not in (None, "none"):
+    """The test as the caption names it: its label (`rankscope.stats.procedures`), how many
+    resamples a random one drew (the randomization test: every sign flip up to 20 queries),
+    and the correction over the pairs."""
+    procedure = named(test)
+    words = procedure.label
+    if exact == {True}:  # the randomization test up to 20 queries: every sign flip
+        words += ", all sign flips"
+    elif True in exact:
+        words += f", all sign flips up to 20 queries, else {permutations} {procedure.resamples}"
+    elif procedure.random:
+        words += f", {permutations} {procedure.resamples}"
+    if not procedure.family_wise and correction not in (None, "none"):
         words += ", " + _CORRECTIONS[correction.lower()]
     return words
 
@@ -113,11 +107,13 @@ def latex_table(
     r"""A LaTeX ``table`` comparing ``names`` (k systems) on ``measures``.
 
     ``measures`` maps a measure's name to its systems × queries score matrix (rows in the
-    order of ``names``; measures may have different queries).  ``test`` is any method of
-    `rankscope.stats.multiple.compare`: ``"t"``, ``"wilcoxon"``, ``"sign"``,
-    ``"randomization"`` (with ``correction`` over the pairs), ``"tukey"``,
-    ``"tukey-one-way"`` or ``"randomized-tukey"`` (family-wise by construction; ``correction``
-    ignored); ``permutations`` and ``seed`` drive the random ones.  A pair is significant
+    order of ``names``; measures may have different queries).  ``test`` is any test of
+    `rankscope.stats.procedures.TESTS` (`rankscope.stats.procedures.compare`): a paired test
+    (``"t"``, ``"wilcoxon"``, ``"sign"``, ``"randomization"``, ``"bootstrap"``, with
+    ``correction`` over the pairs) or a Tukey procedure (``"tukey"``, ``"tukey-one-way"``,
+    ``"randomized-tukey"``: family-wise by construction, ``correction`` ignored);
+    ``permutations`` and ``seed`` drive the random ones.  The caption names the test by
+    its label.  A pair is significant
     when its p-value is ``<= alpha``.
 
     Means are printed with ``digits`` decimals; with ``best_bold`` the highest mean of each
@@ -128,9 +124,7 @@ def latex_table(
     """
     names = [str(name) for name in names]
     k = len(names)
-    if test not in _TESTS:
-        raise UsageError(f"unknown test {test!r}: choose {', '.join(_TESTS)}")
-    if test in PAIRWISE_TESTS and correction not in (None, "none"):
+    if not named(test).family_wise and correction not in (None, "none"):
         if correction.lower() not in _CORRECTIONS:
             raise UsageError(f"unknown correction {correction!r}: choose bonferroni, holm, bh")
     if not measures:

@@ -23,7 +23,8 @@ from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from . import paired
-from .multiple import randomized_tukey_hsd
+from .corrections import adjust
+from .procedures import StatisticalTest, named
 
 
 def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
@@ -80,33 +81,13 @@ def paired_t_pvalues(differences: np.ndarray) -> np.ndarray:
     return paired.t_test(np.asarray(differences, dtype=np.float64)).p_value
 
 
-def preference_tukey_pvalues(
-    prefs: np.ndarray, *, permutations: int = 10_000, seed: int = 0, chunk: int = 256
-) -> np.ndarray:
-    """Randomized Tukey HSD for a preference tensor (queries × systems × systems).
-
-    Under the null hypothesis the systems are exchangeable on every query, so their labels
-    are permuted independently per query; the statistic of a permutation is the largest mean
-    preference over all pairs.  The p-value of a pair is the fraction of permutations whose
-    statistic reaches the pair's |mean preference| (the observed labelling counts as one of
-    them: (count + 1) / (permutations + 1)).  Returns the systems × systems p-values.
-    """
-    p = np.asarray(prefs, dtype=np.float64)
-    q, n, _ = p.shape
-    rng = np.random.default_rng(seed)
-    observed = np.abs(p.mean(axis=0))
-    maxima = np.empty(permutations)
-    rows = np.arange(q)[None, :, None, None]
-    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))
-    for start in range(0, permutations, chunk):
-        b = min(chunk, permutations - start)
-        sigma = np.argsort(rng.random((b, q, n)), axis=2)  # per permutation and query
-        permuted = p[rows, sigma[:, :, :, None], sigma[:, :, None, :]]  # (b, q, n, n)
-        maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
-    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
-    tolerance = paired.TIE_TOLERANCE * float(np.abs(p).mean())
-    count = (maxima[None, None, :] >= observed[:, :, None] - tolerance).sum(axis=2)
-    return (count + 1) / (permutations + 1)
+#: The tests of `discriminative_power`, by name: a test of `rankscope.stats.procedures` and
+#: the correction applied over the pairs (None: the test controls the family-wise error).
+_T, _RANDOMIZED_TUKEY = named("t"), named("randomized-tukey")
+POWER_TESTS: dict[str, tuple[StatisticalTest, str | None]] = {
+    f"{_T.name}-bonferroni": (_T, "bonferroni"),
+    _RANDOMIZED_TUKEY.name: (_RANDOMIZED_TUKEY, None),
+}
 
 
 def discriminative_power(
@@ -120,29 +101,28 @@ def discriminative_power(
     """Fraction of system pairs found significantly different at ``alpha``.
 
     ``data``: a systems × queries score matrix (a metric) or a queries × systems × systems
-    preference tensor (RPP and relatives).  ``test``: ``t-bonferroni`` (paired t-test, p
-    multiplied by the number of pairs) or ``randomized-tukey`` (Carterette 2012; for
-    preferences, `preference_tukey_pvalues`).
+    preference tensor (RPP and relatives).  ``test`` (`POWER_TESTS`): ``t-bonferroni``
+    (paired t-test, p multiplied by the number of pairs) or ``randomized-tukey``
+    (Carterette 2012; for preferences, `rankscope.stats.multiple.preference_tukey_pvalues`).
     """
     data = np.asarray(data, dtype=np.float64)
     preference = data.ndim == 3
     systems = data.shape[1] if preference else data.shape[0]
     i, j = pair_indices(systems)
-    pairs = len(i)
-    if pairs == 0:
+    if len(i) == 0:
         raise UsageError("discriminative power needs at least two systems")
-    if test == "t-bonferroni":
+    if test not in POWER_TESTS:
+        raise UsageError(f"unknown test {test!r}: {' or '.join(POWER_TESTS)}")
+    procedure, correction = POWER_TESTS[test]
+    if procedure.paired is not None:
         diffs = data[:, i, j].T if preference else data[i] - data[j]
-        p = np.minimum(paired_t_pvalues(diffs) * pairs, 1.0)
-    elif test == "randomized-tukey":
-        if preference:
-            p = preference_tukey_pvalues(data, permutations=permutations, seed=seed)[i, j]
-        else:
-
-            result = randomized_tukey_hsd(data, permutations=permutations, seed=seed)
-            p = result.p_matrix()[i, j]
+        p = adjust(procedure.paired(paired.as_rows(diffs), permutations, seed).p_value, correction)
+    elif preference:
+        assert procedure.preferences is not None
+        p = procedure.preferences(data, permutations, seed)[i, j]
     else:
-        raise UsageError(f"unknown test {test!r}: t-bonferroni or randomized-tukey")
+        assert procedure.all_pairs is not None
+        p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
     return float((p < alpha).mean())
 
 

@@ -1,4 +1,4 @@
-"""Comparing many systems at once: Tukey HSD (randomized and classical), all-pairs tests.
+"""Comparing many systems at once: Tukey HSD (randomized and classical), compact letters.
 
 Every procedure takes a per-query score matrix — systems × queries, one row per system, one
 column per query, every system scored on every query — as a 2-D array or as a mapping
@@ -13,13 +13,13 @@ the decision ``p <= alpha``, and the compact letter display of the systems.
 * `tukey_hsd` — the classical test on the studentized range: the two-way ANOVA model that
   IR papers use (system and query factors, no interaction), or the one-way model of
   `scipy.stats.tukey_hsd`.
-* `pairwise_tests` — a paired test on every pair (t, Wilcoxon signed-rank, sign,
-  randomization: those of `rankscope.stats.tests`, computed once in
-  `rankscope.stats.paired`), with a Bonferroni, Holm or Benjamini–Hochberg correction over
-  the pairs.
-* `compact_letters` — letters such that systems sharing a letter are not significantly
-  different (Piepho 2004).
+* `preference_tukey_pvalues` — randomized Tukey HSD on a preference tensor.
 * `studentized_range_sf` — the survival function of the studentized range, vectorised.
+
+A paired test on every pair with a correction (`pairwise_tests`) and the choice among all
+of them by name (`compare`) are in `rankscope.stats.procedures`, the table of tests; the
+compact letter display of a result (`PairwiseResult.letters`) in
+`rankscope.stats.letters`.
 
 Convention: a pair is significant when its p-value is ``<= alpha`` (for a valid p-value,
 ``P(p <= alpha) <= alpha``), as in statsmodels' ``multipletests``.
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import os
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,22 +47,20 @@ from numpy.typing import ArrayLike
 from ..errors import UsageError
 from ..model.frames import to_frame
 from . import paired
-from .corrections import adjust
+from .letters import compact_letters
 
 __all__ = [
-    "PAIRWISE_TESTS",
     "PairwiseResult",
     "as_score_matrix",
-    "compact_letters",
-    "compare",
-    "pairwise_tests",
+    "check_alpha",
+    "pairwise_result",
+    "preference_tukey_pvalues",
     "randomized_tukey_hsd",
+    "seed_sequence",
     "studentized_range_sf",
+    "system_pairs",
     "tukey_hsd",
 ]
-
-#: Tests accepted by `pairwise_tests` (``test=``).
-PAIRWISE_TESTS = ("t", "wilcoxon", "sign", "randomization")
 
 # Elements (permutations x queries x systems) handled per step of the randomized Tukey HSD:
 # 1 MB buffers that stay in cache.  The chunking depends on the problem's shape only, so the
@@ -109,13 +106,16 @@ def as_score_matrix(
     return matrix, names
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float, or `UsageError` unless it lies in (0, 1)."""
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
     return float(alpha)
 
 
-def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
+def seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
+    """The `numpy.random.SeedSequence` of ``seed`` (a Generator is refused: its state
+    would make a result depend on what drew from it before)."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, np.random.Generator):
@@ -123,7 +123,8 @@ def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedS
     return np.random.SeedSequence(seed)
 
 
-def _pairs(systems: int) -> tuple[np.ndarray, np.ndarray]:
+def system_pairs(systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (a, b) of every pair a < b of ``systems`` systems, in row-major order."""
     first, second = np.triu_indices(systems, k=1)
     return first.astype(np.int64), second.astype(np.int64)
 
@@ -217,7 +218,7 @@ class PairwiseResult:
         )
 
 
-def _result(
+def pairwise_result(
     names: list[str],
     matrix: np.ndarray,
     statistic: np.ndarray,
@@ -227,7 +228,9 @@ def _result(
     method: str,
     info: dict[str, Any],
 ) -> PairwiseResult:
-    first, second = _pairs(len(names))
+    """A `PairwiseResult` of ``matrix``'s systems (means from the matrix; ``p_unadjusted``
+    None: the method has none, NaN per pair)."""
+    first, second = system_pairs(len(names))
     if p_unadjusted is None:
         p_unadjusted = np.full(first.size, np.nan)
     return PairwiseResult(
@@ -275,7 +278,7 @@ def _permuted_ranges(
     # queries per block when one permutation does not fit in a chunk
     per_block = queries if per_chunk > 1 else max(1, _PERMUTATION_BLOCK // systems)
     chunks = -(-permutations // per_chunk)
-    seeds = _seed_sequence(seed).spawn(chunks)
+    seeds = seed_sequence(seed).spawn(chunks)
     ranges = np.empty(permutations)
 
     def work(chunk_ids: range) -> None:
@@ -371,12 +374,12 @@ def randomized_tukey_hsd(
     {'s0': 'b', 's1': 'a', 's2': 'b'}
     """
     matrix, names = as_score_matrix(scores, names)
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     permutations = int(permutations)
     if permutations < 1:
         raise UsageError("permutations must be at least 1")
     ranges = np.sort(_permuted_ranges(matrix, permutations, seed, workers))
-    first, second = _pairs(len(names))
+    first, second = system_pairs(len(names))
     means = matrix.mean(axis=1)
     observed = np.abs(means[first] - means[second])
     # ties of means within 1e-9 · mean|score| (rankscope.stats.paired.TIE_TOLERANCE)
@@ -388,7 +391,37 @@ def randomized_tukey_hsd(
         p_value = at_least / permutations
     info = {"permutations": permutations, "seed": seed, "include_observed": include_observed}
     method = f"randomized Tukey HSD ({permutations} permutations)"
-    return _result(names, matrix, np.full(first.size, np.nan), p_value, None, alpha, method, info)
+    statistic = np.full(first.size, np.nan)
+    return pairwise_result(names, matrix, statistic, p_value, None, alpha, method, info)
+
+
+def preference_tukey_pvalues(
+    prefs: np.ndarray, *, permutations: int = 10_000, seed: int = 0, chunk: int = 256
+) -> np.ndarray:
+    """Randomized Tukey HSD for a preference tensor (queries × systems × systems).
+
+    Under the null hypothesis the systems are exchangeable on every query, so their labels
+    are permuted independently per query; the statistic of a permutation is the largest mean
+    preference over all pairs.  The p-value of a pair is the fraction of permutations whose
+    statistic reaches the pair's |mean preference| (the observed labelling counts as one of
+    them: (count + 1) / (permutations + 1)).  Returns the systems × systems p-values.
+    """
+    p = np.asarray(prefs, dtype=np.float64)
+    q, n, _ = p.shape
+    rng = np.random.default_rng(seed)
+    observed = np.abs(p.mean(axis=0))
+    maxima = np.empty(permutations)
+    rows = np.arange(q)[None, :, None, None]
+    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))
+    for start in range(0, permutations, chunk):
+        b = min(chunk, permutations - start)
+        sigma = np.argsort(rng.random((b, q, n)), axis=2)  # per permutation and query
+        permuted = p[rows, sigma[:, :, :, None], sigma[:, :, None, :]]  # (b, q, n, n)
+        maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
+    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
+    tolerance = paired.TIE_TOLERANCE * float(np.abs(p).mean())
+    count = (maxima[None, None, :] >= observed[:, :, None] - tolerance).sum(axis=2)
+    return (count + 1) / (permutations + 1)
 
 
 # ---------------------------------------------------------------------------------------
@@ -525,7 +558,7 @@ def tukey_hsd(
     equal means.  ``info`` holds ``df`` and ``mse``.  Needs at least two queries.
     """
     matrix, names = as_score_matrix(scores, names)
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     systems, queries = matrix.shape
     if queries < 2:
         raise UsageError("Tukey HSD needs at least 2 queries")
@@ -540,7 +573,7 @@ def tukey_hsd(
         raise UsageError(f"unknown model {model!r}: choose 'two-way' or 'one-way'")
     mse = float(np.sum(residual * residual)) / df
     standard_error = math.sqrt(mse / queries)
-    first, second = _pairs(systems)
+    first, second = system_pairs(systems)
     difference = np.abs(means[first] - means[second])
     if standard_error > 0.0:
         q = difference / standard_error
@@ -548,205 +581,4 @@ def tukey_hsd(
         q = np.where(difference > 0.0, np.inf, 0.0)
     p_value = studentized_range_sf(q, systems, df)
     info = {"model": model, "df": df, "mse": mse}
-    return _result(names, matrix, q, p_value, None, alpha, f"Tukey HSD ({model})", info)
-
-
-# ---------------------------------------------------------------------------------------
-# All pairs with a paired test and a correction
-
-
-def pairwise_tests(
-    scores: ArrayLike | Mapping[str, ArrayLike],
-    *,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    names: Sequence[str] | None = None,
-    permutations: int = 10_000,
-    seed: int | np.random.SeedSequence | None = 0,
-    include_observed: bool | None = None,
-) -> PairwiseResult:
-    """A paired two-sided test on every pair of systems, corrected over the pairs.
-
-    Each test is the one of `rankscope.stats.tests` (computed by `rankscope.stats.paired`,
-    all pairs at once), so a pair's ``p_unadjusted`` equals that function's p-value on the
-    same two systems.  ``test``:
-
-    * ``"t"`` — paired t-test on the per-query differences (`paired_t`,
-      ``scipy.stats.ttest_rel``; identical systems get t = 0, p = 1 where scipy gives NaN);
-    * ``"wilcoxon"`` — Wilcoxon signed-rank (`wilcoxon`, ``scipy.stats.wilcoxon`` with its
-      defaults); the statistic is min(W+, W−), as scipy reports it;
-    * ``"sign"`` — sign test, ties dropped (`sign_test`, ``scipy.stats.binomtest`` on the
-      wins); the statistic is the number of wins of system a;
-    * ``"randomization"`` — paired randomization test (Fisher; Smucker et al. 2007;
-      `permutation_test`): all 2^n sign flips up to 20 queries, else ``permutations``
-      random flips from ``numpy.random.default_rng(seed)`` and p = (count + 1)/(B + 1).
-
-    ``correction``: ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg,
-    controls the false discovery rate instead of the family-wise error) or ``None``; the
-    family is the ``k(k-1)/2`` pairs (`rankscope.stats.corrections`).  ``p_unadjusted``
-    keeps the per-test p-values; ``p_value`` the corrected ones.  Needs at least 2 queries.
-
-    ``include_observed`` is deprecated and has no effect: the randomization test always
-    counts the observed arrangement (exact enumeration, or (count + 1)/(B + 1)).
-    """
-    matrix, names = as_score_matrix(scores, names)
-    alpha = _check_alpha(alpha)
-    if test not in PAIRWISE_TESTS:
-        raise UsageError(f"unknown test {test!r}: choose {', '.join(PAIRWISE_TESTS)}")
-    paired.check_queries(matrix.shape[1], "a paired test")
-    if include_observed is not None:
-        import warnings
-
-        warnings.warn(
-            "pairwise_tests(include_observed=...) has no effect any more: the randomization "
-            "test is exact up to 20 queries and uses (count + 1)/(B + 1) beyond",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-    first, second = _pairs(len(names))
-    differences = matrix[first] - matrix[second]
-    info: dict[str, Any] = {"test": test, "correction": correction}
-    if test == "t":
-        t = paired.t_test(differences)
-        statistic, p = t.statistic, t.p_value
-    elif test == "wilcoxon":
-        ranks = paired.signed_rank_test(differences)
-        statistic, p = np.minimum(ranks.w_plus, ranks.w_minus), ranks.p_value
-    elif test == "sign":
-        wins, losses = paired.sign_counts(differences)
-        statistic, p = wins.astype(np.float64), paired.sign_p_value(wins, losses)
-    else:
-        flips = paired.randomization_test(
-            differences, permutations=permutations, seed=_seed_sequence(seed)
-        )
-        statistic, p = flips.statistic, flips.p_value
-        info.update(permutations=flips.permutations, seed=seed, exact=flips.exact)
-    corrected = adjust(p, correction)
-    label = f"paired {test} test" + (f", {correction} correction" if correction else "")
-    return _result(names, matrix, statistic, corrected, p, alpha, label, info)
-
-
-def compare(
-    scores: ArrayLike | Mapping[str, ArrayLike],
-    method: str = "t",
-    *,
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    names: Sequence[str] | None = None,
-    permutations: int = 10_000,
-    seed: int | np.random.SeedSequence | None = 0,
-) -> PairwiseResult:
-    """All pairs by one named method: a `pairwise_tests` test (``"t"``, ``"wilcoxon"``,
-    ``"sign"``, ``"randomization"``, with ``correction``), ``"tukey"`` (two-way
-    `tukey_hsd`), ``"tukey-one-way"`` or ``"randomized-tukey"`` (`randomized_tukey_hsd`).
-    The Tukey methods control the family-wise error themselves and ignore ``correction``."""
-    if method == "tukey":
-        return tukey_hsd(scores, model="two-way", names=names, alpha=alpha)
-    if method == "tukey-one-way":
-        return tukey_hsd(scores, model="one-way", names=names, alpha=alpha)
-    if method == "randomized-tukey":
-        return randomized_tukey_hsd(
-            scores, permutations=permutations, seed=seed, names=names, alpha=alpha
-        )
-    if method in PAIRWISE_TESTS:
-        return pairwise_tests(
-            scores,
-            test=method,
-            correction=correction,
-            alpha=alpha,
-            names=names,
-            permutations=permutations,
-            seed=seed,
-        )
-    raise UsageError(
-        f"unknown method {method!r}: choose {', '.join(PAIRWISE_TESTS)}, tukey, "
-        "tukey-one-way or randomized-tukey"
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# Compact letter display
-
-
-def letter_labels(count: int) -> list[str]:
-    """``count`` distinct labels: ``a``-``z``, then ``A``-``Z``, then ``aa``, ``ab``, ..."""
-    single = string.ascii_lowercase + string.ascii_uppercase
-    labels = list(single[:count])
-    width = 2
-    while len(labels) < count:
-        for index in range(26**width):
-            if len(labels) == count:
-                break
-            digits = []
-            for _ in range(width):
-                index, digit = divmod(index, 26)
-                digits.append(string.ascii_lowercase[digit])
-            labels.append("".join(reversed(digits)))
-        width += 1
-    return labels
-
-
-def compact_letters(
-    names: Sequence[str], means: ArrayLike, significant: ArrayLike
-) -> dict[str, str]:
-    """Compact letter display: systems that share a letter do not differ significantly.
-
-    ``significant`` is a ``k x k`` boolean matrix (symmetrised; the diagonal ignored).
-    Insert-and-absorb (Piepho 2004): start with one letter shared by all systems; for each
-    significant pair, split every letter that contains both into one without the first and
-    one without the second, then drop ("absorb") letters whose systems are a subset of
-    another letter's.  The letters that remain are exactly the maximal groups of systems
-    with no significant pair among them, so every non-significant pair shares a letter and
-    no significant pair does.  (Piepho's optional sweeping step, which removes redundant
-    letters, is not applied.)
-
-    Letters are assigned in order of the groups' best systems by mean (descending): ``a``
-    goes to the group of the best system.  Returns ``{name: letters}`` in input order; beyond
-    52 groups the labels have several characters and are separated by commas.
-
-    >>> compact_letters(["A", "B", "C", "D"], [4, 3, 2, 1],
-    ...                 [[0, 0, 1, 1], [0, 0, 0, 1], [1, 0, 0, 0], [1, 1, 0, 0]])
-    {'A': 'a', 'B': 'ab', 'C': 'bc', 'D': 'c'}
-    """
-    names = [str(name) for name in names]
-    k = len(names)
-    means = np.asarray(means, dtype=np.float64)
-    matrix = np.asarray(significant, dtype=bool)
-    if means.shape != (k,) or matrix.shape != (k, k):
-        raise UsageError(f"need {k} means and a {k} x {k} significance matrix")
-    matrix = (matrix | matrix.T) & ~np.eye(k, dtype=bool)
-    groups = [(1 << k) - 1] if k else []  # bit i set: system i in the group
-    for a, b in zip(*np.nonzero(np.triu(matrix, 1)), strict=True):
-        both = (1 << int(a)) | (1 << int(b))
-        kept = [group for group in groups if group & both != both]
-        split = [group for group in groups if group & both == both]
-        if not split:
-            continue
-        fresh = {group & ~(1 << int(a)) for group in split}
-        fresh |= {group & ~(1 << int(b)) for group in split}
-        fresh -= set(kept)
-        # absorb: only a new group can be a subset of another (a kept group is no subset
-        # of the group it was split from, so of none of its parts)
-        pool = kept + sorted(fresh)
-        groups = kept + [
-            group
-            for group in sorted(fresh)
-            if not any(other != group and group & other == group for other in pool)
-        ]
-    order = np.argsort(-means, kind="stable")
-    rank = np.empty(k, dtype=np.int64)
-    rank[order] = np.arange(k)
-
-    def members_by_rank(group: int) -> list[int]:
-        return sorted(int(rank[i]) for i in range(k) if group >> i & 1)
-
-    groups.sort(key=members_by_rank)
-    labels = letter_labels(len(groups))
-    separator = "," if len(groups) > 52 else ""
-    return {
-        name: separator.join(
-            label for label, group in zip(labels, groups, strict=True) if group >> i & 1
-        )
-        for i, name in enumerate(names)
-    }
+    return pairwise_result(names, matrix, q, p_value, None, alpha, f"Tukey HSD ({model})", info)

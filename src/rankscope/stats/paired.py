@@ -4,8 +4,8 @@ Every function here takes per-query differences — a 1-D array (one comparison)
 array with one row per comparison (e.g. every pair of 100 systems) and one column per
 query — and computes one test on every row together.  The public faces call these:
 `rankscope.stats.tests` (``paired_t``, ``wilcoxon``, ``sign_test``, ``permutation_test``,
-``paired_bootstrap``: one comparison, a full `TestResult`), `rankscope.stats.multiple`
-(``pairwise_tests``, ``compare``, ``latex_table``: every pair of systems),
+``paired_bootstrap``: one comparison, a full `TestResult`), `rankscope.stats.procedures`
+(the table of tests: ``p_values``, ``pairwise_tests``, ``compare``, ``latex_table``),
 `rankscope.stats.meta` (``paired_t_pvalues``, discriminative power) and
 `rankscope.preference.interleaving.sign_test`; so a test gives the same p-value on the
 same data whichever way it is reached.  Results are per row (arrays of length ``rows``).
@@ -576,24 +576,3 @@ def bootstrap_test(
         extreme[block] = hits.sum(axis=1)
         bounds[block] = np.quantile(resampled_mean, list(quantiles), axis=1).T + mean[block, None]
     return Bootstrap(observed, extreme, (extreme + 1) / (samples + 1), bounds)
-
-
-#: The paired tests `p_values` runs, by name.
-PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
-
-
-def p_values(differences: Any, test: str, permutations: int, seed: Any) -> np.ndarray:
-    """Two-sided p-value of each row of paired ``differences`` by the test named ``test``
-    (`PAIRED_TESTS`): ``permutations`` resamples for the permutation and bootstrap tests,
-    seeded by ``seed``."""
-    if test == "t":
-        return t_test(differences).p_value
-    if test == "wilcoxon":
-        return signed_rank_test(differences).p_value
-    if test == "sign":
-        return sign_p_value(*sign_counts(differences))
-    if test == "permutation":
-        return randomization_test(differences, permutations=permutations, seed=seed).p_value
-    if test == "bootstrap":
-        return bootstrap_test(differences, samples=permutations, seed=seed).p_value
-    raise UsageError(f"unknown test {test!r}: choose {', '.join(PAIRED_TESTS)}")

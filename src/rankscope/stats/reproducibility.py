@@ -15,7 +15,8 @@ An experiment is a baseline run B and an advanced run A; the original (B, A) is
   RI = (mean A − mean B) / mean B (0: the same relative improvement).
 * Student's t-tests between original and reproduced scores: paired for a reproduction (same
   topics), unpaired (two-sample, equal variances) for a replication, via
-  `rankscope.stats.tests` (the one implementation of each test).
+  `rankscope.stats.tests` and `rankscope.stats.unpaired` (the one implementation of each
+  test).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from .meta import kendall_tau
-from .tests import paired_t, student_t
+from .tests import paired_t
+from .unpaired import student_t
 
 
 def _scores(x: ArrayLike, name: str) -> np.ndarray:

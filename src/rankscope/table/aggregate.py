@@ -37,6 +37,7 @@ from ..errors import InputError, UsageError, warn
 from ..model.frames import column_names, is_frame, to_frame
 from ..preference import PreferenceResult
 from ..read.frames import frame_columns
+from ..stats.intervals import mean_interval, percentile_interval
 from .compare import Comparison
 from .evaluation import RunEvaluation, evaluation_table
 
@@ -325,19 +326,6 @@ def _statistic(how: str, values: np.ndarray, weights: np.ndarray, epsilon: float
     return _weighted_median(values, weights)
 
 
-def _t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
-    """mean ± t_{(1+level)/2, n-1} · s / √n."""
-    from scipy import stats as scipy_stats
-
-    n = len(values)
-    if n < 2:
-        return math.nan, math.nan
-    mean = float(values.mean())
-    half = float(scipy_stats.t.ppf((1 + level) / 2, n - 1)) * float(values.std(ddof=1))
-    half /= math.sqrt(n)
-    return mean - half, mean + half
-
-
 def _bootstrap_interval(
     how: str, values: np.ndarray, weights: np.ndarray, epsilon: float, level: float,
     resamples: int, seed: int,
@@ -358,8 +346,7 @@ def _bootstrap_interval(
     stats = stats[~np.isnan(stats)]
     if not len(stats):
         return math.nan, math.nan
-    low, high = np.percentile(stats, [50 * (1 - level), 50 * (1 + level)])
-    return float(low), float(high)
+    return percentile_interval(stats, level)
 
 
 # -- segments ---------------------------------------------------------------------------------
@@ -545,7 +532,7 @@ def _segment_value(
     else:
         value = float(_statistic(how, values[None, :], counted[None, :], settings.epsilon)[0])
         if how == "mean" and not settings.weighted:
-            low, high = _t_interval(values, settings.level)
+            low, high = mean_interval(values, settings.level)
             interval = "t"
         else:
             low, high = _bootstrap_interval(

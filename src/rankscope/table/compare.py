@@ -12,12 +12,13 @@ query is its preference over the baseline in [−1, 1] (0 on a query without rel
 documents), its "mean" the mean preference over the baseline, and the test asks whether the
 per-query preferences are centred on 0.
 
-Tests (`rankscope.stats.paired`, the same code as `rankscope.stats`): ``t`` (paired t),
-``wilcoxon`` (signed rank), ``sign``, ``permutation`` (randomization: exact up to 20 queries),
-``bootstrap`` (Sakai's), each corrected over the comparisons of a measure (``holm`` by
-default, ``bonferroni``, ``bh``, ``none``); ``randomized-tukey`` (Carterette's randomized
-Tukey HSD over every pair of runs) controls the family-wise error itself, so no correction
-is applied on top of it.
+Tests: those of `rankscope.stats.procedures` that run on metrics and preference methods
+alike (``choices("runs")``): ``t`` (paired t), ``wilcoxon`` (signed rank), ``sign``,
+``randomization`` (also called ``permutation``; exact up to 20 queries), ``bootstrap``
+(Sakai's), each corrected over the comparisons of a measure (``holm`` by default,
+``bonferroni``, ``bh``, ``none``); ``randomized-tukey`` (Carterette's randomized Tukey HSD
+over every pair of runs) controls the family-wise error itself, so no correction is applied
+on top of it.
 """
 
 from __future__ import annotations
@@ -38,10 +39,9 @@ from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import to_frame
 from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
 from ..preference.recall import RecallLevels, level_measure, level_view
-from ..stats import paired
 from ..stats.corrections import adjust
-from ..stats.meta import preference_tukey_pvalues
-from ..stats.multiple import randomized_tukey_hsd
+from ..stats.intervals import mean_interval
+from ..stats.procedures import StatisticalTest, named
 from .formats import FORMATS, evaluate_runs
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
@@ -49,7 +49,6 @@ from .formats import FORMATS, evaluate_runs
 #: binary), reciprocal rank (the first relevant result) and recall at 100 (what a reranker can
 #: still recover).
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "R@100")
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "randomized-tukey")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 #: The recall levels of the interpolated precision–recall curves (trec_eval's
 #: ``iprec_at_recall``: 0.0, 0.1, ..., 1.0).
@@ -69,9 +68,14 @@ class Procedure:
     permutations: int = 10_000
     seed: int = 0
 
+    @property
+    def statistical_test(self) -> StatisticalTest:
+        """The test of `rankscope.stats.procedures` named ``test`` (an alias too), among
+        those a comparison of runs accepts; `UsageError` otherwise."""
+        return named(self.test, "runs")
+
     def check(self) -> None:
-        if self.test not in TESTS:
-            raise UsageError(f"unknown test {self.test!r}: choose {', '.join(TESTS)}")
+        named(self.test, "runs")
         if self.correction not in CORRECTIONS:
             raise UsageError(
                 f"unknown correction {self.correction!r}: choose {', '.join(CORRECTIONS)}"
@@ -167,20 +171,6 @@ class Comparison:
         return to_frame({n: [r[n] for r in records] for n in names}, output)
 
 
-def _interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """The t interval of the mean of each row: mean ± t_{(1+c)/2, n−1} · sd / √n."""
-    from scipy import stats as scipy_stats
-
-    n = values.shape[1]
-    mean = values.mean(axis=1)
-    if n < 2:
-        nan = np.full(len(values), math.nan)
-        return nan, nan
-    half = scipy_stats.t.ppf((1 + confidence) / 2, n - 1) * values.std(axis=1, ddof=1)
-    half = half / math.sqrt(n)
-    return mean - half, mean + half
-
-
 def _effect_sizes(differences: np.ndarray) -> np.ndarray:
     """Cohen's d_z = mean(d) / sd(d) per row (NaN when sd is 0)."""
     mean = differences.mean(axis=1)
@@ -212,6 +202,8 @@ def compare_runs(
     check_distinct_names(runs)
     procedure = Procedure() if procedure is None else procedure
     procedure.check()
+    # the test's canonical name (``permutation`` is the randomization test)
+    procedure = dataclasses.replace(procedure, test=procedure.statistical_test.name)
     if not requests:
         raise UsageError("name at least one measure to compare")
     base = None
@@ -325,11 +317,12 @@ def _tested(
     differences: np.ndarray, procedure: Procedure, tukey: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(corrected, unadjusted) p-values of rows of differences; ``tukey`` gives the
-    randomized Tukey HSD p-values instead (family-wise already, no correction)."""
-    if procedure.test == "randomized-tukey":
+    p-values of a family-wise test instead (randomized Tukey HSD: no correction)."""
+    test = procedure.statistical_test
+    if test.paired is None:
         assert tukey is not None
         return tukey, np.full(len(tukey), math.nan)
-    p = paired.p_values(differences, procedure.test, procedure.permutations, procedure.seed)
+    p = test.paired(differences, procedure.permutations, procedure.seed).p_value
     return adjust(p, procedure.correction), p
 
 
@@ -373,7 +366,7 @@ def _against_baseline(
 ) -> list[Row]:
     """Rows of every run against run ``base``: the baseline's own row first (no test)."""
     others = [i for i in range(len(names)) if i != base]
-    low, high = _interval(matrix, procedure.confidence)
+    low, high = mean_interval(matrix, procedure.confidence)
     means = matrix.mean(axis=1)
     if kind == "metric":
         differences = matrix[others] - matrix[base]
@@ -382,7 +375,7 @@ def _against_baseline(
         differences = matrix[others]
         reference_means = np.zeros(len(others))
     tukey = None
-    if procedure.test == "randomized-tukey":
+    if procedure.statistical_test.family_wise:
         tukey = _tukey_pairs(kind, matrix, tensor, [(i, base) for i in others], procedure)
     own = Row(names[base], label, kind, float(means[base]), float(low[base]), float(high[base]))
     return [own] + _rows(
@@ -405,7 +398,7 @@ def _all_pairs(
     rows: list[Row] = []
     if kind == "metric":
         assert matrix is not None
-        low, high = _interval(matrix, procedure.confidence)
+        low, high = mean_interval(matrix, procedure.confidence)
         means = matrix.mean(axis=1)
         rows += [
             Row(n, label, kind, float(means[i]), float(low[i]), float(high[i]))
@@ -420,9 +413,9 @@ def _all_pairs(
         differences = np.array([tensor[:, a, b] for a, b in pairs])
         pair_means = differences.mean(axis=1)
         reference_means = np.zeros(len(pairs))
-        pair_low, pair_high = _interval(differences, procedure.confidence)
+        pair_low, pair_high = mean_interval(differences, procedure.confidence)
     tukey = None
-    if procedure.test == "randomized-tukey":
+    if procedure.statistical_test.family_wise:
         tukey = _tukey_pairs(kind, matrix, tensor, pairs, procedure)
     return rows + _rows(
         label, kind, [names[a] for a, _ in pairs], [names[b] for _, b in pairs], pair_means,
@@ -438,21 +431,20 @@ def _tukey_pairs(
     pairs: list[tuple[int, int]],
     procedure: Procedure,
 ) -> np.ndarray:
-    """Randomized Tukey HSD p-values of ``pairs`` (runs a, b): over the runs' per-query
-    values for a metric, over the preference tensor (labels permuted per query) for a
-    preference method."""
+    """The family-wise test's (randomized Tukey HSD's) p-values of ``pairs`` (runs a, b):
+    over the runs' per-query values for a metric, over the preference tensor (labels
+    permuted per query) for a preference method."""
+    test = procedure.statistical_test
     if kind == "metric":
-        assert matrix is not None
-        result = randomized_tukey_hsd(
-            matrix, permutations=procedure.permutations, seed=procedure.seed
+        assert matrix is not None and test.all_pairs is not None
+        result = test.all_pairs(
+            matrix, None, procedure.alpha, procedure.permutations, procedure.seed
         )
         p = {
             (int(a), int(b)): float(v)
             for a, b, v in zip(result.first, result.second, result.p_value, strict=True)
         }
         return np.array([p[(min(a, b), max(a, b))] for a, b in pairs])
-    assert tensor is not None
-    matrix_p = preference_tukey_pvalues(
-        tensor, permutations=procedure.permutations, seed=procedure.seed
-    )
+    assert tensor is not None and test.preferences is not None
+    matrix_p = test.preferences(tensor, procedure.permutations, procedure.seed)
     return np.array([matrix_p[a, b] for a, b in pairs])

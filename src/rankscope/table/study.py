@@ -22,7 +22,7 @@ from ..judge import JoinOptions, order_run, relevance_table
 from ..measures import compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
-from ..stats.meta import discriminative_power, kendall_tau
+from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
 from ..stats.rbo import rbo
 from .compare import at_least
 from .formats import FORMATS, evaluate_runs
@@ -184,7 +184,7 @@ def study(
             test: discriminative_power(
                 d.data, test=test, alpha=alpha, permutations=permutations, seed=seed
             )
-            for test in ("t-bonferroni", "randomized-tukey")
+            for test in POWER_TESTS
         }
         advance()
     result = Study([r.name for r in runs], names, tau, power, overlap, topic_tau, rbo_p)
