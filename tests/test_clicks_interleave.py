@@ -1,4 +1,4 @@
-"""Interleaving from clicks (rankscope.clicks.interleave): hand-computed outcomes of each
+"""Interleaving from clicks (rankscope.interleaving.online): hand-computed outcomes of each
 method, the sign test against scipy, the power analysis against brute force, statsmodels and
 simulation, the uniform-p(k) variant by hand, seeded determinism, the log reader, the CLI."""
 
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest, norm
 
-from rankscope.clicks.interleave import (
+from rankscope.errors import InputError, UsageError
+from rankscope.interleaving import (
     assignment_posteriors,
     balanced_credit,
     impressions_needed,
@@ -29,10 +30,12 @@ from rankscope.clicks.interleave import (
     team_draft_credit,
     uniform_depth,
 )
-from rankscope.errors import InputError, UsageError
 from rankscope.read.interleaved import read_interleaved_log
 
-module = importlib.import_module("rankscope.clicks.interleave")
+MODULES = [
+    importlib.import_module(f"rankscope.interleaving.{name}")
+    for name in ("methods", "online", "outcomes", "power")
+]
 RUNS = Path(__file__).resolve().parent.parent.parent / "shared/data/clef_ehealth2016/runs"
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -457,7 +460,8 @@ def test_reader_needs_its_columns(tmp_path: Path) -> None:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(module).failed == 0
+    for module in MODULES:
+        assert doctest.testmod(module).failed == 0
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -84,7 +84,7 @@ MODELS = ("pbm", "cm", "ubm", "dbn", "sdbn")
 ESTIMATORS = ("ips", "snips", "iips", "rips", "pbm", "dm", "dr", "cascade-dr")
 #: `rankscope.report.estimates.FORMATS`, repeated likewise.
 FORMATS = ("table", "csv", "json")
-#: `rankscope.clicks.interleave.METHODS`, repeated so that building the parser imports nothing.
+#: `rankscope.interleaving.METHODS`, repeated so that building the parser imports nothing.
 INTERLEAVING_METHODS = ("team-draft", "balanced", "probabilistic")
 
 
@@ -520,7 +520,7 @@ def _interleave(args: argparse.Namespace) -> int:
         return _power(args)
     if args.lists is not None:
         return _lists(args)
-    from ..clicks.interleave import interleaving_outcomes, uniform_depth
+    from ..interleaving import interleaving_outcomes, uniform_depth
     from ..report.tables import csv_text, json_text, number, text_table
 
     result = interleaving_outcomes(
@@ -531,9 +531,10 @@ def _interleave(args: argparse.Namespace) -> int:
     if args.per_impression:
         header = ["impression", "query", "credit_a", "credit_b", "last_click", "outcome"]
         rows = [header]
+        assert result.last_click is not None  # a log of interleaved lists has positions
         for i, key in enumerate(result.impressions):
             rows.append([
-                key, result.queries[i] if result.queries is not None else "",
+                str(key), result.queries[i] if result.queries is not None else "",
                 _credit(result.credit_a[i]), _credit(result.credit_b[i]),
                 str(int(result.last_click[i])), _credit(result.outcome[i]),
             ])  # fmt: skip
@@ -543,7 +544,7 @@ def _interleave(args: argparse.Namespace) -> int:
                 row.append(number(variant.weight[i]))
     else:
         stats: list[tuple[str, str, str | int | float]] = [
-            ("method", "method", result.method),
+            ("method", "method", str(result.method)),
             ("impressions", "impressions", len(result)),
             ("wins", "wins (a)", result.wins),
             ("ties", "ties", result.ties),
@@ -592,7 +593,7 @@ def _plain(value: object) -> object:
 
 
 def _lists(args: argparse.Namespace) -> int:
-    from ..clicks.interleave import interleaved_lists, write_lists
+    from ..interleaving import interleaved_lists, write_lists
 
     table = interleaved_lists(
         args.lists[0], args.lists[1], method=args.method or "team-draft",
@@ -604,7 +605,7 @@ def _lists(args: argparse.Namespace) -> int:
 
 
 def _power(args: argparse.Namespace) -> int:
-    from ..clicks.interleave import impressions_needed, sign_test_power
+    from ..interleaving import impressions_needed, sign_test_power
 
     needed = impressions_needed(
         args.power, tie_rate=args.tie_rate, alpha=args.alpha, power=args.target_power

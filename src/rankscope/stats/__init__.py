@@ -6,7 +6,7 @@ queries × systems × systems preference tensor — never files; every random on
 * `tests`: paired t, Wilcoxon, sign, randomization and bootstrap tests; Student, Welch,
   two-proportion z and Fisher's exact tests; power and sample size.
 * `paired`: each paired test written once, vectorised over many comparisons; `tests`,
-  `multiple.pairwise_tests`, `meta` and `rankscope.preference.interleaving.sign_test` call
+  `multiple.pairwise_tests`, `meta` and `rankscope.interleaving.power.sign_test` call
   it, so every path gives the same p-value on the same data.
 * `effects`: Cohen's d_z and d, Hedges' g, confidence intervals.
 * `multiple`: randomized and classical Tukey HSD, corrected pairwise tests, compact letters.
