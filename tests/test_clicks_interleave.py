@@ -518,3 +518,51 @@ def test_cli_user_errors(tmp_path: Path, args: tuple[str, ...], message: str) ->
     done = cli(*[str(log) if a == "LOG" else a for a in args])
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def _all_wins(tmp_path: Path) -> Path:
+    """20 impressions, each one click on a's document: the sign test's p = 2 / 2^20."""
+    rows = "".join(f"i{i}\t1\td\t1\ta\n" for i in range(20))
+    return write(tmp_path, "impression\tposition\tdoc\tclicked\tteam\n" + rows)
+
+
+def test_cli_prints_p_values_as_every_command(tmp_path: Path) -> None:
+    """The table prints p-values as `compare` does (`rankscope.report.marks.p_value`)."""
+    done = cli(str(_all_wins(tmp_path)), "--uniform-depth")
+    assert done.returncode == 0, done.stderr
+    lines = {line.rsplit("  ", 1)[0].strip(): line.split()[-1] for line in done.stdout.splitlines()}
+    assert lines["p-value (sign test)"] == "<0.0001"
+    assert lines["uniform-depth p-value"] == "<0.0001"
+    assert "0.0000" not in done.stdout
+
+
+def test_cli_csv_keeps_every_digit(tmp_path: Path) -> None:
+    done = cli(str(_all_wins(tmp_path)), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    values = dict(line.split(",", 1) for line in done.stdout.splitlines()[1:])
+    assert float(values["p-value (sign test)"]) == 2 / 2**20
+    assert values["wins (a)"] == "20"
+
+
+def test_one_table_of_methods() -> None:
+    """`rankscope.interleaving.METHODS` is the one declaration: the command's choices, the OI
+    measure's choices and every alias come from it, and no other module spells an alias (a
+    function's name, such as ``team_draft``, aside)."""
+    import rankscope.interleaving
+    from rankscope.cli.clicks.interleave import METHOD_CHOICES
+    from rankscope.interleaving import METHODS, method_named
+    from rankscope.preference.methods import INTERLEAVING
+
+    assert tuple(METHOD_CHOICES) == tuple(METHODS) == ("team-draft", "balanced", "probabilistic")
+    assert set(INTERLEAVING.choices) == {
+        name for m in METHODS.values() if m.offline is not None for name in m.names
+    }
+    for method in METHODS.values():
+        assert all(method_named(name) is method for name in method.names)
+    src = Path(SRC) / "rankscope"
+    spelled = [
+        str(path.relative_to(src)) for path in src.rglob("*.py")
+        if any(f'"{alias}"' in path.read_text() for m in METHODS.values() for alias in m.aliases
+               if alias not in rankscope.interleaving.__all__)
+    ]  # fmt: skip
+    assert spelled == ["interleaving/methods.py"]
