@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent))  # tests/slate_simulation.py
 from tests.slate_simulation import TrueRewardModel, coverage, world  # noqa: E402
 
 from rankscope.clicks import estimate, stochastic_policy  # noqa: E402
-from rankscope.read.slates import read_logged_slates  # noqa: E402
+from rankscope.read.impressions import read_impressions  # noqa: E402
 
 OBD = HERE.parent.parent / "shared" / "data" / "open_bandit_dataset"
 
@@ -81,8 +81,8 @@ def open_bandit() -> None:
     print(f"{'campaign':8s} {'bts observed':>14s} {'iips':>8s} {'95 % interval':>20s} "
           f"{'snips-iips':>10s} {'ess':>8s}")  # fmt: skip
     for campaign in ("men", "women"):
-        random_log = read_logged_slates(OBD / "random" / campaign / f"{campaign}.csv.gz")
-        bts = read_logged_slates(OBD / "bts" / campaign / f"{campaign}.csv.gz")
+        random_log = read_impressions(OBD / "random" / campaign / f"{campaign}.csv.gz")
+        bts = read_impressions(OBD / "bts" / campaign / f"{campaign}.csv.gz")
         pairs, counts = np.unique(np.c_[bts.position, bts.doc], axis=0, return_counts=True)
         at = np.bincount(bts.position)[pairs[:, 0]]
         policy = stochastic_policy(

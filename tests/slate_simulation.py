@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from rankscope.clicks.estimators import TargetPolicy, ranking_policy, stochastic_policy
-from rankscope.model.slates import LoggedSlates
+from rankscope.model import ImpressionLog
 from rankscope.read import read_run
-from rankscope.read.slates import read_logged_slates
+from rankscope.read.impressions import read_impressions
 
 EXAMINATION = np.array([1.0, 0.6, 0.35, 0.25, 0.2])
 
@@ -108,7 +108,7 @@ def world(
 
 @dataclass(frozen=True)
 class Simulated:
-    log: LoggedSlates
+    log: ImpressionLog
     policy: TargetPolicy
     logging_policy: TargetPolicy  # the logger's marginals (for the pbm estimator)
 
@@ -185,7 +185,7 @@ def simulate(w: World, sessions: int, seed: int) -> Simulated:
         "prefix_propensity": _prefixes(w, logging)[queries, chosen].ravel(),
         "slate_propensity": np.repeat(logging[queries, chosen], k),
     }
-    log = read_logged_slates(columns)
+    log = read_impressions(columns)
     if w.deterministic_target:
         run = {
             str(q): {str(d): float(w.target_scores[q, d]) for d in range(w.target_scores.shape[1])}
@@ -205,7 +205,7 @@ class TrueRewardModel:
     """q̂ = the true E[c_k] of a document at a position under the PBM (for the direct
     method's tests), or that times ``bias`` (a wrong model)."""
 
-    def __init__(self, w: World, log: LoggedSlates, bias: float = 1.0) -> None:
+    def __init__(self, w: World, log: ImpressionLog, bias: float = 1.0) -> None:
         queries = np.array([int(s) for s in log.queries.strings])
         docs = np.array([int(s) for s in log.docs.strings])
         self._a = w.attractiveness[queries][:, docs] * bias

@@ -592,6 +592,9 @@ def test_building_the_parser_imports_no_command_body():
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
     expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
     expected.add("rankscope.cli.segments")  # the aggregation options (argparse only)
+    # the clicks command's subcommands, one module each (argparse and options only)
+    subcommands = ("shared", *rankscope.cli.clicks.SUBCOMMANDS)
+    expected |= {f"rankscope.cli.clicks.{name}" for name in subcommands}
     assert loaded <= expected, loaded - expected
 
 

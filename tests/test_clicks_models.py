@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 import rankscope.clicks as clicks
+from rankscope import simulate_clicks
 from rankscope.clicks import CM, DBN, PBM, SDBN, UBM, PairParameters
 from rankscope.errors import UsageError
-from rankscope.read.clicks import click_log
+from rankscope.read.impressions import read_impressions
 
 from .conftest import ROOT, run_cli
 
@@ -31,7 +32,7 @@ def log_of(sessions: list[tuple[str, list[tuple[str, int]]]]):
             p.append(r)
             d.append(doc)
             c.append(clicked)
-    return click_log(s, q, np.asarray(p), d, np.asarray(c, dtype=bool))
+    return read_impressions({"session": s, "query": q, "position": p, "doc": d, "click": c})
 
 
 #: Four sessions of one query, by hand (first clicks at 2, 1, none, 1; last at 2, 2, none, 1).
@@ -224,11 +225,11 @@ def test_unknown_model_and_too_long_rankings_are_usage_errors():
 
 
 def test_simulation_is_seeded_and_covers_the_queries_in_turn():
-    a = clicks.simulate("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
+    a = simulate_clicks("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
                         sessions=300, seed=4)  # fmt: skip
-    b = clicks.simulate("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
+    b = simulate_clicks("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
                         sessions=300, seed=4)  # fmt: skip
-    c = clicks.simulate("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
+    c = simulate_clicks("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
                         sessions=300, seed=5)  # fmt: skip
     assert a.columns() == b.columns()
     assert a.columns()["clicked"] != c.columns()["clicked"]
@@ -244,7 +245,7 @@ def test_simulated_pbm_click_rates_follow_the_grade_mapping():
     top = int(qrels.grade.max())
     grade = dict(zip(zip(qrels.queries.strings_of(qrels.query), qrels.docs.strings_of(qrels.doc),
                          strict=True), qrels.grade.tolist(), strict=True))  # fmt: skip
-    log = clicks.simulate("pbm", EXAMPLES / "run.strong.txt", qrels, sessions=50_000, seed=2)
+    log = simulate_clicks("pbm", EXAMPLES / "run.strong.txt", qrels, sessions=50_000, seed=2)
     cols = log.columns()
     # click rate of each (position, grade) against (2^g - 1)/2^gmax · 1/r
     shown: dict[tuple[int, int], list[int]] = {}
@@ -264,19 +265,19 @@ def test_simulated_pbm_click_rates_follow_the_grade_mapping():
 
 def test_simulate_needs_judgments_for_a_named_model_and_checks_mappings():
     with pytest.raises(UsageError, match="needs judgments"):
-        clicks.simulate("pbm", EXAMPLES / "run.medium.txt")
+        simulate_clicks("pbm", EXAMPLES / "run.medium.txt")
     with pytest.raises(UsageError, match="no probability for grade"):
-        clicks.simulate("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
+        simulate_clicks("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
                         attractiveness={0: 0.1})  # fmt: skip
     with pytest.raises(UsageError, match="sessions must be 1 or more"):
-        clicks.simulate("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt", sessions=0)
+        simulate_clicks("pbm", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt", sessions=0)
 
 
 def test_a_fitted_model_simulates_without_judgments():
-    log = clicks.simulate("dbn", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
+    log = simulate_clicks("dbn", EXAMPLES / "run.medium.txt", EXAMPLES / "qrels.txt",
                           sessions=2000, seed=1)  # fmt: skip
     model = clicks.fit(log, "sdbn")
-    again = clicks.simulate(model, EXAMPLES / "run.medium.txt", sessions=2000, seed=1)
+    again = simulate_clicks(model, EXAMPLES / "run.medium.txt", sessions=2000, seed=1)
     assert again.num_sessions == 2000
     # the same rankings: the fitted model reproduces the log's click rate per position
     rate = lambda lg: lg.matrix().clicked.mean(axis=0)  # noqa: E731
@@ -294,7 +295,7 @@ def test_cli_simulate_then_fit(tmp_path, capsys):
         capsys,
     )  # fmt: skip
     assert code == 0, err
-    log = clicks.read_clicks(out)
+    log = read_impressions(out, require=clicks.CLICK_ROLES, binary=True)
     assert log.num_sessions == 400
     # under CM at most one click per session
     assert log.matrix().clicked.sum(axis=1).max() <= 1
@@ -317,7 +318,7 @@ def test_cli_simulate_then_fit(tmp_path, capsys):
     )  # fmt: skip
     assert code == 0, err
     pytest.importorskip("pyarrow")
-    assert clicks.read_clicks(tmp_path / "again.parquet").num_sessions == 50
+    assert read_impressions(tmp_path / "again.parquet").num_sessions == 50
 
 
 def test_cli_user_errors_exit_2(tmp_path, capsys):

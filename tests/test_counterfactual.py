@@ -12,7 +12,7 @@ import pytest
 from rankscope.clicks import EmpiricalRewardModel, estimate, ranking_policy, stochastic_policy
 from rankscope.errors import InputError, RankscopeWarning, UsageError
 from rankscope.read import read_run
-from rankscope.read.slates import read_logged_slates
+from rankscope.read.impressions import read_impressions
 from tests.conftest import DATA, need, run_cli
 from tests.slate_simulation import TrueRewardModel, coverage, world
 
@@ -43,7 +43,7 @@ class Constant:
 
 @pytest.fixture
 def hand():
-    log = read_logged_slates(HAND)
+    log = read_impressions(HAND)
     policy = ranking_policy(log, read_run({"q": {"a": 2.0, "b": 1.0, "c": 0.0}}, name="ab"))
     return log, policy
 
@@ -165,7 +165,7 @@ def test_usage_errors(hand, estimator, options, match):
 
 
 def test_missing_propensities_and_stochastic_cascade_dr(hand):
-    log = read_logged_slates({k: v for k, v in HAND.items() if k != "slate_propensity"})
+    log = read_impressions({k: v for k, v in HAND.items() if k != "slate_propensity"})
     policy = ranking_policy(log, read_run({"q": {"a": 2.0, "b": 1.0}}, name="ab"))
     with pytest.raises(UsageError, match="slate_propensity column"):
         estimate(log, policy, "ips", samples=0)
@@ -184,10 +184,10 @@ def test_missing_propensities_and_stochastic_cascade_dr(hand):
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        ({"position": [0, 2, 1, 2, 1, 2]}, "position 0 is below 1"),
+        ({"position": [0, 2, 1, 2, 1, 2]}, "position 0 is not 1 or more"),
         ({"propensity": [1.5] + [1 / 3] * 5}, r"propensity 1.5 is not in \(0, 1\]"),
-        ({"position": [1, 1, 1, 2, 1, 2]}, "lists position 1 twice"),
-        ({"query": ["q", "r", "q", "q", "q", "q"]}, "has two queries"),
+        ({"position": [1, 1, 1, 2, 1, 2]}, "position 1 is listed twice"),
+        ({"query": ["q", "r", "q", "q", "q", "q"]}, "is listed under two query ids"),
         ({"prefix_propensity": [1 / 3, 1 / 2] + [1 / 3, 1 / 6] * 2}, "prefix propensity"),
         ({"slate_propensity": [1 / 6, 1 / 5] + [1 / 6] * 4}, "two slate propensities"),
         ({"click": ["1", "x", "0", "1", "1", "0"]}, "click 'x' is not a number"),
@@ -195,7 +195,7 @@ def test_missing_propensities_and_stochastic_cascade_dr(hand):
 )
 def test_reader_errors_name_the_row(change, match):
     with pytest.raises(InputError, match=match):
-        read_logged_slates({**HAND, **change})
+        read_impressions({**HAND, **change})
 
 
 def test_reader_text_errors_name_file_and_line(tmp_path):
@@ -204,22 +204,22 @@ def test_reader_text_errors_name_file_and_line(tmp_path):
         "session\tposition\tdoc\tclick\tpropensity\ns1\t1\ta\t1\t0.5\ns1\t2\tb\t0\t0\n"
     )
     with pytest.raises(InputError, match=r"log.tsv:3: propensity 0.0 is not in"):
-        read_logged_slates(path)
+        read_impressions(path)
     path.write_text("s1\t1\ta\t1\t0.5\n")
     with pytest.raises(InputError, match="no header"):
-        read_logged_slates(path)
+        read_impressions(path)
 
 
 def test_reader_columns_map_the_rest():
     renamed = {("rank" if k == "position" else "item_name" if k == "doc" else k): v
                for k, v in HAND.items()}  # fmt: skip
     with pytest.raises(InputError, match="no doc column"):
-        read_logged_slates(renamed)
-    log = read_logged_slates(renamed, columns={"doc": "item_name"})
+        read_impressions(renamed)
+    log = read_impressions(renamed, columns={"doc": "item_name"})
     assert log.propensity is not None and log.prefix_propensity is not None
     assert log.docs.strings_of(log.doc) == HAND["doc"]
-    with pytest.raises(UsageError, match="unknown role"):
-        read_logged_slates(HAND, columns={"clicks": "click"})
+    with pytest.raises(UsageError, match="unknown click-log column role"):
+        read_impressions(HAND, columns={"clicks": "click"})
 
 
 def test_reader_text_equals_dict(tmp_path):
@@ -228,7 +228,7 @@ def test_reader_text_equals_dict(tmp_path):
         ",".join(str(HAND[c][i]) for c in HAND) for i in range(len(HAND["doc"]))
     ]
     path.write_text("\n".join(lines) + "\n")
-    text, frame = read_logged_slates(path), read_logged_slates(HAND)
+    text, frame = read_impressions(path), read_impressions(HAND)
     for column in ("session", "position", "click", "propensity", "prefix_propensity"):
         assert np.array_equal(getattr(text, column), getattr(frame, column)), column
     assert text.docs.strings_of(text.doc) == frame.docs.strings_of(frame.doc)
@@ -302,7 +302,7 @@ def test_open_bandit_pipeline_slate_estimators_agree():
         feedback["action"], logit
     )
     session = feedback["slate_id"].astype(str)
-    log = read_logged_slates({
+    log = read_impressions({
         "session": session, "query": session, "position": feedback["position"] + 1,
         "doc": feedback["action"].astype(str), "click": feedback["reward"],
         "propensity": feedback["pscore_item_position"],
@@ -337,8 +337,8 @@ def test_open_bandit_dataset_bts_from_random():
     random policy's log, against bts's own observed rate (men's campaign, 10,000 rows each).
     bts is taken as its empirical choice of item per position in its own log."""
     root = need(DATA / "open_bandit_dataset")
-    random_log = read_logged_slates(root / "random" / "men" / "men.csv.gz")
-    bts_log = read_logged_slates(root / "bts" / "men" / "men.csv.gz")
+    random_log = read_impressions(root / "random" / "men" / "men.csv.gz")
+    bts_log = read_impressions(root / "bts" / "men" / "men.csv.gz")
     pairs = np.c_[bts_log.position, bts_log.doc]
     unique, counts = np.unique(pairs, axis=0, return_counts=True)
     at = np.bincount(bts_log.position)[unique[:, 0]]
@@ -407,10 +407,10 @@ def _pbm_dict():
 
 
 def _two_sessions():
-    from rankscope.read.slates import read_logged_slates
+    from rankscope.read.impressions import read_impressions
 
     # two sessions of query q, each showing a then b, deterministically (propensities 1)
-    return read_logged_slates({
+    return read_impressions({
         "session": [1, 1, 2, 2], "query": ["q"] * 4, "position": [1, 2, 1, 2],
         "doc": ["a", "b", "a", "b"], "click": [1, 0, 0, 1], "propensity": [1.0] * 4,
         "prefix_propensity": [1.0] * 4, "slate_propensity": [1.0] * 4,

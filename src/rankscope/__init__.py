@@ -42,12 +42,14 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
         "api.fusion": ["fuse"],
+        "api.clicks": ["simulate_clicks"],
     },
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import agreement  # noqa: F401
     from .api.aggregation import aggregate  # noqa: F401
+    from .api.clicks import simulate_clicks  # noqa: F401
     from .api.comparison import compare  # noqa: F401
     from .api.evaluation import (  # noqa: F401
         dataset_measures,

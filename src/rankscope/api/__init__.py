@@ -26,12 +26,14 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "reproduction": ["reproduce"],
         "explanation": ["recall_levels"],
         "fusion": ["fuse"],
+        "clicks": ["simulate_clicks"],
     },
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import agreement  # noqa: F401
     from .aggregation import aggregate  # noqa: F401
+    from .clicks import simulate_clicks  # noqa: F401
     from .comparison import compare  # noqa: F401
     from .evaluation import (  # noqa: F401
         EvaluateOptions,

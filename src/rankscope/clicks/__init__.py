@@ -2,17 +2,20 @@
 interleaving from clicks, and RPP's pseudo-population weights learned from labelled
 preferences.
 
-* `read_clicks` / `write_clicks`: click logs (``session query position doc clicked``
-  [``timestamp``] [``ranking``]) from text files, DataFrames or Parquet, into a `ClickLog`;
+* `read_impressions` / `write_clicks`: logs of shown results (``session query position doc
+  click`` and optional timestamp, ranking, team and propensity columns) from text files,
+  DataFrames, Parquet or dicts, into an `ImpressionLog` (`rankscope.read.impressions`: one
+  schema of column roles for click models, estimators and interleaving);
 * `fit`: a click model fitted to a log — PBM, UBM, DBN by EM, CM and SDBN in closed form
   (Chuklin, Markov & de Rijke 2015) — with click probabilities, attractiveness and
   satisfaction per (query, document), examination per position, and held-out
   log-likelihood and perplexity (`ClickModel.evaluate`);
 * `simulate`: clicks drawn (seeded) from a fitted or named model on a run's rankings, its
-  parameters from the judgments' grades;
+  parameters from the judgments' grades (`rankscope.simulate_clicks` reads the run and the
+  judgments from files first);
 * `estimators`: counterfactual estimates of a ranking policy's clicks from a log of another
   policy's rankings with its propensities (IPS, SNIPS, IIPS, RIPS, PBM, DM, DR,
-  cascade-DR; seeded bootstrap intervals), `read_logged_slates` for such logs;
+  cascade-DR; seeded bootstrap intervals);
 * online interleaving from a click log of interleaved lists lives in its own package,
   `rankscope.interleaving` (with offline interleaving over the same table of methods);
 * the learned weights live with RPP (`rankscope.preference.learned`) and are re-exported
@@ -21,14 +24,15 @@ preferences.
   `assess` compares them on held-out queries with uniform, dcg and inverse weights,
   `read_pairs` reads labelled pairs.
 
->>> import rankscope.clicks as clicks
->>> log = clicks.simulate("pbm", "run.txt", "qrels.txt", sessions=10_000, seed=1)  # doctest: +SKIP
+>>> import rankscope, rankscope.clicks as clicks
+>>> log = rankscope.simulate_clicks("pbm", "run.txt", "qrels.txt", seed=1)          # doctest: +SKIP
 >>> train, test = log.split(0.2, seed=1)                                            # doctest: +SKIP
 >>> clicks.fit(train, model="ubm").evaluate(test).perplexity                        # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from ..model import ImpressionLog
 from ..preference.learned import (
     Assessment,
     LearnedWeights,
@@ -37,6 +41,7 @@ from ..preference.learned import (
     learn_weights,
     pairs_from_scores,
 )
+from ..read.impressions import CLICK_ROLES, check_click_log, read_impressions
 from ..read.pairs import LabelledPairs, read_pairs
 from .estimators import (
     ESTIMATORS,
@@ -50,7 +55,7 @@ from .estimators import (
     ranking_policy,
     stochastic_policy,
 )
-from .logs import ClickLog, read_clicks, write_clicks
+from .logs import write_clicks
 from .models import (
     CM,
     DBN,
@@ -69,8 +74,8 @@ from .simulate import attractiveness_of_grades, model_from_judgments, simulate
 __all__ = [
     "ClickModelReward",
     "Assessment",
+    "CLICK_ROLES",
     "CM",
-    "ClickLog",
     "ClickModel",
     "DBN",
     "ESTIMATORS",
@@ -78,6 +83,7 @@ __all__ = [
     "Estimate",
     "Estimator",
     "HeldOut",
+    "ImpressionLog",
     "LabelledPairs",
     "LearnedWeights",
     "MODELS",
@@ -90,6 +96,7 @@ __all__ = [
     "agreement",
     "assess",
     "attractiveness_of_grades",
+    "check_click_log",
     "estimate",
     "fit",
     "from_dict",
@@ -97,7 +104,7 @@ __all__ = [
     "model_from_judgments",
     "pairs_from_scores",
     "ranking_policy",
-    "read_clicks",
+    "read_impressions",
     "read_pairs",
     "simulate",
     "stochastic_policy",

@@ -1,7 +1,7 @@
 """Counterfactual (off-policy) evaluation of rankings: a new ranking policy's click-based
 metric estimated from a log collected under another policy.
 
-The log (`rankscope.model.slates.LoggedSlates`, read by `rankscope.read.slates`) holds, per
+The log (`rankscope.model.ImpressionLog`, read by `rankscope.read.impressions`) holds, per
 session *i* (an impression: context *xᵢ*, the query), the ranking the logging policy π₀ showed
 (*aᵢ,ₖ* at position *k*), the clicks *cᵢ,ₖ* and π₀'s propensities.  The metric of a policy π
 is its expected position-weighted clicks per session,
@@ -63,10 +63,10 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..judge.join import order_run
-from ..model import Run, Vocabulary
+from ..model import ImpressionLog, Run, Vocabulary
 from ..model.frames import column_names, is_frame
-from ..model.slates import LoggedSlates
 from ..read import frames
+from .models import PBM
 
 __all__ = [
     "ESTIMATORS",
@@ -176,7 +176,7 @@ class EmpiricalRewardModel:
     @classmethod
     def fit(
         cls,
-        log: LoggedSlates,
+        log: ImpressionLog,
         *,
         prior: float = 1.0,
         session_weight: np.ndarray | None = None,
@@ -240,11 +240,9 @@ class ClickModelReward:
     examination: np.ndarray  # γ_k at positions 1..K (index 0 unused)
 
     @classmethod
-    def of(cls, model: Any, log: LoggedSlates) -> ClickModelReward:
+    def of(cls, model: Any, log: ImpressionLog) -> ClickModelReward:
         """The reward model of ``model`` (a fitted `rankscope.clicks.PBM`) over the codes of
         ``log``."""
-        from .models import PBM
-
         if not isinstance(model, PBM):
             name = getattr(model, "name", type(model).__name__)
             raise UsageError(
@@ -308,10 +306,10 @@ class TargetPolicy:
     dist_doc: np.ndarray
     dist_probability: np.ndarray
     deterministic: bool
-    log: LoggedSlates
+    log: ImpressionLog
 
 
-def _doc_codes(log: LoggedSlates, docs: Vocabulary | Sequence[str], codes: np.ndarray):
+def _doc_codes(log: ImpressionLog, docs: Vocabulary | Sequence[str], codes: np.ndarray):
     """``codes`` (of ``docs``) as codes of the log's documents, documents the log lacks
     numbered from ``len(log.docs)`` on."""
     strings = docs.strings if isinstance(docs, Vocabulary) else list(docs)
@@ -323,7 +321,7 @@ def _doc_codes(log: LoggedSlates, docs: Vocabulary | Sequence[str], codes: np.nd
     return mapped[np.asarray(codes, dtype=np.int64)]
 
 
-def _session_products(log: LoggedSlates, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _session_products(log: ImpressionLog, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(running product down each session, the session's whole product on each row)."""
     out = np.empty(len(values), dtype=np.float64)
     starts = np.flatnonzero(np.r_[True, log.session[1:] != log.session[:-1]])
@@ -334,7 +332,7 @@ def _session_products(log: LoggedSlates, values: np.ndarray) -> tuple[np.ndarray
     return out, whole
 
 
-def _warn_unranked(log: LoggedSlates, covered: np.ndarray, name: str) -> None:
+def _warn_unranked(log: ImpressionLog, covered: np.ndarray, name: str) -> None:
     """Warn of the logged queries ``covered`` (query codes of the policy's rows) lacks."""
     ranked = np.zeros(len(log.queries), dtype=bool)
     ranked[covered] = True
@@ -349,7 +347,7 @@ def _warn_unranked(log: LoggedSlates, covered: np.ndarray, name: str) -> None:
 
 
 def ranking_policy(
-    log: LoggedSlates, run: Run, *, ties: str = "docno-desc", name: str | None = None
+    log: ImpressionLog, run: Run, *, ties: str = "docno-desc", name: str | None = None
 ) -> TargetPolicy:
     """The deterministic policy that shows, for each query, ``run``'s ranking (ordered by
     score, ties by ``ties`` as in `rankscope.judge.order_run`) at the log's positions.
@@ -380,7 +378,7 @@ def ranking_policy(
 
 
 def stochastic_policy(
-    log: LoggedSlates,
+    log: ImpressionLog,
     probabilities: Any,
     *,
     prefix: Sequence[float] | np.ndarray | None = None,
@@ -495,7 +493,7 @@ class _Weights:
     above: np.ndarray | None  # per row, the prefix weight of the rows above (cascade-dr)
 
 
-def _check_propensity(log: LoggedSlates, kind: str, name: str) -> np.ndarray:
+def _check_propensity(log: ImpressionLog, kind: str, name: str) -> np.ndarray:
     values = {
         "item": log.propensity, "prefix": log.prefix_propensity, "slate": log.slate_propensity,
     }[kind]  # fmt: skip
@@ -506,15 +504,15 @@ def _check_propensity(log: LoggedSlates, kind: str, name: str) -> np.ndarray:
     return values
 
 
-def _check_contiguous(log: LoggedSlates, name: str) -> None:
+def _check_contiguous(log: ImpressionLog, name: str) -> None:
     starts = np.r_[True, log.session[1:] != log.session[:-1]]
     expected = np.arange(len(log)) - np.maximum.accumulate(np.where(starts, np.arange(len(log)), 0))
     if not np.array_equal(log.position, expected + 1):
         bad = int(np.flatnonzero(log.position != expected + 1)[0])
         raise UsageError(
             f"{name} needs every position from the top logged in each session; session "
-            f"{log.session_ids[log.session[bad]]!r} of {log.source} lacks position "
-            f"{int(expected[bad]) + 1}"
+            f"{log.sessions.strings_of(log.session[bad : bad + 1])[0]!r} of {log.source} lacks "
+            f"position {int(expected[bad]) + 1}"
         )
 
 
@@ -672,7 +670,7 @@ def _per_position_ratio(sums: np.ndarray, total: float) -> np.ndarray:
 
 
 def estimate(
-    log: LoggedSlates,
+    log: ImpressionLog,
     policy: TargetPolicy,
     estimator: str = "ips",
     *,
@@ -700,8 +698,8 @@ def estimate(
       ``rips`` (``snips`` is ``ips`` self-normalised).
     * ``samples`` bootstrap resamples (0: no interval) drawn with ``seed``.
 
-    >>> from rankscope.read.slates import read_logged_slates
-    >>> log = read_logged_slates({"session": [1, 1, 2, 2], "position": [1, 2, 1, 2],
+    >>> from rankscope.read.impressions import read_impressions
+    >>> log = read_impressions({"session": [1, 1, 2, 2], "position": [1, 2, 1, 2],
     ...     "doc": ["a", "b", "b", "a"], "click": [1, 0, 0, 1],
     ...     "propensity": [0.5, 0.5, 0.5, 0.5]})
     >>> policy = stochastic_policy(log, {"position": [1, 2], "doc": ["a", "b"],

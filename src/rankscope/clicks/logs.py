@@ -1,6 +1,6 @@
-"""Click logs in and out: `read_clicks` (`rankscope.read.clicks`: text files, DataFrames,
-Parquet, every row checked) and `write_clicks` (a tab-separated file with a header, or
-Parquet), which `read_clicks` reads back to the same log."""
+"""Click logs out: `write_clicks` writes an `ImpressionLog` as a tab-separated file with a
+header, or Parquet, which `rankscope.read.impressions.read_impressions` reads back to the
+same log."""
 
 from __future__ import annotations
 
@@ -8,16 +8,15 @@ import os
 import sys
 from pathlib import Path
 
-from ..model import ClickLog
-from ..read.clicks import COLUMN_NAMES, click_log, read_clicks
-
-__all__ = ["COLUMN_NAMES", "ClickLog", "click_log", "read_clicks", "write_clicks"]
+from ..errors import UsageError
+from ..model import ImpressionLog
 
 
-def write_clicks(log: ClickLog, path: str | os.PathLike) -> None:
+def write_clicks(log: ImpressionLog, path: str | os.PathLike) -> None:
     """Write ``log`` to ``path``: Parquet for a ``.parquet`` name (polars or pandas with
     pyarrow), else tab-separated text with a header line (``-``: standard output), columns
-    ``session query position doc clicked`` and ``timestamp``, ``ranking`` when present."""
+    ``session query position doc clicked`` and the optional columns present (timestamp,
+    ranking, team, propensities)."""
     columns = log.columns()
     if str(path).endswith((".parquet", ".pq")):
         try:
@@ -31,11 +30,9 @@ def write_clicks(log: ClickLog, path: str | os.PathLike) -> None:
         return
     names = list(columns)
     for name, values in columns.items():
-        if name in ("session", "query", "doc", "ranking"):
+        if name in ("session", "query", "doc", "ranking", "team"):
             bad = next((v for v in values if any(ch in v for ch in "\t\n\r")), None)
             if bad is not None:
-                from ..errors import UsageError
-
                 raise UsageError(
                     f"the {name} id {bad!r} holds a tab or line break: write the log to "
                     "Parquet instead"

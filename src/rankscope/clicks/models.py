@@ -1,5 +1,6 @@
 """Click models (Chuklin, Markov & de Rijke 2015, *Click Models for Web Search*): PBM, CM,
-UBM, DBN and SDBN, fitted to a `ClickLog` by EM or in closed form.
+UBM, DBN and SDBN, fitted to a click log (an `ImpressionLog` with 0/1 clicks, each session's
+positions 1..n: `rankscope.read.impressions.check_click_log`) by EM or in closed form.
 
 Every model explains a session — a ranking of ``n`` documents ``d_1..d_n`` shown for query
 ``q``, and the clicks ``c_1..c_n`` — by examination (``E_r``: the user looked at position
@@ -54,7 +55,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..errors import InputError, UsageError
-from ..model import ClickLog
+from ..model import ImpressionLog
+from ..read.impressions import check_click_log
 
 #: Probabilities are clipped to [EPSILON, 1 - EPSILON] in likelihoods and perplexities.
 EPSILON = 1e-10
@@ -175,8 +177,8 @@ class _Cells:
         return out
 
 
-def _cells(log: ClickLog, pair_of_row: np.ndarray) -> _Cells:
-    m = log.matrix()
+def _cells(log: ImpressionLog, pair_of_row: np.ndarray) -> _Cells:
+    m = check_click_log(log).matrix()
     starts = log.starts
     row_session = np.repeat(np.arange(log.num_sessions), np.diff(starts))
     pair = np.full(m.doc.shape, -1, dtype=np.int64)
@@ -184,7 +186,7 @@ def _cells(log: ClickLog, pair_of_row: np.ndarray) -> _Cells:
     return _Cells(pair, m.clicked, m.shown, m.length)
 
 
-def _training_pairs(log: ClickLog) -> tuple[_Cells, list[str], list[str]]:
+def _training_pairs(log: ImpressionLog) -> tuple[_Cells, list[str], list[str]]:
     """The log's cells with its distinct (query, document) pairs numbered, and their ids."""
     if len(log) == 0:
         raise InputError(f"{log.source}: no sessions to fit a click model to")
@@ -273,7 +275,7 @@ class ClickModel:
 
     # -- shared --------------------------------------------------------------------------------
 
-    def _params(self, log: ClickLog) -> tuple[_Cells, np.ndarray, np.ndarray | None]:
+    def _params(self, log: ImpressionLog) -> tuple[_Cells, np.ndarray, np.ndarray | None]:
         key = log.query.astype(np.int64) * max(len(log.docs), 1) + log.doc
         distinct, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         index = self.attractiveness.lookup(
@@ -302,12 +304,12 @@ class ClickModel:
         sigma = self._satisfaction(index[None, :])
         return self._full(alpha, sigma)[0]
 
-    def log_likelihood(self, log: ClickLog) -> float:
+    def log_likelihood(self, log: ImpressionLog) -> float:
         """The mean log-likelihood per session of ``log`` (natural log)."""
         cells, alpha, sigma = self._params(log)
         return _log_likelihood(self._conditional(alpha, sigma, cells), cells)
 
-    def evaluate(self, log: ClickLog) -> HeldOut:
+    def evaluate(self, log: ImpressionLog) -> HeldOut:
         """Log-likelihood and perplexity (per position and mean) of a (held-out) log."""
         cells, alpha, sigma = self._params(log)
         ll = _log_likelihood(self._conditional(alpha, sigma, cells), cells)
@@ -408,7 +410,7 @@ class PBM(ClickModel):
         return {"examination": self.examination.tolist()}
 
     @classmethod
-    def fit(cls, log: ClickLog, *, max_iter: int = 200, tol: float = 1e-6) -> PBM:
+    def fit(cls, log: ImpressionLog, *, max_iter: int = 200, tol: float = 1e-6) -> PBM:
         """EM (Chuklin et al. 2015 §4.2): with ``a = α``, ``g = γ_r`` of an unclicked cell,
         ``P(A = 1 | C = 0) = a(1 - g)/(1 - ag)`` and ``P(E = 1 | C = 0) = g(1 - a)/(1 - ag)``;
         ``α`` is the mean over the pair's impressions and ``γ_r`` over the sessions showing
@@ -466,7 +468,7 @@ class CM(ClickModel):
         return out
 
     @classmethod
-    def fit(cls, log: ClickLog) -> CM:
+    def fit(cls, log: ImpressionLog) -> CM:
         """Closed form: ``α_qd`` = first clicks on the pair / its examinations, a position
         examined when it is at or above the session's first click (every position of a
         session without a click)."""
@@ -531,7 +533,7 @@ class UBM(ClickModel):
         return {"examination": [self.examination[i, : i + 1].tolist() for i in range(k)]}
 
     @classmethod
-    def fit(cls, log: ClickLog, *, max_iter: int = 200, tol: float = 1e-6) -> UBM:
+    def fit(cls, log: ImpressionLog, *, max_iter: int = 200, tol: float = 1e-6) -> UBM:
         """EM as PBM's, with the examination of a cell indexed by its position and the
         position of the last click above it (Chuklin et al. 2015 §4.2)."""
         cells, queries, docs = _training_pairs(log)
@@ -615,7 +617,7 @@ class DBN(ClickModel):
         return {"continuation": self.continuation, "satisfaction": self.satisfaction.to_dict()}
 
     @classmethod
-    def fit(cls, log: ClickLog, *, max_iter: int = 200, tol: float = 1e-6) -> DBN:
+    def fit(cls, log: ImpressionLog, *, max_iter: int = 200, tol: float = 1e-6) -> DBN:
         """EM with the exact posteriors of the examination chain given the clicks.  With
         ``l`` the last click, every position down to ``l`` was examined and the user was not
         satisfied at a click above ``l``; below ``l``, with ``Q(r) = (1 - γ) + γ(1 - α_r)Q(r+1)``
@@ -708,7 +710,7 @@ class SDBN(DBN):
     name: ClassVar[str] = "sdbn"
 
     @classmethod
-    def fit(cls, log: ClickLog, **_: Any) -> SDBN:
+    def fit(cls, log: ImpressionLog, **_: Any) -> SDBN:
         """Closed form (Chuklin et al. 2015 §4.1): positions down to the session's last
         click are examined (all, without a click); ``α_qd`` = clicks / examinations,
         ``σ_qd`` = (times the pair's click was the session's last) / clicks."""
@@ -745,9 +747,11 @@ def model_class(name: str) -> type[ClickModel]:
         raise UsageError(f"unknown click model {name!r}: choose {', '.join(MODELS)}") from None
 
 
-def fit(log: Any, model: str = "pbm", *, max_iter: int = 200, tol: float = 1e-6) -> ClickModel:
-    """A click model fitted to a click log (a `ClickLog`, or anything
-    `rankscope.clicks.read_clicks` reads).
+def fit(
+    log: ImpressionLog, model: str = "pbm", *, max_iter: int = 200, tol: float = 1e-6
+) -> ClickModel:
+    """A click model fitted to a click log (`rankscope.read.impressions.read_impressions`
+    reads one; the log is checked by `check_click_log`).
 
     ``model``: ``pbm``, ``ubm`` or ``dbn`` (EM: ``max_iter`` iterations at most, stopping when
     the mean log-likelihood per session gains less than ``tol``), ``cm`` or ``sdbn`` (closed
@@ -755,16 +759,15 @@ def fit(log: Any, model: str = "pbm", *, max_iter: int = 200, tol: float = 1e-6)
     ``fit``.
 
     >>> import rankscope.clicks as clicks
-    >>> model = clicks.fit("clicks.tsv", model="pbm")    # doctest: +SKIP
+    >>> log = clicks.read_impressions(                   # doctest: +SKIP
+    ...     "clicks.tsv", require=clicks.CLICK_ROLES, binary=True)
+    >>> model = clicks.fit(log, model="pbm")             # doctest: +SKIP
     >>> model.propensities                               # doctest: +SKIP
     """
-    from ..read.clicks import read_clicks
-
     cls: Any = model_class(model)  # (each class's fit takes its own options)
-    data = read_clicks(log)
     if cls in (CM, SDBN):
-        return cls.fit(data)
-    return cls.fit(data, max_iter=max_iter, tol=tol)
+        return cls.fit(log)
+    return cls.fit(log, max_iter=max_iter, tol=tol)
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<click model>") -> ClickModel:

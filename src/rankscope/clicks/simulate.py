@@ -24,12 +24,12 @@ equal scores by ``ties``), and the shown ranking id of every row is the run's na
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError
-from ..model import ClickLog, Qrels, Vocabulary
+from ..judge.join import order_run
+from ..model import ImpressionLog, Qrels, Run, Vocabulary
 from .models import CM, DBN, PBM, SDBN, UBM, ClickModel, PairParameters, model_class
 
 #: DBN's continuation probability when simulating from judgments.
@@ -117,8 +117,8 @@ def model_from_judgments(
 
 def simulate(
     model: ClickModel | str,
-    run: Any,
-    qrels: Any = None,
+    run: Run,
+    judgments: Qrels | None = None,
     *,
     sessions: int = 1000,
     depth: int = 10,
@@ -128,27 +128,24 @@ def simulate(
     satisfaction: Mapping[int, float] | None = None,
     examination: Sequence[float] | np.ndarray | None = None,
     continuation: float | None = None,
-) -> ClickLog:
-    """A click log of ``sessions`` sessions on the rankings of ``run`` (a `Run` or anything
-    `rankscope.read_run` reads), clicks drawn from ``model`` with ``seed``.
+) -> ImpressionLog:
+    """A click log of ``sessions`` sessions on the rankings of ``run``, clicks drawn from
+    ``model`` with ``seed``.
 
     ``model``: a fitted `ClickModel`, or a name (``pbm``, ``cm``, ``ubm``, ``dbn``, ``sdbn``)
-    whose parameters come from ``qrels`` (required then) by `model_from_judgments`.  The
+    whose parameters come from ``judgments`` (required then) by `model_from_judgments`.  The
     sessions cover the queries of the run (of the run and the judgments, when judgments
-    are given) in turn; see the module docstring.
+    are given) in turn; see the module docstring.  `rankscope.simulate_clicks` reads the run
+    and judgments from files, frames or dicts first.
 
-    >>> import rankscope.clicks as clicks
-    >>> log = clicks.simulate("dbn", "run.txt", "qrels.txt", sessions=10_000)  # doctest: +SKIP
+    >>> import rankscope
+    >>> log = rankscope.simulate_clicks(                            # doctest: +SKIP
+    ...     "dbn", "run.txt", "qrels.txt", sessions=10_000)
     """
-    from ..judge.join import order_run
-    from ..read import read_qrels, read_run
-
     if sessions < 1:
         raise UsageError(f"sessions must be 1 or more (got {sessions})")
     if depth < 1:
         raise UsageError(f"depth must be 1 or more (got {depth})")
-    run = read_run(run)
-    judgments = None if qrels is None else read_qrels(qrels)
     if isinstance(model, str):
         if judgments is None:
             raise UsageError(f"simulating from the {model} model needs judgments (qrels)")
@@ -187,11 +184,12 @@ def simulate(
         doc_col.append(np.tile(codes, n))
     number = np.concatenate(session_no)
     rows = np.argsort(number, kind="stable")  # session by session, positions in order
-    return ClickLog(
+    return ImpressionLog(
         Vocabulary([str(i + 1) for i in range(sessions)]),  # (session i shows i mod Q)
         Vocabulary(query_ids), docs_vocab, number[rows].astype(np.int32),
         np.concatenate(query_col)[rows], np.concatenate(position)[rows],
-        np.concatenate(doc_col)[rows].astype(np.int32), np.concatenate(clicked)[rows], None,
-        np.zeros(len(number), dtype=np.int32), Vocabulary([run.name]),
-        f"<simulated {model.name}: {run.name}>",
+        np.concatenate(doc_col)[rows].astype(np.int32),
+        np.concatenate(clicked)[rows].astype(np.float64),
+        ranking=np.zeros(len(number), dtype=np.int32), rankings=Vocabulary([run.name]),
+        source=f"<simulated {model.name}: {run.name}>",
     )  # fmt: skip

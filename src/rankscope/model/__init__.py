@@ -3,13 +3,13 @@
 `Vocabulary` (ids), `Qrels` and `Run` (rows of query, document, value), the other judgment
 formats (`Prefs`, `GroupedQrels`), trec_eval's z-score table (`ZScores`), interaction logs
 and item features (`Interactions`, `ItemFeatures`), several assessors' labels (`Labels`),
-click logs (`ClickLog`).
+logs of shown results: clicks, rewards, propensities, interleaved teams (`ImpressionLog`).
 This package imports nothing else of rankscope but `rankscope.errors`.
 """
 
 from ._native import native
-from .clicks import ClickLog, SessionMatrix
 from .frames import column_names, is_frame, to_frame
+from .impressions import ImpressionLog, SessionMatrix
 from .judgments import GroupedQrels, Prefs, ZScores
 from .labels import Labels
 from .logs import Interactions, ItemFeatures
@@ -17,8 +17,8 @@ from .tables import Qrels, Run, check_distinct_names
 from .vocabulary import Vocabulary
 
 __all__ = [
-    "ClickLog",
     "GroupedQrels",
+    "ImpressionLog",
     "Interactions",
     "ItemFeatures",
     "Labels",

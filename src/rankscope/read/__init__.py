@@ -4,7 +4,9 @@
 * `prefs`: trec_eval's preference, judgment-group and z-score files;
 * `frames`: DataFrames, Arrow tables, Parquet files and dicts;
 * `logs`: interaction logs, recommendation lists and item features (recommenders);
-* `clicks`: click logs, ``session query position doc clicked`` (`rankscope.clicks`);
+* `impressions`: logs of shown results (clicks, rewards, propensities, interleaved teams),
+  one schema of column roles (`rankscope.clicks`);
+* `delimited`: the delimited-text tokenizer the log readers share;
 * `labels`: several assessors' labels, ``qid assessor docno grade`` (assessor agreement);
 * `sources`: anything a user passes (paths, directories, frames, dicts) → `Qrels` / `Run`,
   and the runs' names.

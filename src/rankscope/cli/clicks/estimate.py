@@ -97,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
     Counterfactual (off-policy) estimators with seeded bootstrap intervals."""
     from ...clicks import estimate, ranking_policy
     from ...read import read_run
-    from ...read.slates import read_logged_slates
+    from ...read.impressions import read_impressions
     from ...report.estimates import format_estimates
 
-    log = read_logged_slates(args.log, columns=args.columns)
+    log = read_impressions(args.log, columns=args.columns)
     run = read_run(args.policy, queries=log.queries, docs=log.docs)
     policy = ranking_policy(log, run, ties=args.ties)
     reward = args.reward_model

@@ -64,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
     options.check_outputs(args, {"-o": output_file(args.output)}, [args.log, args.test])
-    log = clicks.read_clicks(args.log)
-    test = clicks.read_clicks(args.test) if args.test else None
+    log = clicks.read_impressions(args.log, require=clicks.CLICK_ROLES, binary=True)
+    test = None
+    if args.test:
+        test = clicks.read_impressions(args.test, require=clicks.CLICK_ROLES, binary=True)
     if args.test_fraction is not None:
         log, test = log.split(args.test_fraction, seed=args.seed)
         if test.num_sessions == 0 or log.num_sessions == 0:

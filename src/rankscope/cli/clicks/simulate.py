@@ -89,13 +89,14 @@ def _grades(text: str | None, option: str) -> dict[int, float] | None:
 def run(args: argparse.Namespace) -> int:
 
     from ... import clicks
+    from ...api.clicks import simulate_clicks
 
     options.check_outputs(args, {"-o": output_file(args.output)}, [args.run, args.params])
     if args.params:
         model: clicks.ClickModel | str = model_file(args.params)
     else:
         model = args.model or "pbm"
-    log = clicks.simulate(
+    log = simulate_clicks(
         model, args.run, args.qrels, sessions=args.sessions, depth=args.depth, seed=args.seed,
         ties=args.ties, attractiveness=_grades(args.attractiveness, "--attractiveness"),
         satisfaction=_grades(args.satisfaction, "--satisfaction"),

@@ -1,0 +1,49 @@
+"""The click logs' front door: `simulate_clicks` reads the run whose rankings are shown and the
+judgments the click model's parameters come from (files, frames, dicts, `Run`/`Qrels`) and
+hands them to `rankscope.clicks.simulate.simulate`, which takes model objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..clicks.models import ClickModel
+from ..clicks.simulate import simulate
+from ..model import ImpressionLog
+from ..read.sources import read_qrels, read_run
+
+__all__ = ["simulate_clicks"]
+
+
+def simulate_clicks(
+    model: ClickModel | str,
+    run: Any,
+    qrels: Any = None,
+    *,
+    sessions: int = 1000,
+    depth: int = 10,
+    seed: int = 0,
+    ties: str = "docno-desc",
+    attractiveness: Mapping[int, float] | None = None,
+    satisfaction: Mapping[int, float] | None = None,
+    examination: Sequence[float] | np.ndarray | None = None,
+    continuation: float | None = None,
+) -> ImpressionLog:
+    """A click log of ``sessions`` sessions on the rankings of ``run`` (anything
+    `rankscope.read_run` reads), clicks drawn (seeded) from ``model``: a fitted
+    `rankscope.clicks.ClickModel`, or a name (``pbm``, ``cm``, ``ubm``, ``dbn``, ``sdbn``)
+    whose parameters come from the judgments ``qrels`` (anything `rankscope.read_qrels`
+    reads).  The options are `rankscope.clicks.simulate.simulate`'s.
+
+    >>> import rankscope
+    >>> log = rankscope.simulate_clicks(                            # doctest: +SKIP
+    ...     "dbn", "run.txt", "qrels.txt", sessions=10_000, seed=1)
+    >>> train, test = log.split(0.2, seed=1)                        # doctest: +SKIP
+    """
+    return simulate(
+        model, read_run(run), None if qrels is None else read_qrels(qrels), sessions=sessions,
+        depth=depth, seed=seed, ties=ties, attractiveness=attractiveness,
+        satisfaction=satisfaction, examination=examination, continuation=continuation,
+    )  # fmt: skip
