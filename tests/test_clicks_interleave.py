@@ -26,11 +26,11 @@ from rankscope.interleaving import (
     interleaving_outcomes,
     probabilistic_outcome,
     rankings_of,
+    read_interleaving_log,
     sign_test_power,
     team_draft_credit,
     uniform_depth,
 )
-from rankscope.read.interleaved import read_interleaved_log
 
 MODULES = [
     importlib.import_module(f"rankscope.interleaving.{name}")
@@ -407,8 +407,9 @@ def test_lists_become_a_log(tmp_path: Path) -> None:
 
 def test_reader_aliases_and_frames(tmp_path: Path) -> None:
     text = "session_id,qid,rank,docno,click,side\ns1,q,1,d1,true,A\ns1,q,2,d2,false,b\n"
-    log = read_interleaved_log(write(tmp_path, text, "log.csv"))
-    assert log.impression == ["s1", "s1"] and log.query == ["q", "q"]
+    log = read_interleaving_log(write(tmp_path, text, "log.csv"))
+    assert log.sessions.strings_of(log.session) == ["s1", "s1"]
+    assert log.queries.strings_of(log.query) == ["q", "q"]
     assert log.clicked.tolist() == [True, False] and log.team.tolist() == [1, -1]
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame({"impression": [1, 1], "position": [2, 1], "doc": ["x", "y"],
@@ -424,25 +425,27 @@ def test_reader_aliases_and_frames(tmp_path: Path) -> None:
     [
         ("i\t1\td\tyes\ta\n", r"log.tsv:2: clicked 'yes' is not 0, 1"),
         ("i\t1\td\t1\tc\n", r"log.tsv:2: team 'c' is not 'a' or 'b'"),
-        ("i\t0\td\t1\ta\n", r"log.tsv:2: position '0' is not a position"),
+        ("i\t0\td\t1\ta\n", r"log.tsv:2: position 0 is not 1 or more"),
         ("i\tx\td\t1\ta\n", r"log.tsv:2: position 'x' is not an integer"),
-        ("i\t1\td\t1\ta\ni\t1\te\t0\tb\n", r"log.tsv:3: impression 'i' has position 1 twice"),
-        ("i\t1\td\t1\ta\ni\t3\te\t0\tb\n", r"log.tsv:2: impression 'i' has no position 2"),
-        ("i\t1\td\t1\ta\ni\t2\td\t0\tb\n", r"log.tsv:3: impression 'i' shows document 'd' twice"),
-        ("i\t1\td\t1\n", r"log.tsv:2: 4 fields, the header has 5"),
-        ("", r"log.tsv: no impressions"),
+        ("i\t1\td\t1\ta\ni\t1\te\t0\tb\n", r"log.tsv:3: position 1 is listed twice in session 'i'"),
+        ("i\t1\td\t1\ta\ni\t3\te\t0\tb\n", r"log.tsv:3: session 'i' has no position 2"),
+        ("i\t1\td\t1\ta\ni\t2\td\t0\tb\n",
+         r"log.tsv:3: document 'd' is shown twice in session 'i'"),
+        ("i\t1\td\t1\n", r"log.tsv:2: expected 5 fields, as the header has, found 4"),
+        ("", r"log.tsv: no clicks found after the header"),
     ],
 )
 def test_reader_errors_name_file_and_line(tmp_path: Path, body: str, message: str) -> None:
+    """The one reader of shown results (`rankscope.read.impressions`), in its words."""
     path = write(tmp_path, "impression\tposition\tdoc\tclicked\tteam\n" + body)
     with pytest.raises(InputError, match=message):
-        read_interleaved_log(path)
+        read_interleaving_log(path)
 
 
 def test_empty_team_cells(tmp_path: Path) -> None:
     text = "impression\tquery\tposition\tdoc\tclicked\tteam\ni\tq\t1\td1\t1\t\ni\tq\t2\td2\t0\ta\n"
     path = write(tmp_path, text)
-    assert read_interleaved_log(path).team.tolist() == [0, 1]
+    assert read_interleaving_log(path).team.tolist() == [0, 1]
     with pytest.raises(InputError, match=r"log.tsv:2: team is missing"):
         interleaving_outcomes(path)
     balanced = interleaving_outcomes(path, method="balanced", a={"q": ["d1"]}, b={"q": ["d2"]})
@@ -451,7 +454,7 @@ def test_empty_team_cells(tmp_path: Path) -> None:
 
 def test_reader_needs_its_columns(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no clicked column"):
-        read_interleaved_log(write(tmp_path, "impression\tposition\tdoc\ni\t1\td\n"))
+        read_interleaving_log(write(tmp_path, "impression\tposition\tdoc\ni\t1\td\n"))
     path = write(tmp_path, "impression\tposition\tdoc\tclicked\ni\t1\td\t1\n")
     with pytest.raises(InputError, match="no team column"):
         interleaving_outcomes(path)

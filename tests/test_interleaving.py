@@ -438,8 +438,12 @@ def test_click_log_by_hand():
 
 
 def test_click_log_dataframes():
+    """A log of shown results (the one reader's columns): each click credited to its team."""
     rows = {
         "impression": [1, 1, 1, 2, 3, 4, 5, 5, 6, 6],
+        "position": [1, 2, 3, 1, 1, 1, 1, 2, 1, 2],
+        "doc": ["x", "y", "z", "x", "x", "x", "x", "y", "x", "y"],
+        "clicked": [1, 1, 1, 1, 0, 1, 1, 1, 1, 1],
         "side": ["a", "b", "a", "b", None, "a", "a", "b", "a", "a"],
     }
     # the same six impressions as in test_click_log_by_hand (impression 3: no credited click)
@@ -453,10 +457,10 @@ def test_click_log_dataframes():
     assert preference_from_clicks(frame).outcome.tolist() == [1, -1, 0, 1, 0, 1]
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame(rows).rename({"impression": "imp", "side": "credit"})
-    result = preference_from_clicks(frame, impression="imp", side="credit")
+    result = preference_from_clicks(frame, columns={"session": "imp", "team": "credit"})
     assert (result.wins, result.ties, result.losses) == (3, 2, 1)
-    with pytest.raises(ValueError, match="no column"):
-        preference_from_clicks(pd.DataFrame(rows), side="team")
+    with pytest.raises(ValueError, match="no team column"):
+        preference_from_clicks(pd.DataFrame(rows).drop(columns="side"))
 
 
 def test_sign_test_against_hand_formula_and_scipy():

@@ -10,7 +10,9 @@ names, how it builds a list, how it credits clicks and the expected sign of an o
 * `offline`: the experiment simulated from judgments (Diaz & Ferraro 2022, §5.5), exact over
   the coin flips, every pair of runs at once through the numpy kernels of `kernels`; the
   ``OI`` preference measure of `rankscope.preference` is built on it;
-* `online`: the lists of an experiment built from two runs, and its click log scored;
+* `online`: the lists of an experiment built from two runs, and its click log (an
+  `rankscope.model.ImpressionLog` read by `rankscope.read.impressions`, team +1/−1/0)
+  scored;
 * `outcomes`: the one outcome type (`InterleavingOutcomes`: wins, ties, losses per
   impression and in total, the preference and the sign test) and the uniform-p(k) variant;
 * `power`: the sign test, its power and the impressions an experiment needs.
@@ -49,6 +51,7 @@ from .online import (
     interleaving_outcomes,
     preference_from_clicks,
     rankings_of,
+    read_interleaving_log,
     write_lists,
 )
 from .outcomes import EXACT_FLIPS, InterleavingOutcomes, UniformDepth, uniform_depth
@@ -81,6 +84,7 @@ __all__ = [
     "probabilistic_interleave",
     "probabilistic_outcome",
     "rankings_of",
+    "read_interleaving_log",
     "relevant_mask",
     "sign_test",
     "sign_test_power",

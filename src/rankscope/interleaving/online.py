@@ -24,10 +24,10 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..judge import order_run
-from ..model import Run
+from ..model import ImpressionLog, Run
 from ..model.frames import to_frame
 from ..read.fields import excerpt
-from ..read.interleaved import InterleavedLog, read_interleaved_log
+from ..read.impressions import check_click_log, read_impressions
 from ..read.sources import read_run
 from .methods import TAU, _generator, check_tau, interleaved_list, method_named
 from .outcomes import InterleavingOutcomes
@@ -131,18 +131,24 @@ def write_lists(lists: Mapping[str, Sequence[Any]], path: str | os.PathLike) -> 
 # Outcomes of a log
 
 
-def _group(log: InterleavedLog) -> list[np.ndarray]:
-    """Row indices of each impression, in order of first appearance, sorted by position."""
-    members: dict[str, list[int]] = {}
-    for i, key in enumerate(log.impression):
-        members.setdefault(key, []).append(i)
-    out = []
-    for rows in members.values():
-        index = np.array(rows, dtype=np.int64)
-        out.append(index[np.argsort(log.position[index], kind="stable")])
-    return out
+#: The roles of a log of interleaved lists (`rankscope.read.impressions.ROLES`): the query
+#: and the team are read when the log has them and required where the credit needs them.
+LOG_ROLES = ("session", "position", "doc", "click")
 
 
+def read_interleaving_log(
+    source: Any, *, require: Sequence[str] = LOG_ROLES, columns: Mapping[str, str] | None = None
+) -> ImpressionLog:
+    """A click log of interleaved lists as an `ImpressionLog` (team +1 for a, −1 for b, 0
+    for an empty cell), read by the one reader of shown results
+    (`rankscope.read.impressions.read_impressions`: a text file, a Parquet file, a DataFrame
+    or Arrow table, a dict of columns, or an `ImpressionLog`) with 0/1 clicks, each
+    session's positions 1..n and each document once per session
+    (`rankscope.read.impressions.check_click_log`).  ``require``: the roles it must have;
+    ``columns``: roles -> column names the header does not use."""
+    return check_click_log(
+        read_impressions(source, require=tuple(require), binary=True, columns=columns)
+    )
 
 
 def interleaving_outcomes(
@@ -157,8 +163,8 @@ def interleaving_outcomes(
 ) -> InterleavingOutcomes:
     """Score an online interleaving experiment from a click log of interleaved lists.
 
-    ``log``: a click log (`rankscope.read.interleaved`: a file, a Parquet file or a
-    DataFrame with columns impression, position, doc, clicked, and team and query as the
+    ``log``: a click log of interleaved lists (`read_interleaving_log`: one row per shown
+    document, with session (impression), position, doc, clicked, and team and query as the
     method needs).  ``method``: ``team-draft`` (credit by the ``team`` column),
     ``balanced`` (credit by the two rankings: ``a`` and ``b`` are runs or ``{query:
     [doc, ...]}`` mappings, see `rankings_of`, looked up by the ``query`` column) or
@@ -167,8 +173,6 @@ def interleaving_outcomes(
     for the credit rules and the totals.
     """
     rule = method_named(method)
-    log = read_interleaved_log(log)
-    groups = _group(log)
     # a marginalising method credits the logged team when asked not to marginalise
     credited = method_named("team-draft") if rule.marginalises and not marginalise else rule
     first = second = None
@@ -177,57 +181,54 @@ def interleaving_outcomes(
             raise UsageError(
                 f"{rule.name} interleaving needs the two rankings (a= and b=, --a/--b)"
             )
-        if log.query is None:
-            raise InputError(f"{log.source}: no query column, needed to look up the rankings")
+        log = read_interleaving_log(log, require=(*LOG_ROLES, "query"))
         first, second = rankings_of(a, ties=ties), rankings_of(b, ties=ties)
         tau = check_tau(tau)
-    elif log.team is None:
-        raise InputError(
-            f"{log.source}: no team column: {rule.name} credit needs the team (a or b) of "
-            "each shown document"
-        )
+    else:
+        log = read_interleaving_log(log)
+        if log.team is None:
+            raise InputError(
+                f"{log.source}: no team column: {rule.name} credit needs the team (a or b) "
+                "of each shown document"
+            )
+    starts = log.starts
+    sessions = log.sessions.strings_of(log.session[starts[:-1]])
+    queries = log.queries.strings_of(log.session_query)
     outcome: list[float] = []
     credit_a: list[float] = []
     credit_b: list[float] = []
     last: list[int] = []
-    for rows in groups:
-        clicked = log.clicked[rows]
+    for s, (start, stop) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)):
+        clicked = log.clicked[start:stop]
         clicked_at = np.flatnonzero(clicked)
         last.append(int(clicked_at[-1]) + 1 if clicked_at.size else 0)
-        shown = [log.doc[int(i)] for i in rows]
-        team = np.zeros(rows.size, dtype=np.int8) if log.team is None else log.team[rows]
+        shown = log.docs.strings_of(log.doc[start:stop])
+        team = np.zeros(stop - start, np.int8) if log.team is None else log.team[start:stop]
         if not credited.needs_rankings:
             if not team.all():
-                row = int(rows[np.flatnonzero(team == 0)[0]])
-                raise InputError(
-                    f"{log.where[row]}: team is missing ({rule.name} credit needs it)"
-                )
+                row = start + int(np.flatnonzero(team == 0)[0])
+                raise InputError(f"{log.where(row)}: team is missing ({rule.name} credit needs it)")
             impression = credited.observe(shown, (), (), team, tau)
         else:
-            assert first is not None and second is not None and log.query is not None
-            query = log.query[int(rows[0])]
+            assert first is not None and second is not None
+            query = queries[s]
             if query not in first or query not in second:
                 side = "a" if query not in first else "b"
                 raise InputError(
-                    f"{log.where[int(rows[0])]}: query {excerpt(query)} has no ranking in {side}"
+                    f"{log.where(start)}: query {excerpt(query)} has no ranking in {side}"
                 )
             try:
                 impression = credited.observe(shown, first[query], second[query], team, tau)
             except InputError as error:
                 raise InputError(
-                    f"{log.where[int(rows[0])]}: impression "
-                    f"{excerpt(log.impression[int(rows[0])])} (query {excerpt(query)}): {error}"
+                    f"{log.where(start)}: impression {excerpt(sessions[s])} "
+                    f"(query {excerpt(query)}): {error}"
                 ) from None
         h_a, h_b = impression.credit(clicked)
         credit_a.append(h_a)
         credit_b.append(h_b)
         outcome.append(impression.outcome(clicked))
-    return InterleavingOutcomes.of(
-        rule.name,
-        [log.impression[int(g[0])] for g in groups],
-        None if log.query is None else [log.query[int(g[0])] for g in groups],
-        credit_a, credit_b, outcome, last,
-    )  # fmt: skip
+    return InterleavingOutcomes.of(rule.name, sessions, queries, credit_a, credit_b, outcome, last)
 
 
 
@@ -247,49 +248,40 @@ def _side(label: Any) -> tuple[int, int]:
         raise InputError(f"click credit {label!r}: expected 'a', 'b', 'both' or None") from None
 
 
-def _column(frame: Any, name: str) -> list:
-    try:
-        column = frame[name]
-    except Exception as error:  # pandas KeyError, polars ColumnNotFoundError
-        raise InputError(f"click log: no column {name!r}") from error
-    if hasattr(column, "notna"):  # pandas: NaN, None and pd.NA all mean "no credit"
-        column = column.astype(object).where(column.notna(), None)
-    return column.to_list() if hasattr(column, "to_list") else list(column)
-
-
 def preference_from_clicks(
-    log: Any, *, impression: str = "impression", side: str = "side"
+    log: Any, *, columns: Mapping[str, str] | None = None
 ) -> InterleavingOutcomes:
     """Score an online interleaving experiment from the credited side of each click.
 
-    ``log`` is either an iterable of impressions, each an iterable of click credits, or a
-    DataFrame (pandas or polars) with one row per click and columns ``impression`` (any
-    id) and ``side``.  A credit is ``'a'``, ``'b'``, ``'both'`` (a balanced-interleaving
-    click counting for both) or None (a click credited to neither; in a DataFrame also a
-    row standing for an impression without credited clicks, which is a tie).
+    ``log`` is either a click log of shown results with a ``team`` column, as
+    `read_interleaving_log` reads it (a file given as a `pathlib.Path`, a DataFrame, a dict
+    of columns or an `ImpressionLog`; ``columns``: roles -> column names): each click is
+    credited to the
+    team of its row (a row without a team to neither); or an iterable of impressions,
+    each an iterable of click credits ``'a'``, ``'b'``, ``'both'`` (a
+    balanced-interleaving click counting for both) or None (credited to neither).
 
     Per impression the outcome is sgn(clicks_a − clicks_b); the preference is their mean
     over all impressions (ties count as 0), and the p-value the sign test on wins vs
     losses (`rankscope.interleaving.power.sign_test`).  Impressions are identified by
-    their ``impression`` value in a DataFrame and by their index in an iterable.
+    their session id in a log and by their index in an iterable.
 
     >>> r = preference_from_clicks([["a", "b", "a"], ["b"], [], ["a"], ["a", "b"], ["a"]])
     >>> r.wins, r.ties, r.losses, round(r.preference, 4), round(r.p_value, 4)
     (3, 2, 1, 0.3333, 0.625)
     """
-    if hasattr(log, "columns"):
-        ids, labels = _column(log, impression), _column(log, side)
-        counts: dict[Hashable, list[int]] = {}
-        for key, label in zip(ids, labels, strict=True):
-            credit_a, credit_b = _side(label)
-            entry = counts.setdefault(key, [0, 0])
-            entry[0] += credit_a
-            entry[1] += credit_b
-        keys: list[Hashable] = list(counts)
-        totals = list(counts.values())
+    if isinstance(log, str | bytes):
+        raise TypeError("click log: an iterable of impressions, or a log read by read_impressions")
+    if isinstance(log, ImpressionLog | Mapping | os.PathLike) or hasattr(log, "columns"):
+        read = read_interleaving_log(log, require=(*LOG_ROLES, "team"), columns=columns)
+        assert read.team is not None  # required above
+        starts = read.starts
+        clicked = read.clicked
+        credit_a = np.add.reduceat(clicked & (read.team > 0), starts[:-1]).astype(np.int64)
+        credit_b = np.add.reduceat(clicked & (read.team < 0), starts[:-1]).astype(np.int64)
+        keys: list[Hashable] = list(read.sessions.strings_of(read.session[starts[:-1]]))
+        pairs = np.column_stack([credit_a, credit_b])
     else:
-        if isinstance(log, str | bytes):
-            raise TypeError("click log: an iterable of impressions or a DataFrame")
         totals = []
         for number, clicks in enumerate(log):
             if isinstance(clicks, str | bytes) or not isinstance(clicks, Iterable):
@@ -298,14 +290,14 @@ def preference_from_clicks(
                 )
             credit = [0, 0]
             for label in clicks:
-                credit_a, credit_b = _side(label)
-                credit[0] += credit_a
-                credit[1] += credit_b
+                side_a, side_b = _side(label)
+                credit[0] += side_a
+                credit[1] += side_b
             totals.append(credit)
+        if not totals:
+            raise InputError("click log: no impressions")
         keys = list(range(len(totals)))
-    if not totals:
-        raise InputError("click log: no impressions")
-    pairs = np.array(totals, dtype=np.int64).reshape(-1, 2)
+        pairs = np.array(totals, dtype=np.int64).reshape(-1, 2)
     outcomes = np.sign(pairs[:, 0] - pairs[:, 1])
     return InterleavingOutcomes.of(None, keys, None, pairs[:, 0], pairs[:, 1], outcomes)
 
@@ -314,6 +306,7 @@ __all__ = [
     "interleaved_lists",
     "interleaving_outcomes",
     "preference_from_clicks",
+    "read_interleaving_log",
     "rankings_of",
     "write_lists",
 ]
