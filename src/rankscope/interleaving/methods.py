@@ -157,7 +157,6 @@ def _pair(a: Any, b: Any) -> _Pair:
     return _Pair(list(code), codes_a, codes_b, pos_a, pos_b)
 
 
-
 # --------------------------------------------------------------------------------------
 # One interleaved list
 
@@ -627,7 +626,6 @@ def _sign_expectation(posterior: np.ndarray) -> float:
         distribution = moved
     value = float(distribution[n + 1 :].sum() - distribution[:n].sum())
     return min(1.0, max(-1.0, value))
-
 
 
 # --------------------------------------------------------------------------------------

@@ -140,7 +140,6 @@ def browsing_distribution(browsing: Browsing, depth: int) -> np.ndarray:
     return weights / total
 
 
-
 def _level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, int | float | np.integer | np.floating):
         raise UsageError(f"relevance level must be a number, got {level!r}")

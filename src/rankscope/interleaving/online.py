@@ -36,9 +36,6 @@ from .outcomes import InterleavingOutcomes
 # Rankings
 
 
-Rankings = Mapping[str, Sequence[Hashable]]
-
-
 def rankings_of(run: Any, *, ties: str = "docno-desc") -> dict[str, list[str]]:
     """Each query's ranking (document ids, best first) of a run: a `Run`, a TREC run file,
     a Parquet file or DataFrame (as `rankscope.read_run` reads them, ordered by score with
@@ -59,7 +56,6 @@ def rankings_of(run: Any, *, ties: str = "docno-desc") -> dict[str, list[str]]:
     for query, doc in zip(queries, docs, strict=True):
         out.setdefault(query, []).append(doc)
     return out
-
 
 
 # --------------------------------------------------------------------------------------
@@ -124,7 +120,6 @@ def write_lists(lists: Mapping[str, Sequence[Any]], path: str | os.PathLike) -> 
     else:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-
 
 
 # --------------------------------------------------------------------------------------
@@ -229,7 +224,6 @@ def interleaving_outcomes(
         credit_b.append(h_b)
         outcome.append(impression.outcome(clicked))
     return InterleavingOutcomes.of(rule.name, sessions, queries, credit_a, credit_b, outcome, last)
-
 
 
 # --------------------------------------------------------------------------------------

@@ -157,5 +157,4 @@ def impressions_needed(
     raise UsageError(f"more than {limit:,} impressions would be needed (limit=)")
 
 
-
 __all__ = ["impressions_needed", "sign_test", "sign_test_power"]
