@@ -17,8 +17,9 @@ import pytest
 
 from rankscope import InputError, RankscopeWarning
 from rankscope.read import trec
-from rankscope.read.logs import read_interactions, read_recommendations
+from rankscope.read.interactions import read_interactions
 from rankscope.read.prefs import read_prefs
+from rankscope.read.recommendations import read_recommendations
 from rankscope.read.trec import parse_qrels, read_doc_lengths, read_qrels, read_run
 
 BOM = b"\xef\xbb\xbf"

@@ -23,14 +23,11 @@ import pytest
 import rankscope
 from rankscope import InputError, RankscopeWarning
 from rankscope.read.duplicates import first_repeated, group_key, kept_rows
+from rankscope.read.features import read_item_features
 from rankscope.read.fields import Field, looks_numeric
-from rankscope.read.logs import (
-    keep_latest,
-    read_interactions,
-    read_item_features,
-    read_recommendations,
-)
+from rankscope.read.interactions import keep_latest, read_interactions
 from rankscope.read.prefs import read_prefs, read_qrels_jg, read_qrels_prefs, read_zscores
+from rankscope.read.recommendations import read_recommendations
 from rankscope.read.sources import read_doc_lengths as doc_lengths_of
 from rankscope.read.trec import read_diversity_qrels, read_doc_lengths
 

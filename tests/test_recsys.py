@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from rankscope import InputError, RankscopeWarning
-from rankscope.read.logs import read_item_features, read_recommendations
+from rankscope.read.features import read_item_features
+from rankscope.read.recommendations import read_recommendations
 from rankscope.recsys import evaluate, evaluate_systems, parse, read_interactions
 from tests.conftest import DATA, ROOT, need
 

@@ -1,8 +1,8 @@
 """Interaction logs and item features: users and items as integer codes, numpy columns.
 
-Read by `rankscope.read.logs` (which also merges a log's repeated pairs, `keep_latest`);
-test interactions become `Qrels` (user = query, item = document) through
-`Interactions.to_qrels`.
+Read by `rankscope.read.interactions` (which also merges a log's repeated pairs,
+`keep_latest`) and `rankscope.read.features`; test interactions become `Qrels` (user = query,
+item = document) through `Interactions.to_qrels`.
 """
 
 from __future__ import annotations

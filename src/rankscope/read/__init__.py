@@ -3,7 +3,8 @@
 * `trec`: TREC qrels, diversity qrels and runs (with the compiled reader when built);
 * `prefs`: trec_eval's preference, judgment-group and z-score files;
 * `frames`: DataFrames, Arrow tables, Parquet files and dicts;
-* `logs`: interaction logs, recommendation lists and item features (recommenders);
+* `interactions`, `recommendations`, `features`: the recommender inputs (interaction logs,
+  recommendation lists, item features);
 * `impressions`: logs of shown results (clicks, rewards, propensities, interleaved teams),
   one schema of column roles (`rankscope.clicks`);
 * `delimited`: the delimited-text tokenizer the log readers share;

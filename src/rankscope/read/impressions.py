@@ -107,7 +107,7 @@ ROLES: dict[str, Role] = {
 }
 #: A headerless text log's columns, in order (the first five required there).
 HEADERLESS = ("session", "query", "position", "doc", "click", "timestamp", "ranking")
-#: The roles every log has (the default ``require``).
+#: The roles every log has (``require`` names more).
 REQUIRED = ("position", "doc", "click")
 #: The roles a click log has (click models, interleaving).
 CLICK_ROLES = ("session", "query", "position", "doc", "click")
@@ -124,7 +124,7 @@ def read_impressions(
     source: Any,
     *,
     columns: Mapping[str, str] | None = None,
-    require: Sequence[str] = REQUIRED,
+    require: Sequence[str] = (),
     binary: bool = False,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
@@ -134,7 +134,7 @@ def read_impressions(
     `ImpressionLog` is returned as is).
 
     ``columns`` maps roles to column names the header does not use (`ROLES`); ``require``:
-    the roles that must have a column (`REQUIRED`; `CLICK_ROLES` for a click log);
+    roles that must have a column besides `REQUIRED` (`CLICK_ROLES` for a click log);
     ``binary``: clicks are ``0``/``1``/``true``/``false`` (the column then called
     ``clicked`` in messages), not any real reward.  ``queries`` and ``docs``: vocabularies to
     intern the ids into (new ones by default).  The checks are listed in the module's
@@ -142,14 +142,14 @@ def read_impressions(
     """
     if isinstance(source, ImpressionLog):
         return source
-    unknown = sorted(set(columns or ()) - set(ROLES))
+    unknown = sorted((set(columns or ()) | set(require)) - set(ROLES))
     if unknown:
         raise UsageError(
             f"unknown click-log column role(s) {', '.join(map(repr, unknown))}: the roles are "
             f"{', '.join(ROLES)}"
         )
     reader = _Reader(
-        columns or {}, tuple(require), binary,
+        columns or {}, tuple(dict.fromkeys((*REQUIRED, *require))), binary,
         Vocabulary() if queries is None else queries, Vocabulary() if docs is None else docs,
     )  # fmt: skip
     if isinstance(source, Mapping):

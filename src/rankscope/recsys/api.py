@@ -16,7 +16,9 @@ from ..errors import InputError, UsageError, warn
 from ..measures.base import Request
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
-from ..read.logs import keep_latest, read_interactions, read_item_features, read_recommendations
+from ..read.features import read_item_features
+from ..read.interactions import keep_latest, read_interactions
+from ..read.recommendations import read_recommendations
 from ..read.sources import unique_run_names
 from ..read.trec import run_files
 from .base import Context, Values

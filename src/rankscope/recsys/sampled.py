@@ -46,7 +46,7 @@ import numpy as np
 from ..errors import InputError, UsageError, warn
 from ..model import Interactions, Run, Vocabulary
 from ..model.frames import is_frame, to_frame
-from ..read.logs import keep_latest, read_interactions
+from ..read.interactions import keep_latest, read_interactions
 
 ESTIMATORS = ("full", "sampled", "minimal-bias", "bv")
 SAMPLING = ("uniform", "popularity")

@@ -15,7 +15,7 @@ DataFrame, a dict, an `Interactions`) and returns `Split` objects whose ``train`
 Policies (docs/recsys.md, "The offline protocol"):
 
 * A (user, item) pair the log lists twice is merged first, keeping its latest rating, with
-  a warning (`rankscope.read.logs.keep_latest`, as every evaluation does), so a pair is in
+  a warning (`rankscope.read.interactions.keep_latest`, as every evaluation does), so a pair is in
   the training or the test data of a split, never in both.
 * Random choices come from ``numpy.random.default_rng(seed)`` (PCG64: the same split on
   every platform and run for a seed and a log in the same row order).
@@ -43,7 +43,7 @@ import numpy as np
 
 from ..errors import UsageError, warn
 from ..model import Interactions
-from ..read.logs import keep_latest, read_interactions
+from ..read.interactions import keep_latest, read_interactions
 
 METHODS = (
     "holdout", "per-user", "temporal", "temporal-per-user", "leave-one-out", "kfold",

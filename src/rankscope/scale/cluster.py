@@ -27,8 +27,9 @@ from ..errors import InputError, RankscopeWarning, UsageError
 from ..judge import JoinOptions
 from ..measures import Request, reads_subtopics
 from ..model import Qrels, Run, Vocabulary, ZScores
-from ..read.logs import keep_latest, read_interactions, read_recommendations
+from ..read.interactions import keep_latest, read_interactions
 from ..read.prefs import read_zscores
+from ..read.recommendations import read_recommendations
 from ..read.sources import (
     check_common_queries,
     read_doc_lengths,
