@@ -817,17 +817,22 @@ def offline_names() -> tuple[str, ...]:
     return tuple(s for m in METHODS.values() if m.offline is not None for s in m.names)
 
 
+def listed(*, offline: bool = False) -> str:
+    """The methods' canonical names as a sentence lists them (``team-draft or balanced``);
+    with ``offline``, only those with an offline computation."""
+    names = [m.name for m in METHODS.values() if m.offline is not None or not offline]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def method_named(name: Any, *, offline: bool = False) -> InterleavingMethod:
     """The method a name (any spelling, any case) denotes; with ``offline``, only methods
     with an offline computation.  `UsageError` listing the methods otherwise."""
-    allowed = [m.name for m in METHODS.values() if m.offline is not None or not offline]
     try:
         found = METHODS[_SPELLINGS[name.lower()]]
     except (KeyError, AttributeError, TypeError):
         found = None
-    if found is None or found.name not in allowed:
-        listed = ", ".join(allowed[:-1]) + " or " + allowed[-1]
-        raise UsageError(f"unknown interleaving method {name!r}: {listed}")
+    if found is None or (offline and found.offline is None):
+        raise UsageError(f"unknown interleaving method {name!r}: {listed(offline=offline)}")
     return found
 
 
@@ -872,6 +877,7 @@ __all__ = [
     "check_tau",
     "expected_sign",
     "interleaved_list",
+    "listed",
     "method_named",
     "offline_names",
     "probabilistic_interleave",

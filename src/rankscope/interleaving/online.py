@@ -29,7 +29,7 @@ from ..model.frames import to_frame
 from ..read.fields import excerpt
 from ..read.impressions import check_click_log, read_impressions
 from ..read.sources import read_run
-from .methods import TAU, _generator, check_tau, interleaved_list, method_named
+from .methods import TAU, TEAM_DRAFT, _generator, check_tau, interleaved_list, method_named
 from .outcomes import InterleavingOutcomes
 
 # --------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def interleaving_outcomes(
     """
     rule = method_named(method)
     # a marginalising method credits the logged team when asked not to marginalise
-    credited = method_named("team-draft") if rule.marginalises and not marginalise else rule
+    credited = TEAM_DRAFT if rule.marginalises and not marginalise else rule
     first = second = None
     if credited.needs_rankings:
         if a is None or b is None:

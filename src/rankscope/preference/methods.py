@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..interleaving.methods import listed as interleaving_methods
 from ..interleaving.methods import method_named as interleaving_method
 from ..interleaving.methods import offline_names
 from ..interleaving.offline import MAX_STATES, all_pairs, offline_interleaving_preference
@@ -90,8 +91,8 @@ WEIGHTS = Option(
     ("uniform", "dcg", "inverse"), keyword="weights",
 )  # fmt: skip
 INTERLEAVING = Option(
-    "interleaving", str, "team-draft", "how the two rankings are merged: team-draft or balanced",
-    offline_names(),
+    "interleaving", str, "team-draft",
+    f"how the two rankings are merged: {interleaving_methods(offline=True)}", offline_names(),
 )  # fmt: skip
 BROWSING = Option(
     "browsing", str, "uniform",
