@@ -5,7 +5,7 @@
 
 Diaz & Ferraro (SIGIR 2022, §7) suggest that because users' p(k) (the depth of the last
 click) is skewed to the top, a more uniform p(k) could make interleaving more sensitive.
-`rankscope.clicks.interleave.uniform_depth` re-weights impressions so that last-click depths
+`rankscope.interleaving.uniform_depth` re-weights impressions so that last-click depths
 are uniform.  This script simulates team-draft interleaving experiments between CLEF
 eHealth 2016 runs (the top 10 of each run per query, judged by task2.qrels: grades 0, 1, 2)
 with three seeded click models written here with numpy:
@@ -44,8 +44,7 @@ from scipy.special import ndtr
 from scipy.stats import binom
 
 import rankscope
-from rankscope.clicks.interleave import rankings_of
-from rankscope.preference.interleaving import team_draft
+from rankscope.interleaving import rankings_of, team_draft
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data" / "clef_ehealth2016"

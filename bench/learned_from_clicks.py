@@ -32,7 +32,7 @@ DATA = ROOT.parent / "shared" / "data" / "clef_ehealth2016"
 
 def labelled_pairs(qrels, runs, model, *, pairs: int, impressions: int, seed: int):
     """(query, run_a, run_b, label) from simulated team-draft interleaving."""
-    from rankscope.clicks import interleaved_list, team_draft_credit
+    from rankscope.interleaving import interleaved_list, team_draft_credit
     from rankscope.judge.join import order_run
 
     rng = np.random.default_rng(seed)

@@ -1,9 +1,9 @@
 """The original offline-interleaving computation, kept as the slow reference of the tests.
 
-This is `rankscope.preference.interleaving.offline_interleaving_preference` as it was before
+This is `rankscope.interleaving.offline.offline_interleaving_preference` as it was before
 issue 16: team draft by a dynamic programme in pure Python over one pair at a time (states
 (i, j) with the distribution of the credit difference), balanced by building both
-interleaved lists and scoring each position.  `rankscope.preference.offline` computes the
+interleaved lists and scoring each position.  `rankscope.interleaving.kernels` computes the
 same values for every pair at once; the tests compare the two.  Used only by the tests.
 """
 
@@ -13,20 +13,27 @@ from typing import Any
 
 import numpy as np
 
-from rankscope.preference.interleaving import (
+from rankscope.interleaving.methods import (
     _balanced_codes,
     _balanced_signs,
-    _expected_sign,
-    _level,
-    _method,
     _normalise,
-    _orientation,
     _Pair,
     _pair,
     _team_draft_monte_carlo,
+    method_named,
+)
+from rankscope.interleaving.methods import expected_sign as _expected_sign
+from rankscope.interleaving.offline import (
+    _level,
+    _orientation,
     browsing_distribution,
     relevant_mask,
 )
+
+
+def _method(method: str) -> str:
+    """The canonical name of an offline interleaving method."""
+    return method_named(method, offline=True).name
 
 
 def _tail_masses(p: np.ndarray) -> np.ndarray:

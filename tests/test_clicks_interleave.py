@@ -1,4 +1,4 @@
-"""Interleaving from clicks (rankscope.clicks.interleave): hand-computed outcomes of each
+"""Interleaving from clicks (rankscope.interleaving.online): hand-computed outcomes of each
 method, the sign test against scipy, the power analysis against brute force, statsmodels and
 simulation, the uniform-p(k) variant by hand, seeded determinism, the log reader, the CLI."""
 
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest, norm
 
-from rankscope.clicks.interleave import (
+from rankscope.errors import InputError, UsageError
+from rankscope.interleaving import (
     assignment_posteriors,
     balanced_credit,
     impressions_needed,
@@ -25,14 +26,16 @@ from rankscope.clicks.interleave import (
     interleaving_outcomes,
     probabilistic_outcome,
     rankings_of,
+    read_interleaving_log,
     sign_test_power,
     team_draft_credit,
     uniform_depth,
 )
-from rankscope.errors import InputError, UsageError
-from rankscope.read.interleaved import read_interleaved_log
 
-module = importlib.import_module("rankscope.clicks.interleave")
+MODULES = [
+    importlib.import_module(f"rankscope.interleaving.{name}")
+    for name in ("methods", "online", "outcomes", "power")
+]
 RUNS = Path(__file__).resolve().parent.parent.parent / "shared/data/clef_ehealth2016/runs"
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -404,8 +407,9 @@ def test_lists_become_a_log(tmp_path: Path) -> None:
 
 def test_reader_aliases_and_frames(tmp_path: Path) -> None:
     text = "session_id,qid,rank,docno,click,side\ns1,q,1,d1,true,A\ns1,q,2,d2,false,b\n"
-    log = read_interleaved_log(write(tmp_path, text, "log.csv"))
-    assert log.impression == ["s1", "s1"] and log.query == ["q", "q"]
+    log = read_interleaving_log(write(tmp_path, text, "log.csv"))
+    assert log.sessions.strings_of(log.session) == ["s1", "s1"]
+    assert log.queries.strings_of(log.query) == ["q", "q"]
     assert log.clicked.tolist() == [True, False] and log.team.tolist() == [1, -1]
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame({"impression": [1, 1], "position": [2, 1], "doc": ["x", "y"],
@@ -421,25 +425,27 @@ def test_reader_aliases_and_frames(tmp_path: Path) -> None:
     [
         ("i\t1\td\tyes\ta\n", r"log.tsv:2: clicked 'yes' is not 0, 1"),
         ("i\t1\td\t1\tc\n", r"log.tsv:2: team 'c' is not 'a' or 'b'"),
-        ("i\t0\td\t1\ta\n", r"log.tsv:2: position '0' is not a position"),
+        ("i\t0\td\t1\ta\n", r"log.tsv:2: position 0 is not 1 or more"),
         ("i\tx\td\t1\ta\n", r"log.tsv:2: position 'x' is not an integer"),
-        ("i\t1\td\t1\ta\ni\t1\te\t0\tb\n", r"log.tsv:3: impression 'i' has position 1 twice"),
-        ("i\t1\td\t1\ta\ni\t3\te\t0\tb\n", r"log.tsv:2: impression 'i' has no position 2"),
-        ("i\t1\td\t1\ta\ni\t2\td\t0\tb\n", r"log.tsv:3: impression 'i' shows document 'd' twice"),
-        ("i\t1\td\t1\n", r"log.tsv:2: 4 fields, the header has 5"),
-        ("", r"log.tsv: no impressions"),
+        ("i\t1\td\t1\ta\ni\t1\te\t0\tb\n", r"log.tsv:3: position 1 is listed twice in session 'i'"),
+        ("i\t1\td\t1\ta\ni\t3\te\t0\tb\n", r"log.tsv:3: session 'i' has no position 2"),
+        ("i\t1\td\t1\ta\ni\t2\td\t0\tb\n",
+         r"log.tsv:3: document 'd' is shown twice in session 'i'"),
+        ("i\t1\td\t1\n", r"log.tsv:2: expected 5 fields, as the header has, found 4"),
+        ("", r"log.tsv: no clicks found after the header"),
     ],
 )
 def test_reader_errors_name_file_and_line(tmp_path: Path, body: str, message: str) -> None:
+    """The one reader of shown results (`rankscope.read.impressions`), in its words."""
     path = write(tmp_path, "impression\tposition\tdoc\tclicked\tteam\n" + body)
     with pytest.raises(InputError, match=message):
-        read_interleaved_log(path)
+        read_interleaving_log(path)
 
 
 def test_empty_team_cells(tmp_path: Path) -> None:
     text = "impression\tquery\tposition\tdoc\tclicked\tteam\ni\tq\t1\td1\t1\t\ni\tq\t2\td2\t0\ta\n"
     path = write(tmp_path, text)
-    assert read_interleaved_log(path).team.tolist() == [0, 1]
+    assert read_interleaving_log(path).team.tolist() == [0, 1]
     with pytest.raises(InputError, match=r"log.tsv:2: team is missing"):
         interleaving_outcomes(path)
     balanced = interleaving_outcomes(path, method="balanced", a={"q": ["d1"]}, b={"q": ["d2"]})
@@ -448,7 +454,7 @@ def test_empty_team_cells(tmp_path: Path) -> None:
 
 def test_reader_needs_its_columns(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no clicked column"):
-        read_interleaved_log(write(tmp_path, "impression\tposition\tdoc\ni\t1\td\n"))
+        read_interleaving_log(write(tmp_path, "impression\tposition\tdoc\ni\t1\td\n"))
     path = write(tmp_path, "impression\tposition\tdoc\tclicked\ni\t1\td\t1\n")
     with pytest.raises(InputError, match="no team column"):
         interleaving_outcomes(path)
@@ -457,7 +463,8 @@ def test_reader_needs_its_columns(tmp_path: Path) -> None:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(module).failed == 0
+    for module in MODULES:
+        assert doctest.testmod(module).failed == 0
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -514,3 +521,51 @@ def test_cli_user_errors(tmp_path: Path, args: tuple[str, ...], message: str) ->
     done = cli(*[str(log) if a == "LOG" else a for a in args])
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def _all_wins(tmp_path: Path) -> Path:
+    """20 impressions, each one click on a's document: the sign test's p = 2 / 2^20."""
+    rows = "".join(f"i{i}\t1\td\t1\ta\n" for i in range(20))
+    return write(tmp_path, "impression\tposition\tdoc\tclicked\tteam\n" + rows)
+
+
+def test_cli_prints_p_values_as_every_command(tmp_path: Path) -> None:
+    """The table prints p-values as `compare` does (`rankscope.report.marks.p_value`)."""
+    done = cli(str(_all_wins(tmp_path)), "--uniform-depth")
+    assert done.returncode == 0, done.stderr
+    lines = {line.rsplit("  ", 1)[0].strip(): line.split()[-1] for line in done.stdout.splitlines()}
+    assert lines["p-value (sign test)"] == "<0.0001"
+    assert lines["uniform-depth p-value"] == "<0.0001"
+    assert "0.0000" not in done.stdout
+
+
+def test_cli_csv_keeps_every_digit(tmp_path: Path) -> None:
+    done = cli(str(_all_wins(tmp_path)), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    values = dict(line.split(",", 1) for line in done.stdout.splitlines()[1:])
+    assert float(values["p-value (sign test)"]) == 2 / 2**20
+    assert values["wins (a)"] == "20"
+
+
+def test_one_table_of_methods() -> None:
+    """`rankscope.interleaving.METHODS` is the one declaration: the command's choices, the OI
+    measure's choices and every alias come from it, and no other module spells an alias (a
+    function's name, such as ``team_draft``, aside)."""
+    import rankscope.interleaving
+    from rankscope.cli.clicks.interleave import METHOD_CHOICES
+    from rankscope.interleaving import METHODS, method_named
+    from rankscope.preference.methods import INTERLEAVING
+
+    assert tuple(METHOD_CHOICES) == tuple(METHODS) == ("team-draft", "balanced", "probabilistic")
+    assert set(INTERLEAVING.choices) == {
+        name for m in METHODS.values() if m.offline is not None for name in m.names
+    }
+    for method in METHODS.values():
+        assert all(method_named(name) is method for name in method.names)
+    src = Path(SRC) / "rankscope"
+    spelled = [
+        str(path.relative_to(src)) for path in src.rglob("*.py")
+        if any(f'"{alias}"' in path.read_text() for m in METHODS.values() for alias in m.aliases
+               if alias not in rankscope.interleaving.__all__)
+    ]  # fmt: skip
+    assert spelled == ["interleaving/methods.py"]

@@ -1,4 +1,4 @@
-"""Interleaving preferences (rankscope.preference.interleaving).
+"""Interleaving preferences (rankscope.interleaving.offline and .methods).
 
 Expected values are worked out by hand in the comments.  Notation: Z = Σ_{k=1..3}
 1/log2(k+1) = 1 + 1/log2(3) + 1/2 is the normaliser of the DCG browsing model over three
@@ -18,13 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankscope.preference import interleaving as il
-from rankscope.preference.interleaving import (
+from rankscope.interleaving import (
     balanced,
     browsing_distribution,
     dcg,
     expected_outcome,
     interleaving_matrix,
+    methods,
+    offline,
     offline_interleaving_preference,
     preference_from_clicks,
     sign_test,
@@ -427,18 +428,22 @@ def test_click_log_by_hand():
     # outcomes: +1, −1, 0, +1, 0, +1 -> 3 wins, 2 ties, 1 loss; preference (3 − 1)/6
     # sign test on 4 decisive impressions: p = 2 P(X <= 1) = 2 (C(4,0) + C(4,1)) / 16 = 10/16
     result = preference_from_clicks(log)
-    assert (result.wins, result.ties, result.losses, result.impressions) == (3, 2, 1, 6)
+    assert (result.wins, result.ties, result.losses, len(result)) == (3, 2, 1, 6)
     assert result.preference == pytest.approx(1 / 3)
     assert result.p_value == pytest.approx(10 / 16, rel=1e-12)
-    assert result.outcomes.tolist() == [1, -1, 0, 1, 0, 1]
+    assert result.outcome.tolist() == [1, -1, 0, 1, 0, 1]
     # 'both' counts for both sides; None for neither
     both = preference_from_clicks([["both", "a"], ["both"], [None, "b"]])
-    assert both.outcomes.tolist() == [1, 0, -1]
+    assert both.outcome.tolist() == [1, 0, -1]
 
 
 def test_click_log_dataframes():
+    """A log of shown results (the one reader's columns): each click credited to its team."""
     rows = {
         "impression": [1, 1, 1, 2, 3, 4, 5, 5, 6, 6],
+        "position": [1, 2, 3, 1, 1, 1, 1, 2, 1, 2],
+        "doc": ["x", "y", "z", "x", "x", "x", "x", "y", "x", "y"],
+        "clicked": [1, 1, 1, 1, 0, 1, 1, 1, 1, 1],
         "side": ["a", "b", "a", "b", None, "a", "a", "b", "a", "a"],
     }
     # the same six impressions as in test_click_log_by_hand (impression 3: no credited click)
@@ -449,13 +454,13 @@ def test_click_log_dataframes():
     # pandas missing values (None, NaN, pd.NA) are "no credited click"
     frame = pd.DataFrame(rows).astype({"side": "string"})
     assert frame["side"].isna().sum() == 1
-    assert preference_from_clicks(frame).outcomes.tolist() == [1, -1, 0, 1, 0, 1]
+    assert preference_from_clicks(frame).outcome.tolist() == [1, -1, 0, 1, 0, 1]
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame(rows).rename({"impression": "imp", "side": "credit"})
-    result = preference_from_clicks(frame, impression="imp", side="credit")
+    result = preference_from_clicks(frame, columns={"session": "imp", "team": "credit"})
     assert (result.wins, result.ties, result.losses) == (3, 2, 1)
-    with pytest.raises(ValueError, match="no column"):
-        preference_from_clicks(pd.DataFrame(rows), side="team")
+    with pytest.raises(ValueError, match="no team column"):
+        preference_from_clicks(pd.DataFrame(rows).drop(columns="side"))
 
 
 def test_sign_test_against_hand_formula_and_scipy():
@@ -526,5 +531,6 @@ def test_flip_errors():
 
 
 def test_docstring_examples():
-    failures, tried = doctest.testmod(il, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert tried > 0 and failures == 0
+    for il in (offline, methods):
+        failures, tried = doctest.testmod(il, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert tried > 0 and failures == 0

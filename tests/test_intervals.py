@@ -22,7 +22,7 @@ ALLOWED = {
     "stats/intervals.py",
     "stats/power.py",
     "stats/paired.py",
-    "clicks/interleave.py",
+    "interleaving/power.py",
 }
 
 

@@ -1,4 +1,4 @@
-"""Offline interleaving for every pair at once (rankscope.preference.offline) against the
+"""Offline interleaving for every pair at once (rankscope.interleaving.kernels) against the
 original pair-by-pair computation (tests/oi_reference.py), by hand, on real runs, and by
 name in every command."""
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankscope
-from rankscope.preference.interleaving import (
+from rankscope.interleaving import (
     interleaving_matrix,
     offline_interleaving_preference,
 )

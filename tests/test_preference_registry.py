@@ -3,7 +3,7 @@ once, the measure registry's preference measures are built from it, and every me
 named with the registry's grammar in ``rankscope eval``, ``prefer``, ``meta`` and the API.
 
 Offline interleaving (OI) is checked by name on every path against values worked out by hand
-from the team-draft procedure (and against `rankscope.preference.interleaving` called
+from the team-draft procedure (and against `rankscope.interleaving.offline` called
 directly).  OI simulates whole rankings, so the examples stay tiny.
 """
 
@@ -18,10 +18,10 @@ import pytest
 
 import rankscope
 from rankscope.errors import UsageError
+from rankscope.interleaving import offline as il
 from rankscope.judge import relevance_table
 from rankscope.measures import PREFERENCE_MEASURES, REGISTRY, parse_measures, parse_method
 from rankscope.preference import METHODS, Method
-from rankscope.preference import interleaving as il
 from rankscope.read.trec import read_diversity_qrels
 from rankscope.table.study import measure_data, study
 from tests.conftest import run_cli, write_qrels, write_ranked_run
@@ -198,7 +198,7 @@ def read(qrels, runs):
 
 
 def direct(**options) -> np.ndarray:
-    """The OI tensor from `rankscope.preference.interleaving` itself."""
+    """The OI tensor from `rankscope.interleaving.offline` itself."""
     return np.array(
         [
             il.interleaving_matrix([RANKINGS[r][q] for r in RANKINGS], QRELS[q], **options)
@@ -341,7 +341,7 @@ def diversity(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reference(diversity):
-    """Each spelling's preferences: OI from `rankscope.preference.interleaving` on the
+    """Each spelling's preferences: OI from `rankscope.interleaving.offline` on the
     rankings themselves, the others from the method's function on a relevance table."""
     qrels = read_diversity_qrels(diversity)
     runs = [

@@ -29,7 +29,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import rankscope
-from rankscope.preference import METHODS, offline_interleaving_preference
+from rankscope.interleaving import offline_interleaving_preference
+from rankscope.preference import METHODS
 from tests.test_properties_bounds import prefs_worlds
 
 # each example runs every method of SPECS: few examples keep the file at a few seconds

@@ -173,14 +173,14 @@ def _bradley_terry(seed):
 
 
 def _team_draft(seed):
-    from rankscope.preference import team_draft
+    from rankscope.interleaving import team_draft
 
     a, b = list("abcdefghijklmnop"), list("ponmlkjihgfedcba")
     return list(team_draft(a, b, seed).docs)
 
 
 def _oi_monte_carlo(seed):
-    from rankscope.preference import offline_interleaving_preference
+    from rankscope.interleaving import offline_interleaving_preference
 
     a, b = list("abcdefghijkl"), list("dcbaxyzhgfel")
     relevant = {"b", "d", "h", "x", "l"}
@@ -254,8 +254,8 @@ PROCEDURES: dict[str, Callable] = {
     "stats.meta.robustness_curve": _robustness_curve,
     "stats.latex.latex_table": _latex,
     "preference.bradley_terry": _bradley_terry,
-    "preference.team_draft": _team_draft,
-    "preference.offline_interleaving_preference(Monte Carlo)": _oi_monte_carlo,
+    "interleaving.team_draft": _team_draft,
+    "interleaving.offline_interleaving_preference(Monte Carlo)": _oi_monte_carlo,
     "table.study.study": _study,
     "table.study.drop_judgments": _drop_judgments,
     "api.compare(permutation)": _api_compare("permutation"),

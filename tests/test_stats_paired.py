@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from rankscope import stats
+from rankscope import interleaving, stats
 from rankscope.errors import UsageError
-from rankscope.preference import interleaving
 from rankscope.stats import meta, multiple, paired, procedures
 from rankscope.stats.latex import latex_table
 

@@ -23,7 +23,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     # the subpackage rankscope.judge is reached by import; the attribute is the function
     submodules=[
         "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
-        "fusion", "clicks",
+        "fusion", "clicks", "interleaving",
     ],
     submod_attrs={
         "api": ["agreement"],  # the module of agreement's front doors

@@ -16,9 +16,8 @@ preferences.
 * `estimators`: counterfactual estimates of a ranking policy's clicks from a log of another
   policy's rankings with its propensities (IPS, SNIPS, IIPS, RIPS, PBM, DM, DR,
   cascade-DR; seeded bootstrap intervals);
-* `interleave`: online interleaving from a click log of interleaved lists (team draft,
-  balanced, probabilistic), interleaved lists generated from two runs, the sign test over
-  impressions, its power, and the uniform-p(k) variant;
+* online interleaving from a click log of interleaved lists lives in its own package,
+  `rankscope.interleaving` (with offline interleaving over the same table of methods);
 * the learned weights live with RPP (`rankscope.preference.learned`) and are re-exported
   here: `learn_weights` fits them to labelled preferences ``(query, run_a, run_b, label)``
   (editorial judgments, interleaving outcomes, a metric's preferences: `pairs_from_scores`),
@@ -56,22 +55,6 @@ from .estimators import (
     ranking_policy,
     stochastic_policy,
 )
-from .interleave import (
-    InterleavedList,
-    InterleavingOutcomes,
-    UniformDepth,
-    assignment_posteriors,
-    balanced_credit,
-    impressions_needed,
-    interleaved_list,
-    interleaved_lists,
-    interleaving_outcomes,
-    probabilistic_outcome,
-    sign_test_power,
-    team_draft_credit,
-    uniform_depth,
-    write_lists,
-)
 from .logs import write_clicks
 from .models import (
     CM,
@@ -101,8 +84,6 @@ __all__ = [
     "Estimator",
     "HeldOut",
     "ImpressionLog",
-    "InterleavedList",
-    "InterleavingOutcomes",
     "LabelledPairs",
     "LearnedWeights",
     "MODELS",
@@ -112,32 +93,20 @@ __all__ = [
     "SDBN",
     "TargetPolicy",
     "UBM",
-    "UniformDepth",
     "agreement",
     "assess",
-    "assignment_posteriors",
     "attractiveness_of_grades",
-    "balanced_credit",
     "check_click_log",
     "estimate",
     "fit",
     "from_dict",
-    "impressions_needed",
-    "interleaved_list",
-    "interleaved_lists",
-    "interleaving_outcomes",
     "learn_weights",
     "model_from_judgments",
     "pairs_from_scores",
-    "probabilistic_outcome",
     "ranking_policy",
     "read_impressions",
     "read_pairs",
-    "sign_test_power",
     "simulate",
     "stochastic_policy",
-    "team_draft_credit",
-    "uniform_depth",
     "write_clicks",
-    "write_lists",
 ]

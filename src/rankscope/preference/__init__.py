@@ -1,7 +1,8 @@
 """Preference-based evaluation: compare rankings directly rather than through a metric.
 
 `preferences` computes, for every query, the preference of each run over each other run
-(recall-paired preference and its variants, lexicographic preferences, offline interleaving)
+(recall-paired preference and its variants, lexicographic preferences, offline interleaving
+built on `rankscope.interleaving`)
 and aggregates them into an ordering of systems; `learn_weights` fits RPP's weights over
 recall levels to labelled preferences (`rankscope.preference.learned`).  `METHODS` is the one
 declaration of each method; the measure registry builds its preference measures from it.
@@ -10,13 +11,6 @@ declaration of each method; the measure registry builds its preference measures 
 from __future__ import annotations
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import (
-    balanced,
-    interleaving_matrix,
-    offline_interleaving_preference,
-    preference_from_clicks,
-    team_draft,
-)
 from .learned import (
     Assessment,
     LearnedWeights,
@@ -50,12 +44,7 @@ __all__ = [
     "level_measure",
     "level_view",
     "pairs_from_scores",
-    "balanced",
-    "interleaving_matrix",
     "offline_interleaving",
-    "offline_interleaving_preference",
-    "preference_from_clicks",
-    "team_draft",
     "METHODS",
     "Method",
     "Option",

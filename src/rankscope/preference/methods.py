@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..interleaving.methods import listed as interleaving_methods
+from ..interleaving.methods import method_named as interleaving_method
+from ..interleaving.methods import offline_names
+from ..interleaving.offline import MAX_STATES, all_pairs, offline_interleaving_preference
 from ..judge import RelevanceTable
 from ..model.frames import to_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .interleaving import _METHOD_ALIASES, MAX_STATES, _all_pairs, offline_interleaving_preference
-from .interleaving import _method as _interleaving_method
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -38,21 +40,21 @@ def offline_interleaving(
 ) -> np.ndarray:
     """Offline interleaving (§5.5): P[q, a, b] = E_k[sgn(ν_k(a) − ν_k(b))] for a simulated user
     browsing the interleaved list to depth k ~ ``browsing`` and clicking relevant documents
-    (`rankscope.preference.interleaving`).  Every pair of every query is computed at once
+    (`rankscope.interleaving.offline`).  Every pair of every query is computed at once
     from where the rankings hold the relevant documents and the documents both hold
-    (`rankscope.preference.offline`); a team-draft pair whose exact computation would expand
+    (`rankscope.interleaving.kernels`); a team-draft pair whose exact computation would expand
     more than `MAX_STATES` states is estimated by seeded Monte Carlo (``seed``)."""
     if table.rankings is None or table.judgments is None:
         raise UsageError(
             "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
         )
-    method = _interleaving_method(interleaving)
+    method = interleaving_method(interleaving, offline=True).name
     level = table.relevance_level if level is None else level
     relevant = [
         np.array([d for d, g in judged.items() if g >= level], dtype=np.int64)
         for judged in table.judgments
     ]
-    return _all_pairs(
+    return all_pairs(
         table.rankings, relevant, method=method, browsing=browsing,
         fallback=lambda q, x, y: offline_interleaving_preference(
             table.rankings[q][x], table.rankings[q][y], table.judgments[q],  # type: ignore[index]
@@ -89,8 +91,8 @@ WEIGHTS = Option(
     ("uniform", "dcg", "inverse"), keyword="weights",
 )  # fmt: skip
 INTERLEAVING = Option(
-    "interleaving", str, "team-draft", "how the two rankings are merged: team-draft or balanced",
-    tuple(_METHOD_ALIASES),
+    "interleaving", str, "team-draft",
+    f"how the two rankings are merged: {interleaving_methods(offline=True)}", offline_names(),
 )  # fmt: skip
 BROWSING = Option(
     "browsing", str, "uniform",

@@ -478,7 +478,7 @@ def _teams(values: Any, where: Where) -> np.ndarray:
     listed = values if isinstance(values, list) else np.asarray(values).tolist()
     out = np.zeros(len(listed), dtype=np.int8)
     for i, value in enumerate(listed):
-        if value is None or (isinstance(value, float) and value != value):
+        if _missing(value):
             continue
         text = str(value).strip().lower()
         if not text:
@@ -487,6 +487,16 @@ def _teams(values: Any, where: Where) -> np.ndarray:
             raise InputError(f"{where(i)}: team {excerpt(str(value))} is not 'a' or 'b'")
         out[i] = _TEAMS[text]
     return out
+
+
+def _missing(value: Any) -> bool:
+    """An empty cell of a frame: None, NaN, or pandas' NA (whose comparisons are NA)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: bool(NA) is ambiguous
+        return True
 
 
 def check_click_log(log: ImpressionLog) -> ImpressionLog:

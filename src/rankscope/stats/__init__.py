@@ -10,7 +10,7 @@ queries × systems × systems preference tensor — never files; every random on
 * `intervals`: every confidence interval (t, percentile bootstrap, Wald, Newcombe/Wilson),
   used by the tests, ``compare``, aggregation, counterfactual estimators and Bradley–Terry.
 * `paired`: each paired test written once, vectorised over many comparisons; `tests`,
-  `procedures.pairwise_tests`, `meta` and `rankscope.preference.interleaving.sign_test` call
+  `procedures.pairwise_tests`, `meta` and `rankscope.interleaving.power.sign_test` call
   it, so every path gives the same p-value on the same data.
 * `effects`: Cohen's d_z and d, Hedges' g, the interval of a mean difference.
 * `procedures`: the one table of tests (`TESTS`: name, aliases, null hypothesis, label,

@@ -7,7 +7,7 @@ query — and computes one test on every row together.  The public faces call th
 ``paired_bootstrap``: one comparison, a full `TestResult`), `rankscope.stats.procedures`
 (the table of tests: ``p_values``, ``pairwise_tests``, ``compare``, ``latex_table``),
 `rankscope.stats.meta` (``paired_t_pvalues``, discriminative power) and
-`rankscope.preference.interleaving.sign_test`; so a test gives the same p-value on the
+`rankscope.interleaving.power.sign_test`; so a test gives the same p-value on the
 same data whichever way it is reached.  Results are per row (arrays of length ``rows``).
 
 Conventions (the package docstring, `rankscope.stats`, states them for users):

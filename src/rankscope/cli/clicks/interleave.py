@@ -10,11 +10,30 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 
 from .. import options
 
-#: `rankscope.clicks.interleave.METHODS`, repeated so that building the parser imports nothing.
-INTERLEAVING_METHODS = ("team-draft", "balanced", "probabilistic")
+
+class _Methods:
+    """The names of `rankscope.interleaving.METHODS`, read from the table when argparse first
+    checks or lists them: building the parser imports nothing (`rankscope eval` starts cold in
+    loops and builds every command's parser)."""
+
+    def _names(self) -> tuple[str, ...]:
+        from ...interleaving import METHODS
+
+        return tuple(METHODS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
+#: The choices of ``--method``: the interleaving methods' canonical names.
+METHOD_CHOICES = _Methods()
 
 EXAMPLES = """\
 examples:
@@ -26,9 +45,10 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", nargs="?", help="the click log of interleaved lists")
-    options.choice(
-        p, "--method", INTERLEAVING_METHODS, "the interleaving method (default team-draft)"
-    )
+    p.add_argument(
+        "--method", choices=METHOD_CHOICES, metavar="METHOD",
+        help="the interleaving method: %(choices)s (default team-draft)",
+    )  # fmt: skip
     p.add_argument("--a", dest="run_a", metavar="RUN", help="ranking a (a TREC run)")
     p.add_argument("--b", dest="run_b", metavar="RUN", help="ranking b (a TREC run)")
     p.add_argument(
@@ -103,30 +123,33 @@ def run(args: argparse.Namespace) -> int:
         return _power(args)
     if args.lists is not None:
         return _lists(args)
-    from ...clicks.interleave import interleaving_outcomes, uniform_depth
+    from ...interleaving import interleaving_outcomes, uniform_depth
+    from ...report.marks import p_value
     from ...report.tables import csv_text, json_text, number, text_table
 
     result = interleaving_outcomes(
-        args.log, method=args.method or "team-draft", a=args.run_a, b=args.run_b,
+        args.log, **_method(args), a=args.run_a, b=args.run_b,
         marginalise=not args.no_marginalise, tau=args.tau, ties=args.ties,
     )  # fmt: skip
     variant = uniform_depth(result) if args.uniform_depth else None
+    full = args.format == "csv"  # machine-read: every digit, as every command's CSV
     if args.per_impression:
         header = ["impression", "query", "credit_a", "credit_b", "last_click", "outcome"]
         rows = [header]
+        assert result.last_click is not None  # a log of interleaved lists has positions
         for i, key in enumerate(result.impressions):
             rows.append([
-                key, result.queries[i] if result.queries is not None else "",
-                _credit(result.credit_a[i]), _credit(result.credit_b[i]),
-                str(int(result.last_click[i])), _credit(result.outcome[i]),
+                str(key), result.queries[i] if result.queries is not None else "",
+                _credit(result.credit_a[i], full), _credit(result.credit_b[i], full),
+                str(int(result.last_click[i])), _credit(result.outcome[i], full),
             ])  # fmt: skip
         if variant is not None:
             rows[0].append("weight")
             for i, row in enumerate(rows[1:]):
-                row.append(number(variant.weight[i]))
+                row.append(repr(float(variant.weight[i])) if full else number(variant.weight[i]))
     else:
         stats: list[tuple[str, str, str | int | float]] = [
-            ("method", "method", result.method),
+            ("method", "method", str(result.method)),
             ("impressions", "impressions", len(result)),
             ("wins", "wins (a)", result.wins),
             ("ties", "ties", result.ties),
@@ -147,7 +170,17 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json_text({key: _plain(v) for key, _, v in stats}))
             return 0
         rows = [["statistic", "value"]]
-        rows += [[label, v if isinstance(v, str) else _cell(v)] for _, label, v in stats]
+        for key, label, v in stats:
+            if isinstance(v, str):
+                rows.append([label, v])
+            elif isinstance(v, int):
+                rows.append([label, str(v)])
+            elif full:
+                rows.append([label, repr(float(v))])
+            elif key.endswith("p_value"):  # printed as every command prints p-values
+                rows.append([label, p_value(v)])
+            else:
+                rows.append([label, number(v)])
     write = csv_text if args.format == "csv" else text_table
     if args.format == "json":
         sys.stdout.write(json_text([dict(zip(rows[0], r, strict=True)) for r in rows[1:]]))
@@ -156,14 +189,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _credit(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):.4f}"
-
-
-def _cell(value: int | float) -> str:
-    from ...report.tables import number
-
-    return str(value) if isinstance(value, int) else number(value)
+def _credit(value: float, full: bool) -> str:
+    """A credit or outcome: an integer as one; otherwise four decimals, or every digit
+    (``full``: CSV, machine-read)."""
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value)) if full else f"{float(value):.4f}"
 
 
 def _plain(value: object) -> object:
@@ -174,11 +205,16 @@ def _plain(value: object) -> object:
     return value
 
 
+def _method(args: argparse.Namespace) -> dict[str, str]:
+    """``method=`` when --method was given (otherwise the API's default method)."""
+    return {} if args.method is None else {"method": args.method}
+
+
 def _lists(args: argparse.Namespace) -> int:
-    from ...clicks.interleave import interleaved_lists, write_lists
+    from ...interleaving import interleaved_lists, write_lists
 
     table = interleaved_lists(
-        args.lists[0], args.lists[1], method=args.method or "team-draft",
+        args.lists[0], args.lists[1], **_method(args),
         impressions=args.impressions, depth=args.depth, seed=args.seed, tau=args.tau,
         ties=args.ties,
     )  # fmt: skip
@@ -187,7 +223,7 @@ def _lists(args: argparse.Namespace) -> int:
 
 
 def _power(args: argparse.Namespace) -> int:
-    from ...clicks.interleave import impressions_needed, sign_test_power
+    from ...interleaving import impressions_needed, sign_test_power
 
     needed = impressions_needed(
         args.power, tie_rate=args.tie_rate, alpha=args.alpha, power=args.target_power

@@ -3,7 +3,7 @@ at once, from where each ranking holds the relevant documents and the documents 
 
 What an outcome depends on
 --------------------------
-The simulated user (`rankscope.preference.interleaving`) clicks the relevant documents above
+The simulated user (`rankscope.interleaving.offline`) clicks the relevant documents above
 her depth k, so an outcome changes only where a relevant document enters the interleaved list.
 *Where* it enters, though, depends on more than the relevant documents' ranks: a document
 both rankings hold is placed once, and the ranking that did not place it moves on to its next
@@ -26,7 +26,7 @@ is constant, so the expectation over k is a sum over the relevant documents of s
 (browsing mass of their stretch), vectorised over pairs.
 
 Team draft, a dynamic programme run for every pair at once.  After each round the list is
-a[:i] ∪ b[:j] (the module `interleaving` says why), and a round's coin changes that state
+a[:i] ∪ b[:j] (the module `offline` says why), and a round's coin changes that state
 only when both rankings' next documents are the same document (a *collision*: the coin
 decides who takes it); otherwise both orders end in the same state and the coin only decides
 which of the two documents comes first, which matters for the odd position in between.  So
