@@ -69,7 +69,7 @@ def test_printed_name_is_the_dotted_name():
                             ("recall_100", "recall.100"),
                             ("iprec_at_recall_0.10", "iprec_at_recall.0.10")]:  # fmt: skip
         (a,), (b,) = parse_measures(printed), parse_measures(dotted)
-        assert a.key() == b.key() and a.label == b.label == printed
+        assert a == b and a.label == b.label == printed
 
 
 def test_rr_takes_a_cutoff(files, capsys):

@@ -80,7 +80,7 @@ def test_every_method_parses_in_every_spelling(name):
     for spec, given in _variants(method):
         (request,) = parse_measures([spec])
         assert request.measure.method is method
-        assert parse_method(spec).key() == request.key()
+        assert parse_method(spec) == request
         expected = {o.name: o.default for o in method.options} | given
         assert request.kwargs == expected, spec
         arguments = method.arguments(request.kwargs)
@@ -405,8 +405,8 @@ def test_every_method_through_meta(diversity, reference):
     ]
     datas = measure_data(qrels, runs, EVERY_NAME)
     # a spelling naming the same computation as an earlier one (RPP(p=uniform)) is left out
-    distinct = {parse_method(spec).key(): spec for spec in reversed(EVERY_NAME)}
-    specs = [spec for spec in EVERY_NAME if distinct[parse_method(spec).key()] == spec]
+    distinct = {parse_method(spec): spec for spec in reversed(EVERY_NAME)}
+    specs = [spec for spec in EVERY_NAME if distinct[parse_method(spec)] == spec]
     assert "RPP" in specs and "RPP(p=uniform)" not in specs and "RPP(p=dcg)" in specs
     assert [d.name for d in datas] == [parse_method(spec).label for spec in specs]
     for spec, data in zip(specs, datas, strict=True):

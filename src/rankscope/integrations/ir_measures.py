@@ -457,11 +457,10 @@ class RankscopeEvaluator(Evaluator):
         providers), and rankscope's value (trec_eval ``-c``) for rankscope's measures, whose
         value on an empty ranking need not be 0 (search lengths)."""
         result = evaluate_many(self.qrels, runs, [r for _, r in pairs], complete=True)[0]
-        by_key = {r.key(): values for r, values in zip(result.requests, result.values,
-                                                       strict=True)}  # fmt: skip
+        by_request = dict(zip(result.requests, result.values, strict=True))
         ranked = ~np.asarray(result.missing, dtype=bool)
         for measure, request in pairs:
-            values = by_key[request.key()].tolist()
+            values = by_request[request].tolist()
             own = isinstance(measure, RankscopeMeasure)
             for qid, value, is_ranked in zip(result.query_ids, values, ranked, strict=True):
                 if own or is_ranked:

@@ -138,8 +138,8 @@ class Registry:
         seen: set = set()
         unique = []
         for r in requests:
-            if r.key() not in seen:
-                seen.add(r.key())
+            if r not in seen:
+                seen.add(r)
                 unique.append(r)
         return sorted(unique, key=lambda r: (self.index(r.measure), r.order[1:]))
 

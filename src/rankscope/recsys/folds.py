@@ -262,7 +262,7 @@ def _split_measures(
         return None, []
     specs = [measures] if isinstance(measures, str) else list(measures)
     metrics: list[str] = []
-    methods: dict[tuple, Request] = {}
+    methods: dict[Request, Request] = {}
     for spec in specs:
         try:
             request = parse_method(spec)
@@ -270,7 +270,7 @@ def _split_measures(
             parse(spec, k)  # a name of neither kind: the recommender registry's error
             metrics.append(spec)
             continue
-        methods.setdefault(request.key(), request)
+        methods.setdefault(request, request)
     return (metrics or []), list(methods.values())
 
 

@@ -286,12 +286,12 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
         meta["run_only"] = [r.run_only for r in reports]
         meta["qrels_only"] = [r.qrels_only for r in reports]
         for i, res in enumerate(results):
-            order = {id(r): j for j, r in enumerate(res.requests)}
+            order = {r: j for j, r in enumerate(res.requests)}
             cols["run"].extend([i] * len(res.query_ids))
             cols["query"].extend(res.query_ids)
             cols["missing"].extend(res.missing.tolist())
             for j, req in enumerate(requests):
-                at = order[id(req)]
+                at = order[req]
                 values[j].extend(res.values[at].tolist())
                 s = res.summary[at]
                 # an int summary (num_rel under -c, num_q) is a count that partitions add

@@ -212,11 +212,11 @@ def judge_and_evaluate(
         options.judge(qrels, run, judged_only=True), condensed, num_docs=num_docs,
         complete=complete,
     )  # fmt: skip
-    found = {id(r): (v, s) for part in (first, second)
+    found = {r: (v, s) for part in (first, second)
              for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
     return RunEvaluation(
-        first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
-        [found[id(r)][1] for r in requests], first.missing, first.complete_num_rel,
+        first.run_name, first.query_ids, list(requests), [found[r][0] for r in requests],
+        [found[r][1] for r in requests], first.missing, first.complete_num_rel,
         runid=first.runid,
     ), judged  # fmt: skip
 

@@ -137,8 +137,8 @@ _TASK: _Task | None = None  # what forked workers evaluate (set before the pool 
 def _portable(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluation:
     """``result`` with its requests (whose measures hold functions) as their positions in
     ``requests``, to cross between processes."""
-    position = {id(r): i for i, r in enumerate(requests)}
-    kept = [position[id(r)] for r in result.requests]
+    position = {r: i for i, r in enumerate(requests)}
+    kept = [position[r] for r in result.requests]
     return dataclasses.replace(result, requests=kept)  # type: ignore[arg-type]
 
 
