@@ -139,7 +139,8 @@ def test_bad_names_are_usage_errors(spec, message):
 def test_a_name_and_its_parametrised_spellings_are_separate_requests():
     specs = ["OI", "OI(interleaving=balanced,browsing=dcg)", "gRPP(p=dcg)", "RPP(rel=2)"]
     labels = [r.label for r in rankscope.parse_measures(specs)]
-    assert labels == ["RPP(rel=2)", "gRPP(p=dcg)", "OI", "OI(browsing=dcg,interleaving=balanced)"]
+    # in the order asked
+    assert labels == ["OI", "OI(browsing=dcg,interleaving=balanced)", "gRPP(p=dcg)", "RPP(rel=2)"]
     assert [r.label for r in parse_measures(["RPP", "RPP(rel=2)", "gRPP", "gRPP(p=dcg)"])] == [
         "RPP", "RPP(rel=2)", "gRPP", "gRPP(p=dcg)",
     ]  # fmt: skip

@@ -13,7 +13,7 @@ import sys
 from . import options
 
 #: The measures shown without ``-m``.
-MEASURES = ["map", "P@10", "nDCG@10", "recip_rank", "bpref"]
+MEASURES = ["map", "bpref", "recip_rank", "P@10", "nDCG@10"]
 #: The comparison's measures: a recall-oriented metric, a first-page one, a preference.
 COMPARED = ["AP", "nDCG@10", "RPP"]
 
@@ -25,8 +25,8 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.measures(p, "measures of the first table (default map, P@10, nDCG@10, "
-                     "recip_rank, bpref); repeatable")
+    options.measures(p, "measures of the first table (default map, bpref, recip_rank, "
+                     "P@10, nDCG@10); repeatable")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
 from ..read import prefs as prefs_io
 from ..read.sources import read_qrels
-from .evaluation import RunEvaluation, evaluate_run
+from .evaluation import RunEvaluation, evaluate_run, in_order
 from .groups import evaluate_judgment_groups
 from .prefs import evaluate_prefs
 from .zscores import to_zscores
@@ -66,6 +66,7 @@ def _evaluate_qrels(
     wanted = [r for r in requests if r.measure.family == "preference"]
     if wanted:
         results = with_preferences(results, wanted, qrels, runs, options)
+        results = [in_order(res, requests) for res in results]  # the preferences among them
     return results
 
 

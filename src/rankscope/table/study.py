@@ -65,11 +65,7 @@ def measure_data(
 ) -> list[MeasureData]:
     """The per-query data of each measure for ``runs`` (metrics and preference methods, both
     named as in the measure registry), in the order of ``measures``."""
-    named_by: dict[Request, int] = {}  # request -> the first of ``measures`` naming it
-    for i, spec in enumerate(measures):
-        for request in parse_measures([spec]):
-            named_by.setdefault(request, i)
-    requests = sorted(parse_measures(measures), key=lambda r: named_by.get(r, len(measures)))
+    requests = parse_measures(measures)
     metrics = [r for r in requests if r.measure.family != "preference"]
     preferences = [r for r in requests if r.measure.family == "preference"]
     data: dict[Request, MeasureData] = {}
