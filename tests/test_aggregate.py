@@ -13,11 +13,11 @@ import pytest
 
 import rankscope
 from rankscope import InputError, RankscopeWarning, UsageError
+from rankscope.api.aggregation import aggregate
 from rankscope.read.segments import read_segments, read_weights
 from rankscope.table.aggregate import (
     HOWS,
     MISSING,
-    aggregate,
     comparison_table,
     preference_table,
     usage_segments,

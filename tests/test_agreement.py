@@ -528,10 +528,11 @@ def test_cli_bad_input_exits_2_naming_file_and_line(tmp_path, capsys):
 def test_cli_constants_agree_with_the_library():
     from rankscope.cli import agree
     from rankscope.stats.agreement import ALPHA_LEVELS
+    from rankscope.table import agreement as kernels
 
     assert agree.LEVELS == ALPHA_LEVELS
-    assert agree.AGGREGATIONS == facade.AGGREGATIONS
-    assert agree.TIE_BREAKS == facade.TIE_BREAKS
+    assert agree.AGGREGATIONS == kernels.AGGREGATIONS
+    assert agree.TIE_BREAKS == kernels.TIE_BREAKS
 
 
 def test_no_pairable_item_gives_no_statistic(tmp_path):

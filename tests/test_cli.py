@@ -13,6 +13,7 @@ import pytest
 
 import rankscope
 import rankscope.cli
+import rankscope.cli.clicks
 from tests.conftest import run_cli
 
 # A small collection with hand-computed values.
@@ -632,6 +633,9 @@ def test_building_the_parser_imports_no_command_body():
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
     expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
     expected.add("rankscope.cli.segments")  # the aggregation options (argparse only)
+    # the clicks subcommands, one module each, and their shared options (argparse only)
+    expected |= {f"rankscope.cli.clicks.{name}" for name in rankscope.cli.clicks.SUBCOMMANDS}
+    expected.add("rankscope.cli.clicks.shared")
     assert loaded <= expected, loaded - expected
 
 

@@ -332,6 +332,6 @@ def test_cli_user_errors_exit_2(tmp_path, capsys):
 
 
 def test_cli_model_names_match_the_api():
-    from rankscope.cli import clicks as cli_clicks
+    from rankscope.cli.clicks import shared as cli_clicks
 
     assert cli_clicks.MODELS == tuple(clicks.MODELS)

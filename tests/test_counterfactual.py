@@ -382,7 +382,7 @@ def test_cli_estimate(tmp_path, capsys):
 
 
 def test_cli_lists_what_the_api_has():
-    from rankscope.cli import clicks
+    from rankscope.cli.clicks import estimate as clicks
     from rankscope.clicks import ESTIMATORS
     from rankscope.report.estimates import FORMATS
 

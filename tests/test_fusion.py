@@ -205,7 +205,7 @@ def test_trec_eval_reads_the_rank_column_as_written(tmp_path):
 
 
 def test_doctests():
-    module = importlib.import_module("rankscope.fusion.fuse")  # (the function shadows it)
+    module = importlib.import_module("rankscope.api.fusion")
     assert doctest.testmod(module).failed == 0
 
 

@@ -1,4 +1,4 @@
-"""The recall-level view (`rankscope.preference.recall_levels`, ``rankscope explain``):
+"""The recall-level view (`rankscope.recall_levels`, ``rankscope explain``):
 Δμ_i computed by hand on small rankings, the levels adding up to the difference that
 `rankscope.evaluate` and `rankscope.compare` report on real runs, RPP's sign and share
 against `rankscope.preferences`, the mean over queries, and the command line."""
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import rankscope
+from rankscope import recall_levels
 from rankscope.errors import RankscopeWarning, UsageError
-from rankscope.preference import recall_levels
 
 from .conftest import DATA, need, run_cli, write_qrels, write_ranked_run
 

@@ -24,7 +24,7 @@ PUBLIC = [
     "rankscope.fusion",
     "rankscope.clicks",
     "rankscope.api",
-    "rankscope.agreement",
+    "rankscope.api.agreement",
     "rankscope.read.results_frames",
 ]
 try:  # the ir-measures extra (in the test extra)

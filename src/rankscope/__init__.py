@@ -23,44 +23,47 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     # the subpackage rankscope.judge is reached by import; the attribute is the function
     submodules=[
         "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
-        "agreement", "fusion", "clicks",
+        "fusion", "clicks",
     ],
     submod_attrs={
-        "api": [
-            "compare", "evaluate", "evaluate_many", "preferences", "read_judgments",
-            "read_qrels", "read_run", "dataset_measures",
-            "reproduce",
-        ],
+        "api": ["agreement"],  # the module of agreement's front doors
+        "api.evaluation": ["evaluate", "evaluate_many", "read_judgments", "dataset_measures"],
+        "api.comparison": ["compare"],
+        "api.preference": ["preferences"],
+        "api.reproduction": ["reproduce"],
+        "api.explanation": ["recall_levels"],
+        "read.sources": ["read_qrels", "read_run"],
         "errors": ["InputError", "RankscopeError", "RankscopeWarning", "UsageError"],
         "judge": ["Judged", "Ranked", "judge"],
         "model": ["Qrels", "Run", "Vocabulary"],
         "table": ["RunEvaluation", "evaluate_judged"],
-        "table.aggregate": ["aggregate"],
+        "api.aggregation": ["aggregate"],
         "report.trec": ["format_trec"],
         "report.splits": ["write_splits"],
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
-        "fusion": ["fuse"],
+        "api.fusion": ["fuse"],
     },
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import (  # noqa: F401
-        compare,
+    from .api import agreement  # noqa: F401
+    from .api.aggregation import aggregate  # noqa: F401
+    from .api.comparison import compare  # noqa: F401
+    from .api.evaluation import (  # noqa: F401
         dataset_measures,
         evaluate,
         evaluate_many,
-        preferences,
         read_judgments,
-        read_qrels,
-        read_run,
-        reproduce,
     )
+    from .api.explanation import recall_levels  # noqa: F401
+    from .api.fusion import fuse  # noqa: F401
+    from .api.preference import preferences  # noqa: F401
+    from .api.reproduction import reproduce  # noqa: F401
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
-    from .fusion import fuse  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401
     from .measures import MEASURES, REGISTRY, parse_measures  # noqa: F401
     from .model import Qrels, Run, Vocabulary  # noqa: F401
+    from .read.sources import read_qrels, read_run  # noqa: F401
     from .report.splits import write_splits  # noqa: F401
     from .report.trec import format_trec  # noqa: F401
     from .table import RunEvaluation, evaluate_judged  # noqa: F401
-    from .table.aggregate import aggregate  # noqa: F401

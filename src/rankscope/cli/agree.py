@@ -30,7 +30,7 @@ examples:
   rankscope agree labels.txt --to-qrels majority -o qrels.txt
 """
 
-#: `rankscope.stats.agreement.ALPHA_LEVELS` and `rankscope.agreement.AGGREGATIONS`,
+#: `rankscope.stats.agreement.ALPHA_LEVELS` and `rankscope.table.agreement.AGGREGATIONS`,
 #: `TIE_BREAKS` (repeated: building the parser imports nothing; a test checks they agree).
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 AGGREGATIONS = ("majority", "mean")
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         )
     options.check_outputs(args, {"--output": args.output if args.output != "-" else None})
 
-    from ..agreement import agreement, read_labels, to_qrels
+    from ..api.agreement import agreement, read_labels, to_qrels
     from ..report.agreement import format_agreement
     from ..report.files import format_qrels
 

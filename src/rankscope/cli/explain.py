@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..preference import recall_levels
+    from ..api.explanation import recall_levels
     from ..preference.recall import DEFAULT_MEASURES
     from ..report.explain import format_recall_levels
 

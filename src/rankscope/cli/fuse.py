@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         for flag, given in (("--qrels", args.qrels), ("--train", args.train)):
             if given is not None:
                 raise UsageError(f"{flag} is for tuning weights: it needs --optimize MEASURE")
-    from ..fusion import fuse
+    from ..api.fusion import fuse
 
     fusion = fuse(
         args.runs, args.method, norm=args.norm, weights=_weights(args.weights), k=args.k,

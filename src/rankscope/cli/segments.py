@@ -99,8 +99,8 @@ def appended(args: argparse.Namespace, output: str, table: Any, fmt: str) -> str
     or unchanged when they ask for none."""
     if not asked(args):
         return output
+    from ..api.aggregation import aggregate
     from ..report.aggregate import with_aggregation
-    from ..table.aggregate import aggregate
 
     segments: dict[str, dict[str, str]] = {}
     for path in args.segments or ():

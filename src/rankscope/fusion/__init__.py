@@ -6,12 +6,13 @@
 * `pool`: the candidates, every (query, document) some run ranks, with each run's score and
   rank, as (runs × candidates) matrices;
 * `tune`: weights tuned on training queries (grid or seeded coordinate ascent);
-* `fuse`: `fuse`, the entry point, and its result `Fusion`.
+* `fuse`: the fusion of a pool (`fuse_pool`) and its result `Fusion`; the entry point,
+  `rankscope.fuse`, reads the runs (`rankscope.api.fusion`).
 
 Fusion sits above `table`: tuning evaluates the fused training queries.
 """
 
-from .fuse import DEPTH, Fusion, fuse
+from .fuse import DEPTH, Fusion, fuse_pool, fusion_options
 from .methods import METHODS, FusionMethod
 from .normalise import NORMALISATIONS, Normalisation
 from .tune import SEARCHES, Tuning
@@ -25,5 +26,6 @@ __all__ = [
     "FusionMethod",
     "Normalisation",
     "Tuning",
-    "fuse",
+    "fuse_pool",
+    "fusion_options",
 ]

@@ -10,17 +10,15 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-_cache: list[ModuleType | None] = []
+_trecio: ModuleType | None
+try:  # an optional compiled extension: absent, the pure-Python reader does the work
+    from . import _trecio  # type: ignore[attr-defined, no-redef]
+except ImportError:
+    _trecio = None
 
 
 def native() -> ModuleType | None:
+    """The compiled module, or None when it is absent or ``RANKSCOPE_PURE_PYTHON`` is set."""
     if os.environ.get("RANKSCOPE_PURE_PYTHON"):
         return None
-    if not _cache:
-        try:
-            from . import _trecio  # type: ignore[attr-defined]
-        except ImportError:
-            _cache.append(None)
-        else:
-            _cache.append(_trecio)
-    return _cache[0]
+    return _trecio

@@ -35,7 +35,7 @@ from .methods import (
     offline_interleaving,
     unknown_method,
 )
-from .recall import LevelMeasure, RecallLevel, RecallLevels, level_measure, recall_levels
+from .recall import LevelMeasure, RecallLevel, RecallLevels, level_measure, level_view
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 
 __all__ = [
@@ -48,7 +48,7 @@ __all__ = [
     "RecallLevel",
     "RecallLevels",
     "level_measure",
-    "recall_levels",
+    "level_view",
     "pairs_from_scores",
     "balanced",
     "interleaving_matrix",

@@ -50,6 +50,7 @@ from ..errors import InputError, UsageError, warn
 from ..judge import RelevanceTable
 from ..read.pairs import LabelledPairs, PairsLike, read_pairs
 from ..read.trec import read_bytes, source_name
+from ..stats.meta import discriminative_power
 from .methods import Method
 from .rpp import _clip, _rpp_level, graded_rpp, rpp
 
@@ -511,8 +512,6 @@ def assess(
     and inverse ones: queries are cut into ``folds`` (shuffled with ``seed``); on each, the
     weights are learned on the other folds (`learn_weights`, its penalty chosen by
     ``inner_folds``-fold cross-validation) and scored on it."""
-    from ..stats.meta import discriminative_power
-
     labelled = read_pairs(pairs)
     located = _locate(table, labelled)  # says which pairs are left out, once
     queries = np.array(table.query_ids, dtype=object)

@@ -36,9 +36,8 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..model import ClickLog, Vocabulary
 from ..model.frames import column_names, is_frame
-from . import frames
+from . import delimited, frames
 from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-from .logs import _content, _find, _lines, _load, _separator, _split, _width_error
 
 POSITION = Field("position", integer=True)
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
@@ -92,15 +91,15 @@ def read_clicks(source: Any, *, columns: Mapping[str, str] | None = None) -> Cli
 
 
 def _from_text(path: str | os.PathLike, columns: Mapping[str, str] | None) -> ClickLog:
-    data, source = _load(path)
-    content = _content(_lines(data))
+    data, source = delimited.load(path)
+    content = delimited.content(delimited.lines(data))
     if not content:
         raise InputError(f"{source}: no clicks found (an empty click log)")
-    sep = _separator(content[0][1])
-    rows = [(n, _split(s, sep)) for n, s in content]
+    sep = delimited.separator(content[0][1])
+    rows = [(n, delimited.split(s, sep)) for n, s in content]
     header = None
     first = rows[0][1]
-    if _find(first, [n for names in COLUMN_NAMES.values() for n in names]) is not None or (
+    if delimited.find(first, [n for names in COLUMN_NAMES.values() for n in names]) is not None or (
         len(first) > 2 and POSITION.problem(first[2]) is not None
     ):
         header = rows.pop(0)[1]
@@ -115,7 +114,9 @@ def _from_text(path: str | os.PathLike, columns: Mapping[str, str] | None) -> Cl
                 f"doc clicked), found {len(fields)}: {excerpt(' '.join(fields))}"
             )
         if len(fields) != width and sep is not None:
-            raise _width_error(source, n, fields, width, sep, header is not None, rows[0][0])
+            raise delimited.width_error(
+                source, n, fields, width, sep, header is not None, rows[0][0]
+            )
     lines = np.asarray([n for n, _ in rows], dtype=np.int64)
 
     def column(role: str) -> list[str] | None:
@@ -158,7 +159,7 @@ def _positions(
     out: dict[str, int | None] = {}
     for role in roles:
         wanted = [columns[role].lower()] if columns and role in columns else COLUMN_NAMES[role]
-        out[role] = _find(header, wanted)
+        out[role] = delimited.find(header, wanted)
         if out[role] is None and role in REQUIRED:
             raise InputError(
                 f"{source}: no {role} column in the header ({', '.join(header)}); name it "

@@ -32,9 +32,9 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.frames import column_names, is_frame
+from . import delimited
 from .fields import Field, at_line, at_row, excerpt
 from .frames import frame_columns, read_parquet
-from .logs import _content, _lines, _load, _separator, _split
 
 #: Column names recognised in a header, canonical name first.
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -210,20 +210,20 @@ def _check_impressions(log: InterleavedLog) -> None:
 
 
 def _from_text(path: str | os.PathLike) -> InterleavedLog:
-    data, source = _load(path)
-    lines = _lines(data)
-    content = _content(lines)
+    data, source = delimited.load(path)
+    lines = delimited.lines(data)
+    content = delimited.content(lines)
     if not content:
         raise InputError(f"{source}: no impressions")
-    sep = _separator(content[0][1])
+    sep = delimited.separator(content[0][1])
     if sep is not None:  # keep a delimited line's empty last field (an empty team cell)
         content = [(n, lines[n - 1].rstrip("\r")) for n, _ in content]
-    header = _split(content[0][1], sep)
+    header = delimited.split(content[0][1], sep)
     found = _match(header, source)
     columns: dict[str, list[Any]] = {key: [] for key in found}
     where: list[str] = []
     for number, line in content[1:]:
-        fields = _split(line, sep)
+        fields = delimited.split(line, sep)
         if len(fields) != len(header):
             raise InputError(
                 f"{at_line(source, number)}: {len(fields)} fields, the header has "

@@ -35,11 +35,7 @@ last line), a recommendation list keeps the pair's best score.
 
 from __future__ import annotations
 
-import csv
-import io
-import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -48,20 +44,16 @@ import numpy as np
 from ..errors import InputError, UsageError, warn
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
 from ..model.frames import column_names, is_frame
-from . import frames
+from . import delimited, frames
 from .duplicates import first_repeated, group_key, kept_rows, resolve_duplicates, where
 from .fields import (
     PINNED_NOT_A_FINITE_NUMBER,
     Field,
-    excerpt,
     field_count_error,
     looks_numeric,
-    nul_error,
-    nul_line,
-    text_start,
 )
 from .sources import file_stem
-from .trec import GRADE, RANK, parse_run_lines, read_bytes, source_name
+from .trec import GRADE, RANK, parse_run_lines
 
 # tests/test_recsys.py pins "rating 'nan' is not a finite number" (and the same for scores)
 RATING = Field("rating", not_finite=PINNED_NOT_A_FINITE_NUMBER)
@@ -85,75 +77,12 @@ LABEL_NAMES = ("genres", "genre", "tags", "labels")
 # -- text files ------------------------------------------------------------------------------
 
 
-def _load(path: str | os.PathLike) -> tuple[bytes, str]:
-    """The text of ``path`` and its name, its bytes checked as every text reader checks them
-    (`rankscope.read.fields.text_start`: a byte-order mark skipped, CR-only line endings an
-    error) and no line holding a NUL byte."""
-    data, source = read_bytes(path), source_name(path)
-    start = text_start(data, source)
-    if start:
-        data = data[start:]
-    nul = nul_line(data)
-    if nul:
-        raise nul_error(source, nul)
-    return data, source
-
-
-def _lines(data: bytes) -> list[str]:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:  # MovieLens u.item is Latin-1
-        text = data.decode("latin-1")
-    return text.split("\n")
-
-
-def _content(lines: list[str]) -> list[tuple[int, str]]:
-    out = []
-    for number, raw in enumerate(lines, start=1):
-        s = raw.strip()
-        if s and not s.startswith("#"):
-            out.append((number, s))
-    return out
-
-
-def _separator(first: str) -> str | None:
-    """The field separator of a delimited line (None: runs of white space)."""
-    if "::" in first:
-        return "::"
-    if "\t" in first:
-        return "\t"
-    if ";" in first and _DECIMAL_COMMAS_ONLY.fullmatch(first):
-        return ";"  # (European CSV: fields separated by ';', decimals written 4,5)
-    if "," in first:
-        return ","
-    if ";" in first:
-        return ";"
-    return None
-
-
-#: A line whose every comma stands between two digits: decimal commas, not separators.
-_DECIMAL_COMMAS_ONLY = re.compile(r"(?:[^,]|(?<=[0-9]),(?=[0-9]))*")
-
-
-def _split(line: str, sep: str | None) -> list[str]:
-    if sep == ",":
-        return [f.strip() for f in next(csv.reader(io.StringIO(line)))]
-    if sep is None:
-        return line.split()
-    return [f.strip() for f in line.split(sep)]
-
-
-def _find(names: Sequence[str], candidates: Sequence[str]) -> int | None:
-    lowered = [n.strip().lower() for n in names]
-    for c in candidates:
-        if c in lowered:
-            return lowered.index(c)
-    return None
-
-
 def _header(fields: list[str], second: list[str] | None) -> bool:
     """Whether the first content line names the columns."""
-    if _find(fields[:1], USER_NAMES) is not None or _find(fields, ITEM_NAMES) is not None:
+    if (
+        delimited.find(fields[:1], USER_NAMES) is not None
+        or delimited.find(fields, ITEM_NAMES) is not None
+    ):
         return True
     # a non-numeric third column above a numeric one
     return (
@@ -162,47 +91,6 @@ def _header(fields: list[str], second: list[str] | None) -> bool:
         and len(second) >= 3
         and not looks_numeric(fields[2])
         and looks_numeric(second[2])
-    )
-
-
-def _rows(path, *, min_fields: int, what: str, data: tuple[bytes, str] | None = None):
-    """(source, header or None, [(line number, fields)], separator) of a delimited file."""
-    raw, source = _load(path) if data is None else data
-    content = _content(_lines(raw))
-    if not content:
-        raise InputError(f"{source}: no {what} found")
-    sep = _separator(content[0][1])
-    rows = [(n, _split(s, sep)) for n, s in content]
-    header = None
-    if _header(rows[0][1], rows[1][1] if len(rows) > 1 else None):
-        header = rows.pop(0)[1]
-        if not rows:
-            raise InputError(f"{source}: no {what} found after the header")
-    width = len(header) if header is not None else len(rows[0][1])
-    for n, fields in rows:
-        if len(fields) < min_fields:
-            raise field_count_error(source, n, f"at least {min_fields}", len(fields),
-                                    " ".join(fields))  # fmt: skip
-        if len(fields) != width and sep is not None:
-            raise _width_error(source, n, fields, width, sep, header is not None, rows[0][0])
-    return source, header, rows, sep
-
-
-def _width_error(source, line, fields, width, sep, header, first) -> InputError:
-    """A delimited line whose field count is not the file's: read on, its fields would
-    shift (a decimal comma, ``4,5``, makes two fields of a rating: rating 4, timestamp 5)."""
-    model = "the header" if header else f"line {first}"
-    shown = sep.join(fields)
-    hint = ""
-    if sep == "," and any(
-        a[-1:].isdigit() and b[:1].isdigit() for a, b in zip(fields, fields[1:], strict=False)
-    ):
-        hint = (
-            "; a decimal comma? rankscope reads numbers with a decimal point (4.5)"
-        )
-    return InputError(
-        f"{source}:{line}: expected {width} fields, as {model} has, found {len(fields)}: "
-        f"{excerpt(shown)}{hint}"
     )
 
 
@@ -244,12 +132,14 @@ def read_interactions(
         )
     if format not in ("auto", "delimited", "trec"):
         raise UsageError(f"unknown format {format!r}: choose auto, delimited or trec")
-    data, name = _load(source)
+    data, name = delimited.load(source)
     if format != "trec":
         fast = _fast_interactions(data, name, users, items, columns, format == "auto")
         if fast is not None:
             return fast
-    name, header, rows, _ = _rows(source, min_fields=2, what="interactions", data=(data, name))
+    name, header, rows, _ = delimited.rows(
+        source, min_fields=2, what="interactions", is_header=_header, data=(data, name)
+    )
     if format == "trec" or (format == "auto" and header is None and _trec_qrels_like(rows)):
         for n, f in rows:
             if len(f) != 4:
@@ -264,12 +154,12 @@ def _fast_interactions(data, source, users, items, columns, detect_trec) -> Inte
     """The same result as the line-by-line reader for a regular file (every line with the
     same number of fields, no comments, quotes or blank lines), column-wise; None for
     anything else, which the line-by-line reader then reads or reports."""
-    lines = _lines(data)
+    lines = delimited.lines(data)
     while lines and not lines[-1].strip():
         lines.pop()
     if len(lines) < 2 or "#" in lines[0] or b"#" in data or b'"' in data:
         return None
-    sep = _separator(lines[0])
+    sep = delimited.separator(lines[0])
     first = lines[0].split(sep) if sep else lines[0].split()
     second = lines[1].split(sep) if sep else lines[1].split()
     header = None
@@ -333,11 +223,11 @@ def _positions(header, columns, source) -> _Positions:
 
     def pick(role, candidates, required):
         if role in columns:
-            idx = _find(header, [columns[role].lower()])
+            idx = delimited.find(header, [columns[role].lower()])
             if idx is None:
                 raise InputError(f"{source}: no column {columns[role]!r} in the header")
             return idx
-        idx = _find(header, candidates)
+        idx = delimited.find(header, candidates)
         if idx is None and required:
             raise InputError(
                 f"{source}: cannot tell which header column holds the {role} "
@@ -406,7 +296,7 @@ def _frame_column(names, columns, role, candidates, source) -> str | None:
         if columns[role] not in names:
             raise InputError(f"{source}: no column {columns[role]!r} (columns: {names})")
         return columns[role]
-    idx = _find(names, candidates)
+    idx = delimited.find(names, candidates)
     return None if idx is None else names[idx]
 
 
@@ -555,12 +445,14 @@ def read_recommendations(
         frame = frames.read_parquet(source)
         stem = name or Path(source).stem
         return _deduplicated(_recs_from_frame(frame, users, items, stem, columns, str(source)))
-    data, src = _load(source)
-    first = next((s for _, s in _content(_lines(data[:65536]))), "")
-    if _separator(first) is None and len(first.split()) >= 6:
+    data, src = delimited.load(source)
+    first = next((s for _, s in delimited.content(delimited.lines(data[:65536]))), "")
+    if delimited.separator(first) is None and len(first.split()) >= 6:
         # every line kept: a repeated pair is resolved below, with a warning
         return _deduplicated(parse_run_lines(data, src, users, items, name))
-    _, header, rows, _ = _rows(source, min_fields=2, what="recommendations", data=(data, src))
+    _, header, rows, _ = delimited.rows(
+        source, min_fields=2, what="recommendations", is_header=_header, data=(data, src)
+    )
     return _deduplicated(_recs_from_rows(rows, header, columns, users, items, name, src))
 
 
@@ -569,13 +461,13 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
     s_at: int | None = 2
     if header is not None:
         columns = dict(columns or {})
-        u_found = _find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
-        i_found = _find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
+        u_found = delimited.find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
+        i_found = delimited.find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
         u_at = 0 if u_found is None else u_found
         i_at = 1 if i_found is None else i_found
-        s_at = _find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
+        s_at = delimited.find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
         if s_at is None:
-            s_at = _find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
+            s_at = delimited.find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
             by_rank = s_at is not None
     has_score = s_at is not None and len(rows[0][1]) > s_at
     field = RANK if by_rank else SCORE
@@ -703,14 +595,14 @@ def read_item_features(
         return _features_from_dict(source, items)
     if is_frame(source):
         return _features_from_frame(source, items, columns, "<features frame>")
-    raw, name = _load(source)
-    content = _content(_lines(raw))
+    raw, name = delimited.load(source)
+    content = delimited.content(delimited.lines(raw))
     if not content:
         raise InputError(f"{name}: no item features found")
     if content[0][1].count("|") >= 5 and "," not in content[0][1].split("|")[0]:
         return _movielens_items(content, items, name)
-    sep = _separator(content[0][1])
-    rows = [(n, _split(s, sep)) for n, s in content]
+    sep = delimited.separator(content[0][1])
+    rows = [(n, delimited.split(s, sep)) for n, s in content]
     header = None
     if not all(looks_numeric(f) for f in rows[0][1][1:]):
         header = rows.pop(0)[1]
@@ -746,7 +638,7 @@ def _movielens_items(content, items, source) -> ItemFeatures:
 
 def _features_from_rows(rows, header, items, source) -> ItemFeatures:
     width = len(header) if header is not None else len(rows[0][1])
-    label_at = _find(header, LABEL_NAMES) if header is not None else None
+    label_at = delimited.find(header, LABEL_NAMES) if header is not None else None
     numeric = []
     for j in range(1, width):
         if j == label_at:

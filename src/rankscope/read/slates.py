@@ -41,9 +41,8 @@ from ..errors import InputError, UsageError
 from ..model import Vocabulary
 from ..model.frames import column_names, is_frame
 from ..model.slates import LoggedSlates
-from . import frames
+from . import delimited, frames
 from .fields import Field
-from .logs import _content, _find, _lines, _load, _separator, _split, _width_error
 
 #: role -> the column names it is recognised by (lower case), in order of preference.
 ROLES: dict[str, tuple[str, ...]] = {
@@ -113,24 +112,24 @@ def _from_frame(frame, source, columns, queries, docs) -> LoggedSlates:
 
 
 def _from_text(path, columns, queries, docs) -> LoggedSlates:
-    raw, source = _load(path)
-    content = _content(_lines(raw))
+    raw, source = delimited.load(path)
+    content = delimited.content(delimited.lines(raw))
     if not content:
         raise InputError(f"{source}: no logged rankings found")
-    sep = _separator(content[0][1])
-    header = _split(content[0][1], sep)
+    sep = delimited.separator(content[0][1])
+    header = delimited.split(content[0][1], sep)
     known = {name for names in ROLES.values() for name in names} | set((columns or {}).values())
     if not any(field.strip().lower() in known or field in known for field in header):
         raise InputError(
             f"{source}: no header line; a log of rankings names its columns (session, query, "
             f"position, doc, click, propensity, ...) in its first line"
         )
-    rows = [(n, _split(s, sep)) for n, s in content[1:]]
+    rows = [(n, delimited.split(s, sep)) for n, s in content[1:]]
     if not rows:
         raise InputError(f"{source}: no logged rankings found after the header")
     for n, fields in rows:
         if len(fields) != len(header):
-            raise _width_error(source, n, fields, len(header), sep, True, content[0][0])
+            raise delimited.width_error(source, n, fields, len(header), sep, True, content[0][0])
     found = _roles(header, columns, source)
     index = {column: header.index(column) for column in found.values()}
     lines = np.asarray([n for n, _ in rows], dtype=np.int64)
@@ -150,7 +149,7 @@ def _roles(names: Sequence[str], columns: Mapping[str, str] | None, source: str)
                 )
             found[role] = columns[role]
             continue
-        i = _find(names, candidates)
+        i = delimited.find(names, candidates)
         if i is not None:
             found[role] = names[i]
         elif role in REQUIRED:

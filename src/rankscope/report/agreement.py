@@ -1,5 +1,5 @@
-"""Assessor agreement (`rankscope.agreement.AgreementResult`) as ``rankscope agree`` writes
-it: an aligned table, CSV or JSON.
+"""Assessor agreement (`rankscope.table.agreement.AgreementResult`) as ``rankscope agree``
+writes it: an aligned table, CSV or JSON.
 
 A statistic that does not apply (``None``: no pairable item, not exactly two assessors for
 Cohen's kappa, items with different numbers of labels for Fleiss') prints as ``-`` in the
@@ -11,10 +11,10 @@ NaN; the ``undefined`` list of each row names them).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import UsageError
+from ..table.agreement import AgreementResult, AgreementRow
 from .tables import csv_text, json_text, number, text_table
 
 #: The formats of `format_agreement` (``rankscope agree --format``).
@@ -24,18 +24,9 @@ _COUNTS = ("items", "assessors", "labels", "pairable")
 _STATISTICS = ("percent", "cohen", "fleiss", "alpha")
 
 
-class _Result(Protocol):  # rankscope.agreement.AgreementResult (a layer above this one)
-    @property
-    def level(self) -> str: ...
-    @property
-    def weights(self) -> str | None: ...
-    @property
-    def source(self) -> str: ...
-
-    def rows(self, per_query: bool = True) -> Iterator[Any]: ...
-
-
-def format_agreement(result: _Result, fmt: str = "table", *, per_query: bool = False) -> str:
+def format_agreement(
+    result: AgreementResult, fmt: str = "table", *, per_query: bool = False
+) -> str:
     """The text ``rankscope agree`` prints: a row per query (with ``per_query``), then the
     row ``all`` of every item; columns query, items, assessors, labels, pairable, percent
     (agreement, a proportion), cohen, fleiss, alpha."""
@@ -70,7 +61,7 @@ def _cell(value: float | None, table: bool) -> str:
     return number(value) if table else repr(float(value))
 
 
-def _json_row(row: Any) -> dict[str, Any]:
+def _json_row(row: AgreementRow) -> dict[str, Any]:
     entry: dict[str, Any] = {"query": row.query}
     entry.update({name: getattr(row, name) for name in _COUNTS})
     undefined = []

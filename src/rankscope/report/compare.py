@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..stats.latex import latex_escape
 from ..table.compare import Comparison
+from .html import write_html
 from .marks import clean as _clean
 from .marks import legend
 from .marks import mark as _mark
@@ -214,8 +215,6 @@ class ComparisonResult(Comparison):
         heat maps and, given a `rankscope.table.study.Study`, its robustness curves
         (`rankscope.report.html`; needs the ``report`` extra: plotly and jinja2).
         ``topics``: a topics file or ``{query id: title}``, shown when hovering a query."""
-        from .html import write_html
-
         write_html(self, path, topics=topics, robustness=robustness, title=title)
 
     def __str__(self) -> str:

@@ -2,7 +2,7 @@
 ``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
 with its legend, the per-query differences against the baseline (the "query summary"),
 each run's metric differences from the baseline by recall level beside RPP's sign
-(`rankscope.preference.recall_levels`), the interpolated precision–recall curves, the
+(`rankscope.recall_levels`), the interpolated precision–recall curves, the
 distribution of per-query values per run, the preference matrices with their MC4 ordering
 and, optionally, the robustness curves of ``rankscope meta``.
 
@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..preference.methods import PreferenceResult
+from ..read.topics import read_topics
 from ..table.compare import RECALL_LEVELS, Comparison
 from .marks import clean, legend, mark, number, p_value, relative, signed
 
@@ -477,8 +478,6 @@ def _topic_titles(
     if topics is None:
         return [""] * len(c.query_ids)
     if not isinstance(topics, Mapping):
-        from ..read.topics import read_topics
-
         topics = read_topics(topics)
     titles = []
     for q in c.query_ids:

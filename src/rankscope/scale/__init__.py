@@ -13,32 +13,39 @@ evaluation runs.  See docs/dask.md.
 
 from __future__ import annotations
 
-from .cluster import Partitioned, connect, evaluate_many, recsys_evaluate_systems
-from .gather import recsys_results, trec_results
-from .kernels import (
-    RecsysSpec,
-    TrecSpec,
-    empty_runs,
-    interactions_table,
-    judgments_table,
-    recsys_kernel,
-    runs_table,
-    trec_kernel,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Partitioned",
-    "RecsysSpec",
-    "TrecSpec",
-    "connect",
-    "empty_runs",
-    "evaluate_many",
-    "interactions_table",
-    "judgments_table",
-    "recsys_evaluate_systems",
-    "recsys_kernel",
-    "recsys_results",
-    "runs_table",
-    "trec_kernel",
-    "trec_results",
-]
+import lazy_loader
+
+#: Names imported from their module on first use: the front doors import this package to
+#: choose a backend, and a local evaluation should not pay for loading the Dask one.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "cluster": ["Partitioned", "connect", "evaluate_many", "recsys_evaluate_systems"],
+        "gather": ["recsys_results", "trec_results"],
+        "kernels": [
+            "RecsysSpec", "TrecSpec", "empty_runs", "interactions_table", "judgments_table",
+            "recsys_kernel", "runs_table", "trec_kernel",
+        ],
+    },
+)  # fmt: skip
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .cluster import (  # noqa: F401
+        Partitioned,
+        connect,
+        evaluate_many,
+        recsys_evaluate_systems,
+    )
+    from .gather import recsys_results, trec_results  # noqa: F401
+    from .kernels import (  # noqa: F401
+        RecsysSpec,
+        TrecSpec,
+        empty_runs,
+        interactions_table,
+        judgments_table,
+        recsys_kernel,
+        runs_table,
+        trec_kernel,
+    )

@@ -2,7 +2,8 @@
 unique query/context, usage-segmented and group-segmented aggregation (Diaz, "Offline
 Metrics").
 
-`aggregate` takes the tidy per-query table (run, query — or user —, measure, value) and
+`rankscope.aggregate` (the front door, in `rankscope.api.aggregation`, which reads the
+weights and segments) takes the tidy per-query table (run, query — or user —, measure, value) and
 gives, per (run, measure, segment), the aggregate with its size and confidence interval,
 and per (run, measure, segmentation) the gap between the highest and the lowest segment (a
 fairness view).  docs/aggregation.md states every definition and policy; in short:
@@ -36,7 +37,6 @@ from ..errors import InputError, UsageError, warn
 from ..model.frames import column_names, is_frame, to_frame
 from ..preference import PreferenceResult
 from ..read.frames import frame_columns
-from ..read.segments import read_segments, read_weights
 from .compare import Comparison
 from .evaluation import MIN_GEO_MEAN, RunEvaluation, evaluation_table
 
@@ -186,7 +186,7 @@ def comparison_table(comparison: Comparison, output: str = "dict") -> Any:
 
 
 @dataclass
-class _Cell:
+class Cell:
     """One (run, measure): its queries (in table order) and values."""
 
     run: str
@@ -238,14 +238,14 @@ def _number(value: object) -> float | None:
         return None
 
 
-def _cells(table: Any) -> tuple[str, list[_Cell]]:
+def table_cells(table: Any) -> tuple[str, list[Cell]]:
     """The table's (run, measure) cells in order of first appearance; summary rows (id
     ``all``), values that are no number and NaN values left out, each with a warning."""
     id_column, cols = _columns(table)
     lengths = {len(v) for v in cols.values()}
     if len(lengths) > 1:
         raise InputError("<table>: its columns have different lengths")
-    cells: dict[tuple[str, str], _Cell] = {}
+    cells: dict[tuple[str, str], Cell] = {}
     seen: set[tuple[str, str, str]] = set()
     text_measures: dict[str, None] = {}
     summary_only: dict[tuple[str, str], None] = {}
@@ -276,7 +276,7 @@ def _cells(table: Any) -> tuple[str, list[_Cell]]:
             raise InputError(f"<table>: row {row}: value {number} of {measure} is not finite")
         cell = cells.get((run, measure))
         if cell is None:
-            cell = cells[(run, measure)] = _Cell(run, measure, [], [])
+            cell = cells[(run, measure)] = Cell(run, measure, [], [])
         cell.queries.append(query)
         cell.values.append(number)
     if text_measures:
@@ -419,74 +419,18 @@ def _tell_missing(what: str, source: str, missing: list[str], id_column: str, po
 # -- aggregate --------------------------------------------------------------------------------
 
 
-def aggregate(
-    table: Any,
-    weights: Any = None,
-    segments: Any = None,
-    how: str = "mean",
-    *,
-    usage: bool | Sequence[float] | None = None,
-    unique: bool = False,
-    level: float = 0.95,
-    epsilon: float = MIN_GEO_MEAN,
-    resamples: int = 1000,
-    seed: int = 0,
-    missing: str = "error",
-) -> Aggregation:
-    """Aggregate per-query (or per-user) values into one number per run and measure,
-    overall and per segment, with intervals and the gap between segments.
-
-    Parameters
-    ----------
-    table:
-        The tidy per-query table: columns run, query (or user), measure, value, as
-        `rankscope.evaluate(..., per_query=True)` and `rankscope.recsys.evaluate` return it
-        (pandas, polars, a dict of columns); rows with id ``all`` (summaries) are skipped,
-        and a measure with only those (catalog coverage, Gini) is left out with a warning.
-        Also a `rankscope.preferences` result (`preference_table`: win rates), a
-        comparison (`comparison_table`) or a list of `RunEvaluation`.
-    weights:
-        Request weights: ``{id: weight}``, a file of ``id weight`` lines, a request log
-        (a file of one id per line, or a sequence of ids: an id's weight is its count) or
-        a frame (`rankscope.read.segments.read_weights`).  The statistic becomes
-        traffic-weighted: Σ w·v / Σ w (and the weighted geometric mean and median).
-    segments:
-        Group segments: ``{id: segment}``, ``{name: {id: segment}}``, a file of ``id
-        segment`` lines or a frame (the id column first, then one column per segmentation).
-    how:
-        ``mean`` (default), ``gmean`` (exp of the mean of log max(v, ``epsilon``); values
-        must not be negative) or ``median``.
-    usage:
-        Usage segments head / torso / tail from the weights: ``True`` for the default
-        shares (0.5, 0.8), or two shares (see `usage_segments`).  Needs ``weights``.
-    unique:
-        Each distinct query counts once (the unique-request mean), the weights only
-        defining usage segments.
-    level:
-        Confidence of the intervals (0.95): Student's t for an unweighted mean, else a
-        percentile bootstrap with ``resamples`` resamples of the queries, seeded by
-        ``seed``.
-    epsilon:
-        The floor of the geometric mean (trec_eval's GMAP: 1e-5).
-    missing:
-        A query of the table missing from the weights or the segments: ``error``
-        (default, an `InputError` naming a few) or ``warn`` (a warning, and segment
-        ``unknown``; weight 0).
-
-    Examples
-    --------
-    >>> import rankscope
-    >>> table = {"run": ["a"] * 3, "query": ["q1", "q2", "q3"], "measure": ["AP"] * 3,
-    ...          "value": [0.2, 0.4, 0.9]}
-    >>> result = rankscope.aggregate(table, weights={"q1": 3, "q2": 1, "q3": 0})
-    >>> result.rows[0].aggregate, round(result.rows[0].value, 4)
-    ('weighted mean', 0.25)
-    >>> result = rankscope.aggregate(table, segments={"q1": "nav", "q2": "nav", "q3": "info"})
-    >>> [(r.segment, round(r.value, 2)) for r in result.rows]
-    [('all', 0.5), ('info', 0.9), ('nav', 0.3)]
-    >>> round(result.gaps[0].gap, 2)
-    0.6
-    """
+def aggregation_options(
+    how: str,
+    missing: str,
+    level: float,
+    epsilon: float,
+    resamples: int,
+    usage: bool | Sequence[float] | None,
+    weighted: bool,
+) -> tuple[float, float] | None:
+    """Check the options of an aggregation (a `UsageError` naming the one that is wrong);
+    the usage shares asked for (None: no usage segments).  ``weighted``: weights are given
+    (usage segments need them)."""
     if how not in HOWS:
         raise UsageError(f"unknown aggregate {how!r}: choose {', '.join(HOWS)}")
     if missing not in MISSING:
@@ -502,28 +446,43 @@ def aggregate(
         usage_shares = USAGE
     elif usage is not None and usage is not False:
         usage_shares = _check_usage(usage)
-    if usage_shares is not None and weights is None:
+    if usage_shares is not None and not weighted:
         raise UsageError(
             "usage segments (head, torso, tail) need the request weights (weights=...)",
             cli="--usage needs the request weights (--weights FILE)",
         )
-    id_column, cells = _cells(table)
-    weight_of = None if weights is None else read_weights(weights)
-    weights_name = _source_name(weights, "the weights")
-    segmentations: list[tuple[str, dict[str, str]]] = []
-    if usage_shares is not None and weight_of is not None:
-        segmentations.append(("usage", usage_segments(weight_of, usage_shares)))
-    if segments is not None:
-        segmentations += list(read_segments(segments).items())
+    return usage_shares
+
+
+def aggregate_cells(
+    id_column: str,
+    cells: Sequence[Cell],
+    weight_of: Mapping[str, float] | None,
+    segmentations: Sequence[tuple[str, Mapping[str, str]]],
+    how: str = "mean",
+    *,
+    unique: bool = False,
+    level: float = 0.95,
+    epsilon: float = MIN_GEO_MEAN,
+    resamples: int = 1000,
+    seed: int = 0,
+    missing: str = "error",
+    weights_source: str | None = None,
+    segments_source: str | None = None,
+) -> Aggregation:
+    """The aggregation of the (run, measure) ``cells`` of a table (`table_cells`) by the
+    weights and segmentations read: the kernel of `rankscope.aggregate` (in
+    `rankscope.api.aggregation`, which reads them and documents the options).  The sources
+    name the files read in messages (None: given as values)."""
     names = [name for name, _ in segmentations]
     if len(set(names)) < len(names):
         raise UsageError(f"two segmentations have one name: {', '.join(names)}")
     queries = list(dict.fromkeys(q for cell in cells for q in cell.queries))
     if weight_of is not None:
-        _tell_missing("weight", weights_name, [q for q in queries if q not in weight_of],
-                      id_column, missing)  # fmt: skip
+        _tell_missing("weight", weights_source or "the weights",
+                      [q for q in queries if q not in weight_of], id_column, missing)  # fmt: skip
     for name, mapping in segmentations:
-        source = "the usage segments" if name == "usage" else _source_name(segments, name)
+        source = "the usage segments" if name == "usage" else segments_source or name
         _tell_missing("segment", source, [q for q in queries if q not in mapping],
                       id_column, missing)  # fmt: skip
     weighted = weight_of is not None and not unique
@@ -566,7 +525,7 @@ class _Settings:
 
 
 def _segment_value(
-    cell: _Cell, traffic: np.ndarray | None, segmentation: str, segment: str,
+    cell: Cell, traffic: np.ndarray | None, segmentation: str, segment: str,
     mask: np.ndarray | None, settings: _Settings,
 ) -> SegmentValue:  # fmt: skip
     """The row of the queries of ``cell`` that ``mask`` selects (None: all of them);
@@ -624,11 +583,3 @@ def _gap(rows: list[SegmentValue]) -> Gap | None:
         highest.run, highest.measure, highest.segmentation, highest.segment, highest.value,
         lowest.segment, lowest.value, highest.value - lowest.value, ratio,
     )  # fmt: skip
-
-
-def _source_name(source: Any, default: str) -> str:
-    import os
-
-    if isinstance(source, str | os.PathLike):
-        return str(source)
-    return default

@@ -141,7 +141,7 @@ class Comparison:
     #: (trec_eval's ``iprec_at_recall``) over the compared queries (missing = 0)
     precision_recall: np.ndarray | None = None
     #: run -> its recall-level view against the baseline over the compared queries
-    #: (`rankscope.preference.recall_levels`: AP, nDCG, RBP and RR by recall level beside
+    #: (`rankscope.recall_levels`: AP, nDCG, RBP and RR by recall level beside
     #: RPP's sign, for the HTML report); empty without a baseline or with ``judged_only``
     recall_levels: dict[str, RecallLevels] = field(default_factory=dict)
 

@@ -1,18 +1,8 @@
-"""How far several assessors agree, and their labels made into one set of judgments.
-
->>> from rankscope import agreement
->>> result = agreement.agreement("labels.txt")      # doctest: +SKIP
->>> result.overall.alpha, result.row("q1").cohen    # doctest: +SKIP
->>> qrels = agreement.to_qrels("labels.txt", how="majority")  # doctest: +SKIP
-
-Labels come from a ``qid assessor docno grade`` file or a DataFrame (`read_labels`); an item
-is a (query, document) pair.  `agreement` reports, over all items and per query, percent
-agreement, Cohen's kappa (exactly two assessors), Fleiss' kappa (the same number of labels
-for every item) and Krippendorff's alpha (missing labels allowed); `to_qrels` aggregates the
-labels of each document into one grade (majority vote or mean grade), as `rankscope.Qrels`
-for `rankscope.evaluate`.  The statistics themselves, on arrays, are
-`rankscope.stats.agreement`'s, re-exported here.
-"""
+"""Agreement between assessors and their labels made into one grade per document, on
+labels already read (`rankscope.model.Labels`): the result types (`AgreementRow`,
+`AgreementResult`) and the kernels the front door `rankscope.agreement` (in
+`rankscope.api.agreement`) and ``rankscope agree`` hand read labels to.  The statistics on
+arrays are `rankscope.stats.agreement`'s."""
 
 from __future__ import annotations
 
@@ -22,11 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, UsageError, warn
-from .model import Labels, Qrels
-from .model.frames import to_frame
-from .read.labels import LabelsLike, labels_from_frame, parse_labels, read_labels
-from .stats.agreement import (
+from ..errors import InputError, UsageError, warn
+from ..model import Labels, Qrels
+from ..model.frames import to_frame
+from ..stats.agreement import (
     ALPHA_LEVELS,
     KAPPA_WEIGHTS,
     cohen_kappa,
@@ -34,21 +23,6 @@ from .stats.agreement import (
     krippendorff_alpha,
     percent_agreement,
 )
-
-__all__ = [
-    "AgreementResult",
-    "AgreementRow",
-    "Labels",
-    "agreement",
-    "cohen_kappa",
-    "fleiss_kappa",
-    "krippendorff_alpha",
-    "labels_from_frame",
-    "parse_labels",
-    "percent_agreement",
-    "read_labels",
-    "to_qrels",
-]
 
 #: How `to_qrels` makes one grade of a document's labels.
 AGGREGATIONS = ("majority", "mean")
@@ -85,7 +59,7 @@ STATISTICS = ("percent", "cohen", "fleiss", "alpha")
 
 @dataclass(frozen=True)
 class AgreementResult:
-    """`agreement`'s answer: the row of all items and one per query (sorted by id)."""
+    """`label_agreement`'s answer: the row of all items and one per query (sorted by id)."""
 
     overall: AgreementRow
     per_query: tuple[AgreementRow, ...]
@@ -117,37 +91,20 @@ class AgreementResult:
         return to_frame(columns, output)
 
 
-def agreement(
-    labels: LabelsLike,
-    *,
-    level: str = "nominal",
-    weights: str | None = None,
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
-) -> AgreementResult:
-    """Agreement of several assessors' labels, over all items and per query.
-
-    ``labels``: a ``qid assessor docno grade`` file, a DataFrame (columns named by
-    ``query_col``, ...) or `Labels`.  ``level``: Krippendorff's level of measurement for
-    alpha (``nominal``, ``ordinal``, ``interval``, ``ratio``); ``weights``: Cohen's kappa's
-    (``None``, ``"linear"``, ``"quadratic"``).  Categories are the grades of the whole file,
-    sorted: weighted kappa and ordinal alpha place the grades of every query on that scale.
-
-    An item is a (query, document) pair: the overall row pools every query's items (an
-    assessor is the same assessor across queries when the id is).  Labels of a single
-    assessor are an `InputError` (a qrels file, whose second column is read as the
-    assessor?).
-    """
+def check_agreement_options(level: str, weights: str | None) -> None:
+    """A `UsageError` unless ``level`` is Krippendorff's and ``weights`` Cohen's."""
     if level not in ALPHA_LEVELS:
         raise UsageError(f"unknown level {level!r}: choose {', '.join(ALPHA_LEVELS)}")
     if weights not in KAPPA_WEIGHTS:
         raise UsageError(f"unknown weights {weights!r}: choose None, 'linear' or 'quadratic'")
-    labels = read_labels(
-        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-        relevance_col=relevance_col,
-    )  # fmt: skip
+
+
+def label_agreement(
+    labels: Labels, level: str = "nominal", weights: str | None = None
+) -> AgreementResult:
+    """Agreement of the assessors of ``labels``, over all items and per query (see
+    `rankscope.api.agreement.agreement`, the front door that reads them)."""
+    check_agreement_options(level, weights)
     present = np.unique(labels.assessor)
     if len(present) < 2:
         raise InputError(
@@ -198,36 +155,21 @@ def _row(
     )
 
 
-def to_qrels(
-    labels: LabelsLike,
-    how: str = "majority",
-    *,
-    tie_break: str = "lower",
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
-) -> Qrels:
-    """One grade per (query, document) from several assessors' labels, as judgments.
-
-    ``how="majority"``: the grade most assessors gave; when two or more grades have as many
-    votes, ``tie_break`` decides: ``"lower"`` (default: a document is as relevant as a
-    majority says, no more) or ``"higher"``.  ``how="mean"``: the mean grade rounded to the
-    nearest grade, a mean halfway between two (1.5) going to the ``tie_break`` side (lower:
-    1, higher: 2).  Ties are reported in one warning (how many, and the first).  A document
-    with one label keeps it.  Rows come in the order of each document's first label; the
-    qrels' source is the labels'.
-    """
+def check_aggregation_options(how: str, tie_break: str) -> None:
+    """A `UsageError` unless ``how`` is one of `AGGREGATIONS` and ``tie_break`` of
+    `TIE_BREAKS`."""
     if how not in AGGREGATIONS:
         raise UsageError(f"unknown aggregation {how!r}: choose {', '.join(AGGREGATIONS)}")
     if tie_break not in TIE_BREAKS:
         raise UsageError(
             f"unknown tie_break {tie_break!r}: choose {', '.join(TIE_BREAKS)}",
         )
-    labels = read_labels(
-        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-        relevance_col=relevance_col,
-    )  # fmt: skip
+
+
+def labels_to_qrels(labels: Labels, how: str = "majority", tie_break: str = "lower") -> Qrels:
+    """One grade per (query, document) of ``labels`` (see
+    `rankscope.api.agreement.to_qrels`, the front door that reads them)."""
+    check_aggregation_options(how, tie_break)
     item, first = labels.items()
     if how == "majority":
         grade, tied = _majority(item, labels.grade, len(first), tie_break)

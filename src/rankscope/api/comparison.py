@@ -1,0 +1,120 @@
+"""The comparison's front door: `compare` reads judgments and runs from anything (PyTerrier's
+frames too), names the runs and hands the comparison to `rankscope.table.compare`; the result
+is a `rankscope.report.compare.ComparisonResult`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import UsageError
+from ..judge import JoinOptions
+from ..measures import Request
+from ..read.results_frames import from_results_frames, qrels_from_results
+from ..read.sources import QrelsLike, resolve_runs
+from ..report.compare import ComparisonResult
+from ..table import as_requests
+from ..table.compare import DEFAULT_MEASURES, Procedure, compare_runs
+from .evaluation import dataset_measures, measure_specs, read_qrels_for
+
+__all__ = ["compare"]
+
+
+def compare(
+    qrels: QrelsLike,
+    runs: Any,
+    measures: str | Sequence[str | Request] | None = None,
+    *,
+    baseline: str | int | None = None,
+    all_pairs: bool = False,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    permutations: int = 10_000,
+    seed: int = 0,
+    common_queries: bool = False,
+    relevance_level: int = 1,
+    ties: str | None = None,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    duplicates: str = "error",
+    names: str = "file",
+) -> ComparisonResult:
+    """Compare runs with evidence: is each run better than the baseline, by how much, how
+    sure are we, and on how many queries?
+
+    For each measure (default: AP, nDCG@10, P@10, RR, R@100, or the official measures of
+    judgments from ir_datasets, `dataset_measures`; preference methods such as RPP work too)
+    and each run: the mean and its ``confidence`` t interval; against ``baseline``
+    (a run name; default the first run): the difference and relative change, the p-value of
+    ``test`` (``t``, ``wilcoxon``, ``sign``, ``permutation``, ``bootstrap``,
+    ``randomized-tukey``) after ``correction`` (``holm``, ``bonferroni``, ``bh``, ``none``)
+    over the comparisons of the measure, Cohen's d_z and wins/ties/losses over queries.
+    ``all_pairs=True`` compares every pair of runs instead.  Every judged query counts, a
+    run missing one scoring 0 (trec_eval's ``-c``), unless ``common_queries=True``.  Random
+    tests take ``seed`` and ``permutations`` (resamples for the bootstrap).  Runs read from
+    files are named after them (``names="file"``; ``"tag"``: by their tag column).
+
+    PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
+    ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
+    column, or a ``{name: results frame}`` dict, and ``qrels`` PyTerrier's qrels (``qid``,
+    ``docno``, ``label``); ``pt.Experiment``'s options mean what they mean there:
+    ``baseline`` may be a run's position, ``correction`` a statsmodels name (``fdr_bh``) or
+    None (no correction), ``test`` ``t`` or ``wilcoxon``.
+
+    The result has ``rows`` (one `rankscope.table.compare.Row` per run and measure),
+    ``to_frame()``, ``to_markdown()``, ``to_latex()``, ``to_csv()``, ``to_json()``,
+    ``to_text()`` and ``to_html(path)`` (the HTML report; the ``report`` extra).
+
+    Examples
+    --------
+    >>> import rankscope
+    >>> qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"b": 1}}
+    >>> runs = {
+    ...     "bm25": {"q1": {"a": 2, "c": 1}, "q2": {"c": 2, "a": 1}, "q3": {"c": 1}},
+    ...     "dense": {"q1": {"a": 2, "b": 1}, "q2": {"a": 2}, "q3": {"b": 2, "c": 1}},
+    ... }
+    >>> result = rankscope.compare(qrels, runs, ["AP"])
+    >>> row = result.row("dense", "AP", "bm25")
+    >>> round(row.difference, 4), (row.wins, row.ties, row.losses)
+    (0.6667, (3, 0, 0))
+    """
+    if measures is None:
+        measures = dataset_measures(qrels)
+    judgments = read_qrels_for(qrels_from_results(qrels), _specs(measures))
+    run_list = resolve_runs(
+        from_results_frames(runs), judgments, duplicates, names=names,
+        distinct_for="a comparison",
+    )  # fmt: skip
+    if isinstance(baseline, int):  # PyTerrier's: the baseline's position
+        if isinstance(baseline, bool) or not -len(run_list) <= baseline < len(run_list):
+            raise UsageError(f"baseline={baseline!r}: name a run, or give its position")
+        baseline = run_list[baseline].name
+    requests = _in_given_order(_specs(measures))
+    options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
+    correction = "none" if correction is None else _CORRECTIONS.get(correction, correction)
+    procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
+    found = compare_runs(
+        judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
+        procedure=procedure, common_queries=common_queries, options=options,
+    )  # fmt: skip
+    return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
+
+
+#: statsmodels' names of the corrections rankscope has (PyTerrier passes them on).
+_CORRECTIONS = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}
+
+
+def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:
+    """The requests the specs name, in the order given (a nickname's in its own order),
+    each once."""
+    out: dict[Request, Request] = {}
+    for spec in specs:
+        for request in as_requests([spec]):
+            out.setdefault(request, request)
+    return list(out.values())
+
+
+def _specs(measures: str | Sequence[str | Request] | None) -> Sequence[str | Request]:
+    return DEFAULT_MEASURES if measures is None else measure_specs(measures)

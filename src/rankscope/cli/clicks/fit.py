@@ -1,0 +1,120 @@
+"""fit click models to a click log
+
+``rankscope clicks fit LOG``: click models (PBM, UBM, DBN by EM; CM, SDBN in closed form)
+fitted to a click log, their parameters' summary, training log-likelihood and, with --test or
+--test-fraction, held-out log-likelihood and perplexity per position; -o writes one model's
+parameters as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import options
+from .shared import MODELS, output_file
+
+EXAMPLES = """\
+examples:
+  rankscope clicks fit clicks.tsv --model pbm -o pbm.json
+  rankscope clicks fit train.tsv -m cm -m sdbn -m dbn --test test.tsv
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", help="the click log (text, .gz, Parquet; - for stdin)")
+    p.add_argument(
+        "-m", "--model", action="append", choices=MODELS, metavar="MODEL",
+        help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
+    )  # fmt: skip
+    p.add_argument(
+        "-o", "--output", metavar="JSON", help="write the model's parameters (one model)"
+    )
+    held = p.add_mutually_exclusive_group()
+    held.add_argument("--test", metavar="LOG", help="a held-out click log to evaluate on")
+    held.add_argument(
+        "--test-fraction", type=options.probability, metavar="F",
+        help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
+    )  # fmt: skip
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the split's seed (default 0)")
+    p.add_argument(
+        "--max-iter", type=options.whole(1), default=200, metavar="N",
+        help="EM iterations at most (default 200)",
+    )  # fmt: skip
+    p.add_argument(
+        "--tol", type=_positive, default=1e-6,
+        help="EM stops when the mean log-likelihood per session gains less (default 1e-6)",
+    )  # fmt: skip
+
+
+def _positive(text: str) -> float:
+    value = options.real(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from ... import clicks
+    from ...errors import UsageError
+
+    names = list(dict.fromkeys(args.model or ["pbm"]))
+    if args.output and len(names) > 1:
+        raise UsageError("-o writes one model's parameters: give one --model")
+    options.check_outputs(args, {"-o": output_file(args.output)}, [args.log, args.test])
+    log = clicks.read_clicks(args.log)
+    test = clicks.read_clicks(args.test) if args.test else None
+    if args.test_fraction is not None:
+        log, test = log.split(args.test_fraction, seed=args.seed)
+        if test.num_sessions == 0 or log.num_sessions == 0:
+            raise UsageError(
+                f"--test-fraction {args.test_fraction} leaves no session on one side "
+                f"(the log has {log.num_sessions + test.num_sessions})"
+            )
+    out = sys.stdout
+    print(
+        f"# {log.num_sessions} training sessions, {len(log)} results shown, "
+        f"{log.num_clicks} clicks" + (f"; {test.num_sessions} held out" if test else ""),
+        file=out,
+    )
+    fitted = {}
+    for name in names:
+        model = clicks.fit(log, name, max_iter=args.max_iter, tol=args.tol)
+        fitted[name] = model
+        print(_describe(model, log, test), file=out)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump(fitted[names[0]].to_dict(), f, indent=1)
+            f.write("\n")
+    return 0
+
+
+def _describe(model, log, test) -> str:
+    from ...report.tables import clean
+
+    lines = [f"\n{model.name.upper()}"]
+    how = (
+        f"EM, {model.iterations} iterations" + ("" if model.converged else " (not converged)")
+        if model.iterations
+        else "closed form"
+    )
+    lines.append(f"  fitted by       {how}")
+    lines.append(f"  pairs           {len(model.attractiveness)} (query, document)")
+    lines.append(f"  log-likelihood  {model.log_likelihood(log):.6f} per training session")
+    params = model.to_dict()
+    if model.name == "pbm":
+        lines.append("  examination     " + " ".join(f"{g:.4f}" for g in model.examination))
+        lines.append("  γ_r / γ_1       " + " ".join(f"{g:.4f}" for g in model.propensities))
+    if model.name == "ubm":
+        first = " ".join(f"{row[0]:.4f}" for row in params["examination"])
+        lines.append(f"  γ(r, no click above) {first}")
+    if model.name in ("dbn", "sdbn"):
+        lines.append(f"  continuation γ  {model.continuation:.4f}")
+    if test is not None:
+        held = model.evaluate(test)
+        lines.append(f"  held out: log-likelihood {held.log_likelihood:.6f} per session, "
+                     f"perplexity {held.perplexity:.6f}")  # fmt: skip
+        lines.append("  perplexity at r " + " ".join(f"{p:.4f}" for p in held.perplexity_at))
+    return clean("\n".join(lines), keep="\n")

@@ -1,0 +1,200 @@
+"""outcomes of an interleaving experiment from a click log
+
+``rankscope clicks interleave LOG``: outcomes of an online interleaving experiment from a click
+log of interleaved lists (team draft, balanced, probabilistic), the sign test and the
+uniform-p(k) variant; --lists RUN_A RUN_B builds seeded interleaved lists, --power WIN_RATE
+the impressions needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import options
+
+#: `rankscope.clicks.interleave.METHODS`, repeated so that building the parser imports nothing.
+INTERLEAVING_METHODS = ("team-draft", "balanced", "probabilistic")
+
+EXAMPLES = """\
+examples:
+  rankscope clicks interleave clicks.tsv --uniform-depth
+  rankscope clicks interleave clicks.tsv --method balanced --a bm25.run --b dense.run
+  rankscope clicks interleave --lists bm25.run dense.run --impressions 5 -o lists.tsv
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("log", nargs="?", help="the click log of interleaved lists")
+    options.choice(
+        p, "--method", INTERLEAVING_METHODS, "the interleaving method (default team-draft)"
+    )
+    p.add_argument("--a", dest="run_a", metavar="RUN", help="ranking a (a TREC run)")
+    p.add_argument("--b", dest="run_b", metavar="RUN", help="ranking b (a TREC run)")
+    p.add_argument(
+        "--tau", type=options.real, default=3.0,
+        help="probabilistic interleaving's softmax exponent (default 3)",
+    )  # fmt: skip
+    p.add_argument(
+        "--no-marginalise", action="store_true",
+        help="probabilistic: credit the drawn assignment (team column) instead",
+    )  # fmt: skip
+    options.ties(p, "docno-desc", "the order of a run's equally scored documents")
+    p.add_argument(
+        "--uniform-depth", action="store_true",
+        help="add the uniform-p(k) variant: last-click depths re-weighted to uniform",
+    )  # fmt: skip
+    p.add_argument(
+        "--per-impression", action="store_true",
+        help="print one row per impression (credits, last click, outcome) instead of totals",
+    )  # fmt: skip
+    options.choice(p, "--format", ("table", "csv", "json"), "output format (default table)")
+    lists = p.add_argument_group("interleaved lists for an experiment")
+    lists.add_argument(
+        "--lists", nargs=2, metavar=("RUN_A", "RUN_B"),
+        help="write interleaved lists of two runs (one row per shown document)",
+    )  # fmt: skip
+    lists.add_argument(
+        "--impressions", type=options.whole(1), default=1, metavar="N",
+        help="lists per query (default 1)",
+    )  # fmt: skip
+    lists.add_argument(
+        "--depth", type=options.whole(1), default=10, metavar="N",
+        help="documents per list (default 10)",
+    )  # fmt: skip
+    lists.add_argument(
+        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
+        help="the seed of the coin flips (default 0)",
+    )  # fmt: skip
+    lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
+    power = p.add_argument_group("power analysis")
+    power.add_argument(
+        "--power", type=options.probability, metavar="WIN_RATE",
+        help="print the impressions the sign test needs to detect this win rate "
+        "(P(a wins | decided impression))",
+    )  # fmt: skip
+    power.add_argument(
+        "--tie-rate", type=_tie_rate, default=0.0, help="the share of tied impressions (default 0)"
+    )
+    power.add_argument(
+        "--alpha", type=options.probability, default=0.05,
+        help="significance level (default 0.05)",
+    )  # fmt: skip
+    power.add_argument(
+        "--target-power", type=options.probability, default=0.8,
+        help="the power to reach (default 0.8)",
+    )  # fmt: skip
+
+
+def _tie_rate(text: str) -> float:
+    value = options.real(text)
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {text}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...errors import UsageError
+
+    modes = [args.log is not None, args.lists is not None, args.power is not None]
+    if sum(modes) != 1:
+        raise UsageError("clicks interleave: give a LOG, or --lists RUN_A RUN_B, or --power RATE")
+    if args.power is not None:
+        return _power(args)
+    if args.lists is not None:
+        return _lists(args)
+    from ...clicks.interleave import interleaving_outcomes, uniform_depth
+    from ...report.tables import csv_text, json_text, number, text_table
+
+    result = interleaving_outcomes(
+        args.log, method=args.method or "team-draft", a=args.run_a, b=args.run_b,
+        marginalise=not args.no_marginalise, tau=args.tau, ties=args.ties,
+    )  # fmt: skip
+    variant = uniform_depth(result) if args.uniform_depth else None
+    if args.per_impression:
+        header = ["impression", "query", "credit_a", "credit_b", "last_click", "outcome"]
+        rows = [header]
+        for i, key in enumerate(result.impressions):
+            rows.append([
+                key, result.queries[i] if result.queries is not None else "",
+                _credit(result.credit_a[i]), _credit(result.credit_b[i]),
+                str(int(result.last_click[i])), _credit(result.outcome[i]),
+            ])  # fmt: skip
+        if variant is not None:
+            rows[0].append("weight")
+            for i, row in enumerate(rows[1:]):
+                row.append(number(variant.weight[i]))
+    else:
+        stats: list[tuple[str, str, str | int | float]] = [
+            ("method", "method", result.method),
+            ("impressions", "impressions", len(result)),
+            ("wins", "wins (a)", result.wins),
+            ("ties", "ties", result.ties),
+            ("losses", "losses (b wins)", result.losses),
+            ("win_rate", "win rate", result.win_rate),
+            ("preference", "preference", result.preference),
+            ("p_value", "p-value (sign test)", result.p_value),
+        ]
+        if variant is not None:
+            stats += [
+                ("uniform_depth_preference", "uniform-depth preference", variant.preference),
+                ("uniform_depth_z", "uniform-depth z", variant.z),
+                ("uniform_depth_p_value", "uniform-depth p-value", variant.p_value),
+                ("uniform_depth_test", "uniform-depth test",
+                 "exact" if variant.exact else "normal approximation"),
+            ]  # fmt: skip
+        if args.format == "json":
+            sys.stdout.write(json_text({key: _plain(v) for key, _, v in stats}))
+            return 0
+        rows = [["statistic", "value"]]
+        rows += [[label, v if isinstance(v, str) else _cell(v)] for _, label, v in stats]
+    write = csv_text if args.format == "csv" else text_table
+    if args.format == "json":
+        sys.stdout.write(json_text([dict(zip(rows[0], r, strict=True)) for r in rows[1:]]))
+    else:
+        sys.stdout.write(write(rows))
+    return 0
+
+
+def _credit(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{float(value):.4f}"
+
+
+def _cell(value: int | float) -> str:
+    from ...report.tables import number
+
+    return str(value) if isinstance(value, int) else number(value)
+
+
+def _plain(value: object) -> object:
+    import math
+
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _lists(args: argparse.Namespace) -> int:
+    from ...clicks.interleave import interleaved_lists, write_lists
+
+    table = interleaved_lists(
+        args.lists[0], args.lists[1], method=args.method or "team-draft",
+        impressions=args.impressions, depth=args.depth, seed=args.seed, tau=args.tau,
+        ties=args.ties,
+    )  # fmt: skip
+    write_lists(table, args.output)
+    return 0
+
+
+def _power(args: argparse.Namespace) -> int:
+    from ...clicks.interleave import impressions_needed, sign_test_power
+
+    needed = impressions_needed(
+        args.power, tie_rate=args.tie_rate, alpha=args.alpha, power=args.target_power
+    )
+    reached = sign_test_power(needed, args.power, tie_rate=args.tie_rate, alpha=args.alpha)
+    sys.stdout.write(
+        f"{needed} impressions: power {reached:.4f} to detect a win rate of {args.power:g} "
+        f"(tie rate {args.tie_rate:g}) with the two-sided sign test at alpha {args.alpha:g}\n"
+    )
+    return 0

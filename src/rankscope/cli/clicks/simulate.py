@@ -1,0 +1,105 @@
+"""simulate a click log from a click model
+
+``rankscope clicks simulate QRELS RUN``: clicks drawn (seeded) from a click model on the run's
+rankings, its parameters from the judgments' grades (or a fitted model's, --params); writes the
+click log (-o, default stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import options
+from .shared import MODELS, model_file, output_file
+
+EXAMPLES = """\
+examples:
+  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --params pbm.json -n 5000 qrels.txt run.txt -o clicks.tsv
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="the judgments (TREC qrels): attractiveness from the grades")
+    p.add_argument("run", help="the run whose rankings are shown")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument(
+        "-m", "--model", choices=MODELS, default=None, metavar="MODEL",
+        help=f"the click model ({', '.join(MODELS)}; default pbm), its parameters from the grades",
+    )  # fmt: skip
+    source.add_argument(
+        "--params", metavar="JSON", help="a fitted model's parameters (clicks fit -o)"
+    )
+    p.add_argument(
+        "-n", "--sessions", type=options.whole(1), default=1000, metavar="N",
+        help="sessions to simulate, shared among the queries in turn (default 1000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--depth", type=options.whole(1), default=10, metavar="K",
+        help="results shown per session: each query's first K documents (default 10)",
+    )  # fmt: skip
+    p.add_argument("--seed", type=options.whole(0), default=0, help="the random seed (default 0)")
+    p.add_argument(
+        "--attractiveness", metavar="G:P,...",
+        help="attractiveness per grade, e.g. 0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)",
+    )  # fmt: skip
+    p.add_argument(
+        "--satisfaction", metavar="G:P,...",
+        help="DBN/SDBN satisfaction per grade (default (2^g - 1)/2^gmax)",
+    )  # fmt: skip
+    p.add_argument(
+        "--continuation", type=_unit, metavar="G",
+        help="DBN's probability of going on after an unsatisfying result (default 0.9)",
+    )  # fmt: skip
+    options.ties(p, "docno-desc", "the order of equally scored documents (default docno-desc)")
+    p.add_argument(
+        "-o", "--output", default="-", metavar="LOG",
+        help="the click log: tab-separated with a header, or Parquet (.parquet); default stdout",
+    )  # fmt: skip
+
+
+def _unit(text: str) -> float:
+    value = options.real(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}")
+    return value
+
+
+def _grades(text: str | None, option: str) -> dict[int, float] | None:
+    from ...errors import UsageError
+
+    if text is None:
+        return None
+    out: dict[int, float] = {}
+    for item in text.split(","):
+        grade, sep, value = item.partition(":")
+        try:
+            g = options.whole()(grade.strip())
+            p = _unit(value.strip())
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(
+                f"{option} {text!r}: {item!r} is not GRADE:PROBABILITY ({exc})"
+            ) from None
+        if not sep:
+            raise UsageError(f"{option} {text!r}: {item!r} is not GRADE:PROBABILITY")
+        out[g] = p
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+
+    from ... import clicks
+
+    options.check_outputs(args, {"-o": output_file(args.output)}, [args.run, args.params])
+    if args.params:
+        model: clicks.ClickModel | str = model_file(args.params)
+    else:
+        model = args.model or "pbm"
+    log = clicks.simulate(
+        model, args.run, args.qrels, sessions=args.sessions, depth=args.depth, seed=args.seed,
+        ties=args.ties, attractiveness=_grades(args.attractiveness, "--attractiveness"),
+        satisfaction=_grades(args.satisfaction, "--satisfaction"),
+        continuation=args.continuation,
+    )  # fmt: skip
+    clicks.write_clicks(log, args.output)
+    return 0
