@@ -503,9 +503,9 @@ def test_cli_recsys_segments_users(tmp_path, capsys):
 
 
 def test_cli_choices_agree_with_the_library():
-    from rankscope.cli import segments
+    from rankscope.cli import options, segments
 
-    assert segments.HOWS == HOWS and segments.MISSING == MISSING
+    assert options.HOWS == HOWS and segments.MISSING == MISSING
 
 
 def test_cli_recsys_folds_take_no_segments(tmp_path, capsys):

@@ -25,7 +25,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.measures(p, "measures of the first table (default map, bpref, recip_rank, "
+    options.MEASURE.add(p, "measures of the first table (default map, bpref, recip_rank, "
                      "P@10, nDCG@10); repeatable")
 
 
