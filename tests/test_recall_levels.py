@@ -285,7 +285,7 @@ def test_cli_csv_and_json_agree_with_the_api(files, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-q", "q9"], "query 'q9' is not in the judgments"),
+        (["--query", "q9"], "query 'q9' is not in the judgments"),
         (["-m", "MAP"], "recall levels decompose"),
         (["--dir"], "RUN_A must be one run file (got 2 runs: a directory?)"),
     ],
