@@ -361,7 +361,7 @@ def test_agreement_overall_and_per_query(tmp_path):
     frame = result.to_frame("dict")
     assert frame["query"] == ["q1", "q2", "all"]
     # weighted kappa and ordinal alpha on the same scale
-    weighted = facade.agreement(str(path), level="ordinal", weights="linear").row("q2")
+    weighted = facade.agreement(str(path), scale="ordinal", kappa_weights="linear").row("q2")
     assert weighted.cohen == pytest.approx(cohen_kappa([2, 0], [2, 1], "linear", [0, 1, 2]))
     assert weighted.alpha == pytest.approx(
         krippendorff_alpha([[2, 2], [0, 1]], "ordinal", categories=[0, 1, 2])

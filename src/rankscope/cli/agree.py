@@ -46,11 +46,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p, "--level", LEVELS,
         "Krippendorff's alpha's level of measurement (default nominal; ordinal, interval and "
         "ratio weigh a disagreement by how far apart the grades are)",
+        dest="scale",
     )  # fmt: skip
     options.choice(
         p, "--kappa-weights", WEIGHTS,
         "Cohen's kappa's weights (default none; linear or quadratic for ordinal grades, by "
         "their distance on the sorted grades)",
+        dest="kappa_weights",
     )  # fmt: skip
     options.PER_QUERY.add(p, "also the agreement on each query")
     options.FORMAT.add(p, choices=("table", "csv", "json"))
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     labels = read_labels(args.labels)
     weights = None if args.kappa_weights == "none" else args.kappa_weights
-    result = agreement(labels, level=args.level, weights=weights)
+    result = agreement(labels, scale=args.scale, kappa_weights=weights)
     if args.to_qrels is not None:
         text = format_qrels(to_qrels(labels, args.to_qrels, tie_break=args.tie_break))
         if args.output == "-":

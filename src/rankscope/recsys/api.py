@@ -120,7 +120,7 @@ class Inputs:
 
 
 def read_inputs(
-    test: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
+    test_log: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
     features: Any, catalog: Any, columns: Mapping[str, str] | None, duplicates: str = "max-score",
 ) -> Inputs:  # fmt: skip
     """Every input of an evaluation read (see `evaluate` for each), users and items
@@ -135,7 +135,7 @@ def read_inputs(
             source, users=users, items=items, name=name, columns=columns, duplicates=duplicates
         )
 
-    test_log = keep_latest(log(test))
+    test_log = keep_latest(log(test_log))
     train_log = None if train is None else keep_latest(log(train))
     pop_log = train_log if popularity is None else log(popularity)
     runs = unique_run_names([lists(src, name) for name, src in _systems(recommendations)])
@@ -155,7 +155,7 @@ def read_inputs(
 
 
 def evaluate_systems(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -184,7 +184,7 @@ def evaluate_systems(
         # is reached by name, at run time only.
         scale = importlib.import_module("rankscope.scale")
         return scale.recsys_evaluate_systems(
-            test, recommendations, measures, backend="dask" if backend == "local" else backend,
+            test_log, recommendations, measures, backend="dask" if backend == "local" else backend,
             scheduler=scheduler, k=k, threshold=threshold, train=train, features=features,
             popularity=popularity, baseline=baseline, catalog=catalog, relevance=relevance,
             no_relevant=no_relevant, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
@@ -198,7 +198,7 @@ def evaluate_systems(
     if k < 1:
         raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
     read = read_inputs(
-        test, recommendations, train, popularity, baseline, features, catalog, columns,
+        test_log, recommendations, train, popularity, baseline, features, catalog, columns,
         duplicates,
     )  # fmt: skip
     if relevance == "graded" and (read.test.rating is None or threshold is None):
@@ -404,7 +404,7 @@ def tell_no_relevant(
 
 
 def evaluate(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -421,9 +421,10 @@ def evaluate(
 
     Parameters (the keyword options are those of `evaluate_systems`, defaults below)
     ----------
-    test:
+    test_log:
         Test interactions (user, item[, rating][, timestamp]): a file, DataFrame, Parquet
-        file or ``{user: {item: rating}}``.
+        file or ``{user: {item: rating}}`` (``test`` is a statistical test elsewhere:
+        `evaluate_folds`, `rankscope.compare`).
     recommendations:
         One system's lists — a TREC run or delimited file, DataFrame, ``{user: {item:
         score}}`` or ``{user: [items]}`` — or several: a list, a directory, a ``{name:
@@ -482,7 +483,7 @@ def evaluate(
     >>> [round(v, 4) for v in table["value"]]
     [0.3333, 0.5]
     """
-    results = evaluate_systems(test, recommendations, measures, **options)
+    results = evaluate_systems(test_log, recommendations, measures, **options)
     return to_frame(tidy(results, per_user), output)
 
 

@@ -24,7 +24,7 @@ from .popularity import DEFAULT_GROUPS, group_codes, group_counts, popularity_gr
 
 
 def _contexts(
-    test: Any, recommendations: Any, *, k: int = 10, threshold: float | None = 4.0,
+    test_log: Any, recommendations: Any, *, k: int = 10, threshold: float | None = 4.0,
     train: Any = None, popularity: Any = None, catalog: Any = None, seen: str = "keep",
     ties: str = "input-order", columns: Mapping[str, str] | None = None,
     duplicates: str = "max-score",
@@ -34,7 +34,7 @@ def _contexts(
     if k < 1:
         raise UsageError(f"k must be >= 1 (got {k})")
     read = read_inputs(
-        test, recommendations, train, popularity, None, None, catalog, columns, duplicates
+        test_log, recommendations, train, popularity, None, None, catalog, columns, duplicates
     )
     if seen == "drop" and read.train is None:
         raise UsageError("seen='drop' needs the training interactions (train=...)")
@@ -58,7 +58,7 @@ def _emit(ctx: Context) -> None:
 
 
 def reliability(
-    test: Any,
+    test_log: Any,
     predictions: Any,
     *,
     bins: int = 10,
@@ -96,7 +96,7 @@ def reliability(
     cols: dict[str, list] = {
         k: [] for k in ("run", "bin", "lower", "upper", "count", "mean_predicted", "observed")
     }
-    for ctx in _contexts(test, predictions, threshold=threshold, columns=columns,
+    for ctx in _contexts(test_log, predictions, threshold=threshold, columns=columns,
                          duplicates=duplicates):  # fmt: skip
         result = calibration(ctx, bins, target)
         if result is None:
@@ -119,7 +119,7 @@ def _not_probabilities(ctx: Context) -> str:
 
 
 def coverage_accuracy(
-    test: Any,
+    test_log: Any,
     predictions: Any,
     *,
     threshold: float | None = 4.0,
@@ -147,7 +147,7 @@ def coverage_accuracy(
     cols: dict[str, list] = {
         k: [] for k in ("run", "covered", "coverage", "confidence", "accuracy")
     }
-    for ctx in _contexts(test, predictions, threshold=threshold, columns=columns,
+    for ctx in _contexts(test_log, predictions, threshold=threshold, columns=columns,
                          duplicates=duplicates):  # fmt: skip
         data = probabilities(ctx, "the coverage-accuracy curve")
         if data is None:
@@ -163,7 +163,7 @@ def coverage_accuracy(
 
 
 def group_exposure(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     *,
     k: int = 10,
@@ -221,7 +221,7 @@ def group_exposure(
     ]  # fmt: skip
     cols: dict[str, list] = {name: [] for name in names}
     contexts = _contexts(
-        test, recommendations, k=k, threshold=threshold, train=train, popularity=popularity,
+        test_log, recommendations, k=k, threshold=threshold, train=train, popularity=popularity,
         catalog=catalog, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
     )  # fmt: skip
     for ctx in contexts:

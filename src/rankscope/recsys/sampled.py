@@ -294,7 +294,7 @@ def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
 
 
 def sampled_evaluate_systems(
-    test: Any,
+    test_log: Any,
     scores: Any,
     *,
     train: Any = None,
@@ -321,7 +321,7 @@ def sampled_evaluate_systems(
         raise UsageError("sampling='popularity' needs the training interactions (train=...)")
     systems = _systems(scores)
     users, items = Vocabulary(), Vocabulary()
-    test_log = keep_latest(read_interactions(test, users=users, items=items, columns=columns))
+    test_log = keep_latest(read_interactions(test_log, users=users, items=items, columns=columns))
     train_log = None
     if train is not None:
         train_log = keep_latest(read_interactions(train, users=users, items=items, columns=columns))
@@ -383,7 +383,7 @@ def sampled_evaluate_systems(
 
 
 def sampled_evaluate(
-    test: Any,
+    test_log: Any,
     scores: Any,
     measures: str | Sequence[str] = DEFAULT_MEASURES,
     *,
@@ -404,7 +404,7 @@ def sampled_evaluate(
     Each relevant test item of a user (rating >= ``threshold``; every test interaction
     when ``threshold`` is None or the log has no ratings) is a target.  Its negatives are
     the catalog items (those the systems score) the user has not interacted with in
-    ``train`` or ``test``; ``negatives`` of them (default 100; all when the user has fewer)
+    ``train`` or ``test_log``; ``negatives`` of them (default 100; all when the user has fewer)
     are drawn for the target, ``uniform``-ly or in proportion to ``popularity`` (training
     users per item; items no training user has are drawn only when the others run out),
     without replacement, from ``numpy.random.default_rng(seed)``, users and targets in id
@@ -417,7 +417,7 @@ def sampled_evaluate(
 
     Parameters
     ----------
-    test, train:
+    test_log, train:
         Interaction logs, anything `rankscope.recsys.read_interactions` reads.
     scores:
         A `ScoreMatrix`, a ``(user_ids, item_ids, matrix)`` triple, a pandas DataFrame
@@ -452,7 +452,7 @@ def sampled_evaluate(
         if estimator not in ESTIMATORS:
             raise UsageError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
     results = sampled_evaluate_systems(
-        test, scores, train=train, negatives=negatives, sampling=sampling, seed=seed,
+        test_log, scores, train=train, negatives=negatives, sampling=sampling, seed=seed,
         threshold=threshold, ties=ties, gamma=gamma, columns=columns,
     )  # fmt: skip
     table: dict[str, list] = {"run": [], "measure": [], "estimator": [], "value": [], "targets": []}
