@@ -23,6 +23,7 @@ def preferences(
     ties: str = "docno-desc",
     max_docs: int | None = None,
     duplicates: str = "error",
+    names: str = "file",
     table: Any = None,
 ) -> PreferenceResult:
     """Preferences between every pair of runs on every query with relevant documents.
@@ -42,6 +43,8 @@ def preferences(
         method.  A `rankscope.preference.Method` object, or weights learned from labelled
         preferences (`rankscope.preference.LearnedWeights`, `rankscope.clicks.learn_weights`),
         is computed as it is.
+    names:
+        Run files named by ``file`` (default) or ``tag``, as in `rankscope.evaluate`.
     table:
         A `rankscope.judge.RelevanceTable` already built (then ``qrels`` and ``runs`` are
         not read; ``OI`` needs one built with ``keep_rankings=True``).
@@ -61,7 +64,8 @@ def preferences(
         if table is None:
             judgments = read_qrels_for(qrels, [])
             table = relevance_table(
-                judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
+                judgments,
+                resolve_runs(runs, judgments, duplicates, names=names, distinct_for="preferences"),
                 relevance_level=relevance_level, ties=ties, max_docs=max_docs,
                 keep_rankings=method.rankings,
             )  # fmt: skip
@@ -71,7 +75,8 @@ def preferences(
         reads = method_of(request)
         judgments = read_qrels_for(qrels, [request])
         table = relevance_table(
-            judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
+            judgments,
+            resolve_runs(runs, judgments, duplicates, names=names, distinct_for="preferences"),
             relevance_level=relevance_level, ties=ties, max_docs=max_docs,
             keep_rankings=reads.rankings,
         )  # fmt: skip

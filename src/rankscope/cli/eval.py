@@ -84,6 +84,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
     )
     options.NAMES.add(p)
+    options.BASELINE.add(
+        p, "the run the preference measures (RPP, OI, ...) are measured against: each run's "
+        "value is its mean preference over it, printed as 'RPP vs RUN' (default: the first run)",
+    )  # fmt: skip
     options.JOBS.add(p)
     options.block_mb(p)
     options.DUPLICATE.add(p)
@@ -139,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         zscores=args.zscores,
         no_common_query="error",
         names=args.names,
+        baseline=args.baseline,
         jobs=args.jobs,
         block_bytes=None if args.block_mb is None else args.block_mb << 20,
         scheduler=args.scheduler,

@@ -38,12 +38,14 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = example_paths()
     out = sys.stdout
     # (evaluated before anything is printed: a bad -m prints its error and nothing else)
-    results = evaluate_many(qrels, runs, args.measures or MEASURES, ties="docno-desc")
+    results = evaluate_many(
+        qrels, runs, args.measures or MEASURES, ties="docno-desc", names="tag"
+    )
     out.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
     out.write(format_evaluations(results, "table", wide=True))
     comparison = compare(qrels, runs, COMPARED, baseline="weak", names="tag")
     out.write("\nAgainst the weak run, with significance:\n\n" + format_text(comparison))
-    order, _ = preferences(qrels, runs, "RPP").ordering("mc4")
+    order, _ = preferences(qrels, runs, "RPP", names="tag").ordering("mc4")
     out.write(f"\nRuns ordered by recall-paired preference (MC4): {' > '.join(order)}\n")
     folder = qrels.parent
     out.write(

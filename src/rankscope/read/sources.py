@@ -125,7 +125,7 @@ class RunSource:
         )  # fmt: skip
 
 
-def run_sources(runs: Any, judgments: str | None = None, names: str = "tag") -> list[RunSource]:
+def run_sources(runs: Any, judgments: str | None = None, names: str = "file") -> list[RunSource]:
     """The runs in ``runs`` (one run, a list, a ``{name: run}`` dict, directories of run
     files), not read yet; ``judgments`` is the judgments' file, never taken for a run in a
     directory.  ``names`` as `resolve_runs`."""
@@ -159,7 +159,7 @@ def resolve_runs(
     qrels: Qrels | Any,
     duplicates: str = "error",
     order: str = "score",
-    names: str = "tag",
+    names: str = "file",
     distinct_for: str | None = None,
 ) -> list[Run]:
     """Runs from one run, a list, a ``{name: run}`` dict or directories of run files, read
@@ -188,7 +188,7 @@ class _Named:
 
 
 def run_names(
-    runs: Sequence[tuple[str, str]], names: str = "tag", distinct_for: str | None = None
+    runs: Sequence[tuple[str, str]], names: str = "file", distinct_for: str | None = None
 ) -> list[str]:
     """The names of runs read as ``(name, source)`` (see `resolve_runs`): tags that collide
     replaced by file names (``names="tag"``), two files of one name an error
@@ -253,9 +253,10 @@ def _few(ids: list[str], n: int = 3) -> str:
 
 def file_stem(source: str) -> str:
     """A system's name from its file: the file name without ``.gz`` and one extension of
-    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``)."""
+    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``; and
+    ``.parquet``, as `read_run` names a Parquet run)."""
     name = Path(source).name.removesuffix(".gz")
-    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat"):
+    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat", ".parquet"):
         name = name.removesuffix(suffix)
     return name
 

@@ -196,7 +196,8 @@ def evaluate_many(
     rel_format: str = "qrels",
     zscores: Any = None,
     no_common_query: str = "warn",
-    names: str = "tag",
+    names: str = "file",
+    baseline: str | None = None,
 ) -> list[RunEvaluation]:
     """`rankscope.evaluate_many` on a Dask cluster: the same results, bit for bit.
 
@@ -229,12 +230,12 @@ def evaluate_many(
         if in_place is None:
             results = _trec_split(
                 client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query,
+                duplicates, order, names, no_common_query, baseline,
             )  # fmt: skip
         else:
             results = _trec_in_place(
                 client, qrels, in_place, requests, options, num_docs, diversity, duplicates,
-                no_common_query,
+                no_common_query, baseline,
             )  # fmt: skip
     finally:
         if owned:
@@ -245,7 +246,7 @@ def evaluate_many(
 
 
 def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
-               num_docs, qrels_source) -> TrecSpec:  # fmt: skip
+               num_docs, qrels_source, baseline=None) -> TrecSpec:  # fmt: skip
     names, tags, sources = [], [], []
     for r in runs:
         if isinstance(r, Run):
@@ -256,11 +257,14 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests
             names.append(r[0])
             tags.append(None)
             sources.append(str(r[1].path))
-    return TrecSpec(names, tags, sources, list(requests), options, num_docs, qrels_source)
+    return TrecSpec(
+        names, tags, sources, list(requests), options, num_docs, qrels_source, baseline
+    )
 
 
 def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query) -> list[RunEvaluation]:  # fmt: skip
+                duplicates, order, names, no_common_query,
+                baseline) -> list[RunEvaluation]:  # fmt: skip
     judgments = read_qrels(qrels, diversity=diversity)
     run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query == "error":
@@ -271,7 +275,7 @@ def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, di
     part = _part_of(judgments.queries, _chunks(list(ids), n))
     q_part = part[judgments.query]
     r_parts = [part[r.query] for r in run_list]
-    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source)
+    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source, baseline)
     tasks = [
         (
             trec_kernel,
@@ -321,12 +325,14 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
 
 def _trec_in_place(
     client, qrels, runs: list[tuple[str, Partitioned]], requests, options, num_docs, diversity,
-    duplicates, no_common_query,
+    duplicates, no_common_query, baseline,
 ) -> list[RunEvaluation]:  # fmt: skip
     listed = [p.files() for _, p in runs]
     judged_files = qrels.files() if isinstance(qrels, Partitioned) else None
     keys = sorted(set().union(*listed, judged_files or {}))
-    spec = _trec_spec(runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)))
+    spec = _trec_spec(
+        runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)), baseline
+    )
     whole = None
     shared = None
     if judged_files is None:
@@ -375,7 +381,7 @@ def _recsys_requests(measures: Any, k: int) -> list[Request]:
 
 
 def recsys_evaluate_systems(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -397,7 +403,7 @@ def recsys_evaluate_systems(
     duplicates: str = "max-score",
 ) -> list[SystemEvaluation]:
     """`rankscope.recsys.evaluate_systems` on a Dask cluster, for the top-N measures and
-    UserCoverage: the same values, bit for bit.  ``test`` and ``recommendations`` may be
+    UserCoverage: the same values, bit for bit.  ``test_log`` and ``recommendations`` may be
     `Partitioned` datasets (by user; the lists: one dataset, or a dict or list of them)."""
     _backend(backend)
     given = {"train": train, "features": features, "popularity": popularity,
@@ -419,9 +425,9 @@ def recsys_evaluate_systems(
         in_place = _partitioned_runs(recommendations)
         spec = RecsysSpec([], [], requests, k, threshold, relevance, no_relevant, ties)
         if in_place is None:
-            return _recsys_split(client, test, recommendations, spec, partitions, columns,
+            return _recsys_split(client, test_log, recommendations, spec, partitions, columns,
                                  duplicates)  # fmt: skip
-        return _recsys_in_place(client, test, in_place, spec, columns, duplicates)
+        return _recsys_in_place(client, test_log, in_place, spec, columns, duplicates)
     finally:
         if owned:
             client.close()

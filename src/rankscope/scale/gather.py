@@ -15,6 +15,7 @@ from ..judge import JoinReport
 from ..recsys.api import SystemEvaluation, tell_no_relevant, tell_one_sided
 from ..recsys.base import Values, user_mean
 from ..table.evaluation import RunEvaluation, summarise
+from ..table.formats import against, reference_run
 from .kernels import RecsysSpec, TrecSpec, metadata, pyarrow
 
 
@@ -60,6 +61,11 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
     pa = pyarrow()
     metas = [metadata(t) for t in outputs]
     requests = spec.requests
+    if any(r.measure.family == "preference" for r in requests):  # labelled as the local
+        reference = spec.run_names[reference_run(spec.run_names, spec.baseline)]  # path does
+        requests = [
+            against(r, reference) if r.measure.family == "preference" else r for r in requests
+        ]
     which, queries, columns = _columns(outputs, "query", len(requests))
     missing_all = (
         pa.concat_tables([t.replace_schema_metadata(None) for t in outputs]).column("missing")

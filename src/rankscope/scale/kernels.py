@@ -67,6 +67,7 @@ class TrecSpec:
     options: JoinOptions
     num_docs: int = 0
     qrels_source: str = "<qrels>"
+    baseline: str | None = None  # the preference measures' reference (default the first run)
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,9 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
                 for run, report in zip(run_list, reports, strict=True)
             ]  # fmt: skip
             if wanted:
-                results = with_preferences(results, wanted, qrels, run_list, spec.options)
+                results = with_preferences(
+                    results, wanted, qrels, run_list, spec.options, spec.baseline
+                )
         told = {
             line
             for run, report in zip(run_list, reports, strict=True)

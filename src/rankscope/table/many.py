@@ -344,7 +344,7 @@ def evaluate_many_runs(
     zscores: ZScores | None = None,
     duplicates: str = "error",
     order: str = "score",
-    names: str = "tag",
+    names: str = "file",
     check_common: bool = False,
     jobs: int | None = None,
     block_bytes: int | None = None,
