@@ -137,7 +137,9 @@ def test_ties():
     test = {"u": {"a": 5}}
     scores = (["u"], ["a", "b", "c"], [[1.0, 1.0, 0.0]])
     pessimistic = recsys.sampled_evaluate_systems(test, scores, negatives=2)[0]
-    optimistic = recsys.sampled_evaluate_systems(test, scores, negatives=2, ties="optimistic")[0]
+    optimistic = recsys.sampled_evaluate_systems(
+        test, scores, negatives=2, tie_breaking="optimistic"
+    )[0]
     assert pessimistic.full_rank.tolist() == [2] and optimistic.full_rank.tolist() == [1]
 
 

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     table = sampled_evaluate(
         args.test, scores, measures, estimators=estimators, output="dict", train=args.train,
         negatives=args.negatives, sampling=args.sampling, seed=args.seed,
-        threshold=args.threshold, ties=args.tie_breaking, gamma=args.gamma,
+        threshold=args.threshold, tie_breaking=args.tie_breaking, gamma=args.gamma,
     )  # fmt: skip
     rows = list(
         zip(table["run"], table["measure"], table["estimator"], table["value"],
