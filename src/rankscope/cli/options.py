@@ -330,9 +330,9 @@ class Option:
     ) -> argparse.Action:
         """Declare the option on ``p``: ``help`` worded for the command (by default the
         glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
-        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option."""
-        if choices is not None and not (self.subsets and set(choices) <= set(self.choices or ())):
-            raise ValueError(f"{self.flags[-1]} offers none but its glossary choices")
+        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option.  (The
+        choices are not read here, so that a lazy container of choices stays lazy:
+        ``tests/test_cli_options.py`` checks them.)"""
         kwargs: dict[str, Any] = {
             "dest": self.dest, "help": help or self.help,
             "default": self.default if default is ... else default,
