@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         pairs = read_pairs(args.labels)
     settings = dict(
-        graded=args.graded, level=None if args.graded else args.relevance_level,
+        graded=args.graded,
+        relevance_level=None if args.graded else args.relevance_level,
         edges=args.edges or DEFAULT_EDGES, alphas=args.alphas or DEFAULT_ALPHAS,
         seed=args.seed,
     )  # fmt: skip
