@@ -56,7 +56,7 @@ def test_mean_with_t_interval_by_hand():
     assert row.value == pytest.approx(0.5)
     assert (row.ci_low, row.ci_high) == pytest.approx((mean - half, mean + half))
     assert row.weight_share is None
-    row90 = overall(aggregate(table(FOUR), level=0.9))
+    row90 = overall(aggregate(table(FOUR), confidence=0.9))
     assert row90.ci_high - row90.value == pytest.approx(scipy_stats.t.ppf(0.95, 3) * sd / 2)
 
 
@@ -216,7 +216,7 @@ def test_bad_requests():
     with pytest.raises(UsageError, match="missing must be"):
         aggregate(table(FOUR), missing="drop")
     with pytest.raises(UsageError, match="level"):
-        aggregate(table(FOUR), level=1.0)
+        aggregate(table(FOUR), confidence=1.0)
     with pytest.raises(InputError, match="missing column"):
         aggregate({"run": [], "query": [], "value": []})
     with pytest.raises(InputError, match="has a value of AP already"):
@@ -503,9 +503,9 @@ def test_cli_recsys_segments_users(tmp_path, capsys):
 
 
 def test_cli_choices_agree_with_the_library():
-    from rankscope.cli import segments
+    from rankscope.cli import options, segments
 
-    assert segments.HOWS == HOWS and segments.MISSING == MISSING
+    assert options.HOWS == HOWS and segments.MISSING == MISSING
 
 
 def test_cli_recsys_folds_take_no_segments(tmp_path, capsys):

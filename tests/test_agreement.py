@@ -361,7 +361,7 @@ def test_agreement_overall_and_per_query(tmp_path):
     frame = result.to_frame("dict")
     assert frame["query"] == ["q1", "q2", "all"]
     # weighted kappa and ordinal alpha on the same scale
-    weighted = facade.agreement(str(path), level="ordinal", weights="linear").row("q2")
+    weighted = facade.agreement(str(path), scale="ordinal", kappa_weights="linear").row("q2")
     assert weighted.cohen == pytest.approx(cohen_kappa([2, 0], [2, 1], "linear", [0, 1, 2]))
     assert weighted.alpha == pytest.approx(
         krippendorff_alpha([[2, 2], [0, 1]], "ordinal", categories=[0, 1, 2])
@@ -461,7 +461,7 @@ def test_cli_csv_and_json(labels_file, capsys):
     assert [r["query"] for r in rows] == ["q1", "q2", "all"]
     assert rows[0]["cohen"] == "" and float(rows[1]["cohen"]) == pytest.approx(1 / 3)
     code, out, _ = run_cli(
-        ["agree", labels_file, "--format", "json", "--level", "ordinal", "--weights",
+        ["agree", labels_file, "--format", "json", "--level", "ordinal", "--kappa-weights",
          "quadratic"], capsys,
     )  # fmt: skip
     data = json.loads(out)
@@ -563,7 +563,7 @@ def test_the_documented_example_is_what_the_command_prints(tmp_path, capsys):
     labels.write_text("\n".join(_indented_block(doc, "    $ cat labels.txt")) + "\n")
     for command in (
         "rankscope agree labels.txt -q",
-        "rankscope agree labels.txt -q --level ordinal --weights linear --format csv",
+        "rankscope agree labels.txt -q --level ordinal --kappa-weights linear --format csv",
     ):
         expected = _indented_block(doc, f"    $ {command}")
         args = [str(labels) if a == "labels.txt" else a for a in command.split()[1:]]

@@ -13,6 +13,7 @@ import pytest
 
 import rankscope
 import rankscope.cli
+import rankscope.cli.clicks
 from tests.conftest import run_cli
 
 # A small collection with hand-computed values.
@@ -136,14 +137,54 @@ def test_csv_format_several_runs(files, capsys):
     assert rows[0] == ["run", "query", "measure", "value"]
     assert sorted(rows[1:]) == sorted(
         [
-            ["runA", "q1", "AP", f"{5 / 6:.4f}"],
-            ["runA", "q2", "AP", "0.5000"],
-            ["runA", "all", "AP", f"{(5 / 6 + 0.5) / 2:.4f}"],
-            ["runB", "q1", "AP", "0.2500"],
-            ["runB", "q2", "AP", "1.0000"],
-            ["runB", "all", "AP", "0.6250"],
+            ["runA", "q1", "AP", "0.8333333333333333"],  # (1 + 2/3) / 2, at full precision
+            ["runA", "q2", "AP", "0.5"],
+            ["runA", "all", "AP", "0.6666666666666666"],  # (1 + 2/3)/2 and 1/2, averaged
+            ["runB", "q1", "AP", "0.25"],
+            ["runB", "q2", "AP", "1.0"],
+            ["runB", "all", "AP", "0.625"],
         ]
     )
+
+
+def test_csv_prints_full_precision(files, capsys):
+    """``eval --format csv`` writes every value exactly (it reads back as the same float), as
+    JSON does; the aligned table keeps four decimals."""
+    args = ["eval", "-q", "-m", "AP", files["qrels"], files["runA"], files["runB"]]
+    code, out, err = run_cli([*args[:1], "--format", "json", *args[1:]], capsys)
+    assert code == 0, err
+    exact = {e["run"]: e["summary"]["AP"] for e in json.loads(out)}
+    code, out, err = run_cli([*args[:1], "--format", "csv", "--wide", *args[1:]], capsys)
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert {run: float(value) for run, value in rows[1:]} == exact
+    assert rows[1] == ["runA", "0.6666666666666666"]
+    code, out, err = run_cli([*args[:1], "--format", "table", "--wide", *args[1:]], capsys)
+    assert f"{(5 / 6 + 0.5) / 2:.4f}" in out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "table", "json"])
+def test_measures_print_in_the_order_asked(files, capsys, fmt):
+    """The non-trec formats list the measures in the order asked (a nickname's and a cutoff
+    list's in trec_eval's order); trec_eval's text keeps trec_eval's order."""
+    asked = ["-m", "P.10,5", "-m", "map", "-m", "RR", "-m", "bpref"]
+    labels = ["P_5", "P_10", "map", "RR", "bpref"]
+    code, out, err = run_cli(
+        ["eval", "--format", fmt, "--wide", *asked, files["qrels"], files["runA"], files["runB"]]
+        if fmt != "json"
+        else ["eval", "--format", fmt, *asked, files["qrels"], files["runA"], files["runB"]],
+        capsys,
+    )
+    assert code == 0, err
+    if fmt == "json":
+        assert list(json.loads(out)[0]["summary"]) == labels
+    elif fmt == "csv":
+        assert out.splitlines()[0].split(",") == ["run", *labels]
+    else:
+        assert out.splitlines()[0].split() == ["run", *labels]
+    code, out, err = run_cli(["eval", *asked, files["qrels"], files["runA"]], capsys)
+    assert code == 0, err
+    assert [row.split()[0] for row in out.splitlines()] == ["map", "bpref", "RR", "P_5", "P_10"]
 
 
 def test_table_format_is_the_default_for_several_runs(files, capsys):
@@ -203,7 +244,7 @@ def test_directory_of_runs(files, tmp_path, capsys):
         ["eval", "--format", "csv", "-m", "RR", files["qrels"], str(runs)], capsys
     )
     assert code == 0
-    assert out.splitlines()[1:] == ["a,all,RR,0.7500", "b,all,RR,0.7500"]
+    assert out.splitlines()[1:] == ["a,all,RR,0.75", "b,all,RR,0.75"]
 
 
 def test_run_from_stdin(files, monkeypatch, capsys):
@@ -592,9 +633,9 @@ def test_building_the_parser_imports_no_command_body():
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
     expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
     expected.add("rankscope.cli.segments")  # the aggregation options (argparse only)
-    # the clicks command's subcommands, one module each (argparse and options only)
-    subcommands = ("shared", *rankscope.cli.clicks.SUBCOMMANDS)
-    expected |= {f"rankscope.cli.clicks.{name}" for name in subcommands}
+    # the clicks subcommands, one module each, and their shared options (argparse only)
+    expected |= {f"rankscope.cli.clicks.{name}" for name in rankscope.cli.clicks.SUBCOMMANDS}
+    expected.add("rankscope.cli.clicks.shared")
     assert loaded <= expected, loaded - expected
 
 

@@ -82,7 +82,7 @@ def test_a_user_error_is_one_line_and_status_2(files, capsys, args, message):
         ["eval", "--ties", "random", "{qrels}", "{run}"],
         ["eval", "-l", "one", "{qrels}", "{run}"],
         ["recsys", "--threshold", "high", "{test}", "{recs}"],
-        ["prefer", "--aggregate", "vote", "{qrels}", "{run}", "{run}"],
+        ["prefer", "--ordering", "vote", "{qrels}", "{run}", "{run}"],
         ["eval", "--no-such-option", "{qrels}", "{run}"],
     ],
 )

@@ -69,7 +69,7 @@ def test_printed_name_is_the_dotted_name():
                             ("recall_100", "recall.100"),
                             ("iprec_at_recall_0.10", "iprec_at_recall.0.10")]:  # fmt: skip
         (a,), (b,) = parse_measures(printed), parse_measures(dotted)
-        assert a.key() == b.key() and a.label == b.label == printed
+        assert a == b and a.label == b.label == printed
 
 
 def test_rr_takes_a_cutoff(files, capsys):
@@ -356,7 +356,7 @@ def test_readme_first_command_installs_what_the_api_tour_needs():
     assert {"pandas", "tqdm"} <= names  # rankscope.evaluate's tables; the progress bar
 
 
-def test_recsys_takes_a_duplicates_policy(tmp_path, capsys):
+def test_recsys_takes_a_repeated_items_policy(tmp_path, capsys):
     test = tmp_path / "u.test"
     test.write_text("u1\ta\t5\nu1\tb\t4\n")
     recs = tmp_path / "recs.tsv"
@@ -365,11 +365,11 @@ def test_recsys_takes_a_duplicates_policy(tmp_path, capsys):
     code, out, err = run_cli(base, capsys)  # best score kept (b first), with a warning
     assert code == 0 and "repeated (user, item) pair" in err
     assert json.loads(out)[0]["summary"]["P@1"] == 1.0
-    code, out, err = run_cli([*base[:1], "--duplicates", "first", *base[1:]], capsys)
+    code, out, err = run_cli([*base[:1], "--repeated-items", "first", *base[1:]], capsys)
     assert code == 0 and "repeated" not in err
     assert json.loads(out)[0]["summary"]["P@1"] == 1.0  # b (0.5) still above a (0.4)
-    code, _, err = run_cli([*base[:1], "--duplicates", "error", *base[1:]], capsys)
-    assert code == 2 and "appears twice" in err and "--duplicates first" in err
+    code, _, err = run_cli([*base[:1], "--repeated-items", "error", *base[1:]], capsys)
+    assert code == 2 and "appears twice" in err and "--repeated-items first" in err
 
 
 def test_ndeval_with_no_query_in_common_is_an_error(tmp_path, capsys):

@@ -290,7 +290,7 @@ def test_a_fitted_model_simulates_without_judgments():
 def test_cli_simulate_then_fit(tmp_path, capsys):
     out = tmp_path / "clicks.tsv"
     code, _, err = run_cli(
-        ["clicks", "simulate", "--model", "cm", "-n", "400", "--seed", "3",
+        ["clicks", "simulate", "--model", "cm", "--sessions", "400", "--seed", "3",
          str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.medium.txt"), "-o", str(out)],
         capsys,
     )  # fmt: skip
@@ -301,7 +301,7 @@ def test_cli_simulate_then_fit(tmp_path, capsys):
     assert log.matrix().clicked.sum(axis=1).max() <= 1
     params = tmp_path / "cm.json"
     code, text, err = run_cli(
-        ["clicks", "fit", str(out), "-m", "cm", "-o", str(params), "--test-fraction", "0.25"],
+        ["clicks", "fit", str(out), "--model", "cm", "-o", str(params), "--test-fraction", "0.25"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
@@ -311,7 +311,7 @@ def test_cli_simulate_then_fit(tmp_path, capsys):
     direct = clicks.fit(train, "cm")
     assert model.attractiveness.values.tolist() == direct.attractiveness.values.tolist()
     code, _, err = run_cli(
-        ["clicks", "simulate", "--params", str(params), "-n", "50",
+        ["clicks", "simulate", "--params", str(params), "--sessions", "50",
          str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.weak.txt"), "-o",
          str(tmp_path / "again.parquet")],
         capsys,
@@ -326,7 +326,8 @@ def test_cli_user_errors_exit_2(tmp_path, capsys):
     log.write_text("s1\tq\t1\ta\t1\ns1\tq\t1\tb\t0\n")
     code, _, err = run_cli(["clicks", "fit", str(log)], capsys)
     assert code == 2 and f"{log}:1 and {log}:2: position 1 is listed twice" in err
-    code, _, err = run_cli(["clicks", "fit", str(log), "-m", "pbm", "-m", "cm", "-o", "x"], capsys)
+    args = ["clicks", "fit", str(log), "--model", "pbm", "--model", "cm", "-o", "x"]
+    code, _, err = run_cli(args, capsys)
     assert code == 2 and "one --model" in err
     code, _, err = run_cli(["clicks"], capsys)
     assert code == 2 and "needs a subcommand" in err

@@ -239,6 +239,22 @@ def test_measures_keep_the_order_given_and_runs_are_named_after_their_files(tmp_
     assert code == 2 and "two runs are named 'first'" in err and "--names tag" in err
 
 
+def test_the_api_names_runs_as_compare_does(tmp_path):
+    """`rankscope.evaluate` and `rankscope.compare` name the same run files the same way (by
+    file, as the commands; by tag on request), so their tables join on the run."""
+    qrels = write_qrels(tmp_path / "qrels", QRELS)
+    a = write_ranked_run(tmp_path / "bm25.run", "tagA", RANKINGS["bm25"])
+    b = write_ranked_run(tmp_path / "dense.txt", "tagB", RANKINGS["dense"])
+    table = rankscope.evaluate(qrels, [a, b], ["AP"], output="dict")
+    compared = _quiet(qrels, [a, b], ["AP"])
+    assert sorted(set(table["run"])) == sorted(r.run for r in compared.rows) == ["bm25", "dense"]
+    by_tag = rankscope.evaluate(qrels, [a, b], ["AP"], names="tag", output="dict")
+    assert sorted(set(by_tag["run"])) == ["tagA", "tagB"]
+    assert sorted(r.run for r in _quiet(qrels, [a, b], ["AP"], names="tag").rows) == [
+        "tagA", "tagB",
+    ]  # fmt: skip
+
+
 def test_example_shows_a_comparison_an_ordering_and_what_to_try(capsys):
     code, out, err = run_cli(["example"], capsys)
     assert code == 0, err

@@ -185,12 +185,12 @@ def test_preferences_over_the_folds_by_hand():
         "good": [{"u": ["b", "d"], "v": ["a"]}, {"u": ["a"], "v": ["d", "b"]}],
     }
     result = evaluate_folds(folds, recs, ["RPP", "P@1"])
-    assert result.measures == ["P@1", "RPP"]
-    # fold 1: good finds every relevant item before bad: win rate 1 per user, bad -1
-    assert result.value("good", "RPP", "u1") == 1.0
-    assert result.value("bad", "RPP", "u1") == -1.0
+    assert result.measures == ["P@1", "RPP vs bad"]  # over the baseline, the first system
+    # fold 1: good finds every relevant item before bad: preference 1 per user; bad's own 0
+    assert result.value("good", "RPP vs bad", "u1") == 1.0
+    assert result.value("bad", "RPP vs bad", "u1") == 0.0
     # fold 2: u as before; v's relevant item is at rank 2 for good, missed by bad: still 1
-    assert result.value("good", "RPP", "u2") == 1.0
+    assert result.value("good", "RPP vs bad", "u2") == 1.0
     # P@1: fold 1 both users hit (1.0); fold 2 only u (0.5)
     assert [result.value("good", "P@1", f) for f in ("u1", "u2")] == [1.0, 0.5]
     s = result.summary("good", "P@1")

@@ -532,7 +532,7 @@ def test_cli_writes_the_fused_run(tmp_path, capsys):
     code, stdout, stderr = run_cli(["fuse", a, b, "-o", str(out)], capsys)
     assert (code, stdout, stderr) == (0, "", "")
     assert out.read_text() == rankscope.fuse({"a": A, "b": B}, "rrf").to_trec()
-    code, stdout, _ = run_cli(["fuse", "--method", "wsum", "--weights", "1,2", a, b], capsys)
+    code, stdout, _ = run_cli(["fuse", "--method", "wsum", "--run-weights", "1,2", a, b], capsys)
     assert code == 0
     assert [line.split()[2] for line in stdout.splitlines()] == ["d2", "d1", "d3"]
     assert stdout.split()[5] == "wsum"
@@ -567,8 +567,8 @@ def test_cli_mistakes(tmp_path, capsys):
     cases = [
         (["fuse", a, str(bad)], "bad.run:2:", "zero"),
         (["fuse", a, b, "--method", "rrf", "--norm", "sum"], "--norm sum does not apply", ""),
-        (["fuse", a, b, "--method", "wsum"], "--weights or --optimize", ""),
-        (["fuse", a, b, "--weights", "1,x"], "'x' is not a number", ""),
+        (["fuse", a, b, "--method", "wsum"], "--run-weights or --optimize", ""),
+        (["fuse", a, b, "--run-weights", "1,x"], "'x' is not a number", ""),
         (["fuse", a, b, "-o", a], "would overwrite an input file", ""),
         (["fuse", a, b, "--qrels", a], "needs --optimize", ""),
         (["fuse", a, b, "--optimize", "AP", "--method", "sum"], "--optimize needs --qrels", ""),
@@ -580,7 +580,7 @@ def test_cli_mistakes(tmp_path, capsys):
         assert code == 2, args
         assert stderr.startswith("rankscope: error:") and message in stderr, (args, stderr)
         assert more in stderr and stderr.count("\n") == 1
-    for args in (["fuse", a, b, "--method", "nope"], ["fuse", a, b, "-k", "-1"]):
+    for args in (["fuse", a, b, "--method", "nope"], ["fuse", a, b, "--rrf-k", "-1"]):
         with pytest.raises(SystemExit) as stopped:
             run_cli(args, capsys)
         assert stopped.value.code == 2

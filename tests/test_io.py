@@ -71,7 +71,7 @@ def test_rank_column_is_ignored(tmp_path, reader):
     qrels = write(tmp_path / "qrels", "q1 0 a 1\n")
     # the rank column says a first, the scores say b first
     run = write(tmp_path / "run", "q1 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\nq1 Q0 c 3 0.5 t\n")
-    assert evaluate(qrels, run, ["RR"]) == {("t", "q1", "RR"): 1 / 2}
+    assert evaluate(qrels, run, ["RR"], names="tag") == {("t", "q1", "RR"): 1 / 2}
 
 
 def test_extra_run_fields_are_ignored(tmp_path, reader):
@@ -151,7 +151,7 @@ def test_run_name_is_the_tag_of_the_last_line(tmp_path, reader):
     run = write(tmp_path / "run", "q1 Q0 d1 1 2 tagA\nq2 Q0 d1 1 2 tagB\n")
     assert rankscope.read_run(run).name == "tagB"
     qrels = write(tmp_path / "qrels", "q1 0 d1 1\n")
-    assert {key[0] for key in evaluate(qrels, run, ["map"])} == {"tagB"}
+    assert {key[0] for key in evaluate(qrels, run, ["map"], names="tag")} == {"tagB"}
     assert rankscope.read_run(run, name="mine").name == "mine"
 
 
@@ -248,8 +248,10 @@ def test_duplicates_policy_changes_the_evaluation(tmp_path, reader):
     qrels = write(tmp_path / "qrels", "q1 0 d1 1\n")
     run = write(tmp_path / "run", DUPLICATED_RUN)
     # first: d2 (3.0), d1 (1.0) -> RR 1/2; max-score: d1 (5.0) first -> RR 1
-    assert evaluate(qrels, run, ["RR"], duplicates="first")[("t", "q1", "RR")] == 1 / 2
-    assert evaluate(qrels, run, ["RR"], duplicates="max-score")[("t", "q1", "RR")] == 1.0
+    first = evaluate(qrels, run, ["RR"], duplicates="first", names="tag")
+    assert first[("t", "q1", "RR")] == 1 / 2
+    best = evaluate(qrels, run, ["RR"], duplicates="max-score", names="tag")
+    assert best[("t", "q1", "RR")] == 1.0
     with pytest.raises(InputError, match="appears twice"):
         evaluate(qrels, run, ["RR"])
 
@@ -285,7 +287,7 @@ def test_directory_of_runs(tmp_path, reader):
     write(runs / "b.txt", "q1 Q0 d3 1 2 beta\nq1 Q0 d1 2 1 beta\n")
     write(runs / ".hidden", "not a run\n")  # hidden files are skipped
     qrels = write(tmp_path / "qrels", "q1 0 d1 1\nq1 0 d3 0\n")
-    assert evaluate(qrels, runs, ["RR"]) == {
+    assert evaluate(qrels, runs, ["RR"], names="tag") == {
         ("alpha", "q1", "RR"): 1.0,
         ("beta", "q1", "RR"): 1 / 2,
     }
@@ -298,7 +300,7 @@ def test_runs_with_the_same_tag_are_told_apart(tmp_path, reader):
     write(runs / "second.txt", "q1 Q0 d2 1 2 same\n")
     qrels = write(tmp_path / "qrels", "q1 0 d1 1\n")
     with pytest.warns(RankscopeWarning):
-        table = rankscope.evaluate(qrels, runs, ["RR"], output="dict")
+        table = rankscope.evaluate(qrels, runs, ["RR"], output="dict", names="tag")
     assert len(set(table["run"])) == 2
     assert sorted(table["value"]) == [0.0, 1.0]
 
@@ -337,7 +339,7 @@ def test_query_only_in_the_qrels_counts_as_zero_with_complete(tmp_path, reader):
         )
     values = dict(zip(table["measure"], table["value"], strict=True))
     assert values == {"map": (1.0 + 0.0) / 2, "num_q": 2, "num_rel": 2}
-    per_query = evaluate(qrels, run, ["map"], complete=True)
+    per_query = evaluate(qrels, run, ["map"], complete=True, names="tag")
     assert per_query[("t", "q2", "map")] == 0.0
 
 

@@ -57,7 +57,7 @@ def track(folder: Path, runs: int = 7, seed: int = 5) -> tuple[Path, Path]:
     return folder / "qrels", runs_dir
 
 
-def at_once(qrels: Path, runs: Path, measures=MEASURES, names: str = "tag"):
+def at_once(qrels: Path, runs: Path, measures=MEASURES, names: str = "file"):
     """Every run read and evaluated together (the path before issue 12)."""
     fmt = judgment_format("qrels")
     judgments = fmt.read(str(qrels))

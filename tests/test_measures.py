@@ -574,7 +574,7 @@ def test_condensed_list_per_measure():
     assert got["P@5"] == 2 / 5
     assert got["P(judged_only=True)@5"] == 3 / 5
     plain = parse_measures(["P(judged_only=False)@5"])[0]
-    assert plain.key() == parse_measures(["P@5"])[0].key()  # the same request
+    assert plain == parse_measures(["P@5"])[0]  # the same request
     assert got["RR(judged_only=true)"] == 1.0
 
 
@@ -590,3 +590,24 @@ def test_condensed_request_equals_global_judged_only():
 def test_condensed_flag_must_be_boolean():
     with pytest.raises(ValueError, match="judged_only must be True or False"):
         parse_measures(["P(judged_only=maybe)@5"])
+
+
+def test_request_is_a_value():
+    """A request is equal to, and hashes as, another naming the same measure with the same
+    parameters, however spelled; different parameters differ; its repr is its label."""
+    first, again = parse_measures(["nDCG@10"])[0], parse_measures(["nDCG@10"])[0]
+    assert first == again and hash(first) == hash(again)
+    assert first != parse_measures(["nDCG@20"])[0]
+    assert parse_measures(["P_10"])[0] == parse_measures(["P@10"])[0]
+    assert parse_measures(["P(rel=2)@10"])[0] != parse_measures(["P@10"])[0]
+    assert parse_measures(["P(judged_only=True)@10"])[0] != parse_measures(["P@10"])[0]
+    assert {first: 1}[again] == 1 and len({first, again}) == 1
+    assert repr(first) == "nDCG@10"
+
+
+def test_a_measure_asked_twice_is_printed_once():
+    """Two spellings of one request are one column."""
+    table = rankscope.evaluate(
+        {"q": {"a": 1}}, {"r": {"q": {"a": 1.0}}}, ["P@5", "P@5", "P_5"], output="dict"
+    )
+    assert table["measure"] == ["P@5"]

@@ -199,13 +199,13 @@ def test_eval_cli(files, capsys):
     qrels, runs = files
     code, out, err = run_cli(["eval", "-q", "-m", "OI", qrels, runs], capsys)
     assert code == 0, err
-    # eval gives each run's win rate per query: Σ_b P[q, a, b]
-    win = reference_prefs().sum(axis=2)
+    # eval gives each run's preference per query over the first run, x: P[q, a, x]
+    win = reference_prefs()[:, :, 0]
     values = {}
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[1] in QRELS:
-            values[(parts[0], parts[1])] = float(parts[3])
+        parts = line.split()  # run, query, "OI vs x", value
+        if len(parts) == 6 and parts[1] in QRELS and parts[2:5] == ["OI", "vs", "x"]:
+            values[(parts[0], parts[1])] = float(parts[5])
     for q, qid in enumerate(QRELS):
         for r, name in enumerate("xyz"):
             assert values[(name, qid)] == pytest.approx(win[q, r], abs=1e-4)

@@ -82,7 +82,7 @@ def test_query_only_in_qrels_is_left_out_or_zero_with_complete():
     assert t["value"] == [1.0]  # q2 left out: mean over q1 only
     with pytest.warns(rankscope.RankscopeWarning, match="scored 0"):
         t = rankscope.evaluate(
-            qrels, {"r": run}, ["map", "num_q"], per_query=False, complete=True, output="dict"
+            qrels, {"r": run}, ["num_q", "map"], per_query=False, complete=True, output="dict"
         )
     assert t["value"] == [2, 0.5]  # num_q, then MAP = (1 + 0) / 2 over both queries
 
@@ -91,7 +91,7 @@ def test_query_only_in_run_is_ignored():
     qrels = {"q1": {"A": 1}}
     run = {"q1": {"A": 1.0}, "q9": {"A": 1.0}}
     with pytest.warns(rankscope.RankscopeWarning, match="without judgments ignored"):
-        t = rankscope.evaluate(qrels, {"r": run}, ["map", "num_q"], per_query=False, output="dict")
+        t = rankscope.evaluate(qrels, {"r": run}, ["num_q", "map"], per_query=False, output="dict")
     assert t["value"] == [1, 1.0]  # num_q, map
 
 

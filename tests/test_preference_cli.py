@@ -18,19 +18,26 @@ RUNS = {
 }
 
 
-def test_win_rate_in_evaluate():
+def test_preference_over_the_first_run_in_evaluate():
     table = rankscope.evaluate(QRELS, RUNS, ["RPP"], output="dict")
     got = {(r, q): v for r, q, v in zip(table["run"], table["query"], table["value"], strict=True)}
     # q1, levels i = 1, 2 (p = 1/2 each): x: f = (1, 2); y: (2, 3); z: none retrieved.
-    #   RPP(x, y) = 1/2 + 1/2 = 1; RPP(x, z) = 1; RPP(y, z) = 1.  Win rates: x 2, y 0, z -2.
+    #   RPP(x, y) = 1/2 + 1/2 = 1; RPP(x, z) = 1; RPP(y, z) = 1.  Over x: x 0, y -1, z -1.
     # q2, one level: x: f = 2, y: f = 1, z: none.  RPP(y, x) = 1, RPP(x, z) = 1, RPP(y, z) = 1.
-    #   Win rates: x 0, y 2, z -2.
-    assert got[("x", "q1")] == 2 and got[("y", "q1")] == 0 and got[("z", "q1")] == -2
-    assert got[("x", "q2")] == 0 and got[("y", "q2")] == 2 and got[("z", "q2")] == -2
+    #   Over x: x 0, y 1, z -1.
+    assert set(table["measure"]) == {"RPP vs x"}  # the reference, in the label
+    assert got[("x", "q1")] == 0 and got[("y", "q1")] == -1 and got[("z", "q1")] == -1
+    assert got[("x", "q2")] == 0 and got[("y", "q2")] == 1 and got[("z", "q2")] == -1
     summary = rankscope.evaluate(QRELS, RUNS, ["RPP", "AP"], per_query=False, output="dict")
     keys = zip(summary["run"], summary["measure"], strict=True)
     means = dict(zip(keys, summary["value"], strict=True))
-    assert means[("x", "RPP")] == 1.0 and means[("y", "RPP")] == 1.0 and means[("z", "RPP")] == -2
+    assert means[("x", "RPP vs x")] == 0 and means[("y", "RPP vs x")] == 0
+    assert means[("z", "RPP vs x")] == -1
+    prefs = rankscope.preferences(QRELS, RUNS, "RPP").prefs
+    assert [means[(run, "RPP vs x")] for run in RUNS] == prefs[:, :, 0].mean(axis=0).tolist()
+    over_y = rankscope.evaluate(QRELS, RUNS, ["RPP"], per_query=False, baseline="y", output="dict")
+    assert dict(zip(over_y["run"], over_y["value"], strict=True)) == {"x": 0, "y": 0, "z": -1}
+    assert set(over_y["measure"]) == {"RPP vs y"}
 
 
 def test_preference_needs_several_runs():
@@ -60,9 +67,39 @@ def test_eval_cli_mixes_metrics_and_preferences(files, capsys):
     qrels, runs = files
     code, out, err = run_cli(["eval", "--wide", "-m", "map", "-m", "RPP", qrels, *runs], capsys)
     assert code == 0, err
+    assert out.splitlines()[0].split() == ["run", "map", "RPP", "vs", "x"]
     rows = [line.split() for line in out.splitlines()[2:]]
     assert [r[0] for r in rows] == ["x", "y", "z"]
-    assert [r[2] for r in rows] == ["1.0000", "1.0000", "-2.0000"]
+    assert [r[2] for r in rows] == ["0.0000", "0.0000", "-1.0000"]  # mean preference over x
+
+
+def test_eval_wide_rpp_is_the_mean_preference_over_the_reference(files, capsys):
+    """RPP in a per-run table is a value of the run and the reference only: B's is its mean
+    preference over A, whether or not a third run is given; --baseline names another
+    reference, printed in the header."""
+    qrels, (x, y, z) = files
+    code, out, err = run_cli(["eval", "--format", "csv", "--wide", "-m", "RPP", qrels, x, y],
+                             capsys)  # fmt: skip
+    assert code == 0, err
+    two = dict(line.split(",") for line in out.splitlines())
+    assert two["run"] == "RPP vs x"
+    expected = rankscope.preferences(QRELS, {"x": RUNS["x"], "y": RUNS["y"]}, "RPP").prefs
+    assert float(two["y"]) == float(expected[:, 1, 0].mean())
+    code, out, err = run_cli(
+        ["eval", "--format", "csv", "--wide", "-m", "RPP", qrels, x, y, z], capsys
+    )
+    assert code == 0, err
+    three = dict(line.split(",") for line in out.splitlines())
+    assert three["y"] == two["y"] and three["x"] == two["x"] == "0.0"
+    code, out, err = run_cli(
+        ["eval", "--format", "csv", "--wide", "--baseline", "z", "-m", "RPP", qrels, x, y, z],
+        capsys,
+    )
+    assert code == 0, err
+    over_z = dict(line.split(",") for line in out.splitlines())
+    assert over_z["run"] == "RPP vs z" and over_z["z"] == "0.0" and over_z["x"] == "1.0"
+    code, _, err = run_cli(["eval", "--baseline", "w", "-m", "RPP", qrels, x, y], capsys)
+    assert code == 2 and "--baseline w: not one of the runs (x, y)" in err
 
 
 def test_prefer_cli_orders_runs(files, capsys):

@@ -133,9 +133,11 @@ def test_diversity_measures_within_their_bounds(world, alpha, beta, k, level):
 @SETTINGS
 @given(data=st.data(), runs=st.integers(2, 4))
 def test_preference_win_rates_within_their_bounds(data, runs):
-    """Over n runs a run's value on a query is its win rate Σ_b P(a, b), each P in [−1, 1]
-    and P(a, a) = 0: |win rate| <= n − 1, and the win rates of a query sum to 0 (P is
-    antisymmetric); lexiprecision and lexirecall win rates are whole numbers."""
+    """Over n runs a run's value on a query is its preference over the reference run (the
+    first), P(a, r0), each P in [−1, 1] and P(a, a) = 0: |value| <= 1, the reference's own
+    value is 0, and P is antisymmetric (r0's value over r1 is minus r1's over r0); the
+    value of two runs does not depend on the others given; lexiprecision and lexirecall
+    values are whole numbers."""
     text, _ = data.draw(diversity_worlds())
     queries = sorted({line.split()[0] for line in text.splitlines()})
     systems = {f"r{i}": data.draw(runs_over(queries)) for i in range(runs)}
@@ -144,18 +146,23 @@ def test_preference_win_rates_within_their_bounds(data, runs):
         "RPP", "dcgRPP", "invRPP", "gRPP", "stRPP", "lexiprecision", "rrlexiprecision",
         "lexirecall", "OI", "OI(interleaving=balanced)",
     ]  # fmt: skip
-    # every judged query for every run (-c), so that a query's win rates are all there
+    # every judged query for every run (-c), so that a query's values are all there
     results = evaluate_file(text, systems, measures, complete=True)
+    over_r1 = evaluate_file(text, systems, measures, complete=True, baseline="r1")
+    pair = evaluate_file(text, {k: systems[k] for k in ("r0", "r1")}, measures, complete=True)
     names = set()
     for label_index, request in enumerate(results[0].requests):
         if not request.measure.per_query:
             continue
         name = request.measure.name
         names.add(name)
+        assert request.label.endswith(" vs r0")
         assert all(r.query_ids == results[0].query_ids for r in results)
         table = np.array([r.values[label_index] for r in results])  # runs × queries
-        assert np.all(np.abs(table) <= (runs - 1) * (1 + TOL)), (request.label, table)
-        np.testing.assert_allclose(table.sum(axis=0), 0.0, atol=1e-9)
+        assert np.all(np.abs(table) <= 1 + TOL), (request.label, table)
+        np.testing.assert_array_equal(table[0], 0.0)
+        np.testing.assert_allclose(over_r1[0].values[label_index], -table[1], atol=1e-9)
+        np.testing.assert_array_equal(pair[1].values[label_index], table[1])
         if name in ("lexiprecision", "lexirecall"):
             np.testing.assert_array_equal(table, np.round(table))
     assert names == names_of("preference")

@@ -255,7 +255,7 @@ def files(tmp_path):
 
 
 def test_cli_table_for_one_query(files, capsys):
-    code, out, err = run_cli(["explain", "-q", "q1", *files], capsys)
+    code, out, err = run_cli(["explain", "--query", "q1", *files], capsys)
     assert code == 0, err
     assert out.startswith("a (A) against b (B), query q1: 3 recall levels")
     assert "RPP prefers b; AP, nDCG, RBP, RR prefer a." in out
@@ -285,7 +285,7 @@ def test_cli_csv_and_json_agree_with_the_api(files, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-q", "q9"], "query 'q9' is not in the judgments"),
+        (["--query", "q9"], "query 'q9' is not in the judgments"),
         (["-m", "MAP"], "recall levels decompose"),
         (["--dir"], "RUN_A must be one run file (got 2 runs: a directory?)"),
     ],
@@ -325,8 +325,8 @@ def test_docs_example_is_the_commands_output(capsys):
     """docs/explain.md shows `rankscope explain -q 117` on two eHealth runs as it prints."""
     root = need(EHEALTH)
     docs = (Path(__file__).resolve().parent.parent / "docs" / "explain.md").read_text()
-    shown = docs.split("-q 117 task2.qrels")[1].split("```\n")[1]
+    shown = docs.split("--query 117 task2.qrels")[1].split("```\n")[1]
     runs = [str(root / "runs" / f"{n}.txt.gz") for n in ("ecnu_EN_Run2", "GUIR_EN_Run1")]
-    code, out, _ = run_cli(["explain", "--duplicates", "first", "-q", "117",
+    code, out, _ = run_cli(["explain", "--duplicates", "first", "--query", "117",
                             str(root / "task2.qrels"), *runs], capsys)  # fmt: skip
     assert code == 0 and out == shown

@@ -137,7 +137,9 @@ def test_ties():
     test = {"u": {"a": 5}}
     scores = (["u"], ["a", "b", "c"], [[1.0, 1.0, 0.0]])
     pessimistic = recsys.sampled_evaluate_systems(test, scores, negatives=2)[0]
-    optimistic = recsys.sampled_evaluate_systems(test, scores, negatives=2, ties="optimistic")[0]
+    optimistic = recsys.sampled_evaluate_systems(
+        test, scores, negatives=2, tie_breaking="optimistic"
+    )[0]
     assert pessimistic.full_rank.tolist() == [2] and optimistic.full_rank.tolist() == [1]
 
 
@@ -330,7 +332,7 @@ def test_the_command_matches_a_hand_computation(tmp_path, capsys):
     # (3 of them), so the sampled rank is the full rank, 2: HR@1 0, HR@2 1, MRR 1/2
     (tmp_path / "sys.txt").write_text("u a 0.9\nu b 1.0\nu c 0.1\nu d 0.2\nv a 1\nv b 0\n")
     code = main([
-        "sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"), "-n", "3",
+        "sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"), "--negatives", "3",
         "-m", "HR@1", "-m", "HR@2", "-m", "MRR", "--estimator", "full",
         "--estimator", "sampled", "--format", "csv",
     ])  # fmt: skip

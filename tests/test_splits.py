@@ -265,16 +265,16 @@ def test_a_log_without_ratings_keeps_its_times(tmp_path):
 def test_split_command(tiny, tmp_path, capsys):
     out = tmp_path / "folds"
     code, stdout, _ = run_cli(
-        ["split", tiny, "--method", "kfold", "-k", "2", "-o", str(out)], capsys
+        ["split", tiny, "--method", "kfold", "--num-folds", "2", "-o", str(out)], capsys
     )
     assert code == 0 and "u2.test" in stdout
     expected = splits.kfold(tiny, k=2, seed=0)
     for i, fold in enumerate(expected, start=1):
         assert _rows(read_interactions(str(out / f"u{i}.test"))) == _rows(fold.test)
     # refuses to overwrite, then overwrites with --force
-    code, _, err = run_cli(["split", tiny, "-k", "2", "-o", str(out)], capsys)
+    code, _, err = run_cli(["split", tiny, "--num-folds", "2", "-o", str(out)], capsys)
     assert code == 2 and "already exist" in err and "--force" in err
-    code, _, _ = run_cli(["split", tiny, "-k", "2", "-o", str(out), "--force"], capsys)
+    code, _, _ = run_cli(["split", tiny, "--num-folds", "2", "-o", str(out), "--force"], capsys)
     assert code == 0
     code, _, _ = run_cli(
         ["split", tiny, "--method", "temporal", "--cut", "200", "-o", str(tmp_path / "t")], capsys
@@ -290,7 +290,7 @@ def test_split_command(tiny, tmp_path, capsys):
     [
         (["--method", "temporal"], "--method temporal needs --cut"),
         (["--method", "holdout", "--test-size", "1.5"], "must lie strictly between 0 and 1"),
-        (["-k", "1"], "must be at least 2"),
+        (["--num-folds", "1"], "must be at least 2"),
         (["--method", "temporal", "--cut", "5000"], "leaves the test data empty"),
     ],
 )
@@ -318,7 +318,9 @@ def test_split_command_bad_log(tmp_path, capsys):
 def test_split_never_overwrites_its_log(tmp_path, capsys):
     log = tmp_path / "u1.base"
     log.write_text(TINY + "\n")
-    code, _, err = run_cli(["split", str(log), "-k", "2", "-o", str(tmp_path), "--force"], capsys)
+    code, _, err = run_cli(
+        ["split", str(log), "--num-folds", "2", "-o", str(tmp_path), "--force"], capsys
+    )
     assert code == 2 and "would overwrite the log" in err
     assert log.read_text() == TINY + "\n"
 

@@ -64,13 +64,15 @@ def test_web_track_diversity_qrels():
 
 
 def test_stRPP_by_name_reads_a_qrels_file_as_diversity_judgments(tmp_path):
-    # eval: no --diversity needed; x's win rate on q is stRPP(x, y) = -2/7 (worked out above)
+    # eval: no --diversity needed; y's preference over x (the first run) on q is
+    # stRPP(y, x) = 2/7 (worked out above), x's own 0
     path = tmp_path / "qrels.diversity"
     path.write_text(DIVERSITY)
     table = rankscope.evaluate(str(path), RUNS, ["stRPP"], output="dict")
     assert dict(zip(table["run"], table["value"], strict=True)) == pytest.approx(
-        {"x": -2 / 7, "y": 2 / 7}, abs=1e-15
+        {"x": 0, "y": 2 / 7}, abs=1e-15
     )
+    assert set(table["measure"]) == {"stRPP vs x"}
     assert rankscope.preferences(str(path), RUNS, "stRPP").prefs[0, 0, 1] == pytest.approx(-2 / 7)
 
 

@@ -29,7 +29,7 @@ def aggregate(
     *,
     usage: bool | Sequence[float] | None = None,
     unique: bool = False,
-    level: float = 0.95,
+    confidence: float = 0.95,
     epsilon: float = MIN_GEO_MEAN,
     resamples: int = 1000,
     seed: int = 0,
@@ -64,8 +64,8 @@ def aggregate(
     unique:
         Each distinct query counts once (the unique-request mean), the weights only
         defining usage segments.
-    level:
-        Confidence of the intervals (0.95): Student's t for an unweighted mean, else a
+    confidence:
+        Confidence level of the intervals (0.95): Student's t for an unweighted mean, else a
         percentile bootstrap with ``resamples`` resamples of the queries, seeded by
         ``seed``.
     epsilon:
@@ -90,7 +90,7 @@ def aggregate(
     0.6
     """
     usage_shares = aggregation_options(
-        how, missing, level, epsilon, resamples, usage, weights is not None
+        how, missing, confidence, epsilon, resamples, usage, weights is not None
     )
     id_column, cells = table_cells(table)
     weight_of = None if weights is None else read_weights(weights)
@@ -100,7 +100,7 @@ def aggregate(
     if segments is not None:
         segmentations += list(read_segments(segments).items())
     return aggregate_cells(
-        id_column, cells, weight_of, segmentations, how, unique=unique, level=level,
+        id_column, cells, weight_of, segmentations, how, unique=unique, level=confidence,
         epsilon=epsilon, resamples=resamples, seed=seed, missing=missing,
         weights_source=_path(weights), segments_source=_path(segments),
     )  # fmt: skip

@@ -54,8 +54,8 @@ __all__ = [
 def agreement(
     labels: LabelsLike,
     *,
-    level: str = "nominal",
-    weights: str | None = None,
+    scale: str = "nominal",
+    kappa_weights: str | None = None,
     query_col: str = "query_id",
     assessor_col: str = "assessor",
     doc_col: str = "doc_id",
@@ -64,9 +64,9 @@ def agreement(
     """Agreement of several assessors' labels, over all items and per query.
 
     ``labels``: a ``qid assessor docno grade`` file, a DataFrame (columns named by
-    ``query_col``, ...) or `Labels`.  ``level``: Krippendorff's level of measurement for
-    alpha (``nominal``, ``ordinal``, ``interval``, ``ratio``); ``weights``: Cohen's kappa's
-    (``None``, ``"linear"``, ``"quadratic"``).  Categories are the grades of the whole file,
+    ``query_col``, ...) or `Labels`.  ``scale``: Krippendorff's level of measurement for
+    alpha (``nominal``, ``ordinal``, ``interval``, ``ratio``); ``kappa_weights``: Cohen's
+    kappa's (``None``, ``"linear"``, ``"quadratic"``).  Categories are the grades of the whole file,
     sorted: weighted kappa and ordinal alpha place the grades of every query on that scale.
 
     An item is a (query, document) pair: the overall row pools every query's items (an
@@ -74,10 +74,12 @@ def agreement(
     assessor are an `InputError` (a qrels file, whose second column is read as the
     assessor?).
     """
-    check_agreement_options(level, weights)
-    read = read_labels(labels, query_col=query_col, assessor_col=assessor_col,
-                       doc_col=doc_col, relevance_col=relevance_col)  # fmt: skip
-    return label_agreement(read, level, weights)
+    check_agreement_options(scale, kappa_weights)
+    labels = read_labels(
+        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
+        relevance_col=relevance_col,
+    )  # fmt: skip
+    return label_agreement(labels, scale, kappa_weights)
 
 
 def to_qrels(

@@ -109,10 +109,10 @@ _CORRECTIONS = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}
 def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:
     """The requests the specs name, in the order given (a nickname's in its own order),
     each once."""
-    out: dict[tuple, Request] = {}
+    out: dict[Request, Request] = {}
     for spec in specs:
         for request in as_requests([spec]):
-            out.setdefault(request.key(), request)
+            out.setdefault(request, request)
     return list(out.values())
 
 

@@ -129,7 +129,8 @@ def evaluate_many(
     rel_format: str = "qrels",
     zscores: Any = None,
     no_common_query: str = "warn",
-    names: str = "tag",
+    names: str = "file",
+    baseline: str | None = None,
     jobs: int | None = None,
     block_bytes: int | None = None,
     backend: str = "local",
@@ -176,9 +177,14 @@ def evaluate_many(
         reported and it scores 0) or ``error`` (an `InputError`, as on the command line:
         nothing is comparable, usually the wrong file).
     names:
-        ``tag`` (default): a run file is named by its tag column; ``file``: by its file name
-        (as on the command line), two files of one name being an error.  ``runid`` prints
-        the tag either way.
+        ``file`` (default, as on the command line and in `rankscope.compare`, so that the
+        tables join): a run file is named by its file name without ``.gz`` and
+        ``.txt``/``.run``/``.trec``/``.tsv``, two files of one name being an error; ``tag``:
+        by its tag column.  ``runid`` prints the tag either way.
+    baseline:
+        The run a preference measure (RPP, OI, ...) is measured against: each run's value is
+        its mean preference over this run (by default the first), labelled ``RPP vs
+        NAME`` -- a value of the two runs only, whichever others are evaluated with them.
     jobs, block_bytes:
         Worker processes (default: see above), and the length of a block of a run file
         (default 32 MB, or less to give every core several blocks).  A run read in blocks
@@ -205,6 +211,7 @@ def evaluate_many(
             max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,
             duplicates=duplicates, order=order, diversity=diversity, doc_lengths=doc_lengths,
             rel_format=rel_format, zscores=zscores, no_common_query=no_common_query, names=names,
+            baseline=baseline,
         )  # fmt: skip
     fmt = judgment_format(rel_format)
     requests = as_requests(fmt.default_measures if measures is None else measures)
@@ -232,8 +239,9 @@ def evaluate_many(
     if no_common_query == "error":
         check_common_queries(judgments, run_list)
     return evaluate_runs(
-        judgments, run_list, requests, fmt, options, num_docs=num_docs, zscores=table
-    )
+        judgments, run_list, requests, fmt, options, num_docs=num_docs, zscores=table,
+        baseline=baseline,
+    )  # fmt: skip
 
 
 def evaluate(

@@ -29,7 +29,7 @@ def fuse(
     tag: str | None = None,
     ties: str = "docno-desc",
     duplicates: str = "error",
-    names: str = "tag",
+    names: str = "file",
     optimize: str | None = None,
     qrels: Any = None,
     train: Sequence[str] | None = None,
@@ -69,7 +69,7 @@ def fuse(
         rank-based methods (trec_eval's ``docno-desc`` by default).
     duplicates, names:
         As for `rankscope.evaluate`: a document listed twice in a run (``error``, ``first``,
-        ``max-score``); runs named by ``tag`` or ``file``.
+        ``max-score``); runs named by ``file`` (default) or ``tag``.
     optimize:
         Tune the weights to maximise this measure's mean (``"nDCG@10"``, ``"AP"``, any
         per-query measure) over training queries judged in ``qrels``; the fused run then

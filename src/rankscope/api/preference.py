@@ -3,6 +3,7 @@ the relevance table once and computes a preference method of `rankscope.preferen
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..judge import relevance_table
@@ -23,6 +24,7 @@ def preferences(
     ties: str = "docno-desc",
     max_docs: int | None = None,
     duplicates: str = "error",
+    names: str = "file",
     table: Any = None,
 ) -> PreferenceResult:
     """Preferences between every pair of runs on every query with relevant documents.
@@ -42,6 +44,8 @@ def preferences(
         method.  A `rankscope.preference.Method` object, or weights learned from labelled
         preferences (`rankscope.preference.LearnedWeights`, `rankscope.clicks.learn_weights`),
         is computed as it is.
+    names:
+        Run files named by ``file`` (default) or ``tag``, as in `rankscope.evaluate`.
     table:
         A `rankscope.judge.RelevanceTable` already built (then ``qrels`` and ``runs`` are
         not read; ``OI`` needs one built with ``keep_rankings=True``).
@@ -58,21 +62,17 @@ def preferences(
     if isinstance(method, LearnedWeights):
         method = method.method()
     if isinstance(method, Method):
-        if table is None:
-            judgments = read_qrels_for(qrels, [])
-            table = relevance_table(
-                judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
-                relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-                keep_rankings=method.rankings,
-            )  # fmt: skip
-        return method.compute(table)
-    request = parse_method(method)
+        compute, rankings, named = method.compute, method.rankings, []
+    else:
+        request = parse_method(method)
+        compute = partial(compute_request, request=request)
+        rankings, named = method_of(request).rankings, [request]
     if table is None:
-        reads = method_of(request)
-        judgments = read_qrels_for(qrels, [request])
+        judgments = read_qrels_for(qrels, named)
         table = relevance_table(
-            judgments, resolve_runs(runs, judgments, duplicates, distinct_for="preferences"),
+            judgments,
+            resolve_runs(runs, judgments, duplicates, names=names, distinct_for="preferences"),
             relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-            keep_rankings=reads.rankings,
+            keep_rankings=rankings,
         )  # fmt: skip
-    return compute_request(table, request)
+    return compute(table)

@@ -4,7 +4,7 @@ Reads labels of several assessors, one per line: qid assessor docno grade (TREC 
 second column names the assessor; '#' comments and blank lines skipped; a negative grade,
 TREC's "not judged", is no label).  Prints, over all documents and with -q per query: the
 documents labelled (items), assessors, labels, pairable items (with two labels or more),
-percent agreement (a proportion), Cohen's kappa (exactly two assessors; --weights for
+percent agreement (a proportion), Cohen's kappa (exactly two assessors; --kappa-weights for
 ordinal grades), Fleiss' kappa (the same number of labels for every document) and
 Krippendorff's alpha (missing labels allowed; --level).  '-' marks a statistic that does
 not apply, 'nan' one that is undefined (one grade only).
@@ -26,7 +26,7 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope agree labels.txt -q
-  rankscope agree --level ordinal --weights linear --format csv labels.txt
+  rankscope agree --level ordinal --kappa-weights linear --format csv labels.txt
   rankscope agree labels.txt --to-qrels majority -o qrels.txt
 """
 
@@ -46,14 +46,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p, "--level", LEVELS,
         "Krippendorff's alpha's level of measurement (default nominal; ordinal, interval and "
         "ratio weigh a disagreement by how far apart the grades are)",
+        dest="scale",
     )  # fmt: skip
     options.choice(
-        p, "--weights", WEIGHTS,
+        p, "--kappa-weights", WEIGHTS,
         "Cohen's kappa's weights (default none; linear or quadratic for ordinal grades, by "
         "their distance on the sorted grades)",
+        dest="kappa_weights",
     )  # fmt: skip
-    options.per_query(p, "also the agreement on each query")
-    options.output_format(p, ("table", "csv", "json"), help="output format (default table)")
+    options.PER_QUERY.add(p, "also the agreement on each query")
+    options.FORMAT.add(p, choices=("table", "csv", "json"))
     p.add_argument(
         "--to-qrels", choices=AGGREGATIONS, default=None, dest="to_qrels",
         help="also write one grade per document to -o: the majority vote or the rounded mean",
@@ -84,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     from ..report.files import format_qrels
 
     labels = read_labels(args.labels)
-    weights = None if args.weights == "none" else args.weights
-    result = agreement(labels, level=args.level, weights=weights)
+    weights = None if args.kappa_weights == "none" else args.kappa_weights
+    result = agreement(labels, scale=args.scale, kappa_weights=weights)
     if args.to_qrels is not None:
         text = format_qrels(to_qrels(labels, args.to_qrels, tie_break=args.tie_break))
         if args.output == "-":

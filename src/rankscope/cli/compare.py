@@ -33,43 +33,33 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     add_comparison_options(p)
-    options.output_format(p, FORMATS, help="output format (default table; csv and json carry "
-                          "every field at full precision)")
+    options.FORMAT.add(p, "output format (default table; csv and json carry every field at "
+                       "full precision)", choices=FORMATS)
     p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
     segments.add_arguments(p)
 
 
 def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -> None:
     """The options of a comparison, shared by ``rankscope compare`` and ``rankscope report``."""
-    options.measures(
+    options.MEASURE.add(
         p,
         "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
         "order of the columns; default AP, nDCG@10, P@10, RR, R@100",
     )
-    p.add_argument(
-        "--baseline", metavar="RUN", help="the run the others are compared with (default: the "
-        "first run given)",
-    )  # fmt: skip
+    options.BASELINE.add(p)
     if all_pairs:
         p.add_argument(
             "--all-pairs", action="store_true",
             help="compare every pair of runs instead of each run with a baseline",
         )  # fmt: skip
-    p.add_argument(
-        "--test", choices=options.StatisticalTests("runs"), default="t", metavar="TEST",
-        help="statistical test: %(choices)s (default t; randomization, also called "
-        "permutation, is exact up to 20 queries; randomized-tukey controls the family-wise "
-        "error itself)",
+    options.TEST.add(
+        p, "statistical test: %(choices)s (default t; randomization, also called permutation, "
+        "is exact up to 20 queries; randomized-tukey controls the family-wise error itself)",
     )  # fmt: skip
     options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
                    "measure (default holm; bh controls the false discovery rate)")
-    p.add_argument(
-        "--alpha", type=options.probability, default=0.05, help="significance level (0.05)"
-    )
-    p.add_argument(
-        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
-        help="seed of the random tests (0)",
-    )  # fmt: skip
+    options.ALPHA.add(p)
+    options.SEED.add(p, "seed of the random tests (default 0)")
     p.add_argument(
         "--permutations", type=options.whole(1), default=10_000, metavar="B",
         help="random sign flips, resamples or permutations of the random tests (10000)",
@@ -78,12 +68,11 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
         "--common-queries", action="store_true",
         help="only the queries every run ranked (default: every judged query, missing = 0)",
     )  # fmt: skip
-    options.run_names(p)
-    options.relevance_level(p, "minimum relevant grade (default 1)")
-    options.depth(p, "max_docs", "use only the top N documents of each ranking")
-    options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
-    options.duplicates(p, "a document listed twice for a query: error (default), keep the "
-                       "first, keep the best score")
+    options.NAMES.add(p)
+    options.RELEVANCE_LEVEL.add(p)
+    options.depth(p, "use only the top N documents of each ranking")
+    options.TIE.add(p)
+    options.DUPLICATE.add(p)
 
 
 def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> Any:
@@ -99,7 +88,7 @@ def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> A
         baseline=args.baseline,
         all_pairs=getattr(args, "all_pairs", False), test=args.test,
         correction=args.correction, alpha=args.alpha, permutations=args.permutations,
-        seed=args.seed, common_queries=args.common_queries, relevance_level=args.level,
+        seed=args.seed, common_queries=args.common_queries, relevance_level=args.relevance_level,
         ties=args.ties, max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
     )  # fmt: skip
 

@@ -42,16 +42,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="print z-scores: per-query values standardised with FILE's 'qid measure mean "
         "stddev' lines (trec_eval -Z)",
     )
-    options.measures(
+    options.MEASURE.add(
         p,
         "measure to compute, in any spelling (P.5,10 / P_10 / P@10 / all_trec); repeatable; "
         "default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R qrels_jg)",
     )
-    options.per_query(p, "also print per-query values")
+    options.PER_QUERY.add(p, "also print per-query values")
     options.complete(p, "average over every judged query (missing = 0)")
     p.add_argument("-n", action="store_true", dest="no_summary", help="do not print the summary")
-    options.relevance_level(p, "minimum relevant grade (default 1)")
-    options.depth(p, "max_docs", "use only the top N per query")
+    options.RELEVANCE_LEVEL.add(p)
+    options.depth(p, "use only the top N per query")
     p.add_argument(
         "-J",
         action="store_true",
@@ -66,29 +66,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="collection size (utility)",
     )
-    options.output_format(
+    options.FORMAT.add(
         p,
-        ("trec", "json", "csv", "table"),
-        None,
         "output format (default: trec for one run, table for several)",
+        choices=("trec", "json", "csv", "table"),
+        default=None,
     )
     p.add_argument(
         "--wide",
         action="store_true",
         help="with several runs: one row per run and a column per measure (summaries only)",
     )
-    options.ties(
+    options.TIE.add(
         p,
-        None,
         "order of equally scored documents (default as trec_eval: docno-desc; "
         "docno-asc with -R prefs/qrels_prefs)",
+        default=None,
     )
-    options.run_names(p)
-    options.jobs(p)
+    options.NAMES.add(p)
+    options.BASELINE.add(
+        p, "the run the preference measures (RPP, OI, ...) are measured against: each run's "
+        "value is its mean preference over it, printed as 'RPP vs RUN' (default: the first run)",
+    )  # fmt: skip
+    options.JOBS.add(p)
     options.block_mb(p)
-    options.duplicates(
-        p, "a document listed twice for a query: error (default), keep first, keep max score"
-    )
+    options.DUPLICATE.add(p)
     options.choice(
         p,
         "--order",
@@ -127,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         args.qrels,
         paths,
         args.measures or None,
-        relevance_level=args.level,
+        relevance_level=args.relevance_level,
         ties=args.ties,
         max_docs=args.max_docs,
         judged_only=args.judged_only,
@@ -141,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         zscores=args.zscores,
         no_common_query="error",
         names=args.names,
+        baseline=args.baseline,
         jobs=args.jobs,
         block_bytes=None if args.block_mb is None else args.block_mb << 20,
         scheduler=args.scheduler,

@@ -13,7 +13,7 @@ import sys
 from . import options
 
 #: The measures shown without ``-m``.
-MEASURES = ["map", "P@10", "nDCG@10", "recip_rank", "bpref"]
+MEASURES = ["map", "bpref", "recip_rank", "P@10", "nDCG@10"]
 #: The comparison's measures: a recall-oriented metric, a first-page one, a preference.
 COMPARED = ["AP", "nDCG@10", "RPP"]
 
@@ -25,8 +25,8 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.measures(p, "measures of the first table (default map, P@10, nDCG@10, "
-                     "recip_rank, bpref); repeatable")
+    options.MEASURE.add(p, "measures of the first table (default map, bpref, recip_rank, "
+                     "P@10, nDCG@10); repeatable")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,12 +38,14 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = example_paths()
     out = sys.stdout
     # (evaluated before anything is printed: a bad -m prints its error and nothing else)
-    results = evaluate_many(qrels, runs, args.measures or MEASURES, ties="docno-desc")
+    results = evaluate_many(
+        qrels, runs, args.measures or MEASURES, ties="docno-desc", names="tag"
+    )
     out.write(f"qrels: {qrels}\nruns:  {', '.join(r.name for r in runs)}\n\n")
     out.write(format_evaluations(results, "table", wide=True))
     comparison = compare(qrels, runs, COMPARED, baseline="weak", names="tag")
     out.write("\nAgainst the weak run, with significance:\n\n" + format_text(comparison))
-    order, _ = preferences(qrels, runs, "RPP").ordering("mc4")
+    order, _ = preferences(qrels, runs, "RPP", names="tag").ordering("mc4")
     out.write(f"\nRuns ordered by recall-paired preference (MC4): {' > '.join(order)}\n")
     folder = qrels.parent
     out.write(

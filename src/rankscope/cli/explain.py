@@ -33,20 +33,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_a", metavar="RUN_A", help="a TREC run file (A)")
     p.add_argument("run_b", metavar="RUN_B", help="a TREC run file (B)")
     p.add_argument(
-        "-q", "--query", metavar="QID", help="one query's levels, with the ranks of each "
+        "--query", metavar="QID", help="one query's levels, with the ranks of each "
         "run's i-th relevant document (default: the mean over every judged query)",
     )  # fmt: skip
-    p.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-        help="AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; default all four",
-    )  # fmt: skip
-    options.output_format(
-        p, ("table", "csv", "json"), help="output format (default table; csv: a row per level)"
+    options.MEASURE.add(
+        p, "AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; default all four"
     )
-    options.ties(p, "docno-desc", "order of equally scored documents (default docno-desc)")
-    options.depth(p, "max_docs", "consider only the first N documents of each ranking")
-    options.run_names(p)
-    options.duplicates(p)
+    options.FORMAT.add(
+        p, "output format (default table; csv: a row per level)", choices=("table", "csv", "json")
+    )
+    options.TIE.add(p)
+    options.depth(p, "consider only the first N documents of each ranking")
+    options.NAMES.add(p)
+    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

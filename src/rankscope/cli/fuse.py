@@ -6,7 +6,7 @@ id descending (trec_eval's order, so that the rank column is the order trec_eval
 --depth documents per query, the tag column --tag (default the method's name).
 
 Methods (--method): rrf (reciprocal rank fusion, -k), sum, mnz, max, min, med, anz (Fox &
-Shaw's CombSUM ... CombANZ), wsum (weighted sum: --weights or --optimize), borda, condorcet.
+Shaw's CombSUM ... CombANZ), wsum (weighted sum: --run-weights or --optimize), borda, condorcet.
 The score-based methods normalise each run's scores per query first (--norm, min-max by
 default); rrf, borda and condorcet read the runs' ranks only.  Definitions, normalisations
 and citations: the section "Rank fusion" of rankscope's ecosystem.md.
@@ -28,7 +28,7 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope fuse bm25.run dense.run splade.run -o rrf.run
-  rankscope fuse --method wsum --weights 0.7,0.3 bm25.run dense.run -o wsum.run
+  rankscope fuse --method wsum --run-weights 0.7,0.3 bm25.run dense.run -o wsum.run
   rankscope fuse --method wsum --optimize nDCG@10 --qrels qrels.txt --seed 1 a.run b.run -o w.run
 """
 
@@ -52,11 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "rrf, borda and condorcet read ranks and take none",
     )  # fmt: skip
     p.add_argument(
-        "-k", type=_non_negative, default=60.0,
+        "--rrf-k", type=_non_negative, default=60.0, dest="rrf_k", metavar="K",
         help="reciprocal rank fusion's constant: a document at rank r gets 1/(k + r) (default 60)",
     )  # fmt: skip
     p.add_argument(
-        "--weights", metavar="W,W,...",
+        "--run-weights", metavar="W,W,...", dest="run_weights",
         help="one weight per run, in order (rrf, sum, wsum, borda), e.g. 0.7,0.3",
     )
     p.add_argument(
@@ -64,13 +64,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="documents written per query (default 1000)",
     )  # fmt: skip
     p.add_argument("--tag", help="the fused run's tag column (default: the method's name)")
-    options.ties(
-        p, "docno-desc",
+    options.TIE.add(
+        p,
         "the order of a run's equally scored documents, which decides their ranks for rrf, "
         "borda and condorcet (default docno-desc, trec_eval's)",
     )  # fmt: skip
-    options.duplicates(p)
-    options.run_names(p)
+    options.DUPLICATE.add(p)
+    options.NAMES.add(p)
     tuning = p.add_argument_group("weights tuned on training queries")
     tuning.add_argument(
         "--optimize", metavar="MEASURE",
@@ -92,10 +92,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--step", type=options.real, default=0.1,
         help="the weights' grid: multiples of this summing to 1 (default 0.1)",
     )  # fmt: skip
-    tuning.add_argument(
-        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
-        help="seed of the training split and of coordinate ascent's starts (default 0)",
-    )  # fmt: skip
+    options.SEED.add(
+        tuning, "seed of the training split and of coordinate ascent's starts (default 0)"
+    )
     tuning.add_argument(
         "--restarts", type=options.whole(0, 1000), default=3, metavar="N",
         help="coordinate ascent's random starts besides equal weights (default 3)",
@@ -119,7 +118,7 @@ def _weights(text: str | None) -> list[float] | None:
         try:
             out.append(options.real(part.strip()))
         except argparse.ArgumentTypeError:
-            raise UsageError(f"--weights {text!r}: {part.strip()!r} is not a number") from None
+            raise UsageError(f"--run-weights {text!r}: {part.strip()!r} is not a number") from None
     return out
 
 
@@ -143,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from ..api.fusion import fuse
 
     fusion = fuse(
-        args.runs, args.method, norm=args.norm, weights=_weights(args.weights), k=args.k,
+        args.runs, args.method, norm=args.norm, weights=_weights(args.run_weights), k=args.rrf_k,
         depth=args.depth, tag=args.tag, ties=args.ties, duplicates=args.duplicates,
         names=args.names, optimize=args.optimize, qrels=args.qrels,
         train=_train_ids(args.train), train_fraction=args.train_fraction, search=args.search,

@@ -25,15 +25,13 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, spilled=True)
-    options.measures(
+    options.MEASURE.add(
         p,
         "a metric or preference method to compare, as eval and prefer name them; repeatable "
         f"(default: {' '.join(DEFAULT_MEASURES)})",
     )
     options.measure_list(p)
-    p.add_argument(
-        "--alpha", type=options.probability, default=0.05, help="significance level (default 0.05)"
-    )
+    options.ALPHA.add(p)
     p.add_argument(
         "--permutations",
         type=options.whole(1),
@@ -46,29 +44,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=10,
         help="random samples per point of the curves (10)",
     )
-    p.add_argument(
-        "--seed",
-        type=options.whole(0, options.LARGEST_SEED),
-        default=0,
-        help="random seed: the same seed, the same output (0)",
-    )
+    options.SEED.add(p)
     p.add_argument(
         "--rbo-p", type=float, default=0.9, metavar="P",
         help="persistence of RBO between the measures' orderings of runs (default 0.9)",
     )  # fmt: skip
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
-    options.output_format(p, ("table", "json"), help="output format (default table)")
-    options.run_names(p)
-    options.duplicates(p)
+    options.FORMAT.add(p, choices=("table", "json"))
+    options.NAMES.add(p)
+    options.DUPLICATE.add(p)
     options.choice(
         p,
         "--order",
         ("score", "rank"),
         "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
     )
-    options.depth(p, "max_docs", "use only the top N documents of each ranking")
-    options.quiet(p)
+    options.depth(p, "use only the top N documents of each ranking")
+    options.QUIET.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

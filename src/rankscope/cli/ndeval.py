@@ -21,7 +21,11 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade", datasets=False)
-    p.add_argument("-alpha", "--alpha", type=options.real, default=0.5, help="redundancy (0.5)")
+    p.add_argument(
+        "-alpha", "--redundancy", type=options.real, default=0.5, dest="redundancy",
+        help="alpha-nDCG's redundancy penalty (0.5; ndeval's -alpha: --alpha is a significance "
+        "level in other commands)",
+    )  # fmt: skip
     p.add_argument("-beta", "--beta", type=options.real, default=0.5, help="NRBP persistence (0.5)")
     p.add_argument(
         "-traditional",
@@ -30,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="order by score then docno (default: by the rank column)",
     )
     options.complete(p, "average over every judged topic")
-    options.depth(p, "depth", "cut at rank N")
-    options.duplicates(p)
+    options.depth(p, "cut at rank N")
+    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,15 +44,15 @@ def run(args: argparse.Namespace) -> int:
     from ..report.ndeval import format_ndeval
     from ..table.ndeval import ndeval_table
 
-    for name, v in (("alpha", args.alpha), ("beta", args.beta)):
+    for name, v in (("alpha", args.redundancy), ("beta", args.beta)):
         if not 0.0 <= v <= 1.0:
             raise UsageError(f"-{name} must be between 0 and 1 (got {v})")
-    if args.depth is not None and args.depth <= 0:
-        raise UsageError(f"-M must be at least 1 (got {args.depth})")
+    if args.max_docs is not None and args.max_docs <= 0:
+        raise UsageError(f"-M must be at least 1 (got {args.max_docs})")
     for path in run_files(args.runs, judgments=args.qrels):
         runid, topics, table, mean = ndeval_table(
-            args.qrels, path, alpha=args.alpha, beta=args.beta, traditional=args.traditional,
-            complete=args.complete, depth=args.depth, duplicates=args.duplicates,
+            args.qrels, path, alpha=args.redundancy, beta=args.beta, traditional=args.traditional,
+            complete=args.complete, depth=args.max_docs, duplicates=args.duplicates,
         )  # fmt: skip
         sys.stdout.write(format_ndeval(runid, topics, table, mean))
     return 0

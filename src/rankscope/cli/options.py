@@ -1,11 +1,19 @@
-"""The options several commands share, declared once: the same flag means the same thing (name,
-destination, type, choices) in every command; only defaults and help wording differ where the
-commands do.
+"""The glossary of the options several commands share, and the number types of every option.
+
+Each shared option is declared once here, as an `Option`: its flags, destination, type or
+choices, help and ONE default; every command declares it from here (``SEED.add(p)``), so an
+option means the same thing in every command and ``--seed 1`` is read by one validator.  A
+command may word the help for itself (what the seed seeds there), offer a subset of the
+choices of `FORMAT` and `TEST` (the formats it writes, the tests it runs), and give another
+default only where `DEFAULTS_BY_COMMAND` says why.  ``tests/test_cli_options.py`` introspects
+every command's parser: each shared option comes from here, and no option string means two
+things (another destination, type or choices) in two commands.
 
 This module imports nothing from rankscope, so that building the parser stays cheap: the
-policies' names are repeated from `rankscope.judge.TIE_POLICIES` and
-`rankscope.read.trec.DUPLICATE_POLICIES` (a test checks they agree); the statistical tests
-are read from their table only when argparse needs them (`StatisticalTests`).
+policies' names are repeated from `rankscope.judge.TIE_POLICIES`,
+`rankscope.read.trec.DUPLICATE_POLICIES` and `rankscope.table.aggregate.HOWS` (a test checks
+they agree); the statistical tests are read from their table only when argparse needs them
+(`StatisticalTests`).
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 Parser = argparse.ArgumentParser
 
@@ -72,9 +82,17 @@ def probability(text: str) -> float:
     return value
 
 
-#: `rankscope.judge.TIE_POLICIES` and `rankscope.read.trec.DUPLICATE_POLICIES`, in their order.
-TIES = ("docno-desc", "docno-asc", "input-order")
-DUPLICATES = ("error", "first", "max-score")
+def rating_threshold(text: str) -> float | None:
+    """An option's type: a rating (a finite real), or ``none`` (every test interaction is
+    relevant)."""
+    if text.lower() == "none":
+        return None
+    try:
+        return real(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number or none, got {_shown(text)}"
+        ) from None
 
 
 def choice(
@@ -181,11 +199,6 @@ def _names_input(value: str) -> bool:
     return value == "-" or value.startswith("ir_datasets:") or os.path.exists(value)
 
 
-def measures(p: Parser, help: str | None = None) -> None:
-    """``-m/--measure NAME``, repeatable, into ``measures`` (``None`` when not given)."""
-    p.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE", help=help
-    )
 
 
 class _MeasureList(argparse.Action):
@@ -229,21 +242,10 @@ def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     return first, given[1:]
 
 
-def quiet(p: Parser) -> None:
-    """``--quiet``: no progress bar."""
-    p.add_argument(
-        "--quiet", action="store_true", help="no progress bar (drawn only on a terminal anyway)"
-    )
 
 
-def per_query(p: Parser, help: str, *flags: str, dest: str = "per_query") -> None:
-    """``-q``: per-query (or per-user) values as well as the summaries."""
-    p.add_argument(*(flags or ("-q",)), action="store_true", dest=dest, help=help)
 
 
-def relevance_level(p: Parser, help: str) -> None:
-    """``-l N``: the minimum grade of a relevant document, into ``level``."""
-    p.add_argument("-l", type=whole(), default=1, dest="level", metavar="N", help=help)
 
 
 def complete(p: Parser, help: str) -> None:
@@ -251,48 +253,17 @@ def complete(p: Parser, help: str) -> None:
     p.add_argument("-c", action="store_true", dest="complete", help=help)
 
 
-def depth(p: Parser, dest: str, help: str) -> None:
-    """``-M N``: keep the top N documents of each ranking."""
-    p.add_argument("-M", type=whole(), default=None, dest=dest, metavar="N", help=help)
+def depth(p: Parser, help: str) -> None:
+    """``-M N``: keep the top N documents of each ranking (trec_eval's and ndeval's ``-M``)."""
+    p.add_argument("-M", type=whole(), default=None, dest="max_docs", metavar="N", help=help)
 
 
-def ties(p: Parser, default: str | None, help: str | None = None) -> None:
-    """``--ties``: the order of equally scored documents; the default is listed first."""
-    choices = sorted(TIES, key=lambda policy: policy != default)
-    p.add_argument("--ties", choices=choices, default=default, help=help)
 
 
-def duplicates(p: Parser, help: str | None = None) -> None:
-    """``--duplicates``: a document listed twice for one query."""
-    p.add_argument(
-        "--duplicates",
-        choices=DUPLICATES,
-        default="error",
-        help=help
-        or "a document listed twice for a query: error (default), keep the first, keep the "
-        "one with the highest score",
-    )
 
 
-def run_names(p: Parser) -> None:
-    """``--names file|tag``: name runs after their files (default) or their tag column."""
-    p.add_argument(
-        "--names", choices=("file", "tag"), default="file",
-        help="name runs after their files without .gz and .txt/.run/.trec/.tsv (default; two "
-        "files of one name are an error) or after their tag column (trec_eval's runid, which "
-        "trec_eval-format output prints either way)",
-    )  # fmt: skip
 
 
-def jobs(p: Parser) -> None:
-    p.add_argument(
-        "--jobs",
-        type=whole(1, 1024),
-        default=None,
-        metavar="N",
-        help="worker processes sharing the runs and the blocks of large ones (default: every "
-        "core when the run files reach 32 MB, else one); the output is the same for every N",
-    )
 
 
 def block_mb(p: Parser) -> None:
@@ -345,8 +316,149 @@ def _same(output: str, given: str) -> bool:
         return False
 
 
-def output_format(
-    p: Parser, choices: tuple[str, ...], default: str | None = "table", help: str | None = None
-) -> None:
-    """``--format``: the formats a command writes (`rankscope.report`)."""
-    p.add_argument("--format", choices=choices, default=default, help=help)
+# -- the glossary ------------------------------------------------------------------------------
+
+#: `rankscope.judge.TIE_POLICIES` and `rankscope.read.trec.DUPLICATE_POLICIES`, in their order.
+TIES = ("docno-desc", "docno-asc", "input-order")
+DUPLICATES = ("error", "first", "max-score")
+#: `rankscope.table.aggregate.HOWS`: the statistic of per-query values.
+HOWS = ("mean", "gmean", "median")
+#: Every format a command writes (each command offers its own; `rankscope.report`).
+FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One shared option: flags, destination, type (a validator of this module) or choices,
+    help and its one default.  ``action``: argparse's (``store_true``, ``append``);
+    ``subsets``: a command may offer some of the choices only (the formats it writes)."""
+
+    flags: tuple[str, ...]
+    dest: str
+    help: str
+    type: Callable[[str], Any] | None = None
+    choices: Any = None
+    default: Any = None
+    action: str | None = None
+    metavar: str | None = None
+    subsets: bool = False
+
+    def add(
+        self,
+        p: Parser | argparse._ArgumentGroup,
+        help: str | None = None,
+        *,
+        choices: Any = None,
+        default: Any = ...,
+        aliases: tuple[str, ...] = (),
+    ) -> argparse.Action:
+        """Declare the option on ``p``: ``help`` worded for the command (by default the
+        glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
+        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option.  (The
+        choices are not read here, so that a lazy container of choices stays lazy:
+        ``tests/test_cli_options.py`` checks them.)"""
+        kwargs: dict[str, Any] = {
+            "dest": self.dest, "help": help or self.help,
+            "default": self.default if default is ... else default,
+        }  # fmt: skip
+        if self.action:
+            kwargs["action"] = self.action
+        if self.type is not None:
+            kwargs["type"] = self.type
+        if self.choices is not None:
+            kwargs["choices"] = choices or self.choices
+        if self.metavar is not None:
+            kwargs["metavar"] = self.metavar
+        return p.add_argument(*self.flags, *aliases, **kwargs)
+
+
+MEASURE = Option(
+    ("-m", "--measure"), "measures", "a measure, in any spelling (`rankscope measures`); "
+    "repeatable", action="append", metavar="MEASURE",
+)  # fmt: skip
+SEED = Option(
+    ("--seed",), "seed", "random seed: the same seed, the same output (default 0)",
+    type=whole(0, LARGEST_SEED), default=0,
+)  # fmt: skip
+ALPHA = Option(
+    ("--alpha",), "alpha", "significance level (default 0.05)", type=probability, default=0.05
+)
+CONFIDENCE = Option(
+    ("--confidence",), "confidence", "the intervals' confidence level (default 0.95)",
+    type=probability, default=0.95,
+)  # fmt: skip
+TEST = Option(
+    ("--test",), "test", "statistical test: %(choices)s (default t)",
+    choices=StatisticalTests("runs"), default="t", metavar="TEST", subsets=True,
+)  # fmt: skip
+FORMAT = Option(
+    ("--format",), "format", "output format (default table)", choices=FORMATS,
+    default="table", subsets=True,
+)  # fmt: skip
+NAMES = Option(
+    ("--names",), "names", "name runs after their files without .gz and .txt/.run/.trec/.tsv "
+    "(default; two files of one name are an error) or after their tag column (trec_eval's "
+    "runid, which trec_eval-format output prints either way)",
+    choices=("file", "tag"), default="file",
+)  # fmt: skip
+DUPLICATE = Option(
+    ("--duplicates",), "duplicates", "a document listed twice for a query: error (default), "
+    "keep the first, keep the one with the highest score", choices=DUPLICATES, default="error",
+)  # fmt: skip
+TIE = Option(
+    ("--ties",), "ties", "order of equally scored documents (default docno-desc, trec_eval's)",
+    choices=TIES, default="docno-desc",
+)  # fmt: skip
+AGGREGATE = Option(
+    ("--aggregate",), "aggregate", "the statistic of per-query values: mean (default; t "
+    "interval), gmean (geometric, values floored at 1e-5 as GMAP) or median (bootstrap "
+    "intervals, as for every weighted aggregate)", choices=HOWS, default="mean",
+)  # fmt: skip
+WEIGHTS = Option(
+    ("--weights",), "weights", "request weights: 'query weight' lines, or a request log (one "
+    "query per line, counted); the aggregate becomes traffic-weighted", metavar="FILE",
+)  # fmt: skip
+JOBS = Option(
+    ("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
+    "(default: every core when the run files reach 32 MB, else one); the output is the same "
+    "for every N", type=whole(1, 1024), metavar="N",
+)  # fmt: skip
+FORCE = Option(("--force",), "force", "overwrite existing output files", action="store_true",
+               default=False)  # fmt: skip
+QUIET = Option(
+    ("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
+    action="store_true", default=False,
+)  # fmt: skip
+BASELINE = Option(
+    ("--baseline",), "baseline", "the run the others are compared with (default: the first "
+    "run given)", metavar="RUN",
+)  # fmt: skip
+PER_QUERY = Option(
+    ("-q",), "per_query", "also per-query values", action="store_true", default=False
+)
+THRESHOLD = Option(
+    ("--threshold",), "threshold", "a test rating at least this is relevant (default 4; none: "
+    "every test interaction)", type=rating_threshold, default=4.0,
+)  # fmt: skip
+RELEVANCE_LEVEL = Option(
+    ("-l",), "relevance_level", "minimum relevant grade (default 1)", type=whole(), default=1,
+    metavar="N",
+)  # fmt: skip
+
+#: The glossary: every shared option by its name.
+GLOSSARY: dict[str, Option] = {
+    "measure": MEASURE, "seed": SEED, "alpha": ALPHA, "confidence": CONFIDENCE, "test": TEST,
+    "format": FORMAT, "names": NAMES, "duplicates": DUPLICATE, "ties": TIE,
+    "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
+    "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
+    "threshold": THRESHOLD,
+}  # fmt: skip
+
+#: The commands whose default differs from the glossary's, and why (a test checks that no
+#: other does).
+DEFAULTS_BY_COMMAND: dict[tuple[str, str], tuple[Any, str]] = {
+    ("eval", "--format"): (None, "trec_eval's text for one run, a table for several"),
+    ("eval", "--ties"): (None, "trec_eval's order for the judgments format: docno-desc, "
+                         "docno-asc with -R prefs/qrels_prefs"),
+    ("recsys", "--ties"): ("input-order", "a recommendation list's own order is its ranking"),
+}  # fmt: skip

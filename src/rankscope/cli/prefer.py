@@ -14,21 +14,16 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope prefer qrels.txt runs/
-  rankscope prefer -m gRPP -m lexiprecision --aggregate borda qrels.txt runs/
+  rankscope prefer -m gRPP -m lexiprecision --ordering borda qrels.txt runs/
   rankscope prefer -m 'OI(browsing=dcg)' --format csv qrels.txt bm25.run dense.run
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
-    p.add_argument(
-        "--method",
-        "-m",
-        "--measure",
-        action="append",
-        dest="methods",
-        metavar="METHOD",
-        help="RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), stRPP (diversity judgments), "
+    options.MEASURE.add(
+        p,
+        "RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), stRPP (diversity judgments), "
         "lexiprecision, rrlexiprecision, lexirecall, OI (offline interleaving; "
         "OI(interleaving=balanced,browsing=dcg)); repeatable; default RPP",
     )
@@ -42,16 +37,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.choice(
         p,
-        "--aggregate",
+        "--ordering",
         ("mc4", "mc4-converged", "borda", "mean", "bradley-terry"),
-        "how per-query preferences become one ordering (default mc4, the authors')",
+        "how per-query preferences become one ordering of the runs (default mc4, the authors')",
     )
-    options.per_query(p, "also per-query orderings")
-    options.relevance_level(p, "minimum relevant grade (default 1)")
-    options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
-    options.ties(p, "docno-desc", "order of equally scored documents (default docno-desc)")
-    options.run_names(p)
-    options.duplicates(p)
+    options.PER_QUERY.add(p, "also per-query orderings")
+    options.RELEVANCE_LEVEL.add(p)
+    options.FORMAT.add(p, choices=("table", "json", "csv"))
+    options.TIE.add(p)
+    options.NAMES.add(p)
+    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from ..read.trec import run_files
     from ..report.preference import format_preferences
 
-    methods = [parse_method(m) for m in args.methods or ["RPP"]]  # says which are unknown
+    methods = [parse_method(m) for m in args.measures or ["RPP"]]  # says which are unknown
     learned = [LearnedWeights.load(path) for path in args.learned]
     qrels = read_qrels_for(args.qrels, methods)
     runs = resolve_runs(
@@ -76,18 +71,18 @@ def run(args: argparse.Namespace) -> int:
     )
     check_common_queries(qrels, runs)
     table = relevance_table(
-        qrels, runs, relevance_level=args.level, ties=args.ties,
+        qrels, runs, relevance_level=args.relevance_level, ties=args.ties,
         keep_rankings=needs_rankings(methods),
     )  # fmt: skip
     results = [
-        preferences(qrels, runs, method, relevance_level=args.level, table=table)
+        preferences(qrels, runs, method, relevance_level=args.relevance_level, table=table)
         for method in methods
     ] + [
         preferences(qrels, runs, weights.method(_label(weights, path, args.learned)), table=table)
         for weights, path in zip(learned, args.learned, strict=True)
     ]
     sys.stdout.write(
-        format_preferences(results, args.aggregate, args.format, per_query=args.per_query)
+        format_preferences(results, args.ordering, args.format, per_query=args.per_query)
     )
     return 0
 

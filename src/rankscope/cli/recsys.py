@@ -13,19 +13,6 @@ import sys
 
 from . import options, segments
 
-
-def threshold(text: str) -> float | None:
-    """``--threshold``: a number, or ``none`` (every test interaction is relevant)."""
-    if text.lower() == "none":
-        return None
-    try:
-        return options.real(text)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(
-            f"expected a finite number or none, got {text[:40]!r}"
-        ) from None
-
-
 EXAMPLES = """\
 examples:
   rankscope recsys u1.test pop.tsv knn.tsv --train u1.base --features u.item
@@ -40,7 +27,7 @@ TABLES = ("reliability", "coverage-accuracy", "group-exposure")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "test", nargs="?",
+        "test_log", nargs="?", metavar="test",
         help="test interactions: user item [rating [timestamp]] (with --folds: the first RECS)",
     )  # fmt: skip
     p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
@@ -51,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--train", help="training interactions (popularity, catalog, seen items)")
     p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
-    options.measures(
+    options.MEASURE.add(
         p,
         "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, ECE; nicknames topn, "
         "beyond, rating, popularity, confidence, all (repeatable; default: every measure the "
@@ -60,12 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
     )
-    p.add_argument(
-        "--threshold",
-        type=threshold,
-        default="4",
-        help="relevant rating >= this (default 4; none)",
-    )
+    options.THRESHOLD.add(p)
     options.choice(
         p,
         "--relevance",
@@ -82,25 +64,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--seen", choices=("keep", "drop"), default=None,
         help="recommended items of the user's training data (default keep; drop with --folds)",
     )  # fmt: skip
-    options.ties(p, "input-order", "order of equally scored items (default input-order)")
+    options.TIE.add(p, "order of equally scored items (default input-order)", default="input-order")
     p.add_argument(
-        "--duplicates", choices=("max-score", "first", "error"), default="max-score",
-        help="an item listed twice for a user: keep its best score, with a warning (default), "
-        "keep the first, or refuse the list",
+        "--repeated-items", choices=("max-score", "first", "error"), default="max-score",
+        dest="repeated_items",
+        help="an item listed twice for a user: keep its best score, with a warning (default: "
+        "recommenders repeat items, and the best score is where a ranking by score puts it), "
+        "keep the first, or refuse the list (--duplicates, error by default, is for runs)",
     )  # fmt: skip
-    options.per_query(p, "also per-user values", "-q", "--per-user", dest="per_user")
-    options.output_format(p, ("table", "json", "csv"), help="output format (default table)")
+    options.PER_QUERY.add(p, "also per-user values", aliases=("--per-user",))
+    options.FORMAT.add(p, choices=("table", "json", "csv"))
     p.add_argument(
         "--scheduler", metavar="ADDRESS",
         help="evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; "
         "top-N measures and UserCoverage)",
     )  # fmt: skip
-    p.add_argument(
-        "--baseline", metavar="SYSTEM", help="--folds: the system compared with (default first)"
-    )
-    p.add_argument(
-        "--test", dest="paired_test", choices=options.StatisticalTests("paired"), default="t",
-        metavar="TEST", help="--folds: the paired test across folds: %(choices)s (default t)",
+    options.BASELINE.add(p, "--folds: the system compared with (default: the first)")
+    options.TEST.add(
+        p, "--folds: the paired test across folds: %(choices)s (default t)",
+        choices=options.StatisticalTests("paired"),
     )  # fmt: skip
     p.add_argument(
         "--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
@@ -148,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.folds is not None:
         return _folds(args)
-    if not args.test or not args.recs:
+    if not args.test_log or not args.recs:
         raise UsageError("rankscope recsys needs a TEST file and at least one RECS file")
     if args.diagnostic is not None:
         return _diagnostic(args)
@@ -156,19 +138,19 @@ def run(args: argparse.Namespace) -> int:
         if given:
             raise UsageError(f"{option} goes with --table")
     for option, given in (
-        ("--baseline", args.baseline is not None), ("--test", args.paired_test != "t"),
+        ("--baseline", args.baseline is not None), ("--test", args.test != "t"),
         ("--correction", args.correction != "holm"), ("--users", args.users),
     ):  # fmt: skip
         if given:
             raise UsageError(f"{option} goes with --folds (a comparison over folds)")
     segments.check(args)
     results = evaluate_systems(
-        args.test, args.recs, args.measures, k=args.k, threshold=args.threshold,
+        args.test_log, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen or "keep", ties=args.ties,
-        duplicates=args.duplicates, scheduler=args.scheduler,
+        duplicates=args.repeated_items, scheduler=args.scheduler,
     )  # fmt: skip
-    output = format_systems(results, args.format, per_user=args.per_user)
+    output = format_systems(results, args.format, per_user=args.per_query)
     if segments.asked(args):
         from ..recsys.systems import tidy
 
@@ -184,7 +166,7 @@ def _diagnostic(args: argparse.Namespace) -> int:
     from ..recsys import coverage_accuracy, group_exposure, reliability
     from ..report.tables import csv_text, json_text, number, text_table
 
-    if args.measures or args.per_user or segments.asked(args) or args.scheduler:
+    if args.measures or args.per_query or segments.asked(args) or args.scheduler:
         raise UsageError("--table prints a table of its own: no -m, --per-user, --weights, "
                          "--segments or --scheduler with it")  # fmt: skip
     if args.groups is not None and args.diagnostic != "group-exposure":
@@ -193,16 +175,16 @@ def _diagnostic(args: argparse.Namespace) -> int:
         raise UsageError("--bins goes with --table reliability")
     recs = args.recs if len(args.recs) > 1 else args.recs[0]
     if args.diagnostic == "reliability":
-        table = reliability(args.test, recs, bins=args.bins, threshold=args.threshold,
-                            duplicates=args.duplicates, output="dict")  # fmt: skip
+        table = reliability(args.test_log, recs, bins=args.bins, threshold=args.threshold,
+                            duplicates=args.repeated_items, output="dict")  # fmt: skip
     elif args.diagnostic == "coverage-accuracy":
-        table = coverage_accuracy(args.test, recs, threshold=args.threshold,
-                                  duplicates=args.duplicates, output="dict")  # fmt: skip
+        table = coverage_accuracy(args.test_log, recs, threshold=args.threshold,
+                                  duplicates=args.repeated_items, output="dict")  # fmt: skip
     else:
         table = group_exposure(
-            args.test, recs, k=args.k, groups=args.groups, threshold=args.threshold,
+            args.test_log, recs, k=args.k, groups=args.groups, threshold=args.threshold,
             train=args.train, seen=args.seen or "keep", ties=args.ties,
-            duplicates=args.duplicates, output="dict",
+            duplicates=args.repeated_items, output="dict",
         )  # fmt: skip
     columns = list(table)
     rows = list(zip(*(table[c] for c in columns), strict=True))
@@ -225,10 +207,10 @@ def _folds(args: argparse.Namespace) -> int:
     from ..recsys.folds import evaluate_folds
     from ..report.folds import format_folds
 
-    recs = [r for r in (args.test, *args.recs) if r]
+    recs = [r for r in (args.test_log, *args.recs) if r]
     if not recs:
         raise UsageError("rankscope recsys --folds DIR needs the recommendations: RECS...")
-    if args.per_user:
+    if args.per_query:
         raise UsageError("--per-user does not go with --folds (it prints values per fold)")
     if args.scheduler:
         raise UsageError("--scheduler does not go with --folds")
@@ -239,8 +221,8 @@ def _folds(args: argparse.Namespace) -> int:
     result = evaluate_folds(
         args.folds, recs, args.measures, k=args.k, threshold=args.threshold,
         features=args.features, relevance=args.relevance, no_relevant=args.no_relevant,
-        seen=args.seen or "drop", ties=args.ties, duplicates=args.duplicates,
-        baseline=args.baseline, test=args.paired_test, correction=args.correction,
+        seen=args.seen or "drop", ties=args.ties, duplicates=args.repeated_items,
+        baseline=args.baseline, test=args.test, correction=args.correction,
         users=args.users,
     )  # fmt: skip
     sys.stdout.write(format_folds(result, args.format))

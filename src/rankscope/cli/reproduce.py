@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the reproduced baseline and advanced runs")  # fmt: skip
     p.add_argument("--replication-qrels", metavar="FILE", help="judgments of the reproduced "
                    "runs' topics, for a replication on another collection")  # fmt: skip
-    options.measures(p, "a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, nDCG@10, "
+    options.MEASURE.add(p, "a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, nDCG@10, "
                      "P@10, RR, R@100")  # fmt: skip
     p.add_argument("--p", type=options.probability, default=0.95, dest="p",
                    help="RBO's persistence (default 0.95)")  # fmt: skip
@@ -50,14 +50,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="treat equal scores as ties in RBO (Corsi & Urbano 2024; default: ordered by --ties)",
     )
-    options.relevance_level(p, "minimum relevant grade (default 1)")
-    options.ties(p, "docno-desc", "order of equally scored documents (default as trec_eval)")
-    options.duplicates(p)
-    options.output_format(
+    options.RELEVANCE_LEVEL.add(p)
+    options.TIE.add(p)
+    options.DUPLICATE.add(p)
+    options.FORMAT.add(
         p,
-        FORMATS,
-        help="output format (default table; csv and json carry "
-        "every value at full precision, json the per-topic KTU and RBO)",
+        "output format (default table; csv and json carry every value at full precision, json "
+        "the per-topic KTU and RBO)",
+        choices=FORMATS,
     )
 
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     result = reproduce(
         args.qrels, tuple(args.original), tuple(args.reproduced), args.measures,
         replication_qrels=args.replication_qrels, p=args.p, depth=args.depth, ties=args.ties,
-        rbo_ties=args.rbo_ties, relevance_level=args.level, duplicates=args.duplicates,
+        rbo_ties=args.rbo_ties, relevance_level=args.relevance_level, duplicates=args.duplicates,
     )  # fmt: skip
     sys.stdout.write(format_reproduction(result, args.format))
     return 0

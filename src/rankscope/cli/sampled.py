@@ -24,7 +24,7 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope sampled u1.test knn.scores svd.scores --train u1.base
-  rankscope sampled u1.test knn.scores --train u1.base -n 10 --sampling popularity --seed 3
+  rankscope sampled u1.test knn.scores --train u1.base --negatives 10 --sampling popularity --seed 3
   rankscope sampled u1.test knn.scores -m HR@5 -m AUC --estimator full --estimator sampled
 """
 
@@ -40,35 +40,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--train", help="training interactions: never drawn as negatives; popularity sampling"
     )
-    p.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-        help="HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, nDCG@10, MRR, AUC)",
-    )  # fmt: skip
+    options.MEASURE.add(
+        p, "HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, nDCG@10, MRR, AUC)"
+    )
     p.add_argument(
         "--estimator", action="append", dest="estimators", choices=ESTIMATORS,
         help="full, sampled, minimal-bias or bv, repeatable (default all four)",
     )  # fmt: skip
     p.add_argument(
-        "-n", "--negatives", type=options.whole(1, 1 << 30), default=100, metavar="N",
+        "--negatives", type=options.whole(1, 1 << 30), default=100, metavar="N",
         help="negatives drawn per target (default 100; all of them when a user has fewer)",
     )  # fmt: skip
     options.choice(p, "--sampling", SAMPLING, "how negatives are drawn (default uniform)")
-    p.add_argument(
-        "--seed", type=options.whole(0, (1 << 63) - 1), default=0,
-        help="seed of the draws (default 0)",
-    )  # fmt: skip
-    p.add_argument(
-        "--threshold", type=float, default=4.0,
-        help="a test rating at least this is relevant (default 4)",
-    )  # fmt: skip
+    options.SEED.add(p, "seed of the draws (default 0)")
+    options.THRESHOLD.add(p)
     options.choice(
-        p, "--ties", ("pessimistic", "optimistic"),
+        p, "--tie-breaking", ("pessimistic", "optimistic"),
         "a negative scored as the target ranks above it (pessimistic, default) or below",
+        dest="tie_breaking",
     )  # fmt: skip
     p.add_argument(
         "--gamma", type=float, default=0.1, help="the BV estimator's weight (default 0.1)"
     )
-    options.output_format(p, ("table", "csv", "json"), help="output format (default table)")
+    options.FORMAT.add(p, choices=("table", "csv", "json"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     table = sampled_evaluate(
         args.test, scores, measures, estimators=estimators, output="dict", train=args.train,
         negatives=args.negatives, sampling=args.sampling, seed=args.seed,
-        threshold=args.threshold, ties=args.ties, gamma=args.gamma,
+        threshold=args.threshold, tie_breaking=args.tie_breaking, gamma=args.gamma,
     )  # fmt: skip
     rows = list(
         zip(table["run"], table["measure"], table["estimator"], table["value"],

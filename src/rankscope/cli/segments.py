@@ -12,9 +12,8 @@ from typing import Any
 
 from . import options
 
-#: `rankscope.table.aggregate.HOWS` and `MISSING`, repeated so that building the parser
-#: imports nothing heavy (a test checks they agree).
-HOWS = ("mean", "gmean", "median")
+#: `rankscope.table.aggregate.MISSING`, repeated so that building the parser imports nothing
+#: heavy (a test checks they agree; the statistics are the glossary's `options.HOWS`).
 MISSING = ("error", "warn")
 
 
@@ -35,22 +34,18 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
         "aggregation",
         f"per-{what} values to one number per run and segment, printed after the output",
     )
-    group.add_argument(
-        "--weights", metavar="FILE",
-        help=f"request weights: '{what} weight' lines, or a request log (one {what} per line, "
+    options.WEIGHTS.add(
+        group,
+        f"request weights: '{what} weight' lines, or a request log (one {what} per line, "
         f"counted); the aggregate becomes traffic-weighted; every {what} needs one",
-    )  # fmt: skip
+    )
     group.add_argument(
         "--segments", metavar="FILE", action="append",
         help=f"'{what} segment' lines (e.g. an age band per user); repeatable, each file a "
         "segmentation named after it; each segment's aggregate, size and interval, and the "
         "gap between the highest and the lowest",
     )  # fmt: skip
-    group.add_argument(
-        "--aggregate", choices=HOWS, default="mean",
-        help="mean (default; t interval), gmean (geometric, values floored at 1e-5 as GMAP) "
-        "or median (bootstrap intervals, as for every weighted aggregate)",
-    )  # fmt: skip
+    options.AGGREGATE.add(group)
     group.add_argument(
         "--usage", action="store_true",
         help=f"also segment by usage from --weights: the most frequent {what}s making the "

@@ -5,7 +5,7 @@ tab-separated user item [rating [timestamp]] lines, the columns the log has.  Me
 holdout (a random share of the interactions), per-user (that share of each user's),
 temporal (a global time cut: --cut TIMESTAMP, or a quantile such as --cut 0.8),
 temporal-per-user (each user's --last-n latest), leave-one-out (each user's latest, or
---by random), kfold (-k parts, each the test set once) and kfold-per-user (each user's
+--by random), kfold (--num-folds parts, each the test set once) and kfold-per-user (each user's
 interactions spread over the parts).  Seeded (--seed): the same files on every run.
 A pair listed twice in the log keeps its latest rating; existing files are kept unless
 --force.
@@ -20,7 +20,7 @@ from . import options
 
 EXAMPLES = """\
 examples:
-  rankscope split u.data --method kfold -k 5 -o folds/
+  rankscope split u.data --method kfold --num-folds 5 -o folds/
   rankscope split ratings.csv --method temporal --cut 0.8 -o split/
   rankscope split u.data --method leave-one-out --by random --seed 7 -o loo/
 """
@@ -37,7 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method", choices=METHODS, default="kfold", help="how to split (default kfold)"
     )
-    p.add_argument("-k", type=options.whole(2), default=5, help="folds of kfold (default 5)")
+    p.add_argument(
+        "--num-folds", type=options.whole(2), default=5, dest="num_folds", metavar="K",
+        help="folds of kfold (default 5)",
+    )  # fmt: skip
     p.add_argument(
         "--test-size", type=options.probability, default=0.2, dest="test_size",
         help="test share of holdout and per-user, strictly between 0 and 1 (default 0.2)",
@@ -54,11 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--by", choices=("time", "random"), default="time",
         help="leave-one-out: each user's latest interaction (default) or a random one",
     )  # fmt: skip
-    p.add_argument(
-        "--seed", type=options.whole(0), default=0, help="seed of the random splits (default 0)"
-    )
+    options.SEED.add(p, "seed of the random splits (default 0)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write to")
-    p.add_argument("--force", action="store_true", help="overwrite existing split files")
+    options.FORCE.add(p, "overwrite existing split files")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,13 +74,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--method temporal needs --cut (a timestamp, or a quantile in (0, 1))")
     log = Path(args.log)
     if args.log != "-" and log.is_file():
-        for path in split_paths(args.output, args.k if "kfold" in args.method else 1):
+        for path in split_paths(args.output, args.num_folds if "kfold" in args.method else 1):
             if path.exists() and path.samefile(log):
                 raise UsageError(
                     f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
                 )
     made = split(
-        args.log, args.method, k=args.k, test_size=args.test_size, cut=args.cut,
+        args.log, args.method, k=args.num_folds, test_size=args.test_size, cut=args.cut,
         last_n=args.last_n, by=args.by, seed=args.seed,
     )  # fmt: skip
     paths = write_splits(made, args.output, force=args.force)

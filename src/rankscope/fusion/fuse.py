@@ -76,7 +76,7 @@ def fusion_options(
     how = fusion_method(method)
     scale = _normalisation(how, norm)
     if not math.isfinite(k) or k < 0:
-        raise UsageError(f"k must be a finite number >= 0 (got {k})", cli=f"-k {k}: >= 0")
+        raise UsageError(f"k must be a finite number >= 0 (got {k})", cli=f"--rrf-k {k}: >= 0")
     if depth is not None and depth < 1:
         raise UsageError(f"depth must be at least 1 (got {depth})", cli=f"--depth {depth}")
     if ties not in TIE_POLICIES:
@@ -173,7 +173,7 @@ def _weights(
     if optimize is not None:
         if weights is not None:
             raise UsageError("give weights= or optimize=, not both",
-                             cli="give --weights or --optimize, not both")  # fmt: skip
+                             cli="give --run-weights or --optimize, not both")  # fmt: skip
         if how.contributions is None or how.weights == "no":
             raise UsageError(
                 f"{how.name} takes no weights: optimize= tunes the weights of rrf, sum, "
@@ -186,13 +186,13 @@ def _weights(
         if how.weights == "required":
             raise UsageError(
                 f"{how.name} needs weights= (one per run) or optimize=",
-                cli=f"--method {how.name} needs --weights or --optimize",
+                cli=f"--method {how.name} needs --run-weights or --optimize",
             )
         return None
     if how.weights == "no":
         raise UsageError(
             f"{how.name} takes no weights (rrf, sum, wsum and borda do)",
-            cli=f"--method {how.name} takes no --weights (rrf, sum, wsum and borda do)",
+            cli=f"--method {how.name} takes no --run-weights (rrf, sum, wsum and borda do)",
         )
     if isinstance(weights, Mapping):
         unknown = sorted(set(map(str, weights)).difference(names))

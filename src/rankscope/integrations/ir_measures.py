@@ -456,12 +456,14 @@ class RankscopeEvaluator(Evaluator):
         gets ir_measures' DEFAULT for ir_measures' own measures (as from its other
         providers), and rankscope's value (trec_eval ``-c``) for rankscope's measures, whose
         value on an empty ranking need not be 0 (search lengths)."""
-        result = evaluate_many(self.qrels, runs, [r for _, r in pairs], complete=True)[0]
-        by_key = {r.key(): values for r, values in zip(result.requests, result.values,
-                                                       strict=True)}  # fmt: skip
+        reference = "baseline" if "baseline" in runs else None  # a preference's reference
+        result = evaluate_many(
+            self.qrels, runs, [r for _, r in pairs], complete=True, baseline=reference
+        )[0]
+        by_request = dict(zip(result.requests, result.values, strict=True))
         ranked = ~np.asarray(result.missing, dtype=bool)
         for measure, request in pairs:
-            values = by_key[request.key()].tolist()
+            values = by_request[request].tolist()
             own = isinstance(measure, RankscopeMeasure)
             for qid, value, is_ranked in zip(result.query_ids, values, ranked, strict=True):
                 if own or is_ranked:

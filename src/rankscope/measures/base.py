@@ -175,7 +175,14 @@ class Measure(Generic[Result]):
 
 @dataclass(frozen=True, eq=False)
 class Request:
-    """A measure with concrete parameters, and the label its values print under."""
+    """A measure with concrete parameters, and the label its values print under.
+
+    A request is a value, as ir_measures' measures are: two requests are equal, and hash
+    equal, when they name the same measure with the same parameter values (every parameter,
+    defaults included) on the same list (``judged_only``), however they were spelled --
+    ``parse("nDCG@10") == parse("nDCG@10")``, and ``P_10`` equals ``P@10``; so a request works
+    as a dict key and a measure asked twice is one key.  Its repr is its label, the name it
+    prints under."""
 
     measure: Measure
     params: tuple[tuple[str, Any], ...]
@@ -191,10 +198,20 @@ class Request:
         return self.measure.kernel(ranked, **self.kwargs)
 
     def __repr__(self) -> str:
-        return f"Request({self.label})"
+        return self.label
 
-    def key(self) -> tuple:
-        return (self.measure.name, _hashable(self.params), self.judged_only)
+    def _identity(self) -> tuple:
+        """What the request means: the kind of measure and its name, its parameters (a dict
+        parameter as sorted pairs, so that it hashes) and the list it is computed on."""
+        return (type(self.measure), self.measure.name, _hashable(self.params), self.judged_only)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Request):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
 
 
 def _hashable(params: tuple) -> tuple:

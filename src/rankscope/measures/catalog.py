@@ -83,8 +83,9 @@ NICKNAMES = {
 REGISTRY = Registry(MEASURES, NICKNAMES)
 
 
-def parse_measures(specs: str | Sequence[str]) -> list[Request]:
-    """Requests for measure names in either spelling (see `Registry.parse`)."""
+def parse_measures(specs: str | Sequence[str | Request]) -> list[Request]:
+    """Requests for measure names in either spelling (see `Registry.parse`), or requests
+    already parsed, each once, in the order asked (see `Registry.parse_many`)."""
     if isinstance(specs, str):
         specs = [specs]
     return REGISTRY.parse_many(specs)
@@ -112,9 +113,7 @@ def parse_method(spec: str | Request) -> Request:
 def reads_subtopics(specs: Iterable[str | Request]) -> bool:
     """Whether any of the named measures or methods needs per-subtopic judgments (``qid
     subtopic docno grade``), so that a qrels file should be read as diversity judgments."""
-    requests = [s for s in specs if isinstance(s, Request)]
-    requests += parse_measures([s for s in specs if isinstance(s, str)])
-    return any(r.measure.reads_subtopics for r in requests)
+    return any(r.measure.reads_subtopics for r in parse_measures(list(specs)))
 
 
 def compute_request(table: RelevanceTable, request: str | Request) -> PreferenceResult:

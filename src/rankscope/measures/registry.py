@@ -115,33 +115,39 @@ class Registry:
             return None
         return self[name], value
 
-    def parse_many(self, specs: Iterable[str]) -> list[Request]:
-        """Requests for several specs, without duplicates, in output order.
+    def parse_many(self, specs: Iterable[str | Request]) -> list[Request]:
+        """Requests for several specs (names, or requests already parsed), each once, in the
+        order asked: spec after spec, a nickname's and a cutoff list's in trec_eval's order
+        (`trec_position`).
 
         Explicit parameters replace a measure's trec_eval defaults: ``-m all_trec -m P.5``
         gives ``P_5`` only, as in trec_eval.
         """
-        requests: list[Request] = []
+        requests: list[tuple[tuple, Request]] = []  # (where it prints, the request)
         explicit: set[str] = set()
-        defaults: list[Request] = []
-        for spec in specs:
+        defaults: list[tuple[tuple, Request]] = []
+        for asked, spec in enumerate(specs):
+            if isinstance(spec, Request):  # one spec of its own (its measure may be of
+                requests.append(((asked,), spec))  # another registry)
+                continue
             for r in self.parse(spec):
                 # a measure without trec_eval parameters has no defaults to replace:
                 # ``-m RPP -m 'RPP(rel=2)'`` and ``-m all_trec -m 'AP(rel=2)'`` keep both
                 if r.order and r.order[0] == "default" and r.measure.trec.style != "none":
-                    defaults.append(r)
+                    defaults.append(((asked, self.trec_position(r)), r))
                 else:
                     if not r.judged_only:  # a condensed-list request is a measure of its own
                         explicit.add(r.measure.name)
-                    requests.append(r)
-        requests += [r for r in defaults if r.measure.name not in explicit]
-        seen: set = set()
-        unique = []
-        for r in requests:
-            if r.key() not in seen:
-                seen.add(r.key())
-                unique.append(r)
-        return sorted(unique, key=lambda r: (self.index(r.measure), r.order[1:]))
+                    requests.append(((asked, self.trec_position(r)), r))
+        requests += [(at, r) for at, r in defaults if r.measure.name not in explicit]
+        requests.sort(key=lambda pair: pair[0])
+        return list(dict.fromkeys(r for _, r in requests))  # the first of equal requests
+
+    def trec_position(self, request: Request) -> tuple:
+        """Where trec_eval prints a request: its measure's place in the registry, then its
+        cutoff (``P_5`` before ``P_10``).  trec_eval's text is written in this order, however
+        the measures were asked."""
+        return (self.index(request.measure), request.order[1:])
 
     def _unknown(self, spec: str, suggest: bool = True) -> str:
         hint = ""

@@ -372,7 +372,7 @@ def learn_weights(
     pairs: PairsLike,
     *,
     graded: bool = False,
-    level: int | None = None,
+    relevance_level: int | None = None,
     edges: Sequence[int] = DEFAULT_EDGES,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     folds: int = 5,
@@ -383,8 +383,8 @@ def learn_weights(
 
     ``table``: the runs' relevant positions (`rankscope.judge.relevance_table`); ``pairs``:
     labelled preferences ``(query, run_a, run_b, label)`` in anything `read_pairs` reads,
-    naming runs of the table.  Binary RPP at ``level`` (default the table's), or over every
-    grade threshold with ``graded``.  The L2 penalty is chosen from ``alphas`` by
+    naming runs of the table.  Binary RPP at ``relevance_level`` (default the table's), or
+    over every grade threshold with ``graded``.  The L2 penalty is chosen from ``alphas`` by
     ``folds``-fold cross-validation over queries shuffled with ``seed`` (a single penalty
     skips it).  The module's docstring gives the model.
     """
@@ -395,7 +395,7 @@ def learn_weights(
     if not alphas or any(a < 0 or not math.isfinite(a) for a in alphas):
         raise UsageError(f"penalties must be finite and non-negative, got {alphas}")
     located = _locate(table, labelled)
-    grades = _thresholds(table, graded, level)
+    grades = _thresholds(table, graded, relevance_level)
     x, c = _features(table, located, edges, grades, graded)
     t = (located.label + 1.0) / 2.0
     cv: list[CrossValidation] = []
@@ -502,7 +502,7 @@ def assess(
     folds: int = 5,
     seed: int = 0,
     graded: bool = False,
-    level: int | None = None,
+    relevance_level: int | None = None,
     edges: Sequence[int] = DEFAULT_EDGES,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     inner_folds: int = 5,
@@ -516,8 +516,10 @@ def assess(
     located = _locate(table, labelled)  # says which pairs are left out, once
     queries = np.array(table.query_ids, dtype=object)
     labelled = labelled.subset(np.isin(np.array(labelled.query, dtype=object), queries))
-    options: dict[str, Any] = dict(graded=graded, level=level, edges=edges, alphas=alphas,
-                                   seed=seed, name=name)  # fmt: skip
+    options: dict[str, Any] = dict(
+        graded=graded, relevance_level=relevance_level, edges=edges, alphas=alphas, seed=seed,
+        name=name,
+    )  # fmt: skip
     parts = _folds(located.q, folds, seed)
     held = np.zeros((table.num_queries, table.num_runs, table.num_runs))
     learned_value = np.zeros(len(located.q))
@@ -535,7 +537,7 @@ def assess(
     used = np.unique(located.q)
     agree = {name: float((_signs(learned_value) == located.label).mean())}
     power = {name: discriminative_power(held[used])}
-    level_used = None if graded else _thresholds(table, False, level)[0]
+    level_used = None if graded else _thresholds(table, False, relevance_level)[0]
     for weights, label in baseline_names(graded).items():
         prefs = graded_rpp(table, weights) if graded else rpp(table, weights, level_used)
         value = prefs[located.q, located.a, located.b]

@@ -73,12 +73,13 @@ def check_judged_once(
         )
 
 
-def resolve_duplicates(run: Run, policy: str = "error") -> Run:
+def resolve_duplicates(run: Run, policy: str = "error", option: str = "--duplicates") -> Run:
     """Deal with a document listed twice for one query.
 
     ``error`` (default) raises naming query, document and both lines (trec_eval refuses
     such runs too); ``first`` keeps the first occurrence; ``max-score`` keeps the
-    highest-scored one (the first among equals).
+    highest-scored one (the first among equals).  ``option``: the command-line option the
+    error names (``recsys --repeated-items`` for recommendation lists).
     """
     if policy not in DUPLICATE_POLICIES:
         raise UsageError(
@@ -95,7 +96,7 @@ def resolve_duplicates(run: Run, policy: str = "error") -> Run:
         )
         raise InputError(
             f"{problem} (use duplicates='first' or 'max-score' to keep one)",
-            cli=f"{problem} (use --duplicates first or --duplicates max-score to keep one)",
+            cli=f"{problem} (use {option} first or {option} max-score to keep one)",
         )
     return take(run, kept_rows(group_key(run.query, run.doc), policy, run.score))
 

@@ -203,7 +203,7 @@ def _one_per_pair(run: Run, policy: str) -> Run:
     if pair is None:
         return run
     if policy != "max-score":
-        return resolve_duplicates(run, policy)
+        return resolve_duplicates(run, policy, option="--repeated-items")
     a, b = pair
     resolved = resolve_duplicates(run, "max-score")
     dropped = len(run) - len(resolved)

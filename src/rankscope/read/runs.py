@@ -22,7 +22,7 @@ class _Named:
 
 
 def run_names(
-    runs: Sequence[tuple[str, str]], names: str = "tag", distinct_for: str | None = None
+    runs: Sequence[tuple[str, str]], names: str = "file", distinct_for: str | None = None
 ) -> list[str]:
     """The names of runs read as ``(name, source)`` (see
     `rankscope.read.sources.resolve_runs`): tags that collide replaced by file names
@@ -88,9 +88,10 @@ def _few(ids: list[str], n: int = 3) -> str:
 
 def file_stem(source: str) -> str:
     """A system's name from its file: the file name without ``.gz`` and one extension of
-    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``)."""
+    a run or a list (``.txt``, ``.run``, ``.trec``, ``.tsv``, ``.csv``, ``.dat``; and
+    ``.parquet``, as `read_run` names a Parquet run)."""
     name = Path(source).name.removesuffix(".gz")
-    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat"):
+    for suffix in (".txt", ".run", ".trec", ".tsv", ".csv", ".dat", ".parquet"):
         name = name.removesuffix(suffix)
     return name
 

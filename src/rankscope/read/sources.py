@@ -126,7 +126,7 @@ class RunSource:
         )  # fmt: skip
 
 
-def run_sources(runs: Any, judgments: str | None = None, names: str = "tag") -> list[RunSource]:
+def run_sources(runs: Any, judgments: str | None = None, names: str = "file") -> list[RunSource]:
     """The runs in ``runs`` (one run, a list, a ``{name: run}`` dict, directories of run
     files), not read yet; ``judgments`` is the judgments' file, never taken for a run in a
     directory.  ``names`` as `resolve_runs`."""
@@ -160,7 +160,7 @@ def resolve_runs(
     qrels: Qrels | Any,
     duplicates: str = "error",
     order: str = "score",
-    names: str = "tag",
+    names: str = "file",
     distinct_for: str | None = None,
 ) -> list[Run]:
     """Runs from one run, a list, a ``{name: run}`` dict or directories of run files, read

@@ -48,7 +48,7 @@ class RecsysOptions(TypedDict, total=False):
 
 
 def evaluate_systems(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -74,7 +74,7 @@ def evaluate_systems(
     """
     if backend != "local" or scheduler is not None:
         return recsys_evaluate_systems(
-            test, recommendations, measures, backend="dask" if backend == "local" else backend,
+            test_log, recommendations, measures, backend="dask" if backend == "local" else backend,
             scheduler=scheduler, k=k, threshold=threshold, train=train, features=features,
             popularity=popularity, baseline=baseline, catalog=catalog, relevance=relevance,
             no_relevant=no_relevant, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
@@ -88,7 +88,7 @@ def evaluate_systems(
     if k < 1:
         raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
     read = read_inputs(
-        test, recommendations, train, popularity, baseline, features, catalog, columns,
+        test_log, recommendations, train, popularity, baseline, features, catalog, columns,
         duplicates,
     )  # fmt: skip
     if relevance == "graded" and (read.test.rating is None or threshold is None):
@@ -163,7 +163,7 @@ def _report(ctx: Context, requests, threshold, test_log) -> None:
 
 
 def evaluate(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -180,9 +180,10 @@ def evaluate(
 
     Parameters (the keyword options are those of `evaluate_systems`, defaults below)
     ----------
-    test:
+    test_log:
         Test interactions (user, item[, rating][, timestamp]): a file, DataFrame, Parquet
-        file or ``{user: {item: rating}}``.
+        file or ``{user: {item: rating}}`` (``test`` is a statistical test elsewhere:
+        `evaluate_folds`, `rankscope.compare`).
     recommendations:
         One system's lists — a TREC run or delimited file, DataFrame, ``{user: {item:
         score}}`` or ``{user: [items]}`` — or several: a list, a directory, a ``{name:
@@ -241,7 +242,7 @@ def evaluate(
     >>> [round(v, 4) for v in table["value"]]
     [0.3333, 0.5]
     """
-    results = evaluate_systems(test, recommendations, measures, **options)
+    results = evaluate_systems(test_log, recommendations, measures, **options)
     return to_frame(tidy(results, per_user), output)
 
 

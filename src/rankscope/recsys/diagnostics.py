@@ -24,7 +24,7 @@ from .systems import _seen_policy, check_one_sided, read_inputs, tell_notes
 
 
 def _contexts(
-    test: Any, recommendations: Any, *, k: int = 10, threshold: float | None = 4.0,
+    test_log: Any, recommendations: Any, *, k: int = 10, threshold: float | None = 4.0,
     train: Any = None, popularity: Any = None, catalog: Any = None, seen: str = "keep",
     ties: str = "input-order", columns: Mapping[str, str] | None = None,
     duplicates: str = "max-score",
@@ -34,7 +34,7 @@ def _contexts(
     if k < 1:
         raise UsageError(f"k must be >= 1 (got {k})")
     read = read_inputs(
-        test, recommendations, train, popularity, None, None, catalog, columns, duplicates
+        test_log, recommendations, train, popularity, None, None, catalog, columns, duplicates
     )
     if seen == "drop" and read.train is None:
         raise UsageError("seen='drop' needs the training interactions (train=...)")
@@ -52,7 +52,7 @@ def _contexts(
 
 
 def reliability(
-    test: Any,
+    test_log: Any,
     predictions: Any,
     *,
     bins: int = 10,
@@ -90,7 +90,7 @@ def reliability(
     cols: dict[str, list] = {
         k: [] for k in ("run", "bin", "lower", "upper", "count", "mean_predicted", "observed")
     }
-    for ctx in _contexts(test, predictions, threshold=threshold, columns=columns,
+    for ctx in _contexts(test_log, predictions, threshold=threshold, columns=columns,
                          duplicates=duplicates):  # fmt: skip
         result = calibration(ctx, bins, target)
         if result is None:
@@ -113,7 +113,7 @@ def _not_probabilities(ctx: Context) -> str:
 
 
 def coverage_accuracy(
-    test: Any,
+    test_log: Any,
     predictions: Any,
     *,
     threshold: float | None = 4.0,
@@ -141,7 +141,7 @@ def coverage_accuracy(
     cols: dict[str, list] = {
         k: [] for k in ("run", "covered", "coverage", "confidence", "accuracy")
     }
-    for ctx in _contexts(test, predictions, threshold=threshold, columns=columns,
+    for ctx in _contexts(test_log, predictions, threshold=threshold, columns=columns,
                          duplicates=duplicates):  # fmt: skip
         data = probabilities(ctx, "the coverage-accuracy curve")
         if data is None:
@@ -157,7 +157,7 @@ def coverage_accuracy(
 
 
 def group_exposure(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     *,
     k: int = 10,
@@ -215,7 +215,7 @@ def group_exposure(
     ]  # fmt: skip
     cols: dict[str, list] = {name: [] for name in names}
     contexts = _contexts(
-        test, recommendations, k=k, threshold=threshold, train=train, popularity=popularity,
+        test_log, recommendations, k=k, threshold=threshold, train=train, popularity=popularity,
         catalog=catalog, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
     )  # fmt: skip
     for ctx in contexts:

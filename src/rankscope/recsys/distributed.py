@@ -223,7 +223,7 @@ def _recsys_requests(measures: Any, k: int) -> list[Request]:
 
 
 def recsys_evaluate_systems(
-    test: Any,
+    test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
     *,
@@ -245,7 +245,7 @@ def recsys_evaluate_systems(
     duplicates: str = "max-score",
 ) -> list[SystemEvaluation]:
     """`rankscope.recsys.evaluate_systems` on a Dask cluster, for the top-N measures and
-    UserCoverage: the same values, bit for bit.  ``test`` and ``recommendations`` may be
+    UserCoverage: the same values, bit for bit.  ``test_log`` and ``recommendations`` may be
     `Partitioned` datasets (by user; the lists: one dataset, or a dict or list of them)."""
     check_backend(backend)
     given = {"train": train, "features": features, "popularity": popularity,
@@ -267,9 +267,9 @@ def recsys_evaluate_systems(
         in_place = partitioned_runs(recommendations)
         spec = RecsysSpec([], [], requests, k, threshold, relevance, no_relevant, ties)
         if in_place is None:
-            return _recsys_split(client, test, recommendations, spec, partitions, columns,
+            return _recsys_split(client, test_log, recommendations, spec, partitions, columns,
                                  duplicates)  # fmt: skip
-        return _recsys_in_place(client, test, in_place, spec, columns, duplicates)
+        return _recsys_in_place(client, test_log, in_place, spec, columns, duplicates)
     finally:
         if owned:
             client.close()

@@ -261,7 +261,7 @@ def _split_measures(
         return None, []
     specs = [measures] if isinstance(measures, str) else list(measures)
     metrics: list[str] = []
-    methods: dict[tuple, Request] = {}
+    methods: dict[Request, Request] = {}
     for spec in specs:
         try:
             request = parse_method(spec)
@@ -269,7 +269,7 @@ def _split_measures(
             parse(spec, k)  # a name of neither kind: the recommender registry's error
             metrics.append(spec)
             continue
-        methods.setdefault(request.key(), request)
+        methods.setdefault(request, request)
     return (metrics or []), list(methods.values())
 
 
@@ -283,8 +283,11 @@ class _FoldResult:
 
 
 def _preference_values(
-    qrels, runs, methods: list[Request], k: int, ties: str, no_relevant: str, test_users: int
+    qrels, runs, methods: list[Request], k: int, ties: str, no_relevant: str, test_users: int,
+    reference: int,
 ) -> tuple[np.ndarray, np.ndarray, list[list[dict[str, float]]]]:
+    """Each system's mean preference over the ``reference`` system (the baseline), per
+    method: a value of the two systems only, whichever others are given."""
     if len(runs) < 2:
         raise UsageError("preference methods compare systems: give at least two systems")
     table = relevance_table(
@@ -295,7 +298,7 @@ def _preference_values(
     per_user: list[list[dict[str, float]]] = [[] for _ in runs]
     for m, request in enumerate(methods):
         found = compute_request(table, request)
-        wins = found.win_rate  # users × systems
+        wins = found.prefs[:, :, reference]  # users × systems: P[user, system, baseline]
         users = len(found.query_ids)
         divisor = users if no_relevant == "exclude" else test_users
         for s in range(len(runs)):
@@ -343,9 +346,10 @@ def _evaluate_fold(
         test_users = len(np.unique(read.test.user))
         summary, counts, prefs = _preference_values(
             qrels, runs, methods, options["k"], options["ties"], options["no_relevant"],
-            test_users,
+            test_users, options["baseline"],
         )  # fmt: skip
-        labels += [r.label for r in methods]
+        base = runs[options["baseline"]].name
+        labels += [f"{r.label} vs {base}" for r in methods]
         kinds += ["preference"] * len(methods)
         blocks.append(summary)
         count_blocks.append(counts)
@@ -472,7 +476,7 @@ def evaluate_folds(
     options = {
         "k": k, "threshold": threshold, "relevance": relevance, "no_relevant": no_relevant,
         "seen": seen, "ties": ties, "features": features, "columns": columns,
-        "duplicates": duplicates,
+        "duplicates": duplicates, "baseline": names.index(base),
     }  # fmt: skip
     results = [
         _told_by_fold(fold.name, _evaluate_fold, fold, systems, i, metrics, methods, options)

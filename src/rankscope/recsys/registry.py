@@ -58,7 +58,7 @@ def parse(specs: str | Sequence[str], k: int = 10) -> list[Request]:
                 params["k"] = k
                 label = f"{label}@{k}"
             request = Request(request.measure, tuple(sorted(params.items())), label)
-            unique.setdefault(request.key(), request)
+            unique.setdefault(request, request)
     return sorted(
         unique.values(),
         key=lambda r: (REGISTRY.index(r.measure), r.kwargs.get("k") or 0, r.label),

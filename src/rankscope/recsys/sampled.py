@@ -14,7 +14,7 @@ items.  A higher score ranks an item higher.  From the scores both rankings foll
   item), without replacement, from ``numpy.random.default_rng(seed)``.  The same negatives
   serve every system.
 
-Ties: a negative with the target's score ranks above it (``ties="pessimistic"``, default:
+Ties: a negative with the target's score ranks above it (``tie_breaking="pessimistic"``, default:
 a system never gains from a tie, a constant scorer gets the worst rank) or below it
 (``"optimistic"``).
 
@@ -294,7 +294,7 @@ def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
 
 
 def sampled_evaluate_systems(
-    test: Any,
+    test_log: Any,
     scores: Any,
     *,
     train: Any = None,
@@ -302,7 +302,7 @@ def sampled_evaluate_systems(
     sampling: str = "uniform",
     seed: int = 0,
     threshold: float | None = 4.0,
-    ties: str = "pessimistic",
+    tie_breaking: str = "pessimistic",
     gamma: float = 0.1,
     columns: Mapping[str, str] | None = None,
 ) -> list[SampledResult]:
@@ -311,8 +311,10 @@ def sampled_evaluate_systems(
         raise UsageError(f"negatives must be an integer >= 1 (got {negatives!r})")
     if sampling not in SAMPLING:
         raise UsageError(f"sampling must be 'uniform' or 'popularity', not {sampling!r}")
-    if ties not in ("pessimistic", "optimistic"):
-        raise UsageError(f"ties must be 'pessimistic' or 'optimistic', not {ties!r}")
+    if tie_breaking not in ("pessimistic", "optimistic"):
+        raise UsageError(
+            f"tie_breaking must be 'pessimistic' or 'optimistic', not {tie_breaking!r}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UsageError(f"seed must be an integer >= 0 (got {seed!r})")
     if not 0.0 <= gamma <= 1.0:
@@ -321,7 +323,7 @@ def sampled_evaluate_systems(
         raise UsageError("sampling='popularity' needs the training interactions (train=...)")
     systems = _systems(scores)
     users, items = Vocabulary(), Vocabulary()
-    test_log = keep_latest(read_interactions(test, users=users, items=items, columns=columns))
+    test_log = keep_latest(read_interactions(test_log, users=users, items=items, columns=columns))
     train_log = None
     if train is not None:
         train_log = keep_latest(read_interactions(train, users=users, items=items, columns=columns))
@@ -365,8 +367,8 @@ def sampled_evaluate_systems(
                 out["item"].append(item)
                 out["n"].append(len(negative_codes) + 1)
                 out["m"].append(len(drawn))
-                out["full"].append(1 + _above(negative_scores, target_score, ties))
-                out["sampled"].append(1 + _above(s[column[drawn]], target_score, ties))
+                out["full"].append(1 + _above(negative_scores, target_score, tie_breaking))
+                out["sampled"].append(1 + _above(s[column[drawn]], target_score, tie_breaking))
         results.append(
             SampledResult(
                 name,
@@ -383,7 +385,7 @@ def sampled_evaluate_systems(
 
 
 def sampled_evaluate(
-    test: Any,
+    test_log: Any,
     scores: Any,
     measures: str | Sequence[str] = DEFAULT_MEASURES,
     *,
@@ -394,7 +396,7 @@ def sampled_evaluate(
     sampling: str = "uniform",
     seed: int = 0,
     threshold: float | None = 4.0,
-    ties: str = "pessimistic",
+    tie_breaking: str = "pessimistic",
     gamma: float = 0.1,
     columns: Mapping[str, str] | None = None,
 ) -> Any:
@@ -404,7 +406,7 @@ def sampled_evaluate(
     Each relevant test item of a user (rating >= ``threshold``; every test interaction
     when ``threshold`` is None or the log has no ratings) is a target.  Its negatives are
     the catalog items (those the systems score) the user has not interacted with in
-    ``train`` or ``test``; ``negatives`` of them (default 100; all when the user has fewer)
+    ``train`` or ``test_log``; ``negatives`` of them (default 100; all when the user has fewer)
     are drawn for the target, ``uniform``-ly or in proportion to ``popularity`` (training
     users per item; items no training user has are drawn only when the others run out),
     without replacement, from ``numpy.random.default_rng(seed)``, users and targets in id
@@ -417,12 +419,12 @@ def sampled_evaluate(
 
     Parameters
     ----------
-    test, train:
+    test_log, train:
         Interaction logs, anything `rankscope.recsys.read_interactions` reads.
     scores:
         A `ScoreMatrix`, a ``(user_ids, item_ids, matrix)`` triple, a pandas DataFrame
         (users × items), or a ``{name: ...}`` dict of them scoring the same items.  Higher
-        scores rank higher; ``ties="pessimistic"`` (default) ranks a negative with the
+        scores rank higher; ``tie_breaking="pessimistic"`` (default) ranks a negative with the
         target's score above it, ``"optimistic"`` below.
     measures:
         ``HR@k``, ``nDCG@k``, ``MRR``, ``MRR@k``, ``AUC`` (default HR@10, nDCG@10, MRR, AUC).
@@ -452,8 +454,8 @@ def sampled_evaluate(
         if estimator not in ESTIMATORS:
             raise UsageError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
     results = sampled_evaluate_systems(
-        test, scores, train=train, negatives=negatives, sampling=sampling, seed=seed,
-        threshold=threshold, ties=ties, gamma=gamma, columns=columns,
+        test_log, scores, train=train, negatives=negatives, sampling=sampling, seed=seed,
+        threshold=threshold, tie_breaking=tie_breaking, gamma=gamma, columns=columns,
     )  # fmt: skip
     table: dict[str, list] = {"run": [], "measure": [], "estimator": [], "value": [], "targets": []}
     for result in results:
@@ -544,7 +546,7 @@ def _draw(
     return rng.choice(pool, size=count, replace=False, p=weights / weights.sum())
 
 
-def _above(negative_scores: np.ndarray, target: float, ties: str) -> int:
-    if ties == "pessimistic":
+def _above(negative_scores: np.ndarray, target: float, tie_breaking: str) -> int:
+    if tie_breaking == "pessimistic":
         return int((negative_scores >= target).sum())
     return int((negative_scores > target).sum())

@@ -102,7 +102,7 @@ class Inputs:
 
 
 def read_inputs(
-    test: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
+    test_log: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
     features: Any, catalog: Any, columns: Mapping[str, str] | None, duplicates: str = "max-score",
 ) -> Inputs:  # fmt: skip
     """Every input of an evaluation read (see `evaluate` for each), users and items
@@ -117,7 +117,7 @@ def read_inputs(
             source, users=users, items=items, name=name, columns=columns, duplicates=duplicates
         )
 
-    test_log = keep_latest(log(test))
+    test_log = keep_latest(log(test_log))
     train_log = None if train is None else keep_latest(log(train))
     pop_log = train_log if popularity is None else log(popularity)
     runs = unique_run_names([lists(src, name) for name, src in _systems(recommendations)])

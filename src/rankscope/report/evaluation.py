@@ -37,7 +37,7 @@ def format_evaluations(
     if fmt == "json":
         return json_text(json_report(results, per_query))
     if fmt == "csv":
-        return csv_text(rows(results, per_query, wide))
+        return csv_text(rows(results, per_query, wide, exact=True))
     if fmt == "table":
         return text_table(rows(results, per_query, wide))
     raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -68,16 +68,22 @@ def json_report(results: list[RunEvaluation], per_query: bool) -> list[dict]:
     return out
 
 
-def display(value: Any, kind: str) -> str:
+def display(value: Any, kind: str, exact: bool = False) -> str:
+    """A value as a cell: text as it is, a count as a whole number, a real with four
+    decimals in the aligned table and, ``exact``, at full precision (``repr``: it reads back
+    as the same float) in CSV, as the other commands' CSV and JSON."""
     if isinstance(value, str):
         return value
     if kind == "int":
         return str(int(value))
-    return number(value)
+    return repr(float(value)) if exact else number(value)
 
 
-def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list[str]]:
-    """The cells of the csv and table formats, the header first."""
+def rows(
+    results: list[RunEvaluation], per_query: bool, wide: bool, exact: bool = False
+) -> list[list[str]]:
+    """The cells of the csv (``exact``) and table formats, the header first; the measures
+    in the order asked."""
     if wide:
         labels: list[str] = []
         kinds: dict[str, str] = {}
@@ -89,9 +95,8 @@ def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list
         table = [["run", *labels]]
         for res in results:
             s = {r.label: v for r, v in zip(res.requests, res.summary, strict=True)}
-            table.append(
-                [res.run_name] + [display(s[lab], kinds[lab]) if lab in s else "" for lab in labels]
-            )
+            cells = [display(s[lab], kinds[lab], exact) if lab in s else "" for lab in labels]
+            table.append([res.run_name, *cells])
         return table
     table = [["run", "query", "measure", "value"]]
     for res in results:
@@ -100,8 +105,8 @@ def rows(results: list[RunEvaluation], per_query: bool, wide: bool) -> list[list
                 if not r.measure.per_query:
                     continue
                 for qid, v in zip(res.query_ids, col.tolist(), strict=True):
-                    table.append([res.run_name, qid, r.label, display(v, r.measure.value)])
+                    table.append([res.run_name, qid, r.label, display(v, r.measure.value, exact)])
         for r, v in zip(res.requests, res.summary, strict=True):
             if v is not None and not r.measure.is_run_name:
-                table.append([res.run_name, "all", r.label, display(v, r.measure.value)])
+                table.append([res.run_name, "all", r.label, display(v, r.measure.value, exact)])
     return table

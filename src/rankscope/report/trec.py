@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..measures import REGISTRY
 from ..table import RunEvaluation
 from .tables import clean
 
@@ -26,6 +27,11 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
     decimals; text (``runid``, ``relstring``) prints as usual.
     """
     lines: list[str] = []
+    # trec_eval prints its measures in its own order, whatever the order asked
+    printed = sorted(
+        range(len(result.requests)), key=lambda i: REGISTRY.trec_position(result.requests[i])
+    )
+    requests = [result.requests[i] for i in printed]
 
     def head(kind: str) -> tuple[str, str]:
         if result.zscores and kind != "str":
@@ -35,14 +41,14 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
     if per_query:
         printable = [
             (*head(r.measure.value), r.label, col)
-            for r, col in zip(result.requests, result.values, strict=True)
+            for r, col in zip(requests, [result.values[i] for i in printed], strict=True)
             if r.measure.per_query
         ]
         for i, qid in enumerate(result.query_ids):
             for z, kind, label, col in printable:
                 lines.append(f"{z}{label:<22}\t{clean(qid)}\t{_format_value(col[i], kind)}\n")
     if summary:
-        for r, value in zip(result.requests, result.summary, strict=True):
+        for r, value in zip(requests, [result.summary[i] for i in printed], strict=True):
             if not r.measure.summary or value is None:
                 continue
             if r.measure.is_run_name:

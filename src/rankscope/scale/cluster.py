@@ -188,7 +188,8 @@ def evaluate_many(
     rel_format: str = "qrels",
     zscores: Any = None,
     no_common_query: str = "warn",
-    names: str = "tag",
+    names: str = "file",
+    baseline: str | None = None,
 ) -> list[RunEvaluation]:
     """`rankscope.evaluate_many` on a Dask cluster: the same results, bit for bit.
 
@@ -221,12 +222,12 @@ def evaluate_many(
         if in_place is None:
             results = _trec_split(
                 client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query,
+                duplicates, order, names, no_common_query, baseline,
             )  # fmt: skip
         else:
             results = _trec_in_place(
                 client, qrels, in_place, requests, options, num_docs, diversity, duplicates,
-                no_common_query,
+                no_common_query, baseline,
             )  # fmt: skip
     finally:
         if owned:
@@ -237,7 +238,7 @@ def evaluate_many(
 
 
 def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
-               num_docs, qrels_source) -> TrecSpec:  # fmt: skip
+               num_docs, qrels_source, baseline=None) -> TrecSpec:  # fmt: skip
     names, tags, sources = [], [], []
     for r in runs:
         if isinstance(r, Run):
@@ -248,11 +249,14 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests
             names.append(r[0])
             tags.append(None)
             sources.append(str(r[1].path))
-    return TrecSpec(names, tags, sources, list(requests), options, num_docs, qrels_source)
+    return TrecSpec(
+        names, tags, sources, list(requests), options, num_docs, qrels_source, baseline
+    )
 
 
 def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query) -> list[RunEvaluation]:  # fmt: skip
+                duplicates, order, names, no_common_query,
+                baseline) -> list[RunEvaluation]:  # fmt: skip
     judgments = read_qrels(qrels, diversity=diversity)
     run_list = resolve_runs(runs, judgments, duplicates, order, names)
     if no_common_query == "error":
@@ -263,7 +267,7 @@ def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, di
     part = partition_of(judgments.queries, partition_ids(list(ids), n))
     q_part = part[judgments.query]
     r_parts = [part[r.query] for r in run_list]
-    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source)
+    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source, baseline)
     tasks = [
         (
             trec_kernel,
@@ -313,12 +317,14 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
 
 def _trec_in_place(
     client, qrels, runs: list[tuple[str, Partitioned]], requests, options, num_docs, diversity,
-    duplicates, no_common_query,
+    duplicates, no_common_query, baseline,
 ) -> list[RunEvaluation]:  # fmt: skip
     listed = [p.files() for _, p in runs]
     judged_files = qrels.files() if isinstance(qrels, Partitioned) else None
     keys = sorted(set().union(*listed, judged_files or {}))
-    spec = _trec_spec(runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)))
+    spec = _trec_spec(
+        runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)), baseline
+    )
     whole = None
     shared = None
     if judged_files is None:

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InputError, warn
 from ..judge import JoinReport
 from ..table.evaluation import RunEvaluation, summarise
+from ..table.formats import against, reference_run
 from .kernels import TrecSpec, metadata, pyarrow
 
 
@@ -60,6 +61,11 @@ def trec_results(outputs: Sequence[Any], spec: TrecSpec) -> list[RunEvaluation]:
     pa = pyarrow()
     metas = [metadata(t) for t in outputs]
     requests = spec.requests
+    if any(r.measure.family == "preference" for r in requests):  # labelled as the local
+        reference = spec.run_names[reference_run(spec.run_names, spec.baseline)]  # path does
+        requests = [
+            against(r, reference) if r.measure.family == "preference" else r for r in requests
+        ]
     which, queries, columns = gathered_columns(outputs, "query", len(requests))
     missing_all = (
         pa.concat_tables([t.replace_schema_metadata(None) for t in outputs]).column("missing")

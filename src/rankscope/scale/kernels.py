@@ -66,6 +66,7 @@ class TrecSpec:
     options: JoinOptions
     num_docs: int = 0
     qrels_source: str = "<qrels>"
+    baseline: str | None = None  # the preference measures' reference (default the first run)
 
 
 # -- model objects <-> canonical Arrow tables --------------------------------------------------
@@ -238,7 +239,9 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
                 for run, report in zip(run_list, reports, strict=True)
             ]  # fmt: skip
             if wanted:
-                results = with_preferences(results, wanted, qrels, run_list, spec.options)
+                results = with_preferences(
+                    results, wanted, qrels, run_list, spec.options, spec.baseline
+                )
         told = {
             line
             for run, report in zip(run_list, reports, strict=True)
@@ -254,12 +257,12 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
         meta["run_only"] = [r.run_only for r in reports]
         meta["qrels_only"] = [r.qrels_only for r in reports]
         for i, res in enumerate(results):
-            order = {id(r): j for j, r in enumerate(res.requests)}
+            order = {r: j for j, r in enumerate(res.requests)}
             cols["run"].extend([i] * len(res.query_ids))
             cols["query"].extend(res.query_ids)
             cols["missing"].extend(res.missing.tolist())
             for j, req in enumerate(requests):
-                at = order[id(req)]
+                at = order[req]
                 values[j].extend(res.values[at].tolist())
                 s = res.summary[at]
                 # an int summary (num_rel under -c, num_q) is a count that partitions add

@@ -423,7 +423,7 @@ def aggregation_options(
     if missing not in MISSING:
         raise UsageError(f"missing must be one of {', '.join(MISSING)}, not {missing!r}")
     if not 0 < level < 1:
-        raise UsageError(f"level must lie strictly between 0 and 1, got {level}")
+        raise UsageError(f"confidence level must lie strictly between 0 and 1, got {level}")
     if not 0 < epsilon < 1 or not math.isfinite(epsilon):
         raise UsageError(f"epsilon must lie strictly between 0 and 1, got {epsilon}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:

@@ -230,20 +230,20 @@ def compare_runs(
     kinds: dict[str, str] = {}
     # the precision–recall curves (for the HTML report) come with the metrics, in one pass
     curve_requests = parse_measures(["iprec_at_recall"])
-    wanted = {r.key() for r in metrics}
-    extra = [r for r in curve_requests if r.key() not in wanted]
+    wanted = set(metrics)
+    extra = [r for r in curve_requests if r not in wanted]
     results = evaluate_runs(qrels, list(runs), metrics + extra, FORMATS["qrels"], options)
-    by_key: dict[tuple, np.ndarray] = {}
+    by_key: dict[Request, np.ndarray] = {}
     for k, req in enumerate(results[0].requests):
         matrix = np.zeros((len(runs), len(query_ids)))
         for r, res in enumerate(results):
             by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
             matrix[r] = [by_query.get(q, 0.0) for q in query_ids]
-        by_key[req.key()] = matrix
-        if req.key() in wanted:
+        by_key[req] = matrix
+        if req in wanted:
             values[req.label], kinds[req.label] = matrix, "metric"
     precision_recall = np.array(
-        [by_key[r.key()].mean(axis=1) for r in curve_requests]
+        [by_key[r].mean(axis=1) for r in curve_requests]
     ).T  # runs × recall levels
     preferences: dict[str, np.ndarray] = {}
     table = None

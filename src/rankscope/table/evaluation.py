@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -61,9 +61,7 @@ def as_requests(measures: str | Sequence[str | Request] | None) -> list[Request]
         measures = ["official"]
     if isinstance(measures, str):
         measures = [measures]
-    specs = [m for m in measures if isinstance(m, str)]
-    given = [m for m in measures if isinstance(m, Request)]
-    return given + parse_measures(specs) if specs else given
+    return parse_measures(measures)
 
 
 def evaluate_judged(
@@ -212,13 +210,22 @@ def judge_and_evaluate(
         options.judge(qrels, run, judged_only=True), condensed, num_docs=num_docs,
         complete=complete,
     )  # fmt: skip
-    found = {id(r): (v, s) for part in (first, second)
-             for r, v, s in zip(part.requests, part.values, part.summary, strict=True)}  # fmt: skip
-    return RunEvaluation(
-        first.run_name, first.query_ids, list(requests), [found[id(r)][0] for r in requests],
-        [found[id(r)][1] for r in requests], first.missing, first.complete_num_rel,
-        runid=first.runid,
-    ), judged  # fmt: skip
+    both = replace(
+        first, requests=[*first.requests, *second.requests],
+        values=[*first.values, *second.values], summary=[*first.summary, *second.summary],
+    )  # fmt: skip
+    return in_order(both, requests), judged
+
+
+def in_order(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluation:
+    """``result`` with its columns in the order of ``requests`` (which it holds, each once):
+    the order asked, when parts of the evaluation were computed apart."""
+    at = {r: i for i, r in enumerate(result.requests)}
+    return replace(
+        result, requests=[result.requests[at[r]] for r in requests],
+        values=[result.values[at[r]] for r in requests],
+        summary=[result.summary[at[r]] for r in requests],
+    )  # fmt: skip
 
 
 def evaluation_table(results: Sequence[RunEvaluation], per_query: bool = True) -> dict[str, list]:

@@ -23,7 +23,7 @@ from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
 from ..read import prefs as prefs_io
 from ..read.sources import read_qrels
-from .evaluation import RunEvaluation, evaluate_run
+from .evaluation import RunEvaluation, evaluate_run, in_order
 from .groups import evaluate_judgment_groups
 from .prefs import evaluate_prefs
 from .zscores import to_zscores
@@ -40,7 +40,8 @@ class JudgmentFormat:
     default_measures: str  # nickname computed when no measure is named
     family: str  # the measure family it serves ("" for the qrels: every other family)
     ties: str  # trec_eval's order of equally scored documents with this format
-    evaluate: Callable[..., list[RunEvaluation]]  # (judgments, runs, requests, options, -N)
+    # (judgments, runs, requests, options, -N, baseline: the preference measures' reference)
+    evaluate: Callable[..., list[RunEvaluation]]
 
     def read(self, source: Any) -> Any:
         """The judgments, from a file or already read."""
@@ -60,13 +61,34 @@ def _evaluate_qrels(
     requests: Sequence[Request],
     options: JoinOptions,
     num_docs: int = 0,
+    baseline: str | None = None,
 ) -> list[RunEvaluation]:
     per_run = [r for r in requests if r.measure.family != "preference"]
     results = [evaluate_run(qrels, run, per_run, options, num_docs=num_docs) for run in runs]
     wanted = [r for r in requests if r.measure.family == "preference"]
     if wanted:
-        results = with_preferences(results, wanted, qrels, runs, options)
+        results = with_preferences(results, wanted, qrels, runs, options, baseline)
+        results = [in_order(res, requests) for res in results]  # the preferences among them
     return results
+
+
+def reference_run(names: Sequence[str], baseline: str | None) -> int:
+    """The position of the run the preference measures of a per-run table are measured
+    against: ``baseline``, or the first run."""
+    if baseline is None:
+        return 0
+    if baseline not in names:
+        raise UsageError(
+            f"baseline {baseline!r} is not one of the runs ({', '.join(names)})",
+            cli=f"--baseline {baseline}: not one of the runs ({', '.join(names)})",
+        )
+    return list(names).index(baseline)
+
+
+def against(request: Request, reference: str) -> Request:
+    """A preference request as a per-run table labels it: ``RPP vs REFERENCE`` (the same
+    request: equal to ``request``)."""
+    return dataclasses.replace(request, label=f"{request.label} vs {reference}")
 
 
 def with_preferences(
@@ -75,9 +97,13 @@ def with_preferences(
     qrels: Qrels,
     runs: Sequence[Run],
     options: JoinOptions,
+    baseline: str | None = None,
 ) -> list[RunEvaluation]:
-    """Each run's per-query win rate (eq. 7 of Diaz & Ferraro 2022) for each preference
-    request, and its mean; queries without relevant documents count as indifference."""
+    """Each run's per-query preference over the reference run (``baseline``, by default the
+    first) for each preference request, and its mean, labelled ``RPP vs REFERENCE``: a
+    value of the run and the reference only, whichever other runs are evaluated with them
+    (the reference's own is 0); queries without relevant documents count as indifference."""
+    reference = reference_run([run.name for run in runs], baseline)
     table = relevance_table(
         qrels, list(runs), relevance_level=options.relevance_level,
         ties=options.ties or "docno-desc", max_docs=options.max_docs,
@@ -92,12 +118,13 @@ def with_preferences(
     for req in wanted:
         found = compute_request(table, req)
         position = {qid: i for i, qid in enumerate(found.query_ids)}
-        wins = found.win_rate
+        over = found.prefs[:, :, reference]  # queries × runs: P[q, run, reference]
+        labelled = against(req, runs[reference].name)
         for r, res in enumerate(out):
             column = np.array(
-                [wins[position[q], r] if q in position else 0.0 for q in res.query_ids]
+                [over[position[q], r] if q in position else 0.0 for q in res.query_ids]
             )
-            res.requests.append(req)
+            res.requests.append(labelled)
             res.values.append(column)
             res.summary.append(float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0)
     return out
@@ -113,7 +140,9 @@ def _each_run(evaluate_one: Callable[..., RunEvaluation]) -> Callable[..., list[
         requests: Sequence[Request],
         options: JoinOptions,
         num_docs: int = 0,
+        baseline: str | None = None,
     ) -> list[RunEvaluation]:
+        # (no preference measure reads these formats: ``baseline`` has nothing to refer to)
         return [evaluate_one(judgments, run, requests, options) for run in runs]
 
     return evaluate
@@ -215,13 +244,16 @@ def evaluate_runs(
     *,
     num_docs: int = 0,
     zscores: ZScores | None = None,
+    baseline: str | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate each run against judgments already read in format ``fmt``; one
     `RunEvaluation` per run, in order.  Documents of equal score are ordered as the format's
     ``ties`` says unless ``options`` names an order; ``num_docs`` is trec_eval's ``-N``;
-    ``zscores`` standardises every per-query value (trec_eval's ``-Z``)."""
+    ``zscores`` standardises every per-query value (trec_eval's ``-Z``); ``baseline``: the
+    run the preference measures are measured against (default the first;
+    `with_preferences`)."""
     options = evaluation_options(judgments, requests, fmt, options, num_docs)
-    results = fmt.evaluate(judgments, runs, requests, options, num_docs)
+    results = fmt.evaluate(judgments, runs, requests, options, num_docs, baseline)
     if zscores is not None:
         results = [to_zscores(r, zscores) for r in results]
     return results

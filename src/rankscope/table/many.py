@@ -138,8 +138,8 @@ _TASK: _Task | None = None  # what forked workers evaluate (set before the pool 
 def _portable(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluation:
     """``result`` with its requests (whose measures hold functions) as their positions in
     ``requests``, to cross between processes."""
-    position = {id(r): i for i, r in enumerate(requests)}
-    kept = [position[id(r)] for r in result.requests]
+    position = {r: i for i, r in enumerate(requests)}
+    kept = [position[r] for r in result.requests]
     return dataclasses.replace(result, requests=kept)  # type: ignore[arg-type]
 
 
@@ -345,7 +345,7 @@ def evaluate_many_runs(
     zscores: ZScores | None = None,
     duplicates: str = "error",
     order: str = "score",
-    names: str = "tag",
+    names: str = "file",
     check_common: bool = False,
     jobs: int | None = None,
     block_bytes: int | None = None,

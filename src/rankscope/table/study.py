@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import JoinOptions, order_run, relevance_table
-from ..measures import compute_request, needs_rankings, parse_measures
+from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
@@ -65,14 +65,10 @@ def measure_data(
 ) -> list[MeasureData]:
     """The per-query data of each measure for ``runs`` (metrics and preference methods, both
     named as in the measure registry), in the order of ``measures``."""
-    named_by: dict[tuple, int] = {}  # request -> the first of ``measures`` naming it
-    for i, spec in enumerate(measures):
-        for request in parse_measures([spec]):
-            named_by.setdefault(request.key(), i)
-    requests = sorted(parse_measures(measures), key=lambda r: named_by.get(r.key(), len(measures)))
+    requests = parse_measures(measures)
     metrics = [r for r in requests if r.measure.family != "preference"]
     preferences = [r for r in requests if r.measure.family == "preference"]
-    data: dict[tuple, MeasureData] = {}
+    data: dict[Request, MeasureData] = {}
     if metrics:
         options_ = JoinOptions(**options)
         results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options_)
@@ -83,7 +79,7 @@ def measure_data(
                 by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
                 rows.append([by_query.get(q, 0.0) for q in queries])
             values = np.array(rows, dtype=np.float64)
-            data[req.key()] = MeasureData(req.label, False, values, queries)
+            data[req] = MeasureData(req.label, False, values, queries)
     if preferences:
         table = relevance_table(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
@@ -91,8 +87,8 @@ def measure_data(
         )  # fmt: skip
         for req in preferences:
             result = compute_request(table, req)
-            data[req.key()] = MeasureData(req.label, True, result.prefs, result.query_ids)
-    return [data[r.key()] for r in requests]
+            data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
+    return [data[r] for r in requests]
 
 
 @dataclass

@@ -37,8 +37,8 @@ from . import estimate, fit, interleave, learn, simulate
 
 EXAMPLES = """\
 examples:
-  rankscope clicks fit clicks.tsv -m pbm -m ubm -m dbn --test-fraction 0.2 --seed 1
-  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks fit clicks.tsv --model pbm --model ubm --model dbn --test-fraction 0.2 --seed 1
+  rankscope clicks simulate --model dbn --sessions 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
 """
 
 #: The subcommands, in the order ``rankscope clicks --help`` lists them: one module each, with

@@ -57,7 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", required=True, metavar="RUN",
                    help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
                    "of each query is shown at the log's positions")  # fmt: skip
-    p.add_argument("--estimator", type=_estimators, default=["iips"], metavar="NAME[,NAME]",
+    p.add_argument("--estimator", type=_estimators, dest="estimators", default=["iips"],
+                   metavar="NAME[,NAME]",
                    help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
     p.add_argument("--reward-model", default=None, metavar="empirical|JSON",
                    help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
@@ -73,16 +74,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cap every importance weight at M (clipped IPS)")
     p.add_argument("--self-normalise", action="store_true",
                    help="self-normalise ips, iips and rips (snips is ips self-normalised)")
-    p.add_argument("--confidence", type=options.probability, default=0.95,
-                   help="the interval's confidence (default 0.95)")
+    options.CONFIDENCE.add(p, "the interval's confidence level (default 0.95)")
     p.add_argument("--samples", type=options.whole(0), default=1000,
                    help="bootstrap resamples (default 1000; 0: no interval)")
-    p.add_argument("--seed", type=options.whole(0), default=0, help="the bootstrap's seed")
+    options.SEED.add(p, "the bootstrap's seed (default 0)")
     p.add_argument("--columns", type=_columns, metavar="ROLE=NAME,...",
                    help="the log's columns by role (session, query, position, doc, click, "
                    "propensity, prefix_propensity, slate_propensity)")  # fmt: skip
-    options.ties(p, "docno-desc", "the order of the run's equally scored documents")
-    options.output_format(p, FORMATS)
+    options.TIE.add(p, "the order of the run's equally scored documents (default docno-desc)")
+    options.FORMAT.add(p, choices=FORMATS)
 
 
 def _reward_model(path: str, log):
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             self_normalise=args.self_normalise and name in ("ips", "iips", "rips"),
             confidence=args.confidence, samples=args.samples, seed=args.seed,
         )
-        for name in args.estimator
+        for name in args.estimators
     ]  # fmt: skip
     sys.stdout.write(format_estimates(results, args.format))
     return 0

@@ -17,26 +17,28 @@ from .shared import MODELS, output_file
 EXAMPLES = """\
 examples:
   rankscope clicks fit clicks.tsv --model pbm -o pbm.json
-  rankscope clicks fit train.tsv -m cm -m sdbn -m dbn --test test.tsv
+  rankscope clicks fit train.tsv --model cm --model sdbn --model dbn --test-log test.tsv
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", help="the click log (text, .gz, Parquet; - for stdin)")
     p.add_argument(
-        "-m", "--model", action="append", choices=MODELS, metavar="MODEL",
+        "--model", action="append", choices=MODELS, metavar="MODEL",
         help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
     )  # fmt: skip
     p.add_argument(
         "-o", "--output", metavar="JSON", help="write the model's parameters (one model)"
     )
     held = p.add_mutually_exclusive_group()
-    held.add_argument("--test", metavar="LOG", help="a held-out click log to evaluate on")
+    held.add_argument(
+        "--test-log", metavar="LOG", dest="test_log", help="a held-out click log to evaluate on"
+    )
     held.add_argument(
         "--test-fraction", type=options.probability, metavar="F",
         help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
     )  # fmt: skip
-    p.add_argument("--seed", type=options.whole(0), default=0, help="the split's seed (default 0)")
+    options.SEED.add(p, "the split's seed (default 0)")
     p.add_argument(
         "--max-iter", type=options.whole(1), default=200, metavar="N",
         help="EM iterations at most (default 200)",
@@ -63,11 +65,11 @@ def run(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.model or ["pbm"]))
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
-    options.check_outputs(args, {"-o": output_file(args.output)}, [args.log, args.test])
+    options.check_outputs(args, {"-o": output_file(args.output)}, [args.log, args.test_log])
     log = clicks.read_impressions(args.log, require=clicks.CLICK_ROLES, binary=True)
     test = None
-    if args.test:
-        test = clicks.read_impressions(args.test, require=clicks.CLICK_ROLES, binary=True)
+    if args.test_log:
+        test = clicks.read_impressions(args.test_log, require=clicks.CLICK_ROLES, binary=True)
     if args.test_fraction is not None:
         log, test = log.split(args.test_fraction, seed=args.seed)
         if test.num_sessions == 0 or log.num_sessions == 0:

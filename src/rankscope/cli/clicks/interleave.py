@@ -59,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--no-marginalise", action="store_true",
         help="probabilistic: credit the drawn assignment (team column) instead",
     )  # fmt: skip
-    options.ties(p, "docno-desc", "the order of a run's equally scored documents")
+    options.TIE.add(p, "the order of a run's equally scored documents (default docno-desc)")
     p.add_argument(
         "--uniform-depth", action="store_true",
         help="add the uniform-p(k) variant: last-click depths re-weighted to uniform",
@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--per-impression", action="store_true",
         help="print one row per impression (credits, last click, outcome) instead of totals",
     )  # fmt: skip
-    options.choice(p, "--format", ("table", "csv", "json"), "output format (default table)")
+    options.FORMAT.add(p, choices=("table", "csv", "json"))
     lists = p.add_argument_group("interleaved lists for an experiment")
     lists.add_argument(
         "--lists", nargs=2, metavar=("RUN_A", "RUN_B"),
@@ -82,10 +82,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--depth", type=options.whole(1), default=10, metavar="N",
         help="documents per list (default 10)",
     )  # fmt: skip
-    lists.add_argument(
-        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
-        help="the seed of the coin flips (default 0)",
-    )  # fmt: skip
+    options.SEED.add(lists, "the seed of the coin flips (default 0)")
     lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
     power = p.add_argument_group("power analysis")
     power.add_argument(
@@ -96,10 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     power.add_argument(
         "--tie-rate", type=_tie_rate, default=0.0, help="the share of tied impressions (default 0)"
     )
-    power.add_argument(
-        "--alpha", type=options.probability, default=0.05,
-        help="significance level (default 0.05)",
-    )  # fmt: skip
+    options.ALPHA.add(power)
     power.add_argument(
         "--target-power", type=options.probability, default=0.8,
         help="the power to reach (default 0.8)",

@@ -68,24 +68,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "one value: no cross-validation)",
     )  # fmt: skip
     p.add_argument(
-        "--folds", type=options.whole(2, 1000), default=5,
+        "--num-folds", type=options.whole(2, 1000), default=5, dest="num_folds", metavar="K",
         help="folds of queries for cross-validation (default 5)",
     )  # fmt: skip
-    p.add_argument(
-        "--seed", type=options.whole(0, options.LARGEST_SEED), default=0,
-        help="seed of the shuffle of queries into folds (default 0)",
-    )  # fmt: skip
+    options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
     p.add_argument(
         "--no-assess", dest="assess", action="store_false",
         help="skip the held-out comparison with RPP, dcgRPP and invRPP (an outer "
-        "cross-validation: --folds times the fitting)",
+        "cross-validation: --num-folds times the fitting)",
     )  # fmt: skip
     p.add_argument("--save", metavar="FILE", help="write the learned weights as JSON")
-    options.relevance_level(p, "minimum relevant grade of binary RPP (default 1)")
-    options.output_format(p, ("table", "json"), help="output format (default table)")
-    options.ties(p, "docno-desc", "order of equally scored documents (default docno-desc)")
-    options.run_names(p)
-    options.duplicates(p)
+    options.RELEVANCE_LEVEL.add(p, "minimum relevant grade of binary RPP (default 1)")
+    options.FORMAT.add(p, choices=("table", "json"))
+    options.TIE.add(p)
+    options.NAMES.add(p)
+    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,10 +111,10 @@ def run(args: argparse.Namespace) -> int:
         distinct_for="preferences",
     )  # fmt: skip
     check_common_queries(qrels, runs)
-    table = relevance_table(qrels, runs, relevance_level=args.level, ties=args.ties)
+    table = relevance_table(qrels, runs, relevance_level=args.relevance_level, ties=args.ties)
     if args.measure is not None:
         (data,) = measure_data(
-            qrels, runs, [args.measure], relevance_level=args.level, ties=args.ties
+            qrels, runs, [args.measure], relevance_level=args.relevance_level, ties=args.ties
         )
         column = {q: j for j, q in enumerate(data.query_ids)}
         queries = [q for q in table.query_ids if q in column]
@@ -129,12 +126,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         pairs = read_pairs(args.labels)
     settings = dict(
-        graded=args.graded, level=None if args.graded else args.level,
+        graded=args.graded,
+        relevance_level=None if args.graded else args.relevance_level,
         edges=args.edges or DEFAULT_EDGES, alphas=args.alphas or DEFAULT_ALPHAS,
         seed=args.seed,
     )  # fmt: skip
     labelled_queries = len(np.unique(pairs.query))
-    folds = min(args.folds, labelled_queries) if labelled_queries >= 2 else args.folds
+    folds = min(args.num_folds, labelled_queries) if labelled_queries >= 2 else args.num_folds
     if args.assess:
         assessment = assess(table, pairs, folds=folds, inner_folds=folds, **settings)
         model, shown = assessment.full, assessment

@@ -14,8 +14,8 @@ from .shared import MODELS, model_file, output_file
 
 EXAMPLES = """\
 examples:
-  rankscope clicks simulate --model dbn -n 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
-  rankscope clicks simulate --params pbm.json -n 5000 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --model dbn --sessions 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --params pbm.json --sessions 5000 qrels.txt run.txt -o clicks.tsv
 """
 
 
@@ -24,21 +24,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="the run whose rankings are shown")
     source = p.add_mutually_exclusive_group()
     source.add_argument(
-        "-m", "--model", choices=MODELS, default=None, metavar="MODEL",
+        "--model", choices=MODELS, default=None, metavar="MODEL",
         help=f"the click model ({', '.join(MODELS)}; default pbm), its parameters from the grades",
     )  # fmt: skip
     source.add_argument(
         "--params", metavar="JSON", help="a fitted model's parameters (clicks fit -o)"
     )
     p.add_argument(
-        "-n", "--sessions", type=options.whole(1), default=1000, metavar="N",
+        "--sessions", type=options.whole(1), default=1000, metavar="N",
         help="sessions to simulate, shared among the queries in turn (default 1000)",
     )  # fmt: skip
     p.add_argument(
         "--depth", type=options.whole(1), default=10, metavar="K",
         help="results shown per session: each query's first K documents (default 10)",
     )  # fmt: skip
-    p.add_argument("--seed", type=options.whole(0), default=0, help="the random seed (default 0)")
+    options.SEED.add(p)
     p.add_argument(
         "--attractiveness", metavar="G:P,...",
         help="attractiveness per grade, e.g. 0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)",
@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--continuation", type=_unit, metavar="G",
         help="DBN's probability of going on after an unsatisfying result (default 0.9)",
     )  # fmt: skip
-    options.ties(p, "docno-desc", "the order of equally scored documents (default docno-desc)")
+    options.TIE.add(p)
     p.add_argument(
         "-o", "--output", default="-", metavar="LOG",
         help="the click log: tab-separated with a header, or Parquet (.parquet); default stdout",
