@@ -8,6 +8,7 @@ import argparse
 import io
 import json
 import re
+import shlex
 import sys
 import tomllib
 from pathlib import Path
@@ -325,6 +326,34 @@ def test_help_ends_with_examples_and_every_option_is_explained(command):
     assert all(x.strip().startswith("rankscope ") for x in examples)
     for action in p._actions:
         assert action.help, (command, action.dest)
+
+
+def _help_examples(parser: argparse.ArgumentParser) -> list[str]:
+    """The example command lines at the end of a parser's help, and of its subcommands'."""
+    text = parser.format_help()
+    found = text.split("examples:\n")[1].splitlines() if "examples:\n" in text else []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += _help_examples(sub)
+    return [x.strip() for x in found if x.strip().startswith("rankscope ")]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_help_example_parses(command, capsys):
+    """The examples a command's help teaches are accepted by its parser as written (an
+    option renamed without its example would teach a command that fails)."""
+    parser = build_parser()
+    examples = _help_examples(_subparsers()[command])
+    assert examples, command
+    for line in examples:
+        argv = shlex.split(line.split("  #")[0])[1:]
+        if ">" in argv:
+            argv = argv[: argv.index(">")]
+        try:
+            parser.parse_args(argv)
+        except SystemExit as exc:
+            assert not exc.code, (line, capsys.readouterr().err)
 
 
 def test_no_internal_jargon_in_user_facing_text():

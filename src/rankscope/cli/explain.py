@@ -19,7 +19,7 @@ from . import options
 EXAMPLES = """\
 examples:
   rankscope explain qrels.txt bm25.run dense.run
-  rankscope explain -q 101001 qrels.txt bm25.run dense.run
+  rankscope explain --query 101001 qrels.txt bm25.run dense.run
   rankscope explain -m AP -m 'RBP(p=0.5)' --format csv qrels.txt bm25.run dense.run
 """
 
