@@ -79,10 +79,9 @@ def _plain(value: Any) -> Any:
 
 
 def _json(result: Aggregation) -> dict[str, Any]:
-    records = result.to_records()
     return {
-        key: [{k: _plain(v) for k, v in row.items()} for row in rows]
-        for key, rows in records.items()
+        table: [{k: _plain(v) for k, v in row.items()} for row in result.records(table)]
+        for table in result.TABLES
     }
 
 

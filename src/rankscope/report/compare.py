@@ -121,7 +121,7 @@ def format_pairs_markdown(c: Comparison) -> str:
 
 def format_csv(c: Comparison) -> str:
     """Every field of every row, full precision (``repr`` of floats)."""
-    records = c.to_records()
+    records = c.records()
     names = list(records[0])
     out = [",".join(names)]
     for record in records:
@@ -139,7 +139,7 @@ def format_json(c: Comparison) -> str:
     def clean(v: Any) -> Any:
         return None if isinstance(v, float) and math.isnan(v) else v
 
-    rows = [{k: clean(v) for k, v in record.items()} for record in c.to_records()]
+    rows = [{k: clean(v) for k, v in record.items()} for record in c.records()]
     return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
 
 

@@ -25,7 +25,7 @@ def format_estimates(estimates: Sequence[Estimate], fmt: str = "table") -> str:
     percentile interval at the estimate's confidence), the bootstrap standard error, the
     sessions, and the importance weights' effective sample size and largest weight."""
     if fmt == "json":
-        return json_text([e.as_dict() for e in estimates])
+        return json_text([e.to_dict() for e in estimates])
     rows = [HEADER] + [
         [
             e.estimator, e.policy, number(e.value), _cell(e.low), _cell(e.high),

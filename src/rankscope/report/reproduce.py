@@ -31,7 +31,7 @@ def _cell(quantity: str, value: float | None) -> str:
 
 def format_reproduction(result: Reproduction, fmt: str = "table") -> str:
     """The text ``rankscope reproduce`` prints for ``result`` in format ``fmt``."""
-    rows = result.rows()
+    rows = result.records()
     if fmt == "json":
         return json_text(
             {

@@ -27,7 +27,7 @@ import dataclasses
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from ..errors import RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevanceTable, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
-from ..model.frames import to_frame
+from ..model.frames import records_frame
 from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
 from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats.corrections import adjust
@@ -160,15 +160,23 @@ class Comparison:
                 return r
         raise KeyError((run, measure, against))
 
-    def to_records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         """The rows as dicts (full precision; None where a field does not apply)."""
         return [asdict(r) for r in self.rows]
 
     def to_frame(self, output: str = "pandas") -> Any:
         """The rows as a DataFrame (pandas, polars) or a dict of columns."""
-        records = self.to_records()
-        names = [f.name for f in Row.__dataclass_fields__.values()]
-        return to_frame({n: [r[n] for r in records] for n in names}, output)
+        return records_frame(self.records(), [f.name for f in fields(Row)], output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison's settings and rows (full precision, JSON-ready)."""
+        return {
+            "runs": list(self.run_names), "measures": list(self.measures),
+            "baseline": self.baseline, "test": self.test, "correction": self.correction,
+            "alpha": self.alpha, "confidence": self.confidence, "seed": self.seed,
+            "queries": len(self.query_ids), "common_queries": self.common_queries,
+            "rows": self.records(),
+        }  # fmt: skip
 
 
 def _effect_sizes(differences: np.ndarray) -> np.ndarray:
