@@ -5,6 +5,7 @@ writes, one dict each), ``to_frame(output=...)`` (those rows as a frame) and ``t
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 
@@ -58,3 +59,29 @@ def test_records_frame_and_dict_agree() -> None:
     columns = result.to_frame(output="dict")
     assert columns == {key: [r[key] for r in records] for key in records[0]}
     assert json.loads(json.dumps(result.to_dict()))["prefs"][1][0][1] == -0.25
+
+
+@pytest.mark.parametrize(
+    "kind", (RunEvaluation, SystemEvaluation, PreferenceResult, Study), ids=lambda k: k.__name__
+)
+def test_results_are_frozen(kind: type) -> None:
+    assert kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_one_comparison_type() -> None:
+    """`rankscope.compare` answers a `table.Comparison` (writers given by the front door);
+    a comparison built below the API has none and says where the writers are."""
+    import rankscope
+    import rankscope.report.compare as report_compare
+    from rankscope.errors import UsageError
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    runs = {"x": {"q1": {"a": 2, "b": 1}, "q2": {"a": 1}}, "y": {"q1": {"b": 1}, "q2": {"b": 1}}}
+    result = rankscope.compare(qrels, runs, ["AP"])
+    assert type(result) is Comparison
+    assert not hasattr(report_compare, "ComparisonResult")
+    assert result.to_text() == report_compare.format_comparison(result, "table") == str(result)
+    bare = dataclasses.replace(result, writers=None)
+    assert bare == result and bare.records() == result.records()
+    with pytest.raises(UsageError, match="format_comparison"):
+        bare.to_markdown()

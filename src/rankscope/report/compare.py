@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import textwrap
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..stats.latex import latex_escape
 from ..table.compare import Comparison
-from .html import write_html
 from .marks import clean as _clean
 from .marks import legend
 from .marks import mark as _mark
@@ -27,9 +23,6 @@ from .marks import p_value as _p
 from .marks import relative as _relative
 from .marks import signed as _signed
 from .tables import csv_cell, text_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..table.study import Study
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
@@ -180,42 +173,3 @@ _WRITERS = {
 def format_comparison(c: Comparison, fmt: str = "table") -> str:
     """The comparison in one of `FORMATS`."""
     return _WRITERS[fmt](c)
-
-
-@dataclass(frozen=True)
-class ComparisonResult(Comparison):
-    """A `rankscope.table.compare.Comparison` with its ways of being shown."""
-
-    def to_text(self) -> str:
-        return format_text(self)
-
-    def to_markdown(self) -> str:
-        return format_markdown(self)
-
-    def to_latex(self) -> str:
-        return format_latex(self)
-
-    def to_csv(self) -> str:
-        return format_csv(self)
-
-    def to_json(self) -> str:
-        return format_json(self)
-
-    def to_html(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
-        robustness: Study | None = None,
-        title: str | None = None,
-    ) -> None:
-        """Write the comparison as one self-contained HTML page that opens offline: the
-        sortable table, the per-query differences against the baseline, the
-        precision–recall curves, the distributions of per-query values, the preference
-        heat maps and, given a `rankscope.table.study.Study`, its robustness curves
-        (`rankscope.report.html`; needs the ``report`` extra: plotly and jinja2).
-        ``topics``: a topics file or ``{query id: title}``, shown when hovering a query."""
-        write_html(self, path, topics=topics, robustness=robustness, title=title)
-
-    def __str__(self) -> str:
-        return format_text(self)
