@@ -105,8 +105,12 @@ class FoldsEvaluation:
                 return s
         raise KeyError((system, measure))
 
-    #: The two tables of a folds evaluation, for ``table=``: the values, and the summaries.
-    TABLES = ("folds", "summaries")
+    #: The two tables of a folds evaluation, for ``table=``, and their columns: the values,
+    #: and the summaries.
+    TABLES = {
+        "folds": ("system", "fold", "measure", "value", "users"),
+        "summaries": tuple(FoldSummary.__dataclass_fields__),
+    }
 
     def records(self, table: str = "folds") -> list[dict[str, Any]]:
         """The rows of ``table``: ``folds``, the fold values as a tidy table (system, fold,
@@ -126,11 +130,7 @@ class FoldsEvaluation:
     def to_frame(self, output: str = "pandas", table: str = "folds") -> Any:
         """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
         columns."""
-        names = (
-            list(FoldSummary.__dataclass_fields__) if table == "summaries"
-            else ["system", "fold", "measure", "value", "users"]
-        )  # fmt: skip
-        return records_frame(self.records(table), names, output)
+        return records_frame(self.records(table), self.TABLES[table], output)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings and both tables (full precision, JSON-ready)."""

@@ -4,11 +4,9 @@ come from, then a row per recall level), CSV (a row per level, full precision) o
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import UsageError
 from ..preference import RecallLevels
-from .tables import csv_text, json_text, number, text_table
+from .tables import cell, csv_text, json_text, number, text_table
 
 #: The formats of `format_recall_levels` (``rankscope explain --format``).
 FORMATS = ("table", "csv", "json")
@@ -24,17 +22,11 @@ def format_recall_levels(view: RecallLevels, fmt: str = "table") -> str:
         records = view.records()
         header = ["level", "queries", "rank_a", "rank_b", "a_first", "b_first", "tied",
                   "sign", "rpp", *view.labels]  # fmt: skip
-        rows = [header] + [[_cell(r[h]) for h in header] for r in records]
+        rows = [header] + [[cell(r[h]) for h in header] for r in records]
         return csv_text(rows)
     if fmt == "table":
         return _table(view)
     raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _small(x: float) -> str:

@@ -3,12 +3,9 @@ writes them: an aligned table, CSV or JSON."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from ..errors import UsageError
 from ..recsys.systems import SystemEvaluation
-from .tables import csv_text, json_text, number, text_table, transpose
+from .tables import csv_text, json_text, number, text_table, transpose, without_nan
 
 #: The formats of `format_systems` (``rankscope recsys --format``).
 FORMATS = ("table", "json", "csv")
@@ -57,14 +54,8 @@ def long_rows(results: list[SystemEvaluation], per_user: bool) -> list[list[str]
 
 
 def _json_entry(res: SystemEvaluation, per_user: bool) -> dict:
-    def clean(x: float):
-        return None if isinstance(x, float) and math.isnan(x) else x
-
-    entry: dict[str, Any] = {
-        "run": res.name,
-        "summary": {label: clean(v) for label, v in res.summary.items()},
-        "users": res.counts,
-    }
-    if per_user:
-        entry["per_user"] = {label: res.per_user(label) for label in res.labels}
+    """The system's `SystemEvaluation.to_dict` (NaN as null), per-user values if asked."""
+    entry = without_nan(res.to_dict())
+    if not per_user:
+        del entry["per_user"]
     return entry

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .marks import p_value
-from .tables import csv_text, json_text, number, text_table
+from .tables import cell, csv_text, json_text, number, text_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..table.reproduce import Reproduction
@@ -53,8 +53,8 @@ def format_reproduction(result: Reproduction, fmt: str = "table") -> str:
         )
     header = ["measure", "quantity", "baseline", "advanced"]
     if fmt == "csv":
-        cells = [[r["measure"], r["quantity"], *("" if r[k] is None else repr(r[k])
-                  for k in ("baseline", "advanced"))] for r in rows]  # fmt: skip
+        cells = [[r["measure"], r["quantity"], *(cell(r[k]) for k in ("baseline", "advanced"))]
+                 for r in rows]  # fmt: skip
         return csv_text([header, *cells])
     if fmt != "table":
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -107,8 +107,12 @@ class Aggregation:
     rows: list[SegmentValue]
     gaps: list[Gap]
 
-    #: The two tables of an aggregation, for ``table=``: the values, and the gaps.
-    TABLES = ("aggregates", "gaps")
+    #: The two tables of an aggregation, for ``table=``, and their columns: the values, and
+    #: the gaps.
+    TABLES = {
+        "aggregates": tuple(f.name for f in fields(SegmentValue)),
+        "gaps": tuple(f.name for f in fields(Gap)),
+    }
 
     def records(self, table: str = "aggregates") -> list[dict[str, Any]]:
         """The rows of ``table`` as dicts at full precision: ``aggregates`` (a `SegmentValue`
@@ -118,8 +122,7 @@ class Aggregation:
     def to_frame(self, output: str = "pandas", table: str = "aggregates") -> Any:
         """The rows of ``table`` (`records`) as a DataFrame (``pandas``, ``polars``) or a
         dict of columns."""
-        kind = SegmentValue if self._table(table) is self.rows else Gap
-        return records_frame(self.records(table), [f.name for f in fields(kind)], output)
+        return records_frame(self.records(table), self.TABLES[table], output)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings and both tables (full precision, JSON-ready)."""

@@ -115,9 +115,12 @@ class Study:
         default_factory=dict
     )
 
-    #: The two tables of a study, for ``table=``: the measures' agreement pair by pair, and
-    #: each measure's discriminative power.
-    TABLES = ("pairs", "power")
+    #: The two tables of a study, for ``table=``, and their columns: the measures'
+    #: agreement pair by pair, and each measure's discriminative power.
+    TABLES = {
+        "pairs": ("measure_a", "measure_b", "kendall_tau", "rbo", "per_topic_kendall_tau"),
+        "power": ("measure", *POWER_TESTS),
+    }
 
     def records(self, table: str = "pairs") -> list[dict[str, Any]]:
         """The rows of ``table``: ``pairs``, one per (measure, measure) with Kendall's τ,
@@ -141,11 +144,7 @@ class Study:
     def to_frame(self, output: str = "pandas", table: str = "pairs") -> Any:
         """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
         columns."""
-        names = (
-            ["measure", *POWER_TESTS] if table == "power"
-            else ["measure_a", "measure_b", "kendall_tau", "rbo", "per_topic_kendall_tau"]
-        )  # fmt: skip
-        return records_frame(self.records(table), names, output)
+        return records_frame(self.records(table), self.TABLES[table], output)
 
     def to_dict(self) -> dict[str, Any]:
         """Every result of the study, JSON-ready (what ``rankscope meta --format json``
