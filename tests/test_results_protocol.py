@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from rankscope.clicks.estimators import Estimate
+from rankscope.clicks.models import HeldOut
+from rankscope.preference.learned import Assessment
 from rankscope.preference.methods import PreferenceResult
 from rankscope.preference.recall import RecallLevels
 from rankscope.recsys.folds import FoldsEvaluation
@@ -31,7 +33,7 @@ from rankscope.table.study import Study
 RESULT_TYPES = (
     RunEvaluation, Comparison, PreferenceResult, Aggregation, AgreementResult, Reproduction,
     RecallLevels, Study, SystemEvaluation, FoldsEvaluation, SampledResult, TestResult,
-    PairwiseResult, Estimate,
+    PairwiseResult, Estimate, HeldOut, Assessment,
 )  # fmt: skip
 
 #: Export spellings the protocol replaced.
