@@ -58,3 +58,17 @@ def test_csv_and_json_keep_full_precision() -> None:
     assert tables.format_columns(columns, "csv") == f"run,value\na,{third!r}\n"
     assert '"value": 0.3333333333333333' in tables.format_columns(columns, "json")
     assert tables.markdown_table([["a", "b"], ["1", "2"]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def test_estimates_csv_at_full_precision() -> None:
+    """`rankscope clicks estimate --format csv` wrote four decimals; now ``repr``-exact."""
+    from rankscope.clicks.estimators import Estimate
+    from rankscope.report.estimates import format_estimates
+
+    third = 1 / 3
+    estimate = Estimate("ips", "p", third, 0.25, 0.5, 0.95, 0.125, 10, 100, 0, 7.25, 2.0)
+    csv = format_estimates([estimate], "csv").splitlines()
+    assert csv[1] == f"ips,p,{third!r},0.25,0.5,0.125,10,7.25,2.0"
+    table = format_estimates([estimate], "table").splitlines()
+    assert table[2].split() == ["ips", "p", "0.3333", "0.2500", "0.5000", "0.1250", "10", "7.2",
+                                "2.0000"]  # fmt: skip
