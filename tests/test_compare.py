@@ -110,7 +110,7 @@ def test_every_test_is_deterministic_and_a_probability(test):
     runs = _runs()
     first = _quiet(QRELS, runs, ["AP", "RPP"], test=test, seed=3, permutations=500)
     again = _quiet(QRELS, runs, ["AP", "RPP"], test=test, seed=3, permutations=500)
-    assert first.to_records() == again.to_records()
+    assert first.records() == again.records()
     assert all(0 <= r.p_value <= 1 for r in first.rows if r.p_value is not None)
 
 

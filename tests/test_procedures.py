@@ -13,7 +13,8 @@ import pytest
 
 import rankscope
 from rankscope.errors import UsageError
-from rankscope.stats import latex, meta, procedures
+from rankscope.report import latex
+from rankscope.stats import meta, procedures
 from rankscope.table.compare import Procedure
 
 SRC = Path(rankscope.__file__).parent

@@ -12,7 +12,7 @@ for ``seed``, ``default_rng``, ``random`` and ``Generator``):
 * `rankscope.stats.procedures`: ``pairwise_tests(test="randomization")``,
   ``compare(method="randomized-tukey")``;
 * `rankscope.stats.meta`: ``discriminative_power``,
-  ``robustness_curve``; `rankscope.stats.latex.latex_table` with a random test;
+  ``robustness_curve``; `rankscope.report.latex.latex_table` with a random test;
 * `rankscope.preference`: ``bradley_terry`` bootstrap intervals, ``team_draft`` with an
   integer seed, the Monte Carlo estimate of ``offline_interleaving_preference``;
 * `rankscope.table.study`: ``study`` (random query subsets and judgment subsets) and
@@ -157,7 +157,7 @@ def _robustness_curve(seed):
 
 
 def _latex(seed):
-    from rankscope.stats.latex import latex_table
+    from rankscope.report.latex import latex_table
 
     data = _data(n=30)
     # alpha between the Holm-adjusted p-values of pair (a, c) for seeds 7 (0.204), 8 (0.192)
@@ -252,7 +252,7 @@ PROCEDURES: dict[str, Callable] = {
     "stats.multiple.preference_tukey_pvalues": _preference_tukey,
     "stats.meta.discriminative_power": _discriminative_power,
     "stats.meta.robustness_curve": _robustness_curve,
-    "stats.latex.latex_table": _latex,
+    "report.latex.latex_table": _latex,
     "preference.bradley_terry": _bradley_terry,
     "interleaving.team_draft": _team_draft,
     "interleaving.offline_interleaving_preference(Monte Carlo)": _oi_monte_carlo,

@@ -340,9 +340,9 @@ def test_the_command_matches_a_hand_computation(tmp_path, capsys):
     assert code == 0
     assert out.splitlines() == [
         "run,measure,full,sampled,targets",
-        "sys,HR@1,0.0000,0.0000,1",
-        "sys,HR@2,1.0000,1.0000,1",
-        "sys,MRR,0.5000,0.5000,1",
+        "sys,HR@1,0.0,0.0,1",  # CSV at full precision, as every command writes it
+        "sys,HR@2,1.0,1.0,1",
+        "sys,MRR,0.5,0.5,1",
     ]
     # v's pairs c and d are not scored: they rank below everything, and are said so
     assert "2 of the 8 (user, item) scores" in err
@@ -356,7 +356,7 @@ def test_an_unscored_target_ranks_last_and_a_bad_line_is_named(tmp_path, capsys)
     assert main(["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"),
                  "-m", "HR@2", "--estimator", "full", "--format", "csv"]) == 0  # fmt: skip
     out, _ = capsys.readouterr()
-    assert out.splitlines()[1] == "sys,HR@2,0.0000,1"  # c below a and b: rank 3
+    assert out.splitlines()[1] == "sys,HR@2,0.0,1"  # c below a and b: rank 3
     (tmp_path / "sys.txt").write_text("u a 0.9\nu b high\n")
     assert main(["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt")]) == 2
     assert f"{tmp_path / 'sys.txt'}:2" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The HTML report (`rankscope report`, `compare --html`, `ComparisonResult.to_html`) and the
+"""The HTML report (`rankscope report`, `compare --html`, `Comparison.to_html`) and the
 topics reader: the page's structure without a browser (a row per run, every plot, escaping of
 hostile names and titles, no network resource, its size), then the page in headless Chromium
 (skipped, with the reason, when Chromium or playwright is absent)."""

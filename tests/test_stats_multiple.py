@@ -19,9 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankscope.stats import corrections, latex, letters, multiple
+from rankscope.report import latex
+from rankscope.report.latex import latex_table
+from rankscope.report.tables import latex_escape
+from rankscope.stats import corrections, letters, multiple
 from rankscope.stats.corrections import adjust, benjamini_hochberg, bonferroni, holm
-from rankscope.stats.latex import latex_escape, latex_table
 from rankscope.stats.letters import compact_letters, letter_labels
 from rankscope.stats.multiple import (
     PairwiseResult,

@@ -21,8 +21,8 @@ from scipy import stats as scipy_stats
 
 from rankscope import interleaving, stats
 from rankscope.errors import UsageError
+from rankscope.report.latex import latex_table
 from rankscope.stats import meta, multiple, paired, procedures
-from rankscope.stats.latex import latex_table
 
 ALTERNATIVES = ["two-sided", "greater", "less"]
 

@@ -1,9 +1,11 @@
 """The comparison's front door: `compare` reads judgments and runs from anything (PyTerrier's
 frames too), names the runs and hands the comparison to `rankscope.table.compare`; the result
-is a `rankscope.report.compare.ComparisonResult`."""
+is a `rankscope.table.compare.Comparison` carrying the writers of `rankscope.report` (text,
+Markdown, LaTeX, CSV, JSON and HTML: ``to_text()``, ..., ``to_html(path)``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,9 +14,10 @@ from ..judge import JoinOptions
 from ..measures import Request
 from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.sources import QrelsLike, resolve_runs
-from ..report.compare import ComparisonResult
+from ..report.compare import format_comparison
+from ..report.html import write_html
 from ..table import as_requests
-from ..table.compare import DEFAULT_MEASURES, Procedure, compare_runs
+from ..table.compare import DEFAULT_MEASURES, Comparison, Procedure, Writers, compare_runs
 from .evaluation import dataset_measures, measure_specs, read_qrels_for
 
 __all__ = ["compare"]
@@ -40,7 +43,7 @@ def compare(
     judged_only: bool = False,
     duplicates: str = "error",
     names: str = "file",
-) -> ComparisonResult:
+) -> Comparison:
     """Compare runs with evidence: is each run better than the baseline, by how much, how
     sure are we, and on how many queries?
 
@@ -99,8 +102,11 @@ def compare(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
         procedure=procedure, common_queries=common_queries, options=options,
     )  # fmt: skip
-    return ComparisonResult(**{f: getattr(found, f) for f in found.__dataclass_fields__})
+    return dataclasses.replace(found, writers=WRITERS)
 
+
+#: The writers a comparison of the front door carries.
+WRITERS = Writers(format_comparison, write_html)
 
 #: statsmodels' names of the corrections rankscope has (PyTerrier passes them on).
 _CORRECTIONS = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}

@@ -164,7 +164,7 @@ def _diagnostic(args: argparse.Namespace) -> int:
     """``--table``: one of `rankscope.recsys.diagnostics`' tables, in the command's format."""
     from ..errors import UsageError
     from ..recsys import coverage_accuracy, group_exposure, reliability
-    from ..report.tables import csv_text, json_text, number, text_table
+    from ..report.tables import format_columns
 
     if args.measures or args.per_query or segments.asked(args) or args.scheduler:
         raise UsageError("--table prints a table of its own: no -m, --per-user, --weights, "
@@ -186,19 +186,7 @@ def _diagnostic(args: argparse.Namespace) -> int:
             train=args.train, seen=args.seen or "keep", ties=args.ties,
             duplicates=args.repeated_items, output="dict",
         )  # fmt: skip
-    columns = list(table)
-    rows = list(zip(*(table[c] for c in columns), strict=True))
-    if args.format == "json":
-        sys.stdout.write(json_text([dict(zip(columns, row, strict=True)) for row in rows]))
-        return 0
-
-    def cell(value: object) -> str:
-        if isinstance(value, float):
-            return repr(value) if args.format == "csv" else number(value)
-        return str(value)
-
-    text = csv_text if args.format == "csv" else text_table
-    sys.stdout.write(text([columns, *([cell(v) for v in row] for row in rows)]))
+    sys.stdout.write(format_columns(table, args.format))
     return 0
 
 

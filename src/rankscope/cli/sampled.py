@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from ..read.runs import file_stem
     from ..recsys import read_recommendations
     from ..recsys.sampled import DEFAULT_MEASURES, sampled_evaluate
-    from ..report.tables import csv_text, json_text, number, text_table
+    from ..report.sampled import format_sampled
 
     names = [file_stem(s) for s in args.scores]
     if len(set(names)) < len(names):
@@ -85,22 +85,5 @@ def run(args: argparse.Namespace) -> int:
         negatives=args.negatives, sampling=args.sampling, seed=args.seed,
         threshold=args.threshold, tie_breaking=args.tie_breaking, gamma=args.gamma,
     )  # fmt: skip
-    rows = list(
-        zip(table["run"], table["measure"], table["estimator"], table["value"],
-            table["targets"], strict=True)  # fmt: skip
-    )
-    if args.format == "json":
-        sys.stdout.write(json_text([
-            {"run": r, "measure": m, "estimator": e, "value": v, "targets": t}
-            for r, m, e, v, t in rows
-        ]))  # fmt: skip
-        return 0
-    header = ["run", "measure", *estimators, "targets"]
-    body = []
-    for start in range(0, len(rows), len(estimators)):
-        group = rows[start : start + len(estimators)]
-        run_name, measure, *_ = group[0]
-        body.append([run_name, measure, *(number(v) for _, _, _, v, _ in group), str(group[0][4])])
-    text = csv_text if args.format == "csv" else text_table
-    sys.stdout.write(text([header, *body]))
+    sys.stdout.write(format_sampled(table, estimators, args.format))
     return 0

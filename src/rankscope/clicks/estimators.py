@@ -64,7 +64,7 @@ import numpy as np
 from ..errors import InputError, UsageError, warn
 from ..judge.join import order_run
 from ..model import ImpressionLog, Run, Vocabulary
-from ..model.frames import column_names, is_frame
+from ..model.frames import column_names, is_frame, records_frame
 from ..read import frames
 from ..stats.intervals import percentile_interval
 from .models import PBM
@@ -483,9 +483,17 @@ class Estimate:
     effective_sample_size: float | None
     max_weight: float | None
 
-    def as_dict(self) -> dict[str, Any]:
-        """The fields, for a table row."""
+    def to_dict(self) -> dict[str, Any]:
+        """The fields (JSON-ready, full precision)."""
         return dict(self.__dict__)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The estimate as the one row a table of estimates holds."""
+        return [self.to_dict()]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a one-row DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), list(self.__dataclass_fields__), output)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..model import ImpressionLog
+from ..model.frames import records_frame
 from ..read.impressions import check_click_log
 
 #: Probabilities are clipped to [EPSILON, 1 - EPSILON] in likelihoods and perplexities.
@@ -225,11 +226,23 @@ class HeldOut:
     perplexity_at: np.ndarray
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-ready (the perplexity at each position as a list)."""
         return {
             "model": self.model, "sessions": self.sessions,
             "log_likelihood": self.log_likelihood, "perplexity": self.perplexity,
             "perplexity_at": self.perplexity_at.tolist(),
         }  # fmt: skip
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per position (1-based): the model and its perplexity there."""
+        return [
+            {"model": self.model, "position": r, "perplexity": p}
+            for r, p in enumerate(self.perplexity_at.tolist(), start=1)
+        ]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), ("model", "position", "perplexity"), output)
 
 
 @dataclass(frozen=True, eq=False)

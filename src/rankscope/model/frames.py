@@ -4,6 +4,7 @@ with validation, is `rankscope.read.frames`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -40,3 +41,24 @@ def to_frame(columns: dict[str, Any], output: str = "pandas") -> Any:
     if output == "dict":
         return columns
     raise ValueError(f"unknown output {output!r}: choose pandas, polars or dict")
+
+
+def records_frame(
+    records: Sequence[Mapping[str, Any]], columns: Sequence[str], output: str = "pandas"
+) -> Any:
+    """A result's rows (its ``records()``, one dict per row) as a DataFrame of ``columns``
+    (pandas, polars or a dict of columns): the one way every result derives ``to_frame``
+    from the rows its renderer reads, so the two never disagree."""
+    return to_frame({name: [record[name] for record in records] for name in columns}, output)
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays turned into Python numbers and lists (dicts,
+    lists and tuples walked), so that a result's ``to_dict()`` is ready for ``json.dumps`` at
+    full precision."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
+    return tolist() if callable(tolist) else value

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..judge import RelevanceTable
+from ..model.frames import records_frame
 from ..read.pairs import LabelledPairs, PairsLike, read_pairs
 from ..read.trec import read_bytes, source_name
 from ..stats.meta import discriminative_power
@@ -486,6 +487,27 @@ class Assessment:
     folds: int
     models: tuple[LearnedWeights, ...]
     full: LearnedWeights
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per method: its held-out agreement and discriminative power."""
+        return [
+            {"method": name, "agreement": self.agreement[name], "power": self.power[name]}
+            for name in self.agreement
+        ]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), ("method", "agreement", "power"), output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The held-out assessment, JSON-ready (``rankscope clicks learn``'s ``held_out``):
+        folds, pairs, queries, each method's agreement and discriminative power, and the
+        penalty each outer fold chose."""
+        return {
+            "folds": self.folds, "pairs": self.pairs, "queries": self.queries,
+            "agreement": self.agreement, "discriminative_power": self.power,
+            "fold_alphas": [m.alpha for m in self.models],
+        }  # fmt: skip
 
 
 def baseline_names(graded: bool) -> dict[str, str]:

@@ -26,7 +26,7 @@ from ..interleaving.methods import method_named as interleaving_method
 from ..interleaving.methods import offline_names
 from ..interleaving.offline import MAX_STATES, all_pairs, offline_interleaving_preference
 from ..judge import RelevanceTable
-from ..model.frames import to_frame
+from ..model.frames import plain, records_frame
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
@@ -282,9 +282,9 @@ def unknown_method(spec: str) -> UsageError:
     return UsageError(f"unknown preference method '{spec}'{hint} (methods: {', '.join(METHODS)})")
 
 
-@dataclass
+@dataclass(frozen=True)
 class PreferenceResult:
-    """Preferences of every run over every other, per query, for one method."""
+    """Preferences of every run over every other, per query, for one method (a value)."""
 
     method: str
     run_names: list[str]
@@ -331,19 +331,29 @@ class PreferenceResult:
         best_first = sorted(range(len(names)), key=lambda i: (score[i], names[i]), reverse=True)
         return [names[i] for i in best_first], score[best_first]
 
-    def to_frame(self, output: str = "pandas") -> Any:
-        """Tidy table: query, run_i, run_j, preference (i < j in run order)."""
-
-        cols: dict[str, list] = {"query": [], "run_i": [], "run_j": [], self.method: []}
+    def records(self) -> list[dict[str, Any]]:
+        """The tidy rows: query, run_i, run_j and the preference of run_i over run_j (the
+        column named after the method), i < j in run order."""
         n = len(self.run_names)
-        for q, qid in enumerate(self.query_ids):
-            for a in range(n):
-                for b in range(a + 1, n):
-                    cols["query"].append(qid)
-                    cols["run_i"].append(self.run_names[a])
-                    cols["run_j"].append(self.run_names[b])
-                    cols[self.method].append(float(self.prefs[q, a, b]))
-        return to_frame(cols, output)
+        return [
+            {"query": qid, "run_i": self.run_names[a], "run_j": self.run_names[b],
+             self.method: float(self.prefs[q, a, b])}
+            for q, qid in enumerate(self.query_ids)
+            for a in range(n)
+            for b in range(a + 1, n)
+        ]  # fmt: skip
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), ("query", "run_i", "run_j", self.method), output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The method, the runs, the queries and the preferences (queries × runs × runs
+        nested lists), JSON-ready at full precision."""
+        return {
+            "method": self.method, "runs": list(self.run_names),
+            "queries": list(self.query_ids), "prefs": plain(self.prefs),
+        }  # fmt: skip
 
 
 def compute(

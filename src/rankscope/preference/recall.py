@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import NOT_RETRIEVED, RelevanceTable
-from ..model.frames import to_frame
+from ..model.frames import records_frame
 
 #: The measures decomposed when none are named.
 DEFAULT_MEASURES = ("AP", "nDCG", "RBP", "RR")
@@ -207,7 +207,7 @@ class RecallLevels:
         positive, the other negative)."""
         return {m: d * self.rpp < 0 for m, d in self.difference.items()}
 
-    def to_records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         """A dict per level: level, queries, rank_a, rank_b, a_first, b_first, tied, sign,
         rpp and one column per metric (its Δμ_i), at full precision."""
         out = []
@@ -222,11 +222,29 @@ class RecallLevels:
         return out
 
     def to_frame(self, output: str = "pandas") -> Any:
-        """The levels (`to_records`) as a DataFrame (pandas, polars) or a dict of columns."""
-        records = self.to_records()
+        """The levels (`records`) as a DataFrame (pandas, polars) or a dict of columns."""
         names = ["level", "queries", "rank_a", "rank_b", "a_first", "b_first", "tied", "sign",
                  "rpp", *self.labels]  # fmt: skip
-        return to_frame({n: [r[n] for r in records] for n in names}, output)
+        return records_frame(self.records(), names, output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The view as one JSON-ready object (what ``rankscope explain --format json``
+        writes): the runs, the query (None: every judged query), the number of queries, per
+        metric its formula, values and difference, RPP, and the levels (`records`)."""
+        difference = self.difference
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "query": self.query,
+            "queries": self.queries,
+            "measures": [
+                {"measure": m.label, "delta_i": m.formula, "a": self.values_a[m.label],
+                 "b": self.values_b[m.label], "difference": difference[m.label]}
+                for m in self.measures
+            ],  # fmt: skip
+            "rpp": self.rpp,
+            "levels": self.records(),
+        }
 
 
 def _ranking(ranks: np.ndarray, grades: np.ndarray) -> _Ranking:

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
-from ..model.frames import to_frame
+from ..model.frames import records_frame
 from ..stats.corrections import adjust
 from ..stats.procedures import named, p_values
 from .api import evaluate_systems
@@ -105,24 +105,41 @@ class FoldsEvaluation:
                 return s
         raise KeyError((system, measure))
 
-    def to_frame(self, output: str = "pandas") -> Any:
-        """The fold values as a tidy table: system, fold, measure, value, users."""
-        cols: dict[str, list] = {"system": [], "fold": [], "measure": [], "value": [], "users": []}
-        for s, system in enumerate(self.systems):
-            for f, fold in enumerate(self.folds):
-                for m, measure in enumerate(self.measures):
-                    cols["system"].append(system)
-                    cols["fold"].append(fold)
-                    cols["measure"].append(measure)
-                    cols["value"].append(float(self.values[s, m, f]))
-                    cols["users"].append(int(self.counts[s, m, f]))
-        return to_frame(cols, output)
+    #: The two tables of a folds evaluation, for ``table=``, and their columns: the values,
+    #: and the summaries.
+    TABLES = {
+        "folds": ("system", "fold", "measure", "value", "users"),
+        "summaries": tuple(FoldSummary.__dataclass_fields__),
+    }
 
-    def summary_frame(self, output: str = "pandas") -> Any:
-        """The summaries as a table, one row per (system, measure)."""
-        records = [asdict(s) for s in self.summaries]
-        names = list(FoldSummary.__dataclass_fields__)
-        return to_frame({n: [r[n] for r in records] for n in names}, output)
+    def records(self, table: str = "folds") -> list[dict[str, Any]]:
+        """The rows of ``table``: ``folds``, the fold values as a tidy table (system, fold,
+        measure, value, users); ``summaries``, one `FoldSummary` per (system, measure)."""
+        if table == "summaries":
+            return [asdict(s) for s in self.summaries]
+        if table != "folds":
+            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
+        return [
+            {"system": system, "fold": fold, "measure": measure,
+             "value": float(self.values[s, m, f]), "users": int(self.counts[s, m, f])}
+            for s, system in enumerate(self.systems)
+            for f, fold in enumerate(self.folds)
+            for m, measure in enumerate(self.measures)
+        ]  # fmt: skip
+
+    def to_frame(self, output: str = "pandas", table: str = "folds") -> Any:
+        """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
+        columns."""
+        return records_frame(self.records(table), self.TABLES[table], output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings and both tables (full precision, JSON-ready)."""
+        return {
+            "folds": list(self.folds), "systems": list(self.systems),
+            "measures": list(self.measures), "baseline": self.baseline, "test": self.test,
+            "correction": self.correction, "values": self.records("folds"),
+            "summaries": self.records("summaries"),
+        }  # fmt: skip
 
 
 # -- reading the folds and the systems ---------------------------------------------------------

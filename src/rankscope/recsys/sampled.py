@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..model import Interactions, Run, Vocabulary
-from ..model.frames import is_frame, to_frame
+from ..model.frames import is_frame, records_frame, to_frame
 from ..read.interactions import keep_latest, read_interactions
 
 ESTIMATORS = ("full", "sampled", "minimal-bias", "bv")
@@ -161,6 +161,32 @@ class SampledResult:
         """The mean over the targets (NaN without targets)."""
         values = self.values(measure, estimator)
         return float(values.mean()) if len(values) else float("nan")
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per target: run, user, item, candidates (n), negatives (m), full_rank
+        and sampled_rank."""
+        return [
+            {"run": self.name, "user": user, "item": item, "candidates": n, "negatives": m,
+             "full_rank": full, "sampled_rank": sampled}
+            for user, item, n, m, full, sampled in zip(
+                self.users, self.items, self.candidates.tolist(), self.negatives.tolist(),
+                self.full_rank.tolist(), self.sampled_rank.tolist(), strict=True,
+            )
+        ]  # fmt: skip
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), _TARGET_COLUMNS, output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The system's name, the correction's gamma and the targets (JSON-ready)."""
+        return {"run": self.name, "gamma": self.gamma, "targets": self.records()}
+
+
+#: The columns of `SampledResult.records`.
+_TARGET_COLUMNS = (
+    "run", "user", "item", "candidates", "negatives", "full_rank", "sampled_rank",
+)  # fmt: skip
 
 
 def parse_measure(measure: str) -> tuple[str, int | None]:

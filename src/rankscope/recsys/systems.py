@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError, UsageError, warn
 from ..measures.base import Request
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
-from ..model.frames import is_frame
+from ..model.frames import is_frame, plain, records_frame
 from ..read.features import read_item_features
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
@@ -29,9 +29,9 @@ DEFAULT_CATALOG = ["CatalogCoverage", "Gini", "Entropy"]
 DEFAULT_POPULARITY = ["Novelty", "Serendipity", "LongTail"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class SystemEvaluation:
-    """One system's values: per evaluated user (NaN: no value) and summaries."""
+    """One system's values: per evaluated user (NaN: no value) and summaries (a value)."""
 
     name: str
     user_ids: list[str]
@@ -61,6 +61,44 @@ class SystemEvaluation:
                     u: x for u, x in zip(self.user_ids, v.per_user.tolist(), strict=True) if x == x
                 }
         raise KeyError(label)
+
+    def records(self, per_user: bool = True) -> list[dict[str, Any]]:
+        """The tidy rows (run, user, measure, value, users): with ``per_user`` one per (user
+        with a value, measure), then per measure the summary under user ``all`` with
+        ``users``, the number of users (or ratings) behind it (None on a user's row)."""
+        out: list[dict[str, Any]] = []
+        if per_user:
+            for r, v in zip(self.requests, self.values, strict=True):
+                if v.per_user is None:
+                    continue
+                for user, x in zip(self.user_ids, v.per_user.tolist(), strict=True):
+                    if x == x:  # NaN: no value for this user
+                        out.append(
+                            {"run": self.name, "user": user, "measure": r.label, "value": x,
+                             "users": None}
+                        )  # fmt: skip
+        for r, v in zip(self.requests, self.values, strict=True):
+            out.append(
+                {"run": self.name, "user": "all", "measure": r.label, "value": v.summary,
+                 "users": v.count}
+            )  # fmt: skip
+        return out
+
+    def to_frame(self, output: str = "pandas", per_user: bool = True) -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(per_user), (*TIDY_COLUMNS, "users"), output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The system's name, summaries, users behind them and per-user values (full
+        precision, JSON-ready; users without a value left out)."""
+        return {
+            "run": self.name, "summary": plain(self.summary), "users": self.counts,
+            "per_user": {label: self.per_user(label) for label in self.labels},
+        }  # fmt: skip
+
+
+#: The columns of the tidy table of systems (`tidy`).
+TIDY_COLUMNS = ("run", "user", "measure", "value")
 
 
 def _systems(recommendations: Any) -> list[tuple[str | None, Any]]:
@@ -274,21 +312,7 @@ def tell_no_relevant(
 
 
 def tidy(results: list[SystemEvaluation], per_user: bool = True) -> dict[str, list]:
-    cols: dict[str, list] = {"run": [], "user": [], "measure": [], "value": []}
-    for res in results:
-        if per_user:
-            for r, v in zip(res.requests, res.values, strict=True):
-                if v.per_user is None:
-                    continue
-                for user, x in zip(res.user_ids, v.per_user.tolist(), strict=True):
-                    if x == x:  # NaN: no value for this user
-                        cols["run"].append(res.name)
-                        cols["user"].append(user)
-                        cols["measure"].append(r.label)
-                        cols["value"].append(x)
-        for r, v in zip(res.requests, res.values, strict=True):
-            cols["run"].append(res.name)
-            cols["user"].append("all")
-            cols["measure"].append(r.label)
-            cols["value"].append(v.summary)
-    return cols
+    """The tidy table (run, user, measure, value) of systems as a dict of columns: their
+    `SystemEvaluation.records`, one system after another."""
+    records = [record for res in results for record in res.records(per_user)]
+    return records_frame(records, TIDY_COLUMNS, "dict")

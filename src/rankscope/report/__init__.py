@@ -1,3 +1,4 @@
 """Every way a result leaves rankscope: trec_eval's text (`trec`), ndeval's CSV (`ndeval`),
-aligned tables, CSV and JSON (`tables`), TREC and Parquet files (`files`), the measure
-reference (`reference`)."""
+aligned tables, CSV, Markdown, LaTeX and JSON (`tables`, the one renderer), the LaTeX
+table of means with significance superscripts (`latex`), TREC and Parquet files (`files`),
+the measure reference (`reference`)."""

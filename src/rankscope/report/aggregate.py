@@ -10,11 +10,10 @@ same blocks, each with its header.  JSON: one object, ``{"results": <the command
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from ..table.aggregate import Aggregation
-from .tables import csv_text, json_text, number, text_table
+from .tables import cell, csv_text, json_text, markdown_table, text_table, without_nan
 
 _AGGREGATE_HEADER = [
     "run", "measure", "segmentation", "segment", "value", "ci_low", "ci_high", "queries",
@@ -26,17 +25,9 @@ _GAP_HEADER = [
 ]  # fmt: skip
 
 
-def _cell(value: Any, exact: bool) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value) if exact else number(value)
-    return str(value)
-
-
 def _rows(result: Aggregation, exact: bool) -> tuple[list[list[str]], list[list[str]]]:
-    aggregates = [[_cell(getattr(r, f), exact) for f in _AGGREGATE_HEADER] for r in result.rows]
-    gaps = [[_cell(getattr(g, f), exact) for f in _GAP_HEADER] for g in result.gaps]
+    aggregates = [[cell(getattr(r, f), exact) for f in _AGGREGATE_HEADER] for r in result.rows]
+    gaps = [[cell(getattr(g, f), exact) for f in _GAP_HEADER] for g in result.gaps]
     return aggregates, gaps
 
 
@@ -46,12 +37,6 @@ def title(result: Aggregation) -> str:
     kinds = sorted({r.interval for r in result.rows} - {"none"})
     interval = "t" if kinds == ["t"] else "bootstrap percentile"
     return f"{label} per segment, {result.level:.0%} {interval} interval"
-
-
-def _markdown(rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return "\n".join(lines) + "\n"
 
 
 def format_aggregation(result: Aggregation, fmt: str = "table") -> str:
@@ -66,7 +51,7 @@ def format_aggregation(result: Aggregation, fmt: str = "table") -> str:
     if fmt == "csv":
         text = csv_text([header, *aggregates])
         return text + ("\n" + csv_text([_GAP_HEADER, *gaps]) if gaps else "")
-    write = _markdown if fmt == "markdown" else text_table
+    write = markdown_table if fmt == "markdown" else text_table
     text = f"{title(result)}\n\n" + write([header, *aggregates])
     if gaps:
         text += "\ngaps between the highest and the lowest segment\n\n"
@@ -74,16 +59,9 @@ def format_aggregation(result: Aggregation, fmt: str = "table") -> str:
     return text
 
 
-def _plain(value: Any) -> Any:
-    return None if isinstance(value, float) and math.isnan(value) else value
-
-
 def _json(result: Aggregation) -> dict[str, Any]:
-    records = result.to_records()
-    return {
-        key: [{k: _plain(v) for k, v in row.items()} for row in rows]
-        for key, rows in records.items()
-    }
+    """Both tables of ``result`` (NaN as null)."""
+    return {table: without_nan(result.records(table)) for table in result.TABLES}
 
 
 def with_aggregation(output: str, result: Aggregation, fmt: str) -> str:

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from ..errors import UsageError
-from ..table.agreement import AgreementResult, AgreementRow
+from ..table.agreement import AgreementResult
 from .tables import csv_text, json_text, number, text_table
 
 #: The formats of `format_agreement` (``rankscope agree --format``).
@@ -30,7 +30,7 @@ def format_agreement(
     """The text ``rankscope agree`` prints: a row per query (with ``per_query``), then the
     row ``all`` of every item; columns query, items, assessors, labels, pairable, percent
     (agreement, a proportion), cohen, fleiss, alpha."""
-    rows = list(result.rows(per_query))
+    rows = result.records(per_query)
     if fmt == "json":
         return json_text(
             {
@@ -48,8 +48,8 @@ def format_agreement(
         header[-3] += f" ({result.weights})" if result.weights else ""
         header[-1] += f" ({result.level})"
     cells = [
-        [row.query, *[str(getattr(row, name)) for name in _COUNTS]]
-        + [_cell(getattr(row, name), table) for name in _STATISTICS]
+        [row["query"], *[str(row[name]) for name in _COUNTS]]
+        + [_cell(row[name], table) for name in _STATISTICS]
         for row in rows
     ]
     return text_table([header, *cells]) if table else csv_text([header, *cells])
@@ -61,12 +61,12 @@ def _cell(value: float | None, table: bool) -> str:
     return number(value) if table else repr(float(value))
 
 
-def _json_row(row: AgreementRow) -> dict[str, Any]:
-    entry: dict[str, Any] = {"query": row.query}
-    entry.update({name: getattr(row, name) for name in _COUNTS})
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"query": row["query"]}
+    entry.update({name: row[name] for name in _COUNTS})
     undefined = []
     for name in _STATISTICS:
-        value = getattr(row, name)
+        value = row[name]
         if value is not None and math.isnan(value):
             undefined.append(name)
             value = None

@@ -8,17 +8,9 @@ characters.
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import textwrap
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from ..stats.latex import latex_escape
 from ..table.compare import Comparison
-from .html import write_html
 from .marks import clean as _clean
 from .marks import legend
 from .marks import mark as _mark
@@ -26,10 +18,17 @@ from .marks import number as _number
 from .marks import p_value as _p
 from .marks import relative as _relative
 from .marks import signed as _signed
-from .tables import csv_cell, text_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..table.study import Study
+from .tables import (
+    cell,
+    csv_text,
+    json_text,
+    latex_escape,
+    latex_tabular,
+    markdown_cell,
+    markdown_table,
+    text_table,
+    without_nan,
+)
 
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
@@ -73,21 +72,17 @@ def format_text(c: Comparison) -> str:
     return "\n".join(blocks) + "\n" + notes
 
 
-def _markdown_cell(text: str) -> str:
-    return _clean(text).replace("\\", "\\\\").replace("|", "\\|")
-
-
 def format_markdown(c: Comparison) -> str:
     """One row per run, a column group per measure (mean ± CI, Δ, p, W/T/L)."""
     if c.baseline is None:
         return format_pairs_markdown(c)
     head = ["run"]
     for m in c.measures:
-        label = _markdown_cell(m)
+        label = markdown_cell(m)
         head += [f"{label} mean ± CI", f"{label} Δ (rel.)", f"{label} p", f"{label} d", "W/T/L"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = [head]
     for run in c.run_names:
-        cells = [_markdown_cell(run)]
+        cells = [markdown_cell(run)]
         for m in c.measures:
             r = c.row(run, m)
             half = (r.ci_high - r.ci_low) / 2
@@ -101,58 +96,40 @@ def format_markdown(c: Comparison) -> str:
                 _signed(r.effect_size, 2),
                 f"{r.wins}/{r.ties}/{r.losses}",
             ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + legend(c)
+        rows.append(cells)
+    return markdown_table(rows) + "\n" + legend(c)
 
 
 def format_pairs_markdown(c: Comparison) -> str:
-    lines = ["| measure | run | vs | Δ | p | d | W/T/L |", "|---|---|---|---|---|---|---|"]
+    rows = [["measure", "run", "vs", "Δ", "p", "d", "W/T/L"]]
     for r in c.rows:
         if r.baseline is None:
             continue
-        cells = [
-            _markdown_cell(r.measure), _markdown_cell(r.run), _markdown_cell(r.baseline),
+        rows.append([
+            markdown_cell(r.measure), markdown_cell(r.run), markdown_cell(r.baseline),
             _signed(r.difference), _p(r.p_value) + _mark(r), _signed(r.effect_size, 2),
             f"{r.wins}/{r.ties}/{r.losses}",
-        ]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + legend(c)
+        ])  # fmt: skip
+    return markdown_table(rows) + "\n" + legend(c)
 
 
 def format_csv(c: Comparison) -> str:
-    """Every field of every row, full precision (``repr`` of floats)."""
-    records = c.to_records()
+    """Every field of every row (`Comparison.records`), full precision (``repr`` of
+    floats)."""
+    records = c.records()
     names = list(records[0])
-    out = [",".join(names)]
-    for record in records:
-        cells = []
-        for n in names:
-            v = record[n]
-            cells.append("" if v is None else csv_cell(repr(v) if isinstance(v, float) else str(v)))
-        out.append(",".join(cells))
-    return "\n".join(out) + "\n"
+    return csv_text([names, *[[cell(record[n]) for n in names] for record in records]])
 
 
 def format_json(c: Comparison) -> str:
-    """The rows as a JSON list (NaN as null)."""
-
-    def clean(v: Any) -> Any:
-        return None if isinstance(v, float) and math.isnan(v) else v
-
-    rows = [{k: clean(v) for k, v in record.items()} for record in c.to_records()]
-    return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    """The rows (`Comparison.records`) as a JSON list (NaN as null)."""
+    return json_text(without_nan(c.records()), False)
 
 
 def format_latex(c: Comparison) -> str:
     """A booktabs table: a row per run, per measure its mean with a mark for a significant
     difference from the baseline (or, without one, the runs' means only)."""
-    cols = "l" + "r" * len(c.measures)
-    lines = [
-        r"\begin{tabular}{" + cols + "}",
-        r"\toprule",
-        "Run & " + " & ".join(latex_escape(_clean(m)) for m in c.measures) + r" \\",
-        r"\midrule",
-    ]
+    rows = [["Run", *[latex_escape(_clean(m)) for m in c.measures]]]
     for run in c.run_names:
         cells = [latex_escape(_clean(run))]
         for m in c.measures:
@@ -161,11 +138,10 @@ def format_latex(c: Comparison) -> str:
             if r.significant and r.difference is not None:
                 mark = r"$^{\blacktriangle}$" if r.difference > 0 else r"$^{\blacktriangledown}$"
             cells.append(f"{_number(r.mean)}{mark}")
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
+        rows.append(cells)
     # the legend as comment lines (▲/▼ stand for the superscript triangles)
     comment = "".join(f"% {_clean(line)}\n" for line in legend(c).splitlines())
-    return "\n".join(lines) + "\n" + comment
+    return latex_tabular(rows, "l" + "r" * len(c.measures)) + comment
 
 
 _WRITERS = {
@@ -180,42 +156,3 @@ _WRITERS = {
 def format_comparison(c: Comparison, fmt: str = "table") -> str:
     """The comparison in one of `FORMATS`."""
     return _WRITERS[fmt](c)
-
-
-@dataclass(frozen=True)
-class ComparisonResult(Comparison):
-    """A `rankscope.table.compare.Comparison` with its ways of being shown."""
-
-    def to_text(self) -> str:
-        return format_text(self)
-
-    def to_markdown(self) -> str:
-        return format_markdown(self)
-
-    def to_latex(self) -> str:
-        return format_latex(self)
-
-    def to_csv(self) -> str:
-        return format_csv(self)
-
-    def to_json(self) -> str:
-        return format_json(self)
-
-    def to_html(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
-        robustness: Study | None = None,
-        title: str | None = None,
-    ) -> None:
-        """Write the comparison as one self-contained HTML page that opens offline: the
-        sortable table, the per-query differences against the baseline, the
-        precision–recall curves, the distributions of per-query values, the preference
-        heat maps and, given a `rankscope.table.study.Study`, its robustness curves
-        (`rankscope.report.html`; needs the ``report`` extra: plotly and jinja2).
-        ``topics``: a topics file or ``{query id: title}``, shown when hovering a query."""
-        write_html(self, path, topics=topics, robustness=robustness, title=title)
-
-    def __str__(self) -> str:
-        return format_text(self)

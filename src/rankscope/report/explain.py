@@ -4,11 +4,9 @@ come from, then a row per recall level), CSV (a row per level, full precision) o
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import UsageError
 from ..preference import RecallLevels
-from .tables import csv_text, json_text, number, text_table
+from .tables import cell, csv_text, json_text, number, text_table
 
 #: The formats of `format_recall_levels` (``rankscope explain --format``).
 FORMATS = ("table", "csv", "json")
@@ -19,41 +17,16 @@ TOP_LEVELS = 10
 def format_recall_levels(view: RecallLevels, fmt: str = "table") -> str:
     """The text ``rankscope explain`` prints for ``view`` in format ``fmt``."""
     if fmt == "json":
-        return json_text(recall_levels_report(view))
+        return json_text(view.to_dict())
     if fmt == "csv":
-        records = view.to_records()
+        records = view.records()
         header = ["level", "queries", "rank_a", "rank_b", "a_first", "b_first", "tied",
                   "sign", "rpp", *view.labels]  # fmt: skip
-        rows = [header] + [[_cell(r[h]) for h in header] for r in records]
+        rows = [header] + [[cell(r[h]) for h in header] for r in records]
         return csv_text(rows)
     if fmt == "table":
         return _table(view)
     raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-
-
-def recall_levels_report(view: RecallLevels) -> dict[str, Any]:
-    """``view`` as one JSON-ready object: the runs, the query (null: every judged query),
-    the number of queries, per metric its formula, values and difference, RPP, and the
-    levels (`RecallLevels.to_records`)."""
-    return {
-        "run_a": view.run_a,
-        "run_b": view.run_b,
-        "query": view.query,
-        "queries": view.queries,
-        "measures": [
-            {"measure": m.label, "delta_i": m.formula, "a": view.values_a[m.label],
-             "b": view.values_b[m.label], "difference": view.difference[m.label]}
-            for m in view.measures
-        ],  # fmt: skip
-        "rpp": view.rpp,
-        "levels": view.to_records(),
-    }
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _small(x: float) -> str:

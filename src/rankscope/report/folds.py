@@ -3,15 +3,11 @@ recsys --folds`` writes them: two aligned tables (per fold; over the folds), CSV
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict
-from typing import Any
-
 from ..errors import UsageError
 from ..recsys.folds import FoldsEvaluation
 from ..stats.procedures import named
 from .marks import p_value
-from .tables import csv_text, json_text, number, text_table
+from .tables import csv_text, json_text, number, text_table, without_nan
 
 FORMATS = ("table", "json", "csv")
 
@@ -35,7 +31,7 @@ def format_folds(result: FoldsEvaluation, fmt: str = "table") -> str:
     the summaries.
     """
     if fmt == "json":
-        return json_text(_json(result))
+        return json_text(without_nan(result.to_dict()))
     if fmt == "csv":
         rows = [["system", "measure", "fold", "value"]]
         for s, system in enumerate(result.systems):
@@ -82,31 +78,3 @@ def format_folds(result: FoldsEvaluation, fmt: str = "table") -> str:
         + f" ({result.correction} correction)"
     )
     return "per fold\n" + text_table(per_fold) + "\n" + title + "\n" + text_table(over)
-
-
-def _json(result: FoldsEvaluation) -> dict[str, Any]:
-    def clean(x: Any) -> Any:
-        return None if isinstance(x, float) and math.isnan(x) else x
-
-    values = [
-        {
-            "system": system,
-            "fold": fold,
-            "measure": measure,
-            "value": clean(float(result.values[s, m, f])),
-            "users": int(result.counts[s, m, f]),
-        }  # fmt: skip
-        for s, system in enumerate(result.systems)
-        for f, fold in enumerate(result.folds)
-        for m, measure in enumerate(result.measures)
-    ]
-    return {
-        "folds": result.folds,
-        "systems": result.systems,
-        "measures": result.measures,
-        "baseline": result.baseline,
-        "test": result.test,
-        "correction": result.correction,
-        "values": values,
-        "summaries": [{k: clean(v) for k, v in asdict(x).items()} for x in result.summaries],
-    }

@@ -1,5 +1,5 @@
 """A comparison of runs as one self-contained HTML page (``rankscope report``,
-``rankscope compare --html``, `ComparisonResult.to_html`): the sortable comparison table
+``rankscope compare --html``, `Comparison.to_html`): the sortable comparison table
 with its legend, the per-query differences against the baseline (the "query summary"),
 each run's metric differences from the baseline by recall level beside RPP's sign
 (`rankscope.recall_levels`), the interpolated precision–recall curves, the

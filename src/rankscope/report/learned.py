@@ -13,12 +13,7 @@ def learned_report(model: LearnedWeights, assessment: Assessment | None = None) 
     """The weights (`LearnedWeights.to_dict`) and, if given, the held-out assessment."""
     out: dict[str, Any] = {"weights": model.to_dict()}
     if assessment is not None:
-        out["held_out"] = {
-            "folds": assessment.folds, "pairs": assessment.pairs,
-            "queries": assessment.queries, "agreement": assessment.agreement,
-            "discriminative_power": assessment.power,
-            "fold_alphas": [m.alpha for m in assessment.models],
-        }  # fmt: skip
+        out["held_out"] = assessment.to_dict()
     return out
 
 

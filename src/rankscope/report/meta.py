@@ -21,21 +21,7 @@ def format_study(result: Study, fmt: str = "table", *, alpha: float, permutation
     """The text ``rankscope meta`` prints for ``result``, a `Study` computed with
     significance level ``alpha`` and ``permutations`` permutations (printed in the text)."""
     if fmt == "json":
-        return json_text(
-            {
-                "runs": result.run_names,
-                "measures": result.measures,
-                "kendall_tau": result.tau.tolist(),
-                "rbo_p": result.rbo_p,
-                "rbo": None if result.rbo is None else result.rbo.tolist(),
-                "per_topic_kendall_tau": (
-                    None if result.topic_tau is None else result.topic_tau.tolist()
-                ),
-                "discriminative_power": result.power,
-                "robustness_queries": result.query_curves,
-                "robustness_judgments": result.judgment_curves,
-            }
-        )
+        return json_text(result.to_dict())
     if fmt != "table":
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     names = result.measures

@@ -3,12 +3,9 @@ writes them: an aligned table, CSV or JSON."""
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from ..errors import UsageError
-from ..recsys.systems import SystemEvaluation, tidy
-from .tables import csv_text, json_text, number, text_table, transpose
+from ..recsys.systems import SystemEvaluation
+from .tables import csv_text, json_text, number, text_table, transpose, without_nan
 
 #: The formats of `format_systems` (``rankscope recsys --format``).
 FORMATS = ("table", "json", "csv")
@@ -48,25 +45,17 @@ def format_systems(
 def long_rows(results: list[SystemEvaluation], per_user: bool) -> list[list[str]]:
     """A row per (system, user with a value, measure), if ``per_user``, then per (system,
     measure) the summary: user ``all`` and the number of users (or ratings) behind it."""
-    rows = []
-    for res in results:
-        table = tidy([res], per_user)
-        per_user_rows = len(table["run"]) - len(res.values)  # the summary rows come last
-        users = [""] * per_user_rows + [str(v.count) for v in res.values]
-        for run, user, label, value, count in zip(*table.values(), users, strict=True):
-            rows.append([run, user, label, repr(value), count])
-    return rows
+    return [
+        [r["run"], r["user"], r["measure"], repr(r["value"]),
+         "" if r["users"] is None else str(r["users"])]
+        for res in results
+        for r in res.records(per_user)
+    ]  # fmt: skip
 
 
 def _json_entry(res: SystemEvaluation, per_user: bool) -> dict:
-    def clean(x: float):
-        return None if isinstance(x, float) and math.isnan(x) else x
-
-    entry: dict[str, Any] = {
-        "run": res.name,
-        "summary": {label: clean(v) for label, v in res.summary.items()},
-        "users": res.counts,
-    }
-    if per_user:
-        entry["per_user"] = {label: res.per_user(label) for label in res.labels}
+    """The system's `SystemEvaluation.to_dict` (NaN as null), per-user values if asked."""
+    entry = without_nan(res.to_dict())
+    if not per_user:
+        del entry["per_user"]
     return entry

@@ -1,24 +1,20 @@
 """A reproduction (`rankscope.table.reproduce.Reproduction`) as ``rankscope reproduce``
-writes it: an aligned table, CSV (full precision) or JSON (with the per-topic KTU and RBO)."""
+writes it: an aligned table, CSV (full precision) or JSON (`Reproduction.to_dict`, with the
+per-topic KTU and RBO)."""
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .marks import p_value
-from .tables import csv_text, json_text, number, text_table
+from .tables import cell, csv_text, json_text, number, text_table, without_nan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..table.reproduce import Reproduction
 
 #: The formats of `format_reproduction` (``rankscope reproduce --format``).
 FORMATS = ("table", "csv", "json")
-
-
-def _plain(value: Any) -> Any:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
 def _cell(quantity: str, value: float | None) -> str:
@@ -31,30 +27,13 @@ def _cell(quantity: str, value: float | None) -> str:
 
 def format_reproduction(result: Reproduction, fmt: str = "table") -> str:
     """The text ``rankscope reproduce`` prints for ``result`` in format ``fmt``."""
-    rows = result.rows()
+    rows = result.records()
     if fmt == "json":
-        return json_text(
-            {
-                "kind": result.kind,
-                "original": list(result.original),
-                "reproduced": list(result.reproduced),
-                "rows": [{k: _plain(v) for k, v in row.items()} for row in rows],
-                "topics": {
-                    role: {
-                        "query_ids": s.query_ids,
-                        "ktu": [_plain(float(v)) for v in s.ktu],
-                        "rbo_min": [r.min for r in s.rbo],
-                        "rbo_res": [r.res for r in s.rbo],
-                        "rbo_ext": [r.ext for r in s.rbo],
-                    }
-                    for role, s in result.rankings.items()
-                },
-            }
-        )
+        return json_text(without_nan(result.to_dict()))
     header = ["measure", "quantity", "baseline", "advanced"]
     if fmt == "csv":
-        cells = [[r["measure"], r["quantity"], *("" if r[k] is None else repr(r[k])
-                  for k in ("baseline", "advanced"))] for r in rows]  # fmt: skip
+        cells = [[r["measure"], r["quantity"], *(cell(r[k]) for k in ("baseline", "advanced"))]
+                 for r in rows]  # fmt: skip
         return csv_text([header, *cells])
     if fmt != "table":
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -18,7 +18,6 @@ queries × systems × systems preference tensor — never files; every random on
   the report read; ``pairwise_tests`` (a paired test on every pair, corrected) over it.
 * `multiple`: randomized and classical Tukey HSD; `letters`: the compact letter display.
 * `corrections`: Bonferroni, Holm, Benjamini–Hochberg.
-* `latex`: a table of means with significance superscripts.
 * `agreement`: agreement between assessors (percent agreement, Cohen's and Fleiss' kappa,
   Krippendorff's alpha); ``rankscope.agreement`` applies them to labels files.
 * `rbo`: rank-biased overlap (RBO_min, RBO_res, RBO_ext; uneven lengths; tie treatments).
@@ -74,7 +73,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "letters": ["compact_letters"],
         "procedures": ["TESTS", "StatisticalTest", "pairwise_tests"],
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
-        "latex": ["latex_table"],
         "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],
         "rbo": ["rbo", "RBO"],
         "reproducibility": [

@@ -1,6 +1,6 @@
 """Compact letter display: letters such that systems sharing a letter do not differ
 significantly (Piepho 2004), for `rankscope.stats.multiple.PairwiseResult.letters` and the
-labels of `rankscope.stats.latex.latex_table`.
+labels of `rankscope.report.latex.latex_table`.
 
 Reference: H.-P. Piepho, "An algorithm for a letter-based representation of all-pairwise
 comparisons", J. Comput. Graph. Statist. 13(2), 2004.

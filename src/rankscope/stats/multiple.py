@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
-from ..model.frames import to_frame
+from ..model.frames import plain, records_frame
 from . import paired
 from .letters import compact_letters
 
@@ -195,19 +195,31 @@ class PairwiseResult:
         """One row per pair: ``system_a, system_b, mean_a, mean_b, difference, statistic,
         p_value, p_unadjusted, significant``, as pandas, polars or a dict of columns."""
 
+        return records_frame(self.records(), _PAIR_COLUMNS, output)
+
+    def records(self) -> list[dict[str, Any]]:
+        """One row per pair (`to_frame`'s columns), as plain Python values."""
         names = self.names
         columns = {
             "system_a": [names[i] for i in self.first.tolist()],
             "system_b": [names[j] for j in self.second.tolist()],
-            "mean_a": self.means[self.first],
-            "mean_b": self.means[self.second],
-            "difference": self.difference,
-            "statistic": self.statistic,
-            "p_value": self.p_value,
-            "p_unadjusted": self.p_unadjusted,
-            "significant": self.significant,
+            "mean_a": self.means[self.first].tolist(),
+            "mean_b": self.means[self.second].tolist(),
+            "difference": self.difference.tolist(),
+            "statistic": self.statistic.tolist(),
+            "p_value": self.p_value.tolist(),
+            "p_unadjusted": self.p_unadjusted.tolist(),
+            "significant": self.significant.tolist(),
         }
-        return to_frame(columns, output)
+        return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The method, alpha, the systems and their means, the pairs (`records`) and the
+        method's parameters, JSON-ready at full precision."""
+        return {
+            "method": self.method, "alpha": self.alpha, "names": list(self.names),
+            "means": plain(self.means), "pairs": self.records(), "info": plain(self.info),
+        }  # fmt: skip
 
     def __repr__(self) -> str:
         k, pairs = len(self.names), len(self.first)
@@ -216,6 +228,13 @@ class PairwiseResult:
             f"<PairwiseResult {self.method}: {k} systems, {found} of {pairs} pairs "
             f"significant at alpha={self.alpha}>"
         )
+
+
+#: The columns of `PairwiseResult.records`.
+_PAIR_COLUMNS = (
+    "system_a", "system_b", "mean_a", "mean_b", "difference", "statistic", "p_value",
+    "p_unadjusted", "significant",
+)  # fmt: skip
 
 
 def pairwise_result(

@@ -8,7 +8,7 @@ the function(s) computing it:
   differences → a statistic and a two-sided p-value per row (`PairedOutcome`).
   `p_values` runs one; `pairwise_tests` runs one on every pair of systems and corrects the
   p-values over the pairs; ``rankscope compare``, ``recsys --folds`` and
-  `rankscope.stats.latex.latex_table` reach them through this table.
+  `rankscope.report.latex.latex_table` reach them through this table.
 * ``all_pairs`` — the Tukey procedures, which test every pair of systems at once and
   control the family-wise error themselves (``family_wise``: no correction on top).
 * ``preferences`` — randomized Tukey HSD also runs on a queries × systems × systems
@@ -208,7 +208,7 @@ def choices(use: str = "pairs") -> tuple[StatisticalTest, ...]:
     """The tests one use accepts: ``"paired"`` (two systems on the same queries:
     ``recsys --folds``, `pairwise_tests`), ``"runs"`` (``rankscope compare``: paired
     tests and those that also run on preference tensors), ``"pairs"`` (every test:
-    `compare`, `rankscope.stats.latex.latex_table`)."""
+    `compare`, `rankscope.report.latex.latex_table`)."""
     if use not in _USES:
         raise UsageError(f"unknown use {use!r}: choose {', '.join(_USES)}")
     return tuple(test for test in TESTS if _USES[use](test))

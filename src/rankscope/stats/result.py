@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..model.frames import plain, records_frame
+
 __all__ = ["TestResult"]
 
 
@@ -31,17 +33,6 @@ def _same(a, b) -> bool:
         return bool(np.array_equal(a, b, equal_nan=True))
     except TypeError:
         return bool(np.array_equal(a, b))
-
-
-def _plain(value):
-    """JSON-friendly: arrays to lists, numpy scalars to Python numbers."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _number(value) -> str:
@@ -128,7 +119,21 @@ class TestResult:
 
     def to_dict(self) -> dict:
         """All fields as plain Python values (lists for batched results)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+
+    def records(self) -> list[dict[str, Any]]:
+        """One flat row per compared pair (one row for a single test): every field but
+        ``details``, as plain Python values."""
+        rows = [self[i] for i in range(len(self.p_value))] if self.batched else [self]
+        return [
+            {f.name: plain(getattr(row, f.name)) for f in fields(row) if f.name != "details"}
+            for row in rows
+        ]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        names = [f.name for f in fields(self) if f.name != "details"]
+        return records_frame(self.records(), names, output)
 
     def _interval(self, row=None) -> str:
         low, high = (

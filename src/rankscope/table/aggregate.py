@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model.frames import column_names, is_frame, to_frame
+from ..model.frames import column_names, is_frame, records_frame, to_frame
 from ..preference import PreferenceResult
 from ..read.frames import frame_columns
 from ..stats.intervals import mean_interval, percentile_interval
@@ -95,11 +95,6 @@ class Gap:
     ratio: float  # lowest_value / highest_value (NaN unless highest > 0 and lowest >= 0)
 
 
-def _frame_of(rows: Sequence[Any], kind: type, output: str) -> Any:
-    names = [f.name for f in fields(kind)]
-    return to_frame({n: [getattr(r, n) for r in rows] for n in names}, output)
-
-
 @dataclass(frozen=True)
 class Aggregation:
     """The result of `aggregate`: ``rows`` (a `SegmentValue` per run, measure and segment,
@@ -112,20 +107,34 @@ class Aggregation:
     rows: list[SegmentValue]
     gaps: list[Gap]
 
-    def to_frame(self, output: str = "pandas") -> Any:
-        """The rows as a DataFrame (``pandas``, ``polars``) or a dict of columns."""
-        return _frame_of(self.rows, SegmentValue, output)
+    #: The two tables of an aggregation, for ``table=``, and their columns: the values, and
+    #: the gaps.
+    TABLES = {
+        "aggregates": tuple(f.name for f in fields(SegmentValue)),
+        "gaps": tuple(f.name for f in fields(Gap)),
+    }
 
-    def gaps_frame(self, output: str = "pandas") -> Any:
-        """The gaps as a DataFrame (``pandas``, ``polars``) or a dict of columns."""
-        return _frame_of(self.gaps, Gap, output)
+    def records(self, table: str = "aggregates") -> list[dict[str, Any]]:
+        """The rows of ``table`` as dicts at full precision: ``aggregates`` (a `SegmentValue`
+        each) or ``gaps`` (a `Gap` each)."""
+        return [asdict(row) for row in self._table(table)]
 
-    def to_records(self) -> dict[str, list[dict[str, Any]]]:
-        """``{"aggregates": [...], "gaps": [...]}``, each row a dict (full precision)."""
+    def to_frame(self, output: str = "pandas", table: str = "aggregates") -> Any:
+        """The rows of ``table`` (`records`) as a DataFrame (``pandas``, ``polars``) or a
+        dict of columns."""
+        return records_frame(self.records(table), self.TABLES[table], output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings and both tables (full precision, JSON-ready)."""
         return {
-            "aggregates": [asdict(r) for r in self.rows],
-            "gaps": [asdict(g) for g in self.gaps],
-        }
+            "how": self.how, "weighted": self.weighted, "level": self.level,
+            **{table: self.records(table) for table in self.TABLES},
+        }  # fmt: skip
+
+    def _table(self, table: str) -> list[Any]:
+        if table not in self.TABLES:
+            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
+        return self.rows if table == "aggregates" else self.gaps
 
 
 # -- tidy tables from rankscope's results ------------------------------------------------------

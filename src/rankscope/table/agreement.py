@@ -6,7 +6,6 @@ arrays are `rankscope.stats.agreement`'s."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -14,7 +13,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..model import Labels, Qrels
-from ..model.frames import to_frame
+from ..model.frames import records_frame
 from ..stats.agreement import (
     ALPHA_LEVELS,
     KAPPA_WEIGHTS,
@@ -76,19 +75,23 @@ class AgreementResult:
             return self.overall
         raise UsageError(f"no query {query!r} in {self.source}")
 
-    def rows(self, per_query: bool = True) -> Iterator[AgreementRow]:
-        """The per-query rows (with ``per_query``), then the overall row."""
-        if per_query:
-            yield from self.per_query
-        yield self.overall
+    def records(self, per_query: bool = True) -> list[dict[str, Any]]:
+        """The per-query rows (with ``per_query``), then the overall row, as dicts: query,
+        items, assessors, labels, pairable, percent, cohen, fleiss, alpha (None where a
+        statistic does not apply; full precision)."""
+        chosen = [*self.per_query, self.overall] if per_query else [self.overall]
+        return [asdict(row) for row in chosen]
 
     def to_frame(self, output: str = "pandas", per_query: bool = True) -> Any:
-        """One row per query, then ``all``: columns query, items, assessors, labels,
-        pairable, percent, cohen, fleiss, alpha (None where a statistic does not apply);
-        pandas, polars or a dict of columns."""
-        rows = [asdict(row) for row in self.rows(per_query)]
-        columns = {name: [row[name] for row in rows] for name in AgreementRow.__annotations__}
-        return to_frame(columns, output)
+        """One row per query, then ``all`` (`records`); pandas, polars or a dict of columns."""
+        return records_frame(self.records(per_query), list(AgreementRow.__annotations__), output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The source, the settings and every row (per query, then ``all``), JSON-ready."""
+        return {
+            "source": self.source, "level": self.level, "weights": self.weights,
+            "rows": self.records(),
+        }  # fmt: skip
 
 
 def check_agreement_options(level: str, weights: str | None) -> None:

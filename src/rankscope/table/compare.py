@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import warnings
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..errors import RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevanceTable, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
-from ..model.frames import to_frame
+from ..model.frames import records_frame
 from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
 from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats.corrections import adjust
@@ -121,10 +122,26 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Writers:
+    """How a comparison is shown: ``text(comparison, format)`` (`FORMATS` of
+    `rankscope.report.compare`) and ``html(comparison, path, *, topics, robustness,
+    title)``.  The writers sit in `rankscope.report`, a layer above this one, so the front
+    door (`rankscope.compare`) hands them to the comparison it returns."""
+
+    text: Callable[[Comparison, str], str]
+    html: Callable[..., None]
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The result of `compare_runs`: one `Row` per (run, measure) and, per measure, the
     per-query values compared (runs × queries; for a preference method, each run's
-    preference over the baseline, or over every other run in ``preferences``)."""
+    preference over the baseline, or over every other run in ``preferences``).
+
+    Shown as text, Markdown, LaTeX, CSV, JSON and HTML (``to_text()``, ...) through the
+    ``writers`` the front door gives it (`rankscope.compare`); a comparison built below the
+    API is shown by `rankscope.report.compare.format_comparison` and
+    `rankscope.report.html.write_html`."""
 
     run_names: list[str]
     measures: list[str]
@@ -148,6 +165,8 @@ class Comparison:
     #: (`rankscope.recall_levels`: AP, nDCG, RBP and RR by recall level beside
     #: RPP's sign, for the HTML report); empty without a baseline or with ``judged_only``
     recall_levels: dict[str, RecallLevels] = field(default_factory=dict)
+    #: the ways of showing it (`Writers`), given by the front door; not part of the value
+    writers: Writers | None = field(default=None, repr=False, compare=False)
 
     def row(self, run: str, measure: str, against: str | None = None) -> Row:
         """The row of ``run`` on ``measure`` compared with run ``against`` (by default the
@@ -160,15 +179,71 @@ class Comparison:
                 return r
         raise KeyError((run, measure, against))
 
-    def to_records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         """The rows as dicts (full precision; None where a field does not apply)."""
         return [asdict(r) for r in self.rows]
 
     def to_frame(self, output: str = "pandas") -> Any:
         """The rows as a DataFrame (pandas, polars) or a dict of columns."""
-        records = self.to_records()
-        names = [f.name for f in Row.__dataclass_fields__.values()]
-        return to_frame({n: [r[n] for r in records] for n in names}, output)
+        return records_frame(self.records(), [f.name for f in fields(Row)], output)
+
+    def to_text(self) -> str:
+        """The aligned table ``rankscope compare`` prints (a block per measure)."""
+        return self._writers().text(self, "table")
+
+    def to_markdown(self) -> str:
+        """A Markdown table (a column group per measure) and its legend."""
+        return self._writers().text(self, "markdown")
+
+    def to_latex(self) -> str:
+        """A booktabs table with significance marks, the legend as comment lines."""
+        return self._writers().text(self, "latex")
+
+    def to_csv(self) -> str:
+        """Every field of every row (`records`) as CSV, full precision."""
+        return self._writers().text(self, "csv")
+
+    def to_json(self) -> str:
+        """The rows (`records`) as a JSON list (NaN as null)."""
+        return self._writers().text(self, "json")
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        topics: str | os.PathLike[str] | Mapping[str, str] | None = None,
+        robustness: Any = None,
+        title: str | None = None,
+    ) -> None:
+        """Write the comparison as one self-contained HTML page that opens offline: the
+        sortable table, the per-query differences against the baseline, the
+        precision–recall curves, the distributions of per-query values, the preference
+        heat maps and, given a `rankscope.table.study.Study` (``robustness``), its
+        robustness curves (`rankscope.report.html`; needs the ``report`` extra: plotly and
+        jinja2).  ``topics``: a topics file or ``{query id: title}``, shown when hovering a
+        query."""
+        self._writers().html(self, path, topics=topics, robustness=robustness, title=title)
+
+    def __str__(self) -> str:
+        return self.to_text() if self.writers is not None else repr(self)
+
+    def _writers(self) -> Writers:
+        if self.writers is None:
+            raise UsageError(
+                "this comparison was built below the API and has no writers: use "
+                "rankscope.compare, or rankscope.report.compare.format_comparison"
+            )
+        return self.writers
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison's settings and rows (full precision, JSON-ready)."""
+        return {
+            "runs": list(self.run_names), "measures": list(self.measures),
+            "baseline": self.baseline, "test": self.test, "correction": self.correction,
+            "alpha": self.alpha, "confidence": self.confidence, "seed": self.seed,
+            "queries": len(self.query_ids), "common_queries": self.common_queries,
+            "rows": self.records(),
+        }  # fmt: skip
 
 
 def _effect_sizes(differences: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -25,13 +26,15 @@ from ..errors import UsageError, warn
 from ..judge import JoinOptions, JoinReport, Judged
 from ..measures import Request, parse_measures
 from ..model import Qrels, Run
+from ..model.frames import plain, records_frame
 
 MIN_GEO_MEAN = 0.00001
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunEvaluation:
-    """Per-query values and summary of one run, for each request (in output order)."""
+    """Per-query values and summary of one run, for each request (in output order).  A
+    value: code that adds measures builds a new one (`dataclasses.replace`)."""
 
     run_name: str
     query_ids: list[str]
@@ -54,6 +57,49 @@ class RunEvaluation:
             if r.label == label:
                 return v
         raise KeyError(label)
+
+    def records(self, per_query: bool = True) -> list[dict[str, Any]]:
+        """The tidy rows (run, query, measure, value), measures in request order: one per
+        (query, measure) with ``per_query``, else one summary row per measure with query
+        ``all``; the run-name pseudo-measure (``runid``) left out."""
+        out: list[dict[str, Any]] = []
+        if per_query:
+            for req, col in zip(self.requests, self.values, strict=True):
+                if req.measure.is_run_name:
+                    continue
+                out.extend(
+                    {"run": self.run_name, "query": qid, "measure": req.label, "value": v}
+                    for qid, v in zip(self.query_ids, col.tolist(), strict=True)
+                )
+            return out
+        for req, v in zip(self.requests, self.summary, strict=True):
+            if v is None or req.measure.is_run_name:
+                continue
+            out.append({"run": self.run_name, "query": "all", "measure": req.label, "value": v})
+        return out
+
+    def to_frame(self, output: str = "pandas", per_query: bool = True) -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(per_query), RECORD_COLUMNS, output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run's name, its summary and per-query values by measure label (full
+        precision, JSON-ready)."""
+        return {
+            "run": self.run_name,
+            "runid": self.runid,
+            "summary": {
+                r.label: plain(v) for r, v in zip(self.requests, self.summary, strict=True)
+            },
+            "per_query": {
+                r.label: dict(zip(self.query_ids, plain(col), strict=True))
+                for r, col in zip(self.requests, self.values, strict=True)
+            },
+        }
+
+
+#: The columns of `RunEvaluation.records`.
+RECORD_COLUMNS = ("run", "query", "measure", "value")
 
 
 def as_requests(measures: str | Sequence[str | Request] | None) -> list[Request]:
@@ -229,26 +275,7 @@ def in_order(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluatio
 
 
 def evaluation_table(results: Sequence[RunEvaluation], per_query: bool = True) -> dict[str, list]:
-    """The tidy table (run, query, measure, value) of evaluated runs: one row per (run,
-    query, measure) with ``per_query``, else one summary row per (run, measure) with query
-    ``all``; the run-name pseudo-measure (``runid``) left out."""
-    cols: dict[str, list] = {"run": [], "query": [], "measure": [], "value": []}
-    for res in results:
-        if per_query:
-            for req, col in zip(res.requests, res.values, strict=True):
-                if req.measure.is_run_name:
-                    continue
-                for qid, v in zip(res.query_ids, col.tolist(), strict=True):
-                    cols["run"].append(res.run_name)
-                    cols["query"].append(qid)
-                    cols["measure"].append(req.label)
-                    cols["value"].append(v)
-        else:
-            for req, v in zip(res.requests, res.summary, strict=True):
-                if v is None or req.measure.is_run_name:
-                    continue
-                cols["run"].append(res.run_name)
-                cols["query"].append("all")
-                cols["measure"].append(req.label)
-                cols["value"].append(v)
-    return cols
+    """The tidy table (run, query, measure, value) of evaluated runs as a dict of columns:
+    their `RunEvaluation.records`, one run after another."""
+    records = [record for res in results for record in res.records(per_query)]
+    return records_frame(records, RECORD_COLUMNS, "dict")

@@ -109,25 +109,28 @@ def with_preferences(
         ties=options.ties or "docno-desc", max_docs=options.max_docs,
         keep_rankings=needs_rankings(wanted),
     )  # fmt: skip
-    out = [  # copies whose lists the preference columns extend
-        dataclasses.replace(
-            res, requests=list(res.requests), values=list(res.values), summary=list(res.summary)
-        )
-        for res in results
-    ]
+    columns: list[list[np.ndarray]] = [[] for _ in results]  # per run: one per request
     for req in wanted:
         found = compute_request(table, req)
         position = {qid: i for i, qid in enumerate(found.query_ids)}
         over = found.prefs[:, :, reference]  # queries × runs: P[q, run, reference]
-        labelled = against(req, runs[reference].name)
-        for r, res in enumerate(out):
-            column = np.array(
-                [over[position[q], r] if q in position else 0.0 for q in res.query_ids]
+        for r, res in enumerate(results):
+            columns[r].append(
+                np.array([over[position[q], r] if q in position else 0.0 for q in res.query_ids])
             )
-            res.requests.append(labelled)
-            res.values.append(column)
-            res.summary.append(float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0)
-    return out
+    labelled = [against(req, runs[reference].name) for req in wanted]
+    return [  # new values, each run's preference columns after its own
+        dataclasses.replace(
+            res, requests=[*res.requests, *labelled], values=[*res.values, *added],
+            summary=[*res.summary, *(_mean(column) for column in added)],
+        )  # fmt: skip
+        for res, added in zip(results, columns, strict=True)
+    ]
+
+
+def _mean(column: np.ndarray) -> float:
+    """The summary of a preference column: its mean, summed in order (0 without queries)."""
+    return float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0
 
 
 def _each_run(evaluate_one: Callable[..., RunEvaluation]) -> Callable[..., list[RunEvaluation]]:

@@ -23,6 +23,7 @@ from ..errors import UsageError
 from ..judge import order_run
 from ..measures import parse_measures
 from ..model import Qrels, Run
+from ..model.frames import plain, records_frame
 from ..stats.rbo import RBO, TIE_VARIANTS, FlatRanking, check_persistence, rbo_flat
 from ..stats.reproducibility import (
     delta_relative_improvement,
@@ -162,7 +163,7 @@ class Reproduction:
     reproduced_topics: list[str]
     rankings: dict[str, RankSimilarity] = field(default_factory=dict)
 
-    def rows(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         """One row per (measure, quantity): ``measure``, ``quantity``, ``baseline``,
         ``advanced`` (a quantity of the pair, ER and ΔRI, fills ``baseline`` only)."""
         out: list[dict[str, Any]] = []
@@ -183,6 +184,27 @@ class Reproduction:
             label = f"RBO_ext (p={base.p:g})"
             out.append(_row("rankings", label, _nanmean(base.rbo_ext()), _nanmean(adv.rbo_ext())))
         return out
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        names = ("measure", "quantity", "baseline", "advanced")
+        return records_frame(self.records(), names, output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The kind, the runs, the rows (`records`) and, for a reproduction, each pair's
+        per-topic KTU and RBO (full precision, JSON-ready)."""
+        return {
+            "kind": self.kind, "original": list(self.original),
+            "reproduced": list(self.reproduced), "rows": self.records(),
+            "topics": {
+                role: {
+                    "query_ids": list(s.query_ids), "ktu": plain(s.ktu),
+                    "rbo_min": [r.min for r in s.rbo], "rbo_res": [r.res for r in s.rbo],
+                    "rbo_ext": [r.ext for r in s.rbo],
+                }
+                for role, s in self.rankings.items()
+            },
+        }  # fmt: skip
 
 
 def _nanmean(values: np.ndarray) -> float:

@@ -21,6 +21,7 @@ from ..errors import UsageError
 from ..judge import JoinOptions, order_run, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
+from ..model.frames import plain, records_frame
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
 from ..stats.rbo import rbo
@@ -91,9 +92,9 @@ def measure_data(
     return [data[r] for r in requests]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Study:
-    """The results of `study`."""
+    """The results of `study` (a value: `study` builds the curves first, then the study)."""
 
     run_names: list[str]
     measures: list[str]
@@ -109,6 +110,53 @@ class Study:
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = field(
         default_factory=dict
     )
+
+    #: The two tables of a study, for ``table=``, and their columns: the measures'
+    #: agreement pair by pair, and each measure's discriminative power.
+    TABLES = {
+        "pairs": ("measure_a", "measure_b", "kendall_tau", "rbo", "per_topic_kendall_tau"),
+        "power": ("measure", *POWER_TESTS),
+    }
+
+    def records(self, table: str = "pairs") -> list[dict[str, Any]]:
+        """The rows of ``table``: ``pairs``, one per (measure, measure) with Kendall's τ,
+        RBO and the per-topic τ between their orderings of the runs (None when not
+        computed); ``power``, one per measure with its discriminative power under each
+        test of `POWER_TESTS`."""
+        if table == "power":
+            return [{"measure": m, **self.power[m]} for m in self.measures]
+        if table != "pairs":
+            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
+        return [
+            {"measure_a": a, "measure_b": b, "kendall_tau": float(self.tau[i, j]),
+             "rbo": None if self.rbo is None else float(self.rbo[i, j]),
+             "per_topic_kendall_tau": (
+                 None if self.topic_tau is None else float(self.topic_tau[i, j])
+             )}
+            for i, a in enumerate(self.measures)
+            for j, b in enumerate(self.measures)
+        ]  # fmt: skip
+
+    def to_frame(self, output: str = "pandas", table: str = "pairs") -> Any:
+        """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
+        columns."""
+        return records_frame(self.records(table), self.TABLES[table], output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every result of the study, JSON-ready (what ``rankscope meta --format json``
+        writes): τ, RBO and per-topic τ as measures × measures lists, the discriminative
+        power and the robustness curves."""
+        return {
+            "runs": list(self.run_names),
+            "measures": list(self.measures),
+            "kendall_tau": plain(self.tau),
+            "rbo_p": self.rbo_p,
+            "rbo": plain(self.rbo),
+            "per_topic_kendall_tau": plain(self.topic_tau),
+            "discriminative_power": plain(self.power),
+            "robustness_queries": plain(self.query_curves),
+            "robustness_judgments": plain(self.judgment_curves),
+        }
 
 
 def study(
@@ -183,9 +231,11 @@ def study(
             for test in POWER_TESTS
         }
         advance()
-    result = Study([r.name for r in runs], names, tau, power, overlap, topic_tau, rbo_p)
+    run_names = [r.name for r in runs]
     if not robustness:
-        return result
+        return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
+    query_curves: dict[str, list[tuple[int, float, float]]] = {}
+    judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
@@ -197,7 +247,7 @@ def study(
                 for _ in range(samples)
             ]
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
-        result.query_curves[d.name] = curve
+        query_curves[d.name] = curve
         advance()
     for policy in policies:
         for fraction in fractions:
@@ -210,8 +260,10 @@ def study(
             for name in names:
                 sample = by_measure[name]
                 point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
-                result.judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
-    return result
+                judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    return Study(
+        run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
+    )
 
 
 def top_documents(run: Run, depth: int) -> Run:

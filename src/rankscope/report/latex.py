@@ -1,4 +1,5 @@
-r"""A LaTeX table of system means with significance superscripts (as ranx's Report prints).
+r"""A LaTeX table of system means with significance superscripts (as ranx's Report prints),
+written through the one renderer (`rankscope.report.tables.latex_tabular`).
 
 One row per system, labelled ``a``, ``b``, ... in the ``\#`` column; one column per
 measure with the system's mean score; the best mean of each measure in bold; after a mean,
@@ -37,27 +38,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import UsageError
-from .letters import letter_labels
-from .procedures import compare, named
+from ..stats.letters import letter_labels
+from ..stats.procedures import compare, named
+from .tables import latex_escape, latex_tabular
 
-__all__ = ["latex_escape", "latex_table"]
-
-_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    # in the default (OT1) font encoding these print as other glyphs
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
+__all__ = ["latex_table"]
 
 _CORRECTIONS = {
     "bonferroni": "Bonferroni correction",
@@ -66,11 +51,6 @@ _CORRECTIONS = {
     "benjamini-hochberg": "Benjamini--Hochberg correction",
     "fdr_bh": "Benjamini--Hochberg correction",
 }
-
-
-def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    return "".join(_SPECIAL.get(char, char) for char in str(text))
 
 
 def _describe(test: str, correction: str | None, permutations: int, exact: set[bool]) -> str:
@@ -177,13 +157,7 @@ def latex_table(
     lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{text}}}"]
     if label is not None:
         lines.append(rf"\label{{{label}}}")
-    lines += [
-        r"\begin{tabular}{cl" + "l" * len(measures) + "}",
-        r"\toprule",
-        r"\# & System & " + " & ".join(latex_escape(m) for m in measures) + r" \\",
-        r"\midrule",
-    ]
-    for i, name in enumerate(names):
-        lines.append(" & ".join([labels[i], latex_escape(name), *cells[i]]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    rows = [[r"\#", "System", *(latex_escape(m) for m in measures)]]
+    rows += [[labels[i], latex_escape(name), *cells[i]] for i, name in enumerate(names)]
+    tabular = latex_tabular(rows, "cl" + "l" * len(measures))
+    return "\n".join(lines) + "\n" + tabular + r"\end{table}" + "\n"
