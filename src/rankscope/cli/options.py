@@ -366,7 +366,7 @@ class Option:
         if self.type is not None:
             kwargs["type"] = self.type
         if self.choices is not None:
-            kwargs["choices"] = choices or self.choices
+            kwargs["choices"] = self.choices if choices is None else choices
         if self.metavar is not None:
             kwargs["metavar"] = self.metavar
         return p.add_argument(*self.flags, *aliases, **kwargs)
