@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import RankscopeWarning, UsageError, warn
 from ..measures import Request
-from ..model import Interactions, Run, Vocabulary
+from ..model import Interactions, Vocabulary
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
@@ -41,6 +41,7 @@ from ..scale.kernels import (
     line_numbers,
     metadata,
     number_array,
+    partition_runs,
     pyarrow,
     runs_from,
     runs_table,
@@ -317,14 +318,11 @@ def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec
     import pyarrow.compute as pc
 
     users, items = Vocabulary(), Vocabulary()
-    runs = []
-    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
-        if path is None:
-            empty = np.zeros(0, dtype=np.int32)
-            runs.append(Run(name, users, items, empty, empty, np.zeros(0), source=source))
-        else:
-            runs.append(read_recommendations(path, users=users, items=items, name=name,
-                                             columns=columns, duplicates=duplicates))  # fmt: skip
+    runs = partition_runs(
+        spec, files, users, items,
+        lambda path, name: read_recommendations(path, users=users, items=items, name=name,
+                                                columns=columns, duplicates=duplicates),
+    )  # fmt: skip
     if test_file is not None:
         log = keep_latest(read_interactions(test_file, users=users, items=items, columns=columns))
         table = interactions_table(log)
