@@ -28,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankscope import RankscopeWarning
-from rankscope.recsys import evaluate_systems
+from rankscope import RankscopeWarning, evaluate_recsys_systems
 
 ROOT = Path(__file__).resolve().parent.parent
 ML = ROOT.parent / "shared" / "data" / "movielens-100k"
@@ -206,7 +205,8 @@ def main() -> None:
     inputs = dict(train=str(ML / "u1.base"), features=str(ML / "u.item"), k=args.k, threshold=4)
 
     results, seconds = timed(
-        lambda: evaluate_systems(str(ML / "u1.test"), systems, MEASURES, **inputs), args.repeat
+        lambda: evaluate_recsys_systems(str(ML / "u1.test"), systems, MEASURES, **inputs),
+        args.repeat,
     )
     labels = results[0].labels
     print_table(results, labels, f"top-N lists, k = {args.k} (relevant: rating >= 4)")
@@ -217,12 +217,14 @@ def main() -> None:
           f"u.item; lists from memory): {seconds:.3f} s (median of {args.repeat})")  # fmt: skip
     for name, lists in systems.items():
         _, one = timed(
-            lambda lists=lists: evaluate_systems(str(ML / "u1.test"), lists, MEASURES, **inputs),
+            lambda lists=lists: evaluate_recsys_systems(
+                str(ML / "u1.test"), lists, MEASURES, **inputs
+            ),
             args.repeat,
         )
         print(f"  {name}: {one:.3f} s")
     _, from_files = timed(
-        lambda: evaluate_systems(
+        lambda: evaluate_recsys_systems(
             str(ML / "u1.test"), [str(p) for p in paths], MEASURES, **inputs
         ),  # fmt: skip
         args.repeat,
@@ -236,7 +238,7 @@ def main() -> None:
     print(f"  `rankscope recsys` process, end to end: {time.perf_counter() - t:.3f} s\n")
 
     rating, seconds = timed(
-        lambda: evaluate_systems(str(ML / "u1.test"), predictions, RATING, threshold=4),
+        lambda: evaluate_recsys_systems(str(ML / "u1.test"), predictions, RATING, threshold=4),
         args.repeat,
     )
     print_table(rating, rating[0].labels, "rating prediction (all 20,000 test ratings)")

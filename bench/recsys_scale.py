@@ -10,13 +10,14 @@ generated under ``--small-root`` when missing (a few seconds each).
 
 Each row is one fresh process (``--one``), timed inside it:
 
-* ``local``: rankscope's local recsys path, ``recsys.evaluate_systems(test, {"recs": recs},
-  MEASURES)`` on the two datasets read whole by ``pyarrow.dataset`` into Arrow tables (the
-  local readers take a Parquet file or a table, not a directory of partitions).  Only for
+* ``local``: rankscope's local recsys path, ``rankscope.evaluate_recsys_systems(test,
+  {"recs": recs}, MEASURES)`` on the two datasets read whole by ``pyarrow.dataset`` into
+  Arrow tables (the local readers take a Parquet file or a table, not a directory of
+  partitions).  Only for
   the 10M logs: it holds every interaction and its interned ids in one process (6.4 GB at
   10M, so ~65 GB at 100M, more than this machine's 24 GB).
 * ``dask``: a ``distributed.LocalCluster(n_workers=W, threads_per_worker=1,
-  processes=True)``, then ``evaluate_systems(Partitioned(test), {"recs":
+  processes=True)``, then ``evaluate_recsys_systems(Partitioned(test), {"recs":
   Partitioned(recs)}, MEASURES, backend="dask")``: each worker reads its partitions in place.
 
 Figures: wall time of the evaluation call (``read+eval``: the local row's Parquet read plus
@@ -96,13 +97,13 @@ class Sampler:
 def one_local(data: Path) -> dict[str, Any]:
     import pyarrow.dataset as ds
 
-    from rankscope.recsys import evaluate_systems
+    from rankscope import evaluate_recsys_systems
 
     started = time.perf_counter()
     test = ds.dataset(data / "interactions", format="parquet").to_table()
     recs = ds.dataset(data / "recommendations", format="parquet").to_table()
     read = time.perf_counter() - started
-    results = evaluate_systems(test, {"recs": recs}, MEASURES)
+    results = evaluate_recsys_systems(test, {"recs": recs}, MEASURES)
     elapsed = time.perf_counter() - started
     summary, hashed = digest(results)
     return {"seconds": elapsed, "read": read, "summary": summary, "hash": hashed,
@@ -112,7 +113,7 @@ def one_local(data: Path) -> dict[str, Any]:
 def one_dask(data: Path, workers: int) -> dict[str, Any]:
     from distributed import Client, LocalCluster
 
-    from rankscope.recsys import evaluate_systems
+    from rankscope import evaluate_recsys_systems
     from rankscope.scale import Partitioned
 
     started = time.perf_counter()
@@ -124,7 +125,7 @@ def one_dask(data: Path, workers: int) -> dict[str, Any]:
         pids = client.run(os.getpid)
         with Sampler(pids) as sampler:
             began = time.perf_counter()
-            results = evaluate_systems(
+            results = evaluate_recsys_systems(
                 Partitioned(data / "interactions"), {"recs": Partitioned(data / "recommendations")},
                 MEASURES, backend="dask",
             )  # fmt: skip

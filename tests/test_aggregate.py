@@ -331,7 +331,7 @@ def test_evaluate_table_and_recsys_summary_rows():
     expected = dict(zip(keys, summary["value"], strict=True))
     for row in result.rows:
         assert row.value == pytest.approx(expected[(row.run, row.measure)])
-    recsys_table = rankscope.recsys.evaluate(
+    recsys_table = rankscope.evaluate_recsys(
         {"u1": {"a": 5, "b": 2}, "u2": {"b": 4}}, {"u1": ["a", "b"], "u2": ["a", "c"]},
         ["P@2", "CatalogCoverage@2"], output="dict", catalog=["a", "b", "c"],
     )  # fmt: skip
@@ -363,7 +363,7 @@ def test_movielens_most_popular_by_age_band_and_gender():
         ages[user], genders[user] = band, gender
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        tidy = rankscope.recsys.evaluate(str(folder / "u1.test"), {"pop": recs}, ["P@10"],
+        tidy = rankscope.evaluate_recsys(str(folder / "u1.test"), {"pop": recs}, ["P@10"],
                                          output="dict")  # fmt: skip
     result = aggregate(tidy, segments={"age": ages, "gender": genders})
     users = [u for u in tidy["user"] if u != "all"]

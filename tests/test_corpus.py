@@ -186,10 +186,10 @@ def api_call(call: dict, where: Path) -> Any:
         table = rankscope.evaluate(qrels, runs, call["measures"], output="dict")
         return {k: list(v) for k, v in table.items()}
     if call["api"] == "recsys":
-        from rankscope.recsys import evaluate
+        from rankscope import evaluate_recsys
 
         test = api_input(call["test"], where, "test")
-        return evaluate(test, api_input(call["recs"], where, "recs"))
+        return evaluate_recsys(test, api_input(call["recs"], where, "recs"))
     raise AssertionError(call["api"])
 
 

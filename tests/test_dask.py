@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import rankscope
-from rankscope import recsys
 from rankscope.errors import UsageError
 
 from .conftest import DATA, need, run_cli
@@ -274,14 +273,14 @@ def logs():
 )
 def test_recsys_frames(client, logs, options):
     test, recs = logs
-    (local, w1), (dask, w2) = both(recsys.evaluate_systems, test, recs, TOPN, **options)
+    (local, w1), (dask, w2) = both(rankscope.evaluate_recsys_systems, test, recs, TOPN, **options)
     same_recsys(local, dask)
     assert w1 == w2 and w1  # one-sided users and users without relevant items are told
 
 
 def test_recsys_tidy_table(client, logs):
     test, recs = logs
-    (a, _), (b, _) = both(recsys.evaluate, test, recs["pop"], ["P@5", "nDCG@10"],
+    (a, _), (b, _) = both(rankscope.evaluate_recsys, test, recs["pop"], ["P@5", "nDCG@10"],
                           output="dict")  # fmt: skip
     assert a == b and len(a["value"]) > 900
 
@@ -294,11 +293,11 @@ def test_recsys_partitioned_parquet(client, logs, tmp_path):
         _write_by_query(frame, tmp_path / name, "user", groups)
     _write_by_query(test, tmp_path / "test", "user", groups)
     datasets = [Partitioned(tmp_path / n) for n in recs]
-    local, w1 = both(recsys.evaluate_systems, test, recs, TOPN)[0]
+    local, w1 = both(rankscope.evaluate_recsys_systems, test, recs, TOPN)[0]
     for given in (test, Partitioned(tmp_path / "test")):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            dask = recsys.evaluate_systems(given, datasets, TOPN, backend="dask")
+            dask = rankscope.evaluate_recsys_systems(given, datasets, TOPN, backend="dask")
         same_recsys(local, dask)
         assert sorted(str(w.message) for w in caught) == sorted(w1)
 
@@ -342,9 +341,9 @@ def test_usage_errors(client, logs, monkeypatch):
     with pytest.raises(UsageError, match="scheduler must be"):
         rankscope.evaluate_many(QRELS, RUNS, ["AP"], scheduler=3)
     with pytest.raises(UsageError, match="Novelty.*local backend"):
-        recsys.evaluate_systems(test, recs, ["Novelty"], backend="dask")
+        rankscope.evaluate_recsys_systems(test, recs, ["Novelty"], backend="dask")
     with pytest.raises(UsageError, match="train="):
-        recsys.evaluate_systems(test, recs, ["P@5"], train=test, backend="dask")
+        rankscope.evaluate_recsys_systems(test, recs, ["P@5"], train=test, backend="dask")
     def no_client():
         raise ValueError("No global client found")
 
@@ -422,10 +421,10 @@ def test_worker_killed_mid_run(client, logs, tmp_path):
         same_trec(local, dask)
         marker.unlink()
         test, recs = logs
-        reference = recsys.evaluate_systems(test, recs, TOPN)
+        reference = rankscope.evaluate_recsys_systems(test, recs, TOPN)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = recsys.evaluate_systems(test, recs, TOPN, backend="dask")
+            found = rankscope.evaluate_recsys_systems(test, recs, TOPN, backend="dask")
         assert marker.exists()
         same_recsys(reference, found)
     finally:

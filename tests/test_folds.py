@@ -1,5 +1,5 @@
 """`rankscope.recsys.evaluate_folds` and `rankscope recsys --folds`: on MovieLens 100K's
-u1-u5 folds, each fold's values are those of `recsys.evaluate` on that fold alone, and the
+u1-u5 folds, each fold's values are those of `rankscope.evaluate_recsys` on that fold alone, and the
 means, spreads and tests those of the fold values computed here (scipy as the oracle of
 the paired t test); tiny folds for exact expectations; bad input."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rankscope import InputError, UsageError
-from rankscope.recsys import evaluate, evaluate_folds, read_interactions
+from rankscope import InputError, UsageError, evaluate_recsys
+from rankscope.recsys import evaluate_folds, read_interactions
 from tests.conftest import DATA, need, run_cli
 
 TOP = 20
@@ -65,13 +65,14 @@ def result(movielens):
 
 @pytest.fixture(scope="module")
 def alone(movielens):
-    """Each (fold, system) evaluated alone by `recsys.evaluate`: {(fold, system): table}."""
+    """Each (fold, system) evaluated alone by `rankscope.evaluate_recsys`: {(fold, system):
+    table}."""
     _, folds, systems, _ = movielens
     tables = {}
     for f, (base, test) in enumerate(folds):
         for name, lists in systems.items():
             with pytest.warns():
-                tables[f, name] = evaluate(
+                tables[f, name] = evaluate_recsys(
                     test, lists[f], ["P@10", "Recall@20"], train=base, seen="drop",
                     output="dict",
                 )  # fmt: skip
@@ -85,7 +86,7 @@ def _summary(table: dict, measure: str) -> float:
 
 def test_each_fold_is_the_fold_evaluated_alone(result, alone):
     assert result.folds == ["u1", "u2", "u3", "u4", "u5"]
-    # measures in the registry's order, as `recsys.evaluate` lists them
+    # measures in the registry's order, as `rankscope.evaluate_recsys` lists them
     assert result.systems == ["pop", "ids"] and result.measures == ["P@10", "Recall@20", "nDCG@10"]
     for (f, name), table in alone.items():
         for measure in ("P@10", "Recall@20"):
@@ -169,8 +170,8 @@ def test_seen_keep_is_the_fold_evaluated_with_keep(movielens):
         kept = evaluate_folds(folds[:2], one, ["P@10"], seen="keep")
     base, test = folds[0]
     with pytest.warns():
-        table = evaluate(test, one["pop"][0], ["P@10"], train=base, seen="keep", output="dict",
-                         per_user=False)  # fmt: skip
+        table = evaluate_recsys(test, one["pop"][0], ["P@10"], train=base, seen="keep",
+                                output="dict", per_user=False)  # fmt: skip
     assert kept.value("pop", "P@10", "u1") == table["value"][0]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from rankscope import InputError, RankscopeWarning, UsageError
-from rankscope.api import evaluate_many
+from rankscope.api import evaluate_many, read_judgments
 from rankscope.judge import JoinOptions
 from rankscope.model import Vocabulary, native
 from rankscope.read.sources import read_qrels, read_run, resolve_runs
@@ -60,7 +60,7 @@ def track(folder: Path, runs: int = 7, seed: int = 5) -> tuple[Path, Path]:
 def at_once(qrels: Path, runs: Path, measures=MEASURES, names: str = "file"):
     """Every run read and evaluated together (the path before issue 12)."""
     fmt = judgment_format("qrels")
-    judgments = fmt.read(str(qrels))
+    judgments = read_judgments(str(qrels))
     from rankscope.table import as_requests
 
     return evaluate_runs(judgments, resolve_runs(str(runs), judgments, names=names),

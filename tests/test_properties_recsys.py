@@ -33,7 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankscope
-from rankscope.recsys import MEASURES, evaluate_systems
+from rankscope import evaluate_recsys_systems
+from rankscope.recsys import MEASURES
 
 SETTINGS = settings(
     max_examples=25,
@@ -104,7 +105,7 @@ def feature_lines(features) -> list[str]:
 
 
 def evaluate_files(world, shuffle: random.Random | None = None, **options):
-    """`evaluate_systems` on the world written to files, lines shuffled by ``shuffle``;
+    """`evaluate_recsys_systems` on the world written to files, lines shuffled by ``shuffle``;
     ``{system: SystemEvaluation}``."""
     test, train, systems, features = world
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +125,7 @@ def evaluate_files(world, shuffle: random.Random | None = None, **options):
         recs = {name: write(f"{name}.tsv", list_lines(lists)) for name, lists in systems.items()}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rankscope.RankscopeWarning)
-            results = evaluate_systems(
+            results = evaluate_recsys_systems(
                 paths["test"], recs, SPECS, k=K, train=paths["train"],
                 features=paths["features"], **options,
             )  # fmt: skip

@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 import pytest
 
-from rankscope import InputError, RankscopeWarning
+from rankscope import InputError, RankscopeWarning, evaluate_recsys, evaluate_recsys_systems
 from rankscope.read.features import read_item_features
 from rankscope.read.recommendations import read_recommendations
-from rankscope.recsys import evaluate, evaluate_systems, parse, read_interactions
+from rankscope.recsys import parse, read_interactions
 from tests.conftest import DATA, ROOT, need
 
 # A small world, every value below computed by hand.
@@ -37,7 +37,7 @@ def summary(measures, k=3, **kwargs):
     kwargs.setdefault("train", TRAIN)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        (result,) = evaluate_systems(TEST, RECS, measures, k=k, **kwargs)
+        (result,) = evaluate_recsys_systems(TEST, RECS, measures, k=k, **kwargs)
     return result
 
 
@@ -83,7 +83,7 @@ def test_topn_per_user_and_no_relevant_policy():
 
 def test_warnings_name_what_was_left_out():
     with pytest.warns(RankscopeWarning) as caught:
-        evaluate_systems(TEST, RECS, ["P@3", "UserCoverage"], train=TRAIN, k=3)
+        evaluate_recsys_systems(TEST, RECS, ["P@3", "UserCoverage"], train=TRAIN, k=3)
     text = "\n".join(str(w.message) for w in caught)
     assert "1 of 4 test users have no relevant test item (rating >= 4)" in text
     assert "left out of the means of P@3" in text
@@ -161,7 +161,7 @@ def test_ild_cosine_and_jaccard():
     # u3 c-d 1 - 1/sqrt 2. Jaccard: u1 1 - 1/3, u2 1 - 1/3, u3 1 - 1/2. u5: no list.
     cosine = (0.5 + (1 - 1 / math.sqrt(3)) + (1 - 1 / math.sqrt(2))) / 3
     with pytest.warns(RankscopeWarning, match="items without features; ILD leaves them out"):
-        got = evaluate_systems(TEST, RECS, ["ILD@3"], features=GENRES)[0]
+        got = evaluate_recsys_systems(TEST, RECS, ["ILD@3"], features=GENRES)[0]
     assert got.summary["ILD@3"] == pytest.approx(cosine)
     assert value("ILD(distance=jaccard)@3", features=GENRES) == pytest.approx(11 / 18)
     # top 4 of u1: c, a, b described: pairs c-a 1/2, c-b 1, a-b 1 - 1/sqrt 2
@@ -170,7 +170,7 @@ def test_ild_cosine_and_jaccard():
 
 
 def test_a_list_of_one_item_has_no_diversity():
-    result = evaluate_systems({"u": {"a": 5}}, {"u": ["a"]}, ["ILD@3"], features=GENRES)[0]
+    result = evaluate_recsys_systems({"u": {"a": 5}}, {"u": ["a"]}, ["ILD@3"], features=GENRES)[0]
     assert result.per_user("ILD@3") == {} and math.isnan(result.summary["ILD@3"])
 
 
@@ -185,7 +185,7 @@ def test_serendipity_with_a_given_baseline():
 @pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")  # asserted otherwise
 def test_empty_list_everywhere():
     # a test user without recommendations at all: 0 on accuracy, no list measures
-    result = evaluate_systems(
+    result = evaluate_recsys_systems(
         {"u": {"a": 5}, "v": {"b": 5}}, {"v": ["b"]}, "all", train={"w": ["a"]},
         features=GENRES, k=2,
     )[0]  # fmt: skip
@@ -206,7 +206,7 @@ def test_seed_examples_rows_7_and_8():
     # 002: user ratings 5,4,4,4,3,2,2, predictions 5,3,4,2,5,5,2 (items A B D G E C F)
     ratings = dict(zip("ABDGECF", [5, 4, 4, 4, 3, 2, 2], strict=True))
     predicted = dict(zip("ABDGECF", [5, 3, 4, 2, 5, 5, 2], strict=True))
-    table = evaluate(
+    table = evaluate_recsys(
         {"u": ratings}, {"u": predicted}, ["MAE", "RMSE", "SE", "MSE"], per_user=False,
         output="dict",
     )  # fmt: skip
@@ -222,7 +222,7 @@ def test_rating_errors_pooled_and_per_user():
     # none; one prediction outside the test (ignored).
     predictions = {"u1": {"c": 4, "f": 4}, "u2": {"b": 2, "e": 2.0}, "u9": {"a": 1}}
     with pytest.warns(RankscopeWarning, match="3 of 7 test ratings have no prediction"):
-        result = evaluate_systems(
+        result = evaluate_recsys_systems(
             TEST, predictions, ["rating", "RMSE(average=users)", "MAE(average=users)",
                                 "SE(average=users)", "PredictionCoverage(average=users)"],
         )[0]  # fmt: skip
@@ -240,7 +240,7 @@ def test_rating_errors_pooled_and_per_user():
 
 def test_rating_measures_need_ratings():
     with pytest.raises(ValueError, match="MAE needs ratings"):
-        evaluate_systems({"u": ["a"]}, {"u": ["a"]}, ["MAE"])
+        evaluate_recsys_systems({"u": ["a"]}, {"u": ["a"]}, ["MAE"])
 
 
 # -- names and inputs ------------------------------------------------------------------------
@@ -294,7 +294,7 @@ def test_files_frames_and_dicts_agree(tmp_path):
             r = str(tmp_path / recs) if isinstance(recs, str) else recs
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RankscopeWarning)
-                got = evaluate_systems(t, r, ["nDCG@3"], k=3)[0].summary["nDCG@3"]
+                got = evaluate_recsys_systems(t, r, ["nDCG@3"], k=3)[0].summary["nDCG@3"]
             assert got == pytest.approx(expected), (test, recs)
 
 
@@ -353,7 +353,7 @@ def test_duplicates_warn_and_keep_one(tmp_path):
     log = tmp_path / "test.tsv"
     log.write_text("u\ta\t2\t10\nu\tb\t5\t10\nu\ta\t5\t20\n")
     with pytest.warns(RankscopeWarning, match=r"1 repeated \(user, item\) pair.*lines 1 and 3"):
-        got = evaluate_systems(str(log), {"u": ["a", "c"]}, ["P@1"], k=1)[0]
+        got = evaluate_recsys_systems(str(log), {"u": ["a", "c"]}, ["P@1"], k=1)[0]
     assert got.summary["P@1"] == 1.0  # the latest rating of a (5) is kept
     recs = tmp_path / "recs.tsv"
     recs.write_text("u\ta\t1.0\nu\tb\t2.0\nu\ta\t3.0\n")
@@ -482,7 +482,7 @@ def test_against_plain_python_on_random_data():
                 "Gini", "Entropy", "ILD"]  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        got = evaluate_systems(test, recs, measures, k=k, train=train, features=genres)[0]
+        got = evaluate_recsys_systems(test, recs, measures, k=k, train=train, features=genres)[0]
     s = {label.split("@")[0]: v for label, v in got.summary.items()}
     pairs = {"P": "P", "Recall": "R", "MAP": "AP", "nDCG": "nDCG", "MRR": "RR", "HitRate": "HR",
              "Novelty": "Novelty", "CatalogCoverage": "Coverage", "Gini": "Gini",
@@ -527,7 +527,7 @@ def test_movielens_popularity_knn_random():
         systems["random"][str(u)] = [str(i) for i in rng.choice(candidates, 10, replace=False)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        results = evaluate_systems(
+        results = evaluate_recsys_systems(
             str(folder / "u1.test"), systems, ["topn", "beyond"],
             train=str(folder / "u1.base"), features=str(folder / "u.item"),
         )  # fmt: skip

@@ -10,9 +10,9 @@ import warnings
 import numpy as np
 import pytest
 
-from rankscope import InputError, RankscopeWarning, UsageError
+from rankscope import InputError, RankscopeWarning, UsageError, evaluate_recsys_systems
 from rankscope.read.groups import read_item_groups
-from rankscope.recsys import evaluate_systems, group_exposure
+from rankscope.recsys import group_exposure
 from tests.conftest import DATA, need, run_cli
 
 # Training popularity (distinct users): a 2 (v, w), b 1 (w), e 3 (u, v, w), f 1 (w), c and
@@ -29,7 +29,7 @@ def summary(measures, recs=RECS, k=3, test=TEST, **options):
     options.setdefault("train", TRAIN)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        (result,) = evaluate_systems(test, recs, measures, k=k, **options)
+        (result,) = evaluate_recsys_systems(test, recs, measures, k=k, **options)
     return result
 
 
@@ -227,7 +227,7 @@ def test_movielens_most_popular_bias():
     names = ["ARP@10", "APLT@10", "ACLT@10", "PopRSP@10", "PopREO@10", "ExposureRatio@10"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        results = evaluate_systems(
+        results = evaluate_recsys_systems(
             str(folder / "u1.test"), systems, names, train=str(folder / "u1.base")
         )
     s = {r.name: r.summary for r in results}

@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
-from rankscope import RankscopeWarning, UsageError
-from rankscope.recsys import coverage_accuracy, evaluate_systems, reliability
+from rankscope import RankscopeWarning, UsageError, evaluate_recsys_systems
+from rankscope.recsys import coverage_accuracy, reliability
 from rankscope.recsys.confidence import coverage_accuracy_curve
 from tests.conftest import DATA, need
 
@@ -26,7 +26,7 @@ MEASURES = ["Brier", "LogLoss", "ECE", "CoverageAccuracy", "ECE(bins=2)"]
 def summary(measures=MEASURES, preds=PREDS, test=TEST, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        (result,) = evaluate_systems(test, preds, measures, **options)
+        (result,) = evaluate_recsys_systems(test, preds, measures, **options)
     return result
 
 
@@ -92,11 +92,11 @@ def test_ece_target_rating():
     assert math.isnan(r.summary["Brier"])
     message = r"3 of 4 predictions .* not probabilities in \[0, 1\], e.g. 2.0 \("
     with pytest.warns(RankscopeWarning, match=message):
-        evaluate_systems(test, preds, ["Brier"])
+        evaluate_recsys_systems(test, preds, ["Brier"])
     with pytest.raises(UsageError, match="not probabilities"):
         reliability(test, preds)
     with pytest.raises(UsageError, match="ECE\\(target=rating\\) needs ratings"):
-        evaluate_systems({"u": ["a"]}, preds, ["ECE(target=rating)"])
+        evaluate_recsys_systems({"u": ["a"]}, preds, ["ECE(target=rating)"])
 
 
 def test_coverage_accuracy_by_hand():
@@ -177,7 +177,7 @@ def test_movielens_item_rate_predictor():
     names = ["Brier", "LogLoss", "ECE", "CoverageAccuracy"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankscopeWarning)
-        (r,) = evaluate_systems(str(folder / "u1.test"), preds, names)
+        (r,) = evaluate_recsys_systems(str(folder / "u1.test"), preds, names)
     s = r.summary
     assert r.counts["Brier"] == len(test) == 20000
     assert s["Brier"] == pytest.approx(np.mean((p - y) ** 2), rel=1e-12)

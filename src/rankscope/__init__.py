@@ -17,7 +17,7 @@ import lazy_loader
 __version__ = "0.1.0"
 
 #: Public names, imported from their module on first use, and the subpackages, reachable as
-#: attributes (``rankscope.recsys.evaluate``) and imported on first use too.
+#: attributes (``rankscope.recsys.splits``) and imported on first use too.
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     # the subpackage rankscope.judge is reached by import; the attribute is the function
@@ -43,6 +43,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
         "api.fusion": ["fuse"],
         "api.clicks": ["simulate_clicks"],
+        "api.recsys": ["evaluate_recsys", "evaluate_recsys_systems"],
     },
 )  # fmt: skip
 
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .api.explanation import recall_levels  # noqa: F401
     from .api.fusion import fuse  # noqa: F401
     from .api.preference import preferences  # noqa: F401
+    from .api.recsys import evaluate_recsys, evaluate_recsys_systems  # noqa: F401
     from .api.reproduction import reproduce  # noqa: F401
     from .errors import InputError, RankscopeError, RankscopeWarning, UsageError  # noqa: F401
     from .judge import Judged, Ranked, judge  # noqa: F401

@@ -27,6 +27,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "explanation": ["recall_levels"],
         "fusion": ["fuse"],
         "clicks": ["simulate_clicks"],
+        "recsys": ["RecsysOptions", "evaluate_recsys", "evaluate_recsys_systems"],
     },
 )  # fmt: skip
 
@@ -47,4 +48,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from .explanation import recall_levels  # noqa: F401
     from .fusion import fuse  # noqa: F401
     from .preference import preferences  # noqa: F401
+    from .recsys import RecsysOptions, evaluate_recsys, evaluate_recsys_systems  # noqa: F401
     from .reproduction import reproduce  # noqa: F401

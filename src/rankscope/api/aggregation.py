@@ -42,7 +42,7 @@ def aggregate(
     ----------
     table:
         The tidy per-query table: columns run, query (or user), measure, value, as
-        `rankscope.evaluate(..., per_query=True)` and `rankscope.recsys.evaluate` return it
+        `rankscope.evaluate(..., per_query=True)` and `rankscope.evaluate_recsys` return it
         (pandas, polars, a dict of columns); rows with id ``all`` (summaries) are skipped,
         and a measure with only those (catalog coverage, Gini) is left out with a warning.
         Also a `rankscope.preferences` result (`preference_table`: win rates), a

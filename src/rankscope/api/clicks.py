@@ -4,13 +4,10 @@ hands them to `rankscope.clicks.simulate.simulate`, which takes model objects.""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import Any, Unpack
 
 from ..clicks.models import ClickModel
-from ..clicks.simulate import simulate
+from ..clicks.simulate import SimulateOptions, simulate
 from ..model import ImpressionLog
 from ..read.sources import read_qrels, read_run
 
@@ -18,18 +15,7 @@ __all__ = ["simulate_clicks"]
 
 
 def simulate_clicks(
-    model: ClickModel | str,
-    run: Any,
-    qrels: Any = None,
-    *,
-    sessions: int = 1000,
-    depth: int = 10,
-    seed: int = 0,
-    ties: str = "docno-desc",
-    attractiveness: Mapping[int, float] | None = None,
-    satisfaction: Mapping[int, float] | None = None,
-    examination: Sequence[float] | np.ndarray | None = None,
-    continuation: float | None = None,
+    model: ClickModel | str, run: Any, qrels: Any = None, **options: Unpack[SimulateOptions]
 ) -> ImpressionLog:
     """A click log of ``sessions`` sessions on the rankings of ``run`` (anything
     `rankscope.read_run` reads), clicks drawn (seeded) from ``model``: a fitted
@@ -42,8 +28,4 @@ def simulate_clicks(
     ...     "dbn", "run.txt", "qrels.txt", sessions=10_000, seed=1)
     >>> train, test = log.split(0.2, seed=1)                        # doctest: +SKIP
     """
-    return simulate(
-        model, read_run(run), None if qrels is None else read_qrels(qrels), sessions=sessions,
-        depth=depth, seed=seed, ties=ties, attractiveness=attractiveness,
-        satisfaction=satisfaction, examination=examination, continuation=continuation,
-    )  # fmt: skip
+    return simulate(model, read_run(run), None if qrels is None else read_qrels(qrels), **options)

@@ -1,21 +1,21 @@
 """The evaluation's front door: `evaluate` and `evaluate_many` read judgments and runs from
-anything (files, frames, dicts, ir_datasets ids), pick the backend (local processes or Dask
-through `rankscope.scale`) and hand the work to `rankscope.table`; the readers of judgments
-the other front doors share (`read_qrels_for`, `read_judgments`, `dataset_measures`)."""
+anything (files, frames, dicts, ir_datasets ids), pick the backend (local processes, or Dask
+through `rankscope.api.cluster`) and hand the work to `rankscope.table`; the readers of
+judgments the other front doors share (`read_qrels_for`, `read_judgments`, `dataset_measures`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypedDict, Unpack
 
-from .. import scale
 from ..errors import UsageError, warn
 from ..judge import JoinOptions
 from ..measures import Request, parse_measures, reads_subtopics
 from ..model import Qrels, ZScores
 from ..model.frames import to_frame
 from ..read import irds
+from ..read import prefs as prefs_io
 from ..read.prefs import read_zscores
 from ..read.runs import check_common_queries
 from ..read.sources import (
@@ -29,8 +29,10 @@ from ..table import RunEvaluation, as_requests
 from ..table.evaluation import evaluation_table
 from ..table.formats import evaluate_runs, judgment_format
 from ..table.many import check_jobs, evaluate_many_runs, streams
+from .cluster import evaluate_on_dask
 
 __all__ = [
+    "JUDGMENT_READERS",
     "EvaluateOptions",
     "dataset_measures",
     "evaluate",
@@ -69,6 +71,16 @@ def measure_specs(measures: str | Sequence[str | Request]) -> Sequence[str | Req
     return [measures] if isinstance(measures, str) else measures
 
 
+#: How the judgments of each format (`rankscope.table.formats.FORMATS`) are read: qrels from
+#: anything `read_qrels` accepts, the others from their files.
+JUDGMENT_READERS: dict[str, Callable[[Any], Any]] = {
+    "qrels": read_qrels,
+    "prefs": prefs_io.read_prefs,
+    "qrels_prefs": prefs_io.read_qrels_prefs,
+    "qrels_jg": prefs_io.read_qrels_jg,
+}
+
+
 def read_qrels_for(source: QrelsLike, measures: Sequence[str | Request]) -> Qrels:
     """The judgments ``measures`` need: a qrels file is read as diversity judgments
     (``qid subtopic docno grade``) when one of them needs subtopics (α-nDCG, stRPP, ...);
@@ -82,7 +94,15 @@ def read_judgments(source: Any, rel_format: str = "qrels") -> Any:
     accepts), ``prefs``, ``qrels_prefs`` (`rankscope.model.Prefs`) or ``qrels_jg``
     (`rankscope.model.GroupedQrels`), from a file or already read."""
     _check_dataset_format(source, rel_format)
-    return judgment_format(rel_format).read(source)
+    fmt = judgment_format(rel_format)
+    if isinstance(source, fmt.judgments):
+        return source
+    if fmt.judgments is not Qrels and not isinstance(source, str | os.PathLike):
+        raise UsageError(
+            f"judgments for rel_format={fmt.name!r} must be a file or a "
+            f"{fmt.judgments.__name__}"
+        )
+    return JUDGMENT_READERS[fmt.name](source)
 
 
 def _check_dataset_format(source: Any, rel_format: str) -> None:
@@ -205,7 +225,7 @@ def evaluate_many(
     if backend != "local" or scheduler is not None:
         if jobs is not None or block_bytes is not None:
             raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
-        return scale.evaluate_many(
+        return evaluate_on_dask(
             qrels, runs, measures, backend="dask" if backend == "local" else backend,
             scheduler=scheduler, relevance_level=relevance_level, ties=ties,
             max_docs=max_docs, judged_only=judged_only, complete=complete, num_docs=num_docs,
@@ -220,7 +240,7 @@ def evaluate_many(
     if diversity and fmt.name == "qrels":
         judgments = read_qrels(qrels, diversity=True)
     else:
-        judgments = fmt.read(qrels)
+        judgments = read_judgments(qrels, fmt.name)
     if no_common_query not in ("warn", "error"):
         raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
     check_jobs(jobs)

@@ -117,8 +117,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..api.recsys import evaluate_recsys_systems
     from ..errors import UsageError
-    from ..recsys.api import evaluate_systems
     from ..report.recsys import format_systems
     from ..report.reference import recsys_measure_list, recsys_reference
 
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         if given:
             raise UsageError(f"{option} goes with --folds (a comparison over folds)")
     segments.check(args)
-    results = evaluate_systems(
+    results = evaluate_recsys_systems(
         args.test_log, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen or "keep", ties=args.ties,

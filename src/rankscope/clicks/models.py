@@ -391,6 +391,31 @@ def _em_loop(model_step, initial, max_iter: int, tol: float):
     return params, tuple(trace), converged
 
 
+def _em_posteriors(
+    a: np.ndarray, g: np.ndarray, cells: _Cells
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """The E step of the examination models (PBM, UBM) for attractiveness ``a`` and
+    examination ``g`` per cell: the log-likelihood, and each cell's posterior of being
+    attractive and of being examined (1 for a clicked cell)."""
+    p = a * g
+    ll = _log_likelihood(p, cells)
+    c = cells.clicked
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = np.where(1 - p > 0, 1 - p, 1.0)
+        post_a = np.where(c, 1.0, a * (1 - g) / rest)
+        post_e = np.where(c, 1.0, g * (1 - a) / rest)
+    return ll, post_a, post_e
+
+
+def _fitted_by_em(cls, step, start, max_iter: int, tol: float, queries, docs, impressions):
+    """A model of examination ``gamma`` and attractiveness ``alpha`` (PBM, UBM) fitted by
+    `_em_loop` from ``start = (alpha, gamma)``, with its iterations and likelihood trace."""
+    (alpha, gamma), trace, converged = _em_loop(step, start, max_iter, tol)
+    attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
+    return cls(attractiveness, examination=gamma, iterations=len(trace),
+               converged=converged, trace=trace)  # fmt: skip
+
+
 # PBM ----------------------------------------------------------------------------------------
 
 
@@ -430,7 +455,7 @@ class PBM(ClickModel):
         ``r`` of these posteriors (1 for a clicked cell)."""
         cells, queries, docs = _training_pairs(log)
         n, k = len(queries), cells.pair.shape[1]
-        shown, c = cells.shown, cells.clicked
+        shown = cells.shown
         impressions = _per_pair(cells, shown, np.ones(shown.shape), n)
         per_position = shown.sum(axis=0)
 
@@ -438,21 +463,13 @@ class PBM(ClickModel):
             alpha_p, gamma = params
             a = np.where(shown, alpha_p[np.maximum(cells.pair, 0)], 0.0)
             g = np.broadcast_to(gamma, a.shape)
-            p = a * g
-            ll = _log_likelihood(p, cells)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rest = np.where(1 - p > 0, 1 - p, 1.0)
-                post_a = np.where(c, 1.0, a * (1 - g) / rest)
-                post_e = np.where(c, 1.0, g * (1 - a) / rest)
+            ll, post_a, post_e = _em_posteriors(a, g, cells)
             new_alpha = _per_pair(cells, shown, post_a, n) / impressions
             new_gamma = np.where(shown, post_e, 0.0).sum(axis=0) / np.maximum(per_position, 1)
             return (new_alpha, new_gamma), ll
 
         start = (np.full(n, INITIAL), np.full(k, INITIAL))
-        (alpha, gamma), trace, converged = _em_loop(step, start, max_iter, tol)
-        attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
-        return cls(attractiveness, examination=gamma, iterations=len(trace),
-                   converged=converged, trace=trace)  # fmt: skip
+        return _fitted_by_em(cls, step, start, max_iter, tol, queries, docs, impressions)
 
 
 # CM -----------------------------------------------------------------------------------------
@@ -551,7 +568,7 @@ class UBM(ClickModel):
         position of the last click above it (Chuklin et al. 2015 §4.2)."""
         cells, queries, docs = _training_pairs(log)
         n, k = len(queries), cells.pair.shape[1]
-        shown, c = cells.shown, cells.clicked
+        shown = cells.shown
         impressions = _per_pair(cells, shown, np.ones(shown.shape), n)
         slot = np.arange(k)[None, :] * k + cells.previous_click  # γ's flat index per cell
         per_slot = np.bincount(slot[shown], minlength=k * k)
@@ -560,22 +577,14 @@ class UBM(ClickModel):
             alpha_p, gamma = params
             a = np.where(shown, alpha_p[np.maximum(cells.pair, 0)], 0.0)
             g = gamma.reshape(-1)[slot]
-            p = a * g
-            ll = _log_likelihood(p, cells)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rest = np.where(1 - p > 0, 1 - p, 1.0)
-                post_a = np.where(c, 1.0, a * (1 - g) / rest)
-                post_e = np.where(c, 1.0, g * (1 - a) / rest)
+            ll, post_a, post_e = _em_posteriors(a, g, cells)
             new_alpha = _per_pair(cells, shown, post_a, n) / impressions
             sums = np.bincount(slot[shown], weights=post_e[shown], minlength=k * k)
             new_gamma = np.where(per_slot > 0, sums / np.maximum(per_slot, 1), INITIAL)
             return (new_alpha, np.tril(new_gamma.reshape(k, k))), ll
 
         start = (np.full(n, INITIAL), np.tril(np.full((k, k), INITIAL)))
-        (alpha, gamma), trace, converged = _em_loop(step, start, max_iter, tol)
-        attractiveness = _em_attractiveness(queries, docs, alpha, impressions)
-        return cls(attractiveness, examination=gamma, iterations=len(trace),
-                   converged=converged, trace=trace)  # fmt: skip
+        return _fitted_by_em(cls, step, start, max_iter, tol, queries, docs, impressions)
 
 
 # DBN and SDBN -------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ equal scores by ``ties``), and the shown ranking id of every row is the run's na
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -113,6 +114,20 @@ def model_from_judgments(
         g = float(_probabilities([g], "continuation")[0])
         return cls(alpha, satisfaction=sigma, continuation=g)
     return CM(alpha)
+
+
+class SimulateOptions(TypedDict, total=False):
+    """The options of `simulate` after the model, the run and the judgments (the front door
+    `rankscope.simulate_clicks` takes them as they are)."""
+
+    sessions: int
+    depth: int
+    seed: int
+    ties: str
+    attractiveness: Mapping[int, float] | None
+    satisfaction: Mapping[int, float] | None
+    examination: Sequence[float] | np.ndarray | None
+    continuation: float | None
 
 
 def simulate(

@@ -142,17 +142,30 @@ def _flatten(mapping: Mapping, source: str, what: str) -> tuple[list[str], list[
     return qs, ds, vs
 
 
+def _dict_rows(
+    mapping: Mapping, field: Field, queries: Vocabulary | None, docs: Vocabulary | None,
+    source: str, value: str, what: str,
+) -> tuple[Vocabulary, Vocabulary, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of a ``{query_id: {doc_id: value}}`` dict: the vocabularies (new ones unless
+    given), the query and document codes and the values read as ``field``; an empty dict is
+    an `InputError` saying it has no ``what``."""
+    qs, ds, vs = _flatten(mapping, source, value)
+    values = field.values(np.asarray(vs, dtype=object), source)
+    queries = Vocabulary() if queries is None else queries
+    docs = Vocabulary() if docs is None else docs
+    if not qs:
+        raise InputError(f"{source}: no {what}")
+    return queries, docs, queries.intern_many(qs), docs.intern_many(ds), values
+
+
 def qrels_from_dict(
     mapping: Mapping, queries: Vocabulary | None = None, docs: Vocabulary | None = None
 ) -> Qrels:
     source = "<qrels dict>"
-    qs, ds, vs = _flatten(mapping, source, "relevance")
-    grade = RELEVANCE.values(np.asarray(vs, dtype=object), source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
-    if not qs:
-        raise InputError(f"{source}: no judgments")
-    return Qrels(queries, docs, queries.intern_many(qs), docs.intern_many(ds), grade, source=source)
+    queries, docs, qc, dc, grade = _dict_rows(
+        mapping, RELEVANCE, queries, docs, source, "relevance", "judgments"
+    )
+    return Qrels(queries, docs, qc, dc, grade, source=source)
 
 
 def run_from_dict(
@@ -162,16 +175,11 @@ def run_from_dict(
     docs: Vocabulary | None = None,
 ) -> Run:
     source = f"<run dict {name}>"
-    qs, ds, vs = _flatten(mapping, source, "score")
-    score = SCORE.values(np.asarray(vs, dtype=object), source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
-    if not qs:
-        raise InputError(f"{source}: no ranked documents")
-    line = np.arange(len(qs), dtype=np.int64)
-    return Run(
-        name, queries, docs, queries.intern_many(qs), docs.intern_many(ds), score, source, line
+    queries, docs, qc, dc, score = _dict_rows(
+        mapping, SCORE, queries, docs, source, "score", "ranked documents"
     )
+    line = np.arange(len(qc), dtype=np.int64)
+    return Run(name, queries, docs, qc, dc, score, source, line)
 
 
 def read_parquet(path: str | os.PathLike) -> Any:

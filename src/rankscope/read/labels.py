@@ -25,9 +25,8 @@ from ..errors import InputError, warn
 from ..model import Labels, Vocabulary
 from ..model.frames import is_frame
 from .duplicates import first_repeated
-from .fields import content_lines, decode
 from .frames import RELEVANCE, frame_columns, intern_ids, read_parquet
-from .trec import GRADE, read_bytes, source_name
+from .trec import graded_rows, read_bytes, source_name
 
 LAYOUT = "qid assessor docno grade"
 
@@ -36,15 +35,7 @@ LabelsLike = Labels | str | os.PathLike | Any
 
 def parse_labels(data: bytes, source: str = "<labels>") -> Labels:
     """Labels from the text of a ``qid assessor docno grade`` file."""
-    qs, assessors, ds, grades, lines = [], [], [], [], []
-    for number, fields in content_lines(data, source, 4, layout=LAYOUT):
-        qs.append(decode(fields[0]))
-        assessors.append(decode(fields[1]))
-        ds.append(decode(fields[2]))
-        grades.append(GRADE.parse(fields[3], source, number))
-        lines.append(number)
-    if not qs:
-        raise InputError(f"{source}: no labels found")
+    qs, assessors, ds, grades, lines = graded_rows(data, source, LAYOUT, "labels")
     return _labels(
         _coded(qs), _coded(assessors), _coded(ds), np.asarray(grades, dtype=np.int64), source,
         lines,

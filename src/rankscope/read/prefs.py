@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
 from .duplicates import check_judged_once, first_repeated
 from .fields import NOT_A_NUMBER, Field, content_lines, decode
-from .trec import GRADE, PathLike, read_bytes, source_name
+from .trec import PathLike, graded_rows, read_bytes, source_name
 
 # tests/test_trec_prefs.py pins "relevance level 'nan' is not a number"
 LEVEL = Field("relevance level", nan=NOT_A_NUMBER)
@@ -87,15 +87,7 @@ def parse_qrels_jg(
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
     labels = Vocabulary(pure=True)
-    qs, gs, ds, grades, lines = [], [], [], [], []
-    for number, fields in content_lines(data, source, 4, layout="qid jg docno grade"):
-        qs.append(decode(fields[0]))
-        gs.append(decode(fields[1]))
-        ds.append(decode(fields[2]))
-        grades.append(GRADE.parse(fields[3], source, number))
-        lines.append(number)
-    if not qs:
-        raise InputError(f"{source}: no judgments found")
+    qs, gs, ds, grades, lines = graded_rows(data, source, "qid jg docno grade", "judgments")
     q, d, g = queries.intern_many(qs), docs.intern_many(ds), labels.intern_many(gs)
     groups = [f"in judgment group '{g}'" for g in gs]
     check_judged_once(first_repeated(q, g, d), source, qs, ds, lines, groups)

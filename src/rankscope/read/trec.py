@@ -49,6 +49,30 @@ LENGTH = Field("length", non_negative=True)
 
 PathLike = str | os.PathLike
 
+#: The columns of a ``qid <group> docno grade`` text, as strings (the grades parsed), and
+#: each row's line number.
+GradedRows = tuple[list[str], list[str], list[str], list[int | float], list[int]]
+
+
+def graded_rows(data: bytes, source: str, layout: str, what: str) -> GradedRows:
+    """The rows of a four-column ``qid <group> docno grade`` text (an assessor's labels,
+    judgment groups; ``layout`` names the columns in errors); no row is an `InputError`
+    saying no ``what`` was found."""
+    qs: list[str] = []
+    groups: list[str] = []
+    ds: list[str] = []
+    grades: list[int | float] = []
+    lines: list[int] = []
+    for number, fields in content_lines(data, source, 4, layout=layout):
+        qs.append(decode(fields[0]))
+        groups.append(decode(fields[1]))
+        ds.append(decode(fields[2]))
+        grades.append(GRADE.parse(fields[3], source, number))
+        lines.append(number)
+    if not qs:
+        raise InputError(f"{source}: no {what} found")
+    return qs, groups, ds, grades, lines
+
 
 def read_bytes(path: PathLike) -> bytes:
     """Whole content of ``path`` (``-`` is standard input), gunzipped when compressed."""

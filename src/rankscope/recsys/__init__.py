@@ -1,8 +1,8 @@
 """Recommender-system evaluation: rating prediction, top-N accuracy and beyond accuracy.
 
->>> from rankscope import recsys
->>> table = recsys.evaluate("u1.test", "knn.tsv", ["P@10", "nDCG@10", "Novelty@10"],
-...                         train="u1.base", features="u.item")  # doctest: +SKIP
+>>> import rankscope
+>>> table = rankscope.evaluate_recsys("u1.test", "knn.tsv", ["P@10", "nDCG@10", "Novelty@10"],
+...                                   train="u1.base", features="u.item")  # doctest: +SKIP
 
 Test interactions become judgments and recommendation lists a run, so the top-N accuracy
 measures are rankscope's trec_eval-exact kernels; see docs/recsys.md for every formula,
@@ -31,7 +31,6 @@ __getattr__, __dir__, _lazy = lazy_loader.attach(
     __name__,
     submodules=["splits"],
     submod_attrs={
-        "api": ["evaluate", "evaluate_systems"],
         "systems": ["SystemEvaluation"],
         "diagnostics": ["reliability", "coverage_accuracy", "group_exposure"],
         "folds": ["evaluate_folds", "FoldsEvaluation"],
@@ -51,7 +50,6 @@ __all__ = sorted(
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import splits  # noqa: F401
-    from .api import evaluate, evaluate_systems  # noqa: F401
     from .diagnostics import coverage_accuracy, group_exposure, reliability  # noqa: F401
     from .folds import FoldsEvaluation, evaluate_folds  # noqa: F401
     from .registry import MEASURES, REGISTRY, parse  # noqa: F401

@@ -3,7 +3,7 @@ tables: `reliability` (the reliability diagram's bins), `coverage_accuracy` (the
 coverage–accuracy curve) and `group_exposure` (exposure, statistical parity and equal
 opportunity per item group).
 
-They read their inputs as `rankscope.recsys.evaluate` does (the same files, frames and
+They read their inputs as `rankscope.evaluate_recsys` does (the same files, frames and
 dicts, the same ``threshold``, ``seen`` and ``columns``), one system or several.
 """
 
@@ -66,7 +66,7 @@ def reliability(
     predictions, their mean and the mean outcome.
 
     ``predictions``: scores for (user, item) pairs of the test log (one system or several,
-    as `rankscope.recsys.evaluate` reads them).  ``target="relevance"`` (default): the
+    as `rankscope.evaluate_recsys` reads them).  ``target="relevance"`` (default): the
     scores are probabilities of relevance (rating >= ``threshold``), binned on [0, 1] in
     ``bins`` equal-width bins (edge_b < p <= edge_(b+1), the first bin closed), ``observed``
     the share of relevant items; ``target="rating"``: the scores are predicted ratings,

@@ -1,10 +1,10 @@
 """The recommender evaluation on a Dask cluster (``backend="dask"`` of
-`rankscope.recsys.evaluate`): the recsys partition kernel, which any engine can map over
+`rankscope.evaluate_recsys`): the recsys partition kernel, which any engine can map over
 Arrow tables of whole users (`recsys_kernel`, `interactions_table`, `RecsysSpec`), its outputs
 gathered into the local path's results (`recsys_results`), and the driver
 (`recsys_evaluate_systems`).  It is built on `rankscope.scale`'s partitions, Arrow tables and
-client, below it; it sits here, with the local path it reproduces bit for bit, so that
-`rankscope.recsys.evaluate` reaches it by a plain import."""
+client, below it; it sits here, with the local path it reproduces bit for bit, and the
+front door `rankscope.api.recsys` picks it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import RankscopeWarning, UsageError, warn
 from ..measures import Request
-from ..model import Interactions, Run, Vocabulary
+from ..model import Interactions, Vocabulary
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
@@ -41,12 +41,14 @@ from ..scale.kernels import (
     line_numbers,
     metadata,
     number_array,
+    partition_runs,
     pyarrow,
     runs_from,
     runs_table,
     told_warnings,
 )
 from .base import Context, Values, user_mean
+from .evaluation import check_options
 from .registry import parse
 from .systems import (
     DEFAULT_TOPN,
@@ -223,30 +225,16 @@ def _recsys_requests(measures: Any, k: int) -> list[Request]:
 
 
 def recsys_evaluate_systems(
-    test_log: Any,
-    recommendations: Any,
-    measures: str | Sequence[str] | None = None,
-    *,
-    backend: str = "dask",
-    scheduler: Any = None,
-    partitions: int | None = None,
-    k: int = 10,
-    threshold: float | None = 4.0,
-    train: Any = None,
-    features: Any = None,
-    popularity: Any = None,
-    baseline: Any = None,
-    catalog: Any = None,
-    relevance: str = "binary",
-    no_relevant: str = "exclude",
-    seen: str = "keep",
-    ties: str = "input-order",
-    columns: Mapping[str, str] | None = None,
-    duplicates: str = "max-score",
+    test_log: Any, recommendations: Any, measures: str | Sequence[str] | None, *, backend: str,
+    scheduler: Any, k: int, threshold: float | None, train: Any, features: Any,
+    popularity: Any, baseline: Any, catalog: Any, relevance: str, no_relevant: str, seen: str,
+    ties: str, columns: Mapping[str, str] | None, duplicates: str, partitions: int | None = None,
 ) -> list[SystemEvaluation]:
-    """`rankscope.recsys.evaluate_systems` on a Dask cluster, for the top-N measures and
-    UserCoverage: the same values, bit for bit.  ``test_log`` and ``recommendations`` may be
-    `Partitioned` datasets (by user; the lists: one dataset, or a dict or list of them)."""
+    """`rankscope.evaluate_recsys_systems` on a Dask cluster (its arguments, see there), for
+    the top-N measures and UserCoverage: the same values, bit for bit.  ``partitions``: how
+    many partitions inputs read on the client are split into (default: twice the workers).
+    ``test_log`` and ``recommendations`` may be `Partitioned` datasets (by user; the lists: one
+    dataset, or a dict or list of them)."""
     check_backend(backend)
     given = {"train": train, "features": features, "popularity": popularity,
              "baseline": baseline, "catalog": catalog}  # fmt: skip
@@ -255,12 +243,7 @@ def recsys_evaluate_systems(
             raise UsageError(f"backend='dask' does not take {option}= yet (top-N measures only)")
     if seen != "keep":
         raise UsageError("backend='dask' does not take seen='drop' yet")
-    if no_relevant not in ("exclude", "zero"):
-        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
-    if relevance not in ("binary", "graded"):
-        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
-    if k < 1:
-        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
+    check_options(no_relevant, seen, relevance, k)
     requests = _recsys_requests(measures, k)
     client, owned = connect(scheduler)
     try:
@@ -317,14 +300,11 @@ def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec
     import pyarrow.compute as pc
 
     users, items = Vocabulary(), Vocabulary()
-    runs = []
-    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
-        if path is None:
-            empty = np.zeros(0, dtype=np.int32)
-            runs.append(Run(name, users, items, empty, empty, np.zeros(0), source=source))
-        else:
-            runs.append(read_recommendations(path, users=users, items=items, name=name,
-                                             columns=columns, duplicates=duplicates))  # fmt: skip
+    runs = partition_runs(
+        spec, files, users, items,
+        lambda path, name: read_recommendations(path, users=users, items=items, name=name,
+                                                columns=columns, duplicates=duplicates),
+    )  # fmt: skip
     if test_file is not None:
         log = keep_latest(read_interactions(test_file, users=users, items=items, columns=columns))
         table = interactions_table(log)

@@ -2,7 +2,7 @@
 
 Each fold is a training log and a test log (MovieLens ``u1.base``/``u1.test``, ...); each
 system has one recommendation list per fold.  Per fold, every system is evaluated as
-`rankscope.recsys.evaluate_systems` evaluates it on that fold alone, the fold's training
+`rankscope.evaluate_recsys_systems` evaluates it on that fold alone, the fold's training
 items removed from its lists first (``seen="drop"``, the protocol's default); preference
 methods (RPP, gRPP, lexiprecision, ...) give each system its mean win rate over the
 others on that fold's users.  Then, per system and measure: the mean over the folds, their
@@ -14,6 +14,7 @@ compare`` corrects them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -31,7 +32,7 @@ from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import records_frame
 from ..stats.corrections import adjust
 from ..stats.procedures import named, p_values
-from .api import evaluate_systems
+from .evaluation import check_options, evaluate_inputs
 from .registry import parse
 from .splits import Split
 from .systems import SystemEvaluation, _seen_policy, read_inputs
@@ -345,11 +346,12 @@ def _evaluate_fold(
     count_blocks: list[np.ndarray] = []
     per_user: list[list[dict[str, float] | None]] = [[] for _ in runs]
     if metrics is None or metrics:
-        results: list[SystemEvaluation] = evaluate_systems(
-            read.test, runs, metrics, k=options["k"], threshold=options["threshold"],
-            train=read.train, features=read.features, relevance=options["relevance"],
-            no_relevant=options["no_relevant"], seen="keep" if seen == "drop" else seen,
-            ties=options["ties"], duplicates=options["duplicates"],
+        kept = "keep" if seen == "drop" else seen
+        check_options(options["no_relevant"], kept, options["relevance"], options["k"])
+        results: list[SystemEvaluation] = evaluate_inputs(
+            dataclasses.replace(read, runs=runs), metrics, k=options["k"],
+            threshold=options["threshold"], relevance=options["relevance"],
+            no_relevant=options["no_relevant"], seen=kept, ties=options["ties"],
         )  # fmt: skip
         labels += results[0].labels
         kinds += ["metric"] * len(results[0].labels)
@@ -441,12 +443,12 @@ def evaluate_folds(
         name before its first dot names its fold), one system's directory, a list of
         directories, or a dict ``{system: [source per fold]}`` or ``{system: directory}``.
     measures:
-        Recommender measure names (as `rankscope.recsys.evaluate`; default its defaults)
+        Recommender measure names (as `rankscope.evaluate_recsys`; default its defaults)
         and preference methods (``RPP``, ``gRPP``, ``lexiprecision``, ...: each system's
         mean win rate over the others, on the users with a relevant test item, its top
         ``k`` against theirs).
     k, threshold, relevance, no_relevant, ties, features, columns, duplicates:
-        As in `rankscope.recsys.evaluate`; relevance comes from the test ratings
+        As in `rankscope.evaluate_recsys`; relevance comes from the test ratings
         (``rating >= threshold``, default 4: the RPP paper's "rating < 4 is
         non-relevant"; ``relevance="graded"``: the rating as the gain).
     seen:

@@ -39,7 +39,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -319,6 +319,19 @@ def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
     return values
 
 
+class SampledOptions(TypedDict, total=False):
+    """The options of `sampled_evaluate_systems`, which `sampled_evaluate` takes too."""
+
+    train: Any
+    negatives: int
+    sampling: str
+    seed: int
+    threshold: float | None
+    tie_breaking: str
+    gamma: float
+    columns: Mapping[str, str] | None
+
+
 def sampled_evaluate_systems(
     test_log: Any,
     scores: Any,
@@ -417,14 +430,7 @@ def sampled_evaluate(
     *,
     estimators: str | Sequence[str] = ESTIMATORS,
     output: str = "pandas",
-    train: Any = None,
-    negatives: int = 100,
-    sampling: str = "uniform",
-    seed: int = 0,
-    threshold: float | None = 4.0,
-    tie_breaking: str = "pessimistic",
-    gamma: float = 0.1,
-    columns: Mapping[str, str] | None = None,
+    **options: Unpack[SampledOptions],
 ) -> Any:
     """Sampled evaluation (RecBole's ``uni100`` / ``pop100``) with Krichene & Rendle's
     corrected estimators, beside the full-ranking value it estimates.
@@ -479,10 +485,7 @@ def sampled_evaluate(
     for estimator in chosen:
         if estimator not in ESTIMATORS:
             raise UsageError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
-    results = sampled_evaluate_systems(
-        test_log, scores, train=train, negatives=negatives, sampling=sampling, seed=seed,
-        threshold=threshold, tie_breaking=tie_breaking, gamma=gamma, columns=columns,
-    )  # fmt: skip
+    results = sampled_evaluate_systems(test_log, scores, **options)
     table: dict[str, list] = {"run": [], "measure": [], "estimator": [], "value": [], "targets": []}
     for result in results:
         for spec in specs:

@@ -44,7 +44,7 @@ def measure_reference() -> str:
     return (
         registry_reference(REGISTRY)
         + "\n# Recommender measures\n\n"
-        + "The measures of `rankscope recsys` and `rankscope.recsys.evaluate`: users play the\n"
+        + "The measures of `rankscope recsys` and `rankscope.evaluate_recsys`: users play the\n"
         + "part of queries and items of documents; docs/recsys.md gives the inputs and\n"
         + "policies.\n\n"
         + _recsys_sections()

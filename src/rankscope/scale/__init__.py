@@ -22,14 +22,24 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "cluster": ["Partitioned", "connect", "evaluate_many"],
+        "cluster": [
+            "Partitioned", "check_backend", "connect", "evaluate_in_place", "evaluate_split",
+            "partitioned_runs",
+        ],
         "gather": ["trec_results"],
         "kernels": ["TrecSpec", "empty_runs", "judgments_table", "runs_table", "trec_kernel"],
     },
 )  # fmt: skip
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cluster import Partitioned, connect, evaluate_many  # noqa: F401
+    from .cluster import (  # noqa: F401
+        Partitioned,
+        check_backend,
+        connect,
+        evaluate_in_place,
+        evaluate_split,
+        partitioned_runs,
+    )
     from .gather import trec_results  # noqa: F401
     from .kernels import (  # noqa: F401
         TrecSpec,

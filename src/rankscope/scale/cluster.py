@@ -13,7 +13,6 @@ Two kinds of input:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -25,25 +24,18 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..judge import JoinOptions
-from ..measures import Request, reads_subtopics
-from ..model import Qrels, Run, Vocabulary, ZScores
-from ..read.prefs import read_zscores
-from ..read.runs import check_common_queries
-from ..read.sources import (
-    read_doc_lengths,
-    read_qrels,
-    read_run,
-    resolve_runs,
-)
-from ..table import RunEvaluation, as_requests
-from ..table.formats import evaluation_options, judgment_format, warn_if_nothing_relevant
-from ..table.zscores import to_zscores
+from ..measures import Request
+from ..model import Qrels, Run, Vocabulary
+from ..read import frames
+from ..table import RunEvaluation
+from ..table.formats import warn_if_nothing_relevant
 from .gather import trec_results
 from .kernels import (
     TrecSpec,
     empty_runs,
     judgments_table,
     metadata,
+    partition_runs,
     pyarrow,
     runs_table,
     trec_kernel,
@@ -167,74 +159,37 @@ def partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
     return None
 
 
-def evaluate_many(
-    qrels: Any,
-    runs: Any,
-    measures: str | Sequence[str | Request] | None = None,
-    *,
-    backend: str = "dask",
-    scheduler: Any = None,
-    partitions: int | None = None,
-    relevance_level: int = 1,
-    ties: str | None = None,
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
+def evaluate_split(
+    client: Any,
+    judgments: Qrels,
+    runs: Sequence[Run],
+    requests: Sequence[Request],
+    options: JoinOptions,
     num_docs: int = 0,
-    duplicates: str = "error",
-    order: str = "score",
-    diversity: bool | None = None,
-    doc_lengths: Any = None,
-    rel_format: str = "qrels",
-    zscores: Any = None,
-    no_common_query: str = "warn",
-    names: str = "file",
+    partitions: int | None = None,
     baseline: str | None = None,
 ) -> list[RunEvaluation]:
-    """`rankscope.evaluate_many` on a Dask cluster: the same results, bit for bit.
-
-    ``scheduler``: an address, a cluster object or a client (default: the current client).
-    ``partitions``: how many partitions inputs read on the client are split into (default:
-    twice the workers).  ``runs`` may also be a `Partitioned` dataset (or a dict or list of
-    them), read by the workers; ``qrels`` then a `Partitioned` dataset too, or anything
-    `read_qrels` accepts.  Judgments in the ``qrels`` format only."""
-    check_backend(backend)
-    if rel_format != "qrels":
-        raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
-    if no_common_query not in ("warn", "error"):
-        raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
-    fmt = judgment_format(rel_format)
-    requests = as_requests(fmt.default_measures if measures is None else measures)
-    if diversity is None:
-        diversity = reads_subtopics(requests)
-    # the checks and the tie order of the local path (the judgments, read later, warned of
-    # where they are read)
-    options = evaluation_options(
-        None, requests, fmt,
-        JoinOptions(relevance_level, ties, max_docs, judged_only, complete,
-                    read_doc_lengths(doc_lengths)),
-        num_docs,
-    )  # fmt: skip
-    table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
-    client, owned = connect(scheduler)
-    try:
-        in_place = partitioned_runs(runs)
-        if in_place is None:
-            results = _trec_split(
-                client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query, baseline,
-            )  # fmt: skip
-        else:
-            results = _trec_in_place(
-                client, qrels, in_place, requests, options, num_docs, diversity, duplicates,
-                no_common_query, baseline,
-            )  # fmt: skip
-    finally:
-        if owned:
-            client.close()
-    if table is not None:
-        results = [to_zscores(r, table) for r in results]
-    return results
+    """Judgments and runs read on the client (the runs with the judgments' vocabularies),
+    split into ``partitions`` partitions of whole queries (default: twice the workers) and
+    evaluated on the cluster of ``client``; ``options`` as `evaluation_options` made them;
+    ``baseline``: the preference measures' reference run (default the first)."""
+    warn_if_nothing_relevant(judgments, options.relevance_level)
+    ids = judgments.queries.strings  # the runs share the judgments' vocabulary
+    n = num_partitions(client, partitions, len(ids))
+    part = partition_of(judgments.queries, partition_ids(list(ids), n))
+    q_part = part[judgments.query]
+    r_parts = [part[r.query] for r in runs]
+    spec = _trec_spec(runs, requests, options, num_docs, judgments.source, baseline)
+    tasks = [
+        (
+            trec_kernel,
+            judgments_table(judgments, np.flatnonzero(q_part == p)),
+            runs_table(runs, [np.flatnonzero(rp == p) for rp in r_parts]),
+            spec,
+        )
+        for p in range(n)
+    ]
+    return trec_results(run_tasks(tasks, client), spec)
 
 
 def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
@@ -254,44 +209,13 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests
     )
 
 
-def _trec_split(client, qrels, runs, requests, options, num_docs, partitions, diversity,
-                duplicates, order, names, no_common_query,
-                baseline) -> list[RunEvaluation]:  # fmt: skip
-    judgments = read_qrels(qrels, diversity=diversity)
-    run_list = resolve_runs(runs, judgments, duplicates, order, names)
-    if no_common_query == "error":
-        check_common_queries(judgments, run_list)
-    warn_if_nothing_relevant(judgments, options.relevance_level)
-    ids = judgments.queries.strings  # the runs share the judgments' vocabulary
-    n = num_partitions(client, partitions, len(ids))
-    part = partition_of(judgments.queries, partition_ids(list(ids), n))
-    q_part = part[judgments.query]
-    r_parts = [part[r.query] for r in run_list]
-    spec = _trec_spec(run_list, requests, options, num_docs, judgments.source, baseline)
-    tasks = [
-        (
-            trec_kernel,
-            judgments_table(judgments, np.flatnonzero(q_part == p)),
-            runs_table(run_list, [np.flatnonzero(rp == p) for rp in r_parts]),
-            spec,
-        )
-        for p in range(n)
-    ]
-    return trec_results(run_tasks(tasks, client), spec)
-
-
-def _read_runs_partition(files: list[str | None], spec: TrecSpec, duplicates: str,
-                         queries: Vocabulary, docs: Vocabulary) -> list[Run]:  # fmt: skip
-    out = []
-    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
-        if path is None:
-            empty = np.zeros(0, dtype=np.int32)
-            out.append(Run(name, queries, docs, empty, empty, np.zeros(0), source=source))
-        else:
-            out.append(
-                read_run(path, name=name, duplicates=duplicates, queries=queries, docs=docs)
-            )
-    return out
+def _read_parquet_run(path: str, name: str, duplicates: str, queries: Vocabulary,
+                      docs: Vocabulary) -> Run:  # fmt: skip
+    """A run's Parquet file of one partition, read as `rankscope.read_run` reads one."""
+    return frames.run_from_frame(
+        frames.read_parquet(path), "query_id", "doc_id", "score", name, queries, docs,
+        duplicates, source=path,
+    )  # fmt: skip
 
 
 def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], spec: TrecSpec,
@@ -303,9 +227,15 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
     import pyarrow.compute as pc
 
     queries, docs = Vocabulary(), Vocabulary()
-    run_list = _read_runs_partition(files, spec, duplicates, queries, docs)
+    run_list = partition_runs(
+        spec, files, queries, docs,
+        lambda path, name: _read_parquet_run(path, name, duplicates, queries, docs),
+    )  # fmt: skip
     if qrels_file is not None:
-        table = judgments_table(read_qrels(qrels_file, queries=queries, docs=docs))
+        qrels = frames.qrels_from_frame(
+            frames.read_parquet(qrels_file), queries=queries, docs=docs, source=qrels_file
+        )
+        table = judgments_table(qrels)
     elif judgments is not None:
         ranked = sorted({q for r in run_list for q in r.queries.strings_of(np.unique(r.query))})
         table = judgments.filter(pc.is_in(judgments.column("query"), pa.array(ranked, pa.string())))
@@ -315,27 +245,36 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
     return trec_kernel(table, runs_table(run_list), spec)
 
 
-def _trec_in_place(
-    client, qrels, runs: list[tuple[str, Partitioned]], requests, options, num_docs, diversity,
-    duplicates, no_common_query, baseline,
-) -> list[RunEvaluation]:  # fmt: skip
-    listed = [p.files() for _, p in runs]
-    judged_files = qrels.files() if isinstance(qrels, Partitioned) else None
-    keys = sorted(set().union(*listed, judged_files or {}))
-    spec = _trec_spec(
-        runs, requests, options, num_docs, str(getattr(qrels, "path", qrels)), baseline
-    )
-    whole = None
+def evaluate_in_place(
+    client: Any,
+    judgments: Qrels | Partitioned,
+    runs: Sequence[tuple[str, Partitioned]],
+    files: Sequence[dict[str, str]],
+    requests: Sequence[Request],
+    options: JoinOptions,
+    num_docs: int = 0,
+    duplicates: str = "error",
+    no_common_query: str = "warn",
+    baseline: str | None = None,
+) -> list[RunEvaluation]:
+    """Runs given as `Partitioned` datasets (``files``: each one's `Partitioned.files`), read
+    by the workers, against judgments read on the client or partitioned too (matched to the
+    runs' files by their path inside the directory); ``no_common_query="error"``: a run that
+    ranks no judged query is an `InputError`."""
+    if isinstance(judgments, Partitioned):
+        whole, judged_files, source = None, judgments.files(), str(judgments.path)
+    else:
+        whole, judged_files, source = judgments, None, judgments.source
+    keys = sorted(set().union(*files, judged_files or {}))
+    spec = _trec_spec(runs, requests, options, num_docs, source, baseline)
     shared = None
-    if judged_files is None:
-        whole = read_qrels(qrels, diversity=diversity)
+    if whole is not None:
         warn_if_nothing_relevant(whole, options.relevance_level)
-        spec = dataclasses.replace(spec, qrels_source=whole.source)
         shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
     tasks = [
         (
             trec_files, None if judged_files is None else judged_files.get(k), shared,
-            [files.get(k) for files in listed], spec, duplicates,
+            [listed.get(k) for listed in files], spec, duplicates,
         )
         for k in keys
     ]  # fmt: skip

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,6 +164,21 @@ def runs_from(table: Any, spec: Any, queries: Vocabulary, docs: Vocabulary, *,
             Run(name, queries, docs, q[rows], d[rows], score[rows], source=spec.run_sources[i],
                 line=line[rows], tag=tags[i])
         )  # fmt: skip
+    return out
+
+
+def partition_runs(spec: Any, files: Sequence[str | None], queries: Vocabulary, docs: Vocabulary,
+                   read: Callable[[str, str], Run]) -> list[Run]:  # fmt: skip
+    """The runs of one partition of `Partitioned` datasets, in the order of ``spec``'s runs:
+    ``read(path, name)`` of each run's file, or an empty run where the partition has no file
+    of that run."""
+    out = []
+    for name, source, path in zip(spec.run_names, spec.run_sources, files, strict=True):
+        if path is None:
+            empty = np.zeros(0, dtype=np.int32)
+            out.append(Run(name, queries, docs, empty, empty, np.zeros(0), source=source))
+        else:
+            out.append(read(path, name))
     return out
 
 

@@ -131,6 +131,17 @@ def _counts(codes: np.ndarray, size: int) -> np.ndarray:
     return counts
 
 
+def _pairable_counts(codes: np.ndarray, size: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The items with 2 labels or more (the pairable ones): each one's `_counts` and its
+    number of labels; none is a `UsageError` naming ``what``."""
+    counts = _counts(codes, size)
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    if not pairable.any():
+        raise UsageError(f"{what}: no item has 2 labels")
+    return counts[pairable], m[pairable]
+
+
 def percent_agreement(labels: Labels) -> float:
     """The share of agreeing pairs of labels, averaged over the items (Fleiss' P̄).
 
@@ -143,12 +154,7 @@ def percent_agreement(labels: Labels) -> float:
     0.75
     """
     codes, scale = _matrix(labels, None, "percent_agreement")
-    counts = _counts(codes, len(scale))
-    m = counts.sum(axis=1)
-    pairable = m >= 2
-    if not pairable.any():
-        raise UsageError("percent_agreement: no item has 2 labels")
-    counts, m = counts[pairable], m[pairable]
+    counts, m = _pairable_counts(codes, len(scale), "percent_agreement")
     per_item = (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
     return float(per_item.mean())
 
@@ -281,12 +287,7 @@ def krippendorff_alpha(
             raise UsageError(f"krippendorff_alpha: the {level} level needs numeric labels")
         if level == "ratio" and (scale < 0).any():
             raise UsageError("krippendorff_alpha: the ratio level needs non-negative labels")
-    counts = _counts(codes, len(scale))
-    m = counts.sum(axis=1)
-    pairable = m >= 2
-    if not pairable.any():
-        raise UsageError("krippendorff_alpha: no item has 2 labels")
-    counts, m = counts[pairable], m[pairable]
+    counts, m = _pairable_counts(codes, len(scale), "krippendorff_alpha")
     per_pair = 1.0 / (m - 1.0)
     coincidence = (counts * per_pair[:, None]).T @ counts - np.diag(
         (counts * per_pair[:, None]).sum(axis=0)

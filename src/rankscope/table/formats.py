@@ -1,8 +1,9 @@
 """The judgment formats (trec_eval's ``-R``), as rows of one table, and the evaluation of
 several runs against judgments of any format.
 
-Each `JudgmentFormat` names its reader (`rankscope.read`), the measures it computes when
-none are named, the measure family it serves, the tie order trec_eval uses with it, and the
+Each `JudgmentFormat` names the model class its judgments are read into (the front door,
+`rankscope.api.evaluation.read_judgments`, reads them), the measures it computes when none
+are named, the measure family it serves, the tie order trec_eval uses with it, and the
 function that evaluates one run against it (ordering and joining through
 `rankscope.judge`).  Nothing else branches on the format.
 """
@@ -10,7 +11,6 @@ function that evaluates one run against it (ordering and joining through
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +21,6 @@ from ..errors import UsageError, warn
 from ..judge import JoinOptions, relevance_table
 from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
-from ..read import prefs as prefs_io
-from ..read.sources import read_qrels
 from .evaluation import RunEvaluation, evaluate_run, in_order
 from .groups import evaluate_judgment_groups
 from .prefs import evaluate_prefs
@@ -35,24 +33,12 @@ class JudgmentFormat:
 
     name: str
     explanation: str
-    judgments: type  # the model class the reader returns
-    reader: Callable[[Any], Any]  # path (or anything the reader accepts) -> judgments
+    judgments: type  # the model class the judgments are read into
     default_measures: str  # nickname computed when no measure is named
     family: str  # the measure family it serves ("" for the qrels: every other family)
     ties: str  # trec_eval's order of equally scored documents with this format
     # (judgments, runs, requests, options, -N, baseline: the preference measures' reference)
     evaluate: Callable[..., list[RunEvaluation]]
-
-    def read(self, source: Any) -> Any:
-        """The judgments, from a file or already read."""
-        if isinstance(source, self.judgments):
-            return source
-        if self.judgments is not Qrels and not isinstance(source, str | os.PathLike):
-            raise UsageError(
-                f"judgments for rel_format={self.name!r} must be a file or a "
-                f"{self.judgments.__name__}"
-            )
-        return self.reader(source)
 
 
 def _evaluate_qrels(
@@ -156,21 +142,21 @@ FORMATS: dict[str, JudgmentFormat] = {
     for f in (
         JudgmentFormat(
             "qrels", "qid iter docno grade (TREC qrels; also DataFrames, Parquet, dicts)",
-            Qrels, read_qrels, "official", "", "docno-desc", _evaluate_qrels,
+            Qrels, "official", "", "docno-desc", _evaluate_qrels,
         ),
         JudgmentFormat(
             "prefs", "qid jg jsg docno rel_level (preference judgments)",
-            Prefs, prefs_io.read_prefs, "prefs", "trec_prefs", "docno-asc",
+            Prefs, "prefs", "trec_prefs", "docno-asc",
             _each_run(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_prefs", "qid jg docno rel_level (qrels read as preferences)",
-            Prefs, prefs_io.read_qrels_prefs, "prefs", "trec_prefs", "docno-asc",
+            Prefs, "prefs", "trec_prefs", "docno-asc",
             _each_run(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_jg", "qid jg docno grade (judgment groups)",
-            GroupedQrels, prefs_io.read_qrels_jg, "qrels_jg", "judgment_groups", "docno-desc",
+            GroupedQrels, "qrels_jg", "judgment_groups", "docno-desc",
             _each_run(evaluate_judgment_groups),
         ),
     )

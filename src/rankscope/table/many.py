@@ -29,18 +29,17 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions
 from ..measures import Request
-from ..model import Qrels, Run, ZScores, native
+from ..model import Qrels, Run, Vocabulary, ZScores, native
 from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
-from ..read.sources import RunSource
 from ..read.trec import read_run_block
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
@@ -57,6 +56,22 @@ MIN_BLOCK_BYTES = 8 << 20
 # A run read in blocks that turns out not to list each query's lines together is read
 # whole instead when it is no longer than this; a longer one is an error.
 WHOLE_RUN_BYTES = 2 << 30
+
+
+class RunToRead(Protocol):
+    """A run named by the front door and read here, one at a time (`rankscope.read.sources`'
+    ``RunSource``): what the user gave (a path, ``-``, a frame, ...) and its name (None: its
+    tag, or the source's own).  Paths to TREC run files are read in blocks."""
+
+    @property
+    def given(self) -> Any: ...
+
+    @property
+    def name(self) -> str | None: ...
+
+    def read(self, queries: Vocabulary, docs: Vocabulary, duplicates: str, order: str) -> Run:
+        """The run, its ids interned into ``queries`` and ``docs``."""
+        ...
 
 
 def streams(requests: Sequence[Request]) -> bool:
@@ -84,7 +99,7 @@ def check_jobs(jobs: int | None) -> None:
 @dataclass(frozen=True)
 class _Task:
     judgments: Any
-    sources: Sequence[RunSource]
+    sources: Sequence[RunToRead]
     requests: Sequence[Request]
     fmt: JudgmentFormat
     options: JoinOptions
@@ -336,7 +351,7 @@ class _Assembly:
 
 def evaluate_many_runs(
     judgments: Any,
-    sources: Sequence[RunSource],
+    sources: Sequence[RunToRead],
     requests: Sequence[Request],
     fmt: JudgmentFormat,
     options: JoinOptions | None = None,
@@ -416,7 +431,7 @@ def _renamed(message: Warning, old: str, new: str) -> Warning:
     )
 
 
-def _blockable(task: _Task, source: RunSource) -> bool:
+def _blockable(task: _Task, source: RunToRead) -> bool:
     """Whether ``source`` can be read in blocks: a TREC run file ranked by score (the
     compiled reader's), judged by qrels."""
     given = source.given
@@ -446,7 +461,7 @@ def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task
     return task, max(1, min(workers, pieces))
 
 
-def _text_bytes(source: RunSource) -> int:
+def _text_bytes(source: RunToRead) -> int:
     """The length of the text of a run file (0: not a file, or unknown)."""
     given = source.given
     try:

@@ -1,34 +1,25 @@
-"""``rankscope.recsys.evaluate``: recommendation lists (or rating predictions) against a test
-log, with optional training log, item features, catalog and baseline; the local path, or the
-Dask one (`rankscope.recsys.distributed`) with ``backend="dask"``."""
+"""The recommender evaluation's front door: `evaluate_recsys` and `evaluate_recsys_systems`
+read recommendation lists (or rating predictions), a test log and the optional training log,
+item features, catalog and baseline from anything (files, frames, dicts, `Partitioned`
+datasets), pick the backend (local, or Dask through `rankscope.recsys.distributed`) and hand
+model objects to `rankscope.recsys.evaluation`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
-from ..errors import UsageError
 from ..model.frames import to_frame
-from .base import Context, Values
-from .distributed import recsys_evaluate_systems
-from .registry import parse
-from .systems import (
-    DEFAULT_CATALOG,
-    DEFAULT_POPULARITY,
-    DEFAULT_TOPN,
-    SystemEvaluation,
-    _looks_like_scores,
-    _seen_policy,
-    check_one_sided,
-    read_inputs,
-    tell_no_relevant,
-    tell_notes,
-    tidy,
-)
+from ..recsys.distributed import recsys_evaluate_systems
+from ..recsys.evaluation import check_options, evaluate_inputs
+from ..recsys.systems import SystemEvaluation, read_inputs, tidy
+
+__all__ = ["RecsysOptions", "evaluate_recsys", "evaluate_recsys_systems"]
 
 
 class RecsysOptions(TypedDict, total=False):
-    """The options shared by `evaluate` and `evaluate_systems` (see `evaluate`)."""
+    """The options shared by `evaluate_recsys` and `evaluate_recsys_systems` (see
+    `evaluate_recsys`)."""
 
     k: int
     threshold: float | None
@@ -47,7 +38,7 @@ class RecsysOptions(TypedDict, total=False):
     scheduler: Any
 
 
-def evaluate_systems(
+def evaluate_recsys_systems(
     test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
@@ -70,7 +61,7 @@ def evaluate_systems(
 ) -> list[SystemEvaluation]:
     """Evaluate each system; one `SystemEvaluation` per system, in input order.
 
-    See `evaluate` for the parameters.
+    See `evaluate_recsys` for the parameters.
     """
     if backend != "local" or scheduler is not None:
         return recsys_evaluate_systems(
@@ -79,90 +70,18 @@ def evaluate_systems(
             popularity=popularity, baseline=baseline, catalog=catalog, relevance=relevance,
             no_relevant=no_relevant, seen=seen, ties=ties, columns=columns, duplicates=duplicates,
         )  # fmt: skip
-    if no_relevant not in ("exclude", "zero"):
-        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
-    if seen not in ("keep", "drop"):
-        raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
-    if relevance not in ("binary", "graded"):
-        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
-    if k < 1:
-        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
+    check_options(no_relevant, seen, relevance, k)
     read = read_inputs(
         test_log, recommendations, train, popularity, baseline, features, catalog, columns,
         duplicates,
     )  # fmt: skip
-    if relevance == "graded" and (read.test.rating is None or threshold is None):
-        # (the command line says it as the API does: a test checks this wording)
-        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
-    qrels = read.test.to_qrels(threshold, relevance)
-    requests = parse(
-        measures if measures is not None else _defaults(read.popularity, read.baseline,
-                                                        read.features), k
+    return evaluate_inputs(
+        read, measures, k=k, threshold=threshold, relevance=relevance, no_relevant=no_relevant,
+        seen=seen, ties=ties,
     )  # fmt: skip
-    _check_inputs(requests, read.test, read.popularity, read.baseline, read.features)
-    if seen == "drop" and read.train is None:
-        raise UsageError(
-            "seen='drop' needs the training interactions (train=...)",
-            cli="--seen drop needs the training interactions (--train FILE)",
-        )
-    results = []
-    for run in read.runs:
-        run = _seen_policy(run, read.train, seen, len(read.items))
-        ctx = Context(
-            qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
-            train=read.train, popularity_log=read.popularity, baseline=read.baseline,
-            features=read.features, catalog=read.catalog,
-        )  # fmt: skip
-        check_one_sided(ctx)
-        values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
-        _report(ctx, requests, threshold, read.test)
-        results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
-    return results
 
 
-def _defaults(pop_log, base_run, item_features) -> list[str]:
-    names = DEFAULT_TOPN + DEFAULT_CATALOG
-    if pop_log is not None:
-        names += DEFAULT_POPULARITY
-    elif base_run is not None:
-        names.append("Serendipity")
-    if item_features is not None:
-        names.append("ILD")
-    return names
-
-
-def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
-    for r in requests:
-        needs = r.measure.needs
-        if "ratings" in needs and test_log.rating is None:
-            raise UsageError(f"{r.label} needs ratings in the test data")
-        if "popularity" in needs and pop_log is None:
-            raise UsageError(
-                f"{r.label} needs item popularity: give the training interactions "
-                "(train=..., --train) or popularity=..."
-            )
-        if "baseline" in needs and pop_log is None and base_run is None:
-            raise UsageError(
-                f"{r.label} needs a baseline: the training interactions (train=..., --train) "
-                "for the most-popular list, or baseline=..."
-            )
-        if "features" in needs and item_features is None:
-            raise UsageError(f"{r.label} needs item features (features=..., --features u.item)")
-
-
-def _report(ctx: Context, requests, threshold, test_log) -> None:
-    relevance = [r for r in requests if r.measure.relevance]
-    if relevance:
-        tell_no_relevant(
-            ctx.run.name, relevance, none=int((ctx.num_relevant == 0).sum()),
-            users=ctx.num_users, no_relevant=ctx.no_relevant,
-            rule=test_log.rating is not None and threshold is not None, threshold=threshold,
-            looks_like_scores=_looks_like_scores(test_log),
-        )  # fmt: skip
-    tell_notes(ctx)
-
-
-def evaluate(
+def evaluate_recsys(
     test_log: Any,
     recommendations: Any,
     measures: str | Sequence[str] | None = None,
@@ -178,7 +97,7 @@ def evaluate(
     (system, measure) with user ``"all"``.  Summaries are not always means of the per-user
     rows (pooled rating errors, catalog-level measures), so use the ``"all"`` rows.
 
-    Parameters (the keyword options are those of `evaluate_systems`, defaults below)
+    Parameters (the keyword options are those of `evaluate_recsys_systems`, defaults below)
     ----------
     test_log:
         Test interactions (user, item[, rating][, timestamp]): a file, DataFrame, Parquet
@@ -235,14 +154,15 @@ def evaluate(
 
     Examples
     --------
-    >>> from rankscope import recsys
+    >>> import rankscope
     >>> test = {"u1": {"a": 5, "b": 2, "c": 4}}
     >>> recs = {"u1": ["a", "b", "d"]}
-    >>> table = recsys.evaluate(test, recs, ["P@3", "Recall@3"], per_user=False, output="dict")
+    >>> table = rankscope.evaluate_recsys(test, recs, ["P@3", "Recall@3"], per_user=False,
+    ...                                   output="dict")
     >>> [round(v, 4) for v in table["value"]]
     [0.3333, 0.5]
     """
-    results = evaluate_systems(test_log, recommendations, measures, **options)
+    results = evaluate_recsys_systems(test_log, recommendations, measures, **options)
     return to_frame(tidy(results, per_user), output)
 
 

@@ -1,0 +1,80 @@
+"""The front door of the Dask backend of `evaluate_many` (``backend="dask"``): the inputs
+checked and read here, on the client, in the local path's order (so that its errors come in
+the same order), and handed to `rankscope.scale` as model objects or `Partitioned` datasets.
+`rankscope.scale` is loaded on first use: a local evaluation does not pay for it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import scale
+from ..errors import UsageError
+from ..judge import JoinOptions
+from ..measures import Request, reads_subtopics
+from ..model import ZScores
+from ..read.prefs import read_zscores
+from ..read.runs import check_common_queries
+from ..read.sources import read_doc_lengths, read_qrels, resolve_runs
+from ..table import RunEvaluation, as_requests
+from ..table.formats import evaluation_options, judgment_format
+from ..table.zscores import to_zscores
+
+
+def evaluate_on_dask(
+    qrels: Any, runs: Any, measures: str | Sequence[str | Request] | None, *, backend: str,
+    scheduler: Any, relevance_level: int, ties: str | None, max_docs: int | None,
+    judged_only: bool, complete: bool, num_docs: int, duplicates: str, order: str,
+    diversity: bool | None, doc_lengths: Any, rel_format: str, zscores: Any,
+    no_common_query: str, names: str, baseline: str | None = None,
+    partitions: int | None = None,
+) -> list[RunEvaluation]:
+    """`rankscope.evaluate_many` on a Dask cluster (its arguments, see there): the same
+    results, bit for bit.  ``partitions``: how many partitions inputs read on the client are
+    split into (default: twice the workers).  ``runs`` may also be a `Partitioned` dataset
+    (or a dict or list of them), read by the workers; ``qrels`` then a `Partitioned` dataset
+    too, or anything `read_qrels` accepts.  Judgments in the ``qrels`` format only."""
+    scale.check_backend(backend)
+    if rel_format != "qrels":
+        raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
+    if no_common_query not in ("warn", "error"):
+        raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
+    fmt = judgment_format(rel_format)
+    requests = as_requests(fmt.default_measures if measures is None else measures)
+    if diversity is None:
+        diversity = reads_subtopics(requests)
+    # the checks and the tie order of the local path (the judgments, read later, warned of
+    # where they are read)
+    options = evaluation_options(
+        None, requests, fmt,
+        JoinOptions(relevance_level, ties, max_docs, judged_only, complete,
+                    read_doc_lengths(doc_lengths)),
+        num_docs,
+    )  # fmt: skip
+    table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
+    client, owned = scale.connect(scheduler)
+    try:
+        in_place = scale.partitioned_runs(runs)
+        if in_place is None:
+            judgments = read_qrels(qrels, diversity=diversity)
+            run_list = resolve_runs(runs, judgments, duplicates, order, names)
+            if no_common_query == "error":
+                check_common_queries(judgments, run_list)
+            results = scale.evaluate_split(
+                client, judgments, run_list, requests, options, num_docs, partitions, baseline
+            )
+        else:
+            files = [p.files() for _, p in in_place]
+            judged = qrels
+            if not isinstance(qrels, scale.Partitioned):
+                judged = read_qrels(qrels, diversity=diversity)
+            results = scale.evaluate_in_place(
+                client, judged, in_place, files, requests, options, num_docs, duplicates,
+                no_common_query, baseline,
+            )  # fmt: skip
+    finally:
+        if owned:
+            client.close()
+    if table is not None:
+        results = [to_zscores(r, table) for r in results]
+    return results

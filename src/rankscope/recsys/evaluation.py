@@ -1,0 +1,113 @@
+"""The evaluation of recommendation lists (or rating predictions) read into model objects:
+`evaluate_inputs` computes each system's measures over `Inputs` (`read_inputs`), the kernel
+under the front door `rankscope.evaluate_recsys` (`rankscope.api.recsys`) and the folds;
+`check_options`, the options' checks they share with the Dask path."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import UsageError
+from .base import Context, Values
+from .registry import parse
+from .systems import (
+    DEFAULT_CATALOG,
+    DEFAULT_POPULARITY,
+    DEFAULT_TOPN,
+    Inputs,
+    SystemEvaluation,
+    _looks_like_scores,
+    _seen_policy,
+    check_one_sided,
+    tell_no_relevant,
+    tell_notes,
+)
+
+
+def check_options(no_relevant: str, seen: str, relevance: str, k: int) -> None:
+    """The options of the recommender evaluation, checked before anything is read."""
+    if no_relevant not in ("exclude", "zero"):
+        raise UsageError(f"no_relevant must be 'exclude' or 'zero', not {no_relevant!r}")
+    if seen not in ("keep", "drop"):
+        raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
+    if relevance not in ("binary", "graded"):
+        raise UsageError(f"relevance must be 'binary' or 'graded', not {relevance!r}")
+    if k < 1:
+        raise UsageError(f"k must be >= 1 (got {k})", cli=f"-k must be >= 1 (got {k})")
+
+
+def evaluate_inputs(
+    read: Inputs, measures: str | Sequence[str] | None, *, k: int, threshold: float | None,
+    relevance: str, no_relevant: str, seen: str, ties: str,
+) -> list[SystemEvaluation]:
+    """Each system of ``read`` evaluated; one `SystemEvaluation` per system, in order (the
+    options as `rankscope.evaluate_recsys` takes them, checked by `check_options`)."""
+    if relevance == "graded" and (read.test.rating is None or threshold is None):
+        # (the command line says it as the API does: a test checks this wording)
+        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
+    qrels = read.test.to_qrels(threshold, relevance)
+    requests = parse(
+        measures if measures is not None else _defaults(read.popularity, read.baseline,
+                                                        read.features), k
+    )  # fmt: skip
+    _check_inputs(requests, read.test, read.popularity, read.baseline, read.features)
+    if seen == "drop" and read.train is None:
+        raise UsageError(
+            "seen='drop' needs the training interactions (train=...)",
+            cli="--seen drop needs the training interactions (--train FILE)",
+        )
+    results = []
+    for run in read.runs:
+        run = _seen_policy(run, read.train, seen, len(read.items))
+        ctx = Context(
+            qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
+            train=read.train, popularity_log=read.popularity, baseline=read.baseline,
+            features=read.features, catalog=read.catalog,
+        )  # fmt: skip
+        check_one_sided(ctx)
+        values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+        _report(ctx, requests, threshold, read.test)
+        results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
+    return results
+
+
+def _defaults(pop_log, base_run, item_features) -> list[str]:
+    names = DEFAULT_TOPN + DEFAULT_CATALOG
+    if pop_log is not None:
+        names += DEFAULT_POPULARITY
+    elif base_run is not None:
+        names.append("Serendipity")
+    if item_features is not None:
+        names.append("ILD")
+    return names
+
+
+def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
+    for r in requests:
+        needs = r.measure.needs
+        if "ratings" in needs and test_log.rating is None:
+            raise UsageError(f"{r.label} needs ratings in the test data")
+        if "popularity" in needs and pop_log is None:
+            raise UsageError(
+                f"{r.label} needs item popularity: give the training interactions "
+                "(train=..., --train) or popularity=..."
+            )
+        if "baseline" in needs and pop_log is None and base_run is None:
+            raise UsageError(
+                f"{r.label} needs a baseline: the training interactions (train=..., --train) "
+                "for the most-popular list, or baseline=..."
+            )
+        if "features" in needs and item_features is None:
+            raise UsageError(f"{r.label} needs item features (features=..., --features u.item)")
+
+
+def _report(ctx: Context, requests, threshold, test_log) -> None:
+    relevance = [r for r in requests if r.measure.relevance]
+    if relevance:
+        tell_no_relevant(
+            ctx.run.name, relevance, none=int((ctx.num_relevant == 0).sum()),
+            users=ctx.num_users, no_relevant=ctx.no_relevant,
+            rule=test_log.rating is not None and threshold is not None, threshold=threshold,
+            looks_like_scores=_looks_like_scores(test_log),
+        )  # fmt: skip
+    tell_notes(ctx)
