@@ -14,6 +14,7 @@ import pytest
 
 from rankscope.clicks.estimators import Estimate
 from rankscope.clicks.models import HeldOut
+from rankscope.interleaving.outcomes import InterleavingOutcomes, UniformDepth
 from rankscope.preference.learned import Assessment
 from rankscope.preference.methods import PreferenceResult
 from rankscope.preference.recall import RecallLevels
@@ -29,11 +30,11 @@ from rankscope.table.evaluation import RunEvaluation
 from rankscope.table.reproduce import Reproduction
 from rankscope.table.study import Study
 
-#: The public result types (the interleaving outcome joins them with its own package).
+#: The public result types.
 RESULT_TYPES = (
     RunEvaluation, Comparison, PreferenceResult, Aggregation, AgreementResult, Reproduction,
     RecallLevels, Study, SystemEvaluation, FoldsEvaluation, SampledResult, TestResult,
-    PairwiseResult, Estimate, HeldOut, Assessment,
+    PairwiseResult, Estimate, HeldOut, Assessment, InterleavingOutcomes, UniformDepth,
 )  # fmt: skip
 
 #: Export spellings the protocol replaced.
@@ -87,3 +88,19 @@ def test_one_comparison_type() -> None:
     assert bare == result and bare.records() == result.records()
     with pytest.raises(UsageError, match="format_comparison"):
         bare.to_markdown()
+
+
+def test_interleaving_outcomes_answer_the_protocol() -> None:
+    """An experiment of three impressions scored by hand: a wins, b wins, a tie."""
+    result = InterleavingOutcomes.of(
+        "team-draft", ["i1", "i2", "i3"], ["q1", "q1", "q2"], [2, 0, 1], [1, 1, 1], [1, -1, 0],
+        last_click=[3, 1, 2],
+    )
+    assert result.records()[1] == {
+        "impression": "i2", "query": "q1", "credit_a": 0.0, "credit_b": 1.0, "last_click": 1,
+        "outcome": -1.0,
+    }
+    assert result.to_frame(output="dict")["outcome"] == [1.0, -1.0, 0.0]
+    dumped = json.loads(json.dumps(result.to_dict()))
+    assert (dumped["wins"], dumped["ties"], dumped["losses"]) == (1, 1, 1)
+    assert dumped["preference"] == 0.0 and dumped["impressions"][2]["query"] == "q2"

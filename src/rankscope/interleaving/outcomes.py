@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..model.frames import to_frame
+from ..model.frames import plain, records_frame
 from .power import sign_test
 
 #: Up to this many non-zero outcomes the uniform-depth test enumerates every sign flip.
@@ -117,17 +117,35 @@ class InterleavingOutcomes:
             p_value=sign_test(wins, losses),
         )
 
-    def to_frame(self, output: str = "pandas") -> Any:
+    def _columns(self) -> list[str]:
+        names = ["impression"] + (["query"] if self.queries is not None else [])
+        names += ["credit_a", "credit_b"]
+        names += ["last_click"] if self.last_click is not None else []
+        return [*names, "outcome"]
+
+    def records(self) -> list[dict[str, Any]]:
         """One row per impression: impression, query (if known), credit_a, credit_b,
         last_click (if known), outcome."""
-        columns: dict[str, Any] = {"impression": list(self.impressions)}
+        columns: dict[str, list[Any]] = {"impression": list(self.impressions)}
         if self.queries is not None:
             columns["query"] = list(self.queries)
         columns.update(credit_a=self.credit_a.tolist(), credit_b=self.credit_b.tolist())
         if self.last_click is not None:
             columns["last_click"] = self.last_click.tolist()
         columns["outcome"] = self.outcome.tolist()
-        return to_frame(columns, output)
+        names = self._columns()
+        return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), self._columns(), output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The totals and the per-impression rows (JSON-ready, full precision)."""
+        totals = {name: getattr(self, name) for name in (
+            "method", "wins", "ties", "losses", "preference", "win_rate", "p_value"
+        )}  # fmt: skip
+        return plain({**totals, "impressions": self.records()})
 
 
 # --------------------------------------------------------------------------------------
@@ -152,6 +170,21 @@ class UniformDepth:
     z: float
     p_value: float
     exact: bool
+
+    def records(self) -> list[dict[str, Any]]:
+        """The variant as the one row a table of it holds (without the weights)."""
+        return [{name: getattr(self, name) for name in _UNIFORM_DEPTH_ROW}]
+
+    def to_frame(self, output: str = "pandas") -> Any:
+        """`records` as a one-row DataFrame (pandas, polars) or a dict of columns."""
+        return records_frame(self.records(), _UNIFORM_DEPTH_ROW, output)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, the weights included (JSON-ready, full precision)."""
+        return plain({**self.records()[0], "depths": list(self.depths), "weight": self.weight})
+
+
+_UNIFORM_DEPTH_ROW = ("preference", "statistic", "z", "p_value", "exact")
 
 
 def uniform_depth(outcomes: InterleavingOutcomes) -> UniformDepth:
