@@ -159,7 +159,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     grades = rankscope.read_qrels(args.data / "task2.qrels").to_dict()
     paths = sorted((args.data / "runs").glob("*.txt.gz"))
-    runs = {p.name.removesuffix(".txt.gz"): rankings_of(p) for p in paths}
+    runs = {p.name.removesuffix(".txt.gz"): rankings_of(rankscope.read_run(p)) for p in paths}
     names = sorted(runs)
     table = rankscope.evaluate(args.data / "task2.qrels", paths, ["nDCG@10"], per_query=False,
                                output="dict", names="file")  # fmt: skip

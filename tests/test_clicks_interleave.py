@@ -16,14 +16,13 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest, norm
 
+from rankscope import interleaved_lists, interleaving_outcomes, read_run
 from rankscope.errors import InputError, UsageError
 from rankscope.interleaving import (
     assignment_posteriors,
     balanced_credit,
     impressions_needed,
     interleaved_list,
-    interleaved_lists,
-    interleaving_outcomes,
     probabilistic_outcome,
     rankings_of,
     read_interleaving_log,
@@ -364,7 +363,7 @@ def test_interleaved_lists_are_seeded(method: str) -> None:
     other = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=5)
     assert first == again
     assert first["team"] != other["team"] or first["doc"] != other["doc"]
-    rankings = [rankings_of(r) for r in runs]
+    rankings = [rankings_of(read_run(r)) for r in runs]
     shown: dict[str, list[str]] = {}
     for impression, query, doc in zip(first["impression"], first["query"], first["doc"],
                                       strict=True):  # fmt: skip
@@ -394,7 +393,7 @@ def test_lists_become_a_log(tmp_path: Path) -> None:
     assert np.array_equal(from_frame.outcome, from_csv.outcome)
     assert len(from_frame) == len(set(table["query"]))
     # the balanced credit of each list is its ranks' rule (computed again from the runs)
-    ra, rb = rankings_of(runs[0]), rankings_of(runs[1])
+    ra, rb = rankings_of(read_run(runs[0])), rankings_of(read_run(runs[1]))
     for i, key in enumerate(from_frame.impressions):
         rows = frame[frame["impression"] == key]
         query = rows["query"].iloc[0]

@@ -8,8 +8,14 @@ lazy, as they are not rankscope's."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from rankscope.errors import UsageError
+from rankscope.interleaving import rankings_of
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "rankscope"
 
@@ -84,3 +90,22 @@ def test_the_walk_finds_what_it_looks_for():
     ]
     assert len(list(_imports_by_name(tree))) == 2
     assert len(list(_modules())) > 100
+
+
+def test_nothing_below_the_front_doors_resolves_user_input():
+    """The forbidden contract on `rankscope.read.sources` (the user-input resolver) holds
+    with no import excused: every layer below `api/` is listed and none is ignored."""
+    config = tomllib.loads((SRC.parent.parent / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (forbidden,) = [c for c in contracts if c["type"] == "forbidden"]
+    assert forbidden["forbidden_modules"] == ["rankscope.read.sources"]
+    assert not forbidden.get("ignore_imports")
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    below = layers["layers"][layers["layers"].index("api") + 1 :]
+    listed = {m.removeprefix("rankscope.") for m in forbidden["source_modules"]}
+    assert {name for layer in below for name in layer.split(" | ") if name != "read"} == listed
+
+
+def test_online_interleaving_kernels_take_runs_not_paths():
+    with pytest.raises(UsageError, match="rankscope.interleaved_lists"):
+        rankings_of("bm25.run")

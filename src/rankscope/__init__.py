@@ -43,6 +43,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "measures": ["MEASURES", "REGISTRY", "parse_measures"],
         "api.fusion": ["fuse"],
         "api.clicks": ["simulate_clicks"],
+        "api.interleaving": ["interleaved_lists", "interleaving_outcomes"],
         "api.recsys": ["evaluate_recsys", "evaluate_recsys_systems"],
     },
 )  # fmt: skip
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .api.explanation import recall_levels  # noqa: F401
     from .api.fusion import fuse  # noqa: F401
+    from .api.interleaving import interleaved_lists, interleaving_outcomes  # noqa: F401
     from .api.preference import preferences  # noqa: F401
     from .api.recsys import evaluate_recsys, evaluate_recsys_systems  # noqa: F401
     from .api.reproduction import reproduce  # noqa: F401

@@ -28,7 +28,6 @@ from ..model import ImpressionLog, Run
 from ..model.frames import to_frame
 from ..read.fields import excerpt
 from ..read.impressions import check_click_log, read_impressions
-from ..read.sources import read_run
 from .methods import TAU, TEAM_DRAFT, _generator, check_tau, interleaved_list, method_named
 from .outcomes import InterleavingOutcomes
 
@@ -37,9 +36,10 @@ from .outcomes import InterleavingOutcomes
 
 
 def rankings_of(run: Any, *, ties: str = "docno-desc") -> dict[str, list[str]]:
-    """Each query's ranking (document ids, best first) of a run: a `Run`, a TREC run file,
-    a Parquet file or DataFrame (as `rankscope.read_run` reads them, ordered by score with
-    the tie policy ``ties``), or a mapping ``{query: [doc, ...]}`` taken as given."""
+    """Each query's ranking (document ids, best first) of a run: a `Run` (ordered by score
+    with the tie policy ``ties``) or a mapping ``{query: [doc, ...]}`` taken as given.  (The
+    front doors `rankscope.interleaved_lists` and `rankscope.interleaving_outcomes` read run
+    files, Parquet files and DataFrames into a `Run` first.)"""
     if isinstance(run, Mapping):
         out: dict[str, list[str]] = {}
         for query, ranking in run.items():
@@ -48,7 +48,10 @@ def rankings_of(run: Any, *, ties: str = "docno-desc") -> dict[str, list[str]]:
             out[str(query)] = [str(d) for d in ranking]
         return out
     if not isinstance(run, Run):
-        run = read_run(run)
+        raise UsageError(
+            f"rankings: expected a Run or {{query: [doc, ...]}}, got {type(run).__name__} "
+            "(rankscope.interleaved_lists and rankscope.interleaving_outcomes read run files)"
+        )
     order = order_run(run, ties)
     queries = run.queries.strings_of(run.query[order])
     docs = run.docs.strings_of(run.doc[order])

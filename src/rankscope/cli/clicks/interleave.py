@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
         return _power(args)
     if args.lists is not None:
         return _lists(args)
-    from ...interleaving import interleaving_outcomes, uniform_depth
+    from ...api.interleaving import interleaving_outcomes
+    from ...interleaving import uniform_depth
     from ...report.marks import p_value
     from ...report.tables import csv_text, json_text, number, text_table
 
@@ -205,7 +206,8 @@ def _method(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _lists(args: argparse.Namespace) -> int:
-    from ...interleaving import interleaved_lists, write_lists
+    from ...api.interleaving import interleaved_lists
+    from ...interleaving import write_lists
 
     table = interleaved_lists(
         args.lists[0], args.lists[1], **_method(args),
