@@ -40,6 +40,7 @@ from .fields import (
     nul_error,
     text_start,
 )
+from .frames import is_parquet
 
 GRADE = Field("relevance grade", integer=True)
 SCORE = Field("score")
@@ -581,7 +582,7 @@ def _same_file(path: Path, other: PathLike) -> bool:
 def _not_a_run(path: Path) -> str | None:
     """Why ``path`` is not a TREC run, judged by its first line of data; None if it may be
     one (the reader checks every line; Parquet files and empty files are left to it)."""
-    if str(path).endswith((".parquet", ".pq")):
+    if is_parquet(path):
         return None
     try:
         with open(path, "rb") as raw:

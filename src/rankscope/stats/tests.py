@@ -54,7 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import paired
-from .effects import _check_alternative, _check_confidence, _paired_differences, hedges_correction
+from .effects import _paired_differences, check_options, hedges_correction
 from .intervals import scalar_or_array, t_interval
 from .paired import EXACT_MAX_QUERIES
 from .result import TestResult
@@ -102,8 +102,7 @@ def _counts(values, differences: np.ndarray):
 def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
     """The validated differences y − x (or x) of a paired test, its options checked."""
     differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     return differences
 
 

@@ -14,11 +14,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .effects import (
-    _check_alternative,
-    _check_confidence,
     _pooled_sd,
     _two_samples,
     _welch_se_df,
+    check_options,
     hedges_correction,
 )
 from .intervals import scalar_or_array, t_interval
@@ -30,8 +29,7 @@ __all__ = ["student_t", "welch_t"]
 
 def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult:
     x, y = _two_samples(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     n_x, n_y = x.shape[-1], y.shape[-1]
     difference = y.mean(axis=-1) - x.mean(axis=-1)
     pooled = _pooled_sd(x, y)
