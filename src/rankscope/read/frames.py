@@ -27,6 +27,9 @@ from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
 # "relevance 'x' is not a number"
 RELEVANCE = Field("relevance", integer=True, not_a_number=NOT_A_NUMBER)
 SCORE = Field("score", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+# the query, document and value columns of a judgments frame and of a run frame
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+RUN_COLUMNS = ("query_id", "doc_id", "score")
 
 
 def frame_columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
@@ -97,33 +100,32 @@ def _coded_rows(
 
 def qrels_from_frame(
     frame: Any,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
+    columns: tuple[str, str, str] = QRELS_COLUMNS,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     source: str = "<qrels frame>",
 ) -> Qrels:
+    """Judgments from a frame's query, document and relevance ``columns`` (named so)."""
     queries, docs, qc, dc, grade = _coded_rows(
-        frame, (query_col, doc_col, relevance_col), RELEVANCE, queries, docs, source, "judgments"
+        frame, columns, RELEVANCE, queries, docs, source, "judgments"
     )
     return Qrels(queries, docs, qc, dc, grade, source=source)
 
 
 def run_from_frame(
     frame: Any,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    score_col: str = "score",
+    columns: tuple[str, str, str] = RUN_COLUMNS,
     name: str = "run",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     duplicates: str = "error",
     source: str | None = None,
 ) -> Run:
+    """The run ``name`` from a frame's query, document and score ``columns`` (named so),
+    its repeated documents resolved by ``duplicates``."""
     source = source or f"<run frame {name}>"
     queries, docs, qc, dc, score = _coded_rows(
-        frame, (query_col, doc_col, score_col), SCORE, queries, docs, source, "ranked documents"
+        frame, columns, SCORE, queries, docs, source, "ranked documents"
     )
     line = np.arange(len(qc), dtype=np.int64)
     run = Run(name, queries, docs, qc, dc, score, source=source, line=line)

@@ -59,7 +59,7 @@ def read_qrels(
     if given is not None:
         frame, name = given
         return frames.qrels_from_frame(
-            frame, query_col, doc_col, relevance_col, queries, docs, source=name
+            frame, (query_col, doc_col, relevance_col), queries, docs, source=name
         )
     return trec_io.read_qrels(source, queries, docs)
 
@@ -91,11 +91,11 @@ def read_run(
         )
     if is_frame(source):
         return frames.run_from_frame(
-            source, query_col, doc_col, score_col, name or "run", queries, docs, duplicates
+            source, (query_col, doc_col, score_col), name or "run", queries, docs, duplicates
         )
     if frames.is_parquet(source):
         return frames.run_from_frame(
-            frames.read_parquet(source), query_col, doc_col, score_col,
+            frames.read_parquet(source), (query_col, doc_col, score_col),
             name or Path(source).stem, queries, docs, duplicates, source=str(source),
         )  # fmt: skip
     if order != "score" and not isinstance(source, str | os.PathLike):
