@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import Qrels, Run, Vocabulary
-from ..model.frames import column_names
+from ..model.frames import column_names, is_frame
 from .duplicates import resolve_duplicates
 from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
 
@@ -27,6 +27,9 @@ from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
 # "relevance 'x' is not a number"
 RELEVANCE = Field("relevance", integer=True, not_a_number=NOT_A_NUMBER)
 SCORE = Field("score", not_finite=PINNED_NOT_A_FINITE_NUMBER)
+# the query, document and value columns of a judgments frame and of a run frame
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+RUN_COLUMNS = ("query_id", "doc_id", "score")
 
 
 def frame_columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
@@ -97,33 +100,32 @@ def _coded_rows(
 
 def qrels_from_frame(
     frame: Any,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
+    columns: tuple[str, str, str] = QRELS_COLUMNS,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     source: str = "<qrels frame>",
 ) -> Qrels:
+    """Judgments from a frame's query, document and relevance ``columns`` (named so)."""
     queries, docs, qc, dc, grade = _coded_rows(
-        frame, (query_col, doc_col, relevance_col), RELEVANCE, queries, docs, source, "judgments"
+        frame, columns, RELEVANCE, queries, docs, source, "judgments"
     )
     return Qrels(queries, docs, qc, dc, grade, source=source)
 
 
 def run_from_frame(
     frame: Any,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    score_col: str = "score",
+    columns: tuple[str, str, str] = RUN_COLUMNS,
     name: str = "run",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     duplicates: str = "error",
     source: str | None = None,
 ) -> Run:
+    """The run ``name`` from a frame's query, document and score ``columns`` (named so),
+    its repeated documents resolved by ``duplicates``."""
     source = source or f"<run frame {name}>"
     queries, docs, qc, dc, score = _coded_rows(
-        frame, (query_col, doc_col, score_col), SCORE, queries, docs, source, "ranked documents"
+        frame, columns, SCORE, queries, docs, source, "ranked documents"
     )
     line = np.arange(len(qc), dtype=np.int64)
     run = Run(name, queries, docs, qc, dc, score, source=source, line=line)
@@ -180,6 +182,23 @@ def run_from_dict(
     )
     line = np.arange(len(qc), dtype=np.int64)
     return Run(name, queries, docs, qc, dc, score, source, line)
+
+
+def is_parquet(source: Any) -> bool:
+    """Whether ``source`` is the path of a Parquet file (``.parquet``, ``.pq``): how every
+    reader tells a Parquet file from a text file before it reads either."""
+    return isinstance(source, str | os.PathLike) and str(source).endswith((".parquet", ".pq"))
+
+
+def given_frame(source: Any, name: str) -> tuple[Any, str] | None:
+    """The table ``source`` gives and the name its errors are to use: a DataFrame or Arrow
+    table as it is (named ``name``), a Parquet file read (named by its path); None when
+    ``source`` is neither."""
+    if is_frame(source):
+        return source, name
+    if is_parquet(source):
+        return read_parquet(source), str(source)
+    return None
 
 
 def read_parquet(path: str | os.PathLike) -> Any:

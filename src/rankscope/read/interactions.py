@@ -108,7 +108,7 @@ def read_interactions(
         return _interactions_from_dict(source, users, items)
     if is_frame(source):
         return _interactions_from_frame(source, users, items, columns, "<interactions frame>")
-    if str(source).endswith((".parquet", ".pq")):
+    if frames.is_parquet(source):
         return _interactions_from_frame(
             frames.read_parquet(source), users, items, columns, str(source)
         )

@@ -23,9 +23,8 @@ import numpy as np
 
 from ..errors import InputError, warn
 from ..model import Labels, Vocabulary
-from ..model.frames import is_frame
 from .duplicates import first_repeated
-from .frames import RELEVANCE, frame_columns, intern_ids, read_parquet
+from .frames import RELEVANCE, frame_columns, given_frame, intern_ids
 from .trec import graded_rows, read_bytes, source_name
 
 LAYOUT = "qid assessor docno grade"
@@ -93,9 +92,9 @@ def read_labels(
     a Parquet file, or a pandas/polars DataFrame or Arrow table (one row per label)."""
     if isinstance(source, Labels):
         return source
-    if is_frame(source) or str(source).endswith((".parquet", ".pq")):
-        name = "<labels frame>" if is_frame(source) else str(source)
-        frame = source if is_frame(source) else read_parquet(source)
+    given = given_frame(source, "<labels frame>")
+    if given is not None:
+        frame, name = given
         return labels_from_frame(
             frame, query_col, assessor_col, doc_col, relevance_col, source=name
         )

@@ -24,9 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..model.frames import is_frame
 from .fields import Field, at_line, at_row, content_lines, decode
-from .frames import frame_columns, id_strings, read_parquet
+from .frames import frame_columns, given_frame, id_strings
 from .trec import read_bytes, source_name
 
 LAYOUT = "qid run_a run_b label"
@@ -74,11 +73,9 @@ def read_pairs(
     if isinstance(source, LabelledPairs):
         return source
     names = [query_col, run_a_col, run_b_col, label_col]
-    if is_frame(source) or (
-        isinstance(source, str | os.PathLike) and str(source).endswith((".parquet", ".pq"))
-    ):
-        name = "<labelled pairs frame>" if is_frame(source) else str(source)
-        frame = source if is_frame(source) else read_parquet(str(source))
+    given = given_frame(source, "<labelled pairs frame>")
+    if given is not None:
+        frame, name = given
         return _from_columns(frame_columns(frame, names, name), name)
     if isinstance(source, str | os.PathLike):
         return parse_pairs(read_bytes(source), source_name(source))

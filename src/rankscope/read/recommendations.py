@@ -89,7 +89,7 @@ def read_recommendations(
         return _deduplicated(
             _recs_from_frame(source, users, items, name or "recommendations", columns, None)
         )
-    if str(source).endswith((".parquet", ".pq")):
+    if frames.is_parquet(source):
         frame = frames.read_parquet(source)
         stem = name or Path(source).stem
         return _deduplicated(_recs_from_frame(frame, users, items, stem, columns, str(source)))

@@ -24,10 +24,6 @@ QrelsLike = Qrels | str | os.PathLike | Mapping | Any
 RunLike = Run | str | os.PathLike | Mapping | Any
 
 
-def _is_parquet(path: str | os.PathLike) -> bool:
-    return str(path).endswith((".parquet", ".pq"))
-
-
 def read_qrels(
     source: QrelsLike,
     *,
@@ -59,13 +55,12 @@ def read_qrels(
         return trec_io.read_diversity_qrels(source, queries, docs)
     if isinstance(source, Mapping):
         return frames.qrels_from_dict(source, queries, docs)
-    if is_frame(source):
-        return frames.qrels_from_frame(source, query_col, doc_col, relevance_col, queries, docs)
-    if _is_parquet(source):
+    given = frames.given_frame(source, "<qrels frame>")
+    if given is not None:
+        frame, name = given
         return frames.qrels_from_frame(
-            frames.read_parquet(source), query_col, doc_col, relevance_col, queries, docs,
-            source=str(source),
-        )  # fmt: skip
+            frame, (query_col, doc_col, relevance_col), queries, docs, source=name
+        )
     return trec_io.read_qrels(source, queries, docs)
 
 
@@ -96,11 +91,11 @@ def read_run(
         )
     if is_frame(source):
         return frames.run_from_frame(
-            source, query_col, doc_col, score_col, name or "run", queries, docs, duplicates
+            source, (query_col, doc_col, score_col), name or "run", queries, docs, duplicates
         )
-    if _is_parquet(source):
+    if frames.is_parquet(source):
         return frames.run_from_frame(
-            frames.read_parquet(source), query_col, doc_col, score_col,
+            frames.read_parquet(source), (query_col, doc_col, score_col),
             name or Path(source).stem, queries, docs, duplicates, source=str(source),
         )  # fmt: skip
     if order != "score" and not isinstance(source, str | os.PathLike):

@@ -40,6 +40,7 @@ from .fields import (
     nul_error,
     text_start,
 )
+from .frames import is_parquet
 
 GRADE = Field("relevance grade", integer=True)
 SCORE = Field("score")
@@ -375,6 +376,17 @@ def parse_run_lines(
         tag = decode(last_tag)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
         s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
+    return _tagged_run(name, source, queries, docs, (q, d, s, line, tag))
+
+
+def _tagged_run(
+    name: str | None, source: str, queries: Vocabulary, docs: Vocabulary, columns: tuple
+) -> Run:
+    """The run read from the TREC file ``source`` as ``columns`` (query and document codes,
+    scores, line numbers, the tag of the last line, as the compiled reader gives them):
+    named ``name`` when given, else by its tag (as trec_eval names it), else by the file's
+    name; an `InputError` when it has no ranked document."""
+    q, d, s, line, tag = columns
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
     return Run(
@@ -398,15 +410,8 @@ def read_run_block(
     Documents repeated within a query are kept (`resolve_duplicates` is the caller's).
     ``lines``: the newlines in ``data``, if counted.  Needs the compiled reader."""
     assert _native_for(queries, docs) is not None
-    q, d, s, line, tag = _native_parse(
-        data, source, queries, docs, True, first_line, at_start, lines
-    )
-    if len(q) == 0:
-        return None
-    return Run(
-        tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
-        tag=tag or None,
-    )  # fmt: skip
+    columns = _native_parse(data, source, queries, docs, True, first_line, at_start, lines)
+    return None if len(columns[0]) == 0 else _tagged_run(None, source, queries, docs, columns)
 
 
 def rank_ordered(
@@ -430,8 +435,6 @@ def rank_ordered(
         ss.append(-float(RANK.parse(fields[3], source, number)))
         ls.append(number)
         tag = fields[5]
-    if not qs:
-        raise InputError(f"{source}: no ranked documents found")
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     pair = first_repeated(q, -s.astype(np.int64))
@@ -441,10 +444,7 @@ def rank_ordered(
             f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
             f"(lines {ls[a]} and {ls[b]})"
         )
-    run = Run(
-        name or decode(tag) or Path(source).name, queries, docs, q, d, s, source, line,
-        decode(tag) or None,
-    )  # fmt: skip
+    run = _tagged_run(name, source, queries, docs, (q, d, s, line, decode(tag)))
     return resolve_duplicates(run, duplicates)
 
 
@@ -507,13 +507,8 @@ def read_run(
         data = read_bytes(path)
         return parse_run(data, source_name(path), queries, docs, name, duplicates, order)
     source = source_name(path)
-    q, d, s, line, tag = _native_stream(path, source, queries, docs, is_run=True)
-    if len(q) == 0:
-        raise InputError(f"{source}: no ranked documents found")
-    run = Run(
-        name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
-        tag=tag or None,
-    )  # fmt: skip
+    columns = _native_stream(path, source, queries, docs, is_run=True)
+    run = _tagged_run(name, source, queries, docs, columns)
     return resolve_duplicates(run, duplicates)
 
 
@@ -581,7 +576,7 @@ def _same_file(path: Path, other: PathLike) -> bool:
 def _not_a_run(path: Path) -> str | None:
     """Why ``path`` is not a TREC run, judged by its first line of data; None if it may be
     one (the reader checks every line; Parquet files and empty files are left to it)."""
-    if str(path).endswith((".parquet", ".pq")):
+    if is_parquet(path):
         return None
     try:
         with open(path, "rb") as raw:

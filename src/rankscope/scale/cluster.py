@@ -213,8 +213,8 @@ def _read_parquet_run(path: str, name: str, duplicates: str, queries: Vocabulary
                       docs: Vocabulary) -> Run:  # fmt: skip
     """A run's Parquet file of one partition, read as `rankscope.read_run` reads one."""
     return frames.run_from_frame(
-        frames.read_parquet(path), "query_id", "doc_id", "score", name, queries, docs,
-        duplicates, source=path,
+        frames.read_parquet(path), frames.RUN_COLUMNS, name, queries, docs, duplicates,
+        source=path,
     )  # fmt: skip
 
 

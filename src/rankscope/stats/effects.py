@@ -43,6 +43,7 @@ from .paired import check_alternative as _check_alternative
 
 __all__ = [
     "ALTERNATIVES",
+    "check_options",
     "cohens_d",
     "cohens_dz",
     "cohens_h",
@@ -54,10 +55,12 @@ __all__ = [
 # ---------------------------------------------------------------------------- validation
 
 
-def _check_confidence(confidence: float) -> float:
+def check_options(alternative: str, confidence: float) -> None:
+    """Check the two options of every test and interval here: a known ``alternative`` and a
+    ``confidence`` in (0, 1), in that order; a `UsageError` names the wrong one."""
+    _check_alternative(alternative)
     if not 0 < confidence < 1:
         raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
-    return float(confidence)
 
 
 def _as_scores(values, name: str) -> np.ndarray:
@@ -201,8 +204,7 @@ def mean_difference_ci(
     the separate variances and Welch–Satterthwaite degrees of freedom (``equal_var=False``).
     A one-sided ``alternative`` gives a one-sided interval (`rankscope.stats.intervals.t_interval`).
     """
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     if paired:
         differences = _paired_differences(x, y)
         n = differences.shape[-1]

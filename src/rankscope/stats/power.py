@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..errors import UsageError
-from .effects import _check_alternative
+from .paired import check_alternative
 
 __all__ = [
     "power_paired_t",
@@ -36,7 +36,7 @@ def power_paired_t(
     """
     from scipy import stats
 
-    _check_alternative(alternative)
+    check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size):
         raise UsageError(f"effect_size must be finite, got {effect_size!r}")
@@ -64,7 +64,7 @@ def sample_size_paired_t(
     """
     from scipy import stats
 
-    _check_alternative(alternative)
+    check_alternative(alternative)
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size) or effect_size == 0:
@@ -108,7 +108,7 @@ def power_two_proportions(
     """
     from scipy import stats
 
-    _check_alternative(alternative)
+    check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if isinstance(n_per_group, bool) or int(n_per_group) != n_per_group or n_per_group < 1:
         raise UsageError(f"n_per_group must be a positive integer, got {n_per_group!r}")
@@ -137,7 +137,7 @@ def sample_size_two_proportions(
     """
     from scipy import stats
 
-    _check_alternative(alternative)
+    check_alternative(alternative)
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
     null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from ..errors import UsageError
-from .effects import _check_alternative, _check_confidence, cohens_h
+from .effects import check_options, cohens_h
 from .intervals import newcombe_interval, wald_interval
 from .paired import normal_p_value
 from .result import TestResult
@@ -88,8 +88,7 @@ def two_proportion_z(
     difference (lift) p_b / p_a − 1.  When se = 0 and p_b = p_a, z is NaN and p is 1.
     """
     s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     rate_a, rate_b = s_a / total_a, s_b / total_b
     difference = rate_b - rate_a
     if pooled:
@@ -147,8 +146,7 @@ def fisher_exact(
     from scipy.stats.contingency import odds_ratio
 
     s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     table = [[s_b, total_b - s_b], [s_a, total_a - s_a]]
     sample_odds_ratio, p_value = stats.fisher_exact(table, alternative=alternative)
     conditional = odds_ratio(table, kind="conditional")

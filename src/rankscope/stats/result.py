@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..model.frames import plain, records_frame
+from .intervals import scalar_or_array, t_interval
 
-__all__ = ["TestResult"]
+__all__ = ["TestResult", "t_difference_result"]
 
 
 def _same(a, b) -> bool:
@@ -182,3 +183,34 @@ class TestResult:
         if count > shown:
             rows.append(f"  ... {count - shown} more rows")
         return "\n".join([header, *rows])
+
+
+def t_difference_result(
+    name: str,
+    alternative: str,
+    confidence: float,
+    difference: Any,
+    se: Any,
+    dof: Any,
+    effect_size: Any,
+    hedges_g: Any,
+    n: int,
+    **fields: Any,
+) -> TestResult:
+    """The result of a test of the difference B − A whose interval is a t interval: the
+    difference ± the t quantile of ``dof`` degrees of freedom × ``se`` (one-sided for a
+    one-sided ``alternative``), with its effect sizes; the paired tests and the two-sample
+    t-tests share it.  ``fields`` give the test's own statistic, p-value, etc."""
+    low, high = t_interval(difference, se, dof, confidence, alternative)
+    return TestResult(
+        name=name,
+        alternative=alternative,
+        mean_difference=scalar_or_array(difference),
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        effect_size=scalar_or_array(effect_size),
+        hedges_g=scalar_or_array(hedges_g),
+        n=n,
+        **fields,
+    )

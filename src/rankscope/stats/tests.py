@@ -54,10 +54,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import paired
-from .effects import _check_alternative, _check_confidence, _paired_differences, hedges_correction
-from .intervals import scalar_or_array, t_interval
+from .effects import _paired_differences, check_options, hedges_correction
+from .intervals import scalar_or_array
 from .paired import EXACT_MAX_QUERIES
-from .result import TestResult
+from .result import TestResult, t_difference_result
 
 __all__ = [
     "EXACT_MAX_QUERIES",
@@ -79,11 +79,6 @@ def _paired_effects(differences: np.ndarray):
     return mean, sd, d_z, g
 
 
-def _paired_t_interval(differences: np.ndarray, sd, confidence: float, alternative: str):
-    n = differences.shape[-1]
-    return t_interval(differences.mean(axis=-1), sd / math.sqrt(n), n - 1, confidence, alternative)
-
-
 def _shaped(values, differences: np.ndarray):
     """Per-row values of the core (`rankscope.stats.paired`) in the input's shape: a float
     for a 1-D input, an array of one value per row for a 2-D one."""
@@ -102,8 +97,7 @@ def _counts(values, differences: np.ndarray):
 def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
     """The validated differences y − x (or x) of a paired test, its options checked."""
     differences = _paired_differences(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     return differences
 
 
@@ -151,18 +145,9 @@ def _paired_result(
     """A paired test's result: the mean difference, its t interval and the effect sizes are
     those of ``differences``; ``fields`` give the test's own statistic, p-value, etc."""
     mean, sd, d_z, g = _paired_effects(differences)
-    low, high = _paired_t_interval(differences, sd, confidence, alternative)
-    return TestResult(
-        name=name,
-        alternative=alternative,
-        mean_difference=scalar_or_array(mean),
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=scalar_or_array(d_z),
-        hedges_g=scalar_or_array(g),
-        n=differences.shape[-1],
-        **fields,
+    n = differences.shape[-1]
+    return t_difference_result(
+        name, alternative, confidence, mean, sd / math.sqrt(n), n - 1, d_z, g, n, **fields
     )
 
 

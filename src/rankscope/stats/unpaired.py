@@ -14,24 +14,22 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .effects import (
-    _check_alternative,
-    _check_confidence,
     _pooled_sd,
     _two_samples,
     _welch_se_df,
+    check_options,
     hedges_correction,
 )
-from .intervals import scalar_or_array, t_interval
+from .intervals import scalar_or_array
 from .paired import t_p_value
-from .result import TestResult
+from .result import TestResult, t_difference_result
 
 __all__ = ["student_t", "welch_t"]
 
 
 def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult:
     x, y = _two_samples(x, y)
-    _check_alternative(alternative)
-    _check_confidence(confidence)
+    check_options(alternative, confidence)
     n_x, n_y = x.shape[-1], y.shape[-1]
     difference = y.mean(axis=-1) - x.mean(axis=-1)
     pooled = _pooled_sd(x, y)
@@ -43,19 +41,18 @@ def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult
     with np.errstate(divide="ignore", invalid="ignore"):
         t = difference / se
         d = difference / pooled
-    low, high = t_interval(difference, se, df, confidence, alternative)
-    return TestResult(
-        name="Student's t-test" if equal_var else "Welch's t-test",
+    return t_difference_result(
+        "Student's t-test" if equal_var else "Welch's t-test",
+        alternative,
+        confidence,
+        difference,
+        se,
+        df,
+        d,
+        d * hedges_correction(n_x + n_y - 2),
+        n_x + n_y,
         statistic=scalar_or_array(t),
         p_value=scalar_or_array(t_p_value(t, df, alternative)),
-        alternative=alternative,
-        mean_difference=scalar_or_array(difference),
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        effect_size=scalar_or_array(d),
-        hedges_g=scalar_or_array(d * hedges_correction(n_x + n_y - 2)),
-        n=n_x + n_y,
         df=df if equal_var else scalar_or_array(df),
         statistic_name="t",
         effect_size_name="d",
