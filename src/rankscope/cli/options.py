@@ -158,6 +158,31 @@ def judgments_and_runs(
     p.usage = "%(prog)s [options] QRELS RUNS [RUNS ...]"
 
 
+def judged_runs(
+    args: argparse.Namespace,
+    measures: Sequence[Any],
+    distinct_for: str,
+    given: tuple[str, Sequence[str]] | None = None,
+) -> tuple[Any, list[Any]]:
+    """The judgments and runs that `judgments_and_runs` declared, read: the judgments as
+    ``measures`` need them (`rankscope.api.read_qrels_for`), the runs (a judgments file in
+    a runs directory is no run) with their vocabularies, as ``--duplicates``, ``--names``
+    and, where the command has it, ``--order`` say.  ``distinct_for``: what the runs' names
+    must be distinct for (`rankscope.read.sources.resolve_runs`); ``given``: the judgments
+    and run paths when they are not ``args.qrels`` and ``args.runs`` (`positionals`)."""
+    from ..api import read_qrels_for
+    from ..read.sources import resolve_runs
+    from ..read.trec import run_files
+
+    judgments, paths = (args.qrels, args.runs) if given is None else given
+    qrels = read_qrels_for(judgments, measures)
+    runs = resolve_runs(
+        run_files(paths, judgments=judgments), qrels, args.duplicates,
+        getattr(args, "order", "score"), names=args.names, distinct_for=distinct_for,
+    )  # fmt: skip
+    return qrels, runs
+
+
 def judgments_source(value: str) -> str:
     """The judgments argument as the readers take it: a file (or ``-``) as given, and an
     ir_datasets id as ``ir_datasets:ID``.
@@ -325,6 +350,9 @@ DUPLICATES = ("error", "first", "max-score")
 HOWS = ("mean", "gmean", "median")
 #: Every format a command writes (each command offers its own; `rankscope.report`).
 FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
+#: `rankscope.table.compare.CORRECTIONS` (and `rankscope.recsys.folds.CORRECTIONS`): the
+#: corrections for multiple comparisons.
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
 @dataclass(frozen=True)
@@ -433,6 +461,18 @@ BASELINE = Option(
     ("--baseline",), "baseline", "the run the others are compared with (default: the first "
     "run given)", metavar="RUN",
 )  # fmt: skip
+CORRECTION = Option(
+    ("--correction",), "correction", "correction for the comparisons of each measure (default "
+    "holm; bh controls the false discovery rate)", choices=CORRECTIONS, default="holm",
+)  # fmt: skip
+PERMUTATIONS = Option(
+    ("--permutations",), "permutations", "random sign flips, resamples or permutations of the "
+    "random tests (10000)", type=whole(1), default=10_000, metavar="B",
+)  # fmt: skip
+SCHEDULER = Option(
+    ("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is at ADDRESS "
+    "(tcp://host:8786; the dask extra); the numbers are the same", metavar="ADDRESS",
+)  # fmt: skip
 PER_QUERY = Option(
     ("-q",), "per_query", "also per-query values", action="store_true", default=False
 )
@@ -451,7 +491,8 @@ GLOSSARY: dict[str, Option] = {
     "format": FORMAT, "names": NAMES, "duplicates": DUPLICATE, "ties": TIE,
     "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
-    "threshold": THRESHOLD,
+    "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
+    "scheduler": SCHEDULER,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no
