@@ -334,6 +334,12 @@ def check_outputs(
                 )
 
 
+def output_file(output: str | None) -> str | None:
+    """The file of an output option whose ``-`` is standard output (``-o -``): None for
+    standard output, as `check_outputs` and the writers take it."""
+    return None if output == "-" else output
+
+
 def _same(output: str, given: str) -> bool:
     try:
         return os.path.exists(output) and os.path.samefile(output, given)
@@ -469,6 +475,10 @@ PERMUTATIONS = Option(
     ("--permutations",), "permutations", "random sign flips, resamples or permutations of the "
     "random tests (10000)", type=whole(1), default=10_000, metavar="B",
 )  # fmt: skip
+DEPTH = Option(
+    ("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC run's "
+    "depth)", type=whole(1), default=1000, metavar="N",
+)  # fmt: skip
 SCHEDULER = Option(
     ("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is at ADDRESS "
     "(tcp://host:8786; the dask extra); the numbers are the same", metavar="ADDRESS",
@@ -492,7 +502,7 @@ GLOSSARY: dict[str, Option] = {
     "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
-    "scheduler": SCHEDULER,
+    "scheduler": SCHEDULER, "depth": DEPTH,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no
@@ -502,4 +512,6 @@ DEFAULTS_BY_COMMAND: dict[tuple[str, str], tuple[Any, str]] = {
     ("eval", "--ties"): (None, "trec_eval's order for the judgments format: docno-desc, "
                          "docno-asc with -R prefs/qrels_prefs"),
     ("recsys", "--ties"): ("input-order", "a recommendation list's own order is its ranking"),
+    ("clicks interleave", "--depth"): (10, "a list shown to a user: a page of ten results"),
+    ("clicks simulate", "--depth"): (10, "a list shown to a user: a page of ten results"),
 }  # fmt: skip

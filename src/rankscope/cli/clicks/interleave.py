@@ -78,10 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--impressions", type=options.whole(1), default=1, metavar="N",
         help="lists per query (default 1)",
     )  # fmt: skip
-    lists.add_argument(
-        "--depth", type=options.whole(1), default=10, metavar="N",
-        help="documents per list (default 10)",
-    )  # fmt: skip
+    options.DEPTH.add(lists, "documents per list (default 10)", default=10)
     options.SEED.add(lists, "the seed of the coin flips (default 0)")
     lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
     power = p.add_argument_group("power analysis")
