@@ -107,31 +107,40 @@ def choice(
     p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
 
 
-class StatisticalTests:
+class LazyChoices:
+    """The choices of an option that come from a table of the library, read from it when
+    argparse first needs them (to check a value, to print the usage), so that building the
+    parser imports nothing: give the option a ``metavar`` (argparse would list the choices
+    to check it) and ``%(choices)s`` in its help.  The canonical names are listed; an alias
+    passes the check too.  A subclass says how the table is read (`read`)."""
+
+    def read(self) -> dict[str, tuple[str, ...]]:
+        """Each canonical name, with its aliases."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.read())
+
+    def __len__(self) -> int:
+        return len(self.read())
+
+    def __contains__(self, name: object) -> bool:
+        return any(name == known or name in aliases for known, aliases in self.read().items())
+
+
+class StatisticalTests(LazyChoices):
     """The choices of a ``--test`` option: the tests of `rankscope.stats.procedures` that
     one use accepts (``"paired"``, ``"runs"``: `rankscope.stats.procedures.choices`), read
-    from that table when argparse first needs them (to check a value, to print the usage),
-    so that building the parser imports no numpy: give the option a ``metavar`` (argparse
-    would list the choices to check it) and ``%(choices)s`` in its help.  The canonical
-    names are listed; an alias passes the check too (``permutation`` is the randomization
-    test)."""
+    lazily so that building the parser imports no numpy (``permutation``, an alias, is the
+    randomization test)."""
 
     def __init__(self, use: str) -> None:
         self.use = use
 
-    def _tests(self) -> tuple:
+    def read(self) -> dict[str, tuple[str, ...]]:
         from ..stats.procedures import choices
 
-        return choices(self.use)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([test.name for test in self._tests()])
-
-    def __len__(self) -> int:
-        return len(self._tests())
-
-    def __contains__(self, name: object) -> bool:
-        return any(name == test.name or name in test.aliases for test in self._tests())
+        return {test.name: test.aliases for test in choices(self.use)}
 
 
 def judgments_and_runs(
