@@ -220,7 +220,7 @@ def test_cli_choices_are_the_library_s():
     from rankscope.table.compare import CORRECTIONS
 
     assert tuple(command.options.StatisticalTests("runs")) == names("runs")
-    assert command.CORRECTIONS == CORRECTIONS
+    assert command.options.CORRECTIONS == CORRECTIONS
     assert command.FORMATS == FORMATS
 
 

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--to-qrels needs -o QRELS" if args.output is None else "-o needs --to-qrels"
         )
-    options.check_outputs(args, {"--output": args.output if args.output != "-" else None})
+    options.check_outputs(args, {"--output": options.output_file(args.output)})
 
     from ..api.agreement import agreement, read_labels, to_qrels
     from ..report.agreement import format_agreement

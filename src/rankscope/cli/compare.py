@@ -16,10 +16,9 @@ from typing import Any
 
 from . import options, segments
 
-#: `rankscope.table.compare.CORRECTIONS` and `rankscope.report.compare.FORMATS`, repeated
-#: so that building the parser imports nothing heavy (a test checks they agree); the tests
-#: come from their table (`options.StatisticalTests`).
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: `rankscope.report.compare.FORMATS`, repeated so that building the parser imports nothing
+#: heavy (a test checks they agree); the tests come from their table
+#: (`options.StatisticalTests`), the corrections from the glossary (`options.CORRECTION`).
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 
 EXAMPLES = """\
@@ -56,14 +55,10 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
         p, "statistical test: %(choices)s (default t; randomization, also called permutation, "
         "is exact up to 20 queries; randomized-tukey controls the family-wise error itself)",
     )  # fmt: skip
-    options.choice(p, "--correction", CORRECTIONS, "correction for the comparisons of each "
-                   "measure (default holm; bh controls the false discovery rate)")
+    options.CORRECTION.add(p)
     options.ALPHA.add(p)
     options.SEED.add(p, "seed of the random tests (default 0)")
-    p.add_argument(
-        "--permutations", type=options.whole(1), default=10_000, metavar="B",
-        help="random sign flips, resamples or permutations of the random tests (10000)",
-    )  # fmt: skip
+    options.PERMUTATIONS.add(p)
     p.add_argument(
         "--common-queries", action="store_true",
         help="only the queries every run ranked (default: every judged query, missing = 0)",

@@ -108,12 +108,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="document lengths in words, 'docno words' per line (time-biased gain)",
     )
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="evaluate on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; "
-        "the dask extra); the numbers are the same",
-    )
+    options.SCHEDULER.add(p)
     segments.add_arguments(p)
 
 

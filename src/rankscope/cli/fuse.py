@@ -59,10 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--run-weights", metavar="W,W,...", dest="run_weights",
         help="one weight per run, in order (rrf, sum, wsum, borda), e.g. 0.7,0.3",
     )
-    p.add_argument(
-        "--depth", type=options.whole(1), default=1000, metavar="N",
-        help="documents written per query (default 1000)",
-    )  # fmt: skip
+    options.DEPTH.add(p, "documents written per query (default 1000)")
     p.add_argument("--tag", help="the fused run's tag column (default: the method's name)")
     options.TIE.add(
         p,
@@ -133,7 +130,7 @@ def _train_ids(path: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
 
-    output = None if args.output == "-" else args.output
+    output = options.output_file(args.output)
     options.check_outputs(args, {"--output": output})
     if args.optimize is None:
         for flag, given in (("--qrels", args.qrels), ("--train", args.train)):

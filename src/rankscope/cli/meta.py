@@ -32,11 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     options.measure_list(p)
     options.ALPHA.add(p)
-    p.add_argument(
-        "--permutations",
-        type=options.whole(1),
-        default=10_000,
-        help="random permutations of the randomized Tukey HSD test (default 10000)",
+    options.PERMUTATIONS.add(
+        p, "random permutations of the randomized Tukey HSD test (default 10000)"
     )
     p.add_argument(
         "--samples",
@@ -65,11 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import read_qrels_for
     from ..errors import UsageError
     from ..read.runs import check_common_queries
-    from ..read.sources import resolve_runs
-    from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
     from ..table.study import study
     from .progress import progress_bar
@@ -81,15 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--plot draws the robustness curves, which --no-robustness skips")
     options.check_outputs(args, {"--plot": args.plot})
     measures = args.measures or DEFAULT_MEASURES
-    qrels = read_qrels_for(qrels_path, measures)
-    runs = resolve_runs(
-        run_files(run_paths, judgments=qrels_path),
-        qrels,
-        args.duplicates,
-        args.order,
-        names=args.names,
-        distinct_for="meta-evaluation",
-    )
+    qrels, runs = options.judged_runs(args, measures, "meta-evaluation", (qrels_path, run_paths))
     check_common_queries(qrels, runs)
     with progress_bar("rankscope meta", args.quiet) as progress:
         result = study(

@@ -107,31 +107,40 @@ def choice(
     p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
 
 
-class StatisticalTests:
+class LazyChoices:
+    """The choices of an option that come from a table of the library, read from it when
+    argparse first needs them (to check a value, to print the usage), so that building the
+    parser imports nothing: give the option a ``metavar`` (argparse would list the choices
+    to check it) and ``%(choices)s`` in its help.  The canonical names are listed; an alias
+    passes the check too.  A subclass says how the table is read (`read`)."""
+
+    def read(self) -> dict[str, tuple[str, ...]]:
+        """Each canonical name, with its aliases."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.read())
+
+    def __len__(self) -> int:
+        return len(self.read())
+
+    def __contains__(self, name: object) -> bool:
+        return any(name == known or name in aliases for known, aliases in self.read().items())
+
+
+class StatisticalTests(LazyChoices):
     """The choices of a ``--test`` option: the tests of `rankscope.stats.procedures` that
     one use accepts (``"paired"``, ``"runs"``: `rankscope.stats.procedures.choices`), read
-    from that table when argparse first needs them (to check a value, to print the usage),
-    so that building the parser imports no numpy: give the option a ``metavar`` (argparse
-    would list the choices to check it) and ``%(choices)s`` in its help.  The canonical
-    names are listed; an alias passes the check too (``permutation`` is the randomization
-    test)."""
+    lazily so that building the parser imports no numpy (``permutation``, an alias, is the
+    randomization test)."""
 
     def __init__(self, use: str) -> None:
         self.use = use
 
-    def _tests(self) -> tuple:
+    def read(self) -> dict[str, tuple[str, ...]]:
         from ..stats.procedures import choices
 
-        return choices(self.use)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([test.name for test in self._tests()])
-
-    def __len__(self) -> int:
-        return len(self._tests())
-
-    def __contains__(self, name: object) -> bool:
-        return any(name == test.name or name in test.aliases for test in self._tests())
+        return {test.name: test.aliases for test in choices(self.use)}
 
 
 def judgments_and_runs(
@@ -156,6 +165,31 @@ def judgments_and_runs(
     p.add_argument("qrels", nargs="?", metavar="QRELS", help=judgments)
     p.add_argument("runs", nargs="*", metavar="RUNS", help=runs)
     p.usage = "%(prog)s [options] QRELS RUNS [RUNS ...]"
+
+
+def judged_runs(
+    args: argparse.Namespace,
+    measures: Sequence[Any],
+    distinct_for: str,
+    given: tuple[str, Sequence[str]] | None = None,
+) -> tuple[Any, list[Any]]:
+    """The judgments and runs that `judgments_and_runs` declared, read: the judgments as
+    ``measures`` need them (`rankscope.api.read_qrels_for`), the runs (a judgments file in
+    a runs directory is no run) with their vocabularies, as ``--duplicates``, ``--names``
+    and, where the command has it, ``--order`` say.  ``distinct_for``: what the runs' names
+    must be distinct for (`rankscope.read.sources.resolve_runs`); ``given``: the judgments
+    and run paths when they are not ``args.qrels`` and ``args.runs`` (`positionals`)."""
+    from ..api import read_qrels_for
+    from ..read.sources import resolve_runs
+    from ..read.trec import run_files
+
+    judgments, paths = (args.qrels, args.runs) if given is None else given
+    qrels = read_qrels_for(judgments, measures)
+    runs = resolve_runs(
+        run_files(paths, judgments=judgments), qrels, args.duplicates,
+        getattr(args, "order", "score"), names=args.names, distinct_for=distinct_for,
+    )  # fmt: skip
+    return qrels, runs
 
 
 def judgments_source(value: str) -> str:
@@ -309,6 +343,12 @@ def check_outputs(
                 )
 
 
+def output_file(output: str | None) -> str | None:
+    """The file of an output option whose ``-`` is standard output (``-o -``): None for
+    standard output, as `check_outputs` and the writers take it."""
+    return None if output == "-" else output
+
+
 def _same(output: str, given: str) -> bool:
     try:
         return os.path.exists(output) and os.path.samefile(output, given)
@@ -325,6 +365,9 @@ DUPLICATES = ("error", "first", "max-score")
 HOWS = ("mean", "gmean", "median")
 #: Every format a command writes (each command offers its own; `rankscope.report`).
 FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
+#: `rankscope.table.compare.CORRECTIONS` (and `rankscope.recsys.folds.CORRECTIONS`): the
+#: corrections for multiple comparisons.
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
 @dataclass(frozen=True)
@@ -433,6 +476,22 @@ BASELINE = Option(
     ("--baseline",), "baseline", "the run the others are compared with (default: the first "
     "run given)", metavar="RUN",
 )  # fmt: skip
+CORRECTION = Option(
+    ("--correction",), "correction", "correction for the comparisons of each measure (default "
+    "holm; bh controls the false discovery rate)", choices=CORRECTIONS, default="holm",
+)  # fmt: skip
+PERMUTATIONS = Option(
+    ("--permutations",), "permutations", "random sign flips, resamples or permutations of the "
+    "random tests (10000)", type=whole(1), default=10_000, metavar="B",
+)  # fmt: skip
+DEPTH = Option(
+    ("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC run's "
+    "depth)", type=whole(1), default=1000, metavar="N",
+)  # fmt: skip
+SCHEDULER = Option(
+    ("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is at ADDRESS "
+    "(tcp://host:8786; the dask extra); the numbers are the same", metavar="ADDRESS",
+)  # fmt: skip
 PER_QUERY = Option(
     ("-q",), "per_query", "also per-query values", action="store_true", default=False
 )
@@ -451,7 +510,8 @@ GLOSSARY: dict[str, Option] = {
     "format": FORMAT, "names": NAMES, "duplicates": DUPLICATE, "ties": TIE,
     "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
-    "threshold": THRESHOLD,
+    "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
+    "scheduler": SCHEDULER, "depth": DEPTH,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no
@@ -461,4 +521,6 @@ DEFAULTS_BY_COMMAND: dict[tuple[str, str], tuple[Any, str]] = {
     ("eval", "--ties"): (None, "trec_eval's order for the judgments format: docno-desc, "
                          "docno-asc with -R prefs/qrels_prefs"),
     ("recsys", "--ties"): ("input-order", "a recommendation list's own order is its ranking"),
+    ("clicks interleave", "--depth"): (10, "a list shown to a user: a page of ten results"),
+    ("clicks simulate", "--depth"): (10, "a list shown to a user: a page of ten results"),
 }  # fmt: skip

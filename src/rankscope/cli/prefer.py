@@ -50,25 +50,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import preferences, read_qrels_for
+    from ..api import preferences
     from ..judge import relevance_table
     from ..measures import needs_rankings, parse_method
     from ..preference.learned import LearnedWeights
     from ..read.runs import check_common_queries
-    from ..read.sources import resolve_runs
-    from ..read.trec import run_files
     from ..report.preference import format_preferences
 
     methods = [parse_method(m) for m in args.measures or ["RPP"]]  # says which are unknown
     learned = [LearnedWeights.load(path) for path in args.learned]
-    qrels = read_qrels_for(args.qrels, methods)
-    runs = resolve_runs(
-        run_files(args.runs, judgments=args.qrels),
-        qrels,
-        args.duplicates,
-        names=args.names,
-        distinct_for="preferences",
-    )
+    qrels, runs = options.judged_runs(args, methods, "preferences")
     check_common_queries(qrels, runs)
     table = relevance_table(
         qrels, runs, relevance_level=args.relevance_level, ties=args.ties,

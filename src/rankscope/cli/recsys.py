@@ -74,20 +74,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     options.PER_QUERY.add(p, "also per-user values", aliases=("--per-user",))
     options.FORMAT.add(p, choices=("table", "json", "csv"))
-    p.add_argument(
-        "--scheduler", metavar="ADDRESS",
-        help="evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; "
-        "top-N measures and UserCoverage)",
+    options.SCHEDULER.add(
+        p, "evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; top-N "
+        "measures and UserCoverage)",
     )  # fmt: skip
     options.BASELINE.add(p, "--folds: the system compared with (default: the first)")
     options.TEST.add(
         p, "--folds: the paired test across folds: %(choices)s (default t)",
         choices=options.StatisticalTests("paired"),
     )  # fmt: skip
-    p.add_argument(
-        "--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
-        help="--folds: correction over the comparisons of a measure (default holm)",
-    )  # fmt: skip
+    options.CORRECTION.add(
+        p, "--folds: correction over the comparisons of a measure (default holm)"
+    )
     p.add_argument(
         "--users", action="store_true",
         help="--folds: also test across the users of every fold pooled",

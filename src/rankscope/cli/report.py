@@ -43,7 +43,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..read.trec import run_files
     from ..report.html import check_requirements
 
     options.check_outputs(args, {"--output": args.output})
@@ -52,19 +51,10 @@ def run(args: argparse.Namespace) -> int:
         result = compared(args)
         robustness = None
     else:  # the study reads what the comparison reads: read it once
-        from ..api import read_qrels_for
-        from ..read.sources import resolve_runs
         from ..table.compare import DEFAULT_MEASURES
         from ..table.study import study
 
-        qrels = read_qrels_for(args.qrels, args.measures or DEFAULT_MEASURES)
-        runs = resolve_runs(
-            run_files(args.runs, judgments=args.qrels),
-            qrels,
-            args.duplicates,
-            names=args.names,
-            distinct_for="a comparison",
-        )
+        qrels, runs = options.judged_runs(args, args.measures or DEFAULT_MEASURES, "a comparison")
         result = compared(args, qrels, runs)
         robustness = study(
             qrels, runs, result.measures, alpha=args.alpha, permutations=args.permutations,

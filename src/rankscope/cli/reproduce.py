@@ -42,8 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "P@10, RR, R@100")  # fmt: skip
     p.add_argument("--p", type=options.probability, default=0.95, dest="p",
                    help="RBO's persistence (default 0.95)")  # fmt: skip
-    p.add_argument("--depth", type=options.whole(1), default=1000,
-                   help="compare the rankings' top N documents (default 1000)")  # fmt: skip
+    options.DEPTH.add(p, "compare the rankings' top N documents (default 1000)")
     p.add_argument(
         "--rbo-ties",
         choices=("a", "b", "w"),

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from .. import options
-from .shared import MODELS, output_file
+from .shared import MODELS
 
 EXAMPLES = """\
 examples:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.model or ["pbm"]))
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
-    options.check_outputs(args, {"-o": output_file(args.output)}, [args.log, args.test_log])
+    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.log, args.test_log])
     log = clicks.read_impressions(args.log, require=clicks.CLICK_ROLES, binary=True)
     test = None
     if args.test_log:

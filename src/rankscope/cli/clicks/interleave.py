@@ -10,26 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
 
 from .. import options
 
 
-class _Methods:
+class _Methods(options.LazyChoices):
     """The names of `rankscope.interleaving.METHODS`, read from the table when argparse first
     checks or lists them: building the parser imports nothing (`rankscope eval` starts cold in
     loops and builds every command's parser)."""
 
-    def _names(self) -> tuple[str, ...]:
+    def read(self) -> dict[str, tuple[str, ...]]:
         from ...interleaving import METHODS
 
-        return tuple(METHODS)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
+        return dict.fromkeys(METHODS, ())
 
 
 #: The choices of ``--method``: the interleaving methods' canonical names.
@@ -78,10 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--impressions", type=options.whole(1), default=1, metavar="N",
         help="lists per query (default 1)",
     )  # fmt: skip
-    lists.add_argument(
-        "--depth", type=options.whole(1), default=10, metavar="N",
-        help="documents per list (default 10)",
-    )  # fmt: skip
+    options.DEPTH.add(lists, "documents per list (default 10)", default=10)
     options.SEED.add(lists, "the seed of the coin flips (default 0)")
     lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
     power = p.add_argument_group("power analysis")

@@ -88,7 +88,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ...api import read_qrels_for
     from ...judge import relevance_table
     from ...preference.learned import (
         DEFAULT_ALPHAS,
@@ -99,17 +98,11 @@ def run(args: argparse.Namespace) -> int:
     )
     from ...read.pairs import read_pairs
     from ...read.runs import check_common_queries
-    from ...read.sources import resolve_runs
-    from ...read.trec import run_files
     from ...report.learned import format_learned
     from ...table.study import measure_data
 
     options.check_outputs(args, {"--save": args.save})
-    qrels = read_qrels_for(args.qrels, [])
-    runs = resolve_runs(
-        run_files(args.runs, judgments=args.qrels), qrels, args.duplicates, names=args.names,
-        distinct_for="preferences",
-    )  # fmt: skip
+    qrels, runs = options.judged_runs(args, [], "preferences")
     check_common_queries(qrels, runs)
     table = relevance_table(qrels, runs, relevance_level=args.relevance_level, ties=args.ties)
     if args.measure is not None:

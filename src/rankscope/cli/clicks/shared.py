@@ -1,5 +1,5 @@
-"""What several ``rankscope clicks`` subcommands share: the click models' names, ``-o``'s
-file, and reading back the parameters ``clicks fit -o`` wrote (``simulate --params``,
+"""What several ``rankscope clicks`` subcommands share: the click models' names and reading
+back the parameters ``clicks fit -o`` wrote (``simulate --params``,
 ``estimate --reward-model``)."""
 
 from __future__ import annotations
@@ -7,11 +7,6 @@ from __future__ import annotations
 #: `rankscope.clicks.MODELS`, repeated so that building the parser imports nothing (a test
 #: checks they agree).
 MODELS = ("pbm", "cm", "ubm", "dbn", "sdbn")
-
-
-def output_file(output: str | None) -> str | None:
-    """``-o``'s file (None: standard output)."""
-    return None if output == "-" else output
 
 
 def model_file(path: str):

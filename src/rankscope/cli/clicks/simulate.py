@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .. import options
-from .shared import MODELS, model_file, output_file
+from .shared import MODELS, model_file
 
 EXAMPLES = """\
 examples:
@@ -34,10 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--sessions", type=options.whole(1), default=1000, metavar="N",
         help="sessions to simulate, shared among the queries in turn (default 1000)",
     )  # fmt: skip
-    p.add_argument(
-        "--depth", type=options.whole(1), default=10, metavar="K",
-        help="results shown per session: each query's first K documents (default 10)",
-    )  # fmt: skip
+    options.DEPTH.add(
+        p, "results shown per session: each query's first N documents (default 10)", default=10
+    )
     options.SEED.add(p)
     p.add_argument(
         "--attractiveness", metavar="G:P,...",
@@ -91,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from ... import clicks
     from ...api.clicks import simulate_clicks
 
-    options.check_outputs(args, {"-o": output_file(args.output)}, [args.run, args.params])
+    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.run, args.params])
     if args.params:
         model: clicks.ClickModel | str = model_file(args.params)
     else:
