@@ -52,9 +52,11 @@ class RecsysMeasure(Measure[Values]):
     no per-user value) or ``confidence`` (predicted probabilities joined with the test
     outcomes).  ``relevance``: the value needs relevant test items, so users
     without any follow the no-relevant policy.  ``needs``: inputs beyond test and
-    recommendations (``ratings``, ``popularity``, ``features``).
+    recommendations (``ratings``, ``popularity``, ``features``).  Every recommender measure
+    is of the ``recsys`` family.
     """
 
+    family: str = "recsys"
     kind: str = "topn"
     relevance: bool = False
     needs: tuple[str, ...] = ()
