@@ -90,6 +90,11 @@ class TrecSpelling:
     from_values: Callable[[list[float]], dict] | None = None
 
 
+#: trec_eval's default cutoffs of its cutoff measures (P, recall, ndcg_cut, ...): ``P_5`` to
+#: ``P_1000`` when no cutoff is named.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
 @dataclass(frozen=True)
 class IrSpelling:
     """An ir_measures-style name: ``Name(param=value,...)@cutoff``."""

@@ -19,6 +19,7 @@ from ..errors import UsageError
 from ..judge import BEYOND, NONPOOL, PAD, Ranked
 from .base import (
     REL,
+    TREC_CUTOFFS,
     IrSpelling,
     Measure,
     Param,
@@ -29,8 +30,6 @@ from .base import (
 )
 
 GAINS = Param("gains", dict, None, "gain of each grade, {grade: gain} (default: the grade itself)")
-
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 def gain_of(grade: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
@@ -200,7 +199,7 @@ def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 ndcg_cut = Measure(
     "ndcg_cut", _ndcg_cut, params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS), ir=(IrSpelling("nDCG", cutoff="cutoff"),),
+    trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS), ir=(IrSpelling("nDCG", cutoff="cutoff"),),
     family="gains", reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
     doc="""\
     nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade

@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..judge import Ranked
 from .base import (
     REL,
+    TREC_CUTOFFS,
     IrSpelling,
     Measure,
     Param,
@@ -26,7 +27,6 @@ from .base import (
 )
 
 CUTOFF = Param("cutoff", int, None, "rank cutoff k (documents past k are not looked at)", minimum=1)
-_STD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
@@ -42,7 +42,7 @@ def _precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> 
 
 
 P = Measure(
-    "P", _precision, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    "P", _precision, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
     ir=(IrSpelling("P", cutoff="cutoff"),), family="ranks",
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
     doc="""\
@@ -62,7 +62,7 @@ def _recall(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.
 recall = Measure(
     "recall", _recall,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
     ir=(IrSpelling("R", cutoff="cutoff"),), family="ranks",
     doc="""\
     Recall at k: rel(k) / R (0 when R = 0).
@@ -97,7 +97,7 @@ def _relative_precision(r: Ranked, cutoff: int | None = None, rel: int | None = 
 
 relative_P = Measure(
     "relative_P", _relative_precision, reference="trec_eval's relative_P (m_rel_P.c).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS), family="ranks",
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS), family="ranks",
     doc="""\
     Relative precision at k: rel(k) / min(k, R): precision up to R, recall after R, so 1 is
     reachable at every k.
@@ -159,7 +159,7 @@ def _ap_at(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.n
 map_cut = Measure(
     "map_cut", _ap_at,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", _STD_CUTOFFS),
+    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
     ir=(IrSpelling("AP", cutoff="cutoff"), IrSpelling("MAP", cutoff="cutoff")), family="ranks",
     doc="""\
     Average precision over the top k: (1/R) * sum over relevant ranks i <= k of rel(i)/i.

@@ -234,16 +234,25 @@ def _per_grade(grades: np.ndarray, table: dict[int, float] | None, default) -> n
     return out
 
 
+def _stopping_sum(
+    stop: np.ndarray, inside: np.ndarray, patience: float, utility: np.ndarray | float = 1.0
+) -> np.ndarray:
+    """Expected utility at the stopping rank, Σ_r utility_r · stop_r · reach_r, of a user who
+    goes on to each next rank with probability ``patience`` and stops after rank r with
+    probability ``stop_r`` (reach_r: patience^(r-1) Π_{r'<r} (1 - stop_r')); ranks outside the
+    ranking or the cutoff (``inside`` false) count 0.  EU and pFound are this sum."""
+    stop = np.where(inside, stop, 0.0)
+    reach = persistence_weights(patience, stop.shape[1])[None, :] * _exclusive_cumprod(1.0 - stop)
+    return sequential_sum(np.where(inside, utility * stop * reach, 0.0))
+
+
 def _eu(r: Ranked, phi=None, gamma=0.9, cutoff=None) -> np.ndarray:
     grades, inside = _dense_grades(r, cutoff)
     utility = grades.astype(np.float64)
     stop = _per_grade(grades, phi, lambda g: np.where(g > 0, 1.0 - 2.0 ** (-g), 0.0))
     if np.any((stop < 0) | (stop > 1)):
         raise UsageError("EU: stopping probabilities phi must lie in [0, 1]")
-    stop = np.where(inside, stop, 0.0)
-    patience = persistence_weights(gamma, grades.shape[1])[None, :]
-    examined = patience * _exclusive_cumprod(1.0 - stop)
-    return sequential_sum(np.where(inside, utility * stop * examined, 0.0))
+    return _stopping_sum(stop, inside, gamma, utility)
 
 
 eu = Measure(
@@ -274,10 +283,7 @@ def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
     prel = _per_grade(grades, p_rel, lambda g: np.where(g > 0, 0.4, 0.0))
     if np.any((prel < 0) | (prel > 1)) or not 0 <= p_break <= 1:
         raise UsageError("pFound: p_rel and p_break must lie in [0, 1]")
-    prel = np.where(inside, prel, 0.0)
-    stay = persistence_weights(1.0 - p_break, grades.shape[1])[None, :]
-    look = stay * _exclusive_cumprod(1.0 - prel)
-    return sequential_sum(np.where(inside, look * prel, 0.0))
+    return _stopping_sum(prel, inside, 1.0 - p_break)
 
 
 pfound = Measure(

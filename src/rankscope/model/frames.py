@@ -5,7 +5,9 @@ with validation, is `rankscope.read.frames`."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Protocol
+
+from ..errors import UsageError
 
 
 def is_frame(obj: Any) -> bool:
@@ -50,6 +52,32 @@ def records_frame(
     (pandas, polars or a dict of columns): the one way every result derives ``to_frame``
     from the rows its renderer reads, so the two never disagree."""
     return to_frame({name: [record[name] for record in records] for name in columns}, output)
+
+
+class _Tabled(Protocol):
+    TABLES: ClassVar[dict[str, tuple[str, ...]]]
+
+    def records(self, table: str) -> list[dict[str, Any]]: ...
+
+
+class NamedTables:
+    """What a result of several tables shares (`Aggregation`, `Study`, `FoldsEvaluation`):
+    ``TABLES`` maps each table's name to its columns, the first table being the default;
+    ``records(table)`` gives a table's rows, and `to_frame` derives its frame from them."""
+
+    TABLES: ClassVar[dict[str, tuple[str, ...]]]
+
+    def check_table(self, table: str) -> str:
+        """``table`` if it names one of the tables; a `UsageError` naming them otherwise."""
+        if table not in self.TABLES:
+            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
+        return table
+
+    def to_frame(self: _Tabled, output: str = "pandas", table: str | None = None) -> Any:
+        """The rows of ``table`` (`records`; default: the first of ``TABLES``) as a
+        DataFrame (pandas, polars) or a dict of columns."""
+        name = next(iter(self.TABLES)) if table is None else table
+        return records_frame(self.records(name), self.TABLES[name], output)
 
 
 def plain(value: Any) -> Any:

@@ -53,7 +53,7 @@ from ..read.pairs import LabelledPairs, PairsLike, read_pairs
 from ..read.trec import read_bytes, source_name
 from ..stats.meta import discriminative_power
 from .methods import Method
-from .rpp import _clip, _rpp_level, graded_rpp, rpp
+from .rpp import Weights, _clip, graded_rpp, graded_sums, rpp
 
 #: Upper edges of the recall-level bins: {1}, {2}, {3}, {4}, 5–8, 9–16, 17–32, 33–64, 65+.
 DEFAULT_EDGES: tuple[int, ...] = (1, 2, 3, 4, 8, 16, 32, 64)
@@ -125,15 +125,13 @@ class LearnedWeights:
         """P[q, a, b]: the learned RPP of every run over every other on every query."""
         if not self.graded:
             return rpp(table, weights=lambda m: self.recall_weights(m).tolist(), level=self.level)
+
+        def level(m: int, lam: int) -> tuple[float, Weights]:
+            w = self.level_weights(m, lam)
+            return float(w.sum()), w.tolist()
+
         out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
-        for q in range(table.num_queries):
-            total = np.zeros((table.num_runs, table.num_runs))
-            mass = 0.0
-            for lam in table.levels(q).tolist():
-                f = table.positions(q, lam)
-                w = self.level_weights(f.shape[1], lam)
-                total = total + float(w.sum()) * _rpp_level(f, w.tolist())
-                mass += float(w.sum())
+        for q, total, mass in graded_sums(table, level):
             out[q] = _clip(total / mass) if mass > 0 else total
         return out
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -126,16 +126,27 @@ def rpp(
     return out
 
 
+def graded_sums(
+    table: RelevanceTable, level: Callable[[int, int], tuple[float, Weights]]
+) -> Iterator[tuple[int, np.ndarray, float]]:
+    """Per query q: (q, Σ_λ w_λ · RPP_λ, Σ_λ w_λ) over the grade thresholds λ present, where
+    ``level(m_λ, λ)`` gives the mass w_λ of threshold λ and its recall weights.  Graded RPP
+    and the learned graded weights are the ratio of the two."""
+    for q in range(table.num_queries):
+        total = np.zeros((table.num_runs, table.num_runs))
+        mass = 0.0
+        for lam in table.levels(q).tolist():
+            f = table.positions(q, lam)
+            level_mass, weights = level(f.shape[1], lam)
+            total = total + level_mass * _rpp_level(f, weights)
+            mass += level_mass
+        yield q, total, mass
+
+
 def graded_rpp(table: RelevanceTable, weights: Weights = "uniform") -> np.ndarray:
     """Graded RPP (eq. 5): Σ_λ m_λ · RPP_λ / Σ_λ m_λ over the grades λ present."""
     out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
-    for q in range(table.num_queries):
-        total = np.zeros((table.num_runs, table.num_runs))
-        mass = 0
-        for lam in table.levels(q).tolist():
-            f = table.positions(q, lam)
-            total = total + f.shape[1] * _rpp_level(f, weights)
-            mass += f.shape[1]
+    for q, total, mass in graded_sums(table, lambda m, _lam: (m, weights)):
         out[q] = _clip(total / mass)
     return out
 

@@ -118,7 +118,7 @@ _REF_HERLOCKER = (
 
 MAE = RecsysMeasure(
     "MAE", _mae, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MAE"),),
-    kind="rating", needs=("ratings",), summary_doc=_POOLED, family="recsys",
+    kind="rating", needs=("ratings",), summary_doc=_POOLED,
     doc="""\
     Mean absolute error of the predicted ratings: MAE = (1/N) Σ |p(u,i) − r(u,i)| over the N
     test ratings r with a prediction p.
@@ -132,7 +132,7 @@ RMSE = RecsysMeasure(
     "RMSE", _rmse,
     reference=_REF_HERLOCKER + " Bennett & Lanning, The Netflix Prize, KDD Cup and Workshop, 2007.",
     params=(AVERAGE,), ir=(IrSpelling("RMSE"),), kind="rating", needs=("ratings",),
-    summary_doc=_POOLED, family="recsys",
+    summary_doc=_POOLED,
     doc="""\
     Root mean squared error of the predicted ratings: RMSE = sqrt((1/N) Σ (p(u,i) − r(u,i))²)
     over the N test ratings with a prediction.
@@ -144,7 +144,7 @@ RMSE = RecsysMeasure(
 
 MSE = RecsysMeasure(
     "MSE", _mse, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MSE"),),
-    kind="rating", needs=("ratings",), summary_doc=_POOLED, family="recsys",
+    kind="rating", needs=("ratings",), summary_doc=_POOLED,
     doc="""\
     Mean squared error of the predicted ratings: MSE = (1/N) Σ (p(u,i) − r(u,i))² = RMSE².
     Lower is better.
@@ -154,7 +154,7 @@ MSE = RecsysMeasure(
 SE = RecsysMeasure(
     "SE", _se, reference="Diaz, Offline Metrics (lecture notes); " + _REF_HERLOCKER,
     params=(AVERAGE,),
-    ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",), family="recsys",
+    ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",),
     summary_doc="the sum over all predicted test ratings (average=ratings, the default), or the "
         "mean of the per-user sums (average=users)",
     doc="""\
@@ -170,7 +170,7 @@ SE = RecsysMeasure(
 PredictionCoverage = RecsysMeasure(
     "PredictionCoverage", _prediction_coverage, reference=_REF_HERLOCKER, params=(AVERAGE,),
     ir=(IrSpelling("PredictionCoverage"),), kind="rating", needs=("ratings",),
-    summary_doc="pooled over all test ratings (default), or the mean over users", family="recsys",
+    summary_doc="pooled over all test ratings (default), or the mean over users",
     doc="""\
     Prediction coverage: the share of the test ratings for which the system predicts a rating,
     |{(u,i) in test: p(u,i) exists}| / |test|.

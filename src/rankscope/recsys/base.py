@@ -42,6 +42,15 @@ class Values:
 RecsysKernel = Callable[..., Values]
 
 
+#: How the system's value of a measure of each kind summarises its users, for the measures
+#: that do not say (rating and confidence measures each say how they pool).
+KIND_SUMMARIES = {
+    "topn": "mean over the users with a value",
+    "list": "mean over the users with a non-empty list",
+    "catalog": "one value for the system (no per-user value)",
+}
+
+
 @dataclass(eq=False)
 class RecsysMeasure(Measure[Values]):
     """A recommender measure.
@@ -52,13 +61,20 @@ class RecsysMeasure(Measure[Values]):
     no per-user value) or ``confidence`` (predicted probabilities joined with the test
     outcomes).  ``relevance``: the value needs relevant test items, so users
     without any follow the no-relevant policy.  ``needs``: inputs beyond test and
-    recommendations (``ratings``, ``popularity``, ``features``).
+    recommendations (``ratings``, ``popularity``, ``features``).  Every recommender measure
+    is of the ``recsys`` family.
     """
 
+    family: str = "recsys"
     kind: str = "topn"
     relevance: bool = False
     needs: tuple[str, ...] = ()
-    summary_doc: str = "mean over the users with a value"
+    summary_doc: str = ""  # how the summary is made; default: the kind's (KIND_SUMMARIES)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.summary_doc:
+            self.summary_doc = KIND_SUMMARIES[self.kind]
 
 
 def user_mean(per_user: np.ndarray) -> Values:

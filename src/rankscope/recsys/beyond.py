@@ -249,7 +249,7 @@ _EXPOSURE = (
 
 UserCoverage = RecsysMeasure(
     "UserCoverage", _user_coverage, ir=(IrSpelling("UserCoverage"),), kind="list",
-    summary_doc="mean over all test users", family="recsys",
+    summary_doc="mean over all test users",
     reference="Ge, Delgado-Battenfeld & Jannach, Beyond accuracy: evaluating recommender systems "
         "by coverage and serendipity, RecSys 2010; Herlocker et al., ACM TOIS 2004.",
     doc="""\
@@ -265,7 +265,6 @@ CatalogCoverage = RecsysMeasure(
     "CatalogCoverage", _catalog_coverage,
     reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010.", params=(K,),
     ir=_spell("CatalogCoverage"), kind="catalog",
-    summary_doc="one value for the system (no per-user value)", family="recsys",
     doc="""\
     Catalog coverage at k: the share of the catalog's items that appear in at least one user's
     top k, |∪_u top-k(u) ∩ I| / |I|. The catalog I is every item of the training and test data
@@ -277,7 +276,6 @@ CatalogCoverage = RecsysMeasure(
 
 Gini = RecsysMeasure(
     "Gini", _gini, params=(K,), ir=_spell("Gini"), kind="catalog",
-    summary_doc="one value for the system (no per-user value)", family="recsys",
     reference="Fleder & Hosanagar, Blockbuster culture's next rise or fall, Management Science "
         "55(5), 2009; Shani & Gunawardana, Evaluating recommendation systems, Recommender "
         "Systems Handbook, 2011.",
@@ -296,7 +294,6 @@ Entropy = RecsysMeasure(
     "Entropy", _entropy, reference="Shani & Gunawardana, Recommender Systems Handbook, 2011.",
     params=(K, Param("normalize", bool, False, "divide by log2 of the catalog size")),
     ir=_spell("Entropy"), kind="catalog",
-    summary_doc="one value for the system (no per-user value)", family="recsys",
     doc=f"""\
     Shannon entropy of exposure at k: H = −Σ_i p_i log2 p_i, in bits, over the recommended
     items. {_EXPOSURE}. normalize=true divides by log2 n (1 = even).
@@ -308,7 +305,6 @@ Entropy = RecsysMeasure(
 
 Novelty = RecsysMeasure(
     "Novelty", _novelty, params=(K,), ir=_spell("Novelty"), kind="list", needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list", family="recsys",
     reference="Zhou et al., Solving the apparent diversity-accuracy dilemma of recommender "
         "systems, PNAS 107(10), 2010; Vargas & Castells, Rank and relevance in novelty and "
         "diversity metrics for recommender systems, RecSys 2011.",
@@ -326,7 +322,6 @@ Novelty = RecsysMeasure(
 LongTail = RecsysMeasure(
     "LongTail", _long_tail, ir=(*_spell("LongTail"), *_spell("APLT")), kind="list",
     needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list", family="recsys",
     reference="Abdollahpouri, Burke & Mobasher, Controlling popularity bias in learning-to-rank "
         "recommendation, RecSys 2017; Managing popularity bias in recommender systems with "
         "personalized re-ranking, FLAIRS 2019.",
@@ -357,7 +352,7 @@ LongTail = RecsysMeasure(
 
 Serendipity = RecsysMeasure(
     "Serendipity", _serendipity, params=(K,), ir=_spell("Serendipity"), kind="topn",
-    relevance=True, needs=("baseline",), family="recsys",
+    relevance=True, needs=("baseline",),
     reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010; Murakami, Mori & Orihara, "
         "Metrics for evaluating the serendipity of recommendation lists, JSAI 2007 (LNCS "
         "4914, 2008).",
@@ -375,7 +370,7 @@ Serendipity = RecsysMeasure(
 
 ILD = RecsysMeasure(
     "ILD", _ild, ir=_spell("ILD"), kind="list", needs=("features",),
-    summary_doc="mean over the users with at least two described items", family="recsys",
+    summary_doc="mean over the users with at least two described items",
     reference="Ziegler, McNee, Konstan & Lausen, Improving recommendation lists through topic "
         "diversification, WWW 2005; Smyth & McClave, Similarity vs. diversity, ICCBR 2001.",
     params=(

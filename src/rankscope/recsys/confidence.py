@@ -266,7 +266,6 @@ TARGET = Param(
 
 Brier = RecsysMeasure(
     "Brier", _brier, ir=(IrSpelling("Brier"),), kind="confidence", summary_doc=_POOLED,
-    family="recsys",
     reference="Brier, Verification of forecasts expressed in terms of probability, Monthly "
         "Weather Review 78(1), 1950.",
     doc=f"""\
@@ -280,7 +279,6 @@ Brier = RecsysMeasure(
 
 LogLoss = RecsysMeasure(
     "LogLoss", _log_loss, ir=(IrSpelling("LogLoss"),), kind="confidence", summary_doc=_POOLED,
-    family="recsys",
     params=(
         Param(
             "epsilon", float, EPSILON,
@@ -303,7 +301,7 @@ LogLoss = RecsysMeasure(
 )
 
 ECE = RecsysMeasure(
-    "ECE", _ece, ir=(IrSpelling("ECE"),), kind="confidence", family="recsys",
+    "ECE", _ece, ir=(IrSpelling("ECE"),), kind="confidence",
     params=(BINS, TARGET),
     summary_doc="one value for the system, over the N predicted test interactions (no "
         "per-user value)",
@@ -326,7 +324,7 @@ ECE = RecsysMeasure(
 
 CoverageAccuracy = RecsysMeasure(
     "CoverageAccuracy", _coverage_accuracy, ir=(IrSpelling("CoverageAccuracy"),),
-    kind="confidence", family="recsys",
+    kind="confidence",
     summary_doc="one value for the system, over the N predicted test interactions (no "
         "per-user value)",
     reference="Geifman & El-Yaniv, Selective classification for deep neural networks, NeurIPS "

@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
-from ..model.frames import records_frame
+from ..model.frames import NamedTables
 from ..stats.corrections import adjust
 from ..stats.procedures import named, p_values
 from .evaluation import check_options, evaluate_inputs
@@ -76,7 +76,7 @@ class FoldSummary:
 
 
 @dataclass(frozen=True)
-class FoldsEvaluation:
+class FoldsEvaluation(NamedTables):
     """The result of `evaluate_folds`: fold values (systems × measures × folds), the users
     behind each, and a `FoldSummary` per (system, measure)."""
 
@@ -116,10 +116,8 @@ class FoldsEvaluation:
     def records(self, table: str = "folds") -> list[dict[str, Any]]:
         """The rows of ``table``: ``folds``, the fold values as a tidy table (system, fold,
         measure, value, users); ``summaries``, one `FoldSummary` per (system, measure)."""
-        if table == "summaries":
+        if self.check_table(table) == "summaries":
             return [asdict(s) for s in self.summaries]
-        if table != "folds":
-            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
         return [
             {"system": system, "fold": fold, "measure": measure,
              "value": float(self.values[s, m, f]), "users": int(self.counts[s, m, f])}
@@ -127,11 +125,6 @@ class FoldsEvaluation:
             for f, fold in enumerate(self.folds)
             for m, measure in enumerate(self.measures)
         ]  # fmt: skip
-
-    def to_frame(self, output: str = "pandas", table: str = "folds") -> Any:
-        """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
-        columns."""
-        return records_frame(self.records(table), self.TABLES[table], output)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings and both tables (full precision, JSON-ready)."""

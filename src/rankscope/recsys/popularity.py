@@ -216,7 +216,6 @@ _GROUP_PARAMS = (K, HEAD, SHARE)
 
 ARP = RecsysMeasure(
     "ARP", _arp, params=(K,), ir=_spell("ARP"), kind="list", needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list", family="recsys",
     reference="Yin, Cui, Li, Yao & Chen, Challenging the long tail recommendation, PVLDB 5(9), "
         "2012; Abdollahpouri, Burke & Mobasher, Managing popularity bias in recommender "
         "systems with personalized re-ranking, FLAIRS 2019.",
@@ -232,7 +231,6 @@ ARP = RecsysMeasure(
 
 ACLT = RecsysMeasure(
     "ACLT", _aclt, params=_GROUP_PARAMS, ir=_spell("ACLT"), kind="list", needs=("popularity",),
-    summary_doc="mean over the users with a non-empty list", family="recsys",
     reference="Abdollahpouri, Burke & Mobasher, Managing popularity bias in recommender "
         "systems with personalized re-ranking, FLAIRS 2019.",
     doc=f"""\
@@ -247,8 +245,8 @@ ACLT = RecsysMeasure(
 
 PopRSP = RecsysMeasure(
     "PopRSP", _pop_rsp, params=_GROUP_PARAMS, ir=_spell("PopRSP"), kind="catalog",
-    needs=("popularity",), summary_doc="one value for the system (no per-user value)",
-    family="recsys", reference=_ZHU,
+    needs=("popularity",),
+    reference=_ZHU,
     doc=f"""\
     Popularity-based ranking-based statistical parity at k: RSP = std(P(R@k | g)) /
     mean(P(R@k | g)) over the groups g = short head, long tail, with P(R@k | g) = Σ_u |L_u ∩
@@ -263,8 +261,8 @@ PopRSP = RecsysMeasure(
 
 PopREO = RecsysMeasure(
     "PopREO", _pop_reo, params=_GROUP_PARAMS, ir=_spell("PopREO"), kind="catalog",
-    needs=("popularity",), summary_doc="one value for the system (no per-user value)",
-    family="recsys", reference=_ZHU,
+    needs=("popularity",),
+    reference=_ZHU,
     doc=f"""\
     Popularity-based ranking-based equal opportunity at k: REO = std(P(R@k | g, y=1)) /
     mean(P(R@k | g, y=1)) over the groups g = short head, long tail, with P(R@k | g, y=1) =
@@ -279,8 +277,7 @@ PopREO = RecsysMeasure(
 
 ExposureRatio = RecsysMeasure(
     "ExposureRatio", _exposure_ratio, params=(*_GROUP_PARAMS, DISCOUNT), ir=_spell("ExposureRatio"),
-    kind="catalog", needs=("popularity",), summary_doc="one value for the system (no per-user "
-    "value)", family="recsys",
+    kind="catalog", needs=("popularity",),
     reference="Singh & Joachims, Fairness of exposure in rankings, KDD 2018; Biega, Gummadi & "
         "Weikum, Equity of attention, SIGIR 2018; Abdollahpouri et al., FLAIRS 2019.",
     doc=f"""\

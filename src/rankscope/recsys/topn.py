@@ -90,7 +90,7 @@ def _measure(
     the same name in rankscope.measures."""
     fields.setdefault("params", (K,))
     return RecsysMeasure(
-        name, kernel, ir=_spell(*names), kind="topn", relevance=True, family="recsys", **fields
+        name, kernel, ir=_spell(*names), kind="topn", relevance=True, **fields
     )
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model.frames import column_names, is_frame, records_frame, to_frame
+from ..model.frames import NamedTables, column_names, is_frame, to_frame
 from ..preference import PreferenceResult
 from ..read.frames import frame_columns
 from ..stats.intervals import mean_interval, percentile_interval
@@ -96,7 +96,7 @@ class Gap:
 
 
 @dataclass(frozen=True)
-class Aggregation:
+class Aggregation(NamedTables):
     """The result of `aggregate`: ``rows`` (a `SegmentValue` per run, measure and segment,
     the overall one first) and ``gaps`` (a `Gap` per run, measure and segmentation of at
     least two segments with a value, ``unknown`` left out)."""
@@ -119,11 +119,6 @@ class Aggregation:
         each) or ``gaps`` (a `Gap` each)."""
         return [asdict(row) for row in self._table(table)]
 
-    def to_frame(self, output: str = "pandas", table: str = "aggregates") -> Any:
-        """The rows of ``table`` (`records`) as a DataFrame (``pandas``, ``polars``) or a
-        dict of columns."""
-        return records_frame(self.records(table), self.TABLES[table], output)
-
     def to_dict(self) -> dict[str, Any]:
         """The settings and both tables (full precision, JSON-ready)."""
         return {
@@ -132,9 +127,7 @@ class Aggregation:
         }  # fmt: skip
 
     def _table(self, table: str) -> list[Any]:
-        if table not in self.TABLES:
-            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
-        return self.rows if table == "aggregates" else self.gaps
+        return self.rows if self.check_table(table) == "aggregates" else self.gaps
 
 
 # -- tidy tables from rankscope's results ------------------------------------------------------

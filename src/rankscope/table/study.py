@@ -21,7 +21,7 @@ from ..errors import UsageError
 from ..judge import JoinOptions, order_run, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
-from ..model.frames import plain, records_frame
+from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
 from ..stats.rbo import rbo
@@ -93,7 +93,7 @@ def measure_data(
 
 
 @dataclass(frozen=True)
-class Study:
+class Study(NamedTables):
     """The results of `study` (a value: `study` builds the curves first, then the study)."""
 
     run_names: list[str]
@@ -123,10 +123,8 @@ class Study:
         RBO and the per-topic τ between their orderings of the runs (None when not
         computed); ``power``, one per measure with its discriminative power under each
         test of `POWER_TESTS`."""
-        if table == "power":
+        if self.check_table(table) == "power":
             return [{"measure": m, **self.power[m]} for m in self.measures]
-        if table != "pairs":
-            raise UsageError(f"unknown table {table!r}: choose {' or '.join(self.TABLES)}")
         return [
             {"measure_a": a, "measure_b": b, "kendall_tau": float(self.tau[i, j]),
              "rbo": None if self.rbo is None else float(self.rbo[i, j]),
@@ -136,11 +134,6 @@ class Study:
             for i, a in enumerate(self.measures)
             for j, b in enumerate(self.measures)
         ]  # fmt: skip
-
-    def to_frame(self, output: str = "pandas", table: str = "pairs") -> Any:
-        """The rows of ``table`` (`records`) as a DataFrame (pandas, polars) or a dict of
-        columns."""
-        return records_frame(self.records(table), self.TABLES[table], output)
 
     def to_dict(self) -> dict[str, Any]:
         """Every result of the study, JSON-ready (what ``rankscope meta --format json``
