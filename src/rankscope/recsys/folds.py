@@ -32,12 +32,11 @@ from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import NamedTables
 from ..stats.corrections import adjust
 from ..stats.procedures import named, p_values
+from ..table.compare import CORRECTIONS
 from .evaluation import check_options, evaluate_inputs
 from .registry import parse
 from .splits import Split
 from .systems import SystemEvaluation, _seen_policy, read_inputs
-
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 _FOLD_FILE = re.compile(r"^(.*?)(\d+)\.base$")
 

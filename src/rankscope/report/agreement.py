@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from ..errors import UsageError
+from ..table.agreement import STATISTICS as _STATISTICS
 from ..table.agreement import AgreementResult
 from .tables import csv_text, json_text, number, text_table
 
@@ -21,7 +22,6 @@ from .tables import csv_text, json_text, number, text_table
 FORMATS = ("table", "csv", "json")
 
 _COUNTS = ("items", "assessors", "labels", "pairable")
-_STATISTICS = ("percent", "cohen", "fleiss", "alpha")
 
 
 def format_agreement(
