@@ -31,11 +31,18 @@ from rankscope.interleaving import (
     uniform_depth,
 )
 
+from .conftest import DATA, need
+
 MODULES = [
     importlib.import_module(f"rankscope.interleaving.{name}")
     for name in ("methods", "online", "outcomes", "power")
 ]
-RUNS = Path(__file__).resolve().parent.parent.parent / "shared/data/clef_ehealth2016/runs"
+
+
+def two_runs() -> list[Path]:
+    """Two real CLEF eHealth 2016 runs (skipped, with the reason, without ../shared)."""
+    return sorted(need(DATA / "clef_ehealth2016" / "runs").glob("*.txt.gz"))[:2]
+
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
@@ -357,7 +364,7 @@ def test_uniform_depth_without_clicks(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("method", ["team-draft", "balanced", "probabilistic"])
 def test_interleaved_lists_are_seeded(method: str) -> None:
-    runs = sorted(RUNS.glob("*.txt.gz"))[:2]
+    runs = two_runs()
     first = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=4)
     again = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=4)
     other = interleaved_lists(*runs, method=method, impressions=2, depth=5, seed=5)
@@ -381,7 +388,7 @@ def test_team_draft_lists_credit_their_picks() -> None:
 
 
 def test_lists_become_a_log(tmp_path: Path) -> None:
-    runs = sorted(RUNS.glob("*.txt.gz"))[:2]
+    runs = two_runs()
     table = interleaved_lists(*runs, method="balanced", impressions=1, depth=6, seed=2)
     rng = np.random.default_rng(0)
     table["clicked"] = (rng.random(len(table["doc"])) < 0.3).astype(int).tolist()
@@ -478,7 +485,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_cli(tmp_path: Path) -> None:
-    runs = [str(r) for r in sorted(RUNS.glob("*.txt.gz"))[:2]]
+    runs = [str(r) for r in two_runs()]
     lists = tmp_path / "lists.tsv"
     made = cli("--lists", *runs, "--impressions", "2", "--depth", "4", "--seed", "9", "-o",
                str(lists))  # fmt: skip
