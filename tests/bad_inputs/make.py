@@ -29,12 +29,14 @@ files are made unreadable at test time (git keeps no permissions).
 from __future__ import annotations
 
 import bz2
+import importlib.util
 import json
 import shutil
 import struct
 import sys
 import zlib
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -573,10 +575,22 @@ def declare() -> None:
 # -- writing ---------------------------------------------------------------------------------
 
 
+def declare_newer() -> None:
+    """The cases of the commands added since the first corpus, one module per area in
+    ``newer/`` (each defines ``declare(make)`` and calls ``make.case`` and the helpers above)."""
+    for path in sorted((HERE / "newer").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"bad_inputs_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.declare(SimpleNamespace(**globals()))
+
+
 def write(root: Path) -> None:
     """Write every case under ``root`` (emptied first) and ``root/manifest.json``."""
     ALL.clear()
     declare()
+    declare_newer()
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
