@@ -185,7 +185,7 @@ def _weights(
     if weights is None:
         if how.weights == "required":
             raise UsageError(
-                f"{how.name} needs run_weights= (one per run) or optimize=",
+                f"{how.name} needs weights (run_weights=, one per run) or optimize=",
                 cli=f"--method {how.name} needs --run-weights or --optimize",
             )
         return None
