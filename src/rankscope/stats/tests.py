@@ -40,8 +40,6 @@ Every test takes per-query values, never files:
   paired test and alternative: the t statistic (t-test, bootstrap) is 0 — 0/0 is taken as
   "no difference", where scipy.stats.ttest_rel gives NaN —, W+ = 0, 0 wins, every sign
   flip ties; Cohen's d_z stays NaN (0/0).  Constant non-zero differences give t = ±inf.
-
-scipy is imported inside the functions, so importing this module stays cheap.
 """
 
 
