@@ -2,6 +2,8 @@
 
 Every procedure takes arrays — a systems × queries score matrix, per-query differences, or a
 queries × systems × systems preference tensor — never files; every random one takes a seed.
+Every module imports scipy inside the functions that use it, so importing any of them stays
+cheap.
 
 * `tests`: the paired t, Wilcoxon, sign, randomization and bootstrap tests;
   `unpaired`: Student's and Welch's t-tests; `proportions`: the two-proportion z and
