@@ -69,8 +69,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "contingency": ["chi_square", "goodness_of_fit"],
         "sequential": ["always_valid", "group_sequential"],
         "power": [
-            "power_paired_t", "sample_size_paired_t", "power_two_proportions",
-            "sample_size_two_proportions",
+            "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
+            "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",
         ],
         "result": ["TestResult"],
         "effects": ["cohens_dz", "cohens_d", "hedges_g"],
