@@ -8,6 +8,8 @@ queries × systems × systems preference tensor — never files; every random on
   Fisher's exact tests; `contingency`: χ² tests of r×c tables and of a planned split
   (sample-ratio mismatch); `power`: power and sample size; each returns a
   `result.TestResult`.
+* `delta`: the delta method (ratio metrics whose unit of analysis is not the unit of
+  randomisation, relative lift) and variance reduction (CUPED, post-stratification).
 * `sequential`: safe peeking at an experiment — always-valid p-values and confidence
   sequences, group-sequential α-spending boundaries.
 * `intervals`: every confidence interval (t, percentile bootstrap, Wald, Newcombe/Wilson),
@@ -68,6 +70,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "proportions": ["two_proportion_z", "fisher_exact"],
         "contingency": ["chi_square", "goodness_of_fit"],
         "sequential": ["always_valid", "group_sequential"],
+        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified"],
         "power": [
             "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
             "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",
