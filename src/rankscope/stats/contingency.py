@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import UsageError
 from .effects import check_options
 from .intervals import wald_interval
-from .proportions import _rates_result
+from .proportions import _rates_input, _rates_result
 from .result import TestResult
 
 __all__ = ["chi_square", "goodness_of_fit"]
@@ -70,15 +70,13 @@ def chi_square(
     name = "χ² test" + (" with Yates' correction" if correction else "")
     details = {"expected": expected.tolist()}
     if (rows, columns) == (2, 2):
-        s_a, s_b = int(counts[0, 0]), int(counts[1, 0])
-        total_a, total_b = int(row_sums[0]), int(row_sums[1])
+        rates = _rates_input(counts[0, 0], row_sums[0], counts[1, 0], row_sums[1],
+                             "two-sided", confidence)  # fmt: skip
         return _rates_result(
             name,
-            (s_a, total_a, s_b, total_b),
-            wald_interval(s_a / total_a, total_a, s_b / total_b, total_b, confidence,
+            rates,
+            wald_interval(rates.rate_a, rates.total_a, rates.rate_b, rates.total_b, confidence,
                           "two-sided"),
-            "two-sided",
-            confidence,
             statistic=statistic,
             p_value=p_value,
             df=df,
