@@ -6,7 +6,8 @@ Every module imports scipy inside the functions that use it, so importing any of
 cheap.
 
 * `tests`: the paired t, Wilcoxon, sign, randomization and bootstrap tests;
-  `unpaired`: Student's and Welch's t-tests; `proportions`: the two-proportion z and
+  `unpaired`: Student's and Welch's t-tests, Mann–Whitney U and the two-sample
+  bootstrap; `proportions`: the two-proportion z and
   Fisher's exact tests; `contingency`: χ² tests of r×c tables and of a planned split
   (sample-ratio mismatch); `power`: power and sample size; each returns a
   `result.TestResult`.
@@ -68,7 +69,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "tests": ["paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap"],
-        "unpaired": ["student_t", "welch_t"],
+        "unpaired": ["student_t", "welch_t", "mann_whitney", "two_sample_bootstrap"],
         "proportions": ["two_proportion_z", "fisher_exact"],
         "contingency": ["chi_square", "goodness_of_fit"],
         "sequential": ["always_valid", "group_sequential"],
