@@ -302,8 +302,7 @@ def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
 
 
 pfound = Measure(
-    "pfound", _pfound, ir=_whole_and_at_k("pFound"),
-    family="user_models",
+    "pfound", _pfound, ir=_whole_and_at_k("pFound"), family="user_models",
     params=(
         Param("p_rel", dict, None, "probability that a document of a grade satisfies"),
         Param("p_break", float, 0.15, "probability of giving up after each document", minimum=0),
