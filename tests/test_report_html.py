@@ -105,6 +105,30 @@ def parse(page: str) -> Page:
     return parser
 
 
+def unshare(node, shared: dict):
+    """What the page's script does before plotting: each reference to a shared array
+    replaced by what it stands for (see rankscope.report.html._Shared)."""
+    if isinstance(node, list):
+        return [unshare(x, shared) for x in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return shared[node["$ref"]]
+    if "$rows" in node:
+        columns = [shared[key] for key in node["$rows"]]
+        at = node.get("at", range(len(columns[0])))
+        return [[column[k] for column in columns] for k in at]
+    if "$is" in node:
+        return [owner == node["$is"] for owner in shared[node["in"]]]
+    return {key: unshare(value, shared) for key, value in node.items()}
+
+
+def figures_of(page: Page) -> list[dict]:
+    """The page's figures as plotly.js gets them."""
+    data = json.loads(page.script_text["rankscope-figures"])
+    return unshare(data["figures"], data["shared"])
+
+
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
     """A 24-run × 50-query report with a preference method, topics and hostile text."""
@@ -121,7 +145,7 @@ def test_one_row_per_run_and_every_plot(big):
     result, path = big
     page = parse(path.read_text("utf-8"))
     assert page.table_rows == len(result.run_names) == 24
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(page)
     ids = [f["id"] for f in figures]
     assert sorted(ids) == sorted(page.plots) and len(set(ids)) == len(ids)
     kinds = {i.split("-")[0] for i in ids}
@@ -150,7 +174,7 @@ def test_hostile_text_is_escaped_never_markup(big):
     page = parse(text)
     assert page.scripts == 3  # the figures' data, the packed plotly.js, the page's script
     assert HOSTILE_RUN in "".join(page.text)  # shown as text
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(page)
     # plotly.js reads tags in labels: what it is given is escaped, so shown as written
     names = {t.get("name") for f in figures for t in f["data"]}
     assert "&lt;img src=x onerror=alert(1)&gt;" in names and HOSTILE_RUN not in names

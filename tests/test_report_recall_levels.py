@@ -4,22 +4,19 @@ left out, and the plot in headless Chromium (skipped, with the reason, without i
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 import rankscope
 from rankscope.errors import RankscopeWarning
 
-from .test_report_html import HOSTILE_RUN, chromium, generated, parse
+from .test_report_html import HOSTILE_RUN, chromium, figures_of, generated, parse
 
 TRACES_PER_RUN = 2 * 4 + 2  # Δμ_i and its running sum per metric, RPP's sum, RPP's sign
 
 
 def figure_of(path) -> dict:
-    page = parse(path.read_text("utf-8"))
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(parse(path.read_text("utf-8")))
     return next(f for f in figures if f["id"] == "recall-levels-plot")
 
 
