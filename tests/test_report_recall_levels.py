@@ -10,7 +10,7 @@ import pytest
 import rankscope
 from rankscope.errors import RankscopeWarning
 
-from .test_report_html import HOSTILE_RUN, chromium, figures_of, generated, parse
+from .test_report_html import HOSTILE_RUN, chromium, figures_of, generated, parse, ranked
 
 TRACES_PER_RUN = 2 * 4 + 2  # Δμ_i and its running sum per metric, RPP's sum, RPP's sign
 
@@ -18,10 +18,6 @@ TRACES_PER_RUN = 2 * 4 + 2  # Δμ_i and its running sum per metric, RPP's sum, 
 def figure_of(path) -> dict:
     figures = figures_of(parse(path.read_text("utf-8")))
     return next(f for f in figures if f["id"] == "recall-levels-plot")
-
-
-def ranked(docs: list[str]) -> dict[str, float]:
-    return {d: float(len(docs) - i) for i, d in enumerate(docs)}
 
 
 @pytest.fixture(scope="module")
