@@ -442,6 +442,7 @@ LAYOUT = """() => {
   });
   out.colours = {};
   out.titles = [];
+  out.heights = {};
   for (const div of document.querySelectorAll("div.plot")) {
     const outer = div.getBoundingClientRect();
     for (const t of div.querySelectorAll(".infolayer g[class$='title'] text")) {
@@ -449,6 +450,9 @@ LAYOUT = """() => {
       if (!t.textContent) continue;
       out.titles.push([div.id, t.textContent, r.left - outer.left, r.top - outer.top,
                        outer.right - r.right, outer.bottom - r.bottom]);
+    }
+    if (div.id.startsWith("distribution-") || div.id.startsWith("preferences-")) {
+      out.heights[div.id] = div._fullLayout.yaxis._length;
     }
     if (div.id === "precision-recall-plot" || div.id.startsWith("distribution-")) {
       out.colours[div.id] = div._fullData.map(function (t) {
@@ -523,6 +527,9 @@ def test_the_page_reads_at_a_glance_in_chromium(glance, tmp_path):
     assert seen["errorBars"] and all(
         top - 1 <= a and b <= bottom + 1 for a, b in seen["errorBars"]
     )
+    # long run names as tick labels do not squeeze the boxes or the heat map into a strip
+    assert len(seen["heights"]) == 9
+    assert all(height >= 200 for height in seen["heights"].values()), seen["heights"]
     # no axis title is cut off at its plot's edge, and the baseline's long name is whole
     assert seen["titles"]
     for plot, text, *margins in seen["titles"]:

@@ -201,6 +201,14 @@ def _axis_title(text: str, length: float) -> dict[str, str]:
     return {"text": "<br>".join(html.escape(line, quote=False) for line in lines)}
 
 
+def _label_drop(names: list[str], angle: float) -> int:
+    """How far (pixels) run names written as tick labels at ``angle`` degrees reach below
+    their axis: a plot adds it to its height, so long names do not squeeze its data into a
+    strip (plotly takes the labels' room out of the plot's height)."""
+    longest = max((len(clean(name)) for name in names), default=0)
+    return int(longest * _CHARACTER_PX * abs(math.sin(math.radians(angle))))
+
+
 def _layout(**extra: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "height": 380,
@@ -336,9 +344,12 @@ def _distribution(
         f"{measure}: preference over {c.baseline or ''}" if preference
         else f"{measure} per query"
     )  # fmt: skip
+    names = [name for name in c.run_names if not (preference and name == c.baseline)]
+    longest = max(len(clean(name)) for name in names) * _CHARACTER_PX
+    angle = -30 if len(names) > 6 or longest > 500 / len(names) else 0
     layout = _layout(
-        showlegend=False, yaxis={"title": _axis_title(label, 200)},
-        xaxis={"tickangle": -30 if len(c.run_names) > 6 else 0},
+        height=320 + _label_drop(names, angle), showlegend=False,
+        yaxis={"title": _axis_title(label, 200)}, xaxis={"tickangle": angle},
     )  # fmt: skip
     return _figure(f"distribution-{index}", measure, traces, layout)
 
@@ -370,7 +381,7 @@ def _preference_matrix(
         trace["textfont"] = {"size": 10}
     size = max(360, 60 + 26 * len(order))
     layout = _layout(
-        height=size + 80,
+        height=size + 40 + _label_drop(order, 40),
         xaxis={"title": {"text": "over run (MC4 order)"}, "tickangle": -40, "side": "bottom",
                "type": "category"},
         yaxis={"title": {"text": "run (MC4 order)"}, "autorange": "reversed",
