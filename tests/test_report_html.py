@@ -9,9 +9,12 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -475,8 +478,10 @@ LAYOUT = """() => {
 }"""
 
 
-def layout_at_1400px(path: Path, screenshot: Path) -> dict:
-    """The page laid out in headless Chromium 1,400 px wide: the facts `LAYOUT` measures."""
+@contextmanager
+def rendered(path: Path, width: int = 1366) -> Iterator[tuple[Any, list[str]]]:
+    """The page ``path`` in headless Chromium ``width`` px wide, every plot drawn, and the
+    list its console errors go to."""
     from playwright.sync_api import sync_playwright
 
     executable = chromium()
@@ -484,15 +489,21 @@ def layout_at_1400px(path: Path, screenshot: Path) -> dict:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page = browser.new_page(viewport={"width": width, "height": 900})
             page.on("console", lambda m: m.type == "error" and errors.append(m.text))
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(path.as_uri())
             page.wait_for_function("document.body.dataset.plots === 'rendered'", timeout=60_000)
-            seen = page.evaluate(LAYOUT)
-            page.locator("#comparison").screenshot(path=str(screenshot))
+            yield page, errors
         finally:
             browser.close()
+
+
+def layout_at_1400px(path: Path, screenshot: Path) -> dict:
+    """The page laid out in headless Chromium 1,400 px wide: the facts `LAYOUT` measures."""
+    with rendered(path, 1400) as (page, errors):
+        seen = page.evaluate(LAYOUT)
+        page.locator("#comparison").screenshot(path=str(screenshot))
     seen["errors"] = errors
     return seen
 
