@@ -12,7 +12,7 @@ in the file.  The plots are drawn by plotly.js, taken from the ``plotly`` Python
 that hides and shows runs, a picture of any plot) and printable, with every plot type
 needed in one library.  Its bundle is 4.8 MB, so it is inlined gzip-compressed (base64,
 1.9 MB) and unpacked in the browser (``DecompressionStream``): a 24-run × 50-query report
-with six measures is 2.4 MB.
+with six measures is 2.1 MB.
 
 Every run name, measure label, query id and topic title is the user's text: the page is
 built by jinja2 with autoescaping on; the plot data travel as JSON packed like plotly.js
@@ -27,7 +27,7 @@ titles wrap (`_axis_title`).  And it stays small with many runs: an array severa
 (a run's per-query values, the query ids, topic titles, which traces a menu button shows) is
 stored once in the page's JSON, ``{"shared": {key: array}, "figures": [...]}``, and a trace
 refers to it; the page's script puts the arrays in place before plotting (`_Shared` says
-how).  A 100-run × 50-query report with six measures and 257 recall levels is 2.9 MB.
+how).  A 100-run × 50-query report with six measures and 250-odd recall levels is 2.8 MB.
 """
 
 from __future__ import annotations
