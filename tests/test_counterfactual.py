@@ -109,6 +109,71 @@ def test_stochastic_policy_weights(hand):
     assert estimate(log, policy, "iips", samples=0).value == pytest.approx(1.25)
 
 
+# Two sessions of query q showing (a, b) and (b, a), each position with propensity 1/2.
+SWAPPED = {
+    "session": [1, 1, 2, 2], "query": ["q"] * 4, "position": [1, 2, 1, 2],
+    "doc": ["a", "b", "b", "a"], "click": [1, 0, 0, 1], "propensity": [0.5] * 4,
+    "prefix_propensity": [0.5] * 4, "slate_propensity": [0.5] * 4,
+}  # fmt: skip
+
+
+def _ranked(log, *docs):
+    scores = {d: float(len(docs) - i) for i, d in enumerate(docs)}
+    return ranking_policy(log, read_run({"q": scores}, name="".join(docs)))
+
+
+def test_support_share_by_hand():
+    from rankscope.clicks.estimators import unsupported_share
+
+    log = read_impressions(SWAPPED)
+    # the ranking (a, c): a at 1 was logged (session 1), c at 2 never (2 rows per slot):
+    # item (2·0 + 2·1) / (2 + 2) = 1/2; the prefix (a) was logged, (a, c) never: 1/2; the
+    # document c was never shown at all: 1/2; the ranking (a, c) never: 1
+    policy = _ranked(log, "a", "c")
+    shares = {unit: unsupported_share(log, policy, unit)
+              for unit in ("item", "pbm", "prefix", "slate")}  # fmt: skip
+    assert shares == pytest.approx({"item": 0.5, "pbm": 0.5, "prefix": 0.5, "slate": 1.0})
+    # (b, a) is session 2 exactly: nothing unsupported
+    policy = _ranked(log, "b", "a")
+    assert [unsupported_share(log, policy, u) for u in ("item", "pbm", "prefix", "slate")] == [
+        0.0, 0.0, 0.0, 0.0
+    ]  # fmt: skip
+    # (a, a)-free stochastic policy: at 1 a or c (0.5 each), at 2 b: c at 1 never logged ->
+    # item (2·0.5 + 2·0) / 4 = 1/4; as documents, c never shown: 1/4 as well
+    policy = stochastic_policy(
+        log, {"query": ["q"] * 3, "position": [1, 1, 2], "doc": ["a", "c", "b"],
+              "probability": [0.5, 0.5, 1.0]},
+    )  # fmt: skip
+    assert unsupported_share(log, policy, "item") == pytest.approx(0.25)
+    assert unsupported_share(log, policy, "pbm") == pytest.approx(0.25)
+    assert unsupported_share(log, policy, "slate") is None  # (its slate probabilities unknown)
+
+
+def test_support_check_warns_and_refuses():
+    log = read_impressions(SWAPPED)
+    with pytest.warns(RankscopeWarning, match=r"iips: 50\.0% of 'ac''s probability is on "
+                      r"documents at their positions that .* never shows .* biased low"):
+        # iips by hand: session 1's click on a at 1, weight 1/0.5: 2 / 2 sessions
+        assert estimate(log, _ranked(log, "a", "c"), "iips", samples=0).value == 1.0
+    # the whole ranking (a, c) was never logged: ips would be 0 for want of support
+    with pytest.raises(UsageError, match=r"ips: .* never shows any of the rankings 'ac' shows "
+                       r"\(100% of its probability .* meaningless 0"):
+        estimate(log, _ranked(log, "a", "c"), "ips", samples=0)
+    # neither c nor d was ever shown: every item weight is 0
+    policy = _ranked(log, "c", "d")
+    with pytest.raises(UsageError, match=r"iips: .*\(100%"):
+        estimate(log, policy, "iips", samples=0)
+    # dr has its reward model to fall back on: a warning, not an error
+    with pytest.warns(RankscopeWarning, match="dr: 100.0% .* rests on the reward model"):
+        estimate(log, policy, "dr", reward_model="empirical", samples=0)
+    # a supported policy: no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate(log, _ranked(log, "b", "a"), "ips", samples=0)
+
+
 def test_empirical_reward_model_is_the_smoothed_click_rate(hand):
     log, _ = hand
     model = EmpiricalRewardModel.fit(log, prior=1.0)
