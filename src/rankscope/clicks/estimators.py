@@ -664,7 +664,8 @@ def _check_support(log: ImpressionLog, policy: TargetPolicy, spec: Estimator) ->
     warn(
         told + (
             "the estimate rests on the reward model there"
-            if spec.model else "no click is counted there, so the estimate is biased low"
+            if spec.model else "no click is counted there: the estimate is biased low if "
+            "the logging policy cannot show them, and rests on few sessions if it merely did not"
         )
     )  # fmt: skip
 
