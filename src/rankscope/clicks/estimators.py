@@ -539,7 +539,10 @@ def _weights(
     if target is None:
         raise UsageError(
             f"{spec.name} needs the evaluation policy's {kind} probabilities of the logged "
-            f"rankings (give {kind}= to stochastic_policy, or a ranking)"
+            f"rankings (give {kind}= to stochastic_policy, or a ranking)",
+            cli=f"{spec.name} needs the evaluation policy's {kind} probabilities of the "
+            "logged rankings, which a --policy file of per-position probabilities does not "
+            "give: use iips, pbm, dm or dr, or a run",
         )
     if kind == "prefix":
         _check_contiguous(log, spec.name)
