@@ -28,7 +28,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, warn
 from ..judge.join import order_run
 from ..model import ImpressionLog, Qrels, Run, Vocabulary
 from .models import CM, DBN, PBM, SDBN, UBM, ClickModel, PairParameters, model_class
@@ -130,6 +130,17 @@ class SimulateOptions(TypedDict, total=False):
     continuation: float | None
 
 
+def _warn_no_clicks(sessions: int, model: str, judgments: Qrels | None) -> None:
+    """Warn that no simulated session has a click, with the likely reason."""
+    reason = "the model's click probabilities are too small for this many sessions"
+    if judgments is not None and not (np.asarray(judgments.grade) > 0).any():
+        reason = (
+            "every grade of the judgments is 0 or below, so every document's attractiveness "
+            "is 0"
+        )
+    warn(f"none of the {sessions:,} simulated sessions has a click ({model}): {reason}")
+
+
 def simulate(
     model: ClickModel | str,
     run: Run,
@@ -199,6 +210,8 @@ def simulate(
         doc_col.append(np.tile(codes, n))
     number = np.concatenate(session_no)
     rows = np.argsort(number, kind="stable")  # session by session, positions in order
+    if not any(c.any() for c in clicked):
+        _warn_no_clicks(sessions, model.name, judgments)
     return ImpressionLog(
         Vocabulary([str(i + 1) for i in range(sessions)]),  # (session i shows i mod Q)
         Vocabulary(query_ids), docs_vocab, number[rows].astype(np.int32),
