@@ -151,7 +151,7 @@ def test_support_share_by_hand():
 
 def test_support_check_warns_and_refuses():
     log = read_impressions(SWAPPED)
-    with pytest.warns(RankscopeWarning, match=r"iips: 50\.0% of 'ac''s probability is on "
+    with pytest.warns(RankscopeWarning, match=r"iips: 50\.0% of the probability of 'ac' is on "
                       r"documents at their positions that .* never shows .* biased low"):
         # iips by hand: session 1's click on a at 1, weight 1/0.5: 2 / 2 sessions
         assert estimate(log, _ranked(log, "a", "c"), "iips", samples=0).value == 1.0
@@ -195,7 +195,7 @@ def test_cli_policy_file_by_hand(tmp_path, capsys):
     (row,) = out.splitlines()[1:]
     assert row.split(",")[:3] == ["iips", "mixed", "0.5"]
     # c at 1 was never logged: 2 of the 4 rows' slots hold 0.5 of π's mass there -> 25%
-    assert "rankscope: warning: iips: 25.0% of 'mixed''s probability" in err
+    assert "rankscope: warning: iips: 25.0% of the probability of 'mixed'" in err
     # the same through the API's reader
     from rankscope.read.policy import read_policy
 

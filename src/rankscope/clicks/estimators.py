@@ -660,7 +660,7 @@ def _check_support(log: ImpressionLog, policy: TargetPolicy, spec: Estimator) ->
             "--estimator dm or dr with --reward-model, or a log that covers the policy",
         )
     told = (
-        f"{spec.name}: {share:.1%} of {policy.name!r}'s probability is on {what} that "
+        f"{spec.name}: {share:.1%} of the probability of {policy.name!r} is on {what} that "
         f"{log.source} never shows (the support check warns above "
         f"{SUPPORT_WARNING:.0%}): "
     )
