@@ -455,6 +455,48 @@ def test_lists_become_a_log(tmp_path: Path) -> None:
         assert from_frame.outcome[i] == (h[0] > h[1]) - (h[0] < h[1])
 
 
+def test_clicks_simulated_on_interleaved_lists_round_trip(tmp_path: Path) -> None:
+    """lists -> clicks -> outcomes, on the command line.  A cascade model with attractiveness
+    1 for grade 1 and 0 for grade 0 clicks exactly the first relevant document of a list, so
+    each impression is won by that document's team: counted here from the lists file."""
+    import csv
+    import json
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 0\n1 0 d2 0\n1 0 d3 1\n2 0 d4 1\n2 0 d5 0\n")
+    run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
+    run_a.write_text("1 Q0 d1 1 3 A\n1 Q0 d2 2 2 A\n1 Q0 d3 3 1 A\n2 Q0 d4 1 3 A\n"
+                     "2 Q0 d5 2 2 A\n")  # fmt: skip
+    run_b.write_text("1 Q0 d3 1 3 B\n1 Q0 d1 2 2 B\n1 Q0 d2 3 1 B\n2 Q0 d5 1 3 B\n"
+                     "2 Q0 d4 2 2 B\n")  # fmt: skip
+    lists, log = tmp_path / "lists.tsv", tmp_path / "clicks.tsv"
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "rankscope", *args], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done
+
+    cli("clicks", "interleave", "--lists", str(run_a), str(run_b), "--impressions", "4",
+        "--seed", "3", "-o", str(lists))  # fmt: skip
+    rows = list(csv.DictReader(lists.open(), delimiter="\t"))
+    winner: dict[str, str] = {}
+    for row in rows:  # the team of each list's first relevant document (d3 or d4)
+        if row["doc"] in ("d3", "d4"):
+            winner.setdefault(row["impression"], row["team"])
+    assert len(winner) == 8  # 2 queries × 4 lists, each holding its query's relevant document
+    # 3 sessions per list: session i shows list i mod 8
+    cli("clicks", "simulate", "--model", "cm", "--attractiveness", "0:0,1:1", "--sessions",
+        "24", str(qrels), str(lists), "-o", str(log))  # fmt: skip
+    simulated = list(csv.DictReader(log.open(), delimiter="\t"))
+    assert len(simulated) == 3 * len(rows)
+    assert {r["team"] for r in simulated} == {"a", "b"}
+    out = cli("clicks", "interleave", str(log), "--format", "json").stdout
+    totals = json.loads(out)
+    wins = 3 * sum(team == "a" for team in winner.values())
+    assert (totals["wins"], totals["losses"], totals["ties"]) == (wins, 24 - wins, 0)
+
+
 # -- the reader ------------------------------------------------------------------------------
 
 

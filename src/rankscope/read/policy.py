@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InputError
 from . import delimited
 from .fields import Field, at_line, excerpt
-from .impressions import DEFAULT_QUERY, POSITION, ROLES, Role
+from .impressions import DEFAULT_QUERY, POSITION, ROLES, Role, first_line_names
 
 PROBABILITY = Field("probability")
 
@@ -45,17 +45,7 @@ TOLERANCE = 1e-6
 def is_policy_file(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a text file whose first content line is a header naming a
     probability column (a policy file), rather than a run."""
-    if str(path).endswith((".parquet", ".pq")):
-        return False
-    try:
-        data, _ = delimited.load(path)
-    except (InputError, OSError):
-        return False
-    first = next((text for _, text in delimited.content(delimited.lines(data[:65536]))), None)
-    if first is None:
-        return False
-    names = delimited.split(first, delimited.separator(first))
-    return delimited.find(names, POLICY_ROLES["probability"].names) is not None
+    return first_line_names(path, POLICY_ROLES["probability"].names)
 
 
 def read_policy(path: str | os.PathLike) -> dict[str, Any]:

@@ -122,3 +122,15 @@ def declare(make: Any) -> None:
     case("agree-no-item-labelled-twice", "structure", "labels", {"labels": LABELS},
          ["agree", "@labels"], "warning",
          ["no item has labels by two assessors, so agreement is undefined"])  # fmt: skip
+
+    # -- clicks simulate on interleaved lists ----------------------------------------------
+    lists = (b"impression\tquery\tposition\tdoc\tteam\n1/1\t1\t1\td1\ta\n1/1\t1\t2\td3\tb\n"
+             b"2/1\t2\t1\td4\ta\n2/1\t2\t2\td5\tb\n")  # fmt: skip
+    case("simulate-lists-output", "structure", "interleaved lists",
+         {"qrels": QRELS, "lists": lists},
+         ["clicks", "simulate", "@qrels", "@lists", "--sessions", "4"], "output",
+         ["session\tquery\tposition\tdoc\tclicked\tranking\tteam", "\t1/1\ta\n"])  # fmt: skip
+    case("simulate-lists-position-gap", "structure", "interleaved lists",
+         {"qrels": QRELS, "lists": lists.replace(b"1/1\t1\t2\td3", b"1/1\t1\t3\td3")},
+         ["clicks", "simulate", "@qrels", "@lists"], "error",
+         ["lists:3", "session '1/1' has no position 2"])  # fmt: skip
