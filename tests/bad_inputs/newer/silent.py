@@ -53,26 +53,24 @@ def declare(make: Any) -> None:
     case("policy-file-runs", "structure", "policy probabilities", {"log": LOG, "policy": POLICY},
          ["clicks", "estimate", "@log", "--policy", "@policy", "--samples", "0",
           "--format", "csv"], "output", ["iips,policy,0.5,"])  # fmt: skip
-    case("policy-probabilities-do-not-sum-to-1", "numbers", "policy probabilities",
-         {"log": LOG, "policy": POLICY.replace(b"\ta\t0.5", b"\ta\t0.4")},
-         ["clicks", "estimate", "@log", "--policy", "@policy"], "error",
-         ["policy:2", "the probabilities of query 'q' at position 1 sum to 0.9, not 1"])
-    case("policy-probability-above-1", "numbers", "policy probabilities",
-         {"log": LOG, "policy": POLICY.replace(b"\tb\t1\n", b"\tb\t1.5\n")},
-         ["clicks", "estimate", "@log", "--policy", "@policy"], "error",
-         ["policy:4", "probability 1.5 is not in [0, 1]"])  # fmt: skip
-    case("policy-probability-not-a-number", "numbers", "policy probabilities",
-         {"log": LOG, "policy": POLICY.replace(b"\tb\t1\n", b"\tb\tone\n")},
-         ["clicks", "estimate", "@log", "--policy", "@policy"], "error",
-         ["policy:4", "probability 'one'"])  # fmt: skip
-    case("policy-row-listed-twice", "structure", "policy probabilities",
-         {"log": LOG, "policy": POLICY + b"q\t2\tb\t0\n"},
-         ["clicks", "estimate", "@log", "--policy", "@policy"], "error",
-         ["policy:5", "document 'b' at position 2 of query 'q' is listed twice (line 4 first)"])
-    case("policy-short-line", "fields", "policy probabilities",
-         {"log": LOG, "policy": POLICY.replace(b"q\t2\tb\t1\n", b"q\t2\tb\n")},
-         ["clicks", "estimate", "@log", "--policy", "@policy"], "error",
-         ["policy:4", "expected 4 fields, as the header has, found 3"])  # fmt: skip
+    def bad_policy(name: str, family: str, policy: bytes, expect: list[str]) -> None:
+        """``clicks estimate @log --policy @policy`` on a bad policy file: an error."""
+        case(name, family, "policy probabilities", {"log": LOG, "policy": policy},
+             ["clicks", "estimate", "@log", "--policy", "@policy"], "error", expect)  # fmt: skip
+
+    bad_policy("policy-probabilities-do-not-sum-to-1", "numbers",
+               POLICY.replace(b"\ta\t0.5", b"\ta\t0.4"),
+               ["policy:2", "the probabilities of query 'q' at position 1 sum to 0.9, not 1"])
+    bad_policy("policy-probability-above-1", "numbers",
+               POLICY.replace(b"\tb\t1\n", b"\tb\t1.5\n"),
+               ["policy:4", "probability 1.5 is not in [0, 1]"])
+    bad_policy("policy-probability-not-a-number", "numbers",
+               POLICY.replace(b"\tb\t1\n", b"\tb\tone\n"), ["policy:4", "probability 'one'"])
+    bad_policy("policy-row-listed-twice", "structure", POLICY + b"q\t2\tb\t0\n",
+               ["policy:5", "document 'b' at position 2 of query 'q' is listed twice (line 4 "
+                "first)"])  # fmt: skip
+    bad_policy("policy-short-line", "fields", POLICY.replace(b"q\t2\tb\t1\n", b"q\t2\tb\n"),
+               ["policy:4", "expected 4 fields, as the header has, found 3"])
     case("policy-file-ips-needs-slates", "options", "policy probabilities",
          {"log": LOG, "policy": POLICY},
          ["clicks", "estimate", "@log", "--policy", "@policy", "--estimator", "ips"], "error",
