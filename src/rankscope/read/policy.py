@@ -5,8 +5,8 @@ returned).
 
 The file has a header line naming its columns by the roles of `POLICY_ROLES`: the impression
 log's ``query``, ``position`` and ``doc`` (`rankscope.read.impressions.ROLES`, the same names:
-``context``, ``item``, ``slot``, ...) and ``probability`` (``probability``, ``prob``,
-``policy_probability``, ``pi``); ``query`` is optional (one query, ``all``, as in a log
+``context``, ``item``, ``slot``, ...) and ``probability`` (``probability``,
+``policy_probability``); ``query`` is optional (one query, ``all``, as in a log
 without a query column).  The tokenizer is the log readers' (`rankscope.read.delimited`).
 
 Checks, each an `InputError` naming the file and line: a position that is not an integer from
@@ -34,7 +34,7 @@ POLICY_ROLES: dict[str, Role] = {
     "query": ROLES["query"],
     "position": ROLES["position"],
     "doc": ROLES["doc"],
-    "probability": Role(("probability", "prob", "policy_probability", "pi"), "number", PROBABILITY),
+    "probability": Role(("probability", "policy_probability"), "number", PROBABILITY),
 }
 #: The roles a policy file must have.
 POLICY_REQUIRED = ("position", "doc", "probability")
