@@ -14,7 +14,7 @@ import pytest
 import rankscope.clicks as clicks
 from rankscope import simulate_clicks
 from rankscope.clicks import CM, DBN, PBM, SDBN, UBM, PairParameters
-from rankscope.errors import UsageError
+from rankscope.errors import RankscopeWarning, UsageError
 from rankscope.read.impressions import read_impressions
 
 from .conftest import ROOT, run_cli
@@ -261,6 +261,36 @@ def test_simulated_pbm_click_rates_follow_the_grade_mapping():
         assert abs(np.mean(cs) - p) <= 4 * se + 1e-12, (r, g, np.mean(cs), p)
         checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("name", ["pbm", "cm", "ubm", "dbn", "sdbn"])
+def test_a_log_without_clicks_is_fitted_with_a_warning(name):
+    log = read_impressions(
+        {"session": [1, 1, 2, 2], "query": ["q"] * 4, "position": [1, 2, 1, 2],
+         "doc": ["a", "b", "b", "a"], "click": [0, 0, 0, 0]},
+        require=clicks.CLICK_ROLES, binary=True,
+    )  # fmt: skip
+    with pytest.warns(RankscopeWarning, match=f"has no clicks: a {name} model fitted to it"):
+        model = clicks.fit(log, name)
+    # nothing clicked: the closed forms' attractiveness is 0/2 shows
+    if name in ("cm", "sdbn"):
+        assert model.to_dict()["attractiveness"]["pairs"][0]["value"] == 0.0
+
+
+def test_simulating_from_judgments_of_grade_0_warns_of_no_clicks(tmp_path, capsys):
+    qrels = {"q1": {"d1": 0, "d2": 0}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    # every grade 0: the grade mapping gives attractiveness 0 to both, no session clicks
+    with pytest.warns(RankscopeWarning, match=r"none of the 5 simulated sessions has a click "
+                      r"\(pbm\): every grade of the judgments is 0 or below"):
+        log = simulate_clicks("pbm", run, qrels, sessions=5)
+    assert log.click.sum() == 0 and len(log) == 10
+    (tmp_path / "q").write_text("q1 0 d1 0\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
+    code, _, err = run_cli(["clicks", "simulate", str(tmp_path / "q"), str(tmp_path / "r"),
+                            "--sessions", "5", "-o", str(tmp_path / "log.tsv")], capsys)
+    assert code == 0
+    assert "rankscope: warning: none of the 5 simulated sessions has a click" in err
 
 
 def test_simulate_needs_judgments_for_a_named_model_and_checks_mappings():

@@ -215,6 +215,41 @@ def test_training_items_are_dropped_by_default():
     assert kept.value("s", "P@1", "u1") == 0.0
 
 
+def test_each_distinct_warning_is_said_once_with_the_folds_and_systems_it_applies_to():
+    import warnings
+
+    from rankscope import RankscopeWarning
+
+    # training items recommended: s lists 2 in fold u1 (a, c) and 1 in u2 (b); t none in u1,
+    # 2 in u2 (b, c): one warning for the three evaluations, with u1/s's number.  t's list
+    # in u2 is empty after the drop: a warning of that one evaluation, told as it was.
+    folds = [
+        ({"u": {"a": 5, "c": 3}}, {"u": {"b": 5}}), ({"u": {"b": 5, "c": 3}}, {"u": {"a": 5}})
+    ]  # fmt: skip
+    recs = {
+        "s": [{"u": ["a", "c", "b"]}, {"u": ["b", "a"]}], "t": [{"u": ["b"]}, {"u": ["b", "c"]}]
+    }  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_folds(folds, recs, ["P@1"])
+    told = [str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)]
+    assert told[0] == (
+        "in 3 of the 4 fold × system evaluations (folds u1, u2; systems s, t): 2 recommended "
+        "(user, item) pairs of the training data removed (the numbers of fold u1, s; they "
+        "differ between them)"
+    )
+    assert len([t for t in told if "training data removed" in t]) == 1
+    assert told[1].startswith("fold u2, t: ")  # one evaluation only: told as it was
+    # the same numbers everywhere: no note that they differ
+    recs = {"s": [{"u": ["a", "b"]}, {"u": ["b", "a"]}], "t": [{"u": ["c", "b"]}, {"u": ["c"]}]}
+    with pytest.warns(RankscopeWarning) as record:
+        evaluate_folds(folds, recs, ["P@1"])
+    assert [str(w.message) for w in record if "removed" in str(w.message)] == [
+        "in 4 of the 4 fold × system evaluations (folds u1, u2; systems s, t): 1 recommended "
+        "(user, item) pairs of the training data removed"
+    ]
+
+
 # -- bad input ----------------------------------------------------------------------------------
 
 

@@ -226,6 +226,12 @@ def random_runs(seed: int, n_runs: int = 3, n_queries: int = 6, n_docs: int = 30
     return runs
 
 
+def _shifted_to_zero(run: dict) -> dict:
+    """``run`` with every score less its lowest: the same order, every score >= 0."""
+    low = min(score for docs in run.values() for score in docs.values())
+    return {q: {d: score - low for d, score in docs.items()} for q, docs in run.items()}
+
+
 RANX_NORMS = {"min-max": "min-max", "max": "max", "sum": "sum", "zscore": "zmuv",
               "rank": "rank", "none": None}  # fmt: skip
 SCORE_METHODS = ["sum", "mnz", "max", "min", "med", "anz", "wsum"]
@@ -286,11 +292,19 @@ def test_like_ranx_on_random_runs(seed):
     runs = random_runs(seed)
     named = {f"r{i}": r for i, r in enumerate(runs)}
     weights = [0.2, 0.5, 0.3]
+    # max normalisation takes scores >= 0 (negative ones are refused): it is compared on
+    # the same runs shifted to start at 0
+    shifted = [_shifted_to_zero(run) for run in runs]
     for method in SCORE_METHODS:
         for norm in RANX_NORMS:
             w = weights if method == "wsum" else None
+            given = shifted if norm == "max" else runs
+            named = {f"r{i}": r for i, r in enumerate(given)}
             ours = rankscope.fuse(named, method, norm=norm, run_weights=w, depth=None)
-            assert_like_ranx(ours, ranx_fuse(runs, method, norm, w))
+            assert_like_ranx(ours, ranx_fuse(given, method, norm, w))
+    named = {f"r{i}": r for i, r in enumerate(runs)}
+    with pytest.raises(UsageError, match="run 'r0' has negative scores"):
+        rankscope.fuse(named, "sum", norm="max", depth=None)
     for method in RANK_METHODS:
         ours = rankscope.fuse(named, method, depth=None)
         assert_like_ranx(ours, ranx_fuse(runs, method, None))
@@ -510,6 +524,36 @@ def test_overflow_is_an_error():
     huge = {"q": {"a": 1e308, "b": 1.0}}
     with pytest.raises(UsageError, match="overflows"):
         rankscope.fuse({"x": huge, "y": huge}, "sum", norm="none")
+
+
+def test_max_normalisation_refuses_negative_scores(tmp_path, capsys):
+    # a query-likelihood run: log scores, all negative.  s / max(max s, 1e-9) would scale it
+    # by 1e9 (its best document -3.5e9, far below the other run's 0..1)
+    ql = {"q1": {"d1": -3.5, "d2": -4.0, "d3": -9.0}}
+    bm = {"q1": {"d1": 3.5, "d3": 2.0}}
+    with pytest.raises(UsageError) as told:
+        rankscope.fuse({"ql": ql, "bm": bm}, "sum", norm="max")
+    assert str(told.value).startswith(
+        "run 'ql' has negative scores (3, e.g. -3.5 in query 'q1'): the max normalisation "
+        "divides by the query's highest score and needs scores >= 0"
+    )
+    assert "norm='min-max'" in str(told.value)
+    # sum shifts by the query's lowest score first: (s + 9) / Σ(s + 9) = 5.5/10.5, 5/10.5, 0
+    # for ql; (s − 2) / Σ(s − 2) = 1, 0 for bm
+    fused = rankscope.fuse({"ql": ql, "bm": bm}, "sum", norm="sum").run.to_dict()["q1"]
+    assert fused == pytest.approx({"d1": 5.5 / 10.5 + 1, "d2": 5 / 10.5, "d3": 0.0})
+    # non-negative scores: s / max s, by hand 1, 4/7 for bm and 1 for a one-document run
+    fused = rankscope.fuse({"bm": bm, "x": {"q1": {"d2": 2.0}}}, "sum", norm="max")
+    assert fused.run.to_dict()["q1"] == pytest.approx({"d1": 1.0, "d3": 2 / 3.5, "d2": 1.0})
+    (tmp_path / "ql.run").write_text("q1 Q0 d1 1 -3.5 ql\nq1 Q0 d2 2 -4.0 ql\n")
+    (tmp_path / "bm.run").write_text("q1 Q0 d1 1 3.5 bm\n")
+    code, out, err = run_cli(
+        ["fuse", "--method", "sum", "--norm", "max", str(tmp_path / "ql.run"),
+         str(tmp_path / "bm.run")], capsys,
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    assert err.startswith("rankscope: error: run 'ql' has negative scores")
+    assert err.rstrip().endswith("use --norm min-max")
 
 
 # -- the command line --------------------------------------------------------------------------

@@ -389,6 +389,20 @@ def test_cli_learn_errors_exit_2(tmp_path, hand_files, capsys):
     assert code == 2 and "not JSON" in err
 
 
+def test_cli_learn_more_folds_than_labelled_queries_is_an_error(tmp_path, hand_files, capsys):
+    qrels, runs = hand_files
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("q1 x y 1\nq2 x y 1\nq3 y z -1\n")  # 3 labelled queries
+    code, out, err = run_cli(
+        ["clicks", "learn", "--labels", str(labels), "--num-folds", "10", qrels, *runs], capsys
+    )
+    assert code == 2 and out == ""
+    assert err == (
+        "rankscope: error: --num-folds 10: cross-validation over queries needs at least 10 "
+        "labelled queries, the labels have 3 (give --num-folds 3 or fewer)\n"
+    )
+
+
 # -- metric-defined preferences on CLEF eHealth 2016 ------------------------------------------
 
 

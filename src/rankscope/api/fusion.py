@@ -53,8 +53,10 @@ def fuse(
         ``condorcet``.
     norm:
         The per-query score normalisation of the score-based methods: ``min-max`` (their
-        default), ``max``, ``sum``, ``zscore``, ``rank``, ``none``.  Rank-based methods
-        (rrf, borda, condorcet) read ranks only, and take none.
+        default), ``max``, ``sum``, ``zscore``, ``rank``, ``none``.  ``max`` needs scores
+        >= 0 (a run with a negative score is a `UsageError`; ``sum`` shifts each query's
+        scores to start at 0 first).  Rank-based methods (rrf, borda, condorcet) read ranks
+        only, and take none.
     run_weights:
         One weight per run (in order, or ``{name: weight}``) for ``rrf``, ``sum``, ``wsum``
         (which needs them, or ``optimize``) and ``borda``.

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import TIE_POLICIES, order_run
 from ..model import Qrels, Run
+from ..read.fields import excerpt
 from .methods import FusionMethod, fusion_method, weighted_sum
 from .normalise import Normalisation, normalisation
 from .pool import Pool
@@ -236,10 +237,31 @@ def normalised(pool: Pool, scale: Normalisation) -> np.ndarray:
     for r in range(len(pool.names)):
         present = pool.present[r]
         group = pool.group[present]
+        if scale.non_negative:
+            _refuse_negative(pool, r, scale)
         out[r, present] = scale.function(
             pool.scores[r, present], pool.ranks[r, present], group, pool.num_groups
         )
     return out
+
+
+def _refuse_negative(pool: Pool, r: int, scale: Normalisation) -> None:
+    """`UsageError` naming run ``r``, a query and the score when the run has a negative
+    score that ``scale`` (a normalisation of non-negative scores) cannot take."""
+    negative = np.flatnonzero(pool.present[r] & (pool.scores[r] < 0))
+    if negative.size == 0:
+        return
+    first = int(negative[0])
+    query = pool.queries.strings_of(pool.query[first : first + 1])[0]
+    told = (
+        f"run {excerpt(pool.names[r])} has negative scores ({negative.size:,}, e.g. "
+        f"{float(pool.scores[r, first])!r} in query {excerpt(str(query))}): the {scale.name} "
+        "normalisation divides by the query's highest score and needs scores >= 0 (a "
+        "query-likelihood run's log scores are negative)"
+    )
+    raise UsageError(
+        f"{told}; use norm='min-max', which shifts them", cli=f"{told}; use --norm min-max"
+    )
 
 
 def combine(

@@ -370,18 +370,55 @@ def _evaluate_fold(
     )
 
 
-def _told_by_fold(name: str, evaluate: Any, *args: Any) -> Any:
-    """``evaluate(*args)``, its warnings told with the fold's name in front."""
+def _caught(evaluate: Any, *args: Any) -> tuple[Any, list[warnings.WarningMessage]]:
+    """``evaluate(*args)`` and the warnings it gave, held back (`_tell_once` tells them)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = evaluate(*args)
-    for w in caught:
-        if isinstance(w.message, RankscopeWarning):
-            cli = getattr(w.message, "cli_message", str(w.message))
-            warn(f"fold {name}: {w.message}", cli=f"fold {name}: {cli}")
+    return result, list(caught)
+
+
+#: A number in a message: the part of a warning that differs between folds and systems.
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _tell_once(
+    told: list[tuple[str, warnings.WarningMessage]], systems: Sequence[str], num_folds: int
+) -> None:
+    """Tell each distinct warning of the folds' evaluations once: the same message for
+    several folds and systems (numbers aside; a message naming a system starts with
+    ``system: ``) becomes one warning saying which folds and systems it applies to, with
+    the first one's numbers; a warning of one fold and system is told as it was."""
+    groups: dict[str, list[tuple[str, str | None, str, str]]] = {}
+    for fold, caught in told:
+        message = caught.message
+        if not isinstance(message, RankscopeWarning):
+            warnings.warn(message, caught.category, stacklevel=3)
+            continue
+        text, cli, system = str(message), message.cli_message, None
+        for name in systems:
+            if text.startswith(f"{name}: ") and cli.startswith(f"{name}: "):
+                system, text, cli = name, text[len(name) + 2 :], cli[len(name) + 2 :]
+                break
+        groups.setdefault(_NUMBER.sub("#", text), []).append((fold, system, text, cli))
+    for entries in groups.values():
+        fold, system, text, cli = entries[0]
+        first = f"fold {fold}" + (f", {system}" if system else "")
+        if len(entries) == 1:
+            warn(f"{first}: {text}", cli=f"{first}: {cli}")
+            continue
+        folds = list(dict.fromkeys(e[0] for e in entries))
+        named = list(dict.fromkeys(e[1] for e in entries if e[1] is not None))
+        if named:
+            scope = (
+                f"{len(entries)} of the {num_folds * len(systems)} fold × system evaluations "
+                f"(folds {', '.join(folds)}; systems {', '.join(named)})"
+            )
         else:
-            warnings.warn(w.message, w.category, stacklevel=2)
-    return result
+            scope = f"{len(folds)} of the {num_folds} folds ({', '.join(folds)})"
+        same = all(e[2] == text for e in entries)
+        tail = "" if same else f" (the numbers of {first}; they differ between them)"
+        warn(f"in {scope}: {text}{tail}", cli=f"in {scope}: {cli}{tail}")
 
 
 def _pooled_differences(
@@ -487,10 +524,13 @@ def evaluate_folds(
         "seen": seen, "ties": ties, "features": features, "columns": columns,
         "duplicates": duplicates, "baseline": names.index(base),
     }  # fmt: skip
-    results = [
-        _told_by_fold(fold.name, _evaluate_fold, fold, systems, i, metrics, methods, options)
-        for i, fold in enumerate(fold_list)
-    ]
+    results = []
+    told: list[tuple[str, warnings.WarningMessage]] = []
+    for i, fold in enumerate(fold_list):
+        result, caught = _caught(_evaluate_fold, fold, systems, i, metrics, methods, options)
+        results.append(result)
+        told += [(fold.name, w) for w in caught]
+    _tell_once(told, names, len(fold_list))
     labels, kinds = results[0].labels, results[0].kinds
     for fold, r in zip(fold_list, results, strict=True):
         if r.labels != labels:  # (the defaults depend on the inputs: a fold without ratings)

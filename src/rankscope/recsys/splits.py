@@ -139,7 +139,14 @@ def _within_user_position(user: np.ndarray, order_key: np.ndarray) -> tuple[np.n
 
 
 def _tell_kept(log: Interactions, too_few: np.ndarray, what: str) -> None:
+    """Warn of the users kept whole in the training data; `UsageError` when that is every
+    user (the test data would be empty)."""
     users = len(np.unique(log.user[too_few]))
+    if users and too_few.all():
+        raise UsageError(
+            f"{log.source}: every user ({users:,}) has {what}, kept whole in the training "
+            "data: the test data would be empty"
+        )
     if users:
         warn(
             f"{log.source}: {users} user{'s' if users > 1 else ''} with {what} "

@@ -362,6 +362,7 @@ def usage_segments(weights: Mapping[str, float], usage: Sequence[float] = USAGE)
     frequent ids making the first 50% of the traffic (by default), the one that crosses the
     line included, and is never empty."""
     head, torso = _check_usage(usage)
+    weights = _scaled(weights)
     total = float(sum(weights.values()))
     by_weight: dict[float, list[str]] = {}
     for query, weight in weights.items():
@@ -375,6 +376,18 @@ def usage_segments(weights: Mapping[str, float], usage: Sequence[float] = USAGE)
             out[query] = label
         before += weight * len(by_weight[weight])
     return out
+
+
+def _scaled(weights: Mapping[str, float]) -> dict[str, float]:
+    """``weights`` divided by the largest: the same shares and order (every statistic and
+    segment reads only weights relative to each other), but sums of up to n and products
+    with values <= the values themselves, so weights near 1e308 stay finite instead of
+    overflowing to inf and nan.  (A weight below 1e-308 of the largest becomes 0: it could
+    not move a statistic anyway.)"""
+    top = max(weights.values(), default=0.0)
+    if not top > 0:
+        return dict(weights)
+    return {key: weight / top for key, weight in weights.items()}
 
 
 def _check_usage(usage: Sequence[float]) -> tuple[float, float]:
@@ -468,6 +481,7 @@ def aggregate_cells(
         raise UsageError(f"two segmentations have one name: {', '.join(names)}")
     queries = list(dict.fromkeys(q for cell in cells for q in cell.queries))
     if weight_of is not None:
+        weight_of = _scaled(weight_of)
         _tell_missing("weight", weights_source or "the weights",
                       [q for q in queries if q not in weight_of], id_column, missing)  # fmt: skip
     for name, mapping in segmentations:

@@ -24,6 +24,7 @@ examples:
   rankscope clicks estimate log.tsv --policy new.run --estimator ips,iips,rips
   rankscope clicks estimate log.tsv --policy new.run --estimator dr --reward-model empirical
   rankscope clicks estimate log.csv.gz --policy new.run --estimator pbm --examination 1,0.6,0.4
+  rankscope clicks estimate random.csv.gz --policy bts-policy.tsv --estimator iips
 """
 
 
@@ -54,9 +55,11 @@ def _columns(text: str) -> dict[str, str]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", help="the click log with the logging policy's propensities")
-    p.add_argument("--policy", required=True, metavar="RUN",
+    p.add_argument("--policy", required=True, metavar="RUN|FILE",
                    help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
-                   "of each query is shown at the log's positions")  # fmt: skip
+                   "of each query is shown at the log's positions, or a stochastic policy: "
+                   "a file with a header naming query, position, doc and probability "
+                   "columns (summing to 1 at each query and position)")  # fmt: skip
     p.add_argument("--estimator", type=_estimators, dest="estimators", default=["iips"],
                    metavar="NAME[,NAME]",
                    help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
@@ -95,14 +98,21 @@ def run(args: argparse.Namespace) -> int:
     """estimate a ranking policy's clicks from a log collected under another policy
 
     Counterfactual (off-policy) estimators with seeded bootstrap intervals."""
-    from ...clicks import estimate, ranking_policy
+    from ...clicks import estimate, ranking_policy, stochastic_policy
     from ...read import read_run
     from ...read.impressions import read_impressions
+    from ...read.policy import is_policy_file, read_policy
+    from ...read.runs import file_stem
+    from ...read.trec import source_name
     from ...report.estimates import format_estimates
 
     log = read_impressions(args.log, columns=args.columns)
-    run = read_run(args.policy, queries=log.queries, docs=log.docs)
-    policy = ranking_policy(log, run, ties=args.ties)
+    if is_policy_file(args.policy):
+        name = file_stem(source_name(args.policy))
+        policy = stochastic_policy(log, read_policy(args.policy), name=name)
+    else:
+        run = read_run(args.policy, queries=log.queries, docs=log.docs)
+        policy = ranking_policy(log, run, ties=args.ties)
     reward = args.reward_model
     if reward is not None and reward != "empirical":
         reward = _reward_model(reward, log)

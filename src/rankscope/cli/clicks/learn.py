@@ -68,8 +68,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "one value: no cross-validation)",
     )  # fmt: skip
     p.add_argument(
-        "--num-folds", type=options.whole(2, 1000), default=5, dest="num_folds", metavar="K",
-        help="folds of queries for cross-validation (default 5)",
+        "--num-folds", type=options.whole(2, 1000), default=None, dest="num_folds", metavar="K",
+        help="folds of queries for cross-validation (default 5, or one per labelled query "
+        "when fewer; more than the labelled queries is an error)",
     )  # fmt: skip
     options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
     p.add_argument(
@@ -88,6 +89,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from ...errors import UsageError
     from ...judge import relevance_table
     from ...preference.learned import (
         DEFAULT_ALPHAS,
@@ -125,7 +127,19 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )  # fmt: skip
     labelled_queries = len(np.unique(pairs.query))
-    folds = min(args.num_folds, labelled_queries) if labelled_queries >= 2 else args.num_folds
+    if args.num_folds is None:
+        folds = min(5, labelled_queries) if labelled_queries >= 2 else 5
+    elif args.num_folds > labelled_queries:
+        raise UsageError(
+            f"--num-folds {args.num_folds}: cross-validation over queries needs at least "
+            f"{args.num_folds} labelled queries, the labels have {labelled_queries} (give "
+            f"--num-folds {labelled_queries} or fewer)"
+            if labelled_queries >= 2 else
+            f"--num-folds {args.num_folds}: cross-validation over queries needs at least "
+            f"{args.num_folds} labelled queries, the labels have {labelled_queries}"
+        )  # fmt: skip
+    else:
+        folds = args.num_folds
     if args.assess:
         assessment = assess(table, pairs, folds=folds, inner_folds=folds, **settings)
         model, shown = assessment.full, assessment

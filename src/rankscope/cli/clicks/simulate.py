@@ -16,12 +16,16 @@ EXAMPLES = """\
 examples:
   rankscope clicks simulate --model dbn --sessions 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
   rankscope clicks simulate --params pbm.json --sessions 5000 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --sessions 2000 qrels.txt lists.tsv -o clicks.tsv
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="the judgments (TREC qrels): attractiveness from the grades")
-    p.add_argument("run", help="the run whose rankings are shown")
+    p.add_argument(
+        "run", help="the run whose rankings are shown, or the lists of an interleaving "
+        "experiment (clicks interleave --lists -o LISTS), shown in turn with their teams kept",
+    )  # fmt: skip
     source = p.add_mutually_exclusive_group()
     source.add_argument(
         "--model", choices=MODELS, default=None, metavar="MODEL",
