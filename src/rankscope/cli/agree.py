@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     options.check_outputs(args, {"--output": options.output_file(args.output)})
 
     from ..api.agreement import agreement, read_labels, to_qrels
+    from ..atomic import write_atomically
     from ..report.agreement import format_agreement
     from ..report.files import format_qrels
 
@@ -93,7 +94,6 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(text)
             return 0
-        with open(args.output, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        write_atomically(args.output, text, newline="\n")
     sys.stdout.write(format_agreement(result, args.format, per_query=args.per_query))
     return 0

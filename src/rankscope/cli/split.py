@@ -67,18 +67,18 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UsageError
     from ..recsys.splits import split
-    from ..report.splits import split_paths, write_splits
+    from ..report.splits import write_splits
     from ..report.tables import text_table
 
     if args.method == "temporal" and args.cut is None:
         raise UsageError("--method temporal needs --cut (a timestamp, or a quantile in (0, 1))")
-    log = Path(args.log)
-    if args.log != "-" and log.is_file():
-        for path in split_paths(args.output, args.num_folds if "kfold" in args.method else 1):
-            if path.exists() and path.samefile(log):
-                raise UsageError(
-                    f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
-                )
+    log, output = Path(args.log), Path(args.output)
+    # the split replaces its directory whole: the log must not be in it
+    if args.log != "-" and log.is_file() and output.is_dir():
+        if log.resolve().is_relative_to(output.resolve()):
+            raise UsageError(
+                f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
+            )
     made = split(
         args.log, args.method, k=args.num_folds, test_size=args.test_size, cut=args.cut,
         last_n=args.last_n, by=args.by, seed=args.seed,

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from ... import clicks
+    from ...atomic import write_atomically
     from ...errors import UsageError
 
     names = list(dict.fromkeys(args.model or ["pbm"]))
@@ -89,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
         fitted[name] = model
         print(_describe(model, log, test), file=out)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            json.dump(fitted[names[0]].to_dict(), f, indent=1)
-            f.write("\n")
+        write_atomically(args.output, json.dumps(fitted[names[0]].to_dict(), indent=1) + "\n")
     return 0
 
 
