@@ -66,10 +66,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "between two): lower (default) or higher",
         dest="tie_break",
     )  # fmt: skip
-    p.add_argument(
-        "-o", "--output", metavar="QRELS", default=None,
-        help="the qrels file --to-qrels writes ('-': standard output, instead of the agreement)",
+    options.OUTPUT.add(
+        p, "the qrels file --to-qrels writes ('-': standard output, instead of the agreement)",
+        metavar="QRELS",
     )  # fmt: skip
+    options.FORCE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--to-qrels needs -o QRELS" if args.output is None else "-o needs --to-qrels"
         )
-    options.check_outputs(args, {"--output": options.output_file(args.output)})
+    options.check_outputs(args, {"--output": args.output})
 
     from ..api.agreement import agreement, read_labels, to_qrels
     from ..atomic import write_atomically

@@ -35,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.FORMAT.add(p, "output format (default table; csv and json carry every field at "
                        "full precision)", choices=FORMATS)
     p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
+    options.FORCE.add(p)
     segments.add_arguments(p)
 
 

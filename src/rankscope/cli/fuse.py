@@ -41,10 +41,8 @@ SEARCHES = ("grid", "coordinate")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="TREC run files or directories (two runs or more)")
-    p.add_argument(
-        "-o", "--output", default="-", metavar="RUN",
-        help="the fused run file (default: stdout)",
-    )  # fmt: skip
+    options.OUTPUT.add(p, "the fused run file (default: standard output)", metavar="RUN")
+    options.FORCE.add(p)
     options.choice(p, "--method", METHODS, "the fusion method (default rrf)")
     p.add_argument(
         "--norm", choices=NORMS, default=None,
@@ -130,8 +128,7 @@ def _train_ids(path: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
 
-    output = options.output_file(args.output)
-    options.check_outputs(args, {"--output": output})
+    options.check_outputs(args, {"--output": args.output})
     if args.optimize is None:
         for flag, given in (("--qrels", args.qrels), ("--train", args.train)):
             if given is not None:
@@ -147,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if fusion.tuning is not None:
         _tell_tuning(fusion)
-    if output is None:
+    if args.output in (None, "-"):
         sys.stdout.write(fusion.to_trec())
     else:
-        fusion.write(output)
+        fusion.write(args.output)
     return 0
 
 

@@ -48,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
     p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
+    options.FORCE.add(p)
     options.FORMAT.add(p, choices=("table", "json"))
     options.NAMES.add(p)
     options.DUPLICATE.add(p)

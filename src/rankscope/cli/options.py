@@ -317,10 +317,15 @@ def check_outputs(
     outputs: dict[str, str | None],
     inputs: Sequence[str | None] = (),
 ) -> None:
-    """A file the command would write (``{option: path}``) must not be one it reads: an
-    HTML page written over the judgments would destroy them.  `UsageError` naming both.
-    ``inputs``: the command's input files other than the usual ones (judgments, topics,
-    runs, ...), which are found in ``args``."""
+    """The one overwrite policy of every file a command writes (``{option: path}``, None or
+    ``-`` for an output not written or written to standard output): an existing file is
+    refused unless ``--force`` (`FORCE`, which every writing command declares), as a
+    directory always is, and a file the command reads is refused even then (an HTML page
+    written over the judgments would destroy them; ``clicks interleave --lists A B -o B``
+    its run B): `UsageError` naming it.  ``inputs``: the command's input files other than
+    the usual ones (judgments, topics, runs, ...), which are found in ``args``.  Checked
+    before any work, so that a refusal costs nothing; the file is then written whole or
+    not at all (`rankscope.atomic`)."""
     from ..errors import UsageError
 
     read = [
@@ -332,7 +337,7 @@ def check_outputs(
     ]  # fmt: skip
     files = [str(v) for v in read if v and v != "-"]
     for option, path in outputs.items():
-        if path is None:
+        if path is None or path == "-":
             continue
         if path == "":
             raise UsageError(f"{option} needs a file name")
@@ -341,15 +346,18 @@ def check_outputs(
                 raise UsageError(
                     f"{option} {path} would overwrite an input file ({given}): write elsewhere"
                 )
-
-
-def output_file(output: str | None) -> str | None:
-    """The file of an output option whose ``-`` is standard output (``-o -``): None for
-    standard output, as `check_outputs` and the writers take it."""
-    return None if output == "-" else output
+        if os.path.isdir(path):
+            raise UsageError(f"{option} {path} is a directory: name the file to write")
+        if os.path.lexists(path) and not args.force:
+            raise UsageError(f"{option} {path} already exists: --force overwrites")
 
 
 def _same(output: str, given: str) -> bool:
+    """Whether two paths name one file: the same file (`os.path.samefile`, through links
+    both ways), or the same path once resolved (an input read from a path that is no file:
+    ``-o`` naming it would still be the same name)."""
+    if os.path.realpath(output) == os.path.realpath(given):
+        return True
     try:
         return os.path.exists(output) and os.path.samefile(output, given)
     except OSError:
@@ -394,10 +402,14 @@ class Option:
         choices: Any = None,
         default: Any = ...,
         aliases: tuple[str, ...] = (),
+        metavar: str | None = None,
+        required: bool = False,
     ) -> argparse.Action:
         """Declare the option on ``p``: ``help`` worded for the command (by default the
         glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
-        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option.  (The
+        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option,
+        ``metavar`` what the command calls the value (``RUN``, ``QRELS``), ``required``
+        whether the command needs it.  (The
         choices are not read here, so that a lazy container of choices stays lazy:
         ``tests/test_cli_options.py`` checks them.)"""
         kwargs: dict[str, Any] = {
@@ -410,8 +422,10 @@ class Option:
             kwargs["type"] = self.type
         if self.choices is not None:
             kwargs["choices"] = self.choices if choices is None else choices
-        if self.metavar is not None:
-            kwargs["metavar"] = self.metavar
+        if metavar or self.metavar:
+            kwargs["metavar"] = metavar or self.metavar
+        if required:
+            kwargs["required"] = True
         return p.add_argument(*self.flags, *aliases, **kwargs)
 
 
@@ -466,8 +480,13 @@ JOBS = Option(
     "(default: every core when the run files reach 32 MB, else one); the output is the same "
     "for every N", type=whole(1, 1024), metavar="N",
 )  # fmt: skip
-FORCE = Option(("--force",), "force", "overwrite existing output files", action="store_true",
-               default=False)  # fmt: skip
+OUTPUT = Option(
+    ("-o", "--output"), "output", "the file to write ('-': standard output)", metavar="FILE"
+)
+FORCE = Option(
+    ("--force",), "force", "overwrite an existing output file (default: refused)",
+    action="store_true", default=False,
+)  # fmt: skip
 QUIET = Option(
     ("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
     action="store_true", default=False,
@@ -508,7 +527,8 @@ RELEVANCE_LEVEL = Option(
 GLOSSARY: dict[str, Option] = {
     "measure": MEASURE, "seed": SEED, "alpha": ALPHA, "confidence": CONFIDENCE, "test": TEST,
     "format": FORMAT, "names": NAMES, "duplicates": DUPLICATE, "ties": TIE,
-    "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
+    "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "output": OUTPUT,
+    "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
     "scheduler": SCHEDULER, "depth": DEPTH,

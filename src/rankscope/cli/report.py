@@ -26,9 +26,8 @@ EXAMPLES = """examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
-    p.add_argument(
-        "-o", "--output", required=True, metavar="FILE", help="the HTML file to write",
-    )  # fmt: skip
+    options.OUTPUT.add(p, "the HTML file to write", required=True)
+    options.FORCE.add(p)
     add_comparison_options(p, all_pairs=False)
     p.add_argument(
         "--topics", metavar="FILE", help="topic titles, shown when hovering a query: "

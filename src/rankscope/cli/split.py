@@ -58,8 +58,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="leave-one-out: each user's latest interaction (default) or a random one",
     )  # fmt: skip
     options.SEED.add(p, "seed of the random splits (default 0)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write to")
-    options.FORCE.add(p, "overwrite existing split files")
+    options.OUTPUT.add(
+        p, "the directory to write, whole (a new or empty one, or an older split's)",
+        metavar="DIR", required=True,
+    )  # fmt: skip
+    options.FORCE.add(p, "replace an older split in the directory (default: refused)")
 
 
 def run(args: argparse.Namespace) -> int:

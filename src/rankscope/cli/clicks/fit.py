@@ -27,9 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--model", action="append", choices=MODELS, metavar="MODEL",
         help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
     )  # fmt: skip
-    p.add_argument(
-        "-o", "--output", metavar="JSON", help="write the model's parameters (one model)"
-    )
+    options.OUTPUT.add(p, "write the model's parameters (one model)", metavar="JSON")
+    options.FORCE.add(p)
     held = p.add_mutually_exclusive_group()
     held.add_argument(
         "--test-log", metavar="LOG", dest="test_log", help="a held-out click log to evaluate on"
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.model or ["pbm"]))
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
-    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.log, args.test_log])
+    options.check_outputs(args, {"--output": args.output}, [args.log, args.test_log])
     log = clicks.read_impressions(args.log, require=clicks.CLICK_ROLES, binary=True)
     test = None
     if args.test_log:

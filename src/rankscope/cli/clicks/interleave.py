@@ -73,7 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     options.DEPTH.add(lists, "documents per list (default 10)", default=10)
     options.SEED.add(lists, "the seed of the coin flips (default 0)")
-    lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
+    options.OUTPUT.add(lists, "the lists' file (default standard output)")
+    options.FORCE.add(lists)
     power = p.add_argument_group("power analysis")
     power.add_argument(
         "--power", type=options.probability, metavar="WIN_RATE",
@@ -199,12 +200,13 @@ def _lists(args: argparse.Namespace) -> int:
     from ...api.interleaving import interleaved_lists
     from ...interleaving import write_lists
 
+    options.check_outputs(args, {"--output": args.output}, args.lists)
     table = interleaved_lists(
         args.lists[0], args.lists[1], **_method(args),
         impressions=args.impressions, depth=args.depth, seed=args.seed, tau=args.tau,
         ties=args.ties,
     )  # fmt: skip
-    write_lists(table, args.output)
+    write_lists(table, args.output or "-")
     return 0
 
 

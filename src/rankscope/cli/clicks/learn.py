@@ -78,6 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "cross-validation: --num-folds times the fitting)",
     )  # fmt: skip
     p.add_argument("--save", metavar="FILE", help="write the learned weights as JSON")
+    options.FORCE.add(p)
     options.RELEVANCE_LEVEL.add(p, "minimum relevant grade of binary RPP (default 1)")
     options.FORMAT.add(p, choices=("table", "json"))
     options.TIE.add(p)

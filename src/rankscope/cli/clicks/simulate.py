@@ -51,10 +51,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="DBN's probability of going on after an unsatisfying result (default 0.9)",
     )  # fmt: skip
     options.TIE.add(p)
-    p.add_argument(
-        "-o", "--output", default="-", metavar="LOG",
-        help="the click log: tab-separated with a header, or Parquet (.parquet); default stdout",
+    options.OUTPUT.add(
+        p, "the click log: tab-separated with a header, or Parquet (.parquet); default "
+        "standard output", metavar="LOG",
     )  # fmt: skip
+    options.FORCE.add(p)
 
 
 def _unit(text: str) -> float:
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from ... import clicks
     from ...api.clicks import simulate_clicks
 
-    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.run, args.params])
+    options.check_outputs(args, {"--output": args.output}, [args.run, args.params])
     if args.params:
         model: clicks.ClickModel | str = model_file(args.params)
     else:
@@ -101,5 +102,5 @@ def run(args: argparse.Namespace) -> int:
         satisfaction=_grades(args.satisfaction, "--satisfaction"),
         continuation=args.continuation,
     )  # fmt: skip
-    clicks.write_clicks(log, args.output)
+    clicks.write_clicks(log, args.output or "-")
     return 0
