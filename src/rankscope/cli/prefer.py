@@ -32,8 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="also RPP with weights learned from labelled preferences, saved by `rankscope "
-        "clicks learn --save FILE`; repeatable",
+        help="also RPP with weights learned from labelled preferences, saved by rankscope "
+        "clicks learn --save FILE; repeatable",
     )
     options.choice(
         p,

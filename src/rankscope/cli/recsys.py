@@ -2,7 +2,7 @@
 
 Rating prediction (MAE, RMSE), top-N accuracy with a rating threshold (P, Recall, nDCG,
 ... at k) and beyond accuracy (coverage, ILD, novelty, serendipity, Gini, entropy, long
-tail). `rankscope recsys --list` lists the measures and `rankscope recsys --reference`
+tail). rankscope recsys --list lists the measures and rankscope recsys --reference
 prints their reference (formulas, parameters, defaults, citations).
 """
 

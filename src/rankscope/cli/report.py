@@ -1,7 +1,7 @@
 """an HTML report of a comparison: table, per-query differences, curves, distributions
 
 One self-contained page that opens offline (no network request of any kind) and prints:
-the comparison table of ``rankscope compare`` (sortable, with the meaning of its marks), the
+the comparison table of rankscope compare (sortable, with the meaning of its marks), the
 per-query differences of each run from the baseline, sorted (hover a bar for the query, its
 topic title with --topics, and both values), each run's AP, nDCG, RBP and RR differences by
 recall level beside RPP's sign (rankscope explain), the interpolated precision-recall curves, the

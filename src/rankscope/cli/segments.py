@@ -30,6 +30,7 @@ def shares(text: str) -> tuple[float, float]:
 
 def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
     """The aggregation options; ``what``: the id the files name (``query``, ``user``)."""
+    plural = f"{what[:-1]}ies" if what.endswith("y") else f"{what}s"  # (queries, users)
     group = p.add_argument_group(
         "aggregation",
         f"per-{what} values to one number per run and segment, printed after the output",
@@ -48,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
     options.AGGREGATE.add(group)
     group.add_argument(
         "--usage", action="store_true",
-        help=f"also segment by usage from --weights: the most frequent {what}s making the "
+        help=f"also segment by usage from --weights: the most frequent {plural} making the "
         "first half of the traffic are the head, up to 80%% the torso, the rest the tail",
     )  # fmt: skip
     group.add_argument(

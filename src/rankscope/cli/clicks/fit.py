@@ -1,7 +1,7 @@
 """fit click models to a click log
 
 ``rankscope clicks fit LOG``: click models (PBM, UBM, DBN by EM; CM, SDBN in closed form)
-fitted to a click log, their parameters' summary, training log-likelihood and, with --test or
+fitted to a click log, their parameters' summary, training log-likelihood and, with --test-log or
 --test-fraction, held-out log-likelihood and perplexity per position; -o writes one model's
 parameters as JSON.
 """
