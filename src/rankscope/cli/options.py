@@ -95,6 +95,18 @@ def rating_threshold(text: str) -> float | None:
         ) from None
 
 
+def role_columns(text: str) -> dict[str, str]:
+    """An option's type: a log's columns by role, ``ROLE=NAME`` pairs separated by commas
+    (``click=clicked,doc=item``; the roles of `rankscope.read.impressions.ROLES`)."""
+    out = {}
+    for item in text.split(","):
+        role, sep, name = item.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {_shown(item)}")
+        out[role.strip()] = name.strip()
+    return out
+
+
 def choice(
     p: Parser,
     flag: str,
@@ -518,6 +530,11 @@ THRESHOLD = Option(
     ("--threshold",), "threshold", "a test rating at least this is relevant (default 4; none: "
     "every test interaction)", type=rating_threshold, default=4.0,
 )  # fmt: skip
+COLUMNS = Option(
+    ("--columns",), "columns", "the log's columns by role, for a header that names them "
+    "otherwise (session, query, position, doc, click, propensity, ...)", type=role_columns,
+    metavar="ROLE=NAME,...",
+)  # fmt: skip
 RELEVANCE_LEVEL = Option(
     ("-l",), "relevance_level", "minimum relevant grade (default 1)", type=whole(), default=1,
     metavar="N",
@@ -531,7 +548,7 @@ GLOSSARY: dict[str, Option] = {
     "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
-    "scheduler": SCHEDULER, "depth": DEPTH,
+    "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no

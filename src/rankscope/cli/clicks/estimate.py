@@ -42,16 +42,6 @@ def _estimators(text: str) -> list[str]:
     return names
 
 
-def _columns(text: str) -> dict[str, str]:
-    out = {}
-    for item in text.split(","):
-        role, sep, name = item.partition("=")
-        if not sep or not role.strip() or not name.strip():
-            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {item!r}")
-        out[role.strip()] = name.strip()
-    return out
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", help="the click log with the logging policy's propensities")
     p.add_argument("--policy", required=True, metavar="RUN",
@@ -78,9 +68,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=options.whole(0), default=1000,
                    help="bootstrap resamples (default 1000; 0: no interval)")
     options.SEED.add(p, "the bootstrap's seed (default 0)")
-    p.add_argument("--columns", type=_columns, metavar="ROLE=NAME,...",
-                   help="the log's columns by role (session, query, position, doc, click, "
-                   "propensity, prefix_propensity, slate_propensity)")  # fmt: skip
+    options.COLUMNS.add(
+        p, "the log's columns by role (session, query, position, doc, click, propensity, "
+        "prefix_propensity, slate_propensity)",
+    )  # fmt: skip
     options.TIE.add(p, "the order of the run's equally scored documents (default docno-desc)")
     options.FORMAT.add(p, choices=FORMATS)
 
