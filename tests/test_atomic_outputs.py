@@ -173,10 +173,15 @@ def inputs(tmp_path_factory) -> Path:
     return tmp
 
 
-def _workspace(inputs: Path, tmp_path: Path) -> Path:
+def _prepared(inputs: Path, tmp_path: Path, monkeypatch, writer: str) -> tuple[list[str], Path]:
+    """``writer``'s arguments and target, in ``tmp_path`` (the working directory) holding
+    the inputs and an older output at the target."""
     for child in inputs.iterdir():
         shutil.copy(child, tmp_path / child.name)
-    return tmp_path
+    monkeypatch.chdir(tmp_path)
+    args, name = WRITERS[writer]
+    _old(tmp_path / name)
+    return args, tmp_path / name
 
 
 #: The signal each command is stopped with mid-write (every signal for several commands).
@@ -194,12 +199,8 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 def test_a_command_stopped_mid_write_leaves_the_old_output(
     inputs, tmp_path, capsys, monkeypatch, writer, stop
 ):
-    tmp = _workspace(inputs, tmp_path)
-    monkeypatch.chdir(tmp)
-    args, name = WRITERS[writer]
-    target = tmp / name
-    _old(target)
-    before = _contents(target)
+    args, target = _prepared(inputs, tmp_path, monkeypatch, writer)
+    tmp, name, before = tmp_path, target.name, _contents(target)
     process = _start(tmp, args, pause=60)
     deadline = time.monotonic() + 240
     while not _temporary(target):  # the write has begun: its temporary file is there
@@ -231,14 +232,10 @@ def test_a_command_stopped_mid_write_leaves_the_old_output(
 def test_fuse_killed_at_any_moment_leaves_the_old_run_or_the_new_one(
     inputs, tmp_path, capsys, monkeypatch, delay
 ):
-    tmp = _workspace(inputs, tmp_path)
-    monkeypatch.chdir(tmp)
-    args, name = WRITERS["fuse"]
+    args, target = _prepared(inputs, tmp_path, monkeypatch, "fuse")
     code, new, _ = run_cli(["fuse", "run.weak.txt", "run.strong.txt"], capsys)
     assert code == 0
-    target = tmp / name
-    _old(target)
-    process = _start(tmp, args, pause=None)
+    process = _start(tmp_path, args, pause=None)
     time.sleep(delay + random.random() * 0.1)
     process.kill()
     process.wait(timeout=60)
@@ -250,11 +247,7 @@ def test_fuse_killed_at_any_moment_leaves_the_old_run_or_the_new_one(
 def test_an_existing_output_is_refused_without_force(
     inputs, tmp_path, capsys, monkeypatch, writer
 ):
-    tmp = _workspace(inputs, tmp_path)
-    monkeypatch.chdir(tmp)
-    args, name = WRITERS[writer]
-    target = tmp / name
-    _old(target)
+    args, target = _prepared(inputs, tmp_path, monkeypatch, writer)
     before = _contents(target)
     code, _, err = run_cli(args, capsys)
     assert code == 2 and "already exist" in err and "--force" in err, err
