@@ -392,9 +392,11 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 @dataclass(frozen=True)
 class Option:
-    """One shared option: flags, destination, type (a validator of this module) or choices,
-    help and its one default.  ``action``: argparse's (``store_true``, ``append``);
-    ``subsets``: a command may offer some of the choices only (the formats it writes)."""
+    """One option: flags, destination, type (a validator of this module) or choices, help
+    and its one default.  ``action``: argparse's (``store_true``, ``append``); ``nargs``:
+    argparse's (``2``); ``subsets``: a command may offer some of the choices only (the
+    formats it writes).  The shared options are the glossary's (`GLOSSARY`); a command
+    declares its own the same way, as a table it gives `add_all`."""
 
     flags: tuple[str, ...]
     dest: str
@@ -403,8 +405,9 @@ class Option:
     choices: Any = None
     default: Any = None
     action: str | None = None
-    metavar: str | None = None
+    metavar: str | tuple[str, ...] | None = None
     subsets: bool = False
+    nargs: Any = None
 
     def add(
         self,
@@ -421,15 +424,18 @@ class Option:
         glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
         as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option,
         ``metavar`` what the command calls the value (``RUN``, ``QRELS``), ``required``
-        whether the command needs it.  (The
-        choices are not read here, so that a lazy container of choices stays lazy:
-        ``tests/test_cli_options.py`` checks them.)"""
+        whether the command needs it.  (The choices are not read here, so that a lazy
+        container of choices stays lazy: ``tests/test_cli_options.py`` checks them.)"""
         kwargs: dict[str, Any] = {
             "dest": self.dest, "help": help or self.help,
             "default": self.default if default is ... else default,
         }  # fmt: skip
         if self.action:
             kwargs["action"] = self.action
+            if self.action.startswith("store_") and kwargs["default"] is None:
+                del kwargs["default"]  # (a flag's default is argparse's: False for store_true)
+        if self.nargs is not None:
+            kwargs["nargs"] = self.nargs
         if self.type is not None:
             kwargs["type"] = self.type
         if self.choices is not None:
@@ -439,6 +445,12 @@ class Option:
         if required:
             kwargs["required"] = True
         return p.add_argument(*self.flags, *aliases, **kwargs)
+
+
+def add_all(p: Parser | argparse._ArgumentGroup, table: Sequence[Option]) -> None:
+    """Declare a command's own options, a table of `Option`s (in the order of its help)."""
+    for option in table:
+        option.add(p)
 
 
 MEASURE = Option(
