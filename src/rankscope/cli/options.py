@@ -453,104 +453,67 @@ def add_all(p: Parser | argparse._ArgumentGroup, table: Sequence[Option]) -> Non
         option.add(p)
 
 
-MEASURE = Option(
-    ("-m", "--measure"), "measures", "a measure, in any spelling (`rankscope measures`); "
-    "repeatable", action="append", metavar="MEASURE",
-)  # fmt: skip
-SEED = Option(
-    ("--seed",), "seed", "random seed: the same seed, the same output (default 0)",
-    type=whole(0, LARGEST_SEED), default=0,
-)  # fmt: skip
-ALPHA = Option(
-    ("--alpha",), "alpha", "significance level (default 0.05)", type=probability, default=0.05
-)
-CONFIDENCE = Option(
-    ("--confidence",), "confidence", "the intervals' confidence level (default 0.95)",
-    type=probability, default=0.95,
-)  # fmt: skip
-TEST = Option(
-    ("--test",), "test", "statistical test: %(choices)s (default t)",
-    choices=StatisticalTests("runs"), default="t", metavar="TEST", subsets=True,
-)  # fmt: skip
-FORMAT = Option(
-    ("--format",), "format", "output format (default table)", choices=FORMATS,
-    default="table", subsets=True,
-)  # fmt: skip
-NAMES = Option(
-    ("--names",), "names", "name runs after their files without .gz and .txt/.run/.trec/.tsv "
-    "(default; two files of one name are an error) or after their tag column (trec_eval's "
-    "runid, which trec_eval-format output prints either way)",
-    choices=("file", "tag"), default="file",
-)  # fmt: skip
-DUPLICATE = Option(
-    ("--duplicates",), "duplicates", "a document listed twice for a query: error (default), "
-    "keep the first, keep the one with the highest score", choices=DUPLICATES, default="error",
-)  # fmt: skip
-TIE = Option(
-    ("--ties",), "ties", "order of equally scored documents (default docno-desc, trec_eval's)",
-    choices=TIES, default="docno-desc",
-)  # fmt: skip
-AGGREGATE = Option(
-    ("--aggregate",), "aggregate", "the statistic of per-query values: mean (default; t "
-    "interval), gmean (geometric, values floored at 1e-5 as GMAP) or median (bootstrap "
-    "intervals, as for every weighted aggregate)", choices=HOWS, default="mean",
-)  # fmt: skip
-WEIGHTS = Option(
-    ("--weights",), "weights", "request weights: 'query weight' lines, or a request log (one "
-    "query per line, counted); the aggregate becomes traffic-weighted", metavar="FILE",
-)  # fmt: skip
-JOBS = Option(
-    ("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
-    "(default: every core when the run files reach 32 MB, else one); the output is the same "
-    "for every N", type=whole(1, 1024), metavar="N",
-)  # fmt: skip
-OUTPUT = Option(
-    ("-o", "--output"), "output", "the file to write ('-': standard output)", metavar="FILE"
-)
-FORCE = Option(
-    ("--force",), "force", "overwrite an existing output file (default: refused)",
-    action="store_true", default=False,
-)  # fmt: skip
-QUIET = Option(
-    ("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
-    action="store_true", default=False,
-)  # fmt: skip
-BASELINE = Option(
-    ("--baseline",), "baseline", "the run the others are compared with (default: the first "
-    "run given)", metavar="RUN",
-)  # fmt: skip
-CORRECTION = Option(
-    ("--correction",), "correction", "correction for the comparisons of each measure (default "
-    "holm; bh controls the false discovery rate)", choices=CORRECTIONS, default="holm",
-)  # fmt: skip
-PERMUTATIONS = Option(
-    ("--permutations",), "permutations", "random sign flips, resamples or permutations of the "
-    "random tests (10000)", type=whole(1), default=10_000, metavar="B",
-)  # fmt: skip
-DEPTH = Option(
-    ("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC run's "
-    "depth)", type=whole(1), default=1000, metavar="N",
-)  # fmt: skip
-SCHEDULER = Option(
-    ("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is at ADDRESS "
-    "(tcp://host:8786; the dask extra); the numbers are the same", metavar="ADDRESS",
-)  # fmt: skip
-PER_QUERY = Option(
-    ("-q",), "per_query", "also per-query values", action="store_true", default=False
-)
-THRESHOLD = Option(
-    ("--threshold",), "threshold", "a test rating at least this is relevant (default 4; none: "
-    "every test interaction)", type=rating_threshold, default=4.0,
-)  # fmt: skip
-COLUMNS = Option(
-    ("--columns",), "columns", "the log's columns by role, for a header that names them "
-    "otherwise (session, query, position, doc, click, propensity, ...)", type=role_columns,
-    metavar="ROLE=NAME,...",
-)  # fmt: skip
-RELEVANCE_LEVEL = Option(
-    ("-l",), "relevance_level", "minimum relevant grade (default 1)", type=whole(), default=1,
-    metavar="N",
-)  # fmt: skip
+MEASURE = Option(("-m", "--measure"), "measures", "a measure, in any spelling (`rankscope "
+                 "measures`); repeatable", action="append", metavar="MEASURE")  # fmt: skip
+SEED = Option(("--seed",), "seed", "random seed: the same seed, the same output (default 0)",
+              type=whole(0, LARGEST_SEED), default=0)  # fmt: skip
+ALPHA = Option(("--alpha",), "alpha", "significance level (default 0.05)",
+               type=probability, default=0.05)  # fmt: skip
+CONFIDENCE = Option(("--confidence",), "confidence", "the intervals' confidence level (default "
+                    "0.95)", type=probability, default=0.95)  # fmt: skip
+TEST = Option(("--test",), "test", "statistical test: %(choices)s (default t)",
+              choices=StatisticalTests("runs"), default="t", metavar="TEST",
+              subsets=True)  # fmt: skip
+FORMAT = Option(("--format",), "format", "output format (default table)",
+                choices=FORMATS, default="table", subsets=True)  # fmt: skip
+NAMES = Option(("--names",), "names", "name runs after their files without .gz and "
+               ".txt/.run/.trec/.tsv (default; two files of one name are an error) or after their "
+               "tag column (trec_eval's runid, which trec_eval-format output prints either way)",
+               choices=("file", "tag"), default="file")  # fmt: skip
+DUPLICATE = Option(("--duplicates",), "duplicates", "a document listed twice for a query: error "
+                   "(default), keep the first, keep the one with the highest score",
+                   choices=DUPLICATES, default="error")  # fmt: skip
+TIE = Option(("--ties",), "ties", "order of equally scored documents (default docno-desc, "
+             "trec_eval's)", choices=TIES, default="docno-desc")  # fmt: skip
+AGGREGATE = Option(("--aggregate",), "aggregate", "the statistic of per-query values: mean "
+                   "(default; t interval), gmean (geometric, values floored at 1e-5 as GMAP) or "
+                   "median (bootstrap intervals, as for every weighted aggregate)",
+                   choices=HOWS, default="mean")  # fmt: skip
+WEIGHTS = Option(("--weights",), "weights", "request weights: 'query weight' lines, or a request "
+                 "log (one query per line, counted); the aggregate becomes traffic-weighted",
+                 metavar="FILE")  # fmt: skip
+JOBS = Option(("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
+              "(default: every core when the run files reach 32 MB, else one); the output is the "
+              "same for every N", type=whole(1, 1024), metavar="N")  # fmt: skip
+OUTPUT = Option(("-o", "--output"), "output", "the file to write ('-': standard output)",
+                metavar="FILE")  # fmt: skip
+FORCE = Option(("--force",), "force", "overwrite an existing output file (default: refused)",
+               action="store_true", default=False)  # fmt: skip
+QUIET = Option(("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
+               action="store_true", default=False)  # fmt: skip
+BASELINE = Option(("--baseline",), "baseline", "the run the others are compared with (default: the "
+                  "first run given)", metavar="RUN")  # fmt: skip
+CORRECTION = Option(("--correction",), "correction", "correction for the comparisons of each "
+                    "measure (default holm; bh controls the false discovery rate)",
+                    choices=CORRECTIONS, default="holm")  # fmt: skip
+PERMUTATIONS = Option(("--permutations",), "permutations", "random sign flips, resamples or "
+                      "permutations of the random tests (10000)",
+                      type=whole(1), default=10_000, metavar="B")  # fmt: skip
+DEPTH = Option(("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC "
+               "run's depth)", type=whole(1), default=1000, metavar="N")  # fmt: skip
+SCHEDULER = Option(("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is "
+                   "at ADDRESS (tcp://host:8786; the dask extra); the numbers are the same",
+                   metavar="ADDRESS")  # fmt: skip
+PER_QUERY = Option(("-q",), "per_query", "also per-query values",
+                   action="store_true", default=False)  # fmt: skip
+THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this is relevant "
+                   "(default 4; none: every test interaction)", type=rating_threshold,
+                   default=4.0)  # fmt: skip
+COLUMNS = Option(("--columns",), "columns", "the log's columns by role, for a header that names "
+                 "them otherwise (session, query, position, doc, click, propensity, ...)",
+                 type=role_columns, metavar="ROLE=NAME,...")  # fmt: skip
+RELEVANCE_LEVEL = Option(("-l",), "relevance_level", "minimum relevant grade (default 1)",
+                         type=whole(), default=1, metavar="N")  # fmt: skip
 
 #: The glossary: every shared option by its name.
 GLOSSARY: dict[str, Option] = {

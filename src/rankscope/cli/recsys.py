@@ -91,21 +91,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="--folds: also test across the users of every fold pooled",
     )  # fmt: skip
     segments.add_arguments(p, "user")
-    p.add_argument(
-        "--table", choices=TABLES, default=None, dest="diagnostic",
-        help="instead of the measures, print a table: reliability (the calibration curve's "
-        "bins), coverage-accuracy (accuracy of the most confident predictions), or "
-        "group-exposure (exposure and parity per item group, --groups)",
-    )  # fmt: skip
-    p.add_argument(
-        "--bins", type=options.whole(1, 1 << 20), default=10,
-        help="--table reliability: equal-width bins of [0, 1] (default 10)",
-    )  # fmt: skip
-    p.add_argument(
-        "--groups", metavar="FILE",
-        help="--table group-exposure: 'item group' lines (default: the short head and the long "
-        "tail by training popularity)",
-    )  # fmt: skip
+    Option = options.Option
+    options.add_all(p, (
+        Option(("--table",), "diagnostic", "instead of the measures, print a table: reliability "
+               "(the calibration curve's bins), coverage-accuracy (accuracy of the most "
+               "confident predictions), or group-exposure (exposure and parity per item group, "
+               "--groups)", choices=TABLES),
+        Option(("--bins",), "bins", "--table reliability: equal-width bins of [0, 1] (default "
+               "10)", type=options.whole(1, 1 << 20), default=10),
+        Option(("--groups",), "groups", "--table group-exposure: 'item group' lines (default: "
+               "the short head and the long tail by training popularity)", metavar="FILE"),
+    ))  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the recommender measures")
     p.add_argument(
         "--reference",

@@ -48,29 +48,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="label every pair of runs on every query by a metric's preference (ndcg, "
         "nDCG@10, AP): the weights that make RPP agree with it",
     )  # fmt: skip
-    p.add_argument(
-        "--tolerance", type=options.real, default=0.0,
-        help="with --from: metric values this close count as a tie (default 0)",
-    )  # fmt: skip
-    p.add_argument(
-        "--graded", action="store_true",
-        help="learn a weight per recall-level bin and grade threshold (graded RPP, eq. 5) "
-        "instead of binary RPP at -l",
-    )  # fmt: skip
-    p.add_argument(
-        "--edges", type=_edges, default=None, metavar="N,N,...",
-        help="upper edges of the recall-level bins (default 1,2,3,4,8,16,32,64: bins 1, 2, 3, "
-        "4, 5-8, ..., 33-64, 65+)",
-    )  # fmt: skip
-    p.add_argument(
-        "--alphas", type=_numbers, default=None, metavar="A,A,...",
-        help="L2 penalties cross-validation chooses from (default 1e-4,1e-3,0.01,0.1,1,10; "
-        "one value: no cross-validation)",
-    )  # fmt: skip
-    p.add_argument(
-        "--num-folds", type=options.whole(2, 1000), default=5, dest="num_folds", metavar="K",
-        help="folds of queries for cross-validation (default 5)",
-    )  # fmt: skip
+    Option = options.Option
+    options.add_all(p, (
+        Option(("--tolerance",), "tolerance", "with --from: metric values this close count as "
+               "a tie (default 0)", type=options.real, default=0.0),
+        Option(("--graded",), "graded", "learn a weight per recall-level bin and grade "
+               "threshold (graded RPP, eq. 5) instead of binary RPP at -l", action="store_true"),
+        Option(("--edges",), "edges", "upper edges of the recall-level bins (default "
+               "1,2,3,4,8,16,32,64: bins 1, 2, 3, 4, 5-8, ..., 33-64, 65+)", type=_edges,
+               metavar="N,N,..."),
+        Option(("--alphas",), "alphas", "L2 penalties cross-validation chooses from (default "
+               "1e-4,1e-3,0.01,0.1,1,10; one value: no cross-validation)", type=_numbers,
+               metavar="A,A,..."),
+        Option(("--num-folds",), "num_folds", "folds of queries for cross-validation (default "
+               "5)", type=options.whole(2, 1000), default=5, metavar="K"),
+    ))  # fmt: skip
     options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
     p.add_argument(
         "--no-assess", dest="assess", action="store_false",
