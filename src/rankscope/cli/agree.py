@@ -39,6 +39,7 @@ WEIGHTS = ("none", "linear", "quadratic")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument(
         "labels", help="labels file: qid assessor docno grade per line ('-': standard input)"
     )
@@ -56,10 +57,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     options.PER_QUERY.add(p, "also the agreement on each query")
     options.FORMAT.add(p, choices=("table", "csv", "json"))
-    p.add_argument(
-        "--to-qrels", choices=AGGREGATIONS, default=None, dest="to_qrels",
-        help="also write one grade per document to -o: the majority vote or the rounded mean",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--to-qrels",), "to_qrels", "also write one grade per document to -o: the majority "
+               "vote or the rounded mean", choices=AGGREGATIONS),
+    ))  # fmt: skip
     options.choice(
         p, "--tie-break", TIE_BREAKS,
         "with --to-qrels, the grade of a tie (two grades with as many votes, a mean halfway "

@@ -30,17 +30,22 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     add_comparison_options(p)
     options.FORMAT.add(p, "output format (default table; csv and json carry every field at "
                        "full precision)", choices=FORMATS)
-    p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
+    options.add_all(p, (
+        Option(("--html",), "html", "also write the HTML report (rankscope report)",
+               metavar="FILE"),
+    ))  # fmt: skip
     options.FORCE.add(p)
     segments.add_arguments(p)
 
 
 def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -> None:
     """The options of a comparison, shared by ``rankscope compare`` and ``rankscope report``."""
+    Option = options.Option
     options.MEASURE.add(
         p,
         "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
@@ -60,13 +65,13 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
     options.ALPHA.add(p)
     options.SEED.add(p, "seed of the random tests (default 0)")
     options.PERMUTATIONS.add(p)
-    p.add_argument(
-        "--common-queries", action="store_true",
-        help="only the queries every run ranked (default: every judged query, missing = 0)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--common-queries",), "common_queries", "only the queries every run ranked "
+               "(default: every judged query, missing = 0)", action="store_true"),
+    ))  # fmt: skip
     options.NAMES.add(p)
     options.RELEVANCE_LEVEL.add(p)
-    options.depth(p, "use only the top N documents of each ranking")
+    options.MAX_DOCS.add(p, "use only the top N documents of each ranking")
     options.TIE.add(p)
     options.DUPLICATE.add(p)
 

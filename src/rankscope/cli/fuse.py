@@ -40,11 +40,11 @@ SEARCHES = ("grid", "coordinate")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("runs", nargs="+", help="TREC run files or directories (two runs or more)")
     options.OUTPUT.add(p, "the fused run file (default: standard output)", metavar="RUN")
     options.FORCE.add(p)
     options.choice(p, "--method", METHODS, "the fusion method (default rrf)")
-    Option = options.Option
     options.add_all(p, (
         Option(("--norm",), "norm", "per-query score normalisation of the score-based methods "
                "(default min-max); rrf, borda and condorcet read ranks and take none",

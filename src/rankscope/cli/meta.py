@@ -24,6 +24,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, spilled=True)
     options.MEASURE.add(
         p,
@@ -35,19 +36,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.PERMUTATIONS.add(
         p, "random permutations of the randomized Tukey HSD test (default 10000)"
     )
-    p.add_argument(
-        "--samples",
-        type=options.whole(1),
-        default=10,
-        help="random samples per point of the curves (10)",
-    )
+    options.add_all(p, (
+        Option(("--samples",), "samples", "random samples per point of the curves (10)",
+               type=options.whole(1), default=10),
+    ))  # fmt: skip
     options.SEED.add(p)
-    p.add_argument(
-        "--rbo-p", type=float, default=0.9, metavar="P",
-        help="persistence of RBO between the measures' orderings of runs (default 0.9)",
-    )  # fmt: skip
-    p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
-    p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
+    options.add_all(p, (
+        Option(("--rbo-p",), "rbo_p", "persistence of RBO between the measures' orderings of runs "
+               "(default 0.9)", type=float, default=0.9, metavar="P"),
+        Option(("--no-robustness",), "no_robustness", "skip the robustness curves",
+               action="store_true"),
+        Option(("--plot",), "plot", "also draw the robustness curves (PNG, SVG, PDF)",
+               metavar="FILE"),
+    ))  # fmt: skip
     options.FORCE.add(p)
     options.FORMAT.add(p, choices=("table", "json"))
     options.NAMES.add(p)
@@ -58,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ("score", "rank"),
         "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
     )
-    options.depth(p, "use only the top N documents of each ranking")
+    options.MAX_DOCS.add(p, "use only the top N documents of each ranking")
     options.QUIET.add(p)
 
 

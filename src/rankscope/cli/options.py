@@ -23,7 +23,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 Parser = argparse.ArgumentParser
@@ -245,8 +245,6 @@ def _names_input(value: str) -> bool:
     return value == "-" or value.startswith("ir_datasets:") or os.path.exists(value)
 
 
-
-
 class _MeasureList(argparse.Action):
     """``--measures A B ...``: several names after one flag.  Being greedy, it also takes the
     positional arguments that follow it (``--measures AP nDCG QRELS RUNS``): the values from
@@ -286,42 +284,6 @@ def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
         return None, []
     first = judgments_source(given[0]) if getattr(args, "judgments_datasets", False) else given[0]
     return first, given[1:]
-
-
-
-
-
-
-
-
-def complete(p: Parser, help: str) -> None:
-    """``-c``: average over every judged query, a missing query counting 0."""
-    p.add_argument("-c", action="store_true", dest="complete", help=help)
-
-
-def depth(p: Parser, help: str) -> None:
-    """``-M N``: keep the top N documents of each ranking (trec_eval's and ndeval's ``-M``)."""
-    p.add_argument("-M", type=whole(), default=None, dest="max_docs", metavar="N", help=help)
-
-
-
-
-
-
-
-
-
-
-def block_mb(p: Parser) -> None:
-    p.add_argument(
-        "--block-mb",
-        type=whole(1, 1 << 20),
-        default=None,
-        metavar="MB",
-        help="read a TREC run file longer than this in blocks of whole queries, evaluated one "
-        "at a time, so that memory is bounded by the block (default 32, less to give every "
-        "core several blocks); the output is the same for every size",
-    )
 
 
 def check_outputs(
@@ -446,6 +408,11 @@ class Option:
             kwargs["required"] = True
         return p.add_argument(*self.flags, *aliases, **kwargs)
 
+    def worded(self, help: str, **changes: Any) -> Option:
+        """The option as a command words it, for the command's table (`add_all`): its help
+        and, where the glossary allows, a subset of its choices or another default."""
+        return replace(self, help=help, **changes)
+
 
 def add_all(p: Parser | argparse._ArgumentGroup, table: Sequence[Option]) -> None:
     """Declare a command's own options, a table of `Option`s (in the order of its help)."""
@@ -512,6 +479,10 @@ THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this i
 COLUMNS = Option(("--columns",), "columns", "the log's columns by role, for a header that names "
                  "them otherwise (session, query, position, doc, click, propensity, ...)",
                  type=role_columns, metavar="ROLE=NAME,...")  # fmt: skip
+COMPLETE = Option(("-c",), "complete", "average over every judged query, a missing query "
+                  "counting 0", action="store_true", default=False)  # fmt: skip
+MAX_DOCS = Option(("-M",), "max_docs", "keep the top N documents of each ranking (trec_eval's "
+                  "and ndeval's -M)", type=whole(), metavar="N")  # fmt: skip
 RELEVANCE_LEVEL = Option(("-l",), "relevance_level", "minimum relevant grade (default 1)",
                          type=whole(), default=1, metavar="N")  # fmt: skip
 
@@ -524,6 +495,7 @@ GLOSSARY: dict[str, Option] = {
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
     "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
+    "complete": COMPLETE, "max_docs": MAX_DOCS,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no

@@ -20,6 +20,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     options.MEASURE.add(
         p,
@@ -27,14 +28,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "lexiprecision, rrlexiprecision, lexirecall, OI (offline interleaving; "
         "OI(interleaving=balanced,browsing=dcg)); repeatable; default RPP",
     )
-    p.add_argument(
-        "--learned",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="also RPP with weights learned from labelled preferences, saved by rankscope "
-        "clicks learn --save FILE; repeatable",
-    )
+    options.add_all(p, (
+        Option(("--learned",), "learned", "also RPP with weights learned from labelled "
+               "preferences, saved by rankscope clicks learn --save FILE; repeatable",
+               action="append", default=[], metavar="FILE"),
+    ))  # fmt: skip
     options.choice(
         p,
         "--ordering",

@@ -26,27 +26,29 @@ TABLES = ("reliability", "coverage-accuracy", "group-exposure")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument(
         "test_log", nargs="?", metavar="test",
         help="test interactions: user item [rating [timestamp]] (with --folds: the first RECS)",
     )  # fmt: skip
     p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
-    p.add_argument(
-        "--folds", metavar="DIR",
-        help="evaluate over the folds of DIR (u1.base/u1.test, ...); RECS are then directories "
-        "of one list per fold (SYSTEM/u1.tsv, ...), or a directory of them",
-    )  # fmt: skip
-    p.add_argument("--train", help="training interactions (popularity, catalog, seen items)")
-    p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
+    options.add_all(p, (
+        Option(("--folds",), "folds", "evaluate over the folds of DIR (u1.base/u1.test, ...); RECS "
+               "are then directories of one list per fold (SYSTEM/u1.tsv, ...), or a directory of "
+               "them", metavar="DIR"),
+        Option(("--train",), "train", "training interactions (popularity, catalog, seen items)"),
+        Option(("--features",), "features", "item features (MovieLens u.item, or a table) for ILD"),
+    ))  # fmt: skip
     options.MEASURE.add(
         p,
         "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, ECE; nicknames topn, "
         "beyond, rating, popularity, confidence, all (repeatable; default: every measure the "
         "inputs allow except rating ones)",
     )
-    p.add_argument(
-        "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
-    )
+    options.add_all(p, (
+        Option(("-k",), "k", "cutoff of names without @k (default 10)",
+               type=options.whole(), default=10),
+    ))  # fmt: skip
     options.THRESHOLD.add(p)
     options.choice(
         p,
@@ -60,18 +62,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         ("exclude", "zero"),
         "users without relevant test items (default: left out of the means)",
     )
-    p.add_argument(
-        "--seen", choices=("keep", "drop"), default=None,
-        help="recommended items of the user's training data (default keep; drop with --folds)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--seen",), "seen", "recommended items of the user's training data (default keep; "
+               "drop with --folds)", choices=("keep", "drop")),
+    ))  # fmt: skip
     options.TIE.add(p, "order of equally scored items (default input-order)", default="input-order")
-    p.add_argument(
-        "--repeated-items", choices=("max-score", "first", "error"), default="max-score",
-        dest="repeated_items",
-        help="an item listed twice for a user: keep its best score, with a warning (default: "
-        "recommenders repeat items, and the best score is where a ranking by score puts it), "
-        "keep the first, or refuse the list (--duplicates, error by default, is for runs)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--repeated-items",), "repeated_items", "an item listed twice for a user: keep its "
+               "best score, with a warning (default: recommenders repeat items, and the best score "
+               "is where a ranking by score puts it), keep the first, or refuse the list "
+               "(--duplicates, error by default, is for runs)",
+               choices=("max-score", "first", "error"), default="max-score"),
+    ))  # fmt: skip
     options.PER_QUERY.add(p, "also per-user values", aliases=("--per-user",))
     options.FORMAT.add(p, choices=("table", "json", "csv"))
     options.SCHEDULER.add(
@@ -86,12 +88,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.CORRECTION.add(
         p, "--folds: correction over the comparisons of a measure (default holm)"
     )
-    p.add_argument(
-        "--users", action="store_true",
-        help="--folds: also test across the users of every fold pooled",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--users",), "users", "--folds: also test across the users of every fold pooled",
+               action="store_true"),
+    ))  # fmt: skip
     segments.add_arguments(p, "user")
-    Option = options.Option
     options.add_all(p, (
         Option(("--table",), "diagnostic", "instead of the measures, print a table: reliability "
                "(the calibration curve's bins), coverage-accuracy (accuracy of the most "
@@ -102,12 +103,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         Option(("--groups",), "groups", "--table group-exposure: 'item group' lines (default: "
                "the short head and the long tail by training popularity)", metavar="FILE"),
     ))  # fmt: skip
-    p.add_argument("--list", action="store_true", help="list the recommender measures")
-    p.add_argument(
-        "--reference",
-        action="store_true",
-        help="print the recommender measures' reference (Markdown: formulas, parameters)",
-    )
+    options.add_all(p, (
+        Option(("--list",), "list", "list the recommender measures", action="store_true"),
+        Option(("--reference",), "reference", "print the recommender measures' reference "
+               "(Markdown: formulas, parameters)", action="store_true"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

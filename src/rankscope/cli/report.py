@@ -25,20 +25,20 @@ EXAMPLES = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     options.OUTPUT.add(p, "the HTML file to write", required=True)
     options.FORCE.add(p)
     add_comparison_options(p, all_pairs=False)
-    p.add_argument(
-        "--topics", metavar="FILE", help="topic titles, shown when hovering a query: "
-        "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML), or ir_datasets:ID "
-        "(default: the queries of the ir_datasets dataset QRELS names, if it does)",
-    )  # fmt: skip
-    p.add_argument(
-        "--robustness", action="store_true", help="also the robustness curves of rankscope "
-        "meta (tau with fewer queries and judgments; slower)",
-    )  # fmt: skip
-    p.add_argument("--title", help="the page's heading (default: the measures and runs)")
+    options.add_all(p, (
+        Option(("--topics",), "topics", "topic titles, shown when hovering a query: "
+               "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML), or "
+               "ir_datasets:ID (default: the queries of the ir_datasets dataset QRELS names, if it "
+               "does)", metavar="FILE"),
+        Option(("--robustness",), "robustness", "also the robustness curves of rankscope meta (tau "
+               "with fewer queries and judgments; slower)", action="store_true"),
+        Option(("--title",), "title", "the page's heading (default: the measures and runs)"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

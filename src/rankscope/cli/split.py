@@ -33,8 +33,8 @@ METHODS = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("log", help="interaction log: user item [rating [timestamp]] (file, - stdin)")
     Option = options.Option
+    p.add_argument("log", help="interaction log: user item [rating [timestamp]] (file, - stdin)")
     options.add_all(p, (
         Option(("--method",), "method", "how to split (default kfold)", choices=METHODS,
                default="kfold"),

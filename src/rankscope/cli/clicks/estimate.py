@@ -43,30 +43,34 @@ def _estimators(text: str) -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", help="the click log with the logging policy's propensities")
-    p.add_argument("--policy", required=True, metavar="RUN",
-                   help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
-                   "of each query is shown at the log's positions")  # fmt: skip
-    p.add_argument("--estimator", type=_estimators, dest="estimators", default=["iips"],
-                   metavar="NAME[,NAME]",
-                   help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
-    p.add_argument("--reward-model", default=None, metavar="empirical|JSON",
-                   help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
-                   "rates of the log, refitted on every resample), or a position-based click "
-                   "model's parameters (clicks fit --model pbm -o JSON), held fixed")  # fmt: skip
-    p.add_argument("--examination", type=_estimate_numbers, metavar="θ1,θ2,...",
-                   help="each position's examination probability (pbm; the log must then be "
-                   "deterministic: every propensity 1)")  # fmt: skip
-    p.add_argument("--position-weights", type=_estimate_numbers, metavar="α1,α2,...",
-                   help="the metric's weight of a click at each position (default 1 at every "
-                   "position: clicks per session); positions beyond count 0")  # fmt: skip
-    p.add_argument("--clip", type=options.real, metavar="M",
-                   help="cap every importance weight at M (clipped IPS)")
-    p.add_argument("--self-normalise", action="store_true",
-                   help="self-normalise ips, iips and rips (snips is ips self-normalised)")
+    Option(("--policy",), "policy", "the evaluation policy: a run (TREC run file, Parquet) "
+           "whose ranking of each query is shown at the log's positions",
+           metavar="RUN").add(p, required=True)  # fmt: skip
+    options.add_all(p, (
+        Option(("--estimator",), "estimators", f"one or more of {', '.join(ESTIMATORS)} "
+               "(default iips)", type=_estimators, default=["iips"], metavar="NAME[,NAME]"),
+        Option(("--reward-model",), "reward_model", "the reward model of dm, dr and cascade-dr: "
+               "empirical (smoothed click rates of the log, refitted on every resample), or a "
+               "position-based click model's parameters (clicks fit --model pbm -o JSON), held "
+               "fixed", default=None, metavar="empirical|JSON"),
+        Option(("--examination",), "examination", "each position's examination probability (pbm; "
+               "the log must then be deterministic: every propensity 1)",
+               type=_estimate_numbers, metavar="θ1,θ2,..."),
+        Option(("--position-weights",), "position_weights", "the metric's weight of a click at "
+               "each position (default 1 at every position: clicks per session); positions beyond "
+               "count 0", type=_estimate_numbers, metavar="α1,α2,..."),
+        Option(("--clip",), "clip", "cap every importance weight at M (clipped IPS)",
+               type=options.real, metavar="M"),
+        Option(("--self-normalise",), "self_normalise", "self-normalise ips, iips and rips (snips "
+               "is ips self-normalised)", action="store_true"),
+    ))  # fmt: skip
     options.CONFIDENCE.add(p, "the interval's confidence level (default 0.95)")
-    p.add_argument("--samples", type=options.whole(0), default=1000,
-                   help="bootstrap resamples (default 1000; 0: no interval)")
+    options.add_all(p, (
+        Option(("--samples",), "samples", "bootstrap resamples (default 1000; 0: no interval)",
+               type=options.whole(0), default=1000),
+    ))  # fmt: skip
     options.SEED.add(p, "the bootstrap's seed (default 0)")
     options.COLUMNS.add(
         p, "the log's columns by role (session, query, position, doc, click, propensity, "

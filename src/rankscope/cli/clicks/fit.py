@@ -26,11 +26,12 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", help="the click log (text, .gz, Parquet; - for stdin)")
-    p.add_argument(
-        "--model", action="append", choices=MODELS, metavar="MODEL",
-        help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--model",), "model", f"a click model ({', '.join(MODELS)}); repeat to compare "
+               "several (default pbm)", action="append", choices=MODELS, metavar="MODEL"),
+    ))  # fmt: skip
     options.OUTPUT.add(
         p, "write the model's parameters (one model; '-': standard output, instead of the "
         "summary)", metavar="JSON",
@@ -39,22 +40,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.COLUMNS.add(p)
     options.FORMAT.add(p, choices=("table", "json"))
     held = p.add_mutually_exclusive_group()
-    held.add_argument(
-        "--test-log", metavar="LOG", dest="test_log", help="a held-out click log to evaluate on"
-    )
-    held.add_argument(
-        "--test-fraction", type=options.probability, metavar="F",
-        help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
-    )  # fmt: skip
+    options.add_all(held, (
+        Option(("--test-log",), "test_log", "a held-out click log to evaluate on", metavar="LOG"),
+        Option(("--test-fraction",), "test_fraction", "hold out this fraction of the log's "
+               "sessions (seeded by --seed) for evaluation", type=options.probability, metavar="F"),
+    ))  # fmt: skip
     options.SEED.add(p, "the split's seed (default 0)")
-    p.add_argument(
-        "--max-iter", type=options.whole(1), default=200, metavar="N",
-        help="EM iterations at most (default 200)",
-    )  # fmt: skip
-    p.add_argument(
-        "--tol", type=_positive, default=1e-6,
-        help="EM stops when the mean log-likelihood per session gains less (default 1e-6)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--max-iter",), "max_iter", "EM iterations at most (default 200)",
+               type=options.whole(1), default=200, metavar="N"),
+        Option(("--tol",), "tol", "EM stops when the mean log-likelihood per session gains less "
+               "(default 1e-6)", type=_positive, default=1e-6),
+    ))  # fmt: skip
 
 
 def _positive(text: str) -> float:

@@ -37,8 +37,8 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("log", nargs="?", help="the click log of interleaved lists")
     Option = options.Option
+    p.add_argument("log", nargs="?", help="the click log of interleaved lists")
     options.add_all(p, (
         Option(("--method",), "method", "the interleaving method: %(choices)s (default "
                "team-draft)", choices=METHOD_CHOICES, metavar="METHOD"),

@@ -35,20 +35,17 @@ def _edges(text: str) -> list[int]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        "--labels", metavar="FILE",
-        help="labelled preferences, one 'qid run_a run_b label' line each (label -1, 0 or 1; "
-        "run names as the runs are named, --names), or a Parquet file with columns "
-        "query_id, run_a, run_b, label",
-    )  # fmt: skip
-    source.add_argument(
-        "--from", dest="measure", metavar="MEASURE",
-        help="label every pair of runs on every query by a metric's preference (ndcg, "
-        "nDCG@10, AP): the weights that make RPP agree with it",
-    )  # fmt: skip
-    Option = options.Option
+    options.add_all(source, (
+        Option(("--labels",), "labels", "labelled preferences, one 'qid run_a run_b label' line "
+               "each (label -1, 0 or 1; run names as the runs are named, --names), or a Parquet "
+               "file with columns query_id, run_a, run_b, label", metavar="FILE"),
+        Option(("--from",), "measure", "label every pair of runs on every query by a metric's "
+               "preference (ndcg, nDCG@10, AP): the weights that make RPP agree with it",
+               metavar="MEASURE"),
+    ))  # fmt: skip
     options.add_all(p, (
         Option(("--tolerance",), "tolerance", "with --from: metric values this close count as "
                "a tie (default 0)", type=options.real, default=0.0),
@@ -64,12 +61,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                "5)", type=options.whole(2, 1000), default=5, metavar="K"),
     ))  # fmt: skip
     options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
-    p.add_argument(
-        "--no-assess", dest="assess", action="store_false",
-        help="skip the held-out comparison with RPP, dcgRPP and invRPP (an outer "
-        "cross-validation: --num-folds times the fitting)",
-    )  # fmt: skip
-    p.add_argument("--save", metavar="FILE", help="write the learned weights as JSON")
+    options.add_all(p, (
+        Option(("--no-assess",), "assess", "skip the held-out comparison with RPP, dcgRPP and "
+               "invRPP (an outer cross-validation: --num-folds times the fitting)",
+               action="store_false"),
+        Option(("--save",), "save", "write the learned weights as JSON", metavar="FILE"),
+    ))  # fmt: skip
     options.FORCE.add(p)
     options.RELEVANCE_LEVEL.add(p, "minimum relevant grade of binary RPP (default 1)")
     options.FORMAT.add(p, choices=("table", "json"))

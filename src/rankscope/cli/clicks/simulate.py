@@ -20,36 +20,32 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("qrels", help="the judgments (TREC qrels): attractiveness from the grades")
     p.add_argument("run", help="the run whose rankings are shown")
     source = p.add_mutually_exclusive_group()
-    source.add_argument(
-        "--model", choices=MODELS, default=None, metavar="MODEL",
-        help=f"the click model ({', '.join(MODELS)}; default pbm), its parameters from the grades",
-    )  # fmt: skip
-    source.add_argument(
-        "--params", metavar="JSON", help="a fitted model's parameters (clicks fit -o)"
-    )
-    p.add_argument(
-        "--sessions", type=options.whole(1), default=1000, metavar="N",
-        help="sessions to simulate, shared among the queries in turn (default 1000)",
-    )  # fmt: skip
+    options.add_all(source, (
+        Option(("--model",), "model", f"the click model ({', '.join(MODELS)}; default pbm), "
+               "its parameters from the grades", choices=MODELS, metavar="MODEL"),
+        Option(("--params",), "params", "a fitted model's parameters (clicks fit -o)",
+               metavar="JSON"),
+    ))  # fmt: skip
+    options.add_all(p, (
+        Option(("--sessions",), "sessions", "sessions to simulate, shared among the queries in "
+               "turn (default 1000)", type=options.whole(1), default=1000, metavar="N"),
+    ))  # fmt: skip
     options.DEPTH.add(
         p, "results shown per session: each query's first N documents (default 10)", default=10
     )
     options.SEED.add(p)
-    p.add_argument(
-        "--attractiveness", metavar="G:P,...",
-        help="attractiveness per grade, e.g. 0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)",
-    )  # fmt: skip
-    p.add_argument(
-        "--satisfaction", metavar="G:P,...",
-        help="DBN/SDBN satisfaction per grade (default (2^g - 1)/2^gmax)",
-    )  # fmt: skip
-    p.add_argument(
-        "--continuation", type=_unit, metavar="G",
-        help="DBN's probability of going on after an unsatisfying result (default 0.9)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--attractiveness",), "attractiveness", "attractiveness per grade, e.g. "
+               "0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)", metavar="G:P,..."),
+        Option(("--satisfaction",), "satisfaction", "DBN/SDBN satisfaction per grade (default (2^g "
+               "- 1)/2^gmax)", metavar="G:P,..."),
+        Option(("--continuation",), "continuation", "DBN's probability of going on after an "
+               "unsatisfying result (default 0.9)", type=_unit, metavar="G"),
+    ))  # fmt: skip
     options.TIE.add(p)
     options.OUTPUT.add(
         p, "the click log: tab-separated with a header, or Parquet (.parquet); default "
