@@ -1,9 +1,9 @@
-"""The command line: one module per command, each with its options (`add_arguments`) and its
-body (`run`), thin over the public API; the options several commands share are declared once in
-`options`, and everything a command prints is formatted by `rankscope.report`.  A command
-module's docstring is its help: the first line is what ``rankscope --help`` lists, the rest the
-description ``rankscope COMMAND --help`` prints (as written: line breaks kept), and its
-``EXAMPLES`` the examples that end that help.
+"""The command line: one module per command, each with its options (`add_arguments`: a table
+of `options.Option`s) and its body (`run`), thin over the public API; the options several
+commands share are declared once in `options`, and everything a command prints is formatted
+by `rankscope.report`.  A command module's docstring is its help: the first line is what
+``rankscope --help`` lists, the rest the description ``rankscope COMMAND --help`` prints
+(as written: line breaks kept), and its ``EXAMPLES`` the examples that end that help.
 
 ``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
 prints with the same options (``-q -m -c -n -l -M -J -N``).

@@ -43,35 +43,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "labels", help="labels file: qid assessor docno grade per line ('-': standard input)"
     )
-    options.choice(
-        p, "--level", LEVELS,
-        "Krippendorff's alpha's level of measurement (default nominal; ordinal, interval and "
-        "ratio weigh a disagreement by how far apart the grades are)",
-        dest="scale",
-    )  # fmt: skip
-    options.choice(
-        p, "--kappa-weights", WEIGHTS,
-        "Cohen's kappa's weights (default none; linear or quadratic for ordinal grades, by "
-        "their distance on the sorted grades)",
-        dest="kappa_weights",
-    )  # fmt: skip
-    options.PER_QUERY.add(p, "also the agreement on each query")
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
     options.add_all(p, (
+        Option(("--level",), "scale", "Krippendorff's alpha's level of measurement (default "
+               "nominal; ordinal, interval and ratio weigh a disagreement by how far apart the "
+               "grades are)", choices=LEVELS, default=LEVELS[0]),
+        Option(("--kappa-weights",), "kappa_weights", "Cohen's kappa's weights (default none; "
+               "linear or quadratic for ordinal grades, by their distance on the sorted grades)",
+               choices=WEIGHTS, default=WEIGHTS[0]),
+        options.PER_QUERY.worded("also the agreement on each query"),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
         Option(("--to-qrels",), "to_qrels", "also write one grade per document to -o: the majority "
                "vote or the rounded mean", choices=AGGREGATIONS),
+        Option(("--tie-break",), "tie_break", "with --to-qrels, the grade of a tie (two grades "
+               "with as many votes, a mean halfway between two): lower (default) or higher",
+               choices=TIE_BREAKS, default=TIE_BREAKS[0]),
+        options.OUTPUT.worded("the qrels file --to-qrels writes ('-': standard output, instead of "
+                              "the agreement)", metavar="QRELS"),
+        options.FORCE,
     ))  # fmt: skip
-    options.choice(
-        p, "--tie-break", TIE_BREAKS,
-        "with --to-qrels, the grade of a tie (two grades with as many votes, a mean halfway "
-        "between two): lower (default) or higher",
-        dest="tie_break",
-    )  # fmt: skip
-    options.OUTPUT.add(
-        p, "the qrels file --to-qrels writes ('-': standard output, instead of the agreement)",
-        metavar="QRELS",
-    )  # fmt: skip
-    options.FORCE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

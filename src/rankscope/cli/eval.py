@@ -27,16 +27,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "TREC run files or directories of them",
     )
     options.add_all(p, (
-        Option(("-R",), "rel_format", "judgments format, as trec_eval: qrels (default); prefs "
-               "(qid jg jsg docno rel_level) or qrels_prefs (qrels read as preferences) for -m "
+        Option(("-R",), "rel_format", "judgments format, as trec_eval: qrels (default); prefs (qid "
+               "jg jsg docno rel_level) or qrels_prefs (qrels read as preferences) for -m "
                "all_prefs; qrels_jg (qid jg docno grade, judgment groups) for -m qrels_jg",
                choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"), default="qrels"),
-        Option(("-Z",), "zscores", "print z-scores: per-query values standardised with FILE's "
-               "'qid measure mean stddev' lines (trec_eval -Z)", metavar="FILE"),
-        options.MEASURE.worded(
-            "measure to compute, in any spelling (P.5,10 / P_10 / P@10 / all_trec); "
-            "repeatable; default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R "
-            "qrels_jg)"),
+        Option(("-Z",), "zscores", "print z-scores: per-query values standardised with FILE's 'qid "
+               "measure mean stddev' lines (trec_eval -Z)", metavar="FILE"),
+        options.MEASURE.worded("measure to compute, in any spelling (P.5,10 / P_10 / P@10 / "
+                               "all_trec); repeatable; default: official (prefs with -R "
+                               "prefs/qrels_prefs, qrels_jg with -R qrels_jg)"),
         options.PER_QUERY.worded("also print per-query values"),
         options.COMPLETE.worded("average over every judged query (missing = 0)"),
         Option(("-n",), "no_summary", "do not print the summary", action="store_true"),
@@ -44,27 +43,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         options.MAX_DOCS.worded("use only the top N per query"),
         Option(("-J",), "judged_only", "drop unjudged documents before evaluating",
                action="store_true"),
-        Option(("-N",), "num_docs", "collection size (utility)", type=options.whole(0),
-               default=0, metavar="N"),
+        Option(("-N",), "num_docs", "collection size (utility)", type=options.whole(0), default=0,
+               metavar="N"),
         options.FORMAT.worded("output format (default: trec for one run, table for several)",
                               choices=("trec", "json", "csv", "table"), default=None),
-        Option(("--wide",), "wide", "with several runs: one row per run and a column per "
-               "measure (summaries only)", action="store_true"),
-        options.TIE.worded("order of equally scored documents (default as trec_eval: "
-                           "docno-desc; docno-asc with -R prefs/qrels_prefs)", default=None),
+        Option(("--wide",), "wide", "with several runs: one row per run and a column per measure "
+               "(summaries only)", action="store_true"),
+        options.TIE.worded("order of equally scored documents (default as trec_eval: docno-desc; "
+                           "docno-asc with -R prefs/qrels_prefs)", default=None),
         options.NAMES,
-        options.BASELINE.worded(
-            "the run the preference measures (RPP, OI, ...) are measured against: each run's "
-            "value is its mean preference over it, printed as 'RPP vs RUN' (default: the "
-            "first run)"),
+        options.BASELINE.worded("the run the preference measures (RPP, OI, ...) are measured "
+                                "against: each run's value is its mean preference over it, printed "
+                                "as 'RPP vs RUN' (default: the first run)"),
         options.JOBS,
-        Option(("--block-mb",), "block_mb", "read a TREC run file longer than this in blocks "
-               "of whole queries, evaluated one at a time, so that memory is bounded by the "
-               "block (default 32, less to give every core several blocks); the output is the "
-               "same for every size", type=options.whole(1, 1 << 20), metavar="MB"),
+        Option(("--block-mb",), "block_mb", "read a TREC run file longer than this in blocks of "
+               "whole queries, evaluated one at a time, so that memory is bounded by the block "
+               "(default 32, less to give every core several blocks); the output is the same for "
+               "every size", type=options.whole(1, 1 << 20), metavar="MB"),
         options.DUPLICATE,
-        Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by "
-               "the rank column (ndeval)", choices=("score", "rank"), default="score"),
+        Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by the "
+               "rank column (ndeval)", choices=("score", "rank"), default="score"),
         Option(("--diversity",), "diversity", "the qrels are diversity judgments, qid subtopic "
                "docno grade (implied by diversity measures such as alpha-nDCG@20)",
                action="store_true"),

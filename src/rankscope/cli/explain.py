@@ -36,17 +36,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--query",), "query", "one query's levels, with the ranks of each run's i-th "
                "relevant document (default: the mean over every judged query)", metavar="QID"),
+        options.MEASURE.worded("AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; "
+                               "default all four"),
+        options.FORMAT.worded("output format (default table; csv: a row per level)",
+                              choices=("table", "csv", "json")),
+        options.TIE,
+        options.MAX_DOCS.worded("consider only the first N documents of each ranking"),
+        options.NAMES,
+        options.DUPLICATE,
     ))  # fmt: skip
-    options.MEASURE.add(
-        p, "AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; default all four"
-    )
-    options.FORMAT.add(
-        p, "output format (default table; csv: a row per level)", choices=("table", "csv", "json")
-    )
-    options.TIE.add(p)
-    options.MAX_DOCS.add(p, "consider only the first N documents of each ranking")
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

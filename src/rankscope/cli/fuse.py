@@ -42,48 +42,40 @@ SEARCHES = ("grid", "coordinate")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     p.add_argument("runs", nargs="+", help="TREC run files or directories (two runs or more)")
-    options.OUTPUT.add(p, "the fused run file (default: standard output)", metavar="RUN")
-    options.FORCE.add(p)
-    options.choice(p, "--method", METHODS, "the fusion method (default rrf)")
     options.add_all(p, (
+        options.OUTPUT.worded("the fused run file (default: standard output)", metavar="RUN"),
+        options.FORCE,
+        Option(("--method",), "method", "the fusion method (default rrf)", choices=METHODS,
+               default=METHODS[0]),
         Option(("--norm",), "norm", "per-query score normalisation of the score-based methods "
                "(default min-max); rrf, borda and condorcet read ranks and take none",
                choices=NORMS),
-        Option(("--rrf-k",), "rrf_k", "reciprocal rank fusion's constant: a document at rank "
-               "r gets 1/(k + r) (default 60)", type=_non_negative, default=60.0, metavar="K"),
-        Option(("--run-weights",), "run_weights", "one weight per run, in order (rrf, sum, "
-               "wsum, borda), e.g. 0.7,0.3", metavar="W,W,..."),
-    ))  # fmt: skip
-    options.DEPTH.add(p, "documents written per query (default 1000)")
-    options.add_all(p, (
+        Option(("--rrf-k",), "rrf_k", "reciprocal rank fusion's constant: a document at rank r "
+               "gets 1/(k + r) (default 60)", type=_non_negative, default=60.0, metavar="K"),
+        Option(("--run-weights",), "run_weights", "one weight per run, in order (rrf, sum, wsum, "
+               "borda), e.g. 0.7,0.3", metavar="W,W,..."),
+        options.DEPTH.worded("documents written per query (default 1000)"),
         Option(("--tag",), "tag", "the fused run's tag column (default: the method's name)"),
+        options.TIE.worded("the order of a run's equally scored documents, which decides their "
+                           "ranks for rrf, borda and condorcet (default docno-desc, trec_eval's)"),
+        options.DUPLICATE,
+        options.NAMES,
     ))  # fmt: skip
-    options.TIE.add(
-        p,
-        "the order of a run's equally scored documents, which decides their ranks for rrf, "
-        "borda and condorcet (default docno-desc, trec_eval's)",
-    )  # fmt: skip
-    options.DUPLICATE.add(p)
-    options.NAMES.add(p)
     tuning = p.add_argument_group("weights tuned on training queries")
     options.add_all(tuning, (
-        Option(("--optimize",), "optimize", "tune the weights to maximise this measure "
-               "(nDCG@10, AP, ...) on training queries", metavar="MEASURE"),
+        Option(("--optimize",), "optimize", "tune the weights to maximise this measure (nDCG@10, "
+               "AP, ...) on training queries", metavar="MEASURE"),
         Option(("--qrels",), "qrels", "the judgments of the training queries (TREC qrels)"),
-        Option(("--train",), "train", "the training query ids, one per line (default: a "
-               "random --train-fraction)", metavar="FILE"),
-        Option(("--train-fraction",), "train_fraction", "the share of the queries drawn "
-               "(--seed) for training (default 0.5)", type=options.probability, default=0.5,
-               metavar="F"),
-        Option(("--search",), "search", "grid (default) or coordinate ascent",
-               choices=SEARCHES, default="grid"),
-        Option(("--step",), "step", "the weights' grid: multiples of this summing to 1 "
-               "(default 0.1)", type=options.real, default=0.1),
-    ))  # fmt: skip
-    options.SEED.add(
-        tuning, "seed of the training split and of coordinate ascent's starts (default 0)"
-    )
-    options.add_all(tuning, (
+        Option(("--train",), "train", "the training query ids, one per line (default: a random "
+               "--train-fraction)", metavar="FILE"),
+        Option(("--train-fraction",), "train_fraction", "the share of the queries drawn (--seed) "
+               "for training (default 0.5)", type=options.probability, default=0.5, metavar="F"),
+        Option(("--search",), "search", "grid (default) or coordinate ascent", choices=SEARCHES,
+               default="grid"),
+        Option(("--step",), "step", "the weights' grid: multiples of this summing to 1 (default "
+               "0.1)", type=options.real, default=0.1),
+        options.SEED.worded("seed of the training split and of coordinate ascent's starts (default "
+                            "0)"),
         Option(("--restarts",), "restarts", "coordinate ascent's random starts besides equal "
                "weights (default 3)", type=options.whole(0, 1000), default=3, metavar="N"),
     ))  # fmt: skip

@@ -32,35 +32,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         f"(default: {' '.join(DEFAULT_MEASURES)})",
     )
     options.measure_list(p)
-    options.ALPHA.add(p)
-    options.PERMUTATIONS.add(
-        p, "random permutations of the randomized Tukey HSD test (default 10000)"
-    )
     options.add_all(p, (
+        options.ALPHA,
+        options.PERMUTATIONS.worded("random permutations of the randomized Tukey HSD test (default "
+                                    "10000)"),
         Option(("--samples",), "samples", "random samples per point of the curves (10)",
                type=options.whole(1), default=10),
-    ))  # fmt: skip
-    options.SEED.add(p)
-    options.add_all(p, (
+        options.SEED,
         Option(("--rbo-p",), "rbo_p", "persistence of RBO between the measures' orderings of runs "
                "(default 0.9)", type=float, default=0.9, metavar="P"),
         Option(("--no-robustness",), "no_robustness", "skip the robustness curves",
                action="store_true"),
         Option(("--plot",), "plot", "also draw the robustness curves (PNG, SVG, PDF)",
                metavar="FILE"),
+        options.FORCE,
+        options.FORMAT.worded(choices=("table", "json")),
+        options.NAMES,
+        options.DUPLICATE,
+        Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by the "
+               "rank column (ndeval)", choices=("score", "rank"), default="score"),
+        options.MAX_DOCS.worded("use only the top N documents of each ranking"),
+        options.QUIET,
     ))  # fmt: skip
-    options.FORCE.add(p)
-    options.FORMAT.add(p, choices=("table", "json"))
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
-    options.choice(
-        p,
-        "--order",
-        ("score", "rank"),
-        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
-    )
-    options.MAX_DOCS.add(p, "use only the top N documents of each ranking")
-    options.QUIET.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

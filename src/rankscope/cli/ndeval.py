@@ -26,14 +26,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         Option(("-alpha", "--redundancy"), "redundancy", "alpha-nDCG's redundancy penalty (0.5; "
                "ndeval's -alpha: --alpha is a significance level in other commands)",
                type=options.real, default=0.5),
-        Option(("-beta", "--beta"), "beta", "NRBP persistence (0.5)",
-               type=options.real, default=0.5),
+        Option(("-beta", "--beta"), "beta", "NRBP persistence (0.5)", type=options.real,
+               default=0.5),
         Option(("-traditional", "--traditional"), "traditional", "order by score then docno "
                "(default: by the rank column)", action="store_true"),
+        options.COMPLETE.worded("average over every judged topic"),
+        options.MAX_DOCS.worded("cut at rank N"),
+        options.DUPLICATE,
     ))  # fmt: skip
-    options.COMPLETE.add(p, "average over every judged topic")
-    options.MAX_DOCS.add(p, "cut at rank N")
-    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

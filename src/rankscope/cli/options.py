@@ -1,13 +1,15 @@
 """The glossary of the options several commands share, and the number types of every option.
 
 Each shared option is declared once here, as an `Option`: its flags, destination, type or
-choices, help and ONE default; every command declares it from here (``SEED.add(p)``), so an
-option means the same thing in every command and ``--seed 1`` is read by one validator.  A
-command may word the help for itself (what the seed seeds there), offer a subset of the
-choices of `FORMAT` and `TEST` (the formats it writes, the tests it runs), and give another
-default only where `DEFAULTS_BY_COMMAND` says why.  ``tests/test_cli_options.py`` introspects
-every command's parser: each shared option comes from here, and no option string means two
-things (another destination, type or choices) in two commands.
+choices, help and ONE default; every command declares it from here, so an option means the
+same thing in every command and ``--seed 1`` is read by one validator.  A command declares
+its options as a table of `Option`s (`add_all`): its own, and the glossary's, as they are
+(``SEED``) or worded for the command (``SEED.worded("seed of the draws")``: what the seed
+seeds there, a subset of the choices of `FORMAT` and `TEST`, the formats it writes, the
+tests it runs, and another default only where `DEFAULTS_BY_COMMAND` says why).
+``tests/test_cli_options.py`` introspects every command's parser: each shared option comes
+from here, and no option string means two things (another destination, type or choices) in
+two commands.
 
 This module imports nothing from rankscope, so that building the parser stays cheap: the
 policies' names are repeated from `rankscope.judge.TIE_POLICIES`,
@@ -105,18 +107,6 @@ def role_columns(text: str) -> dict[str, str]:
             raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {_shown(item)}")
         out[role.strip()] = name.strip()
     return out
-
-
-def choice(
-    p: Parser,
-    flag: str,
-    choices: tuple[str, ...],
-    help: str | None = None,
-    dest: str | None = None,
-) -> None:
-    """An option taking one of ``choices``, the first by default (``dest``: by default the
-    flag's name)."""
-    p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
 
 
 class LazyChoices:
@@ -408,10 +398,11 @@ class Option:
             kwargs["required"] = True
         return p.add_argument(*self.flags, *aliases, **kwargs)
 
-    def worded(self, help: str, **changes: Any) -> Option:
+    def worded(self, help: str | None = None, **changes: Any) -> Option:
         """The option as a command words it, for the command's table (`add_all`): its help
-        and, where the glossary allows, a subset of its choices or another default."""
-        return replace(self, help=help, **changes)
+        (by default the glossary's) and, where the glossary allows, a subset of its choices
+        or another default."""
+        return replace(self, help=help or self.help, **changes)
 
 
 def add_all(p: Parser | argparse._ArgumentGroup, table: Sequence[Option]) -> None:

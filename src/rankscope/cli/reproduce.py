@@ -40,27 +40,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--replication-qrels",), "replication_qrels", "judgments of the reproduced runs' "
                "topics, for a replication on another collection", metavar="FILE"),
-    ))  # fmt: skip
-    options.MEASURE.add(p, "a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, nDCG@10, "
-                     "P@10, RR, R@100")  # fmt: skip
-    options.add_all(p, (
-        Option(("--p",), "p", "RBO's persistence (default 0.95)",
-               type=options.probability, default=0.95),
-    ))  # fmt: skip
-    options.DEPTH.add(p, "compare the rankings' top N documents (default 1000)")
-    options.add_all(p, (
+        options.MEASURE.worded("a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, "
+                               "nDCG@10, P@10, RR, R@100"),
+        Option(("--p",), "p", "RBO's persistence (default 0.95)", type=options.probability,
+               default=0.95),
+        options.DEPTH.worded("compare the rankings' top N documents (default 1000)"),
         Option(("--rbo-ties",), "rbo_ties", "treat equal scores as ties in RBO (Corsi & Urbano "
                "2024; default: ordered by --ties)", choices=("a", "b", "w")),
+        options.RELEVANCE_LEVEL,
+        options.TIE,
+        options.DUPLICATE,
+        options.FORMAT.worded("output format (default table; csv and json carry every value at "
+                              "full precision, json the per-topic KTU and RBO)", choices=FORMATS),
     ))  # fmt: skip
-    options.RELEVANCE_LEVEL.add(p)
-    options.TIE.add(p)
-    options.DUPLICATE.add(p)
-    options.FORMAT.add(
-        p,
-        "output format (default table; csv and json carry every value at full precision, json "
-        "the per-topic KTU and RBO)",
-        choices=FORMATS,
-    )
 
 
 def run(args: argparse.Namespace) -> int:

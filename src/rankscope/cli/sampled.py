@@ -41,30 +41,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--train",), "train", "training interactions: never drawn as negatives; popularity "
                "sampling"),
-    ))  # fmt: skip
-    options.MEASURE.add(
-        p, "HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, nDCG@10, MRR, AUC)"
-    )
-    options.add_all(p, (
+        options.MEASURE.worded("HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, "
+                               "nDCG@10, MRR, AUC)"),
         Option(("--estimator",), "estimators", "full, sampled, minimal-bias or bv, repeatable "
                "(default all four)", action="append", choices=ESTIMATORS),
         Option(("--negatives",), "negatives", "negatives drawn per target (default 100; all of "
-               "them when a user has fewer)",
-               type=options.whole(1, 1 << 30), default=100, metavar="N"),
+               "them when a user has fewer)", type=options.whole(1, 1 << 30), default=100,
+               metavar="N"),
+        Option(("--sampling",), "sampling", "how negatives are drawn (default uniform)",
+               choices=SAMPLING, default=SAMPLING[0]),
+        options.SEED.worded("seed of the draws (default 0)"),
+        options.THRESHOLD,
+        Option(("--tie-breaking",), "tie_breaking", "a negative scored as the target ranks above "
+               "it (pessimistic, default) or below", choices=("pessimistic", "optimistic"),
+               default="pessimistic"),
+        Option(("--gamma",), "gamma", "the BV estimator's weight (default 0.1)", type=float,
+               default=0.1),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
     ))  # fmt: skip
-    options.choice(p, "--sampling", SAMPLING, "how negatives are drawn (default uniform)")
-    options.SEED.add(p, "seed of the draws (default 0)")
-    options.THRESHOLD.add(p)
-    options.choice(
-        p, "--tie-breaking", ("pessimistic", "optimistic"),
-        "a negative scored as the target ranks above it (pessimistic, default) or below",
-        dest="tie_breaking",
-    )  # fmt: skip
-    options.add_all(p, (
-        Option(("--gamma",), "gamma", "the BV estimator's weight (default 0.1)",
-               type=float, default=0.1),
-    ))  # fmt: skip
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,19 +36,15 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
         "aggregation",
         f"per-{what} values to one number per run and segment, printed after the output",
     )
-    options.WEIGHTS.add(
-        group,
-        f"request weights: '{what} weight' lines, or a request log (one {what} per line, "
-        f"counted); the aggregate becomes traffic-weighted; every {what} needs one",
-    )
     options.add_all(group, (
+        options.WEIGHTS.worded(f"request weights: '{what} weight' lines, or a request log "
+                               f"(one {what} per line, counted); the aggregate becomes "
+                               f"traffic-weighted; every {what} needs one"),
         Option(("--segments",), "segments", f"'{what} segment' lines (e.g. an age band per "
                "user); repeatable, each file a segmentation named after it; each segment's "
                "aggregate, size and interval, and the gap between the highest and the lowest",
                metavar="FILE", action="append"),
-    ))  # fmt: skip
-    options.AGGREGATE.add(group)
-    options.add_all(group, (
+        options.AGGREGATE,
         Option(("--usage",), "usage", "also segment by usage from --weights: the most "
                f"frequent {plural} making the first half of the traffic are the head, up to "
                "80%% the torso, the rest the tail", action="store_true"),
@@ -57,8 +53,7 @@ def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
         Option(("--unique",), "unique", f"each distinct {what} counts once (--weights then only "
                "define usage segments)", action="store_true"),
         Option(("--missing",), "missing", f"a {what} without a weight or segment: error "
-               "(default) or warn (segment 'unknown', weight 0)", choices=MISSING,
-               default="error"),
+               "(default) or warn (segment 'unknown', weight 0)", choices=MISSING, default="error"),
     ))  # fmt: skip
 
 

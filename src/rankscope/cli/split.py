@@ -38,18 +38,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--method",), "method", "how to split (default kfold)", choices=METHODS,
                default="kfold"),
-        Option(("--num-folds",), "num_folds", "folds of kfold (default 5)",
-               type=options.whole(2), default=5, metavar="K"),
+        Option(("--num-folds",), "num_folds", "folds of kfold (default 5)", type=options.whole(2),
+               default=5, metavar="K"),
         Option(("--test-size",), "test_size", "test share of holdout and per-user, strictly "
                "between 0 and 1 (default 0.2)", type=options.probability, default=0.2),
         Option(("--cut",), "cut", "temporal: a timestamp (the test set starts there), or a "
                "quantile in (0, 1)", type=options.real),
-        Option(("--last-n",), "last_n", "temporal-per-user: each user's latest N interactions "
-               "are the test set (default 1)", type=options.whole(1), default=1),
+        Option(("--last-n",), "last_n", "temporal-per-user: each user's latest N interactions are "
+               "the test set (default 1)", type=options.whole(1), default=1),
         Option(("--by",), "by", "leave-one-out: each user's latest interaction (default) or a "
                "random one", choices=("time", "random"), default="time"),
+        options.SEED.worded("seed of the random splits (default 0)"),
     ))  # fmt: skip
-    options.SEED.add(p, "seed of the random splits (default 0)")
     options.OUTPUT.add(
         p, "the directory to write, whole (a new or empty one, or an older split's)",
         metavar="DIR", required=True,

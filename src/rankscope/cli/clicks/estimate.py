@@ -56,8 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                "position-based click model's parameters (clicks fit --model pbm -o JSON), held "
                "fixed", default=None, metavar="empirical|JSON"),
         Option(("--examination",), "examination", "each position's examination probability (pbm; "
-               "the log must then be deterministic: every propensity 1)",
-               type=_estimate_numbers, metavar="θ1,θ2,..."),
+               "the log must then be deterministic: every propensity 1)", type=_estimate_numbers,
+               metavar="θ1,θ2,..."),
         Option(("--position-weights",), "position_weights", "the metric's weight of a click at "
                "each position (default 1 at every position: clicks per session); positions beyond "
                "count 0", type=_estimate_numbers, metavar="α1,α2,..."),
@@ -65,19 +65,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                type=options.real, metavar="M"),
         Option(("--self-normalise",), "self_normalise", "self-normalise ips, iips and rips (snips "
                "is ips self-normalised)", action="store_true"),
-    ))  # fmt: skip
-    options.CONFIDENCE.add(p, "the interval's confidence level (default 0.95)")
-    options.add_all(p, (
+        options.CONFIDENCE.worded("the interval's confidence level (default 0.95)"),
         Option(("--samples",), "samples", "bootstrap resamples (default 1000; 0: no interval)",
                type=options.whole(0), default=1000),
+        options.SEED.worded("the bootstrap's seed (default 0)"),
+        options.COLUMNS.worded("the log's columns by role (session, query, position, doc, click, "
+                               "propensity, prefix_propensity, slate_propensity)"),
+        options.TIE.worded("the order of the run's equally scored documents (default docno-desc)"),
+        options.FORMAT.worded(choices=FORMATS),
     ))  # fmt: skip
-    options.SEED.add(p, "the bootstrap's seed (default 0)")
-    options.COLUMNS.add(
-        p, "the log's columns by role (session, query, position, doc, click, propensity, "
-        "prefix_propensity, slate_propensity)",
-    )  # fmt: skip
-    options.TIE.add(p, "the order of the run's equally scored documents (default docno-desc)")
-    options.FORMAT.add(p, choices=FORMATS)
 
 
 def _reward_model(path: str, log):

@@ -31,22 +31,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--model",), "model", f"a click model ({', '.join(MODELS)}); repeat to compare "
                "several (default pbm)", action="append", choices=MODELS, metavar="MODEL"),
+        options.OUTPUT.worded("write the model's parameters (one model; '-': standard output, "
+                              "instead of the summary)", metavar="JSON"),
+        options.FORCE,
+        options.COLUMNS,
+        options.FORMAT.worded(choices=("table", "json")),
     ))  # fmt: skip
-    options.OUTPUT.add(
-        p, "write the model's parameters (one model; '-': standard output, instead of the "
-        "summary)", metavar="JSON",
-    )  # fmt: skip
-    options.FORCE.add(p)
-    options.COLUMNS.add(p)
-    options.FORMAT.add(p, choices=("table", "json"))
     held = p.add_mutually_exclusive_group()
     options.add_all(held, (
         Option(("--test-log",), "test_log", "a held-out click log to evaluate on", metavar="LOG"),
         Option(("--test-fraction",), "test_fraction", "hold out this fraction of the log's "
                "sessions (seeded by --seed) for evaluation", type=options.probability, metavar="F"),
     ))  # fmt: skip
-    options.SEED.add(p, "the split's seed (default 0)")
     options.add_all(p, (
+        options.SEED.worded("the split's seed (default 0)"),
         Option(("--max-iter",), "max_iter", "EM iterations at most (default 200)",
                type=options.whole(1), default=200, metavar="N"),
         Option(("--tol",), "tol", "EM stops when the mean log-likelihood per session gains less "

@@ -40,44 +40,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     p.add_argument("log", nargs="?", help="the click log of interleaved lists")
     options.add_all(p, (
-        Option(("--method",), "method", "the interleaving method: %(choices)s (default "
-               "team-draft)", choices=METHOD_CHOICES, metavar="METHOD"),
+        Option(("--method",), "method", "the interleaving method: %(choices)s (default team-draft)",
+               choices=METHOD_CHOICES, metavar="METHOD"),
         Option(("--a",), "run_a", "ranking a (a TREC run)", metavar="RUN"),
         Option(("--b",), "run_b", "ranking b (a TREC run)", metavar="RUN"),
         Option(("--tau",), "tau", "probabilistic interleaving's softmax exponent (default 3)",
                type=options.real, default=3.0),
         Option(("--no-marginalise",), "no_marginalise", "probabilistic: credit the drawn "
                "assignment (team column) instead", action="store_true"),
+        options.TIE.worded("the order of a run's equally scored documents (default docno-desc)"),
+        Option(("--uniform-depth",), "uniform_depth", "add the uniform-p(k) variant: last-click "
+               "depths re-weighted to uniform", action="store_true"),
+        Option(("--per-impression",), "per_impression", "print one row per impression (credits, "
+               "last click, outcome) instead of totals", action="store_true"),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
     ))  # fmt: skip
-    options.TIE.add(p, "the order of a run's equally scored documents (default docno-desc)")
-    options.add_all(p, (
-        Option(("--uniform-depth",), "uniform_depth", "add the uniform-p(k) variant: "
-               "last-click depths re-weighted to uniform", action="store_true"),
-        Option(("--per-impression",), "per_impression", "print one row per impression "
-               "(credits, last click, outcome) instead of totals", action="store_true"),
-    ))  # fmt: skip
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
     lists = p.add_argument_group("interleaved lists for an experiment")
     options.add_all(lists, (
-        Option(("--lists",), "lists", "write interleaved lists of two runs (one row per "
-               "shown document)", nargs=2, metavar=("RUN_A", "RUN_B")),
+        Option(("--lists",), "lists", "write interleaved lists of two runs (one row per shown "
+               "document)", nargs=2, metavar=("RUN_A", "RUN_B")),
         Option(("--impressions",), "impressions", "lists per query (default 1)",
                type=options.whole(1), default=1, metavar="N"),
+        options.DEPTH.worded("documents per list (default 10)", default=10),
+        options.SEED.worded("the seed of the coin flips (default 0)"),
+        options.OUTPUT.worded("the lists' file (default standard output)"),
+        options.FORCE,
     ))  # fmt: skip
-    options.DEPTH.add(lists, "documents per list (default 10)", default=10)
-    options.SEED.add(lists, "the seed of the coin flips (default 0)")
-    options.OUTPUT.add(lists, "the lists' file (default standard output)")
-    options.FORCE.add(lists)
     power = p.add_argument_group("power analysis")
     options.add_all(power, (
-        Option(("--power",), "power", "print the impressions the sign test needs to detect "
-               "this win rate (P(a wins | decided impression))", type=options.probability,
+        Option(("--power",), "power", "print the impressions the sign test needs to detect this "
+               "win rate (P(a wins | decided impression))", type=options.probability,
                metavar="WIN_RATE"),
         Option(("--tie-rate",), "tie_rate", "the share of tied impressions (default 0)",
                type=_tie_rate, default=0.0),
-    ))  # fmt: skip
-    options.ALPHA.add(power)
-    options.add_all(power, (
+        options.ALPHA,
         Option(("--target-power",), "target_power", "the power to reach (default 0.8)",
                type=options.probability, default=0.8),
     ))  # fmt: skip

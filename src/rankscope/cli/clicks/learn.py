@@ -47,32 +47,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                metavar="MEASURE"),
     ))  # fmt: skip
     options.add_all(p, (
-        Option(("--tolerance",), "tolerance", "with --from: metric values this close count as "
-               "a tie (default 0)", type=options.real, default=0.0),
-        Option(("--graded",), "graded", "learn a weight per recall-level bin and grade "
-               "threshold (graded RPP, eq. 5) instead of binary RPP at -l", action="store_true"),
+        Option(("--tolerance",), "tolerance", "with --from: metric values this close count as a "
+               "tie (default 0)", type=options.real, default=0.0),
+        Option(("--graded",), "graded", "learn a weight per recall-level bin and grade threshold "
+               "(graded RPP, eq. 5) instead of binary RPP at -l", action="store_true"),
         Option(("--edges",), "edges", "upper edges of the recall-level bins (default "
                "1,2,3,4,8,16,32,64: bins 1, 2, 3, 4, 5-8, ..., 33-64, 65+)", type=_edges,
                metavar="N,N,..."),
         Option(("--alphas",), "alphas", "L2 penalties cross-validation chooses from (default "
                "1e-4,1e-3,0.01,0.1,1,10; one value: no cross-validation)", type=_numbers,
                metavar="A,A,..."),
-        Option(("--num-folds",), "num_folds", "folds of queries for cross-validation (default "
-               "5)", type=options.whole(2, 1000), default=5, metavar="K"),
-    ))  # fmt: skip
-    options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
-    options.add_all(p, (
+        Option(("--num-folds",), "num_folds", "folds of queries for cross-validation (default 5)",
+               type=options.whole(2, 1000), default=5, metavar="K"),
+        options.SEED.worded("seed of the shuffle of queries into folds (default 0)"),
         Option(("--no-assess",), "assess", "skip the held-out comparison with RPP, dcgRPP and "
                "invRPP (an outer cross-validation: --num-folds times the fitting)",
                action="store_false"),
         Option(("--save",), "save", "write the learned weights as JSON", metavar="FILE"),
+        options.FORCE,
+        options.RELEVANCE_LEVEL.worded("minimum relevant grade of binary RPP (default 1)"),
+        options.FORMAT.worded(choices=("table", "json")),
+        options.TIE,
+        options.NAMES,
+        options.DUPLICATE,
     ))  # fmt: skip
-    options.FORCE.add(p)
-    options.RELEVANCE_LEVEL.add(p, "minimum relevant grade of binary RPP (default 1)")
-    options.FORMAT.add(p, choices=("table", "json"))
-    options.TIE.add(p)
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -33,25 +33,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     options.add_all(p, (
         Option(("--sessions",), "sessions", "sessions to simulate, shared among the queries in "
                "turn (default 1000)", type=options.whole(1), default=1000, metavar="N"),
-    ))  # fmt: skip
-    options.DEPTH.add(
-        p, "results shown per session: each query's first N documents (default 10)", default=10
-    )
-    options.SEED.add(p)
-    options.add_all(p, (
+        options.DEPTH.worded("results shown per session: each query's first N documents (default "
+                             "10)", default=10),
+        options.SEED,
         Option(("--attractiveness",), "attractiveness", "attractiveness per grade, e.g. "
                "0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)", metavar="G:P,..."),
         Option(("--satisfaction",), "satisfaction", "DBN/SDBN satisfaction per grade (default (2^g "
                "- 1)/2^gmax)", metavar="G:P,..."),
         Option(("--continuation",), "continuation", "DBN's probability of going on after an "
                "unsatisfying result (default 0.9)", type=_unit, metavar="G"),
+        options.TIE,
+        options.OUTPUT.worded("the click log: tab-separated with a header, or Parquet (.parquet); "
+                              "default standard output", metavar="LOG"),
+        options.FORCE,
     ))  # fmt: skip
-    options.TIE.add(p)
-    options.OUTPUT.add(
-        p, "the click log: tab-separated with a header, or Parquet (.parquet); default "
-        "standard output", metavar="LOG",
-    )  # fmt: skip
-    options.FORCE.add(p)
 
 
 def _unit(text: str) -> float:
