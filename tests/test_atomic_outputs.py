@@ -252,3 +252,20 @@ def test_an_existing_output_is_refused_without_force(
     code, _, err = run_cli(args, capsys)
     assert code == 2 and "already exist" in err and "--force" in err, err
     assert _contents(target) == before
+
+
+def test_no_writer_opens_its_target():
+    """Every file is written through `rankscope.atomic`: no module but it opens a file for
+    writing (``split`` fills the directory `atomic_directory` gives it; a Parquet or image
+    writer writes the temporary path `atomic_path` gives it)."""
+    import re
+
+    src = Path(__file__).resolve().parent.parent / "src" / "rankscope"
+    opened = re.compile(r"open\([^)]*['\"][wax]b?\+?['\"]|\.write_bytes\(")
+    found = [
+        f"{path.relative_to(src)}:{number}"
+        for path in sorted(src.rglob("*.py")) if path.name != "atomic.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if opened.search(line)
+    ]  # fmt: skip
+    assert found == []
