@@ -316,7 +316,7 @@ def test_labels_from_frames():
         {"topic": ["q1", "q1", "q1", "q1"], "who": ["a", "b", "a", "b"],
          "doc": ["d1", "d1", "d2", "d2"], "grade": [1, 1, 0, 1]}
     )  # fmt: skip
-    names = dict(query_col="topic", assessor_col="who", doc_col="doc", relevance_col="grade")
+    names = dict(columns={"query": "topic", "assessor": "who", "doc": "doc", "relevance": "grade"})
     labels = facade.read_labels(frame, **names)
     assert labels.to_frame("dict")["relevance"].tolist() == [1, 1, 0, 1]
     assert facade.agreement(frame, **names).overall.percent == 0.5

@@ -86,15 +86,15 @@ def test_every_method_by_hand(method):
 def test_weighted_methods_by_hand():
     w = {"A": 1.0, "B": 2.0}
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "wsum", weights=w)),
+        scores(rankscope.fuse({"A": A, "B": B}, "wsum", run_weights=w)),
         {"q1": {"d1": 1.0, "d2": 0.5 + 2 * 1.0, "d3": 0.0}},
     )
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "rrf", weights=[1, 2], k=1)),
+        scores(rankscope.fuse({"A": A, "B": B}, "rrf", run_weights=[1, 2], rrf_k=1)),
         {"q1": {"d1": 1 / 2, "d2": 1 / 3 + 2 / 2, "d3": 1 / 4 + 2 / 3}},
     )
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "borda", weights=[1, 2])),
+        scores(rankscope.fuse({"A": A, "B": B}, "borda", run_weights=[1, 2])),
         {"q1": {"d1": 3 + 2 * 1, "d2": 2 + 2 * 3, "d3": 1 + 2 * 2}},
     )
 
@@ -289,13 +289,13 @@ def test_like_ranx_on_random_runs(seed):
     for method in SCORE_METHODS:
         for norm in RANX_NORMS:
             w = weights if method == "wsum" else None
-            ours = rankscope.fuse(named, method, norm=norm, weights=w, depth=None)
+            ours = rankscope.fuse(named, method, norm=norm, run_weights=w, depth=None)
             assert_like_ranx(ours, ranx_fuse(runs, method, norm, w))
     for method in RANK_METHODS:
         ours = rankscope.fuse(named, method, depth=None)
         assert_like_ranx(ours, ranx_fuse(runs, method, None))
     # ranx's weighted Borda is the weighted sum of Borda points
-    ours = rankscope.fuse(named, "borda", weights=weights, depth=None)
+    ours = rankscope.fuse(named, "borda", run_weights=weights, depth=None)
     assert_like_ranx(ours, ranx_fuse(runs, "w_bordafuse", None, weights))
 
 
@@ -358,7 +358,7 @@ def test_like_ranx_on_real_runs():
     named = {"guir": runs[0], "ecnu": runs[1]}
     for method in SCORE_METHODS:
         w = [0.7, 0.3] if method == "wsum" else None
-        ours = rankscope.fuse(named, method, norm="min-max", weights=w, depth=None)
+        ours = rankscope.fuse(named, method, norm="min-max", run_weights=w, depth=None)
         assert_like_ranx(ours, ranx_fuse(runs, method, "min-max", w))
     for norm in ("max", "sum", "zscore", "none"):
         ours = rankscope.fuse(named, "sum", norm=norm, depth=None)
@@ -380,8 +380,8 @@ def test_ties_decide_the_ranks_of_rank_based_fusion():
     id descending, by default): A ties d1 and d2."""
     tied = {"q1": {"d1": 1.0, "d2": 1.0}}
     other = {"q1": {"d3": 1.0}}
-    desc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", k=0))
-    asc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", k=0, ties="docno-asc"))
+    desc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", rrf_k=0))
+    asc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", rrf_k=0, ties="docno-asc"))
     assert desc == {"q1": {"d2": 1.0, "d1": 0.5, "d3": 1.0}}
     assert asc == {"q1": {"d1": 1.0, "d2": 0.5, "d3": 1.0}}
 
@@ -419,7 +419,7 @@ def test_tuning_finds_the_best_weights_and_fuses_the_held_out_queries():
     # a grid of step 0.1 over two runs: 11 weight vectors (0, 1), (0.1, 0.9), ... (1, 0)
     assert tuning.evaluated == 11
     # the tuned weights, applied without tuning, reach the same training mean
-    again = rankscope.fuse(runs, "wsum", weights=fused.weights)
+    again = rankscope.fuse(runs, "wsum", run_weights=fused.weights)
     table = rankscope.evaluate(qrels, again.run, ["AP"], output="dict")
     on_train = [v for q, v in zip(table["query"], table["value"], strict=True) if q in train]
     assert np.mean(on_train) == tuning.score
@@ -467,7 +467,7 @@ def test_tuning_mistakes():
     cases = [
         (dict(method="max", optimize="AP", qrels=qrels), "takes no weights"),
         (dict(method="wsum", optimize="AP"), "needs qrels"),
-        (dict(method="wsum", optimize="AP", qrels=qrels, weights=[1, 1]), "not both"),
+        (dict(method="wsum", optimize="AP", qrels=qrels, run_weights=[1, 1]), "not both"),
         (dict(method="wsum", optimize="RPP", qrels=qrels), "one ranking"),
         (dict(method="wsum", optimize="AP", qrels=qrels, train=["q9"]), "q9"),
         (dict(method="wsum", optimize="AP", qrels=qrels, train=[f"q{i}" for i in range(8)]),
@@ -489,12 +489,12 @@ def test_usage_mistakes():
         (dict(method="rrf", norm="zscore"), "fuses ranks"),
         (dict(method="sum", norm="l2"), "unknown score normalisation"),
         (dict(method="wsum"), "needs weights"),
-        (dict(method="max", weights=[1, 1]), "takes no weights"),
-        (dict(method="sum", weights=[1]), "1 weights for 2 runs"),
-        (dict(method="sum", weights={"A": 1, "C": 1}), "no run is named C"),
-        (dict(method="sum", weights=[0, 0]), "not all 0"),
-        (dict(method="sum", weights=[1, float("nan")]), "finite"),
-        (dict(method="rrf", k=-1), "k must be"),
+        (dict(method="max", run_weights=[1, 1]), "takes no weights"),
+        (dict(method="sum", run_weights=[1]), "1 weights for 2 runs"),
+        (dict(method="sum", run_weights={"A": 1, "C": 1}), "no run is named C"),
+        (dict(method="sum", run_weights=[0, 0]), "not all 0"),
+        (dict(method="sum", run_weights=[1, float("nan")]), "finite"),
+        (dict(method="rrf", rrf_k=-1), "k must be"),
         (dict(method="rrf", depth=0), "depth must be"),
     ]
     for options, message in cases:

@@ -314,6 +314,17 @@ def test_read_pairs_from_a_file_a_frame_and_tuples(tmp_path):
             from_file.query, from_file.run_a, from_file.run_b,
         )  # fmt: skip
         assert other.label.tolist() == [1, 0, -1]
+    # other column names, by role: a frame's and a dict's
+    names = {"query_id": "topic", "run_a": "left", "run_b": "right", "label": "pref"}
+    renamed = {names[k]: v for k, v in frame.to_dict("list").items()}
+    roles = {"query": "topic", "run_a": "left", "run_b": "right", "label": "pref"}
+    for given in (pd.DataFrame(renamed), renamed):
+        other = read_pairs(given, columns=roles)
+        assert (other.query, other.run_a, other.label.tolist()) == (
+            ["q1", "q1", "q2"], ["x", "y", "z"], [1, 0, -1],
+        )  # fmt: skip
+    with pytest.raises(InputError, match="missing column"):
+        read_pairs(pd.DataFrame(renamed))
 
 
 @pytest.mark.parametrize(

@@ -69,13 +69,13 @@ def test_holdout_on_movielens(udata_rows):
 
 def test_per_user_holdout_on_movielens(udata_rows):
     whole, path = udata_rows
-    split = splits.per_user_holdout(path, test_size=0.2, seed=3)
+    split = splits.holdout(path, test_size=0.2, seed=3, per_user=True)
     _check_split(split, whole)
     per_user = Counter(u for u, *_ in _rows(read_interactions(path)))
     test_per_user = Counter(u for u, *_ in _rows(split.test))
     for user, n in per_user.items():  # every MovieLens user has >= 20 ratings
         assert test_per_user[user] == min(n - 1, max(1, int(np.floor(0.2 * n + 0.5))))
-    assert _pairs(splits.per_user_holdout(path, 0.2, seed=4).test) != _pairs(split.test)
+    assert _pairs(splits.holdout(path, 0.2, seed=4, per_user=True).test) != _pairs(split.test)
 
 
 def test_kfold_on_movielens_partitions_the_log(udata_rows):

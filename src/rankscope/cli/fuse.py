@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     from ..api.fusion import fuse
 
     fusion = fuse(
-        args.runs, args.method, norm=args.norm, weights=_weights(args.run_weights), k=args.rrf_k,
+        args.runs, args.method, norm=args.norm, run_weights=_weights(args.run_weights),
+        rrf_k=args.rrf_k,
         depth=args.depth, tag=args.tag, ties=args.ties, duplicates=args.duplicates,
         names=args.names, optimize=args.optimize, qrels=args.qrels,
         train=_train_ids(args.train), train_fraction=args.train_fraction, search=args.search,

@@ -337,8 +337,7 @@ DUPLICATES = ("error", "first", "max-score")
 HOWS = ("mean", "gmean", "median")
 #: Every format a command writes (each command offers its own; `rankscope.report`).
 FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
-#: `rankscope.table.compare.CORRECTIONS` (which `rankscope.recsys.folds` reads too): the
-#: corrections for multiple comparisons.
+#: `rankscope.stats.corrections.CORRECTIONS`' names: the corrections for multiple comparisons.
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 

@@ -76,7 +76,7 @@ def fusion_options(
     how = fusion_method(method)
     scale = _normalisation(how, norm)
     if not math.isfinite(k) or k < 0:
-        raise UsageError(f"k must be a finite number >= 0 (got {k})", cli=f"--rrf-k {k}: >= 0")
+        raise UsageError(f"rrf_k must be a finite number >= 0 (got {k})", cli=f"--rrf-k {k}: >= 0")
     if depth is not None and depth < 1:
         raise UsageError(f"depth must be at least 1 (got {depth})", cli=f"--depth {depth}")
     if ties not in TIE_POLICIES:
@@ -172,7 +172,7 @@ def _weights(
     """The weights as an array in run order (None: unweighted)."""
     if optimize is not None:
         if weights is not None:
-            raise UsageError("give weights= or optimize=, not both",
+            raise UsageError("give run_weights= or optimize=, not both",
                              cli="give --run-weights or --optimize, not both")  # fmt: skip
         if how.contributions is None or how.weights == "no":
             raise UsageError(
@@ -185,7 +185,7 @@ def _weights(
     if weights is None:
         if how.weights == "required":
             raise UsageError(
-                f"{how.name} needs weights= (one per run) or optimize=",
+                f"{how.name} needs weights (run_weights=, one per run) or optimize=",
                 cli=f"--method {how.name} needs --run-weights or --optimize",
             )
         return None

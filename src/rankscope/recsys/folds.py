@@ -30,9 +30,8 @@ from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import NamedTables
-from ..stats.corrections import adjust
+from ..stats.corrections import adjust, correction_named
 from ..stats.procedures import named, p_values
-from ..table.compare import CORRECTIONS
 from .evaluation import check_options, evaluate_inputs
 from .registry import parse
 from .splits import Split
@@ -500,8 +499,7 @@ def evaluate_folds(
     1.0
     """
     test = named(test, "paired").name  # the paired tests of `rankscope.stats.procedures`
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
+    correction = correction_named(correction)
     if seen not in ("keep", "drop"):
         raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
     if no_relevant not in ("exclude", "zero"):
