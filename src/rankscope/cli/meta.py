@@ -26,11 +26,10 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     options.judgments_and_runs(p, spilled=True)
-    options.MEASURE.add(
-        p,
+    options.MEASURE.worded(
         "a metric or preference method to compare, as eval and prefer name them; repeatable "
-        f"(default: {' '.join(DEFAULT_MEASURES)})",
-    )
+        f"(default: {' '.join(DEFAULT_MEASURES)})"
+    ).add(p)
     options.measure_list(p)
     options.add_all(p, (
         options.ALPHA,

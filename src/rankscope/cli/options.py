@@ -344,8 +344,8 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 @dataclass(frozen=True)
 class Option:
     """One option: flags, destination, type (a validator of this module) or choices, help
-    and its one default.  ``action``: argparse's (``store_true``, ``append``); ``nargs``:
-    argparse's (``2``); ``subsets``: a command may offer some of the choices only (the
+    and its one default.  ``action``, ``nargs``, ``required``: argparse's (``store_true``,
+    ``2``); ``subsets``: a command may offer some of the choices only (the
     formats it writes).  The shared options are the glossary's (`GLOSSARY`); a command
     declares its own the same way, as a table it gives `add_all`."""
 
@@ -359,48 +359,29 @@ class Option:
     metavar: str | tuple[str, ...] | None = None
     subsets: bool = False
     nargs: Any = None
+    required: bool = False
 
-    def add(
-        self,
-        p: Parser | argparse._ArgumentGroup,
-        help: str | None = None,
-        *,
-        choices: Any = None,
-        default: Any = ...,
-        aliases: tuple[str, ...] = (),
-        metavar: str | None = None,
-        required: bool = False,
-    ) -> argparse.Action:
-        """Declare the option on ``p``: ``help`` worded for the command (by default the
-        glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
-        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option,
-        ``metavar`` what the command calls the value (``RUN``, ``QRELS``), ``required``
-        whether the command needs it.  (The choices are not read here, so that a lazy
-        container of choices stays lazy: ``tests/test_cli_options.py`` checks them.)"""
-        kwargs: dict[str, Any] = {
-            "dest": self.dest, "help": help or self.help,
-            "default": self.default if default is ... else default,
-        }  # fmt: skip
+    def add(self, p: Parser | argparse._ArgumentGroup) -> argparse.Action:
+        """Declare the option on ``p`` (a command words it first, `worded`).  (The choices
+        are not read here, so that a lazy container of choices stays lazy:
+        ``tests/test_cli_options.py`` checks them.)"""
+        kwargs: dict[str, Any] = {"dest": self.dest, "help": self.help, "default": self.default}
         if self.action:
             kwargs["action"] = self.action
-            if self.action.startswith("store_") and kwargs["default"] is None:
+            if self.action.startswith("store_") and self.default is None:
                 del kwargs["default"]  # (a flag's default is argparse's: False for store_true)
-        if self.nargs is not None:
-            kwargs["nargs"] = self.nargs
-        if self.type is not None:
-            kwargs["type"] = self.type
-        if self.choices is not None:
-            kwargs["choices"] = self.choices if choices is None else choices
-        if metavar or self.metavar:
-            kwargs["metavar"] = metavar or self.metavar
-        if required:
+        for name in ("type", "choices", "metavar", "nargs"):
+            if getattr(self, name) is not None:
+                kwargs[name] = getattr(self, name)
+        if self.required:
             kwargs["required"] = True
-        return p.add_argument(*self.flags, *aliases, **kwargs)
+        return p.add_argument(*self.flags, **kwargs)
 
     def worded(self, help: str | None = None, **changes: Any) -> Option:
         """The option as a command words it, for the command's table (`add_all`): its help
-        (by default the glossary's) and, where the glossary allows, a subset of its choices
-        or another default."""
+        (by default the glossary's), what it calls the value (``metavar``), whether it needs
+        the option (``required``), more flags of it (``flags``) and, where the glossary
+        allows, a subset of its choices or another default."""
         return replace(self, help=help or self.help, **changes)
 
 

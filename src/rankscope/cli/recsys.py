@@ -58,9 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                "is where a ranking by score puts it), keep the first, or refuse the list "
                "(--duplicates, error by default, is for runs)",
                choices=("max-score", "first", "error"), default="max-score"),
-    ))  # fmt: skip
-    options.PER_QUERY.add(p, "also per-user values", aliases=("--per-user",))
-    options.add_all(p, (
+        options.PER_QUERY.worded("also per-user values", flags=("-q", "--per-user")),
         options.FORMAT.worded(choices=("table", "json", "csv")),
         options.SCHEDULER.worded("evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the "
                                  "dask extra; top-N measures and UserCoverage)"),

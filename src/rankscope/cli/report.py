@@ -27,8 +27,8 @@ EXAMPLES = """examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
-    options.OUTPUT.add(p, "the HTML file to write", required=True)
-    options.FORCE.add(p)
+    options.add_all(p, (options.OUTPUT.worded("the HTML file to write", required=True),
+                        options.FORCE))  # fmt: skip
     add_comparison_options(p, all_pairs=False)
     options.add_all(p, (
         Option(("--topics",), "topics", "topic titles, shown when hovering a query: "

@@ -33,11 +33,11 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels of the original experiment")
-    p.add_argument("--original", nargs=2, required=True, metavar=("BASE", "ADV"),
-                   help="the original baseline and advanced runs")  # fmt: skip
-    p.add_argument("--reproduced", nargs=2, required=True, metavar=("BASE", "ADV"),
-                   help="the reproduced baseline and advanced runs")  # fmt: skip
     options.add_all(p, (
+        Option(("--original",), "original", "the original baseline and advanced runs",
+               nargs=2, metavar=("BASE", "ADV"), required=True),
+        Option(("--reproduced",), "reproduced", "the reproduced baseline and advanced runs",
+               nargs=2, metavar=("BASE", "ADV"), required=True),
         Option(("--replication-qrels",), "replication_qrels", "judgments of the reproduced runs' "
                "topics, for a replication on another collection", metavar="FILE"),
         options.MEASURE.worded("a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, "

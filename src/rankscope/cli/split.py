@@ -49,12 +49,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         Option(("--by",), "by", "leave-one-out: each user's latest interaction (default) or a "
                "random one", choices=("time", "random"), default="time"),
         options.SEED.worded("seed of the random splits (default 0)"),
+        options.OUTPUT.worded("the directory to write, whole (a new or empty one, or an older "
+                              "split's)", metavar="DIR", required=True),
+        options.FORCE.worded("replace an older split in the directory (default: refused)"),
     ))  # fmt: skip
-    options.OUTPUT.add(
-        p, "the directory to write, whole (a new or empty one, or an older split's)",
-        metavar="DIR", required=True,
-    )  # fmt: skip
-    options.FORCE.add(p, "replace an older split in the directory (default: refused)")
 
 
 def run(args: argparse.Namespace) -> int:

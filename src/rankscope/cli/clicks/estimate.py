@@ -45,10 +45,10 @@ def _estimators(text: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     p.add_argument("log", help="the click log with the logging policy's propensities")
-    Option(("--policy",), "policy", "the evaluation policy: a run (TREC run file, Parquet) "
-           "whose ranking of each query is shown at the log's positions",
-           metavar="RUN").add(p, required=True)  # fmt: skip
     options.add_all(p, (
+        Option(("--policy",), "policy", "the evaluation policy: a run (TREC run file, Parquet) "
+               "whose ranking of each query is shown at the log's positions", metavar="RUN",
+               required=True),
         Option(("--estimator",), "estimators", f"one or more of {', '.join(ESTIMATORS)} "
                "(default iips)", type=_estimators, default=["iips"], metavar="NAME[,NAME]"),
         Option(("--reward-model",), "reward_model", "the reward model of dm, dr and cascade-dr: "
