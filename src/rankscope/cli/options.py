@@ -97,7 +97,7 @@ def rating_threshold(text: str) -> float | None:
         ) from None
 
 
-def role_columns(text: str) -> dict[str, str]:
+def column_roles(text: str) -> dict[str, str]:
     """An option's type: a log's columns by role, ``ROLE=NAME`` pairs separated by commas
     (``click=clicked,doc=item``; the roles of `rankscope.read.impressions.ROLES`)."""
     out = {}
@@ -449,7 +449,7 @@ THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this i
                    default=4.0)  # fmt: skip
 COLUMNS = Option(("--columns",), "columns", "the log's columns by role, for a header that names "
                  "them otherwise (session, query, position, doc, click, propensity, ...)",
-                 type=role_columns, metavar="ROLE=NAME,...")  # fmt: skip
+                 type=column_roles, metavar="ROLE=NAME,...")  # fmt: skip
 COMPLETE = Option(("-c",), "complete", "average over every judged query, a missing query "
                   "counting 0", action="store_true", default=False)  # fmt: skip
 MAX_DOCS = Option(("-M",), "max_docs", "keep the top N documents of each ranking (trec_eval's "
