@@ -363,6 +363,44 @@ def test_cli_user_errors_exit_2(tmp_path, capsys):
     assert code == 2 and "needs a subcommand" in err
 
 
+def test_cli_fit_takes_columns_and_gives_its_held_out_fit_as_json(tmp_path, capsys):
+    # a log whose header names its columns otherwise: one query, two positions, four
+    # sessions; the cascade model in closed form: alpha(d1) = 1/4 (4 examinations, 1 click),
+    # alpha(d2) = 2/3 (examined in the 3 sessions without a click at 1, clicked in 2)
+    log = tmp_path / "h.tsv"
+    log.write_text(
+        "sess\tq\tpos\tdoc\tklik\n" + "".join(
+            f"{s}\tq\t{r}\td{r}\t{c}\n"
+            for s, clicks_at in (("s1", (1, 0)), ("s2", (0, 1)), ("s3", (0, 0)), ("s4", (0, 1)))
+            for r, c in enumerate(clicks_at, start=1)
+        )
+    )  # fmt: skip
+    code, _, err = run_cli(["clicks", "fit", str(log), "--model", "cm"], capsys)
+    assert code == 2 and "--columns session=NAME" in err and "columns={" not in err
+    columns = "click=klik,session=sess,query=q,position=pos"
+    code, out, err = run_cli(
+        ["clicks", "fit", str(log), "--model", "cm", "--columns", columns, "--test-log",
+         str(log), "--format", "json"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["training"] == {"sessions": 4, "results": 8, "clicks": 3}
+    (cm,) = result["models"]
+    # per session: s1 log 1/4 (nothing examined after the click); s2, s4 log 3/4 + log 2/3;
+    # s3 log 3/4 + log 1/3
+    ll = (math.log(1 / 4) + 3 * math.log(3 / 4) + 2 * math.log(2 / 3) + math.log(1 / 3)) / 4
+    assert cm["model"] == "cm" and cm["log_likelihood"] == pytest.approx(ll, abs=1e-9)
+    held = cm["held_out"]
+    assert held["log_likelihood"] == pytest.approx(ll, abs=1e-9)
+    # perplexity at r: 2 ** -(mean log2 P(C_r = c_r)), P(C_1 = 1) = 1/4 and P(C_2 = 1) =
+    # 3/4 * 2/3 = 1/2
+    first = 2 ** -((math.log2(1 / 4) + 3 * math.log2(3 / 4)) / 4)
+    assert held["perplexity_at"] == pytest.approx([first, 2.0], abs=1e-9)
+    assert held["perplexity"] == pytest.approx((first + 2.0) / 2, abs=1e-9)
+    code, out, err = run_cli(["clicks", "fit", str(log), "--columns", columns, "-o", "-"], capsys)
+    assert code == 0 and json.loads(out)["model"] == "pbm"  # the parameters, not the summary
+
+
 def test_cli_model_names_match_the_api():
     from rankscope.cli.clicks import shared as cli_clicks
 

@@ -96,9 +96,11 @@ def check_outcome(case: dict, code: int, out: str, err: str, twin: tuple | None)
         if kind == "error":
             assert last.startswith("rankscope: error: "), err
             assert all(line.startswith("rankscope: warning: ") for line in lines[:-1]), err
-        else:  # argparse's: the command's parser, or the main one (unknown options)
-            command = case["args"][0]
-            assert last.startswith((f"rankscope {command}: error: ", "rankscope: error: ")), err
+        else:  # argparse's: the command's (or subcommand's) parser, or the main one
+            command, sub = case["args"][0], " ".join(case["args"][:2])
+            assert last.startswith(
+                (f"rankscope {command}: error: ", f"rankscope {sub}: error: ", "rankscope: error: ")
+            ), err
             assert lines[0].startswith("usage: rankscope "), err
         for piece in expect:
             assert piece in last, (piece, last)

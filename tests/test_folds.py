@@ -278,6 +278,24 @@ def test_a_missing_fold_file_is_named(tmp_path):
         evaluate_folds(str(folder), str(_tiny_recs(tmp_path)), ["P@1"])
 
 
+def test_the_folds_must_be_a_complete_contiguous_set(tmp_path):
+    folder = _tiny_folds(tmp_path)  # u1, u2
+    recs = str(_tiny_recs(tmp_path, folds=(1, 2, 4)))
+    for part in ("base", "test"):
+        (folder / f"u4.{part}").write_text("u\tb\t5\t3\n")
+    # an older split's fourth fold left beside a newer split of two: not three folds
+    with pytest.raises(InputError, match=r"fold u3 \(u3.base and u3.test\) is missing"):
+        evaluate_folds(str(folder), recs, ["P@1"])
+    (folder / "u4.base").unlink()
+    with pytest.raises(InputError, match="u4.test: its training data, u4.base, is not in"):
+        evaluate_folds(str(folder), recs, ["P@1"])
+    (folder / "u4.test").unlink()
+    for part in ("base", "test"):
+        (folder / f"u0.{part}").write_text("u\tb\t5\t3\n")
+    with pytest.raises(InputError, match="fold u0 is not one of u1 ... u3"):
+        evaluate_folds(str(folder), recs, ["P@1"])
+
+
 def test_a_missing_recommendation_file_is_named(tmp_path):
     folder = _tiny_folds(tmp_path)
     recs = _tiny_recs(tmp_path, folds=(1,))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import UsageError
 from ..judge import TIE_POLICIES, order_run
 from ..model import Qrels, Run
@@ -64,9 +65,8 @@ class Fusion:
         return "".join(lines)
 
     def write(self, path: str | os.PathLike) -> None:
-        """Write `to_trec`'s text to ``path``."""
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(self.to_trec())
+        """Write `to_trec`'s text to ``path`` (atomically: `write_atomically`)."""
+        write_atomically(path, self.to_trec())
 
 
 def fusion_options(

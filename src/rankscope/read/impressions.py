@@ -208,10 +208,12 @@ class _Reader:
                 found[role] = at
             elif role in self.require:
                 listed = ", ".join(names) if header else ", ".join(map(repr, names))
+                missing = f"{source}: no {_name(role, self.binary)} column " + (
+                    f"in the header ({listed})" if header else f"(columns are {listed})"
+                )
                 raise InputError(
-                    f"{source}: no {_name(role, self.binary)} column "
-                    + (f"in the header ({listed})" if header else f"(columns are {listed})")
-                    + f"; name it with columns={{'{role}': ...}} (--columns {role}=NAME)"
+                    f"{missing}; name it with columns={{'{role}': ...}}",
+                    cli=f"{missing}; name it with --columns {role}=NAME",
                 )
         return found
 
@@ -255,7 +257,10 @@ class _Reader:
                 )
         if header is None:
             if self.columns:
-                raise UsageError(f"{source}: columns= names header columns, and it has no header")
+                raise UsageError(
+                    f"{source}: columns= names header columns, and it has no header",
+                    cli=f"{source}: --columns names header columns, and it has no header",
+                )
             at = {role: j for j, role in enumerate(HEADERLESS) if j < width}
         else:
             at = self.find(header, source, True)

@@ -38,6 +38,7 @@ from .splits import Split
 from .systems import SystemEvaluation, _seen_policy, read_inputs
 
 _FOLD_FILE = re.compile(r"^(.*?)(\d+)\.base$")
+_TEST_FILE = re.compile(r"^(.*?\d+)\.test$")
 
 
 @dataclass(frozen=True)
@@ -141,23 +142,50 @@ def _natural(name: str) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
+def _check_contiguous(root: Path, prefix: str, found: list[Fold]) -> None:
+    """The folds of a directory are one complete set, ``u1`` to ``uK`` with no number
+    missing and none repeated (``u01`` beside ``u1``): a split cut short, or an older split
+    mixed with a newer one, would otherwise be evaluated as fewer folds, silently."""
+    numbers = sorted(int(f.name[len(prefix) :]) for f in found)
+    expected = list(range(1, len(numbers) + 1))
+    if numbers == expected:
+        return
+    if len(set(numbers)) < len(numbers) or 0 in numbers:
+        odd = sorted(f.name for f in found if f.name[len(prefix) :].startswith("0"))
+        raise InputError(
+            f"{root}: fold {odd[0]} is not one of {prefix}1 ... {prefix}{len(numbers)}: "
+            "the folds are numbered from 1, without leading zeros"
+        )
+    missing = sorted(set(range(1, max(numbers) + 1)) - set(numbers))
+    raise InputError(
+        f"{root}: fold {prefix}{missing[0]} ({prefix}{missing[0]}.base and "
+        f"{prefix}{missing[0]}.test) is missing, though {prefix}{max(numbers)} is there: "
+        f"the folds must be {prefix}1 ... {prefix}K, each with its base and test files"
+    )
+
+
 def read_folds(folds: Any) -> list[Fold]:
     """The folds of ``folds``: a directory of ``PREFIX N.base``/``PREFIX N.test`` pairs
     (MovieLens ``u1.base``/``u1.test`` ... ``u5``, in the order of N; files without a number,
-    ``ua.base``, are not folds), or a list of `Split` objects or ``(train, test)`` pairs
-    (named ``u1``, ``u2``, ..., as `rankscope split` writes them)."""
+    ``ua.base``, are not folds), which must be a complete set, ``u1`` to ``uK`` each with
+    both files (an `InputError` naming the fold or file missing), or a list of `Split`
+    objects or ``(train, test)`` pairs (named ``u1``, ``u2``, ..., as `rankscope split`
+    writes them)."""
     if isinstance(folds, str | os.PathLike):
         root = Path(folds)
         if not root.is_dir():
             raise UsageError(f"{folds}: the folds must be a directory of uN.base/uN.test files")
         found = []
-        for child in root.iterdir():
+        for child in sorted(root.iterdir()):
             match = _FOLD_FILE.match(child.name)
             if match and child.is_file():
                 test = child.with_name(child.name[: -len(".base")] + ".test")
                 if not test.is_file():
                     raise InputError(f"{child}: its test data, {test.name}, is not in {root}")
                 found.append(Fold(child.name[: -len(".base")], str(child), str(test)))
+            alone = _TEST_FILE.match(child.name)
+            if alone and child.is_file() and not child.with_suffix(".base").is_file():
+                raise InputError(f"{child}: its training data, {alone[1]}.base, is not in {root}")
         if not found:
             raise InputError(f"{folds}: no fold files (u1.base and u1.test, u2.base, ...)")
         prefixes = {_FOLD_FILE.match(f.name + ".base").group(1) for f in found}  # type: ignore[union-attr]
@@ -166,6 +194,7 @@ def read_folds(folds: Any) -> list[Fold]:
                 f"{folds}: folds of several series ({', '.join(sorted(prefixes))}): "
                 "keep one series of uN.base/uN.test files in the directory"
             )
+        _check_contiguous(root, prefixes.pop(), found)
         return sorted(found, key=lambda f: _natural(f.name))
     if isinstance(folds, Sequence) and not isinstance(folds, str | bytes):
         out = []

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import UsageError
 from ..preference.methods import PreferenceResult
 from ..read.topics import read_topics
@@ -724,8 +725,6 @@ def write_html(
     robustness: Study | None = None,
     title: str | None = None,
 ) -> None:
-    """Write `format_html` of ``c`` to ``path`` (UTF-8)."""
-    text = format_html(c, topics=topics, robustness=robustness, title=title)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    """Write `format_html` of ``c`` to ``path`` (UTF-8, atomically: `write_atomically`)."""
+    write_atomically(path, format_html(c, topics=topics, robustness=robustness, title=title))
 
