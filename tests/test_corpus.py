@@ -141,6 +141,16 @@ def test_the_corpus_is_large_and_covers_every_family():
                         "example"}  # fmt: skip
 
 
+def test_the_newer_commands_went_through_the_mill():
+    """Issue 22: at least 60 cases over the commands added since the first corpus."""
+    newer = [c for c in MANIFEST if c.get("area")]
+    assert len(newer) >= 60
+    commands = {" ".join(c["args"][:2]) if c["args"][0] == "clicks" else c["args"][0]
+                for c in newer if isinstance(c["args"], list)}  # fmt: skip
+    assert commands >= {"fuse", "split", "agree", "reproduce", "recsys", "clicks fit",
+                        "clicks estimate", "clicks interleave", "clicks simulate"}, commands
+
+
 @pytest.mark.parametrize("case", params(CLI))
 def test_a_command_line_case(case, tmp_path):
     if case.get("unreadable") and os.geteuid() == 0:
