@@ -473,8 +473,8 @@ QUIET = Option(
     action="store_true", default=False,
 )  # fmt: skip
 BASELINE = Option(
-    ("--baseline",), "baseline", "the run the others are compared with (default: the first "
-    "run given)", metavar="RUN",
+    ("--baseline",), "baseline", "the run the others are compared with, by its name or the "
+    "path of its file as given (default: the first run given)", metavar="RUN",
 )  # fmt: skip
 CORRECTION = Option(
     ("--correction",), "correction", "correction for the comparisons of each measure (default "

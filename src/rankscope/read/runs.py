@@ -5,6 +5,7 @@ evaluations that read runs one at a time (`rankscope.table.many`) check them her
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,28 @@ def _by_path(runs: list[Any]) -> list[Any]:
         else r
         for r in runs
     ]
+
+
+def baseline_name(baseline: str | None, runs: Sequence[tuple[str, Any]]) -> str | None:
+    """The name of the run ``baseline`` names among ``runs`` (``(name, source)`` pairs, as
+    read): a run's name, or the path of one of the run files as given (``--baseline
+    runs/IELAB_01.txt``, the run named ``IELAB_01``); anything else unchanged, for the
+    caller's check to refuse with the list of names."""
+    if baseline is None or any(n == baseline for n, _ in runs):
+        return baseline
+    for name, source in runs:
+        if isinstance(source, str | os.PathLike) and _same_path(baseline, source):
+            return name
+    return baseline
+
+
+def _same_path(path: str, other: str | os.PathLike) -> bool:
+    if os.fspath(path) == os.fspath(other):
+        return True
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
 
 
 def check_common_queries(judgments: Any, runs: list[Run]) -> None:
