@@ -91,3 +91,17 @@ def declare(make: Any) -> None:
          {"test.tsv": make.TEST_LOG, "pop/u1.tsv": make.RECS, "knn/u1.tsv": make.RECS},
          ["recsys", "-m", "P@1", "--format", "csv", "@test.tsv", "@pop/u1.tsv", "@knn/u1.tsv"], "warning",
          ["(pop/u1, knn/u1)"])  # fmt: skip
+
+    # -- ids shown to a person: control characters and undecodable bytes escaped --------
+    latin = QRELS.replace(b"1 0 ", b"1\xe9 0 "), RUN.replace(b"1 Q0 ", b"1\xe9 Q0 ")
+    case("undecodable-byte-in-a-table", "encodings", "run", {"qrels": latin[0], "run": latin[1]},
+         ["eval", "-q", "-m", "P.1", "--format", "table", "@qrels", "@run"], "output",
+         ["1\\xe9"], forbid=["\\udc", "\udce9"])  # fmt: skip
+    case("undecodable-byte-in-csv", "encodings", "run", {"qrels": latin[0], "run": latin[1]},
+         ["eval", "-q", "-m", "P.1", "--format", "csv", "@qrels", "@run"], "output",
+         ["1\\xe9"], forbid=["\\udc", "\udce9"])  # fmt: skip
+    escaped = QRELS.replace(b"1 0 ", b"1\x1b[2J 0 "), RUN.replace(b"1 Q0 ", b"1\x1b[2J Q0 ")
+    case("control-character-in-explain-title", "encodings", "run",
+         {"qrels": escaped[0], "a": escaped[1], "b": RUN_B.replace(b"1 Q0 ", b"1\x1b[2J Q0 ")},
+         ["explain", "--query", "1\x1b[2J", "@qrels", "@a", "@b"], "output",
+         ["query 1\\x1b[2J:"], forbid=["\x1b"])  # fmt: skip
