@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .base import Measure, Request
 
 _IR_PATTERN = re.compile(
@@ -318,7 +318,7 @@ def _boolean(value: str, spec: str) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    raise UsageError(f"measure '{spec}': judged_only must be True or False (got {value!r})")
+    raise UsageError(f"measure '{spec}': judged_only must be True or False (got {shown(value)})")
 
 
 def _pairs(m: Measure, text: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .paired import check_alternative
 
 __all__ = [
@@ -20,7 +20,7 @@ __all__ = [
 
 def _check_probability(value: float, name: str) -> float:
     if not 0 < value < 1:
-        raise UsageError(f"{name} must be in (0, 1), got {value!r}")
+        raise UsageError(f"{name} must be in (0, 1), got {shown(value)}")
     return float(value)
 
 
@@ -39,9 +39,9 @@ def power_paired_t(
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size):
-        raise UsageError(f"effect_size must be finite, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite, got {shown(effect_size)}")
     if isinstance(n, bool) or int(n) != n or n < 2:
-        raise UsageError(f"n must be an integer ≥ 2, got {n!r}")
+        raise UsageError(f"n must be an integer ≥ 2, got {shown(n)}")
     df = int(n) - 1
     shift = effect_size * math.sqrt(n)
     if alternative == "two-sided":
@@ -68,7 +68,7 @@ def sample_size_paired_t(
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size) or effect_size == 0:
-        raise UsageError(f"effect_size must be finite and non-zero, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite and non-zero, got {shown(effect_size)}")
     if (alternative == "greater" and effect_size < 0) or (
         alternative == "less" and effect_size > 0
     ):
@@ -86,7 +86,7 @@ def sample_size_paired_t(
 def _two_proportion_terms(p_a: float, p_b: float) -> tuple[float, float]:
     for name, value in (("p_a", p_a), ("p_b", p_b)):
         if not 0 < value < 1:
-            raise UsageError(f"{name} must be in (0, 1), got {value!r}")
+            raise UsageError(f"{name} must be in (0, 1), got {shown(value)}")
     average = (p_a + p_b) / 2
     null_sd = math.sqrt(2 * average * (1 - average))
     alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
@@ -111,7 +111,7 @@ def power_two_proportions(
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if isinstance(n_per_group, bool) or int(n_per_group) != n_per_group or n_per_group < 1:
-        raise UsageError(f"n_per_group must be a positive integer, got {n_per_group!r}")
+        raise UsageError(f"n_per_group must be a positive integer, got {shown(n_per_group)}")
     null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
     shift = (p_b - p_a) * math.sqrt(n_per_group)
     if alternative == "two-sided":

@@ -105,3 +105,15 @@ def declare(make: Any) -> None:
          {"qrels": escaped[0], "a": escaped[1], "b": RUN_B.replace(b"1 Q0 ", b"1\x1b[2J Q0 ")},
          ["explain", "--query", "1\x1b[2J", "@qrels", "@a", "@b"], "output",
          ["query 1\\x1b[2J:"], forbid=["\x1b"])  # fmt: skip
+    recsys_case("recsys-serendipity-without-train", "spelling", "interaction log",
+                options=["-m", "Serendipity"], kind="error",
+                expect=["Serendipity@10 needs a baseline", "(--train FILE) for the most-popular list"])  # fmt: skip
+    recsys_case("recsys-seen-drop-without-train", "spelling", "interaction log",
+                options=["--seen", "drop"], kind="error",
+                expect=["--seen drop needs the training interactions (--train FILE)"])  # fmt: skip
+    recsys_case("recsys-group-exposure-without-train", "spelling", "interaction log",
+                options=["--table", "group-exposure"], kind="error",
+                expect=["--table group-exposure's default groups", "--train FILE, or --groups FILE"])  # fmt: skip
+    case("split-temporal-without-cut", "spelling", "interaction log", {"log.tsv": make.TEST_LOG},
+         ["split", "--method", "temporal", "-o", "out", "@log.tsv"], "error",
+         ["--method temporal needs --cut"])  # fmt: skip
