@@ -39,6 +39,7 @@ from .fields import (
     content_lines,
     decode,
     field_count_error,
+    keyed,
     nul_error,
     text_start,
 )
@@ -461,30 +462,33 @@ def _fields(count: int) -> str:
     return f"{count} fields" if count < MANY_FIELDS else f"{count} or more fields"
 
 
+@dataclasses.dataclass(frozen=True)
+class Lines:
+    """Where text in memory sits in its file: the number of its first line, whether it
+    starts the file (whose start `text_start` checks), and its newlines when counted (0:
+    not), which size the columns and the id table at once.  The default: a whole file."""
+
+    first: int = 1
+    at_start: bool = True
+    count: int = 0
+
+
 def _native_parse(
-    data,
-    source: str,
-    queries: Vocabulary,
-    docs: Vocabulary,
-    is_run: bool,
-    first_line: int = 1,
-    at_start: bool = True,
-    lines: int = 0,
+    data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines = Lines()
 ):
     """Columns from the compiled parser, for input already in memory: a whole file, or
-    lines of one (``at_start``: from its start, which `text_start` checks), numbered from
-    ``first_line``; ``lines``, when known, sizes the columns and the id table at once."""
+    lines of one (``at``)."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
-    if lines:
-        parser.reserve(lines + 1, lines + 1)
-    start = text_start(data, source) if at_start else 0
+    if at.count:
+        parser.reserve(at.count + 1, at.count + 1)
+    start = text_start(data, source) if at.at_start else 0
     with memoryview(data) as view:
-        _fed(parser, view[start:], True, source, is_run, first_line)
+        _fed(parser, view[start:], True, source, is_run, at.first)
     columns = _columns(parser, is_run)
-    if first_line != 1:
-        columns = (*columns[:3], columns[3] + np.int32(first_line - 1), *columns[4:])
+    if at.first != 1:
+        columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
     return columns
 
 
@@ -599,26 +603,19 @@ def _tagged_run(
 
 
 def read_run_block(
-    data: bytes,
-    source: str,
-    queries: Vocabulary,
-    docs: Vocabulary,
-    first_line: int = 1,
-    at_start: bool = True,
-    lines: int = 0,
+    data: bytes, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines
 ) -> tuple[Run, Suspicions] | None:
     """The rows of a block of whole lines of the run file ``source`` (see
-    `rankscope.read.blocks`), numbered from ``first_line`` (``at_start``: the block starts
-    the file), and their `Suspicions` (the caller adds up the blocks' and warns); None when
-    the block holds no ranked document (only comments or blank lines).  Documents repeated
-    within a query are kept (`resolve_duplicates` is the caller's).  ``lines``: the
-    newlines in ``data``, if counted.  Needs the compiled reader."""
+    `rankscope.read.blocks`), numbered from ``at.first``, and their `Suspicions` (the
+    caller adds up the blocks' and warns); None when the block holds no ranked document
+    (only comments or blank lines).  Documents repeated within a query are kept
+    (`resolve_duplicates` is the caller's).  Needs the compiled reader."""
     assert _native_for(queries, docs) is not None
-    *columns, shape = _native_parse(data, source, queries, docs, True, first_line, at_start, lines)
+    *columns, shape = _native_parse(data, source, queries, docs, True, at)
     if len(columns[0]) == 0:
         return None
-    q, _, s, line, _ = columns  # numbered from first_line; the shape's lines from 1
-    before = first_line - 1
+    q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
+    before = at.first - 1
     found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
     return _tagged_run(None, source, queries, docs, tuple(columns)), found
 
@@ -741,16 +738,12 @@ def read_run(
 def read_doc_lengths(path: PathLike) -> dict[str, float]:
     """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
     source = source_name(path)
-    out: dict[str, float] = {}
-    for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words"):
-        words = LENGTH.parse(fields[1], source, number)
-        doc = decode(fields[0])
-        if doc in out:
-            raise InputError(f"{source}:{number}: document '{doc}' has a length already")
-        out[doc] = words
-    if not out:
-        raise InputError(f"{source}: no document lengths found (expected 'docno words' lines)")
-    return out
+    rows = (
+        (f"{source}:{number}", decode(fields[0]), LENGTH.parse(fields[1], source, number))
+        for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words")
+    )
+    none = f"{source}: no document lengths found (expected 'docno words' lines)"
+    return keyed(rows, "document '{}' has a length already", none)
 
 
 def run_files(paths: Sequence[PathLike], judgments: PathLike | None = None) -> list[PathLike]:

@@ -40,7 +40,7 @@ from ..model import Qrels, Run, Vocabulary, ZScores, native
 from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
-from ..read.trec import Suspicions, read_run_block, warn_suspicious
+from ..read.trec import Lines, Suspicions, read_run_block, warn_suspicious
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
@@ -210,10 +210,8 @@ def _read_block(
     judgments = task.judgments
     # room for the ids of a block of ~32-byte lines: one table size for every block
     docs = judgments.docs.scoped(room=task.block_bytes // 32)
-    return read_run_block(
-        data, block.source, judgments.queries.scoped(), docs, first_line,
-        at_start=block.start == 0, lines=lines,
-    )  # fmt: skip
+    at = Lines(first_line, at_start=block.start == 0, count=lines)
+    return read_run_block(data, block.source, judgments.queries.scoped(), docs, at)
 
 
 def _judge_block(task: _Task, run: Run) -> BlockResult:
