@@ -111,3 +111,33 @@ def test_recommended_items_never_seen_in_training(tmp_path, capsys):
     assert code == 0 and "never occur" not in err
     code, _, err = run_cli(["recsys", "-m", "P@1", "-m", "Novelty@1", *args[3:]], capsys)
     assert code == 0 and "never occur" not in err  # a beyond-accuracy measure: legal
+
+
+def test_a_run_read_in_blocks_warns_as_read_whole(tmp_path):
+    """Blocks of whole queries add their evidence up: the same warnings, the same lines."""
+    from rankscope.api import evaluate_many
+    from rankscope.model import native
+
+    if native() is None:
+        pytest.skip("blocks need the compiled reader")
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{q} 0 a 1\n" for q in range(1, 9)))
+    lines = []
+    for q in range(1, 9):
+        tag = "t" if q < 6 else "u"  # a second system from query 6 (line 16)
+        for r, d in enumerate("abc", 1):
+            extra = " x" if (q, r) == (4, 2) else ""  # line 11: a field more
+            score = 1 if q == 7 else 4 - r  # query 7 (line 19): tied, ordered by rank
+            lines.append(f"{q} Q0 {d} {r} {score} {tag}{extra}\n")
+    run.write_text("".join(lines))
+
+    def said(**options) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            evaluate_many(str(qrels), [str(run)], ["map"], **options)
+        return [str(w.message) for w in caught if str(w.message).startswith(str(run))]
+
+    whole = said(block_bytes=1 << 40, jobs=1)
+    assert [w.split(": ")[0] for w in whole] == [f"{run}:11", f"{run}:16", f"{run}:19"]
+    for block in (40, 100, 200):
+        assert said(block_bytes=block, jobs=1) == whole, block
