@@ -8,7 +8,9 @@ import warnings
 
 import pytest
 
+from rankscope.api import evaluate_many
 from rankscope.errors import RankscopeWarning
+from rankscope.model import native
 from rankscope.read.trec import read_diversity_qrels, read_run
 from tests.conftest import run_cli
 
@@ -115,9 +117,6 @@ def test_recommended_items_never_seen_in_training(tmp_path, capsys):
 
 def test_a_run_read_in_blocks_warns_as_read_whole(tmp_path):
     """Blocks of whole queries add their evidence up: the same warnings, the same lines."""
-    from rankscope.api import evaluate_many
-    from rankscope.model import native
-
     if native() is None:
         pytest.skip("blocks need the compiled reader")
     qrels, run = tmp_path / "qrels", tmp_path / "run"
