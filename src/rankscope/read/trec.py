@@ -388,8 +388,10 @@ def suspicions(
     rising: tuple[int, str] = (0, "")
     falling, stepped = False, 0
     if ranked and len(rank) > 1:
-        order = np.lexsort((rank, q))
-        qs, r, s, at = q[order], rank[order], score[order], line[order]
+        qs, r, s, at = q, rank, score, line
+        if not _by_query_and_rank(q, rank):  # the usual order saves a sort
+            order = np.lexsort((rank, q))
+            qs, r, s, at = q[order], rank[order], score[order], line[order]
         starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
         lowest = np.minimum.reduceat(at, starts)
         tie = (np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)) & (
@@ -408,11 +410,20 @@ def suspicions(
                 f"rank {r[i]:g} scores {s[i]:g}, rank {r[i + 1]:g} scores {s[i + 1]:g}",
             )
         falling = bool((step & (s[1:] < s[:-1])).any())
-        stepped = len(np.unique(qs[1:][step]))
+        stepped = int(np.count_nonzero(np.logical_or.reduceat(np.r_[step, False], starts)))
     return Suspicions(
         dict(shape.fields), (count, first), (other_line, other), ranked, tied, rising, falling,
         stepped,
     )  # fmt: skip
+
+
+def _by_query_and_rank(q: np.ndarray, rank: np.ndarray) -> bool:
+    """Whether each query's rows are together and in rank order (as runs are written)."""
+    same = q[1:] == q[:-1]
+    groups = len(q) - int(np.count_nonzero(same))
+    return groups == int(np.count_nonzero(np.bincount(q))) and bool(
+        (rank[1:][same] >= rank[:-1][same]).all()
+    )
 
 
 def warn_suspicious(source: str, found: Suspicions, by_rank: bool = False) -> None:
