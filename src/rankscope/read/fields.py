@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import InputError, warn
+from ..model import Vocabulary
 
 _V = TypeVar("_V")
 
@@ -69,6 +70,14 @@ MISSING = "is missing"
 # tests/test_io.py::test_dict_values_are_validated, tests/test_trec_prefs.py); the fields
 # that use them say so.  One wording (NOT_FINITE) once those assertions are updated.
 PINNED_NOT_A_FINITE_NUMBER = "is not a finite number"
+
+
+def vocabularies(
+    queries: Vocabulary | None, docs: Vocabulary | None
+) -> tuple[Vocabulary, Vocabulary]:
+    """The vocabularies a reader interns ids into: those given (shared with what it is
+    joined with), or new ones."""
+    return (Vocabulary() if queries is None else queries), (Vocabulary() if docs is None else docs)
 
 
 def keyed(rows: Iterable[tuple[str, str, _V]], twice: str, none: str) -> dict[str, _V]:

@@ -42,6 +42,7 @@ from .fields import (
     keyed,
     nul_error,
     text_start,
+    vocabularies,
 )
 from .frames import is_parquet
 
@@ -517,8 +518,7 @@ def parse_qrels(
     docs: Vocabulary | None = None,
 ) -> Qrels:
     """Parse TREC qrels text (4 fields per line)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     fast = _native_for(queries, docs)
     if fast is not None:
         q, d, g, line = _native_parse(data, source, queries, docs, is_run=False)
@@ -551,8 +551,7 @@ def parse_run(
     ``order="rank"`` ranks documents by the rank column instead of the score (see
     `rank_ordered`).
     """
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if order == "rank":
         return rank_ordered(data, source, queries, docs, name, duplicates)
     if order != "score":
@@ -680,8 +679,7 @@ def read_qrels(
     path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
 ) -> Qrels:
     """Read a TREC qrels file (``.gz`` and ``-`` for stdin accepted)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if _native_for(queries, docs) is None:
         return parse_qrels(read_bytes(path), source_name(path), queries, docs)
     source = source_name(path)
@@ -698,8 +696,7 @@ def read_diversity_qrels(
     (query, subtopic, document).  The subtopic must be an integer; rows with subtopic 0 (an
     ad hoc judgment in the same file) are kept as subtopic 0."""
     source = source_name(path)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     qs, ds, gs, ts, ls = [], [], [], [], []
     for number, fields in _parse_lines(read_bytes(path), source, is_run=False):
         qs.append(decode(fields[0]))
@@ -735,8 +732,7 @@ def read_run(
 ) -> Run:
     """Read a TREC run file (``.gz`` and ``-`` for stdin accepted); ``order="rank"`` ranks by
     the rank column (see `rank_ordered`)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if _native_for(queries, docs) is None or order != "score":
         data = read_bytes(path)
         return parse_run(data, source_name(path), queries, docs, name, duplicates, order)
