@@ -9,6 +9,7 @@ same files directly, from the documented measures, and from hand computations.
 
 from __future__ import annotations
 
+import json
 import sys
 import uuid
 from pathlib import Path
@@ -19,6 +20,7 @@ import rankscope
 from rankscope.errors import InputError, RankscopeWarning, UsageError
 from rankscope.read.topics import read_topics
 from tests.conftest import DATA, need, run_cli, write_qrels, write_ranked_run
+from tests.test_report_html import figures_of, parse
 
 ROBUST04 = DATA / "robust04"
 
@@ -220,6 +222,12 @@ def test_topics_are_the_queries_default_text(irds, tmp_path):
         read_topics(register(irds, trec_qrels(tmp_path / "qrels")))
 
 
+def _shown(page) -> str:
+    """A report's text with its figures' data unpacked (the page stores them compressed)."""
+    text = page.read_text("utf-8")
+    return text + json.dumps(figures_of(parse(text)))
+
+
 def test_report_shows_the_dataset_topics(irds, small, tmp_path, capsys):
     pytest.importorskip("plotly")
     pytest.importorskip("jinja2")
@@ -227,24 +235,25 @@ def test_report_shows_the_dataset_topics(irds, small, tmp_path, capsys):
     page = tmp_path / "report.html"
     code, _, err = run_cli(["report", source, *runs, "-o", str(page)], capsys)
     assert code == 0, err
-    text = page.read_text("utf-8")
+    text = _shown(page)
     assert "first topic" in text and "second topic" in text
     compared = tmp_path / "compare.html"
     code, _, err = run_cli(["compare", source, *runs, "--html", str(compared)], capsys)
     assert code == 0, err
-    assert "second topic" in compared.read_text("utf-8")
+    assert "second topic" in _shown(compared)
     # a dataset without queries: a page without titles, as without --topics
     no_queries = register(irds, trec_qrels(tmp_path / "q"))
-    code, _, err = run_cli(["compare", no_queries, *runs, "--html", str(compared)], capsys)
+    code, _, err = run_cli(["compare", no_queries, *runs, "--html", str(compared), "--force"],
+                           capsys)  # fmt: skip
     assert code == 0, err
-    assert "second topic" not in compared.read_text("utf-8")
+    assert "second topic" not in _shown(compared)
     # --topics still wins
     mine = tmp_path / "mine.tsv"
     mine.write_text("q1\tmy own title\n")
-    code, _, err = run_cli(["report", source, *runs, "--topics", str(mine), "-o", str(page)],
-                           capsys)  # fmt: skip
+    code, _, err = run_cli(["report", source, *runs, "--topics", str(mine), "-o", str(page),
+                            "--force"], capsys)  # fmt: skip
     assert code == 0, err
-    text = page.read_text("utf-8")
+    text = _shown(page)
     assert "my own title" in text and "first topic" not in text
 
 

@@ -77,12 +77,32 @@ def mean_interval(values: ArrayLike, confidence: float) -> tuple[Any, Any]:
     return t_interval(mean, se, n - 1, confidence)
 
 
-def percentile_interval(resampled: ArrayLike, confidence: float, axis: int = 0) -> tuple[Any, Any]:
+def percentile_interval(
+    resampled: ArrayLike, confidence: float, axis: int = 0, alternative: str = "two-sided"
+) -> tuple[Any, Any]:
     """The percentile bootstrap interval: the (1 − c)/2 and (1 + c)/2 quantiles of the
-    resampled statistics along ``axis`` (floats for one statistic, arrays for several)."""
+    resampled statistics along ``axis`` (floats for one statistic, arrays for several); for a
+    one-sided ``alternative``, the 1 − c quantile and +∞ ("greater") or −∞ and the c quantile
+    ("less")."""
+    values = np.asarray(resampled, dtype=np.float64)
+    if alternative == "greater":
+        low = np.quantile(values, 1 - confidence, axis=axis)
+        return scalar_or_array(low), scalar_or_array(np.full_like(low, math.inf))
+    if alternative == "less":
+        high = np.quantile(values, confidence, axis=axis)
+        return scalar_or_array(np.full_like(high, -math.inf)), scalar_or_array(high)
     tail = (1 - confidence) / 2
-    low, high = np.quantile(np.asarray(resampled, dtype=np.float64), [tail, 1 - tail], axis=axis)
+    low, high = np.quantile(values, [tail, 1 - tail], axis=axis)
     return scalar_or_array(low), scalar_or_array(high)
+
+
+def mixture_interval(estimate: Any, variance: Any, tau2: Any, alpha: float) -> tuple[Any, Any]:
+    """The always-valid confidence sequence of a normal-mixture SPRT at each look
+    (`rankscope.stats.sequential`): estimate ± sqrt(V (V + τ²)/τ² · (2 log(1/α) +
+    log((V + τ²)/V))), V the estimate's variance and τ² the mixing variance."""
+    v, t2 = np.asarray(variance, dtype=np.float64), np.asarray(tau2, dtype=np.float64)
+    half = np.sqrt(v * (v + t2) / t2 * (2 * math.log(1 / alpha) + np.log((v + t2) / v)))
+    return estimate - half, estimate + half
 
 
 def wald_interval(

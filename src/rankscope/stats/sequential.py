@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model.frames import plain
+from .intervals import mixture_interval
 
 __all__ = [
     "SPENDING",
@@ -116,8 +117,8 @@ def always_valid(
     tau2 = rho**2 * units * v
     log_lr = 0.5 * np.log(v / (v + tau2)) + theta**2 * tau2 / (2 * v * (v + tau2))
     p = np.minimum.accumulate(np.minimum(1.0, np.exp(-log_lr)))
-    half = np.sqrt(v * (v + tau2) / tau2 * (2 * math.log(1 / alpha) + np.log((v + tau2) / v)))
-    return AlwaysValid(units, theta, theta - half, theta + half, p, alpha, rho)
+    low, high = mixture_interval(theta, v, tau2, alpha)
+    return AlwaysValid(units, theta, low, high, p, alpha, rho)
 
 
 def _obrien_fleming(t: np.ndarray, alpha: float) -> np.ndarray:

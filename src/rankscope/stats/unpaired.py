@@ -23,7 +23,7 @@ from .effects import (
     check_options,
     hedges_correction,
 )
-from .intervals import scalar_or_array
+from .intervals import percentile_interval, scalar_or_array
 from .paired import _seed, check_count, t_p_value
 from .result import TestResult, t_difference_result
 
@@ -180,9 +180,7 @@ def two_sample_bootstrap(
             extreme += int(np.sum(t_star >= observed - 1e-12))
         else:
             extreme += int(np.sum(t_star <= observed + 1e-12))
-    tail = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
-    low = float(np.quantile(differences, tail)) if alternative != "less" else -math.inf
-    high = float(np.quantile(differences, 1 - tail)) if alternative != "greater" else math.inf
+    low, high = percentile_interval(differences, confidence, alternative=alternative)
     return replace(
         welch,
         name="two-sample bootstrap",
