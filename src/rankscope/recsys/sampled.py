@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
@@ -151,11 +151,18 @@ class SampledResult:
             return metric(name, k, self.sampled_rank, self.negatives + 1)
         out = np.empty(len(self.full_rank))
         gamma = 0.0 if estimator == "minimal-bias" else self.gamma
-        pairs = np.stack([self.candidates, self.negatives], axis=1)
-        for n, m in np.unique(pairs, axis=0).tolist():
-            at = (self.candidates == n) & (self.negatives == m)
-            out[at] = _correction(measure, n, m, gamma)[self.sampled_rank[at] - 1]
+        pairs, which = self.pairs()
+        fitted = _fit([measure], [gamma], pairs)
+        for at, (n, m) in enumerate(pairs.tolist()):
+            chosen = which == at
+            out[chosen] = fitted[name, k, n, m, gamma][self.sampled_rank[chosen] - 1]
         return out
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct (n, m) of the targets (rows, in order) and each target's row."""
+        pairs = np.stack([self.candidates, self.negatives], axis=1).reshape(-1, 2)
+        distinct, which = np.unique(pairs, axis=0, return_inverse=True)
+        return distinct, which.reshape(-1)
 
     def mean(self, measure: str, estimator: str = "sampled") -> float:
         """The mean over the targets (NaN without targets)."""
@@ -233,22 +240,72 @@ def sampled_rank_distribution(n: int, m: int) -> np.ndarray:
 
     if n < 1 or not 0 <= m <= n - 1:
         raise UsageError(f"need n >= 1 candidates and 0 <= m <= n - 1 negatives (n={n}, m={m})")
-    r = np.arange(1, n + 1, dtype=np.float64)[:, None]
-    s = np.arange(1, m + 2, dtype=np.float64)[None, :]
+    # log k! for k = 0..n, looked up rather than evaluated at each of the n × (m + 1) cells
+    log_factorial = gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
+    r = np.arange(1, n + 1)[:, None]
+    s = np.arange(1, m + 2)[None, :]
     above, below = r - 1, n - r
     take_above, take_below = s - 1, m - s + 1
     valid = (take_above <= above) & (take_below <= below)
 
-    def log_choose(a, b):
-        return gammaln(a + 1) - gammaln(b + 1) - gammaln(np.maximum(a - b, 0) + 1)
+    def log_choose(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
+        return log_factorial[a] - log_factorial[b] - log_factorial[np.maximum(a - b, 0)]
 
-    with np.errstate(invalid="ignore"):
-        log_p = (
-            log_choose(above, np.minimum(take_above, above))
-            + log_choose(below, np.minimum(take_below, below))
-            - log_choose(float(n - 1), float(m))
-        )
+    log_p = (
+        log_choose(above, np.minimum(take_above, above))
+        + log_choose(below, np.minimum(np.maximum(take_below, 0), below))
+        - log_choose(n - 1, m)
+    )
     return np.where(valid, np.exp(log_p), 0.0)
+
+
+#: A γ = 0 fit accepts an active set when its KKT conditions hold to this tolerance, the
+#: default ``tol`` of ``scipy.optimize.lsq_linear`` (whose BVLS stops on the same test).
+_KKT_TOLERANCE = 1e-10
+#: Active-set steps tried from a start before falling back to BVLS.
+_ACTIVE_SET_STEPS = 20
+
+
+@dataclass
+class _Basis:
+    """What every measure and γ fitted for one (n, m) and prior share: P(s | r) (``table``),
+    D^½ (``root``, a column), A = D^½ P, c (``reach``) and each measure's b = D^½ M
+    (``targets``, by (name, cutoff)); AᵀA (for γ > 0) and the fit reduced by A's QR factors
+    (for γ = 0) when first asked for."""
+
+    table: np.ndarray
+    root: np.ndarray
+    a: np.ndarray
+    reach: np.ndarray
+    targets: dict[tuple[str, int | None], np.ndarray]
+
+    @classmethod
+    def of(
+        cls, n: int, m: int, weights: np.ndarray, specs: Sequence[tuple[str, int | None]]
+    ) -> _Basis:
+        table = sampled_rank_distribution(n, m)
+        root = np.sqrt(weights)[:, None]
+        ranks = np.arange(1, n + 1)
+        targets = {(name, k): metric(name, k, ranks, n) for name, k in specs}
+        return cls(table, root, root * table, weights @ table, targets)
+
+    @functools.cached_property
+    def gram(self) -> np.ndarray:
+        return self.a.T @ self.a
+
+    @functools.cached_property
+    def reduced(self) -> tuple[np.ndarray, dict[tuple[str, int | None], np.ndarray]]:
+        """R and each measure's Qᵀb, of A = QR (R: (m + 1) × (m + 1)): ‖Ax − b‖² = ‖Rx −
+        Qᵀb‖² + a constant, so the bounded fit works on m + 1 rows instead of n.  One
+        Householder QR of [A | b₁ … b_j] gives both (its top right block is Qᵀb)."""
+        from scipy.linalg import qr
+
+        specs = list(self.targets)
+        columns = [self.root[:, 0] * self.targets[spec] for spec in specs]
+        factor = qr(np.column_stack([self.a, *columns]), mode="r")[0]
+        size = self.a.shape[1]
+        r = np.triu(factor[:size, :size])
+        return r, {spec: factor[:size, size + i].copy() for i, spec in enumerate(specs)}
 
 
 def corrected_metric(
@@ -271,15 +328,16 @@ def corrected_metric(
     dependent: its unconstrained solution swings over many orders of magnitude (the
     oscillation of the paper's Figure 4, here made worse by rounding), so rankscope bounds
     each M̂(s) to the metric's range, min_r M(r) ≤ M̂(s) ≤ max_r M(r) (bounded-variable least
-    squares, ``scipy.optimize.lsq_linear(method="bvls")``).  With m = n − 1 (every negative
-    drawn) r̃ = r and M̂ = M for every γ.  A sampled rank s that no full rank can give
-    (c_s = 0, possible only with a ``prior`` that is 0 somewhere) gets the value of the
-    nearest rank that can.
+    squares on A's QR factors, ``scipy.optimize.lsq_linear(method="bvls")``).  Where the
+    columns are dependent to rounding (AUC, whose sampled value is already unbiased, with
+    many candidates) the bounded fit has many minimisers, equally good: the one returned
+    may change with rounding.  With m = n − 1 (every negative drawn) r̃ = r and M̂ = M for
+    every γ.  A sampled rank s that no full rank can give (c_s = 0, possible only with a
+    ``prior`` that is 0 somewhere) gets the value of the nearest rank that can.
     """
     name, k = parse_measure(measure)
     if not 0.0 <= gamma <= 1.0:
         raise UsageError(f"gamma must lie in [0, 1] (got {gamma!r})")
-    table = sampled_rank_distribution(n, m)
     if prior is None:
         weights = np.full(n, 1.0 / n)
     else:
@@ -287,36 +345,112 @@ def corrected_metric(
         if weights.shape != (n,) or (weights < 0).any() or not weights.sum() > 0:
             raise UsageError(f"prior must be {n} non-negative weights, not all 0")
         weights = weights / weights.sum()
-    target = metric(name, k, np.arange(1, n + 1), n)
-    root = np.sqrt(weights)[:, None]
-    a, b = root * table, root[:, 0] * target
-    reach = weights @ table
+    return _fit_one(_Basis.of(n, m, weights, [(name, k)]), name, k, gamma, None)[0]
+
+
+def _fit_one(
+    basis: _Basis, name: str, k: int | None, gamma: float, start: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """`corrected_metric` on a `_Basis`, and for γ = 0 the bound each value is at (-1 the
+    lower, 1 the upper, 0 neither), which ``start`` takes to begin the fit of a nearby n."""
+    m = basis.table.shape[1] - 1
+    target = basis.targets[name, k]
+    b = basis.root[:, 0] * target
+    bound = None
     if gamma == 0.0:
-        from scipy.optimize import lsq_linear
-
-        bounds = (float(target.min()), float(target.max()))
-        if bounds[0] == bounds[1]:  # a constant metric (n = 1, say) is its own estimate
-            return np.full(m + 1, bounds[0])
-        solution = lsq_linear(a, b, bounds=bounds, method="bvls").x
+        lower, upper = float(target.min()), float(target.max())
+        if lower == upper:  # a constant metric (n = 1, say) is its own estimate
+            return np.full(m + 1, lower), None
+        r, projected = basis.reduced
+        solution, bound = _bounded_least_squares(r, projected[name, k], lower, upper, start)
     else:
-        lhs = (1.0 - gamma) * (a.T @ a) + gamma * np.diag(reach)
-        usable = reach > 0
+        lhs = (1.0 - gamma) * basis.gram + gamma * np.diag(basis.reach)
+        usable = basis.reach > 0
         solution = np.zeros(m + 1)
-        solution[usable] = np.linalg.solve(lhs[np.ix_(usable, usable)], (a.T @ b)[usable])
-    if not (reach > 0).all():
-        usable = np.flatnonzero(reach > 0)
-        nearest = usable[np.abs(np.arange(m + 1)[:, None] - usable[None, :]).argmin(axis=1)]
-        solution = solution[nearest]
-    return solution
+        solution[usable] = np.linalg.solve(lhs[np.ix_(usable, usable)], (basis.a.T @ b)[usable])
+    if not (basis.reach > 0).all():
+        reachable = np.flatnonzero(basis.reach > 0)
+        gaps = np.abs(np.arange(m + 1)[:, None] - reachable[None, :])
+        solution = solution[reachable[gaps.argmin(axis=1)]]
+    return solution, bound
 
 
-@functools.lru_cache(maxsize=4096)
-def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
-    """`corrected_metric` with the uniform prior, computed once per (measure, n, m, γ) (the
-    users of a log share few candidate counts, the systems all of them); read-only."""
-    values = corrected_metric(measure, n, m, gamma=gamma)
-    values.setflags(write=False)
-    return values
+def _bounded_least_squares(
+    r: np.ndarray, c: np.ndarray, lower: float, upper: float, start: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The x minimising ‖rx − c‖ with lower ≤ x ≤ upper, and the bound each xᵢ is at (-1
+    the lower, 1 the upper, 0 neither).
+
+    ``start``, the active set of a nearby problem (the fit for a neighbouring candidate
+    count, most of whose values sit at the same bounds), is tried first, by primal–dual
+    active-set steps: the free variables take their least-squares values given the others at
+    their bounds; a free one outside the bounds goes to that bound, a bound one whose
+    gradient points inside is freed, until none moves.  The problem is convex, so an x that
+    lies inside the bounds and meets the KKT conditions (to lsq_linear's tolerance) is the
+    minimum — a few solves instead of BVLS's dozens.  Without a start, or when the steps do
+    not settle, BVLS from scratch."""
+    if start is not None:
+        bound = start.copy()
+        for _ in range(_ACTIVE_SET_STEPS):
+            x = np.where(bound < 0, lower, upper).astype(np.float64)
+            free = bound == 0
+            if free.any():
+                fixed = ~free
+                rest = c - r[:, fixed] @ x[fixed]
+                x[free] = np.linalg.lstsq(r[:, free], rest, rcond=None)[0]
+            gradient = r.T @ (r @ x - c)
+            low, high = free & (x <= lower), free & (x >= upper)
+            wrong = ~free & (gradient * bound > _KKT_TOLERANCE)
+            if not (low.any() or high.any() or wrong.any()):
+                if not free.any() or np.abs(gradient[free]).max() < _KKT_TOLERANCE:
+                    return x, bound
+                break
+            bound[low], bound[high], bound[wrong] = -1, 1, 0
+    from scipy.optimize import lsq_linear
+
+    found = lsq_linear(r, c, bounds=(lower, upper), method="bvls", tol=_KKT_TOLERANCE)
+    return found.x, found.active_mask.astype(np.int64)
+
+
+#: Corrections already fitted (uniform prior), by (measure, cutoff, n, m, γ); read-only
+#: arrays.  The users of a log share few candidate counts, the systems all of them.
+_FITTED: dict[tuple[str, int | None, int, int, float], np.ndarray] = {}
+_FITTED_MAX = 4096
+
+
+def _fit(
+    measures: Sequence[str], gammas: Sequence[float], pairs: np.ndarray,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[tuple[str, int | None, int, int, float], np.ndarray]:  # fmt: skip
+    """The corrections (uniform prior) of each measure and γ for each (n, m) row of
+    ``pairs``: one `_Basis` per pair, shared by the measures and γs; the pairs of one m in
+    increasing n, each γ = 0 fit starting from the active set of the count before."""
+    specs = [parse_measure(measure) for measure in measures]
+    wanted = [
+        (name, k, int(n), int(m), float(gamma))
+        for n, m in pairs.tolist() for name, k in specs for gamma in gammas
+    ]  # fmt: skip
+    missing = [key for key in wanted if key not in _FITTED]
+    if len(_FITTED) + len(missing) > _FITTED_MAX:
+        _FITTED.clear()
+        missing = wanted
+    todo = sorted({(n, m) for _, _, n, m, _ in missing}, key=lambda pair: (pair[1], pair[0]))
+    starts: dict[tuple[str, int | None, int], np.ndarray] = {}
+    for done, (n, m) in enumerate(todo, 1):
+        basis = _Basis.of(n, m, np.full(n, 1.0 / n), specs)
+        for name, k in specs:
+            for gamma in gammas:
+                key = (name, k, n, m, float(gamma))
+                if key in _FITTED:
+                    continue
+                values, bound = _fit_one(basis, name, k, gamma, starts.get((name, k, m)))
+                if bound is not None:
+                    starts[name, k, m] = bound
+                values.setflags(write=False)
+                _FITTED[key] = values
+        if progress is not None:
+            progress(done, len(todo))
+    return {key: _FITTED[key] for key in wanted}
 
 
 class SampledOptions(TypedDict, total=False):
@@ -430,6 +564,7 @@ def sampled_evaluate(
     *,
     estimators: str | Sequence[str] = ESTIMATORS,
     output: str = "pandas",
+    progress: Callable[[int, int], None] | None = None,
     **options: Unpack[SampledOptions],
 ) -> Any:
     """Sampled evaluation (RecBole's ``uni100`` / ``pop100``) with Krichene & Rendle's
@@ -465,6 +600,9 @@ def sampled_evaluate(
     output:
         ``pandas`` (default), ``polars`` or ``dict``: the columns run, measure, estimator,
         value (the mean over the targets), targets (their number).
+    progress:
+        Called as ``progress(done, total)`` as the corrections are fitted, one step per
+        distinct (candidates, negatives) pair (the command line draws a bar with it).
 
     Test users or targets the systems do not score are left out, with a warning.
 
@@ -486,6 +624,10 @@ def sampled_evaluate(
         if estimator not in ESTIMATORS:
             raise UsageError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
     results = sampled_evaluate_systems(test_log, scores, **options)
+    gammas = [g for e, g in (("minimal-bias", 0.0), ("bv", results[0].gamma)) if e in chosen]
+    if gammas:  # every correction at once: what the measures and γs share is computed once
+        pairs = np.unique(np.concatenate([result.pairs()[0] for result in results]), axis=0)
+        _fit(specs, gammas, pairs, progress)
     table: dict[str, list] = {"run": [], "measure": [], "estimator": [], "value": [], "targets": []}
     for result in results:
         for spec in specs:
