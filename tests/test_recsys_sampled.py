@@ -447,3 +447,44 @@ def test_column_wise_reading_gives_what_line_by_line_reading_does(tmp_path, monk
     assert delimited.columns(b"u\ta\t1\nv\tb\t2\n", lambda first, second: False) == (
         None, [["u", "v"], ["a", "b"], ["1", "2"]], 1,
     )  # fmt: skip
+
+
+def test_progress_counts_the_candidate_counts_fitted():
+    # user j trained on j + 1 items: as many candidate counts as users
+    ids = [f"i{j}" for j in range(20)]
+    users = [f"u{j}" for j in range(5)]
+    train = {user: {item: 3 for item in ids[: j + 1]} for j, user in enumerate(users)}
+    test = {user: {ids[-1]: 5} for user in users}
+    values = np.random.default_rng(7).random((len(users), len(ids)))
+    calls = []
+    (result,) = recsys.sampled_evaluate_systems(test, (users, ids, values), train=train,
+                                                negatives=6)  # fmt: skip
+    recsys.sampled_evaluate(test, (users, ids, values), ["MRR"], train=train, negatives=6,
+                            progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    counts = {(int(n), int(m)) for n, m in zip(result.candidates, result.negatives, strict=True)}
+    assert len(counts) == 5
+    assert calls == [(done, len(counts)) for done in range(1, len(counts) + 1)]
+
+
+def test_the_command_draws_progress_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    pytest.importorskip("tqdm")
+    from rankscope.cli import main
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    (tmp_path / "test.tsv").write_text("u\ta\t5\nv\tb\t4\n")
+    (tmp_path / "sys.txt").write_text("u a 0.9\nu b 1.0\nu c 0.1\nv a 1\nv b 0\nv c 2\n")
+    command = ["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"), "-m", "MRR"]
+    assert main(command) == 0  # pytest captures stderr: not a terminal, no bar
+    assert "fitting" not in capsys.readouterr().err
+    for quiet in (False, True):
+        terminal = Tty()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(command + ["--quiet"] * quiet) == 0
+        drawn = terminal.getvalue()
+        assert ("reading the scores" in drawn and "fitting the corrections" in drawn) != quiet

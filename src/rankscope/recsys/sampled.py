@@ -424,32 +424,30 @@ def _fit(
 ) -> dict[tuple[str, int | None, int, int, float], np.ndarray]:  # fmt: skip
     """The corrections (uniform prior) of each measure and γ for each (n, m) row of
     ``pairs``: one `_Basis` per pair, shared by the measures and γs; the pairs of one m in
-    increasing n, each γ = 0 fit starting from the active set of the count before."""
+    increasing n, each γ = 0 fit starting from the active set of the count before.
+    ``progress(done, total)`` after each pair."""
     specs = [parse_measure(measure) for measure in measures]
-    wanted = [
-        (name, k, int(n), int(m), float(gamma))
-        for n, m in pairs.tolist() for name, k in specs for gamma in gammas
-    ]  # fmt: skip
-    missing = [key for key in wanted if key not in _FITTED]
-    if len(_FITTED) + len(missing) > _FITTED_MAX:
+    distinct = sorted({(n, m) for n, m in pairs.tolist()}, key=lambda pair: (pair[1], pair[0]))
+    wanted = [(name, k, n, m, float(gamma))
+              for n, m in distinct for name, k in specs for gamma in gammas]  # fmt: skip
+    if len(_FITTED) + sum(key not in _FITTED for key in wanted) > _FITTED_MAX:
         _FITTED.clear()
-        missing = wanted
-    todo = sorted({(n, m) for _, _, n, m, _ in missing}, key=lambda pair: (pair[1], pair[0]))
     starts: dict[tuple[str, int | None, int], np.ndarray] = {}
-    for done, (n, m) in enumerate(todo, 1):
-        basis = _Basis.of(n, m, np.full(n, 1.0 / n), specs)
+    for done, (n, m) in enumerate(distinct, 1):
+        basis = None
         for name, k in specs:
             for gamma in gammas:
                 key = (name, k, n, m, float(gamma))
                 if key in _FITTED:
                     continue
+                basis = basis or _Basis.of(n, m, np.full(n, 1.0 / n), specs)
                 values, bound = _fit_one(basis, name, k, gamma, starts.get((name, k, m)))
                 if bound is not None:
                     starts[name, k, m] = bound
                 values.setflags(write=False)
                 _FITTED[key] = values
         if progress is not None:
-            progress(done, len(todo))
+            progress(done, len(distinct))
     return {key: _FITTED[key] for key in wanted}
 
 
