@@ -407,14 +407,16 @@ def test_corrections_of_many_counts_match_the_straightforward_fit():
             expected, table, target = _straightforward_fit(measure, n, m, 0.0)
             assert np.allclose(bv[at], _straightforward_fit(measure, n, m, 0.1)[0],
                                rtol=0, atol=1e-12), (measure, n)  # fmt: skip
-            if measure != "AUC":
+            if measure in ("HR@10", "nDCG@10"):
                 assert np.allclose(bias[at], expected, rtol=0, atol=1e-12), (measure, n)
                 continue
-            # AUC's sampled value is unbiased already (its columns fit M exactly): the
-            # bounded fit has many minimisers; any is as good, to rounding
+            # AUC's sampled value is unbiased already (its columns fit M exactly), and MRR's
+            # columns are as nearly dependent: the bounded fit has many minimisers, as good
+            # as each other to BVLS's tolerance (it stops when the cost stops falling)
             assert target.min() <= bias[at].min() and bias[at].max() <= target.max()
             error = np.mean((table @ bias[at] - target) ** 2)
-            assert error <= np.mean((table @ expected - target) ** 2) + 1e-12, n
+            best = np.mean((table @ expected - target) ** 2)
+            assert error <= best * (1 + 1e-9) + 1e-15, (measure, n, error, best)
 
 
 def test_column_wise_reading_gives_what_line_by_line_reading_does(tmp_path, monkeypatch):
@@ -488,3 +490,22 @@ def test_the_command_draws_progress_on_a_terminal_only(tmp_path, monkeypatch, ca
         assert main(command + ["--quiet"] * quiet) == 0
         drawn = terminal.getvalue()
         assert ("reading the scores" in drawn and "fitting the corrections" in drawn) != quiet
+
+
+def test_the_corrections_are_fitted_with_blas_on_one_thread():
+    # the API runs as the command does, whatever the threads numpy's BLAS started with
+    from threadpoolctl import threadpool_info
+
+    ids = [f"i{j}" for j in range(30)]
+    users = [f"u{j}" for j in range(3)]
+    train = {user: {item: 3 for item in ids[: j + 2]} for j, user in enumerate(users)}
+    test = {user: {ids[-1]: 5} for user in users}
+    values = np.random.default_rng(3).random((len(users), len(ids)))
+    threads = []
+    recsys.sampled_evaluate(
+        test, (users, ids, values), ["nDCG@5"], train=train, negatives=10,
+        progress=lambda done, total: threads.extend(
+            i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"
+        ),
+    )  # fmt: skip
+    assert threads and set(threads) == {1}

@@ -253,17 +253,15 @@ def sampled_rank_distribution(n: int, m: int) -> np.ndarray:
 
     log_p = (
         log_choose(above, np.minimum(take_above, above))
-        + log_choose(below, np.minimum(np.maximum(take_below, 0), below))
+        + log_choose(below, np.minimum(take_below, below))
         - log_choose(n - 1, m)
     )
     return np.where(valid, np.exp(log_p), 0.0)
 
 
-#: A γ = 0 fit accepts an active set when its KKT conditions hold to this tolerance, the
-#: default ``tol`` of ``scipy.optimize.lsq_linear`` (whose BVLS stops on the same test).
+#: BVLS stops when the KKT conditions hold to this tolerance, or the cost falls by less than
+#: this share: the default ``tol`` of ``scipy.optimize.lsq_linear``.
 _KKT_TOLERANCE = 1e-10
-#: Active-set steps tried from a start before falling back to BVLS.
-_ACTIVE_SET_STEPS = 20
 
 
 @dataclass
@@ -328,10 +326,11 @@ def corrected_metric(
     dependent: its unconstrained solution swings over many orders of magnitude (the
     oscillation of the paper's Figure 4, here made worse by rounding), so rankscope bounds
     each M̂(s) to the metric's range, min_r M(r) ≤ M̂(s) ≤ max_r M(r) (bounded-variable least
-    squares on A's QR factors, ``scipy.optimize.lsq_linear(method="bvls")``).  Where the
-    columns are dependent to rounding (AUC, whose sampled value is already unbiased, with
-    many candidates) the bounded fit has many minimisers, equally good: the one returned
-    may change with rounding.  With m = n − 1 (every negative drawn) r̃ = r and M̂ = M for
+    squares, BVLS, on A's QR factors).  Where the columns are dependent to rounding (AUC,
+    whose sampled value is already unbiased, with many candidates; MRR) the bounded fit has
+    many minimisers, as good as each other to BVLS's tolerance: the one returned depends on
+    where the fit starts (`sampled_evaluate` starts each count's from the count before's).
+    With m = n − 1 (every negative drawn) r̃ = r and M̂ = M for
     every γ.  A sampled rank s that no full rank can give (c_s = 0, possible only with a
     ``prior`` that is 0 somewhere) gets the value of the nearest rank that can.
     """
@@ -379,37 +378,69 @@ def _bounded_least_squares(
     r: np.ndarray, c: np.ndarray, lower: float, upper: float, start: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The x minimising ‖rx − c‖ with lower ≤ x ≤ upper, and the bound each xᵢ is at (-1
-    the lower, 1 the upper, 0 neither).
+    the lower, 1 the upper, 0 neither): Stark & Parker's bounded-variable least squares
+    (BVLS), as ``scipy.optimize.lsq_linear(method="bvls")`` runs it, with its tolerance.
 
-    ``start``, the active set of a nearby problem (the fit for a neighbouring candidate
-    count, most of whose values sit at the same bounds), is tried first, by primal–dual
-    active-set steps: the free variables take their least-squares values given the others at
-    their bounds; a free one outside the bounds goes to that bound, a bound one whose
-    gradient points inside is freed, until none moves.  The problem is convex, so an x that
-    lies inside the bounds and meets the KKT conditions (to lsq_linear's tolerance) is the
-    minimum — a few solves instead of BVLS's dozens.  Without a start, or when the steps do
-    not settle, BVLS from scratch."""
-    if start is not None:
-        bound = start.copy()
-        for _ in range(_ACTIVE_SET_STEPS):
-            x = np.where(bound < 0, lower, upper).astype(np.float64)
-            free = bound == 0
-            if free.any():
-                fixed = ~free
-                rest = c - r[:, fixed] @ x[fixed]
-                x[free] = np.linalg.lstsq(r[:, free], rest, rcond=None)[0]
-            gradient = r.T @ (r @ x - c)
-            low, high = free & (x <= lower), free & (x >= upper)
-            wrong = ~free & (gradient * bound > _KKT_TOLERANCE)
-            if not (low.any() or high.any() or wrong.any()):
-                if not free.any() or np.abs(gradient[free]).max() < _KKT_TOLERANCE:
-                    return x, bound
+    ``start``, the bounds active in a nearby problem (the fit for a neighbouring candidate
+    count, most of whose values sit at the same bounds), replaces the unconstrained solution
+    as the first guess: the free variables take their least-squares values, the others their
+    bounds, and BVLS moves one variable at a time from there until the KKT conditions hold
+    (or the cost stops falling) — a few solves instead of dozens from scratch."""
+    size = len(c)
+    bound = np.zeros(size, dtype=np.int64) if start is None else start.copy()
+    x = np.where(bound < 0, lower, upper).astype(np.float64)
+    # the first guess: least squares on the free variables, those beyond a bound set to it,
+    # until the free ones are feasible
+    free = np.flatnonzero(bound == 0)
+    while free.size:
+        x[free] = 0.0
+        z = np.linalg.lstsq(r[:, free], c - r @ x, rcond=None)[0]
+        low, high = z < lower, z > upper
+        x[free[low]], bound[free[low]] = lower, -1
+        x[free[high]], bound[free[high]] = upper, 1
+        inside = ~(low | high)
+        x[free[inside]] = z[inside]
+        if inside.all():
+            break
+        free = free[inside]
+    residual = r @ x - c
+    cost = 0.5 * float(residual @ residual)
+    gradient = r.T @ residual
+    for _ in range(size):
+        if _kkt_violation(gradient, bound) < _KKT_TOLERANCE:
+            break
+        bound[int(np.argmax(gradient * bound))] = 0  # the bound variable that most wants in
+        while True:
+            free = np.flatnonzero(bound == 0)
+            fixed = np.where(bound == 0, 0.0, x)
+            z = np.linalg.lstsq(r[:, free], c - r @ fixed, rcond=None)[0]
+            old = x[free]
+            low, high = np.flatnonzero(z < lower), np.flatnonzero(z > upper)
+            beyond = np.concatenate([low, high])
+            if not beyond.size:
+                x[free] = z
                 break
-            bound[low], bound[high], bound[wrong] = -1, 1, 0
-    from scipy.optimize import lsq_linear
+            # step towards z as far as the first bound crossed, which becomes active
+            limits = np.concatenate([lower - old[low], upper - old[high]])
+            steps = limits / (z[beyond] - old[beyond])
+            first = int(np.argmin(steps))
+            x[free] = old * (1.0 - steps[first]) + steps[first] * z
+            at, side = free[beyond[first]], -1 if first < low.size else 1
+            bound[at], x[at] = side, lower if side < 0 else upper  # exactly on it
+        residual = r @ x - c
+        new_cost = 0.5 * float(residual @ residual)
+        stalled = cost - new_cost < _KKT_TOLERANCE * cost
+        cost = new_cost
+        gradient = r.T @ residual
+        if stalled:
+            break
+    return x, bound
 
-    found = lsq_linear(r, c, bounds=(lower, upper), method="bvls", tol=_KKT_TOLERANCE)
-    return found.x, found.active_mask.astype(np.int64)
+
+def _kkt_violation(gradient: np.ndarray, bound: np.ndarray) -> float:
+    """The largest violation of the KKT conditions: a free variable's |gradient|, a bound
+    one's gradient pointing inside."""
+    return float(np.where(bound == 0, np.abs(gradient), gradient * bound).max())
 
 
 #: Corrections already fitted (uniform prior), by (measure, cutoff, n, m, γ); read-only
@@ -432,6 +463,22 @@ def _fit(
               for n, m in distinct for name, k in specs for gamma in gammas]  # fmt: skip
     if len(_FITTED) + sum(key not in _FITTED for key in wanted) > _FITTED_MAX:
         _FITTED.clear()
+    # BLAS on one thread: many small solves, which threads only slow down (the command line
+    # starts numpy with one; a notebook's numpy has started its threads, limited here).  The
+    # limit covers the libraries loaded when it is set: scipy's own BLAS first.
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        _fit_pairs(specs, gammas, distinct, progress)
+    return {key: _FITTED[key] for key in wanted}
+
+
+def _fit_pairs(
+    specs: list[tuple[str, int | None]], gammas: Sequence[float], distinct: list[tuple[int, int]],
+    progress: Callable[[int, int], None] | None,
+) -> None:  # fmt: skip
+    """`_fit`'s work: the corrections of ``distinct`` pairs missing from `_FITTED`."""
     starts: dict[tuple[str, int | None, int], np.ndarray] = {}
     for done, (n, m) in enumerate(distinct, 1):
         basis = None
@@ -448,7 +495,6 @@ def _fit(
                 _FITTED[key] = values
         if progress is not None:
             progress(done, len(distinct))
-    return {key: _FITTED[key] for key in wanted}
 
 
 class SampledOptions(TypedDict, total=False):
