@@ -240,21 +240,18 @@ def sampled_rank_distribution(n: int, m: int) -> np.ndarray:
 
     if n < 1 or not 0 <= m <= n - 1:
         raise UsageError(f"need n >= 1 candidates and 0 <= m <= n - 1 negatives (n={n}, m={m})")
-    # log k! for k = 0..n, looked up rather than evaluated at each of the n × (m + 1) cells
-    log_factorial = gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
-    r = np.arange(1, n + 1)[:, None]
-    s = np.arange(1, m + 2)[None, :]
-    above, below = r - 1, n - r
-    take_above, take_below = s - 1, m - s + 1
-    valid = (take_above <= above) & (take_below <= below)
-
-    def log_choose(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
-        return log_factorial[a] - log_factorial[b] - log_factorial[np.maximum(a - b, 0)]
-
+    # log k! for k = 0..n, looked up rather than evaluated at each of the n × (m + 1) cells:
+    # log C(a, b) = log a! − log b! − log (a − b)!, the first two terms along r and s alone
+    lf = gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
+    above, below = np.arange(n), np.arange(n - 1, -1, -1)  # negatives above / below, by r
+    take_above, take_below = np.arange(m + 1), np.arange(m, -1, -1)  # drawn, by s
+    valid = (take_above[None, :] <= above[:, None]) & (take_below[None, :] <= below[:, None])
+    rest_above = np.maximum(above[:, None] - take_above[None, :], 0)
+    rest_below = np.maximum(below[:, None] - take_below[None, :], 0)
     log_p = (
-        log_choose(above, np.minimum(take_above, above))
-        + log_choose(below, np.minimum(take_below, below))
-        - log_choose(n - 1, m)
+        (lf[above][:, None] - lf[take_above][None, :]) - lf[rest_above]
+        + ((lf[below][:, None] - lf[take_below][None, :]) - lf[rest_below])
+        - ((lf[n - 1] - lf[m]) - lf[n - 1 - m])
     )
     return np.where(valid, np.exp(log_p), 0.0)
 
@@ -296,11 +293,9 @@ class _Basis:
         """R and each measure's Qᵀb, of A = QR (R: (m + 1) × (m + 1)): ‖Ax − b‖² = ‖Rx −
         Qᵀb‖² + a constant, so the bounded fit works on m + 1 rows instead of n.  One
         Householder QR of [A | b₁ … b_j] gives both (its top right block is Qᵀb)."""
-        from scipy.linalg import qr
-
         specs = list(self.targets)
         columns = [self.root[:, 0] * self.targets[spec] for spec in specs]
-        factor = qr(np.column_stack([self.a, *columns]), mode="r")[0]
+        factor = np.linalg.qr(np.column_stack([self.a, *columns]), mode="r")
         size = self.a.shape[1]
         r = np.triu(factor[:size, :size])
         return r, {spec: factor[:size, size + i].copy() for i, spec in enumerate(specs)}
@@ -464,9 +459,7 @@ def _fit(
     if len(_FITTED) + sum(key not in _FITTED for key in wanted) > _FITTED_MAX:
         _FITTED.clear()
     # BLAS on one thread: many small solves, which threads only slow down (the command line
-    # starts numpy with one; a notebook's numpy has started its threads, limited here).  The
-    # limit covers the libraries loaded when it is set: scipy's own BLAS first.
-    import scipy.linalg  # noqa: F401
+    # starts numpy with one; a notebook's numpy has started its threads, limited here)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
