@@ -295,7 +295,7 @@ class _Basis:
         Householder QR of [A | b₁ … b_j] gives both (its top right block is Qᵀb)."""
         specs = list(self.targets)
         columns = [self.root[:, 0] * self.targets[spec] for spec in specs]
-        factor = np.linalg.qr(np.column_stack([self.a, *columns]), mode="r")
+        factor = np.asarray(np.linalg.qr(np.column_stack([self.a, *columns]), mode="r"))
         size = self.a.shape[1]
         r = np.triu(factor[:size, :size])
         return r, {spec: factor[:size, size + i].copy() for i, spec in enumerate(specs)}
