@@ -451,13 +451,18 @@ def test_column_wise_reading_gives_what_line_by_line_reading_does(tmp_path, monk
     )  # fmt: skip
 
 
+def _growing_profiles(users, items, seed):
+    """User j trained on the first j + 1 items and tested on the last: as many candidate
+    counts as users; random scores."""
+    ids = [f"i{j}" for j in range(items)]
+    names = [f"u{j}" for j in range(users)]
+    train = {user: {item: 3 for item in ids[: j + 1]} for j, user in enumerate(names)}
+    test = {user: {ids[-1]: 5} for user in names}
+    return train, test, names, ids, np.random.default_rng(seed).random((users, items))
+
+
 def test_progress_counts_the_candidate_counts_fitted():
-    # user j trained on j + 1 items: as many candidate counts as users
-    ids = [f"i{j}" for j in range(20)]
-    users = [f"u{j}" for j in range(5)]
-    train = {user: {item: 3 for item in ids[: j + 1]} for j, user in enumerate(users)}
-    test = {user: {ids[-1]: 5} for user in users}
-    values = np.random.default_rng(7).random((len(users), len(ids)))
+    train, test, users, ids, values = _growing_profiles(5, 20, seed=7)
     calls = []
     (result,) = recsys.sampled_evaluate_systems(test, (users, ids, values), train=train,
                                                 negatives=6)  # fmt: skip
@@ -496,11 +501,7 @@ def test_the_corrections_are_fitted_with_blas_on_one_thread():
     # the API runs as the command does, whatever the threads numpy's BLAS started with
     from threadpoolctl import threadpool_info
 
-    ids = [f"i{j}" for j in range(30)]
-    users = [f"u{j}" for j in range(3)]
-    train = {user: {item: 3 for item in ids[: j + 2]} for j, user in enumerate(users)}
-    test = {user: {ids[-1]: 5} for user in users}
-    values = np.random.default_rng(3).random((len(users), len(ids)))
+    train, test, users, ids, values = _growing_profiles(3, 30, seed=3)
     threads = []
     recsys.sampled_evaluate(
         test, (users, ids, values), ["nDCG@5"], train=train, negatives=10,
