@@ -562,32 +562,25 @@ def sampled_evaluate_systems(
             _draw(rng, negative_codes, negatives, popularity) for _ in targets[user]
         ]  # fmt: skip
         plan.append((user, targets[user], negative_codes, draws))
+    target_users = [user for user, ids, _, _ in plan for _ in ids]
+    target_items = [item for _, ids, _, _ in plan for item in ids]
+    candidates = np.array([len(c) + 1 for _, ids, c, _ in plan for _ in ids], dtype=np.int64)
+    drawn = np.array([len(d) for _, _, _, draws in plan for d in draws], dtype=np.int64)
     results = []
     for name, matrix in systems:
         row = {u: i for i, u in enumerate(matrix.users)}
         column = np.full(len(items), -1, dtype=np.int64)
         column[items.intern_many(matrix.items)] = np.arange(len(matrix.items))
-        out: dict[str, list] = {"user": [], "item": [], "n": [], "m": [], "full": [], "sampled": []}
-        for user, target_ids, negative_codes, draws in plan:
+        full, sampled = [], []
+        for user, target_ids, negative_codes, draws in plan:  # a user's targets at once
             s = matrix.values[row[user]]
-            negative_scores = s[column[negative_codes]]
-            for item, drawn in zip(target_ids, draws, strict=True):
-                target_score = s[column[items.code(item)]]
-                out["user"].append(user)
-                out["item"].append(item)
-                out["n"].append(len(negative_codes) + 1)
-                out["m"].append(len(drawn))
-                out["full"].append(1 + _above(negative_scores, target_score, tie_breaking))
-                out["sampled"].append(1 + _above(s[column[drawn]], target_score, tie_breaking))
+            target = s[column[items.intern_many(target_ids)]][:, None]
+            full.append(1 + _above(s[column[negative_codes]][None, :], target, tie_breaking))
+            sampled.append(1 + _above(s[column[np.stack(draws)]], target, tie_breaking))
         results.append(
             SampledResult(
-                name,
-                out["user"],
-                out["item"],
-                np.array(out["n"], dtype=np.int64),
-                np.array(out["m"], dtype=np.int64),
-                np.array(out["full"], dtype=np.int64),
-                np.array(out["sampled"], dtype=np.int64),
+                name, list(target_users), list(target_items), candidates.copy(), drawn.copy(),
+                np.concatenate(full).astype(np.int64), np.concatenate(sampled).astype(np.int64),
                 gamma,
             )  # fmt: skip
         )
@@ -754,7 +747,9 @@ def _draw(
     return rng.choice(pool, size=count, replace=False, p=weights / weights.sum())
 
 
-def _above(negative_scores: np.ndarray, target: float, tie_breaking: str) -> int:
+def _above(negative_scores: np.ndarray, target: np.ndarray, tie_breaking: str) -> np.ndarray:
+    """How many of the scores (last axis) rank above each target: those equal to it too
+    when ``tie_breaking`` is pessimistic."""
     if tie_breaking == "pessimistic":
-        return int((negative_scores >= target).sum())
-    return int((negative_scores > target).sum())
+        return (negative_scores >= target).sum(axis=-1)
+    return (negative_scores > target).sum(axis=-1)
