@@ -70,6 +70,7 @@ class Sample:
     wall_s: float
     peak_mb: float
     output: str
+    cpu_s: float = 0.0  # user + system seconds: steadier than wall time on a busy machine
 
 
 @dataclasses.dataclass
@@ -104,7 +105,8 @@ def run_once(command: Sequence[str], env: dict[str, str] | None = None) -> Sampl
             raise ToolFailed(f"exit {process.returncode}: {lines[-1]}")
         out.seek(0)
         # ru_maxrss is in KiB on Linux; report MB (10^6 bytes).
-        return Sample(wall, usage.ru_maxrss * 1024 / 1e6, out.read().decode(errors="replace"))
+        return Sample(wall, usage.ru_maxrss * 1024 / 1e6, out.read().decode(errors="replace"),
+                      usage.ru_utime + usage.ru_stime)  # fmt: skip
 
 
 def summary_values(output: str) -> dict[str, float]:

@@ -367,3 +367,146 @@ def test_the_commands_choices_are_the_modules():
     from rankscope.recsys import sampled as module
 
     assert command.ESTIMATORS == module.ESTIMATORS and command.SAMPLING == module.SAMPLING
+
+
+# -- the fit of many candidate counts at once, and the column-wise reading -----------------
+
+
+def _straightforward_fit(measure, n, m, gamma):
+    """The paper's objective solved directly (the implementation before issue 22): P(s | r)
+    from scipy's hypergeometric law, A = P / √n, b = M / √n (uniform prior), bounded
+    least squares on the n × (m + 1) system for γ = 0, the normal equations otherwise."""
+    from scipy.optimize import lsq_linear
+    from scipy.stats import hypergeom
+
+    name, k = parse_measure(measure)
+    table = hypergeom.pmf(np.arange(m + 1)[None, :], n - 1, np.arange(n)[:, None], m)
+    target = metric(name, k, np.arange(1, n + 1), n)
+    a, b = table / math.sqrt(n), target / math.sqrt(n)
+    if gamma == 0.0:
+        bounds = (target.min(), target.max())
+        return lsq_linear(a, b, bounds=bounds, method="bvls").x, table, target
+    lhs = (1 - gamma) * a.T @ a + gamma * np.diag(table.mean(axis=0))
+    return np.linalg.solve(lhs, a.T @ b), table, target
+
+
+def test_corrections_of_many_counts_match_the_straightforward_fit():
+    # the counts of a log fitted together, each bounded fit starting from the active set of
+    # the count before: the same corrections as each fitted alone from the paper's formula
+    m, counts = 40, [161, 163, 170, 171, 230]
+    ranks = np.arange(1, m + 2)
+    result = recsys.SampledResult(
+        "x", ["u"] * len(counts) * (m + 1), ["i"] * len(counts) * (m + 1),
+        np.repeat(counts, m + 1), np.full(len(counts) * (m + 1), m),
+        np.ones(len(counts) * (m + 1), dtype=np.int64), np.tile(ranks, len(counts)), 0.1,
+    )  # fmt: skip
+    for measure in ("HR@10", "nDCG@10", "MRR", "AUC"):
+        bias = result.values(measure, "minimal-bias").reshape(len(counts), m + 1)
+        bv = result.values(measure, "bv").reshape(len(counts), m + 1)
+        for at, n in enumerate(counts):
+            expected, table, target = _straightforward_fit(measure, n, m, 0.0)
+            assert np.allclose(bv[at], _straightforward_fit(measure, n, m, 0.1)[0],
+                               rtol=0, atol=1e-12), (measure, n)  # fmt: skip
+            if measure in ("HR@10", "nDCG@10"):
+                assert np.allclose(bias[at], expected, rtol=0, atol=1e-12), (measure, n)
+                continue
+            # AUC's sampled value is unbiased already (its columns fit M exactly), and MRR's
+            # columns are as nearly dependent: the bounded fit has many minimisers, as good
+            # as each other to BVLS's tolerance (it stops when the cost stops falling)
+            assert target.min() <= bias[at].min() and bias[at].max() <= target.max()
+            error = np.mean((table @ bias[at] - target) ** 2)
+            best = np.mean((table @ expected - target) ** 2)
+            assert error <= best * (1 + 1e-9) + 1e-15, (measure, n, error, best)
+
+
+def test_column_wise_reading_gives_what_line_by_line_reading_does(tmp_path, monkeypatch):
+    from rankscope.read import delimited
+
+    texts = [
+        "u\ta\t0.5\nu\tb\t1\nv\ta\t-2e3\n", "u a 0.5\nu b 1\n", "u,a,0.5\nv,b,1", "u;a;0,5\n",
+        "user\titem\tscore\nu\ta\t1\nu\tb\t2\n", "item,user,rank\na,u,1\nb,u,2\n",
+        "u\ta\nu\tb\nv\tc\n", "u\ta\t1\r\nu\tb\t2\r\n", "# c\nu\ta\t1\n", "u\ta\t1\n\nu\tb\t2\n",
+        "u\ta\t1\nu\tb\n", "u a 1\nu b\n", "u  a 1\n", "u\ta\tnan\n", "u\ta\t1\nu\tb\thigh\n",
+        "é\tà\t1\nü\tb\t2\n", "u\ta\t1\t\n", "\tu\ta\t1\n", "u\ta\u00a01\n", 'u,"a",1\n',
+        "u a 1 x\nu b 2 y\n", "user\titem\n",
+    ]  # fmt: skip
+    for at, text in enumerate(texts):
+        path = tmp_path / f"r{at}.txt"
+        path.write_text(text, encoding="utf-8", newline="")
+        outcomes = []
+        for columns in (delimited.columns, lambda data, is_header: None):
+            monkeypatch.setattr(delimited, "columns", columns)
+            try:
+                run = recsys.read_recommendations(str(path))
+            except InputError as error:
+                outcomes.append(str(error))
+            else:
+                outcomes.append([run.queries.strings_of(run.query), run.docs.strings_of(run.doc),
+                                 run.score.tolist(), run.line.tolist()])  # fmt: skip
+        assert outcomes[0] == outcomes[1], text
+    monkeypatch.undo()
+    # and the column-wise reading is the one taken for a plain file
+    assert delimited.columns(b"u\ta\t1\nv\tb\t2\n", lambda first, second: False) == (
+        None, [["u", "v"], ["a", "b"], ["1", "2"]], 1,
+    )  # fmt: skip
+
+
+def _growing_profiles(users, items, seed):
+    """User j trained on the first j + 1 items and tested on the last: as many candidate
+    counts as users; random scores."""
+    ids = [f"i{j}" for j in range(items)]
+    names = [f"u{j}" for j in range(users)]
+    train = {user: {item: 3 for item in ids[: j + 1]} for j, user in enumerate(names)}
+    test = {user: {ids[-1]: 5} for user in names}
+    return train, test, names, ids, np.random.default_rng(seed).random((users, items))
+
+
+def test_progress_counts_the_candidate_counts_fitted():
+    train, test, users, ids, values = _growing_profiles(5, 20, seed=7)
+    calls = []
+    (result,) = recsys.sampled_evaluate_systems(test, (users, ids, values), train=train,
+                                                negatives=6)  # fmt: skip
+    recsys.sampled_evaluate(test, (users, ids, values), ["MRR"], train=train, negatives=6,
+                            progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    counts = {(int(n), int(m)) for n, m in zip(result.candidates, result.negatives, strict=True)}
+    assert len(counts) == 5
+    assert calls == [(done, len(counts)) for done in range(1, len(counts) + 1)]
+
+
+def test_the_command_draws_progress_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    pytest.importorskip("tqdm")
+    from rankscope.cli import main
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    (tmp_path / "test.tsv").write_text("u\ta\t5\nv\tb\t4\n")
+    (tmp_path / "sys.txt").write_text("u a 0.9\nu b 1.0\nu c 0.1\nv a 1\nv b 0\nv c 2\n")
+    command = ["sampled", str(tmp_path / "test.tsv"), str(tmp_path / "sys.txt"), "-m", "MRR"]
+    assert main(command) == 0  # pytest captures stderr: not a terminal, no bar
+    assert "fitting" not in capsys.readouterr().err
+    for quiet in (False, True):
+        terminal = Tty()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(command + ["--quiet"] * quiet) == 0
+        drawn = terminal.getvalue()
+        assert ("reading the scores" in drawn and "fitting the corrections" in drawn) != quiet
+
+
+def test_the_corrections_are_fitted_with_blas_on_one_thread():
+    # the API runs as the command does, whatever the threads numpy's BLAS started with
+    from threadpoolctl import threadpool_info
+
+    train, test, users, ids, values = _growing_profiles(3, 30, seed=3)
+    threads = []
+    recsys.sampled_evaluate(
+        test, (users, ids, values), ["nDCG@5"], train=train, negatives=10,
+        progress=lambda done, total: threads.extend(
+            i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"
+        ),
+    )  # fmt: skip
+    assert threads and set(threads) == {1}

@@ -11,7 +11,8 @@ draws are seeded (--seed) and the same for every system.
 Each SCORES file holds a system's scores, one 'user item score' line per scored pair
 (tabs, spaces or commas; a TREC run works too), over the whole catalog: the negatives are
 drawn from the items the systems score, and every system must score the same items.  A
-pair without a score ranks below every scored item (one warning counts them).
+pair without a score ranks below every scored item (one warning counts them).  On a terminal
+a progress bar follows the reading and the fitting (--quiet: none).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         Option(("--gamma",), "gamma", "the BV estimator's weight (default 0.1)", type=float,
                default=0.1),
         options.FORMAT.worded(choices=("table", "csv", "json")),
+        options.QUIET,
     ))  # fmt: skip
 
 
@@ -66,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ..recsys import read_recommendations
     from ..recsys.sampled import DEFAULT_MEASURES, sampled_evaluate
     from ..report.sampled import format_sampled
+    from .progress import progress_bar
 
     names = [file_stem(s) for s in args.scores]
     if len(set(names)) < len(names):
@@ -73,13 +76,20 @@ def run(args: argparse.Namespace) -> int:
         from ..errors import UsageError
 
         raise UsageError(f"two score files are named {twice!r}: rename one")
-    scores = {n: read_recommendations(s, name=n) for n, s in zip(names, args.scores, strict=True)}
+    scores = {}
+    with progress_bar("reading the scores", args.quiet) as progress:
+        for at, (name, path) in enumerate(zip(names, args.scores, strict=True)):
+            scores[name] = read_recommendations(path, name=name)
+            if progress is not None:
+                progress(at + 1, len(names))
     measures = args.measures or list(DEFAULT_MEASURES)
     estimators = args.estimators or list(ESTIMATORS)
-    table = sampled_evaluate(
-        args.test, scores, measures, estimators=estimators, output="dict", train=args.train,
-        negatives=args.negatives, sampling=args.sampling, seed=args.seed,
-        threshold=args.threshold, tie_breaking=args.tie_breaking, gamma=args.gamma,
-    )  # fmt: skip
+    with progress_bar("fitting the corrections", args.quiet) as progress:
+        table = sampled_evaluate(
+            args.test, scores, measures, estimators=estimators, output="dict",
+            progress=progress, train=args.train, negatives=args.negatives,
+            sampling=args.sampling, seed=args.seed, threshold=args.threshold,
+            tie_breaking=args.tie_breaking, gamma=args.gamma,
+        )  # fmt: skip
     sys.stdout.write(format_sampled(table, estimators, args.format))
     return 0

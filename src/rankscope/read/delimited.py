@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from .fields import excerpt, field_count_error, nul_error, nul_line, text_start
 from .trec import read_bytes, source_name
@@ -137,3 +139,68 @@ def rows(
         if len(fields) != width and sep is not None:
             raise width_error(source, n, fields, width, sep, header is not None, table[0][0])
     return source, header, table, sep
+
+
+#: The separators `columns` reads, and a pattern of the white space it leaves to `rows`
+#: (which strips it from lines and fields): any but the line break and the separator.
+_PLAIN_SEPARATORS = {"\t": "\t", ",": ",", ";": ";", None: " "}
+_STRIPPED = {
+    sep: re.compile(r"[^\S\n" + ("\t" if sep == "\t" else " " if sep is None else "") + "]")
+    for sep in _PLAIN_SEPARATORS
+}
+#: ASCII white space but the line break: the check of an ASCII text, faster than the pattern's
+_STRIPPED_BYTES = b" \t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def columns(
+    data: bytes, is_header: Callable[[list[str], list[str] | None], bool]
+) -> tuple[list[str] | None, list[list[str]], int] | None:
+    """(header or None, the fields of each column, the line number of the first row) of a
+    plain delimited text, read column-wise: what `rows` gives for it, without going line by
+    line (several times faster on a file of millions of lines).
+
+    Plain: UTF-8; every line of the same number (≥ 2) of fields separated by one tab, comma,
+    semicolon or space, none at either end of a line; no blank line, comment (``#``), CSV
+    quote or other white space.  None for any other text: `rows` reads it, and reports its
+    errors by line."""
+    body = data[:-1] if data.endswith(b"\n") else data
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text or "\n\n" in text or "#" in text or '"' in text:
+        return None
+    first = text.partition("\n")[0]
+    sep = separator(first)
+    if sep not in _PLAIN_SEPARATORS:
+        return None
+    others = _STRIPPED_BYTES.replace(b" " if sep is None else b"\t" if sep == "\t" else b"", b"")
+    if any(byte in body for byte in others):
+        return None
+    if not body.isascii() and _STRIPPED[sep].search(text):  # Unicode white space
+        return None
+    mark = _PLAIN_SEPARATORS[sep]
+    if text[0] in "\n" + mark or text[-1] == mark or f"\n{mark}" in text or f"{mark}\n" in text:
+        return None
+    if sep is None and "  " in text:
+        return None
+    width = first.count(mark) + 1
+    # width - 1 separators on every line: every width-th break (a separator or a line's end)
+    # ends a line, and no other does
+    raw = np.frombuffer(body, np.uint8)
+    breaks = np.flatnonzero((raw == ord(mark)) | (raw == 10))
+    ends = int(np.count_nonzero(raw[breaks] == 10)) + 1
+    if width < 2 or len(breaks) + 1 != width * ends:
+        return None
+    if (raw[breaks[width - 1 :: width]] != 10).any():
+        return None
+    del raw, breaks
+    flat = text.replace("\n", mark).split(mark)
+    fields = [flat[j::width] for j in range(width)]
+    del flat
+    second = [column[1] for column in fields] if ends > 1 else None
+    if not is_header([column[0] for column in fields], second):
+        return None, fields, 1
+    if ends == 1:
+        return None
+    return [column.pop(0) for column in fields], fields, 2

@@ -98,39 +98,62 @@ def read_recommendations(
     if delimited.separator(first) is None and len(first.split()) >= 6:
         # every line kept: a repeated pair is resolved below, with a warning
         return _deduplicated(parse_run_lines(data, src, users, items, name))
+    plain = delimited.columns(data, is_header)
+    if plain is not None:  # read column-wise
+        header, fields, start = plain
+        u_at, i_at, s_at, by_rank = _layout(header, columns)
+        if max(u_at, i_at) < len(fields):
+            tokens = fields[s_at] if s_at is not None and s_at < len(fields) else None
+            lines = range(start, start + len(fields[0]))
+            return _deduplicated(
+                _recs(fields[u_at], fields[i_at], tokens, lines, by_rank, users, items, name, src)
+            )
     _, header, rows, _ = delimited.rows(
         source, min_fields=2, what="recommendations", is_header=is_header, data=(data, src)
     )
     return _deduplicated(_recs_from_rows(rows, header, columns, users, items, name, src))
 
 
+def _layout(
+    header: list[str] | None, columns: Mapping[str, str] | None
+) -> tuple[int, int, int | None, bool]:
+    """The positions of the user, the item and the score (or rank) fields, and whether the
+    last is a rank: ``user item score`` without a header, else by the header's names."""
+    if header is None:
+        return 0, 1, 2, False
+    columns = dict(columns or {})
+    u_found = delimited.find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
+    i_found = delimited.find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
+    s_at = delimited.find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
+    by_rank = False
+    if s_at is None:
+        s_at = delimited.find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
+        by_rank = s_at is not None
+    return 0 if u_found is None else u_found, 1 if i_found is None else i_found, s_at, by_rank
+
+
 def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
-    u_at, i_at, by_rank = 0, 1, False
-    s_at: int | None = 2
-    if header is not None:
-        columns = dict(columns or {})
-        u_found = delimited.find(header, [columns.get("user", "").lower()] + list(USER_NAMES))
-        i_found = delimited.find(header, [columns.get("item", "").lower()] + list(ITEM_NAMES))
-        u_at = 0 if u_found is None else u_found
-        i_at = 1 if i_found is None else i_found
-        s_at = delimited.find(header, [columns.get("score", "").lower()] + list(SCORE_NAMES))
-        if s_at is None:
-            s_at = delimited.find(header, [columns.get("rank", "").lower()] + list(RANK_NAMES))
-            by_rank = s_at is not None
+    u_at, i_at, s_at, by_rank = _layout(header, columns)
     has_score = s_at is not None and len(rows[0][1]) > s_at
     field = RANK if by_rank else SCORE
     scores = {field.name: s_at if has_score else None}
     us, its, values = user_item_rows(rows, u_at, i_at, scores, source)
-    ss, ls = values[field.name], [n for n, _ in rows]
+    tokens = values[field.name] if has_score else None
+    return _recs(us, its, tokens, [n for n, _ in rows], by_rank, users, items, name, source)
+
+
+def _recs(us, its, tokens, lines, by_rank, users, items, name, source) -> Run:
+    """The `Run` of the user, item and score (or rank: ``by_rank``) fields of lines ``lines``
+    (no scores: each user's lines in order)."""
     uc = users.intern_many(us)
-    if has_score:
-        score = field.tokens(ss, source, ls).astype(np.float64)
+    if tokens is not None:
+        score = (RANK if by_rank else SCORE).tokens(tokens, source, lines).astype(np.float64)
         score = -score if by_rank else score
     else:
         score = _order_scores(uc)
     return Run(
         name or file_stem(source), users, items, uc, items.intern_many(its), score,
-        source=source, line=np.asarray(ls, dtype=np.int64),
+        source=source, line=np.asarray(lines, dtype=np.int64),
     )  # fmt: skip
 
 

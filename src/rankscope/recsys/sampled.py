@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
@@ -151,11 +151,18 @@ class SampledResult:
             return metric(name, k, self.sampled_rank, self.negatives + 1)
         out = np.empty(len(self.full_rank))
         gamma = 0.0 if estimator == "minimal-bias" else self.gamma
-        pairs = np.stack([self.candidates, self.negatives], axis=1)
-        for n, m in np.unique(pairs, axis=0).tolist():
-            at = (self.candidates == n) & (self.negatives == m)
-            out[at] = _correction(measure, n, m, gamma)[self.sampled_rank[at] - 1]
+        pairs, which = self.pairs()
+        fitted = _fit([measure], [gamma], pairs)
+        for at, (n, m) in enumerate(pairs.tolist()):
+            chosen = which == at
+            out[chosen] = fitted[name, k, n, m, gamma][self.sampled_rank[chosen] - 1]
         return out
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct (n, m) of the targets (rows, in order) and each target's row."""
+        pairs = np.stack([self.candidates, self.negatives], axis=1).reshape(-1, 2)
+        distinct, which = np.unique(pairs, axis=0, return_inverse=True)
+        return distinct, which.reshape(-1)
 
     def mean(self, measure: str, estimator: str = "sampled") -> float:
         """The mean over the targets (NaN without targets)."""
@@ -233,22 +240,65 @@ def sampled_rank_distribution(n: int, m: int) -> np.ndarray:
 
     if n < 1 or not 0 <= m <= n - 1:
         raise UsageError(f"need n >= 1 candidates and 0 <= m <= n - 1 negatives (n={n}, m={m})")
-    r = np.arange(1, n + 1, dtype=np.float64)[:, None]
-    s = np.arange(1, m + 2, dtype=np.float64)[None, :]
-    above, below = r - 1, n - r
-    take_above, take_below = s - 1, m - s + 1
-    valid = (take_above <= above) & (take_below <= below)
-
-    def log_choose(a, b):
-        return gammaln(a + 1) - gammaln(b + 1) - gammaln(np.maximum(a - b, 0) + 1)
-
-    with np.errstate(invalid="ignore"):
-        log_p = (
-            log_choose(above, np.minimum(take_above, above))
-            + log_choose(below, np.minimum(take_below, below))
-            - log_choose(float(n - 1), float(m))
-        )
+    # log k! for k = 0..n, looked up rather than evaluated at each of the n × (m + 1) cells:
+    # log C(a, b) = log a! − log b! − log (a − b)!, the first two terms along r and s alone
+    lf = gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
+    above, below = np.arange(n), np.arange(n - 1, -1, -1)  # negatives above / below, by r
+    take_above, take_below = np.arange(m + 1), np.arange(m, -1, -1)  # drawn, by s
+    valid = (take_above[None, :] <= above[:, None]) & (take_below[None, :] <= below[:, None])
+    rest_above = np.maximum(above[:, None] - take_above[None, :], 0)
+    rest_below = np.maximum(below[:, None] - take_below[None, :], 0)
+    log_p = (
+        (lf[above][:, None] - lf[take_above][None, :]) - lf[rest_above]
+        + ((lf[below][:, None] - lf[take_below][None, :]) - lf[rest_below])
+        - ((lf[n - 1] - lf[m]) - lf[n - 1 - m])
+    )
     return np.where(valid, np.exp(log_p), 0.0)
+
+
+#: BVLS stops when the KKT conditions hold to this tolerance, or the cost falls by less than
+#: this share: the default ``tol`` of ``scipy.optimize.lsq_linear``.
+_KKT_TOLERANCE = 1e-10
+
+
+@dataclass
+class _Basis:
+    """What every measure and γ fitted for one (n, m) and prior share: P(s | r) (``table``),
+    D^½ (``root``, a column), A = D^½ P, c (``reach``) and each measure's b = D^½ M
+    (``targets``, by (name, cutoff)); AᵀA (for γ > 0) and the fit reduced by A's QR factors
+    (for γ = 0) when first asked for."""
+
+    table: np.ndarray
+    root: np.ndarray
+    a: np.ndarray
+    reach: np.ndarray
+    targets: dict[tuple[str, int | None], np.ndarray]
+
+    @classmethod
+    def of(
+        cls, n: int, m: int, weights: np.ndarray, specs: Sequence[tuple[str, int | None]]
+    ) -> _Basis:
+        table = sampled_rank_distribution(n, m)
+        root = np.sqrt(weights)[:, None]
+        ranks = np.arange(1, n + 1)
+        targets = {(name, k): metric(name, k, ranks, n) for name, k in specs}
+        return cls(table, root, root * table, weights @ table, targets)
+
+    @functools.cached_property
+    def gram(self) -> np.ndarray:
+        return self.a.T @ self.a
+
+    @functools.cached_property
+    def reduced(self) -> tuple[np.ndarray, dict[tuple[str, int | None], np.ndarray]]:
+        """R and each measure's Qᵀb, of A = QR (R: (m + 1) × (m + 1)): ‖Ax − b‖² = ‖Rx −
+        Qᵀb‖² + a constant, so the bounded fit works on m + 1 rows instead of n.  One
+        Householder QR of [A | b₁ … b_j] gives both (its top right block is Qᵀb)."""
+        specs = list(self.targets)
+        columns = [self.root[:, 0] * self.targets[spec] for spec in specs]
+        factor = np.asarray(np.linalg.qr(np.column_stack([self.a, *columns]), mode="r"))
+        size = self.a.shape[1]
+        r = np.triu(factor[:size, :size])
+        return r, {spec: factor[:size, size + i].copy() for i, spec in enumerate(specs)}
 
 
 def corrected_metric(
@@ -271,15 +321,17 @@ def corrected_metric(
     dependent: its unconstrained solution swings over many orders of magnitude (the
     oscillation of the paper's Figure 4, here made worse by rounding), so rankscope bounds
     each M̂(s) to the metric's range, min_r M(r) ≤ M̂(s) ≤ max_r M(r) (bounded-variable least
-    squares, ``scipy.optimize.lsq_linear(method="bvls")``).  With m = n − 1 (every negative
-    drawn) r̃ = r and M̂ = M for every γ.  A sampled rank s that no full rank can give
-    (c_s = 0, possible only with a ``prior`` that is 0 somewhere) gets the value of the
-    nearest rank that can.
+    squares, BVLS, on A's QR factors).  Where the columns are dependent to rounding (AUC,
+    whose sampled value is already unbiased, with many candidates; MRR) the bounded fit has
+    many minimisers, as good as each other to BVLS's tolerance: the one returned depends on
+    where the fit starts (`sampled_evaluate` starts each count's from the count before's).
+    With m = n − 1 (every negative drawn) r̃ = r and M̂ = M for
+    every γ.  A sampled rank s that no full rank can give (c_s = 0, possible only with a
+    ``prior`` that is 0 somewhere) gets the value of the nearest rank that can.
     """
     name, k = parse_measure(measure)
     if not 0.0 <= gamma <= 1.0:
         raise UsageError(f"gamma must lie in [0, 1] (got {shown(gamma)})")
-    table = sampled_rank_distribution(n, m)
     if prior is None:
         weights = np.full(n, 1.0 / n)
     else:
@@ -287,36 +339,155 @@ def corrected_metric(
         if weights.shape != (n,) or (weights < 0).any() or not weights.sum() > 0:
             raise UsageError(f"prior must be {n} non-negative weights, not all 0")
         weights = weights / weights.sum()
-    target = metric(name, k, np.arange(1, n + 1), n)
-    root = np.sqrt(weights)[:, None]
-    a, b = root * table, root[:, 0] * target
-    reach = weights @ table
+    return _fit_one(_Basis.of(n, m, weights, [(name, k)]), name, k, gamma, None)[0]
+
+
+def _fit_one(
+    basis: _Basis, name: str, k: int | None, gamma: float, start: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """`corrected_metric` on a `_Basis`, and for γ = 0 the bound each value is at (-1 the
+    lower, 1 the upper, 0 neither), which ``start`` takes to begin the fit of a nearby n."""
+    m = basis.table.shape[1] - 1
+    target = basis.targets[name, k]
+    b = basis.root[:, 0] * target
+    bound = None
     if gamma == 0.0:
-        from scipy.optimize import lsq_linear
-
-        bounds = (float(target.min()), float(target.max()))
-        if bounds[0] == bounds[1]:  # a constant metric (n = 1, say) is its own estimate
-            return np.full(m + 1, bounds[0])
-        solution = lsq_linear(a, b, bounds=bounds, method="bvls").x
+        lower, upper = float(target.min()), float(target.max())
+        if lower == upper:  # a constant metric (n = 1, say) is its own estimate
+            return np.full(m + 1, lower), None
+        r, projected = basis.reduced
+        solution, bound = _bounded_least_squares(r, projected[name, k], lower, upper, start)
     else:
-        lhs = (1.0 - gamma) * (a.T @ a) + gamma * np.diag(reach)
-        usable = reach > 0
+        lhs = (1.0 - gamma) * basis.gram + gamma * np.diag(basis.reach)
+        usable = basis.reach > 0
         solution = np.zeros(m + 1)
-        solution[usable] = np.linalg.solve(lhs[np.ix_(usable, usable)], (a.T @ b)[usable])
-    if not (reach > 0).all():
-        usable = np.flatnonzero(reach > 0)
-        nearest = usable[np.abs(np.arange(m + 1)[:, None] - usable[None, :]).argmin(axis=1)]
-        solution = solution[nearest]
-    return solution
+        solution[usable] = np.linalg.solve(lhs[np.ix_(usable, usable)], (basis.a.T @ b)[usable])
+    if not (basis.reach > 0).all():
+        reachable = np.flatnonzero(basis.reach > 0)
+        gaps = np.abs(np.arange(m + 1)[:, None] - reachable[None, :])
+        solution = solution[reachable[gaps.argmin(axis=1)]]
+    return solution, bound
 
 
-@functools.lru_cache(maxsize=4096)
-def _correction(measure: str, n: int, m: int, gamma: float) -> np.ndarray:
-    """`corrected_metric` with the uniform prior, computed once per (measure, n, m, γ) (the
-    users of a log share few candidate counts, the systems all of them); read-only."""
-    values = corrected_metric(measure, n, m, gamma=gamma)
-    values.setflags(write=False)
-    return values
+def _bounded_least_squares(
+    r: np.ndarray, c: np.ndarray, lower: float, upper: float, start: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The x minimising ‖rx − c‖ with lower ≤ x ≤ upper, and the bound each xᵢ is at (-1
+    the lower, 1 the upper, 0 neither): Stark & Parker's bounded-variable least squares
+    (BVLS), as ``scipy.optimize.lsq_linear(method="bvls")`` runs it, with its tolerance.
+
+    ``start``, the bounds active in a nearby problem (the fit for a neighbouring candidate
+    count, most of whose values sit at the same bounds), replaces the unconstrained solution
+    as the first guess: the free variables take their least-squares values, the others their
+    bounds, and BVLS moves one variable at a time from there until the KKT conditions hold
+    (or the cost stops falling) — a few solves instead of dozens from scratch."""
+    size = len(c)
+    bound = np.zeros(size, dtype=np.int64) if start is None else start.copy()
+    x = np.where(bound < 0, lower, upper).astype(np.float64)
+    # the first guess: least squares on the free variables, those beyond a bound set to it,
+    # until the free ones are feasible
+    free = np.flatnonzero(bound == 0)
+    while free.size:
+        x[free] = 0.0
+        z = np.linalg.lstsq(r[:, free], c - r @ x, rcond=None)[0]
+        low, high = z < lower, z > upper
+        x[free[low]], bound[free[low]] = lower, -1
+        x[free[high]], bound[free[high]] = upper, 1
+        inside = ~(low | high)
+        x[free[inside]] = z[inside]
+        if inside.all():
+            break
+        free = free[inside]
+    residual = r @ x - c
+    cost = 0.5 * float(residual @ residual)
+    gradient = r.T @ residual
+    for _ in range(size):
+        if _kkt_violation(gradient, bound) < _KKT_TOLERANCE:
+            break
+        bound[int(np.argmax(gradient * bound))] = 0  # the bound variable that most wants in
+        while True:
+            free = np.flatnonzero(bound == 0)
+            fixed = np.where(bound == 0, 0.0, x)
+            z = np.linalg.lstsq(r[:, free], c - r @ fixed, rcond=None)[0]
+            old = x[free]
+            low, high = np.flatnonzero(z < lower), np.flatnonzero(z > upper)
+            beyond = np.concatenate([low, high])
+            if not beyond.size:
+                x[free] = z
+                break
+            # step towards z as far as the first bound crossed, which becomes active
+            limits = np.concatenate([lower - old[low], upper - old[high]])
+            steps = limits / (z[beyond] - old[beyond])
+            first = int(np.argmin(steps))
+            x[free] = old * (1.0 - steps[first]) + steps[first] * z
+            at, side = free[beyond[first]], -1 if first < low.size else 1
+            bound[at], x[at] = side, lower if side < 0 else upper  # exactly on it
+        residual = r @ x - c
+        new_cost = 0.5 * float(residual @ residual)
+        stalled = cost - new_cost < _KKT_TOLERANCE * cost
+        cost = new_cost
+        gradient = r.T @ residual
+        if stalled:
+            break
+    return x, bound
+
+
+def _kkt_violation(gradient: np.ndarray, bound: np.ndarray) -> float:
+    """The largest violation of the KKT conditions: a free variable's |gradient|, a bound
+    one's gradient pointing inside."""
+    return float(np.where(bound == 0, np.abs(gradient), gradient * bound).max())
+
+
+#: Corrections already fitted (uniform prior), by (measure, cutoff, n, m, γ); read-only
+#: arrays.  The users of a log share few candidate counts, the systems all of them.
+_FITTED: dict[tuple[str, int | None, int, int, float], np.ndarray] = {}
+_FITTED_MAX = 4096
+
+
+def _fit(
+    measures: Sequence[str], gammas: Sequence[float], pairs: np.ndarray,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[tuple[str, int | None, int, int, float], np.ndarray]:  # fmt: skip
+    """The corrections (uniform prior) of each measure and γ for each (n, m) row of
+    ``pairs``: one `_Basis` per pair, shared by the measures and γs; the pairs of one m in
+    increasing n, each γ = 0 fit starting from the active set of the count before.
+    ``progress(done, total)`` after each pair."""
+    specs = [parse_measure(measure) for measure in measures]
+    distinct = sorted({(n, m) for n, m in pairs.tolist()}, key=lambda pair: (pair[1], pair[0]))
+    wanted = [(name, k, n, m, float(gamma))
+              for n, m in distinct for name, k in specs for gamma in gammas]  # fmt: skip
+    if len(_FITTED) + sum(key not in _FITTED for key in wanted) > _FITTED_MAX:
+        _FITTED.clear()
+    # BLAS on one thread: many small solves, which threads only slow down (the command line
+    # starts numpy with one; a notebook's numpy has started its threads, limited here)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        _fit_pairs(specs, gammas, distinct, progress)
+    return {key: _FITTED[key] for key in wanted}
+
+
+def _fit_pairs(
+    specs: list[tuple[str, int | None]], gammas: Sequence[float], distinct: list[tuple[int, int]],
+    progress: Callable[[int, int], None] | None,
+) -> None:  # fmt: skip
+    """`_fit`'s work: the corrections of ``distinct`` pairs missing from `_FITTED`."""
+    starts: dict[tuple[str, int | None, int], np.ndarray] = {}
+    for done, (n, m) in enumerate(distinct, 1):
+        basis = None
+        for name, k in specs:
+            for gamma in gammas:
+                key = (name, k, n, m, float(gamma))
+                if key in _FITTED:
+                    continue
+                basis = basis or _Basis.of(n, m, np.full(n, 1.0 / n), specs)
+                values, bound = _fit_one(basis, name, k, gamma, starts.get((name, k, m)))
+                if bound is not None:
+                    starts[name, k, m] = bound
+                values.setflags(write=False)
+                _FITTED[key] = values
+        if progress is not None:
+            progress(done, len(distinct))
 
 
 class SampledOptions(TypedDict, total=False):
@@ -394,32 +565,25 @@ def sampled_evaluate_systems(
             _draw(rng, negative_codes, negatives, popularity) for _ in targets[user]
         ]  # fmt: skip
         plan.append((user, targets[user], negative_codes, draws))
+    target_users = [user for user, ids, _, _ in plan for _ in ids]
+    target_items = [item for _, ids, _, _ in plan for item in ids]
+    candidates = np.array([len(c) + 1 for _, ids, c, _ in plan for _ in ids], dtype=np.int64)
+    drawn = np.array([len(d) for _, _, _, draws in plan for d in draws], dtype=np.int64)
     results = []
     for name, matrix in systems:
         row = {u: i for i, u in enumerate(matrix.users)}
         column = np.full(len(items), -1, dtype=np.int64)
         column[items.intern_many(matrix.items)] = np.arange(len(matrix.items))
-        out: dict[str, list] = {"user": [], "item": [], "n": [], "m": [], "full": [], "sampled": []}
-        for user, target_ids, negative_codes, draws in plan:
+        full, sampled = [], []
+        for user, target_ids, negative_codes, draws in plan:  # a user's targets at once
             s = matrix.values[row[user]]
-            negative_scores = s[column[negative_codes]]
-            for item, drawn in zip(target_ids, draws, strict=True):
-                target_score = s[column[items.code(item)]]
-                out["user"].append(user)
-                out["item"].append(item)
-                out["n"].append(len(negative_codes) + 1)
-                out["m"].append(len(drawn))
-                out["full"].append(1 + _above(negative_scores, target_score, tie_breaking))
-                out["sampled"].append(1 + _above(s[column[drawn]], target_score, tie_breaking))
+            target = s[column[items.intern_many(target_ids)]][:, None]
+            full.append(1 + _above(s[column[negative_codes]][None, :], target, tie_breaking))
+            sampled.append(1 + _above(s[column[np.stack(draws)]], target, tie_breaking))
         results.append(
             SampledResult(
-                name,
-                out["user"],
-                out["item"],
-                np.array(out["n"], dtype=np.int64),
-                np.array(out["m"], dtype=np.int64),
-                np.array(out["full"], dtype=np.int64),
-                np.array(out["sampled"], dtype=np.int64),
+                name, list(target_users), list(target_items), candidates.copy(), drawn.copy(),
+                np.concatenate(full).astype(np.int64), np.concatenate(sampled).astype(np.int64),
                 gamma,
             )  # fmt: skip
         )
@@ -433,6 +597,7 @@ def sampled_evaluate(
     *,
     estimators: str | Sequence[str] = ESTIMATORS,
     output: str = "pandas",
+    progress: Callable[[int, int], None] | None = None,
     **options: Unpack[SampledOptions],
 ) -> Any:
     """Sampled evaluation (RecBole's ``uni100`` / ``pop100``) with Krichene & Rendle's
@@ -468,6 +633,9 @@ def sampled_evaluate(
     output:
         ``pandas`` (default), ``polars`` or ``dict``: the columns run, measure, estimator,
         value (the mean over the targets), targets (their number).
+    progress:
+        Called as ``progress(done, total)`` as the corrections are fitted, one step per
+        distinct (candidates, negatives) pair (the command line draws a bar with it).
 
     Test users or targets the systems do not score are left out, with a warning.
 
@@ -489,6 +657,10 @@ def sampled_evaluate(
         if estimator not in ESTIMATORS:
             raise UsageError(f"unknown estimator {estimator!r}: one of {', '.join(ESTIMATORS)}")
     results = sampled_evaluate_systems(test_log, scores, **options)
+    gammas = [g for e, g in (("minimal-bias", 0.0), ("bv", results[0].gamma)) if e in chosen]
+    if gammas:  # every correction at once: what the measures and γs share is computed once
+        pairs = np.unique(np.concatenate([result.pairs()[0] for result in results]), axis=0)
+        _fit(specs, gammas, pairs, progress)
     table: dict[str, list] = {"run": [], "measure": [], "estimator": [], "value": [], "targets": []}
     for result in results:
         for spec in specs:
@@ -578,7 +750,9 @@ def _draw(
     return rng.choice(pool, size=count, replace=False, p=weights / weights.sum())
 
 
-def _above(negative_scores: np.ndarray, target: float, tie_breaking: str) -> int:
+def _above(negative_scores: np.ndarray, target: np.ndarray, tie_breaking: str) -> np.ndarray:
+    """How many of the scores (last axis) rank above each target: those equal to it too
+    when ``tie_breaking`` is pessimistic."""
     if tie_breaking == "pessimistic":
-        return int((negative_scores >= target).sum())
-    return int((negative_scores > target).sum())
+        return (negative_scores >= target).sum(axis=-1)
+    return (negative_scores > target).sum(axis=-1)

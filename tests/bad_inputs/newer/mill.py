@@ -1,15 +1,9 @@
 """Bad-input cases of issue 22 for the newer commands no other module covers: ``explain``,
-``--weights`` and ``--segments`` (on ``eval``), and ``sampled``."""
+and ``--weights`` and ``--segments`` (on ``eval``)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-TEST = b"u1\ti1\t5\nu1\ti2\t1\nu2\ti1\t4\nu2\ti3\t5\n"
-SCORES = (
-    b"u1 i1 0.9\nu1 i2 0.1\nu1 i3 0.5\nu1 i4 0.2\n"
-    b"u2 i1 0.4\nu2 i2 0.3\nu2 i3 0.8\nu2 i4 0.6\n"
-)
 
 
 def declare(make: Any) -> None:
@@ -54,17 +48,3 @@ def declare(make: Any) -> None:
              ["w:1", "expected 2 fields (query segment), found 3"])
     weighted("segments-query-not-in-table", "names", "--segments", b"1 a\n2 b\n9 c\n", "warning",
              ["given a segment in", "are not in the table: '9'"])
-
-    # -- sampled ------------------------------------------------------------------------------
-    def sampled(name, family, scores, kind, expect, options=()):
-        case(name, family, "scores", {"test.tsv": TEST, "scores.txt": scores},
-             ["sampled", *options, "@test.tsv", "@scores.txt"], kind, expect)  # fmt: skip
-
-    sampled("sampled-score-not-a-number", "numbers", make.line(SCORES, 3, b"u1 i3 high"),
-            "error", ["scores.txt:3", "'high'"])
-    sampled("sampled-score-nan", "numbers", make.line(SCORES, 2, b"u1 i2 nan"), "error",
-            ["scores.txt:2", "nan"])
-    sampled("sampled-two-fields", "fields", make.line(SCORES, 5, b"u2 i1"), "error",
-            ["scores.txt:5"])
-    sampled("sampled-negatives-zero", "options", SCORES, "usage", ["--negatives"],
-            options=["--negatives", "0"])
