@@ -70,6 +70,42 @@ def test_traffic_weighted_mean():
     assert result.weighted
 
 
+def test_huge_weights_stay_finite(tmp_path, capsys):
+    # weights 3e307, 1e307, 0, 1e307: the same shares as 3, 1, 0, 1 (test above), but their
+    # sum overflowed to inf (a nan mean, numpy's overflow warning); divided by the largest
+    # first they give (3·0.2 + 0.4 + 0.5) / 5 = 0.3
+    huge = {"q1": 3e307, "q2": 1e307, "q3": 0, "q4": 1e307}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = aggregate(table(FOUR), weights=huge, usage=True)
+        median = overall(aggregate(table(FOUR), weights=huge, how="median"))
+        gmean = overall(aggregate(table(FOUR), weights=huge, how="gmean"))
+    row = overall(result)
+    assert row.value == pytest.approx(1.5 / 5)
+    assert row.weight_share == 1.0
+    assert math.isfinite(row.ci_low) and math.isfinite(row.ci_high)
+    # weighted median of 0.2 ×3, 0.4, 0.5: 0.2; weighted gmean: (0.2³ · 0.4 · 0.5)^(1/5)
+    assert median.value == pytest.approx(0.2)
+    assert gmean.value == pytest.approx((0.2**3 * 0.4 * 0.5) ** 0.2)
+    # usage segments: q1 starts at 0% of the traffic (head), q2 and q4 (equal weights, kept
+    # together) at 60% (torso), q3 at 100% (tail)
+    usage = {r.segment: r.queries for r in result.rows if r.segmentation == "usage"}
+    assert usage == {"head": 1, "torso": 2, "tail": 1}
+    assert usage_segments({"a": 1e308, "b": 1e308, "c": 1e308}, (0.5, 0.8)) == {
+        "a": "head", "b": "head", "c": "head"
+    }  # fmt: skip
+    path = tmp_path / "w.txt"
+    path.write_text("q1 1e308\nq2 1e308\n")
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq2 Q0 d9 1 2 r\n")
+    code, out, err = run_cli(
+        ["eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P@1", "--weights", str(path)],
+        capsys,
+    )
+    assert code == 0 and err == ""
+    assert "nan" not in out and "0.5000" in out
+
+
 def test_request_log_counts_traffic(tmp_path):
     log = tmp_path / "log.txt"
     log.write_text("q1\nq1\n# a comment\nq3\nq1\nq2\n\nq4\n")

@@ -316,7 +316,7 @@ def test_labels_from_frames():
         {"topic": ["q1", "q1", "q1", "q1"], "who": ["a", "b", "a", "b"],
          "doc": ["d1", "d1", "d2", "d2"], "grade": [1, 1, 0, 1]}
     )  # fmt: skip
-    names = dict(query_col="topic", assessor_col="who", doc_col="doc", relevance_col="grade")
+    names = dict(columns={"query": "topic", "assessor": "who", "doc": "doc", "relevance": "grade"})
     labels = facade.read_labels(frame, **names)
     assert labels.to_frame("dict")["relevance"].tolist() == [1, 1, 0, 1]
     assert facade.agreement(frame, **names).overall.percent == 0.5
@@ -569,3 +569,20 @@ def test_the_documented_example_is_what_the_command_prints(tmp_path, capsys):
         args = [str(labels) if a == "labels.txt" else a for a in command.split()[1:]]
         code, out, _ = run_cli(args, capsys)
         assert code == 0 and out.splitlines() == expected, command
+
+
+def test_no_item_with_two_labels_warns_that_agreement_is_undefined(tmp_path, capsys):
+    path = tmp_path / "labels.txt"
+    # A labels d1 and d3, B labels d2: three items, one label each, none pairable
+    path.write_text("q1 A d1 1\nq1 B d2 0\nq2 A d3 2\n")
+    with pytest.warns(RankscopeWarning, match=r"labels.txt: no item has labels by two "
+                      r"assessors, so agreement is undefined .* the 3 items have one label each"):
+        result = facade.agreement(str(path))
+    row = result.overall
+    assert (row.items, row.assessors, row.labels, row.pairable) == (3, 2, 3, 0)
+    assert (row.percent, row.cohen, row.fleiss, row.alpha) == (None, None, None, None)
+    # --to-qrels still aggregates the single labels, with the warning
+    out = tmp_path / "q.txt"
+    code, _, err = run_cli(["agree", str(path), "--to-qrels", "majority", "-o", str(out)], capsys)
+    assert code == 0 and "rankscope: warning: " in err and "agreement is undefined" in err
+    assert out.read_text().split("\n")[0].split() == ["q1", "0", "d1", "1"]

@@ -364,6 +364,34 @@ def test_no_internal_jargon_in_user_facing_text():
         assert not re.search(r"\bseed 0\d\d\b", text, re.IGNORECASE)
 
 
+def _every_help(parser: argparse.ArgumentParser, name: str = "rankscope") -> dict[str, str]:
+    """The help of a parser and of every subcommand below it, by command line."""
+    found = {name: parser.format_help()}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found.update(_every_help(subparser, f"{name} {sub}"))
+    return found
+
+
+def test_help_is_plain_text():
+    """Help is read in a terminal: no reStructuredText or Markdown quoting (``report``'s
+    help showed ``rankscope compare`` with its backquotes), no misspelled plural of a
+    command's id ("querys")."""
+    for command, text in _every_help(build_parser()).items():
+        assert "`" not in text, command
+        assert "querys" not in text, command
+
+
+def test_the_clicks_summary_names_every_subcommand():
+    from rankscope.cli.clicks import SUBCOMMANDS
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    (summary,) = [c.help for c in sub._choices_actions if c.dest == "clicks"]
+    assert all(name in summary for name in SUBCOMMANDS), summary
+
+
 def test_help_points_only_to_installed_docs():
     for command, p in _subparsers().items():
         assert "docs/" not in p.format_help(), command

@@ -162,6 +162,39 @@ def test_probabilistic_outcome_by_hand() -> None:
         assignment_posteriors(["z"], a, b)
 
 
+def test_probabilistic_with_a_large_tau_by_hand() -> None:
+    # tau = 1000: 2**1000 overflows and 3**-1000 underflows, so the weights live in log space.
+    # a = (d1, d2, d3), b = (d1, d3, d2), shown (d1, d3).  Position 2, d3: a's pool is
+    # {d2 (rank 2), d3 (rank 3)}: P_a = 3^-τ / (2^-τ + 3^-τ) = 1 / (1 + 1.5^τ); b's pool is
+    # {d3 (rank 2), d2 (rank 3)}: P_b = 1.5^τ / (1 + 1.5^τ); so P(a_2 = a) = 1 / (1 + 1.5^τ)
+    # (taking d1 first cancelled a sum of 1 + 2^-τ + 3^-τ to 0 before).
+    a, b = ["d1", "d2", "d3"], ["d1", "d3", "d2"]
+    posterior = assignment_posteriors(["d1", "d3"], a, b, tau=1000)
+    assert posterior[0] == pytest.approx(0.5)
+    assert posterior[1] == pytest.approx(1 / (1 + 1.5**1000), rel=1e-9)
+    # rank 2 of a against rank 1 of b, both pools {ranks 1, 2}: 2^-τ / (2^-τ + 1)
+    assert assignment_posteriors(["d2"], ["d1", "d2"], ["d2", "d1"], tau=1000)[0] == (
+        pytest.approx(2.0**-1000, rel=1e-9)
+    )
+    made = interleaved_list(a, b, method="probabilistic", seed=3, tau=1000)
+    assert sorted(made.docs) == sorted(a)
+
+
+def test_probabilistic_lists_with_tau_1000_on_the_command_line(tmp_path: Path) -> None:
+    run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
+    run_a.write_text("".join(f"q1 Q0 d{i} {i} {10 - i} a\n" for i in range(1, 6)))
+    run_b.write_text("".join(f"q1 Q0 d{i} {6 - i} {i} b\n" for i in range(1, 6)))
+    lists = tmp_path / "lists.tsv"
+    made = subprocess.run(
+        [sys.executable, "-m", "rankscope", "clicks", "interleave", "--lists", str(run_a),
+         str(run_b), "--method", "probabilistic", "--tau", "1000", "-o", str(lists)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert "Traceback" not in made.stderr
+    assert len(lists.read_text().splitlines()) >= 5
+
+
 def _brute_force_outcome(shown, a, b, clicked, tau) -> float:
     """E[sgn] by enumerating every assignment sequence with P(L | assignment) computed
     directly as the product of the softmax draws (no factorisation assumed)."""
@@ -299,6 +332,20 @@ def test_impressions_needed_near_statsmodels() -> None:
         assert approx <= impressions_needed(w) <= approx * 1.08 + 5
 
 
+def test_impressions_needed_beyond_the_cap_says_the_estimate_and_the_cap() -> None:
+    # normal approximation for w = 0.5001: ((1.95996 · 0.5 + 0.84162 · √(0.5001 · 0.4999))
+    # / 0.0001)² ≈ 196.2 million, above the default cap of 10 million: refused before any
+    # exact computation (this ran for minutes over every n up to the cap before)
+    with pytest.raises(UsageError, match=r"about 196,2\d\d,\d{3} impressions .* cap of 10,000,000"):
+        impressions_needed(0.5001)
+    with pytest.raises(UsageError, match="cap of 1,000"):
+        impressions_needed(0.51, limit=1000)  # about 19,600
+    # below the scanned window's size the answer is the first n of all, as before; above it
+    # the first n within the window still reaches the target and n − 1 does not
+    assert impressions_needed(0.51) == 19648
+    assert sign_test_power(19648, 0.51) >= 0.8 > sign_test_power(19647, 0.51)
+
+
 def test_power_options_are_checked() -> None:
     with pytest.raises(UsageError, match="no effect"):
         impressions_needed(0.5)
@@ -406,6 +453,48 @@ def test_lists_become_a_log(tmp_path: Path) -> None:
         query = rows["query"].iloc[0]
         h = balanced_credit(list(rows["doc"]), ra[query], rb[query], rows["clicked"].astype(bool))
         assert from_frame.outcome[i] == (h[0] > h[1]) - (h[0] < h[1])
+
+
+def test_clicks_simulated_on_interleaved_lists_round_trip(tmp_path: Path) -> None:
+    """lists -> clicks -> outcomes, on the command line.  A cascade model with attractiveness
+    1 for grade 1 and 0 for grade 0 clicks exactly the first relevant document of a list, so
+    each impression is won by that document's team: counted here from the lists file."""
+    import csv
+    import json
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 0\n1 0 d2 0\n1 0 d3 1\n2 0 d4 1\n2 0 d5 0\n")
+    run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
+    run_a.write_text("1 Q0 d1 1 3 A\n1 Q0 d2 2 2 A\n1 Q0 d3 3 1 A\n2 Q0 d4 1 3 A\n"
+                     "2 Q0 d5 2 2 A\n")  # fmt: skip
+    run_b.write_text("1 Q0 d3 1 3 B\n1 Q0 d1 2 2 B\n1 Q0 d2 3 1 B\n2 Q0 d5 1 3 B\n"
+                     "2 Q0 d4 2 2 B\n")  # fmt: skip
+    lists, log = tmp_path / "lists.tsv", tmp_path / "clicks.tsv"
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "rankscope", *args], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done
+
+    cli("clicks", "interleave", "--lists", str(run_a), str(run_b), "--impressions", "4",
+        "--seed", "3", "-o", str(lists))  # fmt: skip
+    rows = list(csv.DictReader(lists.open(), delimiter="\t"))
+    winner: dict[str, str] = {}
+    for row in rows:  # the team of each list's first relevant document (d3 or d4)
+        if row["doc"] in ("d3", "d4"):
+            winner.setdefault(row["impression"], row["team"])
+    assert len(winner) == 8  # 2 queries × 4 lists, each holding its query's relevant document
+    # 3 sessions per list: session i shows list i mod 8
+    cli("clicks", "simulate", "--model", "cm", "--attractiveness", "0:0,1:1", "--sessions",
+        "24", str(qrels), str(lists), "-o", str(log))  # fmt: skip
+    simulated = list(csv.DictReader(log.open(), delimiter="\t"))
+    assert len(simulated) == 3 * len(rows)
+    assert {r["team"] for r in simulated} == {"a", "b"}
+    out = cli("clicks", "interleave", str(log), "--format", "json").stdout
+    totals = json.loads(out)
+    wins = 3 * sum(team == "a" for team in winner.values())
+    assert (totals["wins"], totals["losses"], totals["ties"]) == (wins, 24 - wins, 0)
 
 
 # -- the reader ------------------------------------------------------------------------------

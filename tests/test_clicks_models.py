@@ -14,7 +14,7 @@ import pytest
 import rankscope.clicks as clicks
 from rankscope import simulate_clicks
 from rankscope.clicks import CM, DBN, PBM, SDBN, UBM, PairParameters
-from rankscope.errors import UsageError
+from rankscope.errors import RankscopeWarning, UsageError
 from rankscope.read.impressions import read_impressions
 
 from .conftest import ROOT, run_cli
@@ -263,6 +263,36 @@ def test_simulated_pbm_click_rates_follow_the_grade_mapping():
     assert checked >= 10
 
 
+@pytest.mark.parametrize("name", ["pbm", "cm", "ubm", "dbn", "sdbn"])
+def test_a_log_without_clicks_is_fitted_with_a_warning(name):
+    log = read_impressions(
+        {"session": [1, 1, 2, 2], "query": ["q"] * 4, "position": [1, 2, 1, 2],
+         "doc": ["a", "b", "b", "a"], "click": [0, 0, 0, 0]},
+        require=clicks.CLICK_ROLES, binary=True,
+    )  # fmt: skip
+    with pytest.warns(RankscopeWarning, match=f"has no clicks: a {name} model fitted to it"):
+        model = clicks.fit(log, name)
+    # nothing clicked: the closed forms' attractiveness is 0/2 shows
+    if name in ("cm", "sdbn"):
+        assert model.to_dict()["attractiveness"]["pairs"][0]["value"] == 0.0
+
+
+def test_simulating_from_judgments_of_grade_0_warns_of_no_clicks(tmp_path, capsys):
+    qrels = {"q1": {"d1": 0, "d2": 0}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    # every grade 0: the grade mapping gives attractiveness 0 to both, no session clicks
+    with pytest.warns(RankscopeWarning, match=r"none of the 5 simulated sessions has a click "
+                      r"\(pbm\): every grade of the judgments is 0 or below"):
+        log = simulate_clicks("pbm", run, qrels, sessions=5)
+    assert log.click.sum() == 0 and len(log) == 10
+    (tmp_path / "q").write_text("q1 0 d1 0\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
+    code, _, err = run_cli(["clicks", "simulate", str(tmp_path / "q"), str(tmp_path / "r"),
+                            "--sessions", "5", "-o", str(tmp_path / "log.tsv")], capsys)
+    assert code == 0
+    assert "rankscope: warning: none of the 5 simulated sessions has a click" in err
+
+
 def test_simulate_needs_judgments_for_a_named_model_and_checks_mappings():
     with pytest.raises(UsageError, match="needs judgments"):
         simulate_clicks("pbm", EXAMPLES / "run.medium.txt")
@@ -331,6 +361,44 @@ def test_cli_user_errors_exit_2(tmp_path, capsys):
     assert code == 2 and "one --model" in err
     code, _, err = run_cli(["clicks"], capsys)
     assert code == 2 and "needs a subcommand" in err
+
+
+def test_cli_fit_takes_columns_and_gives_its_held_out_fit_as_json(tmp_path, capsys):
+    # a log whose header names its columns otherwise: one query, two positions, four
+    # sessions; the cascade model in closed form: alpha(d1) = 1/4 (4 examinations, 1 click),
+    # alpha(d2) = 2/3 (examined in the 3 sessions without a click at 1, clicked in 2)
+    log = tmp_path / "h.tsv"
+    log.write_text(
+        "sess\tq\tpos\tdoc\tklik\n" + "".join(
+            f"{s}\tq\t{r}\td{r}\t{c}\n"
+            for s, clicks_at in (("s1", (1, 0)), ("s2", (0, 1)), ("s3", (0, 0)), ("s4", (0, 1)))
+            for r, c in enumerate(clicks_at, start=1)
+        )
+    )  # fmt: skip
+    code, _, err = run_cli(["clicks", "fit", str(log), "--model", "cm"], capsys)
+    assert code == 2 and "--columns session=NAME" in err and "columns={" not in err
+    columns = "click=klik,session=sess,query=q,position=pos"
+    code, out, err = run_cli(
+        ["clicks", "fit", str(log), "--model", "cm", "--columns", columns, "--test-log",
+         str(log), "--format", "json"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["training"] == {"sessions": 4, "results": 8, "clicks": 3}
+    (cm,) = result["models"]
+    # per session: s1 log 1/4 (nothing examined after the click); s2, s4 log 3/4 + log 2/3;
+    # s3 log 3/4 + log 1/3
+    ll = (math.log(1 / 4) + 3 * math.log(3 / 4) + 2 * math.log(2 / 3) + math.log(1 / 3)) / 4
+    assert cm["model"] == "cm" and cm["log_likelihood"] == pytest.approx(ll, abs=1e-9)
+    held = cm["held_out"]
+    assert held["log_likelihood"] == pytest.approx(ll, abs=1e-9)
+    # perplexity at r: 2 ** -(mean log2 P(C_r = c_r)), P(C_1 = 1) = 1/4 and P(C_2 = 1) =
+    # 3/4 * 2/3 = 1/2
+    first = 2 ** -((math.log2(1 / 4) + 3 * math.log2(3 / 4)) / 4)
+    assert held["perplexity_at"] == pytest.approx([first, 2.0], abs=1e-9)
+    assert held["perplexity"] == pytest.approx((first + 2.0) / 2, abs=1e-9)
+    code, out, err = run_cli(["clicks", "fit", str(log), "--columns", columns, "-o", "-"], capsys)
+    assert code == 0 and json.loads(out)["model"] == "pbm"  # the parameters, not the summary
 
 
 def test_cli_model_names_match_the_api():

@@ -216,11 +216,11 @@ def test_p_values_against_scipy_on_real_runs():
 def test_cli_choices_are_the_library_s():
     from rankscope.cli import compare as command
     from rankscope.report.compare import FORMATS
+    from rankscope.stats.corrections import CORRECTIONS
     from rankscope.stats.procedures import names
-    from rankscope.table.compare import CORRECTIONS
 
     assert tuple(command.options.StatisticalTests("runs")) == names("runs")
-    assert command.options.CORRECTIONS == CORRECTIONS
+    assert command.options.CORRECTIONS == tuple(CORRECTIONS)
     assert command.FORMATS == FORMATS
 
 

@@ -96,9 +96,11 @@ def check_outcome(case: dict, code: int, out: str, err: str, twin: tuple | None)
         if kind == "error":
             assert last.startswith("rankscope: error: "), err
             assert all(line.startswith("rankscope: warning: ") for line in lines[:-1]), err
-        else:  # argparse's: the command's parser, or the main one (unknown options)
-            command = case["args"][0]
-            assert last.startswith((f"rankscope {command}: error: ", "rankscope: error: ")), err
+        else:  # argparse's: the command's (or subcommand's) parser, or the main one
+            command, sub = case["args"][0], " ".join(case["args"][:2])
+            assert last.startswith(
+                (f"rankscope {command}: error: ", f"rankscope {sub}: error: ", "rankscope: error: ")
+            ), err
             assert lines[0].startswith("usage: rankscope "), err
         for piece in expect:
             assert piece in last, (piece, last)
@@ -137,6 +139,16 @@ def test_the_corpus_is_large_and_covers_every_family():
     commands = {c["args"][0] for c in CLI}
     assert commands >= {"eval", "compare", "report", "prefer", "meta", "ndeval", "recsys",
                         "example"}  # fmt: skip
+
+
+def test_the_newer_commands_went_through_the_mill():
+    """Issue 22: at least 60 cases over the commands added since the first corpus."""
+    newer = [c for c in MANIFEST if c.get("area")]
+    assert len(newer) >= 60
+    commands = {" ".join(c["args"][:2]) if c["args"][0] == "clicks" else c["args"][0]
+                for c in newer if isinstance(c["args"], list)}  # fmt: skip
+    assert commands >= {"fuse", "split", "agree", "reproduce", "recsys", "clicks fit",
+                        "clicks estimate", "clicks interleave", "clicks simulate"}, commands
 
 
 @pytest.mark.parametrize("case", params(CLI))

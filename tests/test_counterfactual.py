@@ -109,6 +109,138 @@ def test_stochastic_policy_weights(hand):
     assert estimate(log, policy, "iips", samples=0).value == pytest.approx(1.25)
 
 
+# Two sessions of query q showing (a, b) and (b, a), each position with propensity 1/2.
+SWAPPED = {
+    "session": [1, 1, 2, 2], "query": ["q"] * 4, "position": [1, 2, 1, 2],
+    "doc": ["a", "b", "b", "a"], "click": [1, 0, 0, 1], "propensity": [0.5] * 4,
+    "prefix_propensity": [0.5] * 4, "slate_propensity": [0.5] * 4,
+}  # fmt: skip
+
+
+def _ranked(log, *docs):
+    scores = {d: float(len(docs) - i) for i, d in enumerate(docs)}
+    return ranking_policy(log, read_run({"q": scores}, name="".join(docs)))
+
+
+def test_support_share_by_hand():
+    from rankscope.clicks.estimators import unsupported_share
+
+    log = read_impressions(SWAPPED)
+    # the ranking (a, c): a at 1 was logged (session 1), c at 2 never (2 rows per slot):
+    # item (2·0 + 2·1) / (2 + 2) = 1/2; the prefix (a) was logged, (a, c) never: 1/2; the
+    # document c was never shown at all: 1/2; the ranking (a, c) never: 1
+    policy = _ranked(log, "a", "c")
+    shares = {unit: unsupported_share(log, policy, unit)
+              for unit in ("item", "pbm", "prefix", "slate")}  # fmt: skip
+    assert shares == pytest.approx({"item": 0.5, "pbm": 0.5, "prefix": 0.5, "slate": 1.0})
+    # (b, a) is session 2 exactly: nothing unsupported
+    policy = _ranked(log, "b", "a")
+    assert [unsupported_share(log, policy, u) for u in ("item", "pbm", "prefix", "slate")] == [
+        0.0, 0.0, 0.0, 0.0
+    ]  # fmt: skip
+    # (a, a)-free stochastic policy: at 1 a or c (0.5 each), at 2 b: c at 1 never logged ->
+    # item (2·0.5 + 2·0) / 4 = 1/4; as documents, c never shown: 1/4 as well
+    policy = stochastic_policy(
+        log, {"query": ["q"] * 3, "position": [1, 1, 2], "doc": ["a", "c", "b"],
+              "probability": [0.5, 0.5, 1.0]},
+    )  # fmt: skip
+    assert unsupported_share(log, policy, "item") == pytest.approx(0.25)
+    assert unsupported_share(log, policy, "pbm") == pytest.approx(0.25)
+    assert unsupported_share(log, policy, "slate") is None  # (its slate probabilities unknown)
+
+
+def test_support_check_warns_and_refuses():
+    log = read_impressions(SWAPPED)
+    with pytest.warns(RankscopeWarning, match=r"iips: 50\.0% of the probability of 'ac' is on "
+                      r"documents at their positions that .* never shows .* biased low"):
+        # iips by hand: session 1's click on a at 1, weight 1/0.5: 2 / 2 sessions
+        assert estimate(log, _ranked(log, "a", "c"), "iips", samples=0).value == 1.0
+    # the whole ranking (a, c) was never logged: ips would be 0 for want of support
+    with pytest.raises(UsageError, match=r"ips: .* never shows any of the rankings 'ac' shows "
+                       r"\(100% of its probability .* meaningless 0"):
+        estimate(log, _ranked(log, "a", "c"), "ips", samples=0)
+    # neither c nor d was ever shown: every item weight is 0
+    policy = _ranked(log, "c", "d")
+    with pytest.raises(UsageError, match=r"iips: .*\(100%"):
+        estimate(log, policy, "iips", samples=0)
+    # dr has its reward model to fall back on: a warning, not an error
+    with pytest.warns(RankscopeWarning, match="dr: 100.0% .* rests on the reward model"):
+        estimate(log, policy, "dr", reward_model="empirical", samples=0)
+    # a supported policy: no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate(log, _ranked(log, "b", "a"), "ips", samples=0)
+
+
+def _write_log(path, table) -> None:
+    rows = zip(*(map(str, column) for column in table.values()), strict=True)
+    path.write_text("\t".join(table) + "\n" + "".join("\t".join(r) + "\n" for r in rows))
+
+
+def test_cli_policy_file_by_hand(tmp_path, capsys):
+    log = tmp_path / "log.tsv"
+    _write_log(log, SWAPPED)
+    policy = tmp_path / "mixed.tsv"
+    # π: a or c at 1 (0.5 each), b at 2.  iips by hand: session 1's click on a at 1 weighs
+    # 0.5/0.5 = 1, session 2's on a at 2 weighs π(a at 2) / 0.5 = 0: (1 + 0) / 2 sessions
+    policy.write_text("context\tslot\titem\tprobability\nq\t1\ta\t0.5\nq\t1\tc\t0.5\n"
+                      "q\t2\tb\t1\n")  # fmt: skip
+    code, out, err = run_cli(
+        ["clicks", "estimate", str(log), "--policy", str(policy), "--samples", "0",
+         "--format", "csv"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    (row,) = out.splitlines()[1:]
+    assert row.split(",")[:3] == ["iips", "mixed", "0.5"]
+    # c at 1 was never logged: 2 of the 4 rows' slots hold 0.5 of π's mass there -> 25%
+    assert "rankscope: warning: iips: 25.0% of the probability of 'mixed'" in err
+    # the same through the API's reader
+    from rankscope.read.policy import read_policy
+
+    table = read_policy(policy)
+    assert table["query"] == ["q"] * 3 and table["doc"] == ["a", "c", "b"]
+    assert table["position"].tolist() == [1, 1, 2]
+    assert table["probability"].tolist() == [0.5, 0.5, 1.0]
+    logged = read_impressions(SWAPPED)
+    with pytest.warns(RankscopeWarning, match="25.0%"):
+        value = estimate(logged, stochastic_policy(logged, table), "iips", samples=0).value
+    assert value == 0.5
+    # ips needs the probability of each whole ranking, which the file does not give
+    code, _, err = run_cli(
+        ["clicks", "estimate", str(log), "--policy", str(policy), "--estimator", "ips"], capsys
+    )
+    assert code == 2 and "use iips, pbm, dm or dr, or a run" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("position\tdoc\tprobability\n1\ta\t0.5\n1\tb\t0.4\n",
+         r"p.tsv:2: the probabilities of query 'all' at position 1 sum to 0.9, not 1"),
+        ("query,position,doc,probability\nq,1,a,1.5\n",
+         r"p.tsv:2: probability 1.5 is not in \[0, 1\]"),
+        ("query position doc probability\nq 1 a 0.5\nq 1 b 0.5\nq 1 a 0.5\n",
+         r"p.tsv:4: document 'a' at position 1 of query 'q' is listed twice \(line 2 first\)"),
+        ("query\tposition\tdoc\tprobability\nq\t0\ta\t1\n", r"p.tsv:2: position 0 is below 1"),
+        ("query\tposition\tdoc\tprobability\nq\tx\ta\t1\n", r"p.tsv:2: position 'x'"),
+        ("query\tposition\tdoc\tprobability\nq\t1\ta\tnan\n", r"p.tsv:2: probability 'nan'"),
+        ("query\tdoc\tprobability\nq\ta\t1\n", r"p.tsv: no position column in the header"),
+        ("query\tposition\tdoc\tprobability\nq\t1\ta\n",
+         r"p.tsv:2: expected 4 fields, as the header has, found 3"),
+    ],
+)  # fmt: skip
+def test_policy_file_errors_name_file_and_line(tmp_path, text, message):
+    from rankscope.read.policy import is_policy_file, read_policy
+
+    path = tmp_path / "p.tsv"
+    path.write_text(text)
+    assert is_policy_file(path)
+    with pytest.raises(InputError, match=message):
+        read_policy(path)
+
+
 def test_empirical_reward_model_is_the_smoothed_click_rate(hand):
     log, _ = hand
     model = EmpiricalRewardModel.fit(log, prior=1.0)
@@ -357,6 +489,37 @@ def test_open_bandit_dataset_bts_from_random():
 
 
 # ---------------------------------------------------------------------- the command line
+
+
+def test_open_bandit_example_of_the_docs_runs_from_the_command_line(tmp_path, capsys):
+    """docs/clicks.md's command line: bts's empirical choice of item per position (a policy
+    file written from its own log) estimated from the random policy's log gives the men's
+    row of the docs' table (iips 0.00566, interval [0.00314, 0.00859])."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    root = need(DATA / "open_bandit_dataset")
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "clicks.md").read_text()
+    (line,) = re.findall(r"^rankscope clicks estimate .*--policy bts-men\.tsv.*$", docs, re.M)
+    bts = read_impressions(root / "bts" / "men" / "men.csv.gz")
+    pairs = np.c_[bts.position, bts.doc]
+    unique, counts = np.unique(pairs, axis=0, return_counts=True)
+    at = np.bincount(bts.position)[unique[:, 0]]
+    items = bts.docs.strings_of(unique[:, 1].astype(np.int32))
+    lines = [f"{k}\t{d}\t{n / a!r}\n" for (k, _), d, n, a in
+             zip(unique.tolist(), items, counts.tolist(), at.tolist(), strict=True)]  # fmt: skip
+    (tmp_path / "bts-men.tsv").write_text("position\titem\tprobability\n" + "".join(lines))
+    argv = shlex.split(line)[1:]
+    argv[argv.index("random/men/men.csv.gz")] = str(root / "random" / "men" / "men.csv.gz")
+    argv[argv.index("bts-men.tsv")] = str(tmp_path / "bts-men.tsv")
+    code, out, err = run_cli([*argv, "--format", "csv"], capsys)
+    assert code == 0, err
+    header, row = out.splitlines()
+    values = dict(zip(header.split(","), row.split(","), strict=True))
+    assert float(values["value"]) == pytest.approx(0.00566, abs=5e-6)
+    assert float(values["low"]) == pytest.approx(0.00314, abs=5e-6)
+    assert float(values["high"]) == pytest.approx(0.00859, abs=5e-6)
 
 
 def test_cli_estimate(tmp_path, capsys):

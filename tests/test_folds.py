@@ -215,6 +215,41 @@ def test_training_items_are_dropped_by_default():
     assert kept.value("s", "P@1", "u1") == 0.0
 
 
+def test_each_distinct_warning_is_said_once_with_the_folds_and_systems_it_applies_to():
+    import warnings
+
+    from rankscope import RankscopeWarning
+
+    # training items recommended: s lists 2 in fold u1 (a, c) and 1 in u2 (b); t none in u1,
+    # 2 in u2 (b, c): one warning for the three evaluations, with u1/s's number.  t's list
+    # in u2 is empty after the drop: a warning of that one evaluation, told as it was.
+    folds = [
+        ({"u": {"a": 5, "c": 3}}, {"u": {"b": 5}}), ({"u": {"b": 5, "c": 3}}, {"u": {"a": 5}})
+    ]  # fmt: skip
+    recs = {
+        "s": [{"u": ["a", "c", "b"]}, {"u": ["b", "a"]}], "t": [{"u": ["b"]}, {"u": ["b", "c"]}]
+    }  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_folds(folds, recs, ["P@1"])
+    told = [str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)]
+    assert told[0] == (
+        "in 3 of the 4 fold × system evaluations (folds u1, u2; systems s, t): 2 recommended "
+        "(user, item) pairs of the training data removed (the numbers of fold u1, s; they "
+        "differ between them)"
+    )
+    assert len([t for t in told if "training data removed" in t]) == 1
+    assert told[1].startswith("fold u2, t: ")  # one evaluation only: told as it was
+    # the same numbers everywhere: no note that they differ
+    recs = {"s": [{"u": ["a", "b"]}, {"u": ["b", "a"]}], "t": [{"u": ["c", "b"]}, {"u": ["c"]}]}
+    with pytest.warns(RankscopeWarning) as record:
+        evaluate_folds(folds, recs, ["P@1"])
+    assert [str(w.message) for w in record if "removed" in str(w.message)] == [
+        "in 4 of the 4 fold × system evaluations (folds u1, u2; systems s, t): 1 recommended "
+        "(user, item) pairs of the training data removed"
+    ]
+
+
 # -- bad input ----------------------------------------------------------------------------------
 
 
@@ -241,6 +276,24 @@ def test_a_missing_fold_file_is_named(tmp_path):
     (folder / "u2.test").unlink()
     with pytest.raises(InputError, match="u2.base: its test data, u2.test, is not in"):
         evaluate_folds(str(folder), str(_tiny_recs(tmp_path)), ["P@1"])
+
+
+def test_the_folds_must_be_a_complete_contiguous_set(tmp_path):
+    folder = _tiny_folds(tmp_path)  # u1, u2
+    recs = str(_tiny_recs(tmp_path, folds=(1, 2, 4)))
+    for part in ("base", "test"):
+        (folder / f"u4.{part}").write_text("u\tb\t5\t3\n")
+    # an older split's fourth fold left beside a newer split of two: not three folds
+    with pytest.raises(InputError, match=r"fold u3 \(u3.base and u3.test\) is missing"):
+        evaluate_folds(str(folder), recs, ["P@1"])
+    (folder / "u4.base").unlink()
+    with pytest.raises(InputError, match="u4.test: its training data, u4.base, is not in"):
+        evaluate_folds(str(folder), recs, ["P@1"])
+    (folder / "u4.test").unlink()
+    for part in ("base", "test"):
+        (folder / f"u0.{part}").write_text("u\tb\t5\t3\n")
+    with pytest.raises(InputError, match="fold u0 is not one of u1 ... u3"):
+        evaluate_folds(str(folder), recs, ["P@1"])
 
 
 def test_a_missing_recommendation_file_is_named(tmp_path):

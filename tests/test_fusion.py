@@ -86,15 +86,15 @@ def test_every_method_by_hand(method):
 def test_weighted_methods_by_hand():
     w = {"A": 1.0, "B": 2.0}
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "wsum", weights=w)),
+        scores(rankscope.fuse({"A": A, "B": B}, "wsum", run_weights=w)),
         {"q1": {"d1": 1.0, "d2": 0.5 + 2 * 1.0, "d3": 0.0}},
     )
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "rrf", weights=[1, 2], k=1)),
+        scores(rankscope.fuse({"A": A, "B": B}, "rrf", run_weights=[1, 2], rrf_k=1)),
         {"q1": {"d1": 1 / 2, "d2": 1 / 3 + 2 / 2, "d3": 1 / 4 + 2 / 3}},
     )
     assert_scores(
-        scores(rankscope.fuse({"A": A, "B": B}, "borda", weights=[1, 2])),
+        scores(rankscope.fuse({"A": A, "B": B}, "borda", run_weights=[1, 2])),
         {"q1": {"d1": 3 + 2 * 1, "d2": 2 + 2 * 3, "d3": 1 + 2 * 2}},
     )
 
@@ -226,6 +226,12 @@ def random_runs(seed: int, n_runs: int = 3, n_queries: int = 6, n_docs: int = 30
     return runs
 
 
+def _shifted_to_zero(run: dict) -> dict:
+    """``run`` with every score less its lowest: the same order, every score >= 0."""
+    low = min(score for docs in run.values() for score in docs.values())
+    return {q: {d: score - low for d, score in docs.items()} for q, docs in run.items()}
+
+
 RANX_NORMS = {"min-max": "min-max", "max": "max", "sum": "sum", "zscore": "zmuv",
               "rank": "rank", "none": None}  # fmt: skip
 SCORE_METHODS = ["sum", "mnz", "max", "min", "med", "anz", "wsum"]
@@ -286,16 +292,24 @@ def test_like_ranx_on_random_runs(seed):
     runs = random_runs(seed)
     named = {f"r{i}": r for i, r in enumerate(runs)}
     weights = [0.2, 0.5, 0.3]
+    # max normalisation takes scores >= 0 (negative ones are refused): it is compared on
+    # the same runs shifted to start at 0
+    shifted = [_shifted_to_zero(run) for run in runs]
     for method in SCORE_METHODS:
         for norm in RANX_NORMS:
             w = weights if method == "wsum" else None
-            ours = rankscope.fuse(named, method, norm=norm, weights=w, depth=None)
-            assert_like_ranx(ours, ranx_fuse(runs, method, norm, w))
+            given = shifted if norm == "max" else runs
+            named = {f"r{i}": r for i, r in enumerate(given)}
+            ours = rankscope.fuse(named, method, norm=norm, run_weights=w, depth=None)
+            assert_like_ranx(ours, ranx_fuse(given, method, norm, w))
+    named = {f"r{i}": r for i, r in enumerate(runs)}
+    with pytest.raises(UsageError, match="run 'r0' has negative scores"):
+        rankscope.fuse(named, "sum", norm="max", depth=None)
     for method in RANK_METHODS:
         ours = rankscope.fuse(named, method, depth=None)
         assert_like_ranx(ours, ranx_fuse(runs, method, None))
     # ranx's weighted Borda is the weighted sum of Borda points
-    ours = rankscope.fuse(named, "borda", weights=weights, depth=None)
+    ours = rankscope.fuse(named, "borda", run_weights=weights, depth=None)
     assert_like_ranx(ours, ranx_fuse(runs, "w_bordafuse", None, weights))
 
 
@@ -358,7 +372,7 @@ def test_like_ranx_on_real_runs():
     named = {"guir": runs[0], "ecnu": runs[1]}
     for method in SCORE_METHODS:
         w = [0.7, 0.3] if method == "wsum" else None
-        ours = rankscope.fuse(named, method, norm="min-max", weights=w, depth=None)
+        ours = rankscope.fuse(named, method, norm="min-max", run_weights=w, depth=None)
         assert_like_ranx(ours, ranx_fuse(runs, method, "min-max", w))
     for norm in ("max", "sum", "zscore", "none"):
         ours = rankscope.fuse(named, "sum", norm=norm, depth=None)
@@ -380,8 +394,8 @@ def test_ties_decide_the_ranks_of_rank_based_fusion():
     id descending, by default): A ties d1 and d2."""
     tied = {"q1": {"d1": 1.0, "d2": 1.0}}
     other = {"q1": {"d3": 1.0}}
-    desc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", k=0))
-    asc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", k=0, ties="docno-asc"))
+    desc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", rrf_k=0))
+    asc = scores(rankscope.fuse({"t": tied, "o": other}, "rrf", rrf_k=0, ties="docno-asc"))
     assert desc == {"q1": {"d2": 1.0, "d1": 0.5, "d3": 1.0}}
     assert asc == {"q1": {"d1": 1.0, "d2": 0.5, "d3": 1.0}}
 
@@ -419,7 +433,7 @@ def test_tuning_finds_the_best_weights_and_fuses_the_held_out_queries():
     # a grid of step 0.1 over two runs: 11 weight vectors (0, 1), (0.1, 0.9), ... (1, 0)
     assert tuning.evaluated == 11
     # the tuned weights, applied without tuning, reach the same training mean
-    again = rankscope.fuse(runs, "wsum", weights=fused.weights)
+    again = rankscope.fuse(runs, "wsum", run_weights=fused.weights)
     table = rankscope.evaluate(qrels, again.run, ["AP"], output="dict")
     on_train = [v for q, v in zip(table["query"], table["value"], strict=True) if q in train]
     assert np.mean(on_train) == tuning.score
@@ -467,7 +481,7 @@ def test_tuning_mistakes():
     cases = [
         (dict(method="max", optimize="AP", qrels=qrels), "takes no weights"),
         (dict(method="wsum", optimize="AP"), "needs qrels"),
-        (dict(method="wsum", optimize="AP", qrels=qrels, weights=[1, 1]), "not both"),
+        (dict(method="wsum", optimize="AP", qrels=qrels, run_weights=[1, 1]), "not both"),
         (dict(method="wsum", optimize="RPP", qrels=qrels), "one ranking"),
         (dict(method="wsum", optimize="AP", qrels=qrels, train=["q9"]), "q9"),
         (dict(method="wsum", optimize="AP", qrels=qrels, train=[f"q{i}" for i in range(8)]),
@@ -489,12 +503,12 @@ def test_usage_mistakes():
         (dict(method="rrf", norm="zscore"), "fuses ranks"),
         (dict(method="sum", norm="l2"), "unknown score normalisation"),
         (dict(method="wsum"), "needs weights"),
-        (dict(method="max", weights=[1, 1]), "takes no weights"),
-        (dict(method="sum", weights=[1]), "1 weights for 2 runs"),
-        (dict(method="sum", weights={"A": 1, "C": 1}), "no run is named C"),
-        (dict(method="sum", weights=[0, 0]), "not all 0"),
-        (dict(method="sum", weights=[1, float("nan")]), "finite"),
-        (dict(method="rrf", k=-1), "k must be"),
+        (dict(method="max", run_weights=[1, 1]), "takes no weights"),
+        (dict(method="sum", run_weights=[1]), "1 weights for 2 runs"),
+        (dict(method="sum", run_weights={"A": 1, "C": 1}), "no run is named C"),
+        (dict(method="sum", run_weights=[0, 0]), "not all 0"),
+        (dict(method="sum", run_weights=[1, float("nan")]), "finite"),
+        (dict(method="rrf", rrf_k=-1), "k must be"),
         (dict(method="rrf", depth=0), "depth must be"),
     ]
     for options, message in cases:
@@ -510,6 +524,36 @@ def test_overflow_is_an_error():
     huge = {"q": {"a": 1e308, "b": 1.0}}
     with pytest.raises(UsageError, match="overflows"):
         rankscope.fuse({"x": huge, "y": huge}, "sum", norm="none")
+
+
+def test_max_normalisation_refuses_negative_scores(tmp_path, capsys):
+    # a query-likelihood run: log scores, all negative.  s / max(max s, 1e-9) would scale it
+    # by 1e9 (its best document -3.5e9, far below the other run's 0..1)
+    ql = {"q1": {"d1": -3.5, "d2": -4.0, "d3": -9.0}}
+    bm = {"q1": {"d1": 3.5, "d3": 2.0}}
+    with pytest.raises(UsageError) as told:
+        rankscope.fuse({"ql": ql, "bm": bm}, "sum", norm="max")
+    assert str(told.value).startswith(
+        "run 'ql' has negative scores (3, e.g. -3.5 in query 'q1'): the max normalisation "
+        "divides by the query's highest score and needs scores >= 0"
+    )
+    assert "norm='min-max'" in str(told.value)
+    # sum shifts by the query's lowest score first: (s + 9) / Σ(s + 9) = 5.5/10.5, 5/10.5, 0
+    # for ql; (s − 2) / Σ(s − 2) = 1, 0 for bm
+    fused = rankscope.fuse({"ql": ql, "bm": bm}, "sum", norm="sum").run.to_dict()["q1"]
+    assert fused == pytest.approx({"d1": 5.5 / 10.5 + 1, "d2": 5 / 10.5, "d3": 0.0})
+    # non-negative scores: s / max s, by hand 1, 4/7 for bm and 1 for a one-document run
+    fused = rankscope.fuse({"bm": bm, "x": {"q1": {"d2": 2.0}}}, "sum", norm="max")
+    assert fused.run.to_dict()["q1"] == pytest.approx({"d1": 1.0, "d3": 2 / 3.5, "d2": 1.0})
+    (tmp_path / "ql.run").write_text("q1 Q0 d1 1 -3.5 ql\nq1 Q0 d2 2 -4.0 ql\n")
+    (tmp_path / "bm.run").write_text("q1 Q0 d1 1 3.5 bm\n")
+    code, out, err = run_cli(
+        ["fuse", "--method", "sum", "--norm", "max", str(tmp_path / "ql.run"),
+         str(tmp_path / "bm.run")], capsys,
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    assert err.startswith("rankscope: error: run 'ql' has negative scores")
+    assert err.rstrip().endswith("use --norm min-max")
 
 
 # -- the command line --------------------------------------------------------------------------

@@ -401,7 +401,8 @@ def test_pandas_frames():
 def test_pandas_frames_with_other_column_names():
     pd = _pandas()
     frame = pd.DataFrame({"qid": ["q1"], "docno": ["d1"], "rel": [1]})
-    qrels = rankscope.read_qrels(frame, query_col="qid", doc_col="docno", relevance_col="rel")
+    columns = {"query": "qid", "doc": "docno", "relevance": "rel"}
+    qrels = rankscope.read_qrels(frame, columns=columns)
     assert qrels.to_dict() == {"q1": {"d1": 1}}
 
 
@@ -443,7 +444,7 @@ def test_polars_frames():
 def test_polars_frames_with_other_column_names():
     pl = _polars()
     frame = pl.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "sim": [1.0, 2.0]})
-    run = rankscope.read_run(frame, query_col="qid", doc_col="docno", score_col="sim")
+    run = rankscope.read_run(frame, columns={"query": "qid", "doc": "docno", "score": "sim"})
     assert run.to_dict() == {"q1": {"a": 1.0, "b": 2.0}}
 
 
@@ -451,6 +452,19 @@ def test_frame_with_missing_columns_names_them():
     pl = _polars()
     with pytest.raises(InputError, match="'relevance'"):
         rankscope.read_qrels(pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "rel": [1]}))
+    # the message says how to name the others, and the roles there are
+    with pytest.raises(InputError, match=r"columns=\{role: name\}, roles query, doc, score"):
+        rankscope.read_run(pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "sim": [1.0]}))
+
+
+def test_columns_name_roles_only():
+    pl = _polars()
+    frame = pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    # a role left out keeps its default name
+    assert rankscope.read_qrels(frame, columns={"query": "qid"}).to_dict() == {"q1": {"d1": 1}}
+    # a column name where a role belongs is no role: an error naming the roles
+    with pytest.raises(rankscope.UsageError, match=r"'qid'.*roles are query, doc, relevance"):
+        rankscope.read_qrels(frame, columns={"qid": "query_id"})
 
 
 @pytest.mark.parametrize(
@@ -523,7 +537,7 @@ def test_parquet_with_other_column_names(tmp_path):
     pytest.importorskip("pyarrow")
     path = tmp_path / "q.parquet"
     pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "rel": [2]}).write_parquet(path)
-    qrels = rankscope.read_qrels(path, query_col="qid", doc_col="docno", relevance_col="rel")
+    qrels = rankscope.read_qrels(path, columns={"query": "qid", "doc": "docno", "relevance": "rel"})
     assert qrels.to_dict() == {"q1": {"d1": 2}}
 
 

@@ -315,6 +315,17 @@ def test_read_pairs_from_a_file_a_frame_and_tuples(tmp_path):
             from_file.query, from_file.run_a, from_file.run_b,
         )  # fmt: skip
         assert other.label.tolist() == [1, 0, -1]
+    # other column names, by role: a frame's and a dict's
+    names = {"query_id": "topic", "run_a": "left", "run_b": "right", "label": "pref"}
+    renamed = {names[k]: v for k, v in frame.to_dict("list").items()}
+    roles = {"query": "topic", "run_a": "left", "run_b": "right", "label": "pref"}
+    for given in (pd.DataFrame(renamed), renamed):
+        other = read_pairs(given, columns=roles)
+        assert (other.query, other.run_a, other.label.tolist()) == (
+            ["q1", "q1", "q2"], ["x", "y", "z"], [1, 0, -1],
+        )  # fmt: skip
+    with pytest.raises(InputError, match="missing column"):
+        read_pairs(pd.DataFrame(renamed))
 
 
 @pytest.mark.parametrize(
@@ -377,6 +388,20 @@ def test_cli_learn_errors_exit_2(tmp_path, hand_files, capsys):
     assert code == 2 and "'nobody'" in err
     code, _, err = run_cli(["prefer", "--learned", str(labels), qrels, *runs], capsys)
     assert code == 2 and "not JSON" in err
+
+
+def test_cli_learn_more_folds_than_labelled_queries_is_an_error(tmp_path, hand_files, capsys):
+    qrels, runs = hand_files
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("q1 x y 1\nq2 x y 1\nq3 y z -1\n")  # 3 labelled queries
+    code, out, err = run_cli(
+        ["clicks", "learn", "--labels", str(labels), "--num-folds", "10", qrels, *runs], capsys
+    )
+    assert code == 2 and out == ""
+    assert err == (
+        "rankscope: error: --num-folds 10: cross-validation over queries needs at least 10 "
+        "labelled queries, the labels have 3 (give --num-folds 3 or fewer)\n"
+    )
 
 
 # -- metric-defined preferences on CLEF eHealth 2016 ------------------------------------------

@@ -21,8 +21,8 @@ SRC = Path(rankscope.__file__).parent
 TABLE = SRC / "stats" / "procedures.py"
 EVERY_NAME = {name for test in procedures.TESTS for name in (test.name, *test.aliases)}
 # names that are also ordinary words of other ideas (an interval kind, a t interval, the
-# sign of a number): a list of them is still caught below
-SHARED_WORDS = {"t", "sign", "bootstrap"}
+# sign of a number, a z statistic): a list of them is still caught below
+SHARED_WORDS = {"t", "sign", "bootstrap", "z"}
 
 
 def _constants(tree: ast.AST) -> list[ast.Constant]:
@@ -68,14 +68,18 @@ def test_no_other_list_of_test_names_in_src():
 
 def test_the_table():
     assert [t.name for t in procedures.TESTS] == [
-        "t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey-one-way",
+        "t", "wilcoxon", "sign", "randomization", "welch", "student", "mann-whitney",
+        "bootstrap", "z", "chi-square", "chi-square-yates", "fisher", "tukey", "tukey-one-way",
         "randomized-tukey",
     ]  # fmt: skip
-    assert len(EVERY_NAME) == len(procedures.TESTS) + 1  # names and aliases are distinct
+    aliases = sum(len(test.aliases) for test in procedures.TESTS)
+    assert len(EVERY_NAME) == len(procedures.TESTS) + aliases  # names and aliases distinct
     for test in procedures.TESTS:
         assert test.label and test.null_hypothesis
-        assert (test.paired is None) != (test.all_pairs is None)
-        assert test.family_wise == (test.paired is None)
+        functions = (test.paired, test.all_pairs, test.unpaired, test.rates)
+        assert any(f is not None for f in functions)
+        assert (test.paired is None) or (test.all_pairs is None)
+        assert test.family_wise == (test.all_pairs is not None)
     assert procedures.named("permutation") is procedures.named("randomization")
     assert procedures.names("paired") == ("t", "wilcoxon", "sign", "randomization", "bootstrap")
     assert procedures.names("runs") == (*procedures.names("paired"), "randomized-tukey")

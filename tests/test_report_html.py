@@ -5,13 +5,19 @@ hostile names and titles, no network resource, its size), then the page in headl
 
 from __future__ import annotations
 
+import base64
+import gzip
+import itertools
 import json
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -51,6 +57,11 @@ def generated(n_runs: int, n_queries: int, depth: int = 100, seed: int = 7):
             run[f"q{q}"] = scores
         runs[name] = run
     return qrels, runs
+
+
+def ranked(docs: list[str]) -> dict[str, float]:
+    """A ranking of ``docs`` as scores, the first highest."""
+    return {d: float(len(docs) - i) for i, d in enumerate(docs)}
 
 
 class Page(HTMLParser):
@@ -105,6 +116,32 @@ def parse(page: str) -> Page:
     return parser
 
 
+def unshare(node, shared: dict):
+    """What the page's script does before plotting: each reference to a shared array
+    replaced by what it stands for (see rankscope.report.html._Shared)."""
+    if isinstance(node, list):
+        return [unshare(x, shared) for x in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return shared[node["$ref"]]
+    if "$rows" in node:
+        columns = [shared[key] for key in node["$rows"]]
+        at = node.get("at", range(len(columns[0])))
+        return [[column[k] for column in columns] for k in at]
+    if "$is" in node:
+        return [owner == node["$is"] for owner in shared[node["in"]]]
+    if "$sum" in node:
+        return list(itertools.accumulate(shared[node["$sum"]]))
+    return {key: unshare(value, shared) for key, value in node.items()}
+
+
+def figures_of(page: Page) -> list[dict]:
+    """The page's figures as plotly.js gets them."""
+    data = json.loads(gzip.decompress(base64.b64decode(page.script_text["rankscope-figures"])))
+    return unshare(data["figures"], data["shared"])
+
+
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
     """A 24-run × 50-query report with a preference method, topics and hostile text."""
@@ -121,7 +158,7 @@ def test_one_row_per_run_and_every_plot(big):
     result, path = big
     page = parse(path.read_text("utf-8"))
     assert page.table_rows == len(result.run_names) == 24
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(page)
     ids = [f["id"] for f in figures]
     assert sorted(ids) == sorted(page.plots) and len(set(ids)) == len(ids)
     kinds = {i.split("-")[0] for i in ids}
@@ -150,7 +187,7 @@ def test_hostile_text_is_escaped_never_markup(big):
     page = parse(text)
     assert page.scripts == 3  # the figures' data, the packed plotly.js, the page's script
     assert HOSTILE_RUN in "".join(page.text)  # shown as text
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(page)
     # plotly.js reads tags in labels: what it is given is escaped, so shown as written
     names = {t.get("name") for f in figures for t in f["data"]}
     assert "&lt;img src=x onerror=alert(1)&gt;" in names and HOSTILE_RUN not in names
@@ -369,3 +406,186 @@ def test_report_in_chromium(big, tmp_path):
     assert seen["sorted"]
     assert "query q" in seen["hover"] and "topic number" in seen["hover"]
     assert screenshot.stat().st_size > 50_000
+
+
+# --- reads at a glance ----------------------------------------------------------------------
+
+BASELINE = "the baseline run of a group whose name is long enough to wrap"
+GLANCE_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100", "ERR@20", "P@5", "RPP"]
+
+
+@pytest.fixture(scope="module")
+def glance(tmp_path_factory):
+    """8 runs (the baseline first, with a long name), 8 measures (more than 1,400 px of
+    table), a query with 30-odd relevant documents (a log-scale recall-level axis) and
+    robustness curves whose mean ± sd passes τ = 1 and τ = −1."""
+    from rankscope.table.study import Study
+
+    qrels, generated_runs = generated(8, 30, depth=60)
+    qrels["q0"].update({f"d0_{d}": 1 for d in range(20, 45)})
+    names = [BASELINE] + [f"group{r}_EN_Run{r}_with_a_suffix" for r in range(1, 8)]
+    runs = dict(zip(names, generated_runs.values(), strict=True))
+    result = rankscope.compare(qrels, runs, GLANCE_MEASURES, baseline=BASELINE)
+    curves = Study(run_names=names, measures=["AP"], tau=np.eye(1), power={},
+                   query_curves={"AP": [(5, 0.95, 0.1), (10, -0.9, 0.3), (20, 0.5, 0.1)]})
+    path = tmp_path_factory.mktemp("glance") / "glance.html"
+    result.to_html(path, robustness=curves)
+    return result, path
+
+
+LAYOUT = """() => {
+  const out = {};
+  const wrap = document.querySelector("#comparison .table-wrap");
+  out.page = [document.documentElement.scrollWidth, document.documentElement.clientWidth];
+  out.table = [wrap.scrollWidth, wrap.clientWidth];
+  wrap.scrollLeft = wrap.scrollWidth;  // to the last measure
+  const box = wrap.getBoundingClientRect();
+  const heads = wrap.querySelectorAll("thead tr:last-child th");
+  const last = heads[heads.length - 1].getBoundingClientRect();
+  out.lastHeader = [last.left - box.left, last.right - box.left, wrap.clientWidth];
+  out.runCells = Array.from(wrap.querySelectorAll("tbody th.run")).map(function (th) {
+    const r = th.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + 8, (r.top + r.bottom) / 2);
+    return [r.left - box.left, th.contains(hit)];
+  });
+  out.colours = {};
+  out.titles = [];
+  out.heights = {};
+  for (const div of document.querySelectorAll("div.plot")) {
+    const outer = div.getBoundingClientRect();
+    for (const t of div.querySelectorAll(".infolayer g[class$='title'] text")) {
+      const r = t.getBoundingClientRect();
+      if (!t.textContent) continue;
+      out.titles.push([div.id, t.textContent, r.left - outer.left, r.top - outer.top,
+                       outer.right - r.right, outer.bottom - r.bottom]);
+    }
+    if (div.id.startsWith("distribution-") || div.id.startsWith("preferences-")) {
+      out.heights[div.id] = div._fullLayout.yaxis._length;
+    }
+    if (div.id === "precision-recall-plot" || div.id.startsWith("distribution-")) {
+      out.colours[div.id] = div._fullData.map(function (t) {
+        return [t.name, t.marker.color, t.line.color];
+      });
+    }
+  }
+  const levels = document.getElementById("recall-levels-plot");
+  out.levelAxis = [levels._fullLayout.xaxis.type,
+    Array.from(levels.querySelectorAll(".xtick text")).map(function (t) { return t.textContent; })];
+  const tau = document.getElementById("robustness-queries");
+  const axis = tau._fullLayout.yaxis, top = tau.getBoundingClientRect().top;
+  out.tauPixels = [axis._offset + axis.l2p(1), axis._offset + axis.l2p(-1)];
+  out.errorBars = Array.from(tau.querySelectorAll("g.errorbar path")).map(function (p) {
+    const r = p.getBoundingClientRect();
+    return [r.top - top, r.bottom - top];
+  });
+  out.errorY = [tau._fullData[0].error_y.array, tau._fullData[0].error_y.arrayminus];
+  return out;
+}"""
+
+
+@contextmanager
+def rendered(path: Path, width: int = 1366) -> Iterator[tuple[Any, list[str]]]:
+    """The page ``path`` in headless Chromium ``width`` px wide, every plot drawn, and the
+    list its console errors go to."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium()
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(path.as_uri())
+            page.wait_for_function("document.body.dataset.plots === 'rendered'", timeout=60_000)
+            yield page, errors
+        finally:
+            browser.close()
+
+
+def layout_at_1400px(path: Path, screenshot: Path) -> dict:
+    """The page laid out in headless Chromium 1,400 px wide: the facts `LAYOUT` measures."""
+    with rendered(path, 1400) as (page, errors):
+        seen = page.evaluate(LAYOUT)
+        page.locator("#comparison").screenshot(path=str(screenshot))
+    seen["errors"] = errors
+    return seen
+
+
+def test_the_page_reads_at_a_glance_in_chromium(glance, tmp_path):
+    result, path = glance
+    seen = layout_at_1400px(path, tmp_path / "table.png")
+    assert seen["errors"] == []
+    # the page never scrolls sideways; the table does (8 measures), and scrolled to its end
+    # its last measure is in view while every run's name stays in view at the left edge
+    assert seen["page"][0] <= seen["page"][1]
+    assert seen["table"][0] > seen["table"][1]
+    left, right, width = seen["lastHeader"]
+    assert 0 <= left and right <= width + 1
+    assert len(seen["runCells"]) == 8
+    assert all(abs(x) <= 1 and on_top for x, on_top in seen["runCells"])
+    # one colour per run on the whole page, although the RPP boxes leave the baseline out
+    colours: dict[str, set] = {}
+    for traces in seen["colours"].values():
+        for name, marker, line in traces:
+            colours.setdefault(name, set()).update({marker, line})
+    assert len(colours) == 8 and all(len(c) == 1 for c in colours.values())
+    assert len(set.union(*colours.values())) == 8
+    rpp = seen["colours"][f"distribution-{GLANCE_MEASURES.index('RPP')}"]
+    assert len(rpp) == 7 and BASELINE not in [name for name, _, _ in rpp]
+    # the log-scale recall-level axis: ticks 1, 2, 5, 10, 20 (the deepest level is 28-39)
+    assert seen["levelAxis"] == ["log", ["1", "2", "5", "10", "20"]]
+    # robustness: τ 0.95 ± 0.1, −0.9 ± 0.3, 0.5 ± 0.1 drawn inside τ's range [−1, 1]
+    up, down = seen["errorY"]
+    assert up == pytest.approx([0.05, 0.3, 0.1]) and down == pytest.approx([0.1, 0.1, 0.1])
+    top, bottom = seen["tauPixels"]
+    assert seen["errorBars"] and all(
+        top - 1 <= a and b <= bottom + 1 for a, b in seen["errorBars"]
+    )
+    # long run names as tick labels do not squeeze the boxes or the heat map into a strip
+    assert len(seen["heights"]) == 9
+    assert all(height >= 200 for height in seen["heights"].values()), seen["heights"]
+    # no axis title is cut off at its plot's edge, and the baseline's long name is whole
+    assert seen["titles"]
+    for plot, text, *margins in seen["titles"]:
+        assert min(margins) >= -1, (plot, text, margins)
+    whole = BASELINE.replace(" ", "")
+    assert any(whole in text.replace(" ", "") for _, text, *_ in seen["titles"])
+
+
+def test_mc4_shows_each_runs_share_of_the_chain(tmp_path):
+    """Three runs every query orders A > B > C: MC4's chain (move to each run ranked above
+    with probability 1/3), 10 steps from one unit on each run, leaves B 2(2/3)^10 − 3^−10 =
+    0.03467, C 3^−10 and A the rest of the 3 units: 98.8%, 1.2%, <0.1%."""
+    qrels = {q: {"r": 1} for q in ("q1", "q2", "q3")}
+    runs = {
+        "A": {q: ranked(["r", "n1", "n2"]) for q in qrels},
+        "B": {q: ranked(["n1", "r", "n2"]) for q in qrels},
+        "C": {q: ranked(["n1", "n2", "r"]) for q in qrels},
+    }
+    path = tmp_path / "mc4.html"
+    rankscope.compare(qrels, runs, ["RPP"], baseline="B").to_html(path)
+    text = path.read_text("utf-8")
+    shown = re.findall(r"<li>(\w) <small[^>]*>([^<]*)</small></li>", text)
+    assert shown == [("A", "98.8%"), ("B", "1.2%"), ("C", "&lt;0.1%")]
+    assert "share of the MC4 Markov chain" in text
+
+
+def test_a_100_run_report_stays_under_5_mb(tmp_path):
+    """A 100-run × 50-query report with six measures and 250-odd recall levels (about 10 MB
+    when each plot carried its own copies of the arrays, the menus a flag per trace and the
+    data as plain JSON) stays under 5 MB.  The size is deterministic (seeded runs)."""
+    qrels, runs = generated(100, 50, depth=260)
+    for k in range(5):  # five queries with 70 to 270 relevant documents
+        qrels[f"q{k}"].update({f"d{k}_{d}": 1 for d in range(20, 70 + 50 * k)})
+    result = rankscope.compare(qrels, runs, ["AP", "nDCG@10", "P@10", "RR", "R@100", "RPP"])
+    assert max(len(view.levels) for view in result.recall_levels.values()) > 200
+    path = tmp_path / "100.html"
+    result.to_html(path)
+    assert path.stat().st_size < 5_000_000
+    page = parse(path.read_text("utf-8"))
+    assert page.table_rows == 100
+    figures = figures_of(page)
+    summary = next(f for f in figures if f["id"] == "summary-0")
+    assert len(summary["data"]) == 99 and all(len(t["customdata"]) == 50 for t in summary["data"])

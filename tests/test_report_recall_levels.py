@@ -4,27 +4,20 @@ left out, and the plot in headless Chromium (skipped, with the reason, without i
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 import rankscope
 from rankscope.errors import RankscopeWarning
 
-from .test_report_html import HOSTILE_RUN, chromium, generated, parse
+from .test_report_html import HOSTILE_RUN, figures_of, generated, parse, ranked, rendered
 
 TRACES_PER_RUN = 2 * 4 + 2  # Δμ_i and its running sum per metric, RPP's sum, RPP's sign
 
 
 def figure_of(path) -> dict:
-    page = parse(path.read_text("utf-8"))
-    figures = json.loads(page.script_text["rankscope-figures"])
+    figures = figures_of(parse(path.read_text("utf-8")))
     return next(f for f in figures if f["id"] == "recall-levels-plot")
-
-
-def ranked(docs: list[str]) -> dict[str, float]:
-    return {d: float(len(docs) - i) for i, d in enumerate(docs)}
 
 
 @pytest.fixture(scope="module")
@@ -119,47 +112,33 @@ def test_compare_without_relevant_documents_still_works():
 def test_recall_levels_in_chromium(tmp_path):
     """The plot draws without a console error; picking another run in the menu shows that
     run's traces; hovering RPP's sign names the queries."""
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium()
     result = disagreeing(tmp_path)
     path = tmp_path / "r.html"
     result.to_html(path)
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable,
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1366, "height": 900})
-            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(path.as_uri())
-            page.wait_for_function("document.body.dataset.plots === 'rendered'", timeout=60_000)
-            plot = page.locator("#recall-levels-plot")
-            plot.scroll_into_view_if_needed()
-            assert plot.get_attribute("data-rendered") == "true"
-            visible = """d => d.data.map((t, k) => t.visible === true ? k : -1)
-                                 .filter(k => k >= 0)"""
-            shown = plot.evaluate(visible)
-            assert shown == list(range(TRACES_PER_RUN, 2 * TRACES_PER_RUN))  # run x
-            plot.locator(".updatemenu-header-group").click()
-            plot.locator(".updatemenu-dropdown-button").first.click()
-            page.wait_for_timeout(300)
-            assert plot.evaluate(visible) == list(range(TRACES_PER_RUN))  # run "same"
-            # RPP's sign at level 1 (run "same" is first there: +1), in page pixels (linear axis)
-            x, y = plot.evaluate("""d => {
-                const l = d._fullLayout;
-                return [l.xaxis._offset + l.xaxis.l2p(1), l.yaxis3._offset + l.yaxis3.l2p(1)];
-            }""")
-            box = plot.bounding_box()
-            assert box is not None
-            page.mouse.move(box["x"] + x, box["y"] + y)
-            page.wait_for_timeout(300)
-            hover = plot.locator(".hoverlayer").text_content() or ""
-            screenshot = tmp_path / "levels.png"
-            plot.screenshot(path=str(screenshot))
-        finally:
-            browser.close()
+    with rendered(path) as (page, errors):
+        plot = page.locator("#recall-levels-plot")
+        plot.scroll_into_view_if_needed()
+        assert plot.get_attribute("data-rendered") == "true"
+        visible = """d => d.data.map((t, k) => t.visible === true ? k : -1)
+                             .filter(k => k >= 0)"""
+        shown = plot.evaluate(visible)
+        assert shown == list(range(TRACES_PER_RUN, 2 * TRACES_PER_RUN))  # run x
+        plot.locator(".updatemenu-header-group").click()
+        plot.locator(".updatemenu-dropdown-button").first.click()
+        page.wait_for_timeout(300)
+        assert plot.evaluate(visible) == list(range(TRACES_PER_RUN))  # run "same"
+        # RPP's sign at level 1 (run "same" is first there: +1), in page pixels (linear axis)
+        x, y = plot.evaluate("""d => {
+            const l = d._fullLayout;
+            return [l.xaxis._offset + l.xaxis.l2p(1), l.yaxis3._offset + l.yaxis3.l2p(1)];
+        }""")
+        box = plot.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + x, box["y"] + y)
+        page.wait_for_timeout(300)
+        hover = plot.locator(".hoverlayer").text_content() or ""
+        screenshot = tmp_path / "levels.png"
+        plot.screenshot(path=str(screenshot))
     print(f"screenshot: {screenshot}")
     assert errors == []
     assert "queries" in hover and "level 1" in hover

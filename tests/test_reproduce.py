@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 import rankscope
-from rankscope.errors import UsageError
+from rankscope.errors import RankscopeWarning, UsageError
 from rankscope.stats.rbo import rbo
 from rankscope.stats.reproducibility import (
     delta_relative_improvement,
@@ -80,6 +80,28 @@ def test_reproducing_itself(tmp_path):
     for similarity in result.rankings.values():
         assert np.all(similarity.ktu == 1.0)
         assert np.allclose(similarity.rbo_ext(), 1.0, atol=1e-12)
+
+
+def test_identical_original_runs_make_er_undefined_with_a_warning(tmp_path, capsys):
+    qrels = write_qrels(tmp_path / "qrels", {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}})
+    base = write_ranked_run(tmp_path / "base", "b", {"q1": ["b", "a", "x"], "q2": ["y", "c"]})
+    twin = write_ranked_run(tmp_path / "twin", "t", {"q1": ["b", "a", "x"], "q2": ["y", "c"]})
+    adv = write_ranked_run(tmp_path / "adv", "a", {"q1": ["a", "b", "x"], "q2": ["c", "y"]})
+    # original improvement 0 (AP 0.5 both, RR 0.5 both): ER = 0/0 reproduced by the same
+    # pair, and (0.5 · (1 − 0.5) + ...) / 0 = +inf reproduced by (base, adv)
+    with pytest.warns(RankscopeWarning, match=r"the effect ratio of AP, RR is undefined: the "
+                      r"original advanced run 'twin' improves on the baseline 'base' by 0"):
+        same = rankscope.reproduce(qrels, (base, twin), (base, twin), ["AP", "RR"])
+    assert all(math.isnan(m.effect_ratio) for m in same.measures)
+    with pytest.warns(RankscopeWarning, match="nan when the reproduced improvement is 0 too"):
+        better = rankscope.reproduce(qrels, (base, twin), (base, adv), ["AP"])
+    assert better.measures[0].effect_ratio == math.inf
+    code, _, err = run_cli(
+        ["reproduce", qrels, "--original", base, twin, "--reproduced", base, twin, "-m", "AP"],
+        capsys,
+    )
+    assert code == 0
+    assert err.startswith("rankscope: warning: the effect ratio of AP is undefined")
 
 
 def test_rankings_rbo_and_ties(tmp_path):

@@ -3,6 +3,7 @@ leakage, coverage and determinism on MovieLens 100K; exact expectations on tiny 
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import Counter
 
@@ -69,13 +70,13 @@ def test_holdout_on_movielens(udata_rows):
 
 def test_per_user_holdout_on_movielens(udata_rows):
     whole, path = udata_rows
-    split = splits.per_user_holdout(path, test_size=0.2, seed=3)
+    split = splits.holdout(path, test_size=0.2, seed=3, per_user=True)
     _check_split(split, whole)
     per_user = Counter(u for u, *_ in _rows(read_interactions(path)))
     test_per_user = Counter(u for u, *_ in _rows(split.test))
     for user, n in per_user.items():  # every MovieLens user has >= 20 ratings
         assert test_per_user[user] == min(n - 1, max(1, int(np.floor(0.2 * n + 0.5))))
-    assert _pairs(splits.per_user_holdout(path, 0.2, seed=4).test) != _pairs(split.test)
+    assert _pairs(splits.holdout(path, 0.2, seed=4, per_user=True).test) != _pairs(split.test)
 
 
 def test_kfold_on_movielens_partitions_the_log(udata_rows):
@@ -154,6 +155,26 @@ def test_leave_one_out_picks_the_latest(tiny):
         split = splits.leave_one_out(tiny)
     assert sorted(_pairs(split.test)) == [("u1", "b"), ("u2", "d")]
     assert ("u3", "b") in _pairs(split.train)
+
+
+def test_every_user_with_one_interaction_leaves_no_test_data(tmp_path, capsys):
+    path = tmp_path / "ones.tsv"
+    path.write_text("u1\ta\t5\t100\nu2\tb\t3\t300\nu3\tc\t4\t200\n")
+    message = "every user \\(3\\) has a single interaction, kept whole .* test data would be empty"
+    per_user_holdout = functools.partial(splits.holdout, per_user=True)
+    for make in (splits.leave_one_out, per_user_holdout):
+        with pytest.raises(UsageError, match=message):
+            make(str(path))
+    with pytest.raises(UsageError, match=message):
+        splits.leave_one_out(str(path), by="random")
+    with pytest.raises(UsageError, match="every user \\(3\\) has at most 2 interactions"):
+        splits.temporal_per_user(str(path), last_n=2)
+    code, out, err = run_cli(
+        ["split", str(path), "--method", "leave-one-out", "-o", str(tmp_path / "folds")], capsys
+    )
+    assert code == 2 and out == ""
+    assert err.startswith("rankscope: error: ") and "the test data would be empty" in err
+    assert not (tmp_path / "folds").exists()
 
 
 def test_temporal_per_user_last_n(tiny):

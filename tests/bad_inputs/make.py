@@ -583,7 +583,10 @@ def declare_newer() -> None:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        before = len(ALL)
         module.declare(SimpleNamespace(**globals()))
+        for declared in ALL[before:]:
+            declared["area"] = path.stem
 
 
 def write(root: Path) -> None:

@@ -18,6 +18,8 @@ for `rankscope.evaluate`.  The statistics themselves, on arrays, are
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..model import Labels, Qrels
 from ..read.labels import LabelsLike, labels_from_frame, parse_labels, read_labels
 from ..stats.agreement import (
@@ -56,15 +58,12 @@ def agreement(
     *,
     scale: str = "nominal",
     kappa_weights: str | None = None,
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
+    columns: Mapping[str, str] | None = None,
 ) -> AgreementResult:
     """Agreement of several assessors' labels, over all items and per query.
 
-    ``labels``: a ``qid assessor docno grade`` file, a DataFrame (columns named by
-    ``query_col``, ...) or `Labels`.  ``scale``: Krippendorff's level of measurement for
+    ``labels``: a ``qid assessor docno grade`` file, a DataFrame (its columns named by role
+    in ``columns``, `read_labels`) or `Labels`.  ``scale``: Krippendorff's level of measurement for
     alpha (``nominal``, ``ordinal``, ``interval``, ``ratio``); ``kappa_weights``: Cohen's
     kappa's (``None``, ``"linear"``, ``"quadratic"``).  Categories are the grades of the whole file,
     sorted: weighted kappa and ordinal alpha place the grades of every query on that scale.
@@ -75,11 +74,7 @@ def agreement(
     assessor?).
     """
     check_agreement_options(scale, kappa_weights)
-    labels = read_labels(
-        labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-        relevance_col=relevance_col,
-    )  # fmt: skip
-    return label_agreement(labels, scale, kappa_weights)
+    return label_agreement(read_labels(labels, columns=columns), scale, kappa_weights)
 
 
 def to_qrels(
@@ -87,10 +82,7 @@ def to_qrels(
     how: str = "majority",
     *,
     tie_break: str = "lower",
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
+    columns: Mapping[str, str] | None = None,
 ) -> Qrels:
     """One grade per (query, document) from several assessors' labels, as judgments.
 
@@ -100,11 +92,8 @@ def to_qrels(
     nearest grade, a mean halfway between two (1.5) going to the ``tie_break`` side (lower:
     1, higher: 2).  Ties are reported in one warning (how many, and the first).  A document
     with one label keeps it.  Rows come in the order of each document's first label; the
-    qrels' source is the labels'.
+    qrels' source is the labels'.  ``columns``: a frame's column names by role
+    (`read_labels`).
     """
     check_aggregation_options(how, tie_break)
-    return labels_to_qrels(
-        read_labels(labels, query_col=query_col, assessor_col=assessor_col, doc_col=doc_col,
-                    relevance_col=relevance_col),
-        how, tie_break,
-    )  # fmt: skip
+    return labels_to_qrels(read_labels(labels, columns=columns), how, tie_break)

@@ -9,6 +9,7 @@ from typing import Any, Unpack
 from ..clicks.models import ClickModel
 from ..clicks.simulate import SimulateOptions, simulate
 from ..model import ImpressionLog
+from ..read.impressions import names_column, read_impressions
 from ..read.sources import read_qrels, read_run
 
 __all__ = ["simulate_clicks"]
@@ -23,9 +24,19 @@ def simulate_clicks(
     whose parameters come from the judgments ``qrels`` (anything `rankscope.read_qrels`
     reads).  The options are `rankscope.clicks.simulate.simulate`'s.
 
+    ``run`` may also be the lists of an interleaving experiment: a file with a ``team``
+    column, as ``rankscope clicks interleave --lists`` and
+    `rankscope.interleaving.write_lists` write it, or an `ImpressionLog` of them; each
+    session then shows one list in turn, and the log keeps the teams, ready for
+    `rankscope.interleaving_outcomes`.
+
     >>> import rankscope
     >>> log = rankscope.simulate_clicks(                            # doctest: +SKIP
     ...     "dbn", "run.txt", "qrels.txt", sessions=10_000, seed=1)
     >>> train, test = log.split(0.2, seed=1)                        # doctest: +SKIP
     """
-    return simulate(model, read_run(run), None if qrels is None else read_qrels(qrels), **options)
+    judgments = None if qrels is None else read_qrels(qrels)
+    if isinstance(run, ImpressionLog) or names_column(run, "team"):
+        lists = read_impressions(run, require=("session", "query", "team"), clicks=False)
+        return simulate(model, lists, judgments, **options)
+    return simulate(model, read_run(run), judgments, **options)

@@ -16,6 +16,7 @@ from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.sources import QrelsLike, resolve_runs
 from ..report.compare import format_comparison
 from ..report.html import write_html
+from ..stats.corrections import correction_named
 from ..table import as_requests
 from ..table.compare import DEFAULT_MEASURES, Comparison, Procedure, Writers, compare_runs
 from .evaluation import dataset_measures, measure_specs, read_qrels_for
@@ -96,7 +97,7 @@ def compare(
         baseline = run_list[baseline].name
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
-    correction = "none" if correction is None else _CORRECTIONS.get(correction, correction)
+    correction = correction_named(correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
@@ -107,9 +108,6 @@ def compare(
 
 #: The writers a comparison of the front door carries.
 WRITERS = Writers(format_comparison, write_html)
-
-#: statsmodels' names of the corrections rankscope has (PyTerrier passes them on).
-_CORRECTIONS = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}
 
 
 def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:

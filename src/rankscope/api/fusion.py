@@ -23,8 +23,8 @@ def fuse(
     method: str = "rrf",
     *,
     norm: str | None = None,
-    weights: Sequence[float] | Mapping[str, float] | None = None,
-    k: float = RRF_K,
+    run_weights: Sequence[float] | Mapping[str, float] | None = None,
+    rrf_k: float = RRF_K,
     depth: int | None = DEPTH,
     tag: str | None = None,
     ties: str = "docno-desc",
@@ -53,12 +53,14 @@ def fuse(
         ``condorcet``.
     norm:
         The per-query score normalisation of the score-based methods: ``min-max`` (their
-        default), ``max``, ``sum``, ``zscore``, ``rank``, ``none``.  Rank-based methods
-        (rrf, borda, condorcet) read ranks only, and take none.
-    weights:
+        default), ``max``, ``sum``, ``zscore``, ``rank``, ``none``.  ``max`` needs scores
+        >= 0 (a run with a negative score is a `UsageError`; ``sum`` shifts each query's
+        scores to start at 0 first).  Rank-based methods (rrf, borda, condorcet) read ranks
+        only, and take none.
+    run_weights:
         One weight per run (in order, or ``{name: weight}``) for ``rrf``, ``sum``, ``wsum``
         (which needs them, or ``optimize``) and ``borda``.
-    k:
+    rrf_k:
         Reciprocal rank fusion's constant (default 60).
     depth:
         Documents kept per query (default 1000; None: all).
@@ -71,7 +73,7 @@ def fuse(
         As for `rankscope.evaluate`: a document listed twice in a run (``error``, ``first``,
         ``max-score``); runs named by ``file`` (default) or ``tag``.
     optimize:
-        Tune the weights to maximise this measure's mean (``"nDCG@10"``, ``"AP"``, any
+        Tune the run weights to maximise this measure's mean (``"nDCG@10"``, ``"AP"``, any
         per-query measure) over training queries judged in ``qrels``; the fused run then
         holds the held-out queries, fused with the tuned weights.
     train, train_fraction, seed:
@@ -92,16 +94,16 @@ def fuse(
     >>> import rankscope
     >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     >>> b = {"q1": {"d2": 0.9, "d3": 0.8}}
-    >>> fused = rankscope.fuse({"a": a, "b": b}, "rrf", k=1)   # d2: 1/(1+2) + 1/(1+1)
+    >>> fused = rankscope.fuse({"a": a, "b": b}, "rrf", rrf_k=1)   # d2: 1/(1+2) + 1/(1+1)
     >>> print(fused.to_trec(), end="")
     q1 Q0 d2 1 0.8333333333333333 rrf
     q1 Q0 d3 2 0.5833333333333333 rrf
     q1 Q0 d1 3 0.5 rrf
     """
-    how, scale = fusion_options(method, norm, k, depth, ties, search)
+    how, scale = fusion_options(method, norm, rrf_k, depth, ties, search)
     judgments = None if qrels is None else read_qrels(qrels)
     return fuse_pool(
-        _pool(runs, judgments, ties, duplicates, names), how, scale, weights=weights, k=k,
+        _pool(runs, judgments, ties, duplicates, names), how, scale, weights=run_weights, k=rrf_k,
         depth=depth, tag=tag, optimize=optimize, judgments=judgments, train=train,
         train_fraction=train_fraction, search=search, step=step, seed=seed, restarts=restarts,
     )  # fmt: skip

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..judge import relevance_table
 from ..measures import Request, compute_request, method_of, parse_method
-from ..preference import LearnedWeights, Method, PreferenceResult
+from ..preference import Method, PreferenceResult
+from ..preference.learned import LearnedWeights
 from ..read.sources import resolve_runs
 from .evaluation import read_qrels_for
 
@@ -42,7 +43,7 @@ def preferences(
         ``rrlexiprecision``, ``lexirecall``, ``OI`` (offline interleaving;
         ``OI(interleaving=balanced,browsing=dcg)``); ``RPP(rel=2)`` sets the level for one
         method.  A `rankscope.preference.Method` object, or weights learned from labelled
-        preferences (`rankscope.preference.LearnedWeights`, `rankscope.clicks.learn_weights`),
+        preferences (`rankscope.clicks.LearnedWeights`, `rankscope.clicks.learn_weights`),
         is computed as it is.
     names:
         Run files named by ``file`` (default) or ``tag``, as in `rankscope.evaluate`.

@@ -1,9 +1,9 @@
-"""The command line: one module per command, each with its options (`add_arguments`) and its
-body (`run`), thin over the public API; the options several commands share are declared once in
-`options`, and everything a command prints is formatted by `rankscope.report`.  A command
-module's docstring is its help: the first line is what ``rankscope --help`` lists, the rest the
-description ``rankscope COMMAND --help`` prints (as written: line breaks kept), and its
-``EXAMPLES`` the examples that end that help.
+"""The command line: one module per command, each with its options (`add_arguments`: a table
+of `options.Option`s) and its body (`run`), thin over the public API; the options several
+commands share are declared once in `options`, and everything a command prints is formatted
+by `rankscope.report`.  A command module's docstring is its help: the first line is what
+``rankscope --help`` lists, the rest the description ``rankscope COMMAND --help`` prints
+(as written: line breaks kept), and its ``EXAMPLES`` the examples that end that help.
 
 ``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
 prints with the same options (``-q -m -c -n -l -M -J -N``).
@@ -21,13 +21,15 @@ Errors: a mistake in what the user gave (`rankscope.errors.RankscopeError`: `Inp
 bug in rankscope: the traceback, a line asking to report it, and exit status 70
 (``EX_SOFTWARE`` of sysexits.h, "an internal software error"), so that scripts can tell a bug
 from a mistake.  Ctrl-C stops a command with ``rankscope: interrupted`` and status 130, the
-shells' 128 + SIGINT, without a traceback.
+shells' 128 + SIGINT, without a traceback; SIGTERM (``kill``) stops it as cleanly, with
+status 143 (128 + SIGTERM): a file being written is left as it was (`rankscope.atomic`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -65,8 +67,9 @@ COMMANDS: dict[str, ModuleType] = {
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 70
-#: Stopped by Ctrl-C (SIGINT): 128 + 2, as the shells report it.
+#: Stopped by Ctrl-C (SIGINT): 128 + 2, as the shells report it; by SIGTERM: 128 + 15.
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 #: Where a bug is reported.
 ISSUE_TRACKER = "the rankscope issue tracker"
@@ -109,7 +112,23 @@ def _os_message(exc: OSError) -> str:
     return f"{exc.filename}: {exc.strerror}"
 
 
+def _terminated(signum: int, frame: object) -> None:
+    # SIGTERM unwinds like Ctrl-C, so that a file being written is removed, not left half
+    raise SystemExit(EXIT_TERMINATED)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:  # (only the main thread may handle signals: a command run in a thread keeps Python's)
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:
+        return _main(argv)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # rankscope does no linear algebra: keep numpy's BLAS from starting idle threads.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")

@@ -39,37 +39,28 @@ WEIGHTS = ("none", "linear", "quadratic")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument(
         "labels", help="labels file: qid assessor docno grade per line ('-': standard input)"
     )
-    options.choice(
-        p, "--level", LEVELS,
-        "Krippendorff's alpha's level of measurement (default nominal; ordinal, interval and "
-        "ratio weigh a disagreement by how far apart the grades are)",
-        dest="scale",
-    )  # fmt: skip
-    options.choice(
-        p, "--kappa-weights", WEIGHTS,
-        "Cohen's kappa's weights (default none; linear or quadratic for ordinal grades, by "
-        "their distance on the sorted grades)",
-        dest="kappa_weights",
-    )  # fmt: skip
-    options.PER_QUERY.add(p, "also the agreement on each query")
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
-    p.add_argument(
-        "--to-qrels", choices=AGGREGATIONS, default=None, dest="to_qrels",
-        help="also write one grade per document to -o: the majority vote or the rounded mean",
-    )  # fmt: skip
-    options.choice(
-        p, "--tie-break", TIE_BREAKS,
-        "with --to-qrels, the grade of a tie (two grades with as many votes, a mean halfway "
-        "between two): lower (default) or higher",
-        dest="tie_break",
-    )  # fmt: skip
-    p.add_argument(
-        "-o", "--output", metavar="QRELS", default=None,
-        help="the qrels file --to-qrels writes ('-': standard output, instead of the agreement)",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--level",), "scale", "Krippendorff's alpha's level of measurement (default "
+               "nominal; ordinal, interval and ratio weigh a disagreement by how far apart the "
+               "grades are)", choices=LEVELS, default=LEVELS[0]),
+        Option(("--kappa-weights",), "kappa_weights", "Cohen's kappa's weights (default none; "
+               "linear or quadratic for ordinal grades, by their distance on the sorted grades)",
+               choices=WEIGHTS, default=WEIGHTS[0]),
+        options.PER_QUERY.worded("also the agreement on each query"),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
+        Option(("--to-qrels",), "to_qrels", "also write one grade per document to -o: the majority "
+               "vote or the rounded mean", choices=AGGREGATIONS),
+        Option(("--tie-break",), "tie_break", "with --to-qrels, the grade of a tie (two grades "
+               "with as many votes, a mean halfway between two): lower (default) or higher",
+               choices=TIE_BREAKS, default=TIE_BREAKS[0]),
+        options.OUTPUT.worded("the qrels file --to-qrels writes ('-': standard output, instead of "
+                              "the agreement)", metavar="QRELS"),
+        options.FORCE,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--to-qrels needs -o QRELS" if args.output is None else "-o needs --to-qrels"
         )
-    options.check_outputs(args, {"--output": options.output_file(args.output)})
+    options.check_outputs(args, {"--output": args.output})
 
     from ..api.agreement import agreement, read_labels, to_qrels
+    from ..atomic import write_atomically
     from ..report.agreement import format_agreement
     from ..report.files import format_qrels
 
@@ -93,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(text)
             return 0
-        with open(args.output, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        write_atomically(args.output, text, newline="\n")
     sys.stdout.write(format_agreement(result, args.format, per_query=args.per_query))
     return 0

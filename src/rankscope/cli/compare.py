@@ -30,44 +30,49 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     add_comparison_options(p)
-    options.FORMAT.add(p, "output format (default table; csv and json carry every field at "
-                       "full precision)", choices=FORMATS)
-    p.add_argument("--html", metavar="FILE", help="also write the HTML report (rankscope report)")
+    options.add_all(p, (
+        options.FORMAT.worded("output format (default table; csv and json carry every field at "
+                              "full precision)", choices=FORMATS),
+        Option(("--html",), "html", "also write the HTML report (rankscope report)",
+               metavar="FILE"),
+        options.FORCE,
+    ))  # fmt: skip
     segments.add_arguments(p)
 
 
 def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -> None:
     """The options of a comparison, shared by ``rankscope compare`` and ``rankscope report``."""
-    options.MEASURE.add(
-        p,
-        "a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); repeatable, in the "
-        "order of the columns; default AP, nDCG@10, P@10, RR, R@100",
-    )
-    options.BASELINE.add(p)
+    Option = options.Option
+    options.add_all(p, (
+        options.MEASURE.worded("a measure or preference method (nDCG@10, ndcg_cut.10, RPP, ...); "
+                               "repeatable, in the order of the columns; default AP, nDCG@10, "
+                               "P@10, RR, R@100"),
+        options.BASELINE,
+    ))  # fmt: skip
     if all_pairs:
         p.add_argument(
             "--all-pairs", action="store_true",
             help="compare every pair of runs instead of each run with a baseline",
         )  # fmt: skip
-    options.TEST.add(
-        p, "statistical test: %(choices)s (default t; randomization, also called permutation, "
-        "is exact up to 20 queries; randomized-tukey controls the family-wise error itself)",
-    )  # fmt: skip
-    options.CORRECTION.add(p)
-    options.ALPHA.add(p)
-    options.SEED.add(p, "seed of the random tests (default 0)")
-    options.PERMUTATIONS.add(p)
-    p.add_argument(
-        "--common-queries", action="store_true",
-        help="only the queries every run ranked (default: every judged query, missing = 0)",
-    )  # fmt: skip
-    options.NAMES.add(p)
-    options.RELEVANCE_LEVEL.add(p)
-    options.depth(p, "use only the top N documents of each ranking")
-    options.TIE.add(p)
-    options.DUPLICATE.add(p)
+    options.add_all(p, (
+        options.TEST.worded("statistical test: %(choices)s (default t; randomization, also called "
+                            "permutation, is exact up to 20 queries; randomized-tukey controls the "
+                            "family-wise error itself)"),
+        options.CORRECTION,
+        options.ALPHA,
+        options.SEED.worded("seed of the random tests (default 0)"),
+        options.PERMUTATIONS,
+        Option(("--common-queries",), "common_queries", "only the queries every run ranked "
+               "(default: every judged query, missing = 0)", action="store_true"),
+        options.NAMES,
+        options.RELEVANCE_LEVEL,
+        options.MAX_DOCS.worded("use only the top N documents of each ranking"),
+        options.TIE,
+        options.DUPLICATE,
+    ))  # fmt: skip
 
 
 def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> Any:

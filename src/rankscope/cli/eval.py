@@ -20,95 +20,56 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(
         p,
         "TREC qrels file (.gz and - accepted), or judgments as -R says",
         "TREC run files or directories of them",
     )
-    options.choice(
-        p,
-        "-R",
-        ("qrels", "prefs", "qrels_prefs", "qrels_jg"),
-        "judgments format, as trec_eval: qrels (default); prefs (qid jg jsg docno rel_level) "
-        "or qrels_prefs (qrels read as preferences) for -m all_prefs; qrels_jg (qid jg docno "
-        "grade, judgment groups) for -m qrels_jg",
-        dest="rel_format",
-    )
-    p.add_argument(
-        "-Z",
-        dest="zscores",
-        metavar="FILE",
-        default=None,
-        help="print z-scores: per-query values standardised with FILE's 'qid measure mean "
-        "stddev' lines (trec_eval -Z)",
-    )
-    options.MEASURE.add(
-        p,
-        "measure to compute, in any spelling (P.5,10 / P_10 / P@10 / all_trec); repeatable; "
-        "default: official (prefs with -R prefs/qrels_prefs, qrels_jg with -R qrels_jg)",
-    )
-    options.PER_QUERY.add(p, "also print per-query values")
-    options.complete(p, "average over every judged query (missing = 0)")
-    p.add_argument("-n", action="store_true", dest="no_summary", help="do not print the summary")
-    options.RELEVANCE_LEVEL.add(p)
-    options.depth(p, "use only the top N per query")
-    p.add_argument(
-        "-J",
-        action="store_true",
-        dest="judged_only",
-        help="drop unjudged documents before evaluating",
-    )
-    p.add_argument(
-        "-N",
-        type=options.whole(0),
-        default=0,
-        dest="num_docs",
-        metavar="N",
-        help="collection size (utility)",
-    )
-    options.FORMAT.add(
-        p,
-        "output format (default: trec for one run, table for several)",
-        choices=("trec", "json", "csv", "table"),
-        default=None,
-    )
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="with several runs: one row per run and a column per measure (summaries only)",
-    )
-    options.TIE.add(
-        p,
-        "order of equally scored documents (default as trec_eval: docno-desc; "
-        "docno-asc with -R prefs/qrels_prefs)",
-        default=None,
-    )
-    options.NAMES.add(p)
-    options.BASELINE.add(
-        p, "the run the preference measures (RPP, OI, ...) are measured against: each run's "
-        "value is its mean preference over it, printed as 'RPP vs RUN' (default: the first run)",
-    )  # fmt: skip
-    options.JOBS.add(p)
-    options.block_mb(p)
-    options.DUPLICATE.add(p)
-    options.choice(
-        p,
-        "--order",
-        ("score", "rank"),
-        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
-    )
-    p.add_argument(
-        "--diversity",
-        action="store_true",
-        help="the qrels are diversity judgments, qid subtopic docno grade (implied by "
-        "diversity measures such as alpha-nDCG@20)",
-    )
-    p.add_argument(
-        "--doc-lengths",
-        metavar="FILE",
-        help="document lengths in words, 'docno words' per line (time-biased gain)",
-    )
-    options.SCHEDULER.add(p)
+    options.add_all(p, (
+        Option(("-R",), "rel_format", "judgments format, as trec_eval: qrels (default); prefs (qid "
+               "jg jsg docno rel_level) or qrels_prefs (qrels read as preferences) for -m "
+               "all_prefs; qrels_jg (qid jg docno grade, judgment groups) for -m qrels_jg",
+               choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"), default="qrels"),
+        Option(("-Z",), "zscores", "print z-scores: per-query values standardised with FILE's 'qid "
+               "measure mean stddev' lines (trec_eval -Z)", metavar="FILE"),
+        options.MEASURE.worded("measure to compute, in any spelling (P.5,10 / P_10 / P@10 / "
+                               "all_trec); repeatable; default: official (prefs with -R "
+                               "prefs/qrels_prefs, qrels_jg with -R qrels_jg)"),
+        options.PER_QUERY.worded("also print per-query values"),
+        options.COMPLETE.worded("average over every judged query (missing = 0)"),
+        Option(("-n",), "no_summary", "do not print the summary", action="store_true"),
+        options.RELEVANCE_LEVEL,
+        options.MAX_DOCS.worded("use only the top N per query"),
+        Option(("-J",), "judged_only", "drop unjudged documents before evaluating",
+               action="store_true"),
+        Option(("-N",), "num_docs", "collection size (utility)", type=options.whole(0), default=0,
+               metavar="N"),
+        options.FORMAT.worded("output format (default: trec for one run, table for several)",
+                              choices=("trec", "json", "csv", "table"), default=None),
+        Option(("--wide",), "wide", "with several runs: one row per run and a column per measure "
+               "(summaries only)", action="store_true"),
+        options.TIE.worded("order of equally scored documents (default as trec_eval: docno-desc; "
+                           "docno-asc with -R prefs/qrels_prefs)", default=None),
+        options.NAMES,
+        options.BASELINE.worded("the run the preference measures (RPP, OI, ...) are measured "
+                                "against: each run's value is its mean preference over it, printed "
+                                "as 'RPP vs RUN' (default: the first run)"),
+        options.JOBS,
+        Option(("--block-mb",), "block_mb", "read a TREC run file longer than this in blocks of "
+               "whole queries, evaluated one at a time, so that memory is bounded by the block "
+               "(default 32, less to give every core several blocks); the output is the same for "
+               "every size", type=options.whole(1, 1 << 20), metavar="MB"),
+        options.DUPLICATE,
+        Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by the "
+               "rank column (ndeval)", choices=("score", "rank"), default="score"),
+        Option(("--diversity",), "diversity", "the qrels are diversity judgments, qid subtopic "
+               "docno grade (implied by diversity measures such as alpha-nDCG@20)",
+               action="store_true"),
+        Option(("--doc-lengths",), "doc_lengths", "document lengths in words, 'docno words' per "
+               "line (time-biased gain)", metavar="FILE"),
+        options.SCHEDULER,
+    ))  # fmt: skip
     segments.add_arguments(p)
 
 

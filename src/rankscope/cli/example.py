@@ -25,8 +25,10 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    options.MEASURE.add(p, "measures of the first table (default map, bpref, recip_rank, "
-                     "P@10, nDCG@10); repeatable")
+    options.MEASURE.worded(
+        "measures of the first table (default map, bpref, recip_rank, P@10, nDCG@10); "
+        "repeatable"
+    ).add(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument(
         "qrels", help="TREC qrels file, or an ir_datasets id (ir_datasets:ID, or ID when no "
         "such file exists)",
@@ -32,20 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(judgments_datasets=True)
     p.add_argument("run_a", metavar="RUN_A", help="a TREC run file (A)")
     p.add_argument("run_b", metavar="RUN_B", help="a TREC run file (B)")
-    p.add_argument(
-        "--query", metavar="QID", help="one query's levels, with the ranks of each "
-        "run's i-th relevant document (default: the mean over every judged query)",
-    )  # fmt: skip
-    options.MEASURE.add(
-        p, "AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; default all four"
-    )
-    options.FORMAT.add(
-        p, "output format (default table; csv: a row per level)", choices=("table", "csv", "json")
-    )
-    options.TIE.add(p)
-    options.depth(p, "consider only the first N documents of each ranking")
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
+    options.add_all(p, (
+        Option(("--query",), "query", "one query's levels, with the ranks of each run's i-th "
+               "relevant document (default: the mean over every judged query)", metavar="QID"),
+        options.MEASURE.worded("AP, nDCG, RBP (persistence 0.9; RBP(p=0.5)) or RR; repeatable; "
+                               "default all four"),
+        options.FORMAT.worded("output format (default table; csv: a row per level)",
+                              choices=("table", "csv", "json")),
+        options.TIE,
+        options.MAX_DOCS.worded("consider only the first N documents of each ranking"),
+        options.NAMES,
+        options.DUPLICATE,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,63 +40,45 @@ SEARCHES = ("grid", "coordinate")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("runs", nargs="+", help="TREC run files or directories (two runs or more)")
-    p.add_argument(
-        "-o", "--output", default="-", metavar="RUN",
-        help="the fused run file (default: stdout)",
-    )  # fmt: skip
-    options.choice(p, "--method", METHODS, "the fusion method (default rrf)")
-    p.add_argument(
-        "--norm", choices=NORMS, default=None,
-        help="per-query score normalisation of the score-based methods (default min-max); "
-        "rrf, borda and condorcet read ranks and take none",
-    )  # fmt: skip
-    p.add_argument(
-        "--rrf-k", type=_non_negative, default=60.0, dest="rrf_k", metavar="K",
-        help="reciprocal rank fusion's constant: a document at rank r gets 1/(k + r) (default 60)",
-    )  # fmt: skip
-    p.add_argument(
-        "--run-weights", metavar="W,W,...", dest="run_weights",
-        help="one weight per run, in order (rrf, sum, wsum, borda), e.g. 0.7,0.3",
-    )
-    options.DEPTH.add(p, "documents written per query (default 1000)")
-    p.add_argument("--tag", help="the fused run's tag column (default: the method's name)")
-    options.TIE.add(
-        p,
-        "the order of a run's equally scored documents, which decides their ranks for rrf, "
-        "borda and condorcet (default docno-desc, trec_eval's)",
-    )  # fmt: skip
-    options.DUPLICATE.add(p)
-    options.NAMES.add(p)
+    options.add_all(p, (
+        options.OUTPUT.worded("the fused run file (default: standard output)", metavar="RUN"),
+        options.FORCE,
+        Option(("--method",), "method", "the fusion method (default rrf)", choices=METHODS,
+               default=METHODS[0]),
+        Option(("--norm",), "norm", "per-query score normalisation of the score-based methods "
+               "(default min-max); rrf, borda and condorcet read ranks and take none",
+               choices=NORMS),
+        Option(("--rrf-k",), "rrf_k", "reciprocal rank fusion's constant: a document at rank r "
+               "gets 1/(k + r) (default 60)", type=_non_negative, default=60.0, metavar="K"),
+        Option(("--run-weights",), "run_weights", "one weight per run, in order (rrf, sum, wsum, "
+               "borda), e.g. 0.7,0.3", metavar="W,W,..."),
+        options.DEPTH.worded("documents written per query (default 1000)"),
+        Option(("--tag",), "tag", "the fused run's tag column (default: the method's name)"),
+        options.TIE.worded("the order of a run's equally scored documents, which decides their "
+                           "ranks for rrf, borda and condorcet (default docno-desc, trec_eval's)"),
+        options.DUPLICATE,
+        options.NAMES,
+    ))  # fmt: skip
     tuning = p.add_argument_group("weights tuned on training queries")
-    tuning.add_argument(
-        "--optimize", metavar="MEASURE",
-        help="tune the weights to maximise this measure (nDCG@10, AP, ...) on training queries",
-    )  # fmt: skip
-    tuning.add_argument("--qrels", help="the judgments of the training queries (TREC qrels)")
-    tuning.add_argument(
-        "--train", metavar="FILE",
-        help="the training query ids, one per line (default: a random --train-fraction)",
-    )  # fmt: skip
-    tuning.add_argument(
-        "--train-fraction", type=options.probability, default=0.5, metavar="F",
-        help="the share of the queries drawn (--seed) for training (default 0.5)",
-    )  # fmt: skip
-    tuning.add_argument(
-        "--search", choices=SEARCHES, default="grid", help="grid (default) or coordinate ascent"
-    )
-    tuning.add_argument(
-        "--step", type=options.real, default=0.1,
-        help="the weights' grid: multiples of this summing to 1 (default 0.1)",
-    )  # fmt: skip
-    options.SEED.add(
-        tuning, "seed of the training split and of coordinate ascent's starts (default 0)"
-    )
-    tuning.add_argument(
-        "--restarts", type=options.whole(0, 1000), default=3, metavar="N",
-        help="coordinate ascent's random starts besides equal weights (default 3)",
-    )  # fmt: skip
-
+    options.add_all(tuning, (
+        Option(("--optimize",), "optimize", "tune the weights to maximise this measure (nDCG@10, "
+               "AP, ...) on training queries", metavar="MEASURE"),
+        Option(("--qrels",), "qrels", "the judgments of the training queries (TREC qrels)"),
+        Option(("--train",), "train", "the training query ids, one per line (default: a random "
+               "--train-fraction)", metavar="FILE"),
+        Option(("--train-fraction",), "train_fraction", "the share of the queries drawn (--seed) "
+               "for training (default 0.5)", type=options.probability, default=0.5, metavar="F"),
+        Option(("--search",), "search", "grid (default) or coordinate ascent", choices=SEARCHES,
+               default="grid"),
+        Option(("--step",), "step", "the weights' grid: multiples of this summing to 1 (default "
+               "0.1)", type=options.real, default=0.1),
+        options.SEED.worded("seed of the training split and of coordinate ascent's starts (default "
+                            "0)"),
+        Option(("--restarts",), "restarts", "coordinate ascent's random starts besides equal "
+               "weights (default 3)", type=options.whole(0, 1000), default=3, metavar="N"),
+    ))  # fmt: skip
 
 def _non_negative(text: str) -> float:
     value = options.real(text)
@@ -130,8 +112,7 @@ def _train_ids(path: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
 
-    output = options.output_file(args.output)
-    options.check_outputs(args, {"--output": output})
+    options.check_outputs(args, {"--output": args.output})
     if args.optimize is None:
         for flag, given in (("--qrels", args.qrels), ("--train", args.train)):
             if given is not None:
@@ -139,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     from ..api.fusion import fuse
 
     fusion = fuse(
-        args.runs, args.method, norm=args.norm, weights=_weights(args.run_weights), k=args.rrf_k,
+        args.runs, args.method, norm=args.norm, run_weights=_weights(args.run_weights),
+        rrf_k=args.rrf_k,
         depth=args.depth, tag=args.tag, ties=args.ties, duplicates=args.duplicates,
         names=args.names, optimize=args.optimize, qrels=args.qrels,
         train=_train_ids(args.train), train_fraction=args.train_fraction, search=args.search,
@@ -147,10 +129,10 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if fusion.tuning is not None:
         _tell_tuning(fusion)
-    if output is None:
+    if args.output in (None, "-"):
         sys.stdout.write(fusion.to_trec())
     else:
-        fusion.write(output)
+        fusion.write(args.output)
     return 0
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import options
+
 EXAMPLES = """\
 examples:
   rankscope measures
@@ -13,7 +15,10 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--markdown", action="store_true", help="the full reference, as Markdown")
+    Option = options.Option
+    options.add_all(p, (
+        Option(("--markdown",), "markdown", "the full reference, as Markdown", action="store_true"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,41 +24,35 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, spilled=True)
-    options.MEASURE.add(
-        p,
+    options.MEASURE.worded(
         "a metric or preference method to compare, as eval and prefer name them; repeatable "
-        f"(default: {' '.join(DEFAULT_MEASURES)})",
-    )
+        f"(default: {' '.join(DEFAULT_MEASURES)})"
+    ).add(p)
     options.measure_list(p)
-    options.ALPHA.add(p)
-    options.PERMUTATIONS.add(
-        p, "random permutations of the randomized Tukey HSD test (default 10000)"
-    )
-    p.add_argument(
-        "--samples",
-        type=options.whole(1),
-        default=10,
-        help="random samples per point of the curves (10)",
-    )
-    options.SEED.add(p)
-    p.add_argument(
-        "--rbo-p", type=float, default=0.9, metavar="P",
-        help="persistence of RBO between the measures' orderings of runs (default 0.9)",
-    )  # fmt: skip
-    p.add_argument("--no-robustness", action="store_true", help="skip the robustness curves")
-    p.add_argument("--plot", metavar="FILE", help="also draw the robustness curves (PNG, SVG, PDF)")
-    options.FORMAT.add(p, choices=("table", "json"))
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
-    options.choice(
-        p,
-        "--order",
-        ("score", "rank"),
-        "rank documents by score (default, as trec_eval) or by the rank column (ndeval)",
-    )
-    options.depth(p, "use only the top N documents of each ranking")
-    options.QUIET.add(p)
+    options.add_all(p, (
+        options.ALPHA,
+        options.PERMUTATIONS.worded("random permutations of the randomized Tukey HSD test (default "
+                                    "10000)"),
+        Option(("--samples",), "samples", "random samples per point of the curves (10)",
+               type=options.whole(1), default=10),
+        options.SEED,
+        Option(("--rbo-p",), "rbo_p", "persistence of RBO between the measures' orderings of runs "
+               "(default 0.9)", type=float, default=0.9, metavar="P"),
+        Option(("--no-robustness",), "no_robustness", "skip the robustness curves",
+               action="store_true"),
+        Option(("--plot",), "plot", "also draw the robustness curves (PNG, SVG, PDF)",
+               metavar="FILE"),
+        options.FORCE,
+        options.FORMAT.worded(choices=("table", "json")),
+        options.NAMES,
+        options.DUPLICATE,
+        Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by the "
+               "rank column (ndeval)", choices=("score", "rank"), default="score"),
+        options.MAX_DOCS.worded("use only the top N documents of each ranking"),
+        options.QUIET,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,22 +20,20 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, "diversity qrels: qid subtopic docno grade", datasets=False)
-    p.add_argument(
-        "-alpha", "--redundancy", type=options.real, default=0.5, dest="redundancy",
-        help="alpha-nDCG's redundancy penalty (0.5; ndeval's -alpha: --alpha is a significance "
-        "level in other commands)",
-    )  # fmt: skip
-    p.add_argument("-beta", "--beta", type=options.real, default=0.5, help="NRBP persistence (0.5)")
-    p.add_argument(
-        "-traditional",
-        "--traditional",
-        action="store_true",
-        help="order by score then docno (default: by the rank column)",
-    )
-    options.complete(p, "average over every judged topic")
-    options.depth(p, "cut at rank N")
-    options.DUPLICATE.add(p)
+    options.add_all(p, (
+        Option(("-alpha", "--redundancy"), "redundancy", "alpha-nDCG's redundancy penalty (0.5; "
+               "ndeval's -alpha: --alpha is a significance level in other commands)",
+               type=options.real, default=0.5),
+        Option(("-beta", "--beta"), "beta", "NRBP persistence (0.5)", type=options.real,
+               default=0.5),
+        Option(("-traditional", "--traditional"), "traditional", "order by score then docno "
+               "(default: by the rank column)", action="store_true"),
+        options.COMPLETE.worded("average over every judged topic"),
+        options.MAX_DOCS.worded("cut at rank N"),
+        options.DUPLICATE,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

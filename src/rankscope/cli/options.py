@@ -1,13 +1,15 @@
 """The glossary of the options several commands share, and the number types of every option.
 
 Each shared option is declared once here, as an `Option`: its flags, destination, type or
-choices, help and ONE default; every command declares it from here (``SEED.add(p)``), so an
-option means the same thing in every command and ``--seed 1`` is read by one validator.  A
-command may word the help for itself (what the seed seeds there), offer a subset of the
-choices of `FORMAT` and `TEST` (the formats it writes, the tests it runs), and give another
-default only where `DEFAULTS_BY_COMMAND` says why.  ``tests/test_cli_options.py`` introspects
-every command's parser: each shared option comes from here, and no option string means two
-things (another destination, type or choices) in two commands.
+choices, help and ONE default; every command declares it from here, so an option means the
+same thing in every command and ``--seed 1`` is read by one validator.  A command declares
+its options as a table of `Option`s (`add_all`): its own, and the glossary's, as they are
+(``SEED``) or worded for the command (``SEED.worded("seed of the draws")``: what the seed
+seeds there, a subset of the choices of `FORMAT` and `TEST`, the formats it writes, the
+tests it runs, and another default only where `DEFAULTS_BY_COMMAND` says why).
+``tests/test_cli_options.py`` introspects every command's parser: each shared option comes
+from here, and no option string means two things (another destination, type or choices) in
+two commands.
 
 This module imports nothing from rankscope, so that building the parser stays cheap: the
 policies' names are repeated from `rankscope.judge.TIE_POLICIES`,
@@ -23,7 +25,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 Parser = argparse.ArgumentParser
@@ -95,16 +97,16 @@ def rating_threshold(text: str) -> float | None:
         ) from None
 
 
-def choice(
-    p: Parser,
-    flag: str,
-    choices: tuple[str, ...],
-    help: str | None = None,
-    dest: str | None = None,
-) -> None:
-    """An option taking one of ``choices``, the first by default (``dest``: by default the
-    flag's name)."""
-    p.add_argument(flag, choices=choices, default=choices[0], help=help, dest=dest)
+def column_roles(text: str) -> dict[str, str]:
+    """An option's type: a log's columns by role, ``ROLE=NAME`` pairs separated by commas
+    (``click=clicked,doc=item``; the roles of `rankscope.read.impressions.ROLES`)."""
+    out = {}
+    for item in text.split(","):
+        role, sep, name = item.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {_shown(item)}")
+        out[role.strip()] = name.strip()
+    return out
 
 
 class LazyChoices:
@@ -233,8 +235,6 @@ def _names_input(value: str) -> bool:
     return value == "-" or value.startswith("ir_datasets:") or os.path.exists(value)
 
 
-
-
 class _MeasureList(argparse.Action):
     """``--measures A B ...``: several names after one flag.  Being greedy, it also takes the
     positional arguments that follow it (``--measures AP nDCG QRELS RUNS``): the values from
@@ -276,51 +276,20 @@ def positionals(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     return first, given[1:]
 
 
-
-
-
-
-
-
-def complete(p: Parser, help: str) -> None:
-    """``-c``: average over every judged query, a missing query counting 0."""
-    p.add_argument("-c", action="store_true", dest="complete", help=help)
-
-
-def depth(p: Parser, help: str) -> None:
-    """``-M N``: keep the top N documents of each ranking (trec_eval's and ndeval's ``-M``)."""
-    p.add_argument("-M", type=whole(), default=None, dest="max_docs", metavar="N", help=help)
-
-
-
-
-
-
-
-
-
-
-def block_mb(p: Parser) -> None:
-    p.add_argument(
-        "--block-mb",
-        type=whole(1, 1 << 20),
-        default=None,
-        metavar="MB",
-        help="read a TREC run file longer than this in blocks of whole queries, evaluated one "
-        "at a time, so that memory is bounded by the block (default 32, less to give every "
-        "core several blocks); the output is the same for every size",
-    )
-
-
 def check_outputs(
     args: argparse.Namespace,
     outputs: dict[str, str | None],
     inputs: Sequence[str | None] = (),
 ) -> None:
-    """A file the command would write (``{option: path}``) must not be one it reads: an
-    HTML page written over the judgments would destroy them.  `UsageError` naming both.
-    ``inputs``: the command's input files other than the usual ones (judgments, topics,
-    runs, ...), which are found in ``args``."""
+    """The one overwrite policy of every file a command writes (``{option: path}``, None or
+    ``-`` for an output not written or written to standard output): an existing file is
+    refused unless ``--force`` (`FORCE`, which every writing command declares), as a
+    directory always is, and a file the command reads is refused even then (an HTML page
+    written over the judgments would destroy them; ``clicks interleave --lists A B -o B``
+    its run B): `UsageError` naming it.  ``inputs``: the command's input files other than
+    the usual ones (judgments, topics, runs, ...), which are found in ``args``.  Checked
+    before any work, so that a refusal costs nothing; the file is then written whole or
+    not at all (`rankscope.atomic`)."""
     from ..errors import UsageError
 
     read = [
@@ -332,7 +301,7 @@ def check_outputs(
     ]  # fmt: skip
     files = [str(v) for v in read if v and v != "-"]
     for option, path in outputs.items():
-        if path is None:
+        if path is None or path == "-":
             continue
         if path == "":
             raise UsageError(f"{option} needs a file name")
@@ -341,15 +310,18 @@ def check_outputs(
                 raise UsageError(
                     f"{option} {path} would overwrite an input file ({given}): write elsewhere"
                 )
-
-
-def output_file(output: str | None) -> str | None:
-    """The file of an output option whose ``-`` is standard output (``-o -``): None for
-    standard output, as `check_outputs` and the writers take it."""
-    return None if output == "-" else output
+        if os.path.isdir(path):
+            raise UsageError(f"{option} {path} is a directory: name the file to write")
+        if os.path.lexists(path) and not args.force:
+            raise UsageError(f"{option} {path} already exists: --force overwrites")
 
 
 def _same(output: str, given: str) -> bool:
+    """Whether two paths name one file: the same file (`os.path.samefile`, through links
+    both ways), or the same path once resolved (an input read from a path that is no file:
+    ``-o`` naming it would still be the same name)."""
+    if os.path.realpath(output) == os.path.realpath(given):
+        return True
     try:
         return os.path.exists(output) and os.path.samefile(output, given)
     except OSError:
@@ -365,16 +337,17 @@ DUPLICATES = ("error", "first", "max-score")
 HOWS = ("mean", "gmean", "median")
 #: Every format a command writes (each command offers its own; `rankscope.report`).
 FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
-#: `rankscope.table.compare.CORRECTIONS` (which `rankscope.recsys.folds` reads too): the
-#: corrections for multiple comparisons.
+#: `rankscope.stats.corrections.CORRECTIONS`' names: the corrections for multiple comparisons.
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
 @dataclass(frozen=True)
 class Option:
-    """One shared option: flags, destination, type (a validator of this module) or choices,
-    help and its one default.  ``action``: argparse's (``store_true``, ``append``);
-    ``subsets``: a command may offer some of the choices only (the formats it writes)."""
+    """One option: flags, destination, type (a validator of this module) or choices, help
+    and its one default.  ``action``, ``nargs``, ``required``: argparse's (``store_true``,
+    ``2``); ``subsets``: a command may offer some of the choices only (the
+    formats it writes).  The shared options are the glossary's (`GLOSSARY`); a command
+    declares its own the same way, as a table it gives `add_all`."""
 
     flags: tuple[str, ...]
     dest: str
@@ -383,135 +356,117 @@ class Option:
     choices: Any = None
     default: Any = None
     action: str | None = None
-    metavar: str | None = None
+    metavar: str | tuple[str, ...] | None = None
     subsets: bool = False
+    nargs: Any = None
+    required: bool = False
 
-    def add(
-        self,
-        p: Parser | argparse._ArgumentGroup,
-        help: str | None = None,
-        *,
-        choices: Any = None,
-        default: Any = ...,
-        aliases: tuple[str, ...] = (),
-    ) -> argparse.Action:
-        """Declare the option on ``p``: ``help`` worded for the command (by default the
-        glossary's), ``choices`` a subset (`subsets` only), ``default`` another one (only
-        as `DEFAULTS_BY_COMMAND` lists), ``aliases`` more flags of the same option.  (The
-        choices are not read here, so that a lazy container of choices stays lazy:
+    def add(self, p: Parser | argparse._ArgumentGroup) -> argparse.Action:
+        """Declare the option on ``p`` (a command words it first, `worded`).  (The choices
+        are not read here, so that a lazy container of choices stays lazy:
         ``tests/test_cli_options.py`` checks them.)"""
-        kwargs: dict[str, Any] = {
-            "dest": self.dest, "help": help or self.help,
-            "default": self.default if default is ... else default,
-        }  # fmt: skip
+        kwargs: dict[str, Any] = {"dest": self.dest, "help": self.help, "default": self.default}
         if self.action:
             kwargs["action"] = self.action
-        if self.type is not None:
-            kwargs["type"] = self.type
-        if self.choices is not None:
-            kwargs["choices"] = self.choices if choices is None else choices
-        if self.metavar is not None:
-            kwargs["metavar"] = self.metavar
-        return p.add_argument(*self.flags, *aliases, **kwargs)
+            if self.action.startswith("store_") and self.default is None:
+                del kwargs["default"]  # (a flag's default is argparse's: False for store_true)
+        for name in ("type", "choices", "metavar", "nargs"):
+            if getattr(self, name) is not None:
+                kwargs[name] = getattr(self, name)
+        if self.required:
+            kwargs["required"] = True
+        return p.add_argument(*self.flags, **kwargs)
+
+    def worded(self, help: str | None = None, **changes: Any) -> Option:
+        """The option as a command words it, for the command's table (`add_all`): its help
+        (by default the glossary's), what it calls the value (``metavar``), whether it needs
+        the option (``required``), more flags of it (``flags``) and, where the glossary
+        allows, a subset of its choices or another default."""
+        return replace(self, help=help or self.help, **changes)
 
 
-MEASURE = Option(
-    ("-m", "--measure"), "measures", "a measure, in any spelling (`rankscope measures`); "
-    "repeatable", action="append", metavar="MEASURE",
-)  # fmt: skip
-SEED = Option(
-    ("--seed",), "seed", "random seed: the same seed, the same output (default 0)",
-    type=whole(0, LARGEST_SEED), default=0,
-)  # fmt: skip
-ALPHA = Option(
-    ("--alpha",), "alpha", "significance level (default 0.05)", type=probability, default=0.05
-)
-CONFIDENCE = Option(
-    ("--confidence",), "confidence", "the intervals' confidence level (default 0.95)",
-    type=probability, default=0.95,
-)  # fmt: skip
-TEST = Option(
-    ("--test",), "test", "statistical test: %(choices)s (default t)",
-    choices=StatisticalTests("runs"), default="t", metavar="TEST", subsets=True,
-)  # fmt: skip
-FORMAT = Option(
-    ("--format",), "format", "output format (default table)", choices=FORMATS,
-    default="table", subsets=True,
-)  # fmt: skip
-NAMES = Option(
-    ("--names",), "names", "name runs after their files without .gz and .txt/.run/.trec/.tsv "
-    "(default; two files of one name are an error) or after their tag column (trec_eval's "
-    "runid, which trec_eval-format output prints either way)",
-    choices=("file", "tag"), default="file",
-)  # fmt: skip
-DUPLICATE = Option(
-    ("--duplicates",), "duplicates", "a document listed twice for a query: error (default), "
-    "keep the first, keep the one with the highest score", choices=DUPLICATES, default="error",
-)  # fmt: skip
-TIE = Option(
-    ("--ties",), "ties", "order of equally scored documents (default docno-desc, trec_eval's)",
-    choices=TIES, default="docno-desc",
-)  # fmt: skip
-AGGREGATE = Option(
-    ("--aggregate",), "aggregate", "the statistic of per-query values: mean (default; t "
-    "interval), gmean (geometric, values floored at 1e-5 as GMAP) or median (bootstrap "
-    "intervals, as for every weighted aggregate)", choices=HOWS, default="mean",
-)  # fmt: skip
-WEIGHTS = Option(
-    ("--weights",), "weights", "request weights: 'query weight' lines, or a request log (one "
-    "query per line, counted); the aggregate becomes traffic-weighted", metavar="FILE",
-)  # fmt: skip
-JOBS = Option(
-    ("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
-    "(default: every core when the run files reach 32 MB, else one); the output is the same "
-    "for every N", type=whole(1, 1024), metavar="N",
-)  # fmt: skip
-FORCE = Option(("--force",), "force", "overwrite existing output files", action="store_true",
-               default=False)  # fmt: skip
-QUIET = Option(
-    ("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
-    action="store_true", default=False,
-)  # fmt: skip
-BASELINE = Option(
-    ("--baseline",), "baseline", "the run the others are compared with (default: the first "
-    "run given)", metavar="RUN",
-)  # fmt: skip
-CORRECTION = Option(
-    ("--correction",), "correction", "correction for the comparisons of each measure (default "
-    "holm; bh controls the false discovery rate)", choices=CORRECTIONS, default="holm",
-)  # fmt: skip
-PERMUTATIONS = Option(
-    ("--permutations",), "permutations", "random sign flips, resamples or permutations of the "
-    "random tests (10000)", type=whole(1), default=10_000, metavar="B",
-)  # fmt: skip
-DEPTH = Option(
-    ("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC run's "
-    "depth)", type=whole(1), default=1000, metavar="N",
-)  # fmt: skip
-SCHEDULER = Option(
-    ("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is at ADDRESS "
-    "(tcp://host:8786; the dask extra); the numbers are the same", metavar="ADDRESS",
-)  # fmt: skip
-PER_QUERY = Option(
-    ("-q",), "per_query", "also per-query values", action="store_true", default=False
-)
-THRESHOLD = Option(
-    ("--threshold",), "threshold", "a test rating at least this is relevant (default 4; none: "
-    "every test interaction)", type=rating_threshold, default=4.0,
-)  # fmt: skip
-RELEVANCE_LEVEL = Option(
-    ("-l",), "relevance_level", "minimum relevant grade (default 1)", type=whole(), default=1,
-    metavar="N",
-)  # fmt: skip
+def add_all(p: Parser | argparse._ArgumentGroup, table: Sequence[Option]) -> None:
+    """Declare a command's own options, a table of `Option`s (in the order of its help)."""
+    for option in table:
+        option.add(p)
+
+
+MEASURE = Option(("-m", "--measure"), "measures", "a measure, in any spelling (`rankscope "
+                 "measures`); repeatable", action="append", metavar="MEASURE")  # fmt: skip
+SEED = Option(("--seed",), "seed", "random seed: the same seed, the same output (default 0)",
+              type=whole(0, LARGEST_SEED), default=0)  # fmt: skip
+ALPHA = Option(("--alpha",), "alpha", "significance level (default 0.05)",
+               type=probability, default=0.05)  # fmt: skip
+CONFIDENCE = Option(("--confidence",), "confidence", "the intervals' confidence level (default "
+                    "0.95)", type=probability, default=0.95)  # fmt: skip
+TEST = Option(("--test",), "test", "statistical test: %(choices)s (default t)",
+              choices=StatisticalTests("runs"), default="t", metavar="TEST",
+              subsets=True)  # fmt: skip
+FORMAT = Option(("--format",), "format", "output format (default table)",
+                choices=FORMATS, default="table", subsets=True)  # fmt: skip
+NAMES = Option(("--names",), "names", "name runs after their files without .gz and "
+               ".txt/.run/.trec/.tsv (default; two files of one name are an error) or after their "
+               "tag column (trec_eval's runid, which trec_eval-format output prints either way)",
+               choices=("file", "tag"), default="file")  # fmt: skip
+DUPLICATE = Option(("--duplicates",), "duplicates", "a document listed twice for a query: error "
+                   "(default), keep the first, keep the one with the highest score",
+                   choices=DUPLICATES, default="error")  # fmt: skip
+TIE = Option(("--ties",), "ties", "order of equally scored documents (default docno-desc, "
+             "trec_eval's)", choices=TIES, default="docno-desc")  # fmt: skip
+AGGREGATE = Option(("--aggregate",), "aggregate", "the statistic of per-query values: mean "
+                   "(default; t interval), gmean (geometric, values floored at 1e-5 as GMAP) or "
+                   "median (bootstrap intervals, as for every weighted aggregate)",
+                   choices=HOWS, default="mean")  # fmt: skip
+WEIGHTS = Option(("--weights",), "weights", "request weights: 'query weight' lines, or a request "
+                 "log (one query per line, counted); the aggregate becomes traffic-weighted",
+                 metavar="FILE")  # fmt: skip
+JOBS = Option(("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
+              "(default: every core when the run files reach 32 MB, else one); the output is the "
+              "same for every N", type=whole(1, 1024), metavar="N")  # fmt: skip
+OUTPUT = Option(("-o", "--output"), "output", "the file to write ('-': standard output)",
+                metavar="FILE")  # fmt: skip
+FORCE = Option(("--force",), "force", "overwrite an existing output file (default: refused)",
+               action="store_true", default=False)  # fmt: skip
+QUIET = Option(("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
+               action="store_true", default=False)  # fmt: skip
+BASELINE = Option(("--baseline",), "baseline", "the run the others are compared with (default: the "
+                  "first run given)", metavar="RUN")  # fmt: skip
+CORRECTION = Option(("--correction",), "correction", "correction for the comparisons of each "
+                    "measure (default holm; bh controls the false discovery rate)",
+                    choices=CORRECTIONS, default="holm")  # fmt: skip
+PERMUTATIONS = Option(("--permutations",), "permutations", "random sign flips, resamples or "
+                      "permutations of the random tests (10000)",
+                      type=whole(1), default=10_000, metavar="B")  # fmt: skip
+DEPTH = Option(("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC "
+               "run's depth)", type=whole(1), default=1000, metavar="N")  # fmt: skip
+SCHEDULER = Option(("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is "
+                   "at ADDRESS (tcp://host:8786; the dask extra); the numbers are the same",
+                   metavar="ADDRESS")  # fmt: skip
+PER_QUERY = Option(("-q",), "per_query", "also per-query values",
+                   action="store_true", default=False)  # fmt: skip
+THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this is relevant "
+                   "(default 4; none: every test interaction)", type=rating_threshold,
+                   default=4.0)  # fmt: skip
+COLUMNS = Option(("--columns",), "columns", "the log's columns by role, for a header that names "
+                 "them otherwise (session, query, position, doc, click, propensity, ...)",
+                 type=column_roles, metavar="ROLE=NAME,...")  # fmt: skip
+COMPLETE = Option(("-c",), "complete", "average over every judged query, a missing query "
+                  "counting 0", action="store_true", default=False)  # fmt: skip
+MAX_DOCS = Option(("-M",), "max_docs", "keep the top N documents of each ranking (trec_eval's "
+                  "and ndeval's -M)", type=whole(), metavar="N")  # fmt: skip
+RELEVANCE_LEVEL = Option(("-l",), "relevance_level", "minimum relevant grade (default 1)",
+                         type=whole(), default=1, metavar="N")  # fmt: skip
 
 #: The glossary: every shared option by its name.
 GLOSSARY: dict[str, Option] = {
     "measure": MEASURE, "seed": SEED, "alpha": ALPHA, "confidence": CONFIDENCE, "test": TEST,
     "format": FORMAT, "names": NAMES, "duplicates": DUPLICATE, "ties": TIE,
-    "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "force": FORCE, "quiet": QUIET,
+    "aggregate": AGGREGATE, "weights": WEIGHTS, "jobs": JOBS, "output": OUTPUT,
+    "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
-    "scheduler": SCHEDULER, "depth": DEPTH,
+    "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
+    "complete": COMPLETE, "max_docs": MAX_DOCS,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no

@@ -20,33 +20,26 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
-    options.MEASURE.add(
-        p,
-        "RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), stRPP (diversity judgments), "
-        "lexiprecision, rrlexiprecision, lexirecall, OI (offline interleaving; "
-        "OI(interleaving=balanced,browsing=dcg)); repeatable; default RPP",
-    )
-    p.add_argument(
-        "--learned",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="also RPP with weights learned from labelled preferences, saved by `rankscope "
-        "clicks learn --save FILE`; repeatable",
-    )
-    options.choice(
-        p,
-        "--ordering",
-        ("mc4", "mc4-converged", "borda", "mean", "bradley-terry"),
-        "how per-query preferences become one ordering of the runs (default mc4, the authors')",
-    )
-    options.PER_QUERY.add(p, "also per-query orderings")
-    options.RELEVANCE_LEVEL.add(p)
-    options.FORMAT.add(p, choices=("table", "json", "csv"))
-    options.TIE.add(p)
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
+    options.add_all(p, (
+        options.MEASURE.worded("RPP, dcgRPP, invRPP, gRPP, gRPP(p=dcg), stRPP (diversity "
+                               "judgments), lexiprecision, rrlexiprecision, lexirecall, OI "
+                               "(offline interleaving; OI(interleaving=balanced,browsing=dcg)); "
+                               "repeatable; default RPP"),
+        Option(("--learned",), "learned", "also RPP with weights learned from labelled "
+               "preferences, saved by rankscope clicks learn --save FILE; repeatable",
+               action="append", default=[], metavar="FILE"),
+        Option(("--ordering",), "ordering", "how per-query preferences become one ordering of the "
+               "runs (default mc4, the authors')",
+               choices=("mc4", "mc4-converged", "borda", "mean", "bradley-terry"), default="mc4"),
+        options.PER_QUERY.worded("also per-query orderings"),
+        options.RELEVANCE_LEVEL,
+        options.FORMAT.worded(choices=("table", "json", "csv")),
+        options.TIE,
+        options.NAMES,
+        options.DUPLICATE,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 Rating prediction (MAE, RMSE), top-N accuracy with a rating threshold (P, Recall, nDCG,
 ... at k) and beyond accuracy (coverage, ILD, novelty, serendipity, Gini, entropy, long
-tail). `rankscope recsys --list` lists the measures and `rankscope recsys --reference`
+tail). rankscope recsys --list lists the measures and rankscope recsys --reference
 prints their reference (formulas, parameters, defaults, citations).
 """
 
@@ -26,92 +26,64 @@ TABLES = ("reliability", "coverage-accuracy", "group-exposure")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument(
         "test_log", nargs="?", metavar="test",
         help="test interactions: user item [rating [timestamp]] (with --folds: the first RECS)",
     )  # fmt: skip
     p.add_argument("recs", nargs="*", help="recommendations (TREC run or user item [score])")
-    p.add_argument(
-        "--folds", metavar="DIR",
-        help="evaluate over the folds of DIR (u1.base/u1.test, ...); RECS are then directories "
-        "of one list per fold (SYSTEM/u1.tsv, ...), or a directory of them",
-    )  # fmt: skip
-    p.add_argument("--train", help="training interactions (popularity, catalog, seen items)")
-    p.add_argument("--features", help="item features (MovieLens u.item, or a table) for ILD")
-    options.MEASURE.add(
-        p,
-        "e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, ECE; nicknames topn, "
-        "beyond, rating, popularity, confidence, all (repeatable; default: every measure the "
-        "inputs allow except rating ones)",
-    )
-    p.add_argument(
-        "-k", type=options.whole(), default=10, help="cutoff of names without @k (default 10)"
-    )
-    options.THRESHOLD.add(p)
-    options.choice(
-        p,
-        "--relevance",
-        ("binary", "graded"),
-        "binary (default: relevant or not) or graded (the rating as the grade, for nDCG)",
-    )
-    options.choice(
-        p,
-        "--no-relevant",
-        ("exclude", "zero"),
-        "users without relevant test items (default: left out of the means)",
-    )
-    p.add_argument(
-        "--seen", choices=("keep", "drop"), default=None,
-        help="recommended items of the user's training data (default keep; drop with --folds)",
-    )  # fmt: skip
-    options.TIE.add(p, "order of equally scored items (default input-order)", default="input-order")
-    p.add_argument(
-        "--repeated-items", choices=("max-score", "first", "error"), default="max-score",
-        dest="repeated_items",
-        help="an item listed twice for a user: keep its best score, with a warning (default: "
-        "recommenders repeat items, and the best score is where a ranking by score puts it), "
-        "keep the first, or refuse the list (--duplicates, error by default, is for runs)",
-    )  # fmt: skip
-    options.PER_QUERY.add(p, "also per-user values", aliases=("--per-user",))
-    options.FORMAT.add(p, choices=("table", "json", "csv"))
-    options.SCHEDULER.add(
-        p, "evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the dask extra; top-N "
-        "measures and UserCoverage)",
-    )  # fmt: skip
-    options.BASELINE.add(p, "--folds: the system compared with (default: the first)")
-    options.TEST.add(
-        p, "--folds: the paired test across folds: %(choices)s (default t)",
-        choices=options.StatisticalTests("paired"),
-    )  # fmt: skip
-    options.CORRECTION.add(
-        p, "--folds: correction over the comparisons of a measure (default holm)"
-    )
-    p.add_argument(
-        "--users", action="store_true",
-        help="--folds: also test across the users of every fold pooled",
-    )  # fmt: skip
+    options.add_all(p, (
+        Option(("--folds",), "folds", "evaluate over the folds of DIR (u1.base/u1.test, ...); RECS "
+               "are then directories of one list per fold (SYSTEM/u1.tsv, ...), or a directory of "
+               "them", metavar="DIR"),
+        Option(("--train",), "train", "training interactions (popularity, catalog, seen items)"),
+        Option(("--features",), "features", "item features (MovieLens u.item, or a table) for ILD"),
+        options.MEASURE.worded("e.g. P@10, nDCG, MAP(denominator=min)@5, MAE, Novelty, ARP@10, "
+                               "ECE; nicknames topn, beyond, rating, popularity, confidence, all "
+                               "(repeatable; default: every measure the inputs allow except rating "
+                               "ones)"),
+        Option(("-k",), "k", "cutoff of names without @k (default 10)", type=options.whole(),
+               default=10),
+        options.THRESHOLD,
+        Option(("--relevance",), "relevance", "binary (default: relevant or not) or graded (the "
+               "rating as the grade, for nDCG)", choices=("binary", "graded"), default="binary"),
+        Option(("--no-relevant",), "no_relevant", "users without relevant test items (default: "
+               "left out of the means)", choices=("exclude", "zero"), default="exclude"),
+        Option(("--seen",), "seen", "recommended items of the user's training data (default keep; "
+               "drop with --folds)", choices=("keep", "drop")),
+        options.TIE.worded("order of equally scored items (default input-order)",
+                           default="input-order"),
+        Option(("--repeated-items",), "repeated_items", "an item listed twice for a user: keep its "
+               "best score, with a warning (default: recommenders repeat items, and the best score "
+               "is where a ranking by score puts it), keep the first, or refuse the list "
+               "(--duplicates, error by default, is for runs)",
+               choices=("max-score", "first", "error"), default="max-score"),
+        options.PER_QUERY.worded("also per-user values", flags=("-q", "--per-user")),
+        options.FORMAT.worded(choices=("table", "json", "csv")),
+        options.SCHEDULER.worded("evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the "
+                                 "dask extra; top-N measures and UserCoverage)"),
+        options.BASELINE.worded("--folds: the system compared with (default: the first)"),
+        options.TEST.worded("--folds: the paired test across folds: %(choices)s (default t)",
+                            choices=options.StatisticalTests("paired")),
+        options.CORRECTION.worded("--folds: correction over the comparisons of a measure (default "
+                                  "holm)"),
+        Option(("--users",), "users", "--folds: also test across the users of every fold pooled",
+               action="store_true"),
+    ))  # fmt: skip
     segments.add_arguments(p, "user")
-    p.add_argument(
-        "--table", choices=TABLES, default=None, dest="diagnostic",
-        help="instead of the measures, print a table: reliability (the calibration curve's "
-        "bins), coverage-accuracy (accuracy of the most confident predictions), or "
-        "group-exposure (exposure and parity per item group, --groups)",
-    )  # fmt: skip
-    p.add_argument(
-        "--bins", type=options.whole(1, 1 << 20), default=10,
-        help="--table reliability: equal-width bins of [0, 1] (default 10)",
-    )  # fmt: skip
-    p.add_argument(
-        "--groups", metavar="FILE",
-        help="--table group-exposure: 'item group' lines (default: the short head and the long "
-        "tail by training popularity)",
-    )  # fmt: skip
-    p.add_argument("--list", action="store_true", help="list the recommender measures")
-    p.add_argument(
-        "--reference",
-        action="store_true",
-        help="print the recommender measures' reference (Markdown: formulas, parameters)",
-    )
+    options.add_all(p, (
+        Option(("--table",), "diagnostic", "instead of the measures, print a table: reliability "
+               "(the calibration curve's bins), coverage-accuracy (accuracy of the most confident "
+               "predictions), or group-exposure (exposure and parity per item group, --groups)",
+               choices=TABLES),
+        Option(("--bins",), "bins", "--table reliability: equal-width bins of [0, 1] (default 10)",
+               type=options.whole(1, 1 << 20), default=10),
+        Option(("--groups",), "groups", "--table group-exposure: 'item group' lines (default: the "
+               "short head and the long tail by training popularity)", metavar="FILE"),
+        Option(("--list",), "list", "list the recommender measures", action="store_true"),
+        Option(("--reference",), "reference", "print the recommender measures' reference "
+               "(Markdown: formulas, parameters)", action="store_true"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """an HTML report of a comparison: table, per-query differences, curves, distributions
 
 One self-contained page that opens offline (no network request of any kind) and prints:
-the comparison table of ``rankscope compare`` (sortable, with the meaning of its marks), the
+the comparison table of rankscope compare (sortable, with the meaning of its marks), the
 per-query differences of each run from the baseline, sorted (hover a bar for the query, its
 topic title with --topics, and both values), each run's AP, nDCG, RBP and RR differences by
 recall level beside RPP's sign (rankscope explain), the interpolated precision-recall curves, the
@@ -25,21 +25,20 @@ EXAMPLES = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
-    p.add_argument(
-        "-o", "--output", required=True, metavar="FILE", help="the HTML file to write",
-    )  # fmt: skip
+    options.add_all(p, (options.OUTPUT.worded("the HTML file to write", required=True),
+                        options.FORCE))  # fmt: skip
     add_comparison_options(p, all_pairs=False)
-    p.add_argument(
-        "--topics", metavar="FILE", help="topic titles, shown when hovering a query: "
-        "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML), or ir_datasets:ID "
-        "(default: the queries of the ir_datasets dataset QRELS names, if it does)",
-    )  # fmt: skip
-    p.add_argument(
-        "--robustness", action="store_true", help="also the robustness curves of rankscope "
-        "meta (tau with fewer queries and judgments; slower)",
-    )  # fmt: skip
-    p.add_argument("--title", help="the page's heading (default: the measures and runs)")
+    options.add_all(p, (
+        Option(("--topics",), "topics", "topic titles, shown when hovering a query: "
+               "'qid<TAB>title' lines or TREC topics (<top> <num> <title>, or XML), or "
+               "ir_datasets:ID (default: the queries of the ir_datasets dataset QRELS names, if it "
+               "does)", metavar="FILE"),
+        Option(("--robustness",), "robustness", "also the robustness curves of rankscope meta (tau "
+               "with fewer queries and judgments; slower)", action="store_true"),
+        Option(("--title",), "title", "the page's heading (default: the measures and runs)"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

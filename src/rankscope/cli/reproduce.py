@@ -31,33 +31,28 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels of the original experiment")
-    p.add_argument("--original", nargs=2, required=True, metavar=("BASE", "ADV"),
-                   help="the original baseline and advanced runs")  # fmt: skip
-    p.add_argument("--reproduced", nargs=2, required=True, metavar=("BASE", "ADV"),
-                   help="the reproduced baseline and advanced runs")  # fmt: skip
-    p.add_argument("--replication-qrels", metavar="FILE", help="judgments of the reproduced "
-                   "runs' topics, for a replication on another collection")  # fmt: skip
-    options.MEASURE.add(p, "a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, nDCG@10, "
-                     "P@10, RR, R@100")  # fmt: skip
-    p.add_argument("--p", type=options.probability, default=0.95, dest="p",
-                   help="RBO's persistence (default 0.95)")  # fmt: skip
-    options.DEPTH.add(p, "compare the rankings' top N documents (default 1000)")
-    p.add_argument(
-        "--rbo-ties",
-        choices=("a", "b", "w"),
-        default=None,
-        help="treat equal scores as ties in RBO (Corsi & Urbano 2024; default: ordered by --ties)",
-    )
-    options.RELEVANCE_LEVEL.add(p)
-    options.TIE.add(p)
-    options.DUPLICATE.add(p)
-    options.FORMAT.add(
-        p,
-        "output format (default table; csv and json carry every value at full precision, json "
-        "the per-topic KTU and RBO)",
-        choices=FORMATS,
-    )
+    options.add_all(p, (
+        Option(("--original",), "original", "the original baseline and advanced runs",
+               nargs=2, metavar=("BASE", "ADV"), required=True),
+        Option(("--reproduced",), "reproduced", "the reproduced baseline and advanced runs",
+               nargs=2, metavar=("BASE", "ADV"), required=True),
+        Option(("--replication-qrels",), "replication_qrels", "judgments of the reproduced runs' "
+               "topics, for a replication on another collection", metavar="FILE"),
+        options.MEASURE.worded("a measure (AP, nDCG@10, P@10, ...); repeatable; default AP, "
+                               "nDCG@10, P@10, RR, R@100"),
+        Option(("--p",), "p", "RBO's persistence (default 0.95)", type=options.probability,
+               default=0.95),
+        options.DEPTH.worded("compare the rankings' top N documents (default 1000)"),
+        Option(("--rbo-ties",), "rbo_ties", "treat equal scores as ties in RBO (Corsi & Urbano "
+               "2024; default: ordered by --ties)", choices=("a", "b", "w")),
+        options.RELEVANCE_LEVEL,
+        options.TIE,
+        options.DUPLICATE,
+        options.FORMAT.worded("output format (default table; csv and json carry every value at "
+                              "full precision, json the per-topic KTU and RBO)", choices=FORMATS),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

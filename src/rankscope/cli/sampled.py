@@ -35,34 +35,30 @@ SAMPLING = ("uniform", "popularity")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("test", help="test interactions: user item [rating [timestamp]]")
     p.add_argument("scores", nargs="+", help="one file of 'user item score' lines per system")
-    p.add_argument(
-        "--train", help="training interactions: never drawn as negatives; popularity sampling"
-    )
-    options.MEASURE.add(
-        p, "HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, nDCG@10, MRR, AUC)"
-    )
-    p.add_argument(
-        "--estimator", action="append", dest="estimators", choices=ESTIMATORS,
-        help="full, sampled, minimal-bias or bv, repeatable (default all four)",
-    )  # fmt: skip
-    p.add_argument(
-        "--negatives", type=options.whole(1, 1 << 30), default=100, metavar="N",
-        help="negatives drawn per target (default 100; all of them when a user has fewer)",
-    )  # fmt: skip
-    options.choice(p, "--sampling", SAMPLING, "how negatives are drawn (default uniform)")
-    options.SEED.add(p, "seed of the draws (default 0)")
-    options.THRESHOLD.add(p)
-    options.choice(
-        p, "--tie-breaking", ("pessimistic", "optimistic"),
-        "a negative scored as the target ranks above it (pessimistic, default) or below",
-        dest="tie_breaking",
-    )  # fmt: skip
-    p.add_argument(
-        "--gamma", type=float, default=0.1, help="the BV estimator's weight (default 0.1)"
-    )
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
+    options.add_all(p, (
+        Option(("--train",), "train", "training interactions: never drawn as negatives; popularity "
+               "sampling"),
+        options.MEASURE.worded("HR@k, nDCG@k, MRR, MRR@k or AUC, repeatable (default HR@10, "
+                               "nDCG@10, MRR, AUC)"),
+        Option(("--estimator",), "estimators", "full, sampled, minimal-bias or bv, repeatable "
+               "(default all four)", action="append", choices=ESTIMATORS),
+        Option(("--negatives",), "negatives", "negatives drawn per target (default 100; all of "
+               "them when a user has fewer)", type=options.whole(1, 1 << 30), default=100,
+               metavar="N"),
+        Option(("--sampling",), "sampling", "how negatives are drawn (default uniform)",
+               choices=SAMPLING, default=SAMPLING[0]),
+        options.SEED.worded("seed of the draws (default 0)"),
+        options.THRESHOLD,
+        Option(("--tie-breaking",), "tie_breaking", "a negative scored as the target ranks above "
+               "it (pessimistic, default) or below", choices=("pessimistic", "optimistic"),
+               default="pessimistic"),
+        Option(("--gamma",), "gamma", "the BV estimator's weight (default 0.1)", type=float,
+               default=0.1),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

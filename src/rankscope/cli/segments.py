@@ -30,40 +30,31 @@ def shares(text: str) -> tuple[float, float]:
 
 def add_arguments(p: argparse.ArgumentParser, what: str = "query") -> None:
     """The aggregation options; ``what``: the id the files name (``query``, ``user``)."""
+    Option = options.Option
+    plural = f"{what[:-1]}ies" if what.endswith("y") else f"{what}s"  # (queries, users)
     group = p.add_argument_group(
         "aggregation",
         f"per-{what} values to one number per run and segment, printed after the output",
     )
-    options.WEIGHTS.add(
-        group,
-        f"request weights: '{what} weight' lines, or a request log (one {what} per line, "
-        f"counted); the aggregate becomes traffic-weighted; every {what} needs one",
-    )
-    group.add_argument(
-        "--segments", metavar="FILE", action="append",
-        help=f"'{what} segment' lines (e.g. an age band per user); repeatable, each file a "
-        "segmentation named after it; each segment's aggregate, size and interval, and the "
-        "gap between the highest and the lowest",
-    )  # fmt: skip
-    options.AGGREGATE.add(group)
-    group.add_argument(
-        "--usage", action="store_true",
-        help=f"also segment by usage from --weights: the most frequent {what}s making the "
-        "first half of the traffic are the head, up to 80%% the torso, the rest the tail",
-    )  # fmt: skip
-    group.add_argument(
-        "--usage-shares", metavar="HEAD,TORSO", type=shares, default=None,
-        help="the traffic shares ending the head and the torso (default 0.5,0.8)",
-    )  # fmt: skip
-    group.add_argument(
-        "--unique", action="store_true",
-        help=f"each distinct {what} counts once (--weights then only define usage segments)",
-    )  # fmt: skip
-    group.add_argument(
-        "--missing", choices=MISSING, default="error",
-        help=f"a {what} without a weight or segment: error (default) or warn (segment "
-        "'unknown', weight 0)",
-    )  # fmt: skip
+    options.add_all(group, (
+        options.WEIGHTS.worded(f"request weights: '{what} weight' lines, or a request log "
+                               f"(one {what} per line, counted); the aggregate becomes "
+                               f"traffic-weighted; every {what} needs one"),
+        Option(("--segments",), "segments", f"'{what} segment' lines (e.g. an age band per "
+               "user); repeatable, each file a segmentation named after it; each segment's "
+               "aggregate, size and interval, and the gap between the highest and the lowest",
+               metavar="FILE", action="append"),
+        options.AGGREGATE,
+        Option(("--usage",), "usage", "also segment by usage from --weights: the most "
+               f"frequent {plural} making the first half of the traffic are the head, up to "
+               "80%% the torso, the rest the tail", action="store_true"),
+        Option(("--usage-shares",), "usage_shares", "the traffic shares ending the head and the "
+               "torso (default 0.5,0.8)", metavar="HEAD,TORSO", type=shares),
+        Option(("--unique",), "unique", f"each distinct {what} counts once (--weights then only "
+               "define usage segments)", action="store_true"),
+        Option(("--missing",), "missing", f"a {what} without a weight or segment: error "
+               "(default) or warn (segment 'unknown', weight 0)", choices=MISSING, default="error"),
+    ))  # fmt: skip
 
 
 def asked(args: argparse.Namespace) -> bool:

@@ -33,33 +33,26 @@ METHODS = (
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", help="interaction log: user item [rating [timestamp]] (file, - stdin)")
-    p.add_argument(
-        "--method", choices=METHODS, default="kfold", help="how to split (default kfold)"
-    )
-    p.add_argument(
-        "--num-folds", type=options.whole(2), default=5, dest="num_folds", metavar="K",
-        help="folds of kfold (default 5)",
-    )  # fmt: skip
-    p.add_argument(
-        "--test-size", type=options.probability, default=0.2, dest="test_size",
-        help="test share of holdout and per-user, strictly between 0 and 1 (default 0.2)",
-    )  # fmt: skip
-    p.add_argument(
-        "--cut", type=options.real,
-        help="temporal: a timestamp (the test set starts there), or a quantile in (0, 1)",
-    )  # fmt: skip
-    p.add_argument(
-        "--last-n", type=options.whole(1), default=1, dest="last_n",
-        help="temporal-per-user: each user's latest N interactions are the test set (default 1)",
-    )  # fmt: skip
-    p.add_argument(
-        "--by", choices=("time", "random"), default="time",
-        help="leave-one-out: each user's latest interaction (default) or a random one",
-    )  # fmt: skip
-    options.SEED.add(p, "seed of the random splits (default 0)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write to")
-    options.FORCE.add(p, "overwrite existing split files")
+    options.add_all(p, (
+        Option(("--method",), "method", "how to split (default kfold)", choices=METHODS,
+               default="kfold"),
+        Option(("--num-folds",), "num_folds", "folds of kfold (default 5)", type=options.whole(2),
+               default=5, metavar="K"),
+        Option(("--test-size",), "test_size", "test share of holdout and per-user, strictly "
+               "between 0 and 1 (default 0.2)", type=options.probability, default=0.2),
+        Option(("--cut",), "cut", "temporal: a timestamp (the test set starts there), or a "
+               "quantile in (0, 1)", type=options.real),
+        Option(("--last-n",), "last_n", "temporal-per-user: each user's latest N interactions are "
+               "the test set (default 1)", type=options.whole(1), default=1),
+        Option(("--by",), "by", "leave-one-out: each user's latest interaction (default) or a "
+               "random one", choices=("time", "random"), default="time"),
+        options.SEED.worded("seed of the random splits (default 0)"),
+        options.OUTPUT.worded("the directory to write, whole (a new or empty one, or an older "
+                              "split's)", metavar="DIR", required=True),
+        options.FORCE.worded("replace an older split in the directory (default: refused)"),
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,18 +60,18 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UsageError
     from ..recsys.splits import split
-    from ..report.splits import split_paths, write_splits
+    from ..report.splits import write_splits
     from ..report.tables import text_table
 
     if args.method == "temporal" and args.cut is None:
         raise UsageError("--method temporal needs --cut (a timestamp, or a quantile in (0, 1))")
-    log = Path(args.log)
-    if args.log != "-" and log.is_file():
-        for path in split_paths(args.output, args.num_folds if "kfold" in args.method else 1):
-            if path.exists() and path.samefile(log):
-                raise UsageError(
-                    f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
-                )
+    log, output = Path(args.log), Path(args.output)
+    # the split replaces its directory whole: the log must not be in it
+    if args.log != "-" and log.is_file() and output.is_dir():
+        if log.resolve().is_relative_to(output.resolve()):
+            raise UsageError(
+                f"-o {args.output} would overwrite the log {args.log}: write elsewhere"
+            )
     made = split(
         args.log, args.method, k=args.num_folds, test_size=args.test_size, cut=args.cut,
         last_n=args.last_n, by=args.by, seed=args.seed,

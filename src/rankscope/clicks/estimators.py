@@ -75,10 +75,12 @@ __all__ = [
     "Estimate",
     "Estimator",
     "RewardModel",
+    "SUPPORT_WARNING",
     "TargetPolicy",
     "estimate",
     "ranking_policy",
     "stochastic_policy",
+    "unsupported_share",
 ]
 
 
@@ -537,7 +539,10 @@ def _weights(
     if target is None:
         raise UsageError(
             f"{spec.name} needs the evaluation policy's {kind} probabilities of the logged "
-            f"rankings (give {kind}= to stochastic_policy, or a ranking)"
+            f"rankings (give {kind}= to stochastic_policy, or a ranking)",
+            cli=f"{spec.name} needs the evaluation policy's {kind} probabilities of the "
+            "logged rankings, which a --policy file of per-position probabilities does not "
+            "give: use iips, pbm, dm or dr, or a run",
         )
     if kind == "prefix":
         _check_contiguous(log, spec.name)
@@ -549,6 +554,123 @@ def _weights(
         starts = np.r_[True, log.session[1:] != log.session[:-1]]
         above = np.where(starts, 1.0, np.r_[1.0, weight[:-1]])
     return _Weights(weight, above)
+
+
+# --------------------------------------------------------------------------- support
+
+#: Above this share of the evaluation policy's probability on actions the log never showed,
+#: `estimate` warns (the IPS family counts no clicks there: biased low).
+SUPPORT_WARNING = 0.05
+
+#: Each importance-weighted estimator's unit of support: what the logging policy must have
+#: shown for π's probability to count (an action never logged has weight π/π₀ undefined).
+SUPPORT_UNITS = {
+    "item": "documents at their positions",
+    "pbm": "documents (at any position)",
+    "prefix": "top-k prefixes",
+    "slate": "rankings",
+}
+
+
+def unsupported_share(log: ImpressionLog, policy: TargetPolicy, unit: str) -> float | None:
+    """The share of ``policy``'s probability, over the log's (query, position) slots each
+    weighted by the rows of the log there, on actions of ``unit`` (a key of
+    `SUPPORT_UNITS`) that the log never shows for that query: a (document, position) for
+    ``item``, a document at any position for ``pbm``, the documents at positions 1..k for
+    ``prefix``, the whole ranking (one slot per session, at position 1) for ``slate``.
+    None when ``policy`` puts no probability on the log's slots (its prefix or slate
+    probabilities unknown, or no query in common)."""
+    max_position = int(log.position.max())
+    size = len(log.queries) * (max_position + 1)
+    dist_slot = policy.dist_query * (max_position + 1) + policy.dist_position
+    total = np.bincount(dist_slot, weights=policy.dist_probability, minlength=size)
+    if unit in ("item", "pbm"):
+        num_docs = int(max(len(log.docs), policy.dist_doc.max(initial=-1) + 1))
+        position = log.position if unit == "item" else np.zeros(len(log), dtype=np.int64)
+        dist_position = policy.dist_position if unit == "item" else np.zeros_like(dist_slot)
+        logged = np.unique(_key(log.query, log.doc, position, num_docs, max_position))
+        shown = np.isin(
+            _key(policy.dist_query, policy.dist_doc, dist_position, num_docs, max_position), logged
+        )
+        supported = np.bincount(
+            dist_slot[shown], weights=policy.dist_probability[shown], minlength=size
+        )
+        rows = log.query.astype(np.int64) * (max_position + 1) + log.position
+    else:
+        probability = policy.prefix if unit == "prefix" else policy.slate
+        if probability is None:
+            return None
+        prefix, whole = _ranking_hashes(log, max_position)
+        if unit == "prefix":
+            rows = log.query.astype(np.int64) * (max_position + 1) + log.position
+            action = np.stack([rows, prefix.view(np.int64)], axis=1)
+            taken = np.arange(len(log))
+        else:
+            taken = np.flatnonzero(np.r_[True, log.session[1:] != log.session[:-1]])
+            rows = log.query[taken].astype(np.int64) * (max_position + 1) + 1
+            action = np.stack([rows, whole[taken].view(np.int64)], axis=1)
+        _, first = np.unique(action, axis=0, return_index=True)
+        supported = np.bincount(
+            rows[first], weights=probability[taken][first], minlength=size
+        )
+    count = np.bincount(rows, minlength=size).astype(np.float64)
+    mass = float(count @ total)
+    if not mass > 0:
+        return None
+    return float(count @ np.maximum(total - supported, 0.0)) / mass
+
+
+def _ranking_hashes(log: ImpressionLog, max_position: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per log row, a 64-bit hash of the session's documents at positions 1..k (its rows so
+    far: ``prefix``, for logs whose sessions list every position from the top) and of the
+    session's whole ranking (order-free: ``whole``); equal rankings hash equal, different
+    ones collide with probability about 2⁻⁶⁴."""
+    factor = np.random.default_rng(0).integers(1, 2**62, max_position + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        term = factor[log.position] * (log.doc.astype(np.uint64) + np.uint64(1))
+        running = np.cumsum(term, dtype=np.uint64)
+        starts = np.flatnonzero(np.r_[True, log.session[1:] != log.session[:-1]])
+        before = np.r_[np.uint64(0), running][starts]
+        length = np.diff(np.r_[starts, len(log)])
+        prefix = running - np.repeat(before, length)
+        ends = np.r_[starts[1:], len(log)] - 1
+        whole = np.repeat(prefix[ends], length)
+    return prefix, whole
+
+
+def _check_support(log: ImpressionLog, policy: TargetPolicy, spec: Estimator) -> None:
+    """Warn when more than `SUPPORT_WARNING` of ``policy``'s probability is on actions the
+    log never showed (per the estimator's unit); refuse an estimator without a reward
+    model when all of it is (every weight 0: a meaningless estimate of 0)."""
+    if spec.weights is None:
+        return
+    share = unsupported_share(log, policy, spec.weights)
+    if share is None or share <= SUPPORT_WARNING:
+        return
+    what = SUPPORT_UNITS[spec.weights]
+    if share >= 1 - 1e-12 and not spec.model:
+        raise UsageError(
+            f"{spec.name}: {log.source} never shows any of the {what} {policy.name!r} shows "
+            "(100% of its probability is on actions the logging policy never took): every "
+            "importance weight is 0 and the estimate would be a meaningless 0; estimate "
+            "with dm or dr and a reward model, or from a log that covers the policy",
+            cli=f"{spec.name}: {log.source} never shows any of the {what} {policy.name!r} "
+            "shows (100% of its probability is on actions the logging policy never took): "
+            "every importance weight is 0 and the estimate would be a meaningless 0; use "
+            "--estimator dm or dr with --reward-model, or a log that covers the policy",
+        )
+    told = (
+        f"{spec.name}: {share:.1%} of the probability of {policy.name!r} is on {what} that "
+        f"{log.source} never shows (the support check warns above "
+        f"{SUPPORT_WARNING:.0%}): "
+    )
+    warn(
+        told + (
+            "the estimate rests on the reward model there"
+            if spec.model else "no click is counted there: the estimate is biased low if "
+            "the logging policy cannot show them, and rests on few sessions if it merely did not"
+        )
+    )  # fmt: skip
 
 
 def _pbm_weights(log, policy: TargetPolicy, examination, logging_policy, alpha) -> np.ndarray:
@@ -753,6 +875,7 @@ def estimate(
         raise UsageError("examination= is for the pbm estimator")
     alpha = _alpha(position_weights, int(log.position.max()))
     weights = _weights(log, policy, spec, clip, examination, logging_policy, alpha)
+    _check_support(log, policy, spec)
     refit = reward_model == "empirical"
 
     def model_for(session_weight: np.ndarray | None) -> Any:

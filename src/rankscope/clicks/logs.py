@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..atomic import atomic_path, write_atomically
 from ..errors import UsageError
 from ..model import ImpressionLog
 
@@ -24,9 +25,11 @@ def write_clicks(log: ImpressionLog, path: str | os.PathLike) -> None:
         except ImportError:
             import pandas as pd
 
-            pd.DataFrame(columns).to_parquet(path)
+            with atomic_path(path) as temporary:
+                pd.DataFrame(columns).to_parquet(temporary)
             return
-        pl.DataFrame(columns).write_parquet(Path(path))
+        with atomic_path(path) as temporary:
+            pl.DataFrame(columns).write_parquet(Path(temporary))
         return
     names = list(columns)
     for name, values in columns.items():
@@ -43,5 +46,4 @@ def write_clicks(log: ImpressionLog, path: str | os.PathLike) -> None:
     if str(path) == "-":
         sys.stdout.write(text)
         return
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        out.write(text)
+    write_atomically(path, text, newline="\n")

@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, warn
 from ..model import ImpressionLog
 from ..model.frames import records_frame
 from ..read.impressions import check_click_log
@@ -787,9 +787,14 @@ def fit(
     >>> model.propensities                               # doctest: +SKIP
     """
     cls: Any = model_class(model)  # (each class's fit takes its own options)
-    if cls in (CM, SDBN):
-        return cls.fit(log)
-    return cls.fit(log, max_iter=max_iter, tol=tol)
+    fitted = cls.fit(log) if cls in (CM, SDBN) else cls.fit(log, max_iter=max_iter, tol=tol)
+    if not np.any(log.click):
+        warn(
+            f"{log.source} has no clicks: a {cls.name} model fitted to it learns only that "
+            "nothing is clicked (every attractiveness 0; its other parameters rest on no "
+            "evidence)"
+        )
+    return fitted
 
 
 def from_dict(data: Mapping[str, Any], source: str = "<click model>") -> ClickModel:

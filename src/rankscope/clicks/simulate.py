@@ -24,13 +24,15 @@ equal scores by ``ties``), and the shown ranking id of every row is the run's na
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypedDict
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError, warn
 from ..judge.join import order_run
 from ..model import ImpressionLog, Qrels, Run, Vocabulary
+from ..read.impressions import check_click_log
 from .models import CM, DBN, PBM, SDBN, UBM, ClickModel, PairParameters, model_class
 
 #: DBN's continuation probability when simulating from judgments.
@@ -130,9 +132,20 @@ class SimulateOptions(TypedDict, total=False):
     continuation: float | None
 
 
+def _warn_no_clicks(sessions: int, model: str, judgments: Qrels | None) -> None:
+    """Warn that no simulated session has a click, with the likely reason."""
+    reason = "the model's click probabilities are too small for this many sessions"
+    if judgments is not None and not (np.asarray(judgments.grade) > 0).any():
+        reason = (
+            "every grade of the judgments is 0 or below, so every document's attractiveness "
+            "is 0"
+        )
+    warn(f"none of the {sessions:,} simulated sessions has a click ({model}): {reason}")
+
+
 def simulate(
     model: ClickModel | str,
-    run: Run,
+    run: Run | ImpressionLog,
     judgments: Qrels | None = None,
     *,
     sessions: int = 1000,
@@ -153,6 +166,12 @@ def simulate(
     are given) in turn; see the module docstring.  `rankscope.simulate_clicks` reads the run
     and judgments from files, frames or dicts first.
 
+    ``run`` may instead be the lists of an interleaving experiment (an `ImpressionLog` with
+    a team column, as ``clicks interleave --lists`` writes them): the sessions then go to
+    the lists in turn (session ``i`` shows list ``i mod L``, its first ``depth`` documents),
+    and the log keeps each row's team and, as its ranking id, the list's, so that
+    `rankscope.interleaving` credits the clicks (``ties`` does not apply).
+
     >>> import rankscope
     >>> log = rankscope.simulate_clicks(                            # doctest: +SKIP
     ...     "dbn", "run.txt", "qrels.txt", sessions=10_000)
@@ -168,6 +187,60 @@ def simulate(
             model, judgments, depth=depth, attractiveness=attractiveness,
             satisfaction=satisfaction, examination=examination, continuation=continuation,
         )  # fmt: skip
+    shown = _lists(run, depth) if isinstance(run, ImpressionLog) else _rankings(run, ties, depth)
+    if judgments is not None:
+        judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
+        shown = [s for s in shown if s.query in judged]
+        if not shown:
+            name = run.source if isinstance(run, ImpressionLog) else f"the run {run.name}"
+            raise UsageError(f"{name} has no query in common with the judgments")
+    rng = np.random.default_rng(seed)
+    docs_vocab, queries = Vocabulary(), Vocabulary(sorted({s.query for s in shown}))
+    session_no, ranking, position, doc_col, clicked, team = [], [], [], [], [], []
+    for li, one in enumerate(shown):
+        numbers = np.arange(li, sessions, len(shown))  # the sessions showing it
+        codes = docs_vocab.intern_many(one.docs)
+        if len(numbers) == 0:
+            continue
+        k, n = len(one.docs), len(numbers)
+        clicked.append(model.sample(one.query, one.docs, n, rng).reshape(-1))
+        session_no.append(np.repeat(numbers, k))
+        ranking.append(np.full(n * k, li, dtype=np.int32))
+        position.append(np.tile(np.arange(1, k + 1, dtype=np.int64), n))
+        doc_col.append(np.tile(codes, n))
+        team.append(np.tile(one.team, n))
+    number = np.concatenate(session_no)
+    rows = np.argsort(number, kind="stable")  # session by session, positions in order
+    if not any(c.any() for c in clicked):
+        _warn_no_clicks(sessions, model.name, judgments)
+    of_list = np.concatenate(ranking)[rows]
+    query_codes = queries.lookup_many([s.query for s in shown]).astype(np.int32)
+    lists = isinstance(run, ImpressionLog)
+    label = run.source if isinstance(run, ImpressionLog) else run.name
+    return ImpressionLog(
+        Vocabulary([str(i + 1) for i in range(sessions)]),  # (session i shows i mod L)
+        queries, docs_vocab, number[rows].astype(np.int32), query_codes[of_list],
+        np.concatenate(position)[rows], np.concatenate(doc_col)[rows].astype(np.int32),
+        np.concatenate(clicked)[rows].astype(np.float64),
+        ranking=of_list if lists else np.zeros(len(number), dtype=np.int32),
+        rankings=Vocabulary([s.name for s in shown] if lists else [label]),
+        team=np.concatenate(team)[rows] if lists else None,
+        source=f"<simulated {model.name}: {label}>",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A list shown to the simulated users: its name, query, documents and teams."""
+
+    name: str
+    query: str
+    docs: list[str]
+    team: np.ndarray  # int8 per document (0: no team, a run's ranking)
+
+
+def _rankings(run: Run, ties: str, depth: int) -> list[_Shown]:
+    """The first ``depth`` documents of each query's ranking in ``run``, queries sorted."""
     order = order_run(run, ties)
     rows_query = run.query[order]
     first = np.concatenate(([0], np.flatnonzero(np.diff(rows_query) != 0) + 1))
@@ -176,35 +249,28 @@ def simulate(
     for start, end in zip(first.tolist(), ends.tolist(), strict=True):
         qid = run.queries.strings_of(rows_query[start : start + 1])[0]
         rankings[qid] = run.docs.strings_of(run.doc[order[start : min(end, start + depth)]])
-    query_ids = sorted(rankings)
-    if judgments is not None:
-        judged = set(judgments.queries.strings_of(np.unique(judgments.query)))
-        query_ids = [q for q in query_ids if q in judged]
-        if not query_ids:
-            raise UsageError(f"the run {run.name} has no query in common with the judgments")
-    rng = np.random.default_rng(seed)
-    docs_vocab = Vocabulary()
-    session_no, query_col, position, doc_col, clicked = [], [], [], [], []
-    for qi, qid in enumerate(query_ids):
-        numbers = np.arange(qi, sessions, len(query_ids))  # the query's sessions
-        docs = rankings[qid]
-        codes = docs_vocab.intern_many(docs)
-        if len(numbers) == 0:
-            continue
-        k, n = len(docs), len(numbers)
-        clicked.append(model.sample(qid, docs, n, rng).reshape(-1))
-        session_no.append(np.repeat(numbers, k))
-        query_col.append(np.full(n * k, qi, dtype=np.int32))
-        position.append(np.tile(np.arange(1, k + 1, dtype=np.int64), n))
-        doc_col.append(np.tile(codes, n))
-    number = np.concatenate(session_no)
-    rows = np.argsort(number, kind="stable")  # session by session, positions in order
-    return ImpressionLog(
-        Vocabulary([str(i + 1) for i in range(sessions)]),  # (session i shows i mod Q)
-        Vocabulary(query_ids), docs_vocab, number[rows].astype(np.int32),
-        np.concatenate(query_col)[rows], np.concatenate(position)[rows],
-        np.concatenate(doc_col)[rows].astype(np.int32),
-        np.concatenate(clicked)[rows].astype(np.float64),
-        ranking=np.zeros(len(number), dtype=np.int32), rankings=Vocabulary([run.name]),
-        source=f"<simulated {model.name}: {run.name}>",
-    )  # fmt: skip
+    return [
+        _Shown(run.name, q, rankings[q], np.zeros(len(rankings[q]), np.int8))
+        for q in sorted(rankings)
+    ]
+
+
+def _lists(lists: ImpressionLog, depth: int) -> list[_Shown]:
+    """The first ``depth`` documents of each list of an interleaving experiment's lists
+    (`rankscope.interleaving.write_lists`'s file read back), in the file's order."""
+    check_click_log(lists)
+    if lists.team is None:
+        raise InputError(
+            f"{lists.source}: no team column: lists to simulate clicks on are those "
+            "'clicks interleave --lists' writes (impression, query, position, doc, team)"
+        )
+    out = []
+    starts = lists.starts
+    for s in range(lists.num_sessions):
+        rows = np.arange(starts[s], min(starts[s + 1], starts[s] + depth))
+        out.append(_Shown(
+            lists.sessions.strings_of(lists.session[rows[:1]])[0],
+            lists.queries.strings_of(lists.query[rows[:1]])[0],
+            lists.docs.strings_of(lists.doc[rows]), lists.team[rows].astype(np.int8),
+        ))  # fmt: skip
+    return out

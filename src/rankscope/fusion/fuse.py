@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import UsageError
 from ..judge import TIE_POLICIES, order_run
 from ..model import Qrels, Run
+from ..read.fields import excerpt
 from .methods import FusionMethod, fusion_method, weighted_sum
 from .normalise import Normalisation, normalisation
 from .pool import Pool
@@ -63,9 +65,8 @@ class Fusion:
         return "".join(lines)
 
     def write(self, path: str | os.PathLike) -> None:
-        """Write `to_trec`'s text to ``path``."""
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(self.to_trec())
+        """Write `to_trec`'s text to ``path`` (atomically: `write_atomically`)."""
+        write_atomically(path, self.to_trec())
 
 
 def fusion_options(
@@ -76,7 +77,7 @@ def fusion_options(
     how = fusion_method(method)
     scale = _normalisation(how, norm)
     if not math.isfinite(k) or k < 0:
-        raise UsageError(f"k must be a finite number >= 0 (got {k})", cli=f"--rrf-k {k}: >= 0")
+        raise UsageError(f"rrf_k must be a finite number >= 0 (got {k})", cli=f"--rrf-k {k}: >= 0")
     if depth is not None and depth < 1:
         raise UsageError(f"depth must be at least 1 (got {depth})", cli=f"--depth {depth}")
     if ties not in TIE_POLICIES:
@@ -172,7 +173,7 @@ def _weights(
     """The weights as an array in run order (None: unweighted)."""
     if optimize is not None:
         if weights is not None:
-            raise UsageError("give weights= or optimize=, not both",
+            raise UsageError("give run_weights= or optimize=, not both",
                              cli="give --run-weights or --optimize, not both")  # fmt: skip
         if how.contributions is None or how.weights == "no":
             raise UsageError(
@@ -185,7 +186,7 @@ def _weights(
     if weights is None:
         if how.weights == "required":
             raise UsageError(
-                f"{how.name} needs weights= (one per run) or optimize=",
+                f"{how.name} needs weights (run_weights=, one per run) or optimize=",
                 cli=f"--method {how.name} needs --run-weights or --optimize",
             )
         return None
@@ -236,10 +237,31 @@ def normalised(pool: Pool, scale: Normalisation) -> np.ndarray:
     for r in range(len(pool.names)):
         present = pool.present[r]
         group = pool.group[present]
+        if scale.non_negative:
+            _refuse_negative(pool, r, scale)
         out[r, present] = scale.function(
             pool.scores[r, present], pool.ranks[r, present], group, pool.num_groups
         )
     return out
+
+
+def _refuse_negative(pool: Pool, r: int, scale: Normalisation) -> None:
+    """`UsageError` naming run ``r``, a query and the score when the run has a negative
+    score that ``scale`` (a normalisation of non-negative scores) cannot take."""
+    negative = np.flatnonzero(pool.present[r] & (pool.scores[r] < 0))
+    if negative.size == 0:
+        return
+    first = int(negative[0])
+    query = pool.queries.strings_of(pool.query[first : first + 1])[0]
+    told = (
+        f"run {excerpt(pool.names[r])} has negative scores ({negative.size:,}, e.g. "
+        f"{float(pool.scores[r, first])!r} in query {excerpt(str(query))}): the {scale.name} "
+        "normalisation divides by the query's highest score and needs scores >= 0 (a "
+        "query-likelihood run's log scores are negative)"
+    )
+    raise UsageError(
+        f"{told}; use norm='min-max', which shifts them", cli=f"{told}; use --norm min-max"
+    )
 
 
 def combine(

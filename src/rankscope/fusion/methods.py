@@ -145,6 +145,15 @@ def _condorcet_query(ranks: np.ndarray, borda: np.ndarray, docnos: list[str]) ->
     return out
 
 
+def _comb(
+    name: str, formula: str, combine: Callable[[Pool, np.ndarray, np.ndarray | None], np.ndarray],
+    doc: str,
+) -> FusionMethod:
+    """One of Fox & Shaw's unweighted combinations of the normalised scores (CombMNZ, CombMAX,
+    ...), which ranx calls by the same name."""
+    return FusionMethod(name, "scores", "no", formula, doc, FOX_SHAW, combine=combine, ranx=name)
+
+
 METHODS: dict[str, FusionMethod] = {
     m.name: m
     for m in (
@@ -169,30 +178,16 @@ METHODS: dict[str, FusionMethod] = {
             "scores, Information Retrieval 1(3), 1999",
             contributions=_scores, ranx="wsum",
         ),
-        FusionMethod(
-            "mnz", "scores", "no", "|{r : d ∈ r}| · Σ_r s_r(d)",
-            "CombMNZ: CombSUM times the number of runs that rank the document",
-            FOX_SHAW, combine=_mnz, ranx="mnz",
-        ),
-        FusionMethod(
-            "max", "scores", "no", "max_{r : d ∈ r} s_r(d)",
-            "CombMAX: the document's highest score", FOX_SHAW, combine=_max, ranx="max",
-        ),
-        FusionMethod(
-            "min", "scores", "no", "min_{r : d ∈ r} s_r(d)",
-            "CombMIN: the document's lowest score among the runs that rank it",
-            FOX_SHAW, combine=_min, ranx="min",
-        ),
-        FusionMethod(
-            "med", "scores", "no", "median_{r : d ∈ r} s_r(d)",
-            "CombMED: the median of the document's scores among the runs that rank it (the "
-            "mean of the middle two for an even count)", FOX_SHAW, combine=_med, ranx="med",
-        ),
-        FusionMethod(
-            "anz", "scores", "no", "Σ_r s_r(d) / |{r : d ∈ r}|",
-            "CombANZ: the mean of the document's scores among the runs that rank it",
-            FOX_SHAW, combine=_anz, ranx="anz",
-        ),
+        _comb("mnz", "|{r : d ∈ r}| · Σ_r s_r(d)", _mnz,
+              "CombMNZ: CombSUM times the number of runs that rank the document"),
+        _comb("max", "max_{r : d ∈ r} s_r(d)", _max, "CombMAX: the document's highest score"),
+        _comb("min", "min_{r : d ∈ r} s_r(d)", _min,
+              "CombMIN: the document's lowest score among the runs that rank it"),
+        _comb("med", "median_{r : d ∈ r} s_r(d)", _med,
+              "CombMED: the median of the document's scores among the runs that rank it (the "
+              "mean of the middle two for an even count)"),
+        _comb("anz", "Σ_r s_r(d) / |{r : d ∈ r}|", _anz,
+              "CombANZ: the mean of the document's scores among the runs that rank it"),
         FusionMethod(
             "borda", "ranks", "optional",
             "Σ_r w_r b_r(d), b_r(d) = n - rank_r(d) + 1, or (n - n_r + 1) / 2 unranked",

@@ -19,12 +19,16 @@ FLOOR = 1e-9
 @dataclass(frozen=True)
 class Normalisation:
     """A score normalisation: its name, formula (for the documentation) and function
-    ``(scores, ranks, group, num_groups) -> normalised scores`` over one run's rows."""
+    ``(scores, ranks, group, num_groups) -> normalised scores`` over one run's rows;
+    ``non_negative``: it means something only for scores >= 0 (``max``: dividing by a
+    negative or floored maximum scales a query by 1e9 or reverses it), so a run with a
+    negative score is refused (`fusion.fuse.normalised`)."""
 
     name: str
     formula: str
     doc: str
     function: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
+    non_negative: bool = False
 
 
 def _extreme(values: np.ndarray, group: np.ndarray, n: int, ufunc: np.ufunc) -> np.ndarray:
@@ -76,7 +80,11 @@ NORMALISATIONS: dict[str, Normalisation] = {
             "min-max", "(s - min s) / (max s - min s)",
             "min-max (Lee 1997): the query's best document 1, its worst 0", _min_max,
         ),
-        Normalisation("max", "s / max s", "divided by the query's highest score", _max),
+        Normalisation(
+            "max", "s / max s",
+            "divided by the query's highest score (scores >= 0 only: a run with a negative "
+            "score is refused)", _max, non_negative=True,
+        ),
         Normalisation(
             "sum", "(s - min s) / Σ (s - min s)",
             "shifted to start at 0 and divided by their sum (Montague & Aslam 2001): the "

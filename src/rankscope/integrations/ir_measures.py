@@ -371,7 +371,7 @@ def _as_qrels(qrels: Any) -> Qrels | None:
         if len(qrels) == 0:
             return None
         query, doc, relevance = results_columns(qrels, "relevance", "label")
-        return read_qrels(qrels, query_col=query, doc_col=doc, relevance_col=relevance)
+        return read_qrels(qrels, columns={"query": query, "doc": doc, "relevance": relevance})
     if not isinstance(qrels, Mapping):
         qrels = _rows(qrels, ("query_id", "doc_id", "relevance"), "qrels")
     if not any(qrels.values()):

@@ -398,8 +398,40 @@ def _generator(seed: Any) -> np.random.Generator:
     raise UsageError(f"seed must be an integer, a numpy Generator or None, got {seed!r}")
 
 
-def _softmax_weights(ranking: Sequence[Hashable], tau: float) -> dict[Hashable, float]:
-    return {doc: 1.0 / (rank**tau) for rank, doc in enumerate(ranking, start=1)}
+def _log_weights(ranking: Sequence[Hashable], tau: float) -> dict[Hashable, float]:
+    """log(1/r^τ) = −τ·log r per document of ``ranking``: the softmax's weights in log
+    space, so a large τ (1000) neither overflows ``r**τ`` nor underflows every weight
+    but the first to 0."""
+    return {doc: -tau * math.log(rank) for rank, doc in enumerate(ranking, start=1)}
+
+
+class _LogPool:
+    """The documents of one ranking not shown yet, with log P_s(d | pool) for the softmax
+    ∝ 1/r^τ over them: the pool's sum is the tail sum from its best remaining rank m
+    (accumulated in log space, from the bottom, once) less the few documents below m
+    already taken, so neither a large τ (overflow, underflow) nor taking the heaviest
+    documents (cancellation to 0) breaks it, at O(shown) a step."""
+
+    def __init__(self, ranking: Sequence[Hashable], tau: float) -> None:
+        self.rank = {doc: i for i, doc in enumerate(ranking)}
+        self.log_weight = -tau * np.log(np.arange(1, len(ranking) + 1, dtype=np.float64))
+        self.log_tail = np.logaddexp.accumulate(self.log_weight[::-1])[::-1]
+        self.taken: set[int] = set()
+        self.best = 0  # the best (smallest) rank index not taken
+
+    def take(self, doc: Hashable) -> float:
+        """log P(doc | the documents not taken yet), and take it; −inf when ``doc`` is
+        not in this pool (not ranked, or taken before)."""
+        i = self.rank.get(doc)
+        if i is None or i in self.taken:
+            return -math.inf
+        tail = float(self.log_tail[self.best])
+        below = math.fsum(math.exp(self.log_weight[j] - tail) for j in self.taken if j > self.best)
+        log_p = float(self.log_weight[i]) - tail - math.log1p(-below)
+        self.taken.add(i)
+        while self.best in self.taken:
+            self.best += 1
+        return log_p
 
 
 def _ranks(shown: Sequence[Hashable], ranking: Sequence[Hashable]) -> np.ndarray:
@@ -422,7 +454,7 @@ def probabilistic_interleave(
     documents not shown yet.  ``length``: the list's length (default |a ∪ b|).
     """
     tau = check_tau(tau)
-    weights_a, weights_b = _softmax_weights(a, tau), _softmax_weights(b, tau)
+    weights_a, weights_b = _log_weights(a, tau), _log_weights(b, tau)
     left_a, left_b = list(a), list(b)
     shown: list[Hashable] = []
     teams: list[int] = []
@@ -435,7 +467,8 @@ def probabilistic_interleave(
             break
         from_a = bool(rng.integers(0, 2)) if (left_a and left_b) else bool(left_a)
         left, weights = (left_a, weights_a) if from_a else (left_b, weights_b)
-        p = np.array([weights[d] for d in left])
+        log_p = np.array([weights[d] for d in left])
+        p = np.exp(log_p - log_p.max())
         doc = left[int(rng.choice(len(left), p=p / p.sum()))]
         shown.append(doc)
         teams.append(1 if from_a else -1)
@@ -573,21 +606,24 @@ def assignment_posteriors(
     document is in neither ranking.
     """
     tau = check_tau(tau)
-    weights_a, weights_b = _softmax_weights(a, tau), _softmax_weights(b, tau)
-    left_a, left_b = math.fsum(weights_a.values()), math.fsum(weights_b.values())
+    pool_a, pool_b = _LogPool(a, tau), _LogPool(b, tau)
     out = np.empty(len(shown))
     for i, doc in enumerate(shown):
-        w_a, w_b = weights_a.get(doc, 0.0), weights_b.get(doc, 0.0)
-        p_a = w_a / left_a if w_a > 0 else 0.0
-        p_b = w_b / left_b if w_b > 0 else 0.0
-        if p_a + p_b == 0:
+        log_a, log_b = pool_a.take(doc), pool_b.take(doc)
+        if log_a == log_b == -math.inf:
             raise InputError(
                 f"document {excerpt(str(doc))} at position {i + 1} is in neither ranking"
             )
-        out[i] = p_a / (p_a + p_b)
-        left_a -= w_a
-        left_b -= w_b
+        out[i] = _logistic(log_a - log_b)
     return out
+
+
+def _logistic(x: float) -> float:
+    """1 / (1 + e^−x) = p_a / (p_a + p_b) for x = log p_a − log p_b, without overflow."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
 
 
 def probabilistic_outcome(

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import InputError, UsageError
 from ..judge import order_run
 from ..model import ImpressionLog, Run
@@ -121,8 +122,7 @@ def write_lists(lists: Mapping[str, Sequence[Any]], path: str | os.PathLike) -> 
     if str(path) == "-":
         sys.stdout.write(text)
     else:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_atomically(path, text)
 
 
 # --------------------------------------------------------------------------------------

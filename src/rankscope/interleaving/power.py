@@ -81,7 +81,11 @@ def sign_test_power(
         return float(_decided_power(np.array([impressions]), win_rate, alpha)[0])
     from scipy.stats import binom
 
-    decided = np.arange(impressions + 1)
+    # the decided impressions within 9 standard deviations of their mean: the mass
+    # outside (below 1e-18) cannot move the power, and the sum stays O(√n)
+    mean = impressions * (1.0 - tie_rate)
+    spread = 9.0 * math.sqrt(impressions * tie_rate * (1.0 - tie_rate)) + 1.0
+    decided = np.arange(max(0, int(mean - spread)), min(impressions, int(mean + spread) + 1) + 1)
     mass = binom.pmf(decided, impressions, 1.0 - tie_rate)
     return float(mass @ _decided_power(decided, win_rate, alpha))
 
@@ -90,6 +94,11 @@ def _tie_rate(tie_rate: Any) -> float:
     if tie_rate == 0:
         return 0.0
     return _probability(tie_rate, "tie_rate", low=0.0, high=1.0)
+
+
+#: Without ties, the exact search for the first n reaching the power looks at most this
+#: many n below the crossing bisection finds (every n when fewer are needed).
+WINDOW = 4096
 
 
 def impressions_needed(
@@ -103,11 +112,17 @@ def impressions_needed(
     """Impressions needed for the sign test to detect ``win_rate`` with ``power`` at
     ``alpha`` (two-sided): the smallest n with `sign_test_power`\\ (n) >= ``power``.
 
-    Without ties the search is exact over every n (the power of a discrete test saw-tooths
-    in n; this is the first n that reaches the target).  With ties, n is found by bisection
-    on the exact power (mixing over the number of decided impressions smooths the
-    saw-tooth), then stepped back while n − 1 still reaches the target.  `UsageError` when
-    more than ``limit`` impressions would be needed.
+    Bounded whatever the effect: the normal approximation
+
+        n ≈ ((z_{1−α/2} · 1/2 + z_power · √(w(1−w))) / |w − 1/2|)² / (1 − tie_rate)
+
+    first says whether more than ``limit`` impressions would be needed (`UsageError`
+    naming the estimate and the cap, without any exact computation); otherwise bisection on
+    the exact power between 0 and a power-reaching bound finds a crossing h.  Without ties
+    the power of a discrete test saw-tooths in n, so the exact search then scans the
+    `WINDOW` (4,096) n up to h for the first that reaches ``power`` (every n from 1 when h
+    is below the window: the first n of all).  With ties (mixing over the number of decided
+    impressions smooths the saw-tooth) n is stepped back while n − 1 still reaches it.
 
     >>> impressions_needed(0.6)
     199
@@ -119,42 +134,41 @@ def impressions_needed(
     power = _probability(power, "power")
     tie_rate = _tie_rate(tie_rate)
     effect = abs(win_rate - 0.5)
-    # the normal approximation, to size the search
     from scipy.special import ndtri
 
     guess = ((ndtri(1 - alpha / 2) * 0.5 + ndtri(power) * math.sqrt(win_rate * (1 - win_rate)))
-             / effect) ** 2  # fmt: skip
-    guess = max(1, int(guess / (1.0 - tie_rate)))
-    upper = min(limit, 4 * guess + 64)
-    if tie_rate == 0.0:
-        while True:
-            decided = np.arange(1, upper + 1)
-            reached = np.flatnonzero(_decided_power(decided, win_rate, alpha) >= power)
-            if reached.size:
-                return int(reached[0]) + 1
-            if upper >= limit:
-                break
-            upper = min(limit, upper * 4)
-    else:
-        while sign_test_power(upper, win_rate, tie_rate=tie_rate, alpha=alpha) < power:
-            if upper >= limit:
-                break
-            upper = min(limit, upper * 4)
+             / effect) ** 2 / (1.0 - tie_rate)  # fmt: skip
+    if guess > limit:
+        raise UsageError(
+            f"about {guess:,.0f} impressions would be needed to detect a win rate of "
+            f"{win_rate:g} (normal approximation), more than the cap of {limit:,}"
+        )
+
+    def reaches(n: int) -> bool:
+        return sign_test_power(n, win_rate, tie_rate=tie_rate, alpha=alpha) >= power
+
+    high = min(limit, max(1, int(guess)) * 2 + 64)
+    while not reaches(high):
+        if high >= limit:
+            raise UsageError(
+                f"more than {limit:,} impressions would be needed to detect a win rate of "
+                f"{win_rate:g}, the cap"
+            )
+        high = min(limit, high * 2)
+    low = 0  # power(low) < target <= power(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
         else:
-            low, high = 0, upper  # power(low) < target <= power(high)
-            while high - low > 1:
-                middle = (low + high) // 2
-                if sign_test_power(middle, win_rate, tie_rate=tie_rate, alpha=alpha) >= power:
-                    high = middle
-                else:
-                    low = middle
-            while (
-                high > 1
-                and sign_test_power(high - 1, win_rate, tie_rate=tie_rate, alpha=alpha) >= power
-            ):
-                high -= 1
-            return high
-    raise UsageError(f"more than {limit:,} impressions would be needed (limit=)")
+            low = middle
+    if tie_rate == 0.0:
+        decided = np.arange(max(1, high - WINDOW), high + 1)
+        reached = np.flatnonzero(_decided_power(decided, win_rate, alpha) >= power)
+        return int(decided[reached[0]])
+    while high > 1 and reaches(high - 1):
+        high -= 1
+    return high
 
 
 __all__ = ["impressions_needed", "sign_test", "sign_test_power"]

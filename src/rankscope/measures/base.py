@@ -94,6 +94,16 @@ class TrecSpelling:
 #: ``P_1000`` when no cutoff is named.
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+#: How trec_eval spells the gains of the graded measures (``ndcg.1=3,2=9``, ``rbp.p=0.8``).
+GAIN_PAIRS = TrecSpelling("pairs", "gains")
+
+
+def cutoff_spelling(defaults: tuple[int, ...] = TREC_CUTOFFS) -> TrecSpelling:
+    """How trec_eval spells a cutoff measure (``P.5,10`` gives ``P_5`` and ``P_10``; ``P``
+    alone gives one value per cutoff in ``defaults``), the one spelling of every ``@k``
+    measure."""
+    return TrecSpelling("cutoffs", "cutoff", defaults)
+
 
 @dataclass(frozen=True)
 class IrSpelling:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import BEYOND, Ranked
-from .base import IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+from .base import IrSpelling, Measure, Param, cutoff_spelling, safe_divide, sequential_sum
 
 ALPHA = Param(
     "alpha",
@@ -222,7 +222,7 @@ def _strec(r: Ranked, cutoff=20) -> np.ndarray:
     return safe_divide(covered, _num_subtopics(r))
 
 
-_CUT = TrecSpelling("cutoffs", "cutoff", _CUTOFFS)
+_CUT = cutoff_spelling(_CUTOFFS)
 
 
 alpha_DCG = Measure(

@@ -18,12 +18,12 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import BEYOND, NONPOOL, PAD, Ranked
 from .base import (
+    GAIN_PAIRS,
     REL,
-    TREC_CUTOFFS,
     IrSpelling,
     Measure,
     Param,
-    TrecSpelling,
+    cutoff_spelling,
     log2_int,
     safe_divide,
     sequential_sum,
@@ -126,10 +126,8 @@ def _ideal_dcg(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
     return sequential_sum(_dcg_state(r, gains)[4])
 
 
-_PAIRS = TrecSpelling("pairs", "gains")
-
 ndcg = Measure(
-    "ndcg", _ndcg, params=(GAINS,), trec=_PAIRS, ir=(IrSpelling("nDCG"),), family="gains",
+    "ndcg", _ndcg, params=(GAINS,), trec=GAIN_PAIRS, ir=(IrSpelling("nDCG"),), family="gains",
     reference="Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, "
     "ACM TOIS 20(4), 2002.",
     doc="""\
@@ -144,7 +142,7 @@ ndcg = Measure(
 
 dcg = Measure(
     "dcg", _dcg, reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.", params=(GAINS,),
-    trec=_PAIRS, ir=(IrSpelling("DCG"),), family="gains",
+    trec=GAIN_PAIRS, ir=(IrSpelling("DCG"),), family="gains",
     doc="""\
     Discounted cumulative gain over the whole ranking: sum_i gain_i / log2(i + 1),
     unnormalised.
@@ -154,7 +152,8 @@ dcg = Measure(
 )
 
 ideal_dcg = Measure(
-    "ideal_dcg", _ideal_dcg, params=(GAINS,), trec=_PAIRS, zero_when_missing=False, family="gains",
+    "ideal_dcg", _ideal_dcg, params=(GAINS,), trec=GAIN_PAIRS, zero_when_missing=False,
+    family="gains",
     reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
     doc="""\
     DCG of the ideal ranking: every judged document sorted by decreasing gain. It depends on
@@ -199,7 +198,7 @@ def _ndcg_cut(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 ndcg_cut = Measure(
     "ndcg_cut", _ndcg_cut, params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS), ir=(IrSpelling("nDCG", cutoff="cutoff"),),
+    trec=cutoff_spelling(), ir=(IrSpelling("nDCG", cutoff="cutoff"),),
     family="gains", reference="Järvelin & Kekäläinen, ACM TOIS 20(4), 2002.",
     doc="""\
     nDCG at cutoff k: DCG of the top k over the DCG of the ideal top k, with gain = grade
@@ -229,7 +228,7 @@ def _ndcg_rel(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
 
 ndcg_rel = Measure(
     "ndcg_rel", _ndcg_rel, reference="trec_eval's ndcg_rel (m_ndcg_rel.c).", params=(GAINS,),
-    trec=_PAIRS, family="gains",
+    trec=GAIN_PAIRS, family="gains",
     doc="""\
     nDCG averaged over relevant documents (experimental, trec_eval): the mean, over the
     documents with positive gain, of nDCG at the rank where each is retrieved; a relevant
@@ -272,8 +271,8 @@ def _rndcg(r: Ranked, gains: dict[int, float] | None = None, rel: int | None = N
 
 
 Rndcg = Measure(
-    "Rndcg", _rndcg, reference="trec_eval's Rndcg (m_Rndcg.c).", params=(GAINS, REL), trec=_PAIRS,
-    family="gains",
+    "Rndcg", _rndcg, reference="trec_eval's Rndcg (m_Rndcg.c).", params=(GAINS, REL),
+    trec=GAIN_PAIRS, family="gains",
     doc="""\
     nDCG averaged at the R-levels (experimental, trec_eval): the mean of nDCG taken at each
     rank where the ideal gain drops to the next level, and at the end of the ranking when it is
@@ -313,7 +312,7 @@ def _g(r: Ranked, gains: dict[int, float] | None = None) -> np.ndarray:
 
 
 G = Measure(
-    "G", _g, reference="trec_eval's G (m_G.c).", params=(GAINS,), trec=_PAIRS, family="gains",
+    "G", _g, reference="trec_eval's G (m_G.c).", params=(GAINS,), trec=GAIN_PAIRS, family="gains",
     doc="""\
     Normalised gain G (experimental, trec_eval 2008): the document at rank i contributes gain_i
     / log2(2 + ideal_gain(i) - results_gain(i)), the cumulative gains of the ideal and of the
@@ -364,7 +363,7 @@ def persistence_weights(p: float, n: int) -> np.ndarray:
 
 rbp = Measure(
     "rbp", _rbp, params=(Param("p", float, 0.9, "persistence, probability of reading on"), GAINS),
-    trec=TrecSpelling("pairs", "gains"), ir=(IrSpelling("RBP"),), family="gains",
+    trec=GAIN_PAIRS, ir=(IrSpelling("RBP"),), family="gains",
     reference="Moffat & Zobel, Rank-biased precision for measurement of retrieval "
     "effectiveness, ACM TOIS 27(1), 2008.",
     doc="""\

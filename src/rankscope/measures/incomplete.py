@@ -10,8 +10,16 @@ import numpy as np
 
 from ..errors import UsageError
 from ..judge import NONPOOL, UNJUDGED, Ranked
-from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
-from .gains import persistence_weights
+from .base import (
+    REL,
+    IrSpelling,
+    Measure,
+    Param,
+    cutoff_spelling,
+    safe_divide,
+    sequential_sum,
+)
+from .gains import persistence_weights, rbp
 
 INFAP_EPSILON = 0.00001
 
@@ -102,7 +110,7 @@ def _rbp_resid(r: Ranked, p: float = 0.9, gains: dict | None = None) -> np.ndarr
 
 
 rbp_resid = Measure(
-    "rbp_resid", _rbp_resid, trec=TrecSpelling("pairs", "gains"), family="incomplete",
+    "rbp_resid", _rbp_resid, trec=rbp.trec, family="incomplete",  # spelled as rbp
     reference="Moffat & Zobel, ACM TOIS 27(1), 2008.",
     params=(
         Param("p", float, 0.9, "persistence"),
@@ -127,7 +135,7 @@ def _unjudged(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 unj = Measure(
     "unj", _unjudged, reference="trec_eval's unj (m_unjudged.c).",
     params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)), family="incomplete",
+    trec=cutoff_spelling((5, 10, 20)), family="incomplete",
     doc="""\
     Fraction of the top k that is unjudged (not in the qrels, or with a negative grade); ranks
     past the end count as judged. A red flag for poor pool coverage: high values at small k
@@ -144,7 +152,7 @@ def _judged_at(r: Ranked, cutoff: int | None = None) -> np.ndarray:
 
 judged = Measure(
     "judged", _judged_at, params=(Param("cutoff", int, None, "rank cutoff k", minimum=1),),
-    trec=TrecSpelling("cutoffs", "cutoff", (5, 10, 20)), ir=(IrSpelling("Judged", "cutoff"),),
+    trec=cutoff_spelling((5, 10, 20)), ir=(IrSpelling("Judged", "cutoff"),),
     family="incomplete",
     reference="ir_measures' Judged@k (MacAvaney & Macdonald); Sakai, Alternatives to bpref, "
     "SIGIR 2007 (condensed lists).",

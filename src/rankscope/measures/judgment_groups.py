@@ -8,7 +8,7 @@ P@(m·R)) once per group and average over the query's groups; they are evaluated
 
 from __future__ import annotations
 
-from .base import REL, TREC_CUTOFFS, Measure, Param, TrecSpelling
+from .base import REL, Measure, Param, TrecSpelling, cutoff_spelling
 from .ranks import CUTOFF, _average_precision, _precision, _rprec_mult
 
 _AVG = (
@@ -29,7 +29,7 @@ map_avgjg = Measure(
 
 P_avgjg = Measure(
     "P_avgjg", _precision, params=(CUTOFF, REL), family="judgment_groups",
-    trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS), reference=_REF.format("P"),
+    trec=cutoff_spelling(), reference=_REF.format("P"),
     doc="""\
     Precision at k, rel(k)/k (ranks past the end count as non-relevant), averaged over judgment
     groups.

@@ -16,11 +16,11 @@ from ..errors import UsageError
 from ..judge import Ranked
 from .base import (
     REL,
-    TREC_CUTOFFS,
     IrSpelling,
     Measure,
     Param,
     TrecSpelling,
+    cutoff_spelling,
     log2_int,
     safe_divide,
     sequential_sum,
@@ -42,7 +42,7 @@ def _precision(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> 
 
 
 P = Measure(
-    "P", _precision, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
+    "P", _precision, params=(CUTOFF, REL), trec=cutoff_spelling(),
     ir=(IrSpelling("P", cutoff="cutoff"),), family="ranks",
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
     doc="""\
@@ -62,7 +62,7 @@ def _recall(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.
 recall = Measure(
     "recall", _recall,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
+    params=(CUTOFF, REL), trec=cutoff_spelling(),
     ir=(IrSpelling("R", cutoff="cutoff"),), family="ranks",
     doc="""\
     Recall at k: rel(k) / R (0 when R = 0).
@@ -79,7 +79,7 @@ def _success(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np
 
 
 success = Measure(
-    "success", _success, params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", (1, 5, 10)),
+    "success", _success, params=(CUTOFF, REL), trec=cutoff_spelling((1, 5, 10)),
     ir=(IrSpelling("Success", cutoff="cutoff"),), family="ranks",
     reference="Stephen Tomlinson (trec_eval's success measure).",
     doc="""\
@@ -97,7 +97,7 @@ def _relative_precision(r: Ranked, cutoff: int | None = None, rel: int | None = 
 
 relative_P = Measure(
     "relative_P", _relative_precision, reference="trec_eval's relative_P (m_rel_P.c).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS), family="ranks",
+    params=(CUTOFF, REL), trec=cutoff_spelling(), family="ranks",
     doc="""\
     Relative precision at k: rel(k) / min(k, R): precision up to R, recall after R, so 1 is
     reachable at every k.
@@ -159,7 +159,7 @@ def _ap_at(r: Ranked, cutoff: int | None = None, rel: int | None = None) -> np.n
 map_cut = Measure(
     "map_cut", _ap_at,
     reference="Buckley & Voorhees, Retrieval System Evaluation, in TREC (MIT Press, 2005).",
-    params=(CUTOFF, REL), trec=TrecSpelling("cutoffs", "cutoff", TREC_CUTOFFS),
+    params=(CUTOFF, REL), trec=cutoff_spelling(),
     ir=(IrSpelling("AP", cutoff="cutoff"), IrSpelling("MAP", cutoff="cutoff")), family="ranks",
     doc="""\
     Average precision over the top k: (1/R) * sum over relevant ranks i <= k of rel(i)/i.

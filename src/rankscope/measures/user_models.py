@@ -16,11 +16,13 @@ at the same rank k as the ranking.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import UsageError
 from ..judge import BEYOND, PAD, Ranked
-from .base import REL, IrSpelling, Measure, Param, TrecSpelling, safe_divide, sequential_sum
+from .base import REL, IrSpelling, Measure, Param, cutoff_spelling, safe_divide, sequential_sum
 from .gains import _discounted, _retrieved, ideal_gains, persistence_weights
 
 CUTOFF = Param("cutoff", int, None, "rank cutoff k (default: the whole ranking)", minimum=1)
@@ -42,6 +44,12 @@ DISCOUNT = Param(
 BASE = Param("base", float, 2.0, "base b of the jk discount (ranks below b are not discounted)")
 
 _CUTOFFS = (5, 10, 20)
+
+
+def _whole_and_at_k(name: str) -> tuple[IrSpelling, IrSpelling]:
+    """The two ir_measures spellings of a measure with an optional cutoff: ``Name`` (the whole
+    ranking) and ``Name@k``."""
+    return IrSpelling(name), IrSpelling(name, cutoff="cutoff")
 
 
 def _cut(cutoff: int | None) -> int:
@@ -117,8 +125,8 @@ _JK = (
 )
 
 CG = Measure(
-    "cg", _cg, params=(CUTOFF, GAIN, GAINS), trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("CG"), IrSpelling("CG", cutoff="cutoff")), family="user_models", reference=_JK,
+    "cg", _cg, params=(CUTOFF, GAIN, GAINS), trec=cutoff_spelling(_CUTOFFS),
+    ir=_whole_and_at_k("CG"), family="user_models", reference=_JK,
     doc="""\
     Cumulated gain at cutoff k: CG@k = sum_{i<=k} gain_i, no discount.
 
@@ -144,8 +152,8 @@ dcg_k = Measure(
         "logarithm of the rank; the value is the total discounted gain she collects."
     ),
     params=(CUTOFF, GAIN, GAINS, DISCOUNT, BASE),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("DCGk"), IrSpelling("DCGk", cutoff="cutoff")),
+    trec=cutoff_spelling(_CUTOFFS),
+    ir=_whole_and_at_k("DCGk"),
     family="user_models",
     reference=_JK,
 )
@@ -164,8 +172,8 @@ ndcg_k = Measure(
         "gain she collects."
     ),
     params=(CUTOFF, GAIN, GAINS, DISCOUNT, BASE),
-    trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("nDCGk"), IrSpelling("nDCGk", cutoff="cutoff")),
+    trec=cutoff_spelling(_CUTOFFS),
+    ir=_whole_and_at_k("nDCGk"),
     family="user_models",
     reference=_JK,
 )
@@ -195,8 +203,8 @@ def _err(r: Ranked, cutoff=None, max_grade=4) -> np.ndarray:
 
 
 err = Measure(
-    "err", _err, trec=TrecSpelling("cutoffs", "cutoff", _CUTOFFS),
-    ir=(IrSpelling("ERR"), IrSpelling("ERR", cutoff="cutoff")), family="user_models",
+    "err", _err, trec=cutoff_spelling(_CUTOFFS),
+    ir=_whole_and_at_k("ERR"), family="user_models",
     params=(
         CUTOFF,
         Param("max_grade", int, 4, "highest grade g_max, satisfaction 1 - 2^-g_max", minimum=1),
@@ -235,28 +243,34 @@ def _per_grade(grades: np.ndarray, table: dict[int, float] | None, default) -> n
 
 
 def _stopping_sum(
-    stop: np.ndarray, inside: np.ndarray, patience: float, utility: np.ndarray | float = 1.0
+    r: Ranked, cutoff: int | None, table: dict[int, float] | None,
+    default: Callable[[np.ndarray], np.ndarray], patience: float, error: str, graded: bool,
 ) -> np.ndarray:
     """Expected utility at the stopping rank, Σ_r utility_r · stop_r · reach_r, of a user who
     goes on to each next rank with probability ``patience`` and stops after rank r with
     probability ``stop_r`` (reach_r: patience^(r-1) Π_{r'<r} (1 - stop_r')); ranks outside the
-    ranking or the cutoff (``inside`` false) count 0.  EU and pFound are this sum."""
+    ranking or the cutoff count 0.  ``stop_r`` is ``table``'s value for the grade at rank r
+    (``default`` of the grades without a table; `UsageError` ``error`` outside [0, 1]); the
+    utility is the grade (``graded``) or 1.  EU and pFound are this sum."""
+    grades, inside = _dense_grades(r, cutoff)
+    stop = _per_grade(grades, table, default)
+    if np.any((stop < 0) | (stop > 1)):
+        raise UsageError(error)
     stop = np.where(inside, stop, 0.0)
     reach = persistence_weights(patience, stop.shape[1])[None, :] * _exclusive_cumprod(1.0 - stop)
+    utility = grades.astype(np.float64) if graded else 1.0
     return sequential_sum(np.where(inside, utility * stop * reach, 0.0))
 
 
 def _eu(r: Ranked, phi=None, gamma=0.9, cutoff=None) -> np.ndarray:
-    grades, inside = _dense_grades(r, cutoff)
-    utility = grades.astype(np.float64)
-    stop = _per_grade(grades, phi, lambda g: np.where(g > 0, 1.0 - 2.0 ** (-g), 0.0))
-    if np.any((stop < 0) | (stop > 1)):
-        raise UsageError("EU: stopping probabilities phi must lie in [0, 1]")
-    return _stopping_sum(stop, inside, gamma, utility)
+    return _stopping_sum(
+        r, cutoff, phi, lambda g: np.where(g > 0, 1.0 - 2.0 ** (-g), 0.0), gamma,
+        "EU: stopping probabilities phi must lie in [0, 1]", graded=True,
+    )  # fmt: skip
 
 
 eu = Measure(
-    "eu", _eu, ir=(IrSpelling("EU"), IrSpelling("EU", cutoff="cutoff")), family="user_models",
+    "eu", _eu, ir=_whole_and_at_k("EU"), family="user_models",
     params=(
         Param("phi", dict, None, "stopping probability per grade, {grade: phi}"),
         Param("gamma", float, 0.9, "patience: probability of reaching the next rank", minimum=0),
@@ -279,16 +293,16 @@ eu = Measure(
 
 
 def _pfound(r: Ranked, p_rel=None, p_break=0.15, cutoff=None) -> np.ndarray:
-    grades, inside = _dense_grades(r, cutoff)
-    prel = _per_grade(grades, p_rel, lambda g: np.where(g > 0, 0.4, 0.0))
-    if np.any((prel < 0) | (prel > 1)) or not 0 <= p_break <= 1:
-        raise UsageError("pFound: p_rel and p_break must lie in [0, 1]")
-    return _stopping_sum(prel, inside, 1.0 - p_break)
+    error = "pFound: p_rel and p_break must lie in [0, 1]"
+    if not 0 <= p_break <= 1:
+        raise UsageError(error)
+    return _stopping_sum(
+        r, cutoff, p_rel, lambda g: np.where(g > 0, 0.4, 0.0), 1.0 - p_break, error, graded=False
+    )
 
 
 pfound = Measure(
-    "pfound", _pfound, ir=(IrSpelling("pFound"), IrSpelling("pFound", cutoff="cutoff")),
-    family="user_models",
+    "pfound", _pfound, ir=_whole_and_at_k("pFound"), family="user_models",
     params=(
         Param("p_rel", dict, None, "probability that a document of a grade satisfies"),
         Param("p_break", float, 0.15, "probability of giving up after each document", minimum=0),
@@ -352,7 +366,7 @@ def _tbg(
 
 
 tbg = Measure(
-    "tbg", _tbg, ir=(IrSpelling("TBG"), IrSpelling("TBG", cutoff="cutoff")), family="user_models",
+    "tbg", _tbg, ir=_whole_and_at_k("TBG"), family="user_models",
     reference=_SMUCKER,
     params=(
         Param("halflife", float, 224.0, "half-life h of the user's persistence, seconds"),
@@ -467,14 +481,14 @@ grid_dcg = Measure(
         "and whose attention decays logarithmically from row to row, not from item to item."
     ),
     params=(CUTOFF, GAIN, GAINS, WIDTH),
-    ir=(IrSpelling("gridDCG"), IrSpelling("gridDCG", cutoff="cutoff")),
+    ir=_whole_and_at_k("gridDCG"),
     family="user_models",
     reference=_GRID,
 )
 
 grid_ndcg = Measure(
     "grid_ndcg", _grid_ndcg, params=(CUTOFF, GAIN, GAINS, WIDTH),
-    ir=(IrSpelling("gridnDCG"), IrSpelling("gridnDCG", cutoff="cutoff")), family="user_models",
+    ir=_whole_and_at_k("gridnDCG"), family="user_models",
     reference=_GRID,
     doc="""\
     Grid nDCG@k: grid DCG@k divided by the grid DCG@k of the ideal ranking (every judged

@@ -318,6 +318,18 @@ static int as_utf8(PyObject *s, const char **buf, Py_ssize_t *len, PyObject **ow
     return 0;
 }
 
+/* The code of the id s (a str): added when add, else -1 if absent; -2 with the exception
+   set when s is not a str or memory runs out. */
+static int64_t code_of(Interner *self, PyObject *s, int add) {
+    const char *buf;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (as_utf8(s, &buf, &len, &owner) < 0) return -2;
+    int64_t c = interner_get(self, buf, (size_t)len, add);
+    Py_DECREF(owner);
+    return c;
+}
+
 static PyObject *codes_of(Interner *self, PyObject *iterable, int add) {
     PyObject *seq = PySequence_Fast(iterable, "expected a sequence of str");
     if (!seq) return NULL;
@@ -327,12 +339,7 @@ static PyObject *codes_of(Interner *self, PyObject *iterable, int add) {
     int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
     PyObject **items = PySequence_Fast_ITEMS(seq);
     for (Py_ssize_t i = 0; i < n; i++) {
-        const char *buf;
-        Py_ssize_t len;
-        PyObject *owner;
-        if (as_utf8(items[i], &buf, &len, &owner) < 0) goto fail;
-        int64_t c = interner_get(self, buf, (size_t)len, add);
-        Py_DECREF(owner);
+        int64_t c = code_of(self, items[i], add);
         if (c == -2) goto fail;
         codes[i] = (int32_t)c;
     }
@@ -347,26 +354,13 @@ fail:
 static PyObject *Interner_intern_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 1); }
 static PyObject *Interner_lookup_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 0); }
 
-static PyObject *Interner_intern(Interner *self, PyObject *arg) {
-    const char *buf;
-    Py_ssize_t len;
-    PyObject *owner;
-    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
-    int64_t c = interner_get(self, buf, (size_t)len, 1);
-    Py_DECREF(owner);
-    if (c == -2) return NULL;
-    return PyLong_FromLongLong(c);
+static PyObject *code_as_int(Interner *self, PyObject *arg, int add) {
+    int64_t c = code_of(self, arg, add);
+    return c == -2 ? NULL : PyLong_FromLongLong(c);
 }
 
-static PyObject *Interner_lookup(Interner *self, PyObject *arg) {
-    const char *buf;
-    Py_ssize_t len;
-    PyObject *owner;
-    if (as_utf8(arg, &buf, &len, &owner) < 0) return NULL;
-    int64_t c = interner_get(self, buf, (size_t)len, 0);
-    Py_DECREF(owner);
-    return PyLong_FromLongLong(c);
-}
+static PyObject *Interner_intern(Interner *self, PyObject *arg) { return code_as_int(self, arg, 1); }
+static PyObject *Interner_lookup(Interner *self, PyObject *arg) { return code_as_int(self, arg, 0); }
 
 static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) {
     for (Py_ssize_t c = PyList_GET_SIZE(self->strings); c < self->n; c++) {
@@ -482,16 +476,8 @@ static PySequenceMethods Interner_as_sequence = {.sq_length = (lenfunc)Interner_
 
 static PyTypeObject InternerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "rankscope.model._trecio.Interner",
-    .tp_basicsize = sizeof(Interner),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Interner_init,
-    .tp_dealloc = (destructor)Interner_dealloc,
-    .tp_methods = Interner_methods,
     .tp_as_sequence = &Interner_as_sequence,
-    .tp_doc = "Interns byte-string ids into dense int32 codes.",
-};
+};  /* the fields every type of the module has are filled by add_type */
 
 /* ------------------------------------------------------------------------------------- */
 /* Parsing                                                                                */
@@ -826,21 +812,19 @@ static void *scan_lines(void *arg) {
             break;
         }
         Pending *pd = &sc->recs[n];
-        int rc;
-        if (sc->is_run) {
-            rc = parse_score(f.start[4], f.len[4], &pd->v.score);
-            if (rc) {
-                scan_error(sc, line, rc == 1 ? "score" : "score_inf", f.start[4], f.len[4]);
-                break;
-            }
+        /* the value: a run line's score (field 5), a qrels line's grade (field 4); the kind
+           of error when it is not a number (rc 1) or out of range */
+        int run = sc->is_run ? 1 : 0, at = run ? 4 : 3;
+        int rc = run ? parse_score(f.start[at], f.len[at], &pd->v.score)
+                     : parse_grade(f.start[at], f.len[at], &pd->v.grade);
+        if (rc) {
+            static const char *const kinds[2][2] = {{"grade", "grade_range"}, {"score", "score_inf"}};
+            scan_error(sc, line, kinds[run][rc != 1], f.start[at], f.len[at]);
+            break;
+        }
+        if (run) {
             sc->tag = f.start[5];
             sc->tag_len = f.len[5];
-        } else {
-            rc = parse_grade(f.start[3], f.len[3], &pd->v.grade);
-            if (rc) {
-                scan_error(sc, line, rc == 1 ? "grade" : "grade_range", f.start[3], f.len[3]);
-                break;
-            }
         }
         pd->q = f.start[0];
         pd->qlen = f.len[0];
@@ -998,17 +982,7 @@ static PyMethodDef Parser_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject ParserType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "rankscope.model._trecio.Parser",
-    .tp_basicsize = sizeof(Parser),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Parser_init,
-    .tp_dealloc = (destructor)Parser_dealloc,
-    .tp_methods = Parser_methods,
-    .tp_doc = "Incremental TREC qrels/run parser into interned columns.",
-};
+static PyTypeObject ParserType = {PyVarObject_HEAD_INIT(NULL, 0)};  /* filled by add_type */
 
 /* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
    whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
@@ -1082,6 +1056,29 @@ static struct PyModuleDef module = {
     module_methods,
 };
 
+/* Fills in the fields every type of the module shares (its qualified name, size,
+   constructor, destructor, methods and doc; a plain, non-subclassable type made by
+   PyType_GenericNew), readies it and adds it to module m under its short name; -1 with the
+   exception set on failure. */
+static int add_type(PyObject *m, PyTypeObject *type, const char *name, Py_ssize_t size,
+                    initproc init, destructor dealloc, PyMethodDef *methods, const char *doc) {
+    type->tp_name = name;
+    type->tp_basicsize = size;
+    type->tp_flags = Py_TPFLAGS_DEFAULT;
+    type->tp_new = PyType_GenericNew;
+    type->tp_init = init;
+    type->tp_dealloc = dealloc;
+    type->tp_methods = methods;
+    type->tp_doc = doc;
+    if (PyType_Ready(type) < 0) return -1;
+    Py_INCREF(type);
+    if (PyModule_AddObject(m, strrchr(name, '.') + 1, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__trecio(void) {
 #ifdef HAVE_STRTOD_L
     if (!c_locale) {
@@ -1089,18 +1086,14 @@ PyMODINIT_FUNC PyInit__trecio(void) {
         if (!c_locale) return PyErr_SetFromErrno(PyExc_OSError);
     }
 #endif
-    if (PyType_Ready(&InternerType) < 0 || PyType_Ready(&ParserType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    Py_INCREF(&InternerType);
-    if (PyModule_AddObject(m, "Interner", (PyObject *)&InternerType) < 0) {
-        Py_DECREF(&InternerType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ParserType);
-    if (PyModule_AddObject(m, "Parser", (PyObject *)&ParserType) < 0) {
-        Py_DECREF(&ParserType);
+    if (add_type(m, &InternerType, "rankscope.model._trecio.Interner", sizeof(Interner),
+                 (initproc)Interner_init, (destructor)Interner_dealloc, Interner_methods,
+                 "Interns byte-string ids into dense int32 codes.") < 0 ||
+        add_type(m, &ParserType, "rankscope.model._trecio.Parser", sizeof(Parser),
+                 (initproc)Parser_init, (destructor)Parser_dealloc, Parser_methods,
+                 "Incremental TREC qrels/run parser into interned columns.") < 0) {
         Py_DECREF(m);
         return NULL;
     }

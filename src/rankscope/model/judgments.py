@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tables import Qrels, _Rows
+from .tables import Qrels, _Judged
 from .vocabulary import Vocabulary
 
 #: The value trec_eval gives a z-score it cannot compute (query or measure not in the table).
@@ -27,13 +27,9 @@ PAIR_SEPARATOR = "\x00"
 
 
 @dataclass(frozen=True, eq=False)
-class Prefs(_Rows):
+class Prefs(_Judged):
     """Preference judgments: one row per line (query, JG, JSG, document, level)."""
 
-    queries: Vocabulary
-    docs: Vocabulary
-    query: np.ndarray  # int32 codes into `queries`
-    doc: np.ndarray  # int32 codes into `docs`
     labels: Vocabulary  # names of the judgment groups and sub-groups
     group: np.ndarray  # int32 codes into `labels`
     subgroup: np.ndarray  # int32 codes into `labels`
@@ -53,13 +49,9 @@ class Prefs(_Rows):
 
 
 @dataclass(frozen=True, eq=False)
-class GroupedQrels(_Rows):
+class GroupedQrels(_Judged):
     """Judgments ``qid jg docno grade``: one row per (query, judgment group, document)."""
 
-    queries: Vocabulary
-    docs: Vocabulary
-    query: np.ndarray  # int32 codes into `queries`
-    doc: np.ndarray  # int32 codes into `docs`
     grade: np.ndarray  # int64
     groups: Vocabulary  # judgment group names
     group: np.ndarray  # int32 codes into `groups`

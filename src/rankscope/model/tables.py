@@ -50,16 +50,24 @@ class _Rows:
 
 
 @dataclass(frozen=True, eq=False)
-class Qrels(_Rows):
-    """Relevance judgments: one row per (query, document) with an integer grade.
-
-    A negative grade marks a document that is in the pool but was not judged.
-    """
+class _Judged(_Rows):
+    """What every kind of judgments starts with (`Qrels`, `model.judgments`' `Prefs` and
+    `GroupedQrels`): the two vocabularies, then each row's query and document codes; the
+    subclasses add what a row judges."""
 
     queries: Vocabulary
     docs: Vocabulary
     query: np.ndarray  # int32 codes into `queries`
     doc: np.ndarray  # int32 codes into `docs`
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels(_Judged):
+    """Relevance judgments: one row per (query, document) with an integer grade.
+
+    A negative grade marks a document that is in the pool but was not judged.
+    """
+
     grade: np.ndarray  # int64
     source: str = "<qrels>"
     line: np.ndarray | None = None  # 1-based input line of each row, for messages

@@ -3,22 +3,15 @@
 `preferences` computes, for every query, the preference of each run over each other run
 (recall-paired preference and its variants, lexicographic preferences, offline interleaving
 built on `rankscope.interleaving`)
-and aggregates them into an ordering of systems; `learn_weights` fits RPP's weights over
-recall levels to labelled preferences (`rankscope.preference.learned`).  `METHODS` is the one
-declaration of each method; the measure registry builds its preference measures from it.
+and aggregates them into an ordering of systems; `rankscope.preference.learned` fits RPP's
+weights over recall levels to labelled preferences (exported by `rankscope.clicks`).
+`METHODS` is the one declaration of each method; the measure registry builds its preference
+measures from it.
 """
 
 from __future__ import annotations
 
 from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .learned import (
-    Assessment,
-    LearnedWeights,
-    agreement,
-    assess,
-    learn_weights,
-    pairs_from_scores,
-)
 from .methods import (
     METHODS,
     Method,
@@ -33,17 +26,11 @@ from .recall import LevelMeasure, RecallLevel, RecallLevels, level_measure, leve
 from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
 
 __all__ = [
-    "Assessment",
-    "LearnedWeights",
-    "agreement",
-    "assess",
-    "learn_weights",
     "LevelMeasure",
     "RecallLevel",
     "RecallLevels",
     "level_measure",
     "level_view",
-    "pairs_from_scores",
     "offline_interleaving",
     "METHODS",
     "Method",

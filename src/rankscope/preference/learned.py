@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import InputError, UsageError, warn
 from ..judge import RelevanceTable
 from ..model.frames import records_frame
@@ -165,10 +166,9 @@ class LearnedWeights:
         }  # fmt: skip
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the weights as JSON (`load` reads them back)."""
-        with open(path, "w", encoding="utf-8") as out:
-            json.dump(self.to_dict(), out, indent=1)
-            out.write("\n")
+        """Write the weights as JSON (`load` reads them back), atomically
+        (`write_atomically`)."""
+        write_atomically(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "<learned weights>") -> LearnedWeights:

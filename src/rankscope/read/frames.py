@@ -1,10 +1,12 @@
 """Judgments and runs from DataFrames (pandas, polars), Arrow tables, Parquet files and dicts.
 
 Default column names: ``query_id``, ``doc_id`` and ``relevance`` (qrels) or ``score`` (runs);
-others can be named.  ``{qid: {docno: value}}`` dicts (pytrec_eval's and ranx's shape) are
-accepted as well.  Validation is the same as for TREC files (`rankscope.read.fields`):
-missing or non-numeric values, NaN or infinite scores, non-integer grades and strings that
-TREC files would reject (``"1_000"``) are errors naming the row (counted from 0).
+others are named by role with ``columns={"query": "qid", ...}`` (`role_columns`, the one way
+every frame reader of judgments, runs, labels and labelled pairs names its columns).
+``{qid: {docno: value}}`` dicts (pytrec_eval's and ranx's shape) are accepted as well.
+Validation is the same as for TREC files (`rankscope.read.fields`): missing or non-numeric
+values, NaN or infinite scores, non-integer grades and strings that TREC files would reject
+(``"1_000"``) are errors naming the row (counted from 0).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from .duplicates import resolve_duplicates
@@ -27,19 +29,38 @@ from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
 # "relevance 'x' is not a number"
 RELEVANCE = Field("relevance", integer=True, not_a_number=NOT_A_NUMBER)
 SCORE = Field("score", not_finite=PINNED_NOT_A_FINITE_NUMBER)
-# the query, document and value columns of a judgments frame and of a run frame
-QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
-RUN_COLUMNS = ("query_id", "doc_id", "score")
+#: The roles of a judgments frame's and of a run frame's columns, each with its default
+#: column name (``columns=`` names others, `role_columns`).
+QRELS_COLUMNS = {"query": "query_id", "doc": "doc_id", "relevance": "relevance"}
+RUN_COLUMNS = {"query": "query_id", "doc": "doc_id", "score": "score"}
 
 
-def frame_columns(frame: Any, names: list[str], source: str) -> list[np.ndarray]:
-    """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays."""
+def role_columns(roles: Mapping[str, str], columns: Mapping[str, str] | None) -> list[str]:
+    """The column name of each of ``roles`` (role -> default name), in their order: the one
+    ``columns`` (role -> name) gives, else the default.  A role ``columns`` gives that is
+    not one of ``roles`` is a `UsageError` listing them."""
+    given = dict(columns or {})
+    unknown = sorted(set(given) - set(roles))
+    if unknown:
+        raise UsageError(
+            f"unknown column role(s) {', '.join(map(repr, unknown))} in columns=: the roles "
+            f"are {', '.join(roles)}"
+        )
+    return [given.get(role, default) for role, default in roles.items()]
+
+
+def frame_columns(
+    frame: Any, names: list[str], source: str, roles: Mapping[str, str] | None = None
+) -> list[np.ndarray]:
+    """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays.  ``roles``: the
+    roles the names stand for (`role_columns`), for the error when one is missing."""
     available = column_names(frame)
     missing = [n for n in names if n not in available]
     if missing:
+        hint = f" (name others with columns={{role: name}}, roles {', '.join(roles or ())})"
         raise InputError(
             f"{source}: missing column(s) {', '.join(map(repr, missing))}; columns are "
-            f"{', '.join(map(repr, available))} (name others with query_col=, doc_col=, ...)"
+            f"{', '.join(map(repr, available))}{hint if roles else ''}"
         )
     out = []
     for n in names:
@@ -78,7 +99,8 @@ def id_strings(values: np.ndarray, source: str, what: str) -> list[str]:
 
 def _coded_rows(
     frame: Any,
-    names: tuple[str, str, str],
+    roles: Mapping[str, str],
+    columns: Mapping[str, str] | None,
     field: Field,
     queries: Vocabulary | None,
     docs: Vocabulary | None,
@@ -87,7 +109,7 @@ def _coded_rows(
 ) -> tuple[Vocabulary, Vocabulary, np.ndarray, np.ndarray, np.ndarray]:
     """A frame's query and document columns as codes, and its value column checked as
     ``field`` (a frame without rows is an error: no ``what``)."""
-    q, d, v = frame_columns(frame, list(names), source)
+    q, d, v = frame_columns(frame, role_columns(roles, columns), source, roles)
     queries = Vocabulary() if queries is None else queries
     docs = Vocabulary() if docs is None else docs
     values = field.values(v, source)
@@ -100,32 +122,33 @@ def _coded_rows(
 
 def qrels_from_frame(
     frame: Any,
-    columns: tuple[str, str, str] = QRELS_COLUMNS,
+    columns: Mapping[str, str] | None = None,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     source: str = "<qrels frame>",
 ) -> Qrels:
-    """Judgments from a frame's query, document and relevance ``columns`` (named so)."""
+    """Judgments from a frame's query, document and relevance columns (`QRELS_COLUMNS`,
+    others named by ``columns``)."""
     queries, docs, qc, dc, grade = _coded_rows(
-        frame, columns, RELEVANCE, queries, docs, source, "judgments"
+        frame, QRELS_COLUMNS, columns, RELEVANCE, queries, docs, source, "judgments"
     )
     return Qrels(queries, docs, qc, dc, grade, source=source)
 
 
 def run_from_frame(
     frame: Any,
-    columns: tuple[str, str, str] = RUN_COLUMNS,
+    columns: Mapping[str, str] | None = None,
     name: str = "run",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     duplicates: str = "error",
     source: str | None = None,
 ) -> Run:
-    """The run ``name`` from a frame's query, document and score ``columns`` (named so),
-    its repeated documents resolved by ``duplicates``."""
+    """The run ``name`` from a frame's query, document and score columns (`RUN_COLUMNS`,
+    others named by ``columns``), its repeated documents resolved by ``duplicates``."""
     source = source or f"<run frame {name}>"
     queries, docs, qc, dc, score = _coded_rows(
-        frame, columns, SCORE, queries, docs, source, "ranked documents"
+        frame, RUN_COLUMNS, columns, SCORE, queries, docs, source, "ranked documents"
     )
     line = np.arange(len(qc), dtype=np.int64)
     run = Run(name, queries, docs, qc, dc, score, source=source, line=line)

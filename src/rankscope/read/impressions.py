@@ -128,6 +128,7 @@ def read_impressions(
     binary: bool = False,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
+    clicks: bool = True,
 ) -> ImpressionLog:
     """A log of shown results from a text file (``.gz``, ``-``), a Parquet file, a
     pandas/polars DataFrame or Arrow table, or a dict of equal-length columns (an
@@ -137,8 +138,9 @@ def read_impressions(
     roles that must have a column besides `REQUIRED` (`CLICK_ROLES` for a click log);
     ``binary``: clicks are ``0``/``1``/``true``/``false`` (the column then called
     ``clicked`` in messages), not any real reward.  ``queries`` and ``docs``: vocabularies to
-    intern the ids into (new ones by default).  The checks are listed in the module's
-    docstring.
+    intern the ids into (new ones by default).  ``clicks=False``: lists shown without clicks
+    yet (``clicks interleave --lists`` writes them), read with every click 0 when they have
+    no click column.  The checks are listed in the module's docstring.
     """
     if isinstance(source, ImpressionLog):
         return source
@@ -149,7 +151,9 @@ def read_impressions(
             f"{', '.join(ROLES)}"
         )
     reader = _Reader(
-        columns or {}, tuple(dict.fromkeys((*REQUIRED, *require))), binary,
+        columns or {},
+        tuple(dict.fromkeys((*(r for r in REQUIRED if clicks or r != "click"), *require))),
+        binary,
         Vocabulary() if queries is None else queries, Vocabulary() if docs is None else docs,
     )  # fmt: skip
     if isinstance(source, Mapping):
@@ -204,10 +208,12 @@ class _Reader:
                 found[role] = at
             elif role in self.require:
                 listed = ", ".join(names) if header else ", ".join(map(repr, names))
+                missing = f"{source}: no {_name(role, self.binary)} column " + (
+                    f"in the header ({listed})" if header else f"(columns are {listed})"
+                )
                 raise InputError(
-                    f"{source}: no {_name(role, self.binary)} column "
-                    + (f"in the header ({listed})" if header else f"(columns are {listed})")
-                    + f"; name it with columns={{'{role}': ...}} (--columns {role}=NAME)"
+                    f"{missing}; name it with columns={{'{role}': ...}}",
+                    cli=f"{missing}; name it with --columns {role}=NAME",
                 )
         return found
 
@@ -251,7 +257,10 @@ class _Reader:
                 )
         if header is None:
             if self.columns:
-                raise UsageError(f"{source}: columns= names header columns, and it has no header")
+                raise UsageError(
+                    f"{source}: columns= names header columns, and it has no header",
+                    cli=f"{source}: --columns names header columns, and it has no header",
+                )
             at = {role: j for j, role in enumerate(HEADERLESS) if j < width}
         else:
             at = self.find(header, source, True)
@@ -324,7 +333,10 @@ class _Reader:
         if len(low):
             i = int(low[0])
             raise InputError(f"{where(i)}: position {int(position[i])} is not 1 or more")
-        click = self.clicks(table["click"], where, source, line_list)
+        click = (
+            self.clicks(table["click"], where, source, line_list) if "click" in table
+            else np.zeros(n, dtype=np.float64)
+        )  # fmt: skip
         try:
             timestamp = numbers("timestamp")
         except InputError:  # not numbers: ISO 8601 date-times (the Open Bandit Dataset's)?
@@ -497,6 +509,30 @@ def _missing(value: Any) -> bool:
         return bool(value != value)
     except TypeError:  # pandas.NA: bool(NA) is ambiguous
         return True
+
+
+def names_column(path: Any, role: str) -> bool:
+    """Whether ``path`` is a delimited text file whose first content line is a header
+    naming a column of ``role`` (a key of `ROLES`) — how the front doors tell the lists of
+    an interleaving experiment (a ``team`` column) from a run; False for anything else."""
+    return first_line_names(path, ROLES[role].names)
+
+
+def first_line_names(path: Any, names: Sequence[str]) -> bool:
+    """Whether ``path`` is a delimited text file whose first content line holds one of
+    ``names`` (a header naming that column); False for anything else (Parquet, not a
+    file, unreadable, empty)."""
+    if not isinstance(path, str | os.PathLike) or str(path).endswith((".parquet", ".pq")):
+        return False
+    try:
+        data, _ = delimited.load(path)
+    except (InputError, OSError):
+        return False
+    first = next((text for _, text in delimited.content(delimited.lines(data[:65536]))), None)
+    if first is None:
+        return False
+    fields = delimited.split(first, delimited.separator(first))
+    return delimited.find(fields, names) is not None
 
 
 def check_click_log(log: ImpressionLog) -> ImpressionLog:

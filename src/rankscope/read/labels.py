@@ -10,13 +10,14 @@ error naming both lines.  A negative grade is TREC's "in the pool, not judged": 
 label, and such lines are left out with a warning.
 
 DataFrames (pandas, polars, Arrow; Parquet files) have the columns ``query_id``,
-``assessor``, ``doc_id`` and ``relevance`` (others named with ``query_col=``, ...), one row
-per label; errors name the row (from 0).
+``assessor``, ``doc_id`` and ``relevance`` (others named by role with ``columns=``,
+`COLUMNS`), one row per label; errors name the row (from 0).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -24,10 +25,12 @@ import numpy as np
 from ..errors import InputError, warn
 from ..model import Labels, Vocabulary
 from .duplicates import first_repeated
-from .frames import RELEVANCE, frame_columns, given_frame, intern_ids
+from .frames import RELEVANCE, frame_columns, given_frame, intern_ids, role_columns
 from .trec import graded_rows, read_bytes, source_name
 
 LAYOUT = "qid assessor docno grade"
+#: The roles of a labels frame's columns, each with its default column name.
+COLUMNS = {"query": "query_id", "assessor": "assessor", "doc": "doc_id", "relevance": "relevance"}
 
 LabelsLike = Labels | str | os.PathLike | Any
 
@@ -80,39 +83,27 @@ def _coded(strings: list[str]) -> Coded:
     return vocabulary, vocabulary.intern_many(strings)
 
 
-def read_labels(
-    source: LabelsLike,
-    *,
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
-) -> Labels:
+def read_labels(source: LabelsLike, *, columns: Mapping[str, str] | None = None) -> Labels:
     """Several assessors' labels from a ``qid assessor docno grade`` file (``.gz``, ``-``),
-    a Parquet file, or a pandas/polars DataFrame or Arrow table (one row per label)."""
+    a Parquet file, or a pandas/polars DataFrame or Arrow table (one row per label, its
+    columns named by role in ``columns`` where they are not `COLUMNS`' defaults)."""
     if isinstance(source, Labels):
         return source
     given = given_frame(source, "<labels frame>")
     if given is not None:
         frame, name = given
-        return labels_from_frame(
-            frame, query_col, assessor_col, doc_col, relevance_col, source=name
-        )
+        return labels_from_frame(frame, columns, source=name)
     if not isinstance(source, str | os.PathLike):
         raise InputError(f"labels must be a file or a DataFrame, got {type(source).__name__}")
     return parse_labels(read_bytes(source), source_name(source))
 
 
 def labels_from_frame(
-    frame: Any,
-    query_col: str = "query_id",
-    assessor_col: str = "assessor",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
-    source: str = "<labels frame>",
+    frame: Any, columns: Mapping[str, str] | None = None, source: str = "<labels frame>"
 ) -> Labels:
-    """Labels from a frame's four columns (ids as strings or integers, integer grades)."""
-    q, a, d, v = frame_columns(frame, [query_col, assessor_col, doc_col, relevance_col], source)
+    """Labels from a frame's four columns (`COLUMNS`, others named by role in ``columns``;
+    ids as strings or integers, integer grades)."""
+    q, a, d, v = frame_columns(frame, role_columns(COLUMNS, columns), source, COLUMNS)
     grades = RELEVANCE.values(v, source)
     vocabularies = [Vocabulary(), Vocabulary(), Vocabulary()]
     codes = [

@@ -11,7 +11,7 @@ The label is an integer in {−1, 0, 1}; anything else, or a pair of a run with 
 `InputError` naming the file and line.  The same pair may be labelled more than once
 (several assessors, several impressions): every label counts.  DataFrames (pandas, polars,
 Arrow; Parquet files) have the columns ``query_id``, ``run_a``, ``run_b`` and ``label``
-(others named with ``query_col=``, ...); errors name the row (from 0).
+(others named by role with ``columns=``, `COLUMNS`); errors name the row (from 0).
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ import numpy as np
 
 from ..errors import InputError
 from .fields import Field, at_line, at_row, content_lines, decode
-from .frames import frame_columns, given_frame, id_strings
+from .frames import frame_columns, given_frame, id_strings, role_columns
 from .trec import read_bytes, source_name
 
 LAYOUT = "qid run_a run_b label"
 LABEL = Field("label", integer=True)
+#: The roles of a labelled pairs frame's (or dict's) columns, each with its default name.
+COLUMNS = {"query": "query_id", "run_a": "run_a", "run_b": "run_b", "label": "label"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,24 +61,18 @@ class LabelledPairs:
 PairsLike = LabelledPairs | str | os.PathLike | Mapping[str, Any] | Iterable[Any] | Any
 
 
-def read_pairs(
-    source: PairsLike,
-    *,
-    query_col: str = "query_id",
-    run_a_col: str = "run_a",
-    run_b_col: str = "run_b",
-    label_col: str = "label",
-) -> LabelledPairs:
+def read_pairs(source: PairsLike, *, columns: Mapping[str, str] | None = None) -> LabelledPairs:
     """Labelled preferences from a ``qid run_a run_b label`` file (``.gz``, ``-``), a Parquet
-    file, a pandas/polars DataFrame or Arrow table, a dict of four columns, or an iterable of
+    file, a pandas/polars DataFrame or Arrow table, a dict of four columns (named by role in
+    ``columns`` where they are not `COLUMNS`' defaults), or an iterable of
     ``(query, run_a, run_b, label)`` tuples."""
     if isinstance(source, LabelledPairs):
         return source
-    names = [query_col, run_a_col, run_b_col, label_col]
+    names = role_columns(COLUMNS, columns)
     given = given_frame(source, "<labelled pairs frame>")
     if given is not None:
         frame, name = given
-        return _from_columns(frame_columns(frame, names, name), name)
+        return _from_columns(frame_columns(frame, names, name, COLUMNS), name)
     if isinstance(source, str | os.PathLike):
         return parse_pairs(read_bytes(source), source_name(source))
     if isinstance(source, Mapping):
@@ -85,8 +81,8 @@ def read_pairs(
             raise InputError(
                 f"<labelled pairs dict>: missing column(s) {', '.join(map(repr, missing))}"
             )
-        columns = [np.asarray(list(source[n]), dtype=object) for n in names]
-        return _from_columns(columns, "<labelled pairs dict>")
+        given_columns = [np.asarray(list(source[n]), dtype=object) for n in names]
+        return _from_columns(given_columns, "<labelled pairs dict>")
     if isinstance(source, Iterable):
         rows = list(source)
         for i, row in enumerate(rows):
@@ -94,8 +90,8 @@ def read_pairs(
                 raise InputError(
                     f"{at_row('<labelled pairs>', i)}: expected (query, run_a, run_b, label)"
                 )
-        columns = [np.asarray([r[k] for r in rows], dtype=object) for k in range(4)]
-        return _from_columns(columns, "<labelled pairs>")
+        row_columns = [np.asarray([r[k] for r in rows], dtype=object) for k in range(4)]
+        return _from_columns(row_columns, "<labelled pairs>")
     raise InputError(f"labelled pairs must be a file, a DataFrame or rows, got {type(source)}")
 
 

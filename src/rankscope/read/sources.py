@@ -27,9 +27,7 @@ RunLike = Run | str | os.PathLike | Mapping | Any
 def read_qrels(
     source: QrelsLike,
     *,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    relevance_col: str = "relevance",
+    columns: Mapping[str, str] | None = None,
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
     diversity: bool = False,
@@ -38,6 +36,8 @@ def read_qrels(
     DataFrame or Arrow table, a ``{query_id: {doc_id: grade}}`` dict, or an ir_datasets
     dataset, ``"ir_datasets:ID"`` (`rankscope.read.irds`; the ``irds`` extra).
 
+    ``columns`` names a frame's columns by role where they are not ``query_id``, ``doc_id``
+    and ``relevance`` (``{"query": "qid", "doc": "docno"}``; roles `frames.QRELS_COLUMNS`).
     ``diversity=True`` reads a TREC file as diversity judgments, ``qid subtopic docno grade``.
     """
     if isinstance(source, Qrels):
@@ -58,9 +58,7 @@ def read_qrels(
     given = frames.given_frame(source, "<qrels frame>")
     if given is not None:
         frame, name = given
-        return frames.qrels_from_frame(
-            frame, (query_col, doc_col, relevance_col), queries, docs, source=name
-        )
+        return frames.qrels_from_frame(frame, columns, queries, docs, source=name)
     return trec_io.read_qrels(source, queries, docs)
 
 
@@ -68,9 +66,7 @@ def read_run(
     source: RunLike,
     *,
     name: str | None = None,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    score_col: str = "score",
+    columns: Mapping[str, str] | None = None,
     duplicates: str = "error",
     queries: Vocabulary | None = None,
     docs: Vocabulary | None = None,
@@ -79,9 +75,11 @@ def read_run(
     """A run from a TREC run file (``.gz``, ``-``), a Parquet file, a DataFrame or Arrow
     table, or a ``{query_id: {doc_id: score}}`` dict.
 
-    ``duplicates`` decides what a document listed twice for one query does: ``error``
-    (default), ``first`` or ``max-score``.  ``order="rank"`` ranks a TREC file by its rank
-    column instead of its scores (ndeval's default).
+    ``columns`` names a frame's columns by role where they are not ``query_id``, ``doc_id``
+    and ``score`` (roles `frames.RUN_COLUMNS`).  ``duplicates`` decides what a document
+    listed twice for one query does: ``error`` (default), ``first`` or ``max-score``.
+    ``order="rank"`` ranks a TREC file by its rank column instead of its scores (ndeval's
+    default).
     """
     if isinstance(source, Run):
         return source if duplicates == "error" else resolve_duplicates(source, duplicates)
@@ -90,13 +88,11 @@ def read_run(
             frames.run_from_dict(source, name or "run", queries, docs), duplicates
         )
     if is_frame(source):
-        return frames.run_from_frame(
-            source, (query_col, doc_col, score_col), name or "run", queries, docs, duplicates
-        )
+        return frames.run_from_frame(source, columns, name or "run", queries, docs, duplicates)
     if frames.is_parquet(source):
         return frames.run_from_frame(
-            frames.read_parquet(source), (query_col, doc_col, score_col),
-            name or Path(source).stem, queries, docs, duplicates, source=str(source),
+            frames.read_parquet(source), columns, name or Path(source).stem, queries, docs,
+            duplicates, source=str(source),
         )  # fmt: skip
     if order != "score" and not isinstance(source, str | os.PathLike):
         raise UsageError("order='rank' needs a TREC run file (the rank column)")

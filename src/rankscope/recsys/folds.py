@@ -30,15 +30,15 @@ from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import NamedTables
-from ..stats.corrections import adjust
+from ..stats.corrections import adjust, correction_named
 from ..stats.procedures import named, p_values
-from ..table.compare import CORRECTIONS
 from .evaluation import check_options, evaluate_inputs
 from .registry import parse
 from .splits import Split
 from .systems import SystemEvaluation, _seen_policy, read_inputs
 
 _FOLD_FILE = re.compile(r"^(.*?)(\d+)\.base$")
+_TEST_FILE = re.compile(r"^(.*?\d+)\.test$")
 
 
 @dataclass(frozen=True)
@@ -142,23 +142,50 @@ def _natural(name: str) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
+def _check_contiguous(root: Path, prefix: str, found: list[Fold]) -> None:
+    """The folds of a directory are one complete set, ``u1`` to ``uK`` with no number
+    missing and none repeated (``u01`` beside ``u1``): a split cut short, or an older split
+    mixed with a newer one, would otherwise be evaluated as fewer folds, silently."""
+    numbers = sorted(int(f.name[len(prefix) :]) for f in found)
+    expected = list(range(1, len(numbers) + 1))
+    if numbers == expected:
+        return
+    if len(set(numbers)) < len(numbers) or 0 in numbers:
+        odd = sorted(f.name for f in found if f.name[len(prefix) :].startswith("0"))
+        raise InputError(
+            f"{root}: fold {odd[0]} is not one of {prefix}1 ... {prefix}{len(numbers)}: "
+            "the folds are numbered from 1, without leading zeros"
+        )
+    missing = sorted(set(range(1, max(numbers) + 1)) - set(numbers))
+    raise InputError(
+        f"{root}: fold {prefix}{missing[0]} ({prefix}{missing[0]}.base and "
+        f"{prefix}{missing[0]}.test) is missing, though {prefix}{max(numbers)} is there: "
+        f"the folds must be {prefix}1 ... {prefix}K, each with its base and test files"
+    )
+
+
 def read_folds(folds: Any) -> list[Fold]:
     """The folds of ``folds``: a directory of ``PREFIX N.base``/``PREFIX N.test`` pairs
     (MovieLens ``u1.base``/``u1.test`` ... ``u5``, in the order of N; files without a number,
-    ``ua.base``, are not folds), or a list of `Split` objects or ``(train, test)`` pairs
-    (named ``u1``, ``u2``, ..., as `rankscope split` writes them)."""
+    ``ua.base``, are not folds), which must be a complete set, ``u1`` to ``uK`` each with
+    both files (an `InputError` naming the fold or file missing), or a list of `Split`
+    objects or ``(train, test)`` pairs (named ``u1``, ``u2``, ..., as `rankscope split`
+    writes them)."""
     if isinstance(folds, str | os.PathLike):
         root = Path(folds)
         if not root.is_dir():
             raise UsageError(f"{folds}: the folds must be a directory of uN.base/uN.test files")
         found = []
-        for child in root.iterdir():
+        for child in sorted(root.iterdir()):
             match = _FOLD_FILE.match(child.name)
             if match and child.is_file():
                 test = child.with_name(child.name[: -len(".base")] + ".test")
                 if not test.is_file():
                     raise InputError(f"{child}: its test data, {test.name}, is not in {root}")
                 found.append(Fold(child.name[: -len(".base")], str(child), str(test)))
+            alone = _TEST_FILE.match(child.name)
+            if alone and child.is_file() and not child.with_suffix(".base").is_file():
+                raise InputError(f"{child}: its training data, {alone[1]}.base, is not in {root}")
         if not found:
             raise InputError(f"{folds}: no fold files (u1.base and u1.test, u2.base, ...)")
         prefixes = {_FOLD_FILE.match(f.name + ".base").group(1) for f in found}  # type: ignore[union-attr]
@@ -167,6 +194,7 @@ def read_folds(folds: Any) -> list[Fold]:
                 f"{folds}: folds of several series ({', '.join(sorted(prefixes))}): "
                 "keep one series of uN.base/uN.test files in the directory"
             )
+        _check_contiguous(root, prefixes.pop(), found)
         return sorted(found, key=lambda f: _natural(f.name))
     if isinstance(folds, Sequence) and not isinstance(folds, str | bytes):
         out = []
@@ -371,18 +399,55 @@ def _evaluate_fold(
     )
 
 
-def _told_by_fold(name: str, evaluate: Any, *args: Any) -> Any:
-    """``evaluate(*args)``, its warnings told with the fold's name in front."""
+def _caught(evaluate: Any, *args: Any) -> tuple[Any, list[warnings.WarningMessage]]:
+    """``evaluate(*args)`` and the warnings it gave, held back (`_tell_once` tells them)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = evaluate(*args)
-    for w in caught:
-        if isinstance(w.message, RankscopeWarning):
-            cli = getattr(w.message, "cli_message", str(w.message))
-            warn(f"fold {name}: {w.message}", cli=f"fold {name}: {cli}")
+    return result, list(caught)
+
+
+#: A number in a message: the part of a warning that differs between folds and systems.
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _tell_once(
+    told: list[tuple[str, warnings.WarningMessage]], systems: Sequence[str], num_folds: int
+) -> None:
+    """Tell each distinct warning of the folds' evaluations once: the same message for
+    several folds and systems (numbers aside; a message naming a system starts with
+    ``system: ``) becomes one warning saying which folds and systems it applies to, with
+    the first one's numbers; a warning of one fold and system is told as it was."""
+    groups: dict[str, list[tuple[str, str | None, str, str]]] = {}
+    for fold, caught in told:
+        message = caught.message
+        if not isinstance(message, RankscopeWarning):
+            warnings.warn(message, caught.category, stacklevel=3)
+            continue
+        text, cli, system = str(message), message.cli_message, None
+        for name in systems:
+            if text.startswith(f"{name}: ") and cli.startswith(f"{name}: "):
+                system, text, cli = name, text[len(name) + 2 :], cli[len(name) + 2 :]
+                break
+        groups.setdefault(_NUMBER.sub("#", text), []).append((fold, system, text, cli))
+    for entries in groups.values():
+        fold, system, text, cli = entries[0]
+        first = f"fold {fold}" + (f", {system}" if system else "")
+        if len(entries) == 1:
+            warn(f"{first}: {text}", cli=f"{first}: {cli}")
+            continue
+        folds = list(dict.fromkeys(e[0] for e in entries))
+        named = list(dict.fromkeys(e[1] for e in entries if e[1] is not None))
+        if named:
+            scope = (
+                f"{len(entries)} of the {num_folds * len(systems)} fold × system evaluations "
+                f"(folds {', '.join(folds)}; systems {', '.join(named)})"
+            )
         else:
-            warnings.warn(w.message, w.category, stacklevel=2)
-    return result
+            scope = f"{len(folds)} of the {num_folds} folds ({', '.join(folds)})"
+        same = all(e[2] == text for e in entries)
+        tail = "" if same else f" (the numbers of {first}; they differ between them)"
+        warn(f"in {scope}: {text}{tail}", cli=f"in {scope}: {cli}{tail}")
 
 
 def _pooled_differences(
@@ -471,8 +536,7 @@ def evaluate_folds(
     1.0
     """
     test = named(test, "paired").name  # the paired tests of `rankscope.stats.procedures`
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}: choose {', '.join(CORRECTIONS)}")
+    correction = correction_named(correction)
     if seen not in ("keep", "drop"):
         raise UsageError(f"seen must be 'keep' or 'drop', not {seen!r}")
     if no_relevant not in ("exclude", "zero"):
@@ -489,10 +553,13 @@ def evaluate_folds(
         "seen": seen, "ties": ties, "features": features, "columns": columns,
         "duplicates": duplicates, "baseline": names.index(base),
     }  # fmt: skip
-    results = [
-        _told_by_fold(fold.name, _evaluate_fold, fold, systems, i, metrics, methods, options)
-        for i, fold in enumerate(fold_list)
-    ]
+    results = []
+    told: list[tuple[str, warnings.WarningMessage]] = []
+    for i, fold in enumerate(fold_list):
+        result, caught = _caught(_evaluate_fold, fold, systems, i, metrics, methods, options)
+        results.append(result)
+        told += [(fold.name, w) for w in caught]
+    _tell_once(told, names, len(fold_list))
     labels, kinds = results[0].labels, results[0].kinds
     for fold, r in zip(fold_list, results, strict=True):
         if r.labels != labels:  # (the defaults depend on the inputs: a fold without ratings)

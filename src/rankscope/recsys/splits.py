@@ -4,8 +4,8 @@ Every function takes a log (anything `rankscope.recsys.read_interactions` reads:
 DataFrame, a dict, an `Interactions`) and returns `Split` objects whose ``train`` and
 ``test`` are `Interactions` sharing the log's user and item vocabularies.
 
-* `holdout`: a random share of the interactions is the test set;
-* `per_user_holdout`: the same share of each user's interactions;
+* `holdout`: a random share of the interactions is the test set (``per_user=True``: the
+  same share of each user's interactions);
 * `temporal`: one global time cut (a timestamp, or a quantile of the log's times);
 * `temporal_per_user`: each user's latest ``last_n`` interactions;
 * `leave_one_out`: one interaction per user, the latest (``by="time"``) or a random one;
@@ -22,7 +22,7 @@ Policies (docs/recsys.md, "The offline protocol"):
 * Shares round half up: a test share ``s`` of ``n`` interactions is ``⌊s·n + ½⌋`` of them,
   at least 1 and at most ``n − 1``.
 * A user with too few interactions to give some to each side (fewer than 2 for
-  `per_user_holdout` and `leave_one_out`, at most ``last_n`` for `temporal_per_user`) is
+  `holdout` per user and `leave_one_out`, at most ``last_n`` for `temporal_per_user`) is
   kept whole in the training data, with a warning counting such users.
 * Equal timestamps are ordered by the log's row order (a later line is later).
 * Rows keep the log's order within the training and the test data.
@@ -35,7 +35,7 @@ rankscope (a `RuntimeError`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +139,14 @@ def _within_user_position(user: np.ndarray, order_key: np.ndarray) -> tuple[np.n
 
 
 def _tell_kept(log: Interactions, too_few: np.ndarray, what: str) -> None:
+    """Warn of the users kept whole in the training data; `UsageError` when that is every
+    user (the test data would be empty)."""
     users = len(np.unique(log.user[too_few]))
+    if users and too_few.all():
+        raise UsageError(
+            f"{log.source}: every user ({users:,}) has {what}, kept whole in the training "
+            "data: the test data would be empty"
+        )
     if users:
         warn(
             f"{log.source}: {users} user{'s' if users > 1 else ''} with {what} "
@@ -166,6 +173,7 @@ def holdout(
     log: Any,
     test_size: float = 0.2,
     seed: int = 0,
+    per_user: bool = False,
     *,
     columns: Mapping[str, str] | None = None,
 ) -> Split:
@@ -173,6 +181,9 @@ def holdout(
 
     ``test_size``: the share, strictly between 0 and 1; ⌊test_size·n + ½⌋ of the n
     interactions are drawn, without replacement, by ``numpy.random.default_rng(seed)``.
+    ``per_user=True`` splits each user's interactions by the share: ⌊test_size·n_u + ½⌋ of
+    the user's n_u interactions (at least 1, at most n_u − 1) drawn at random for the test
+    data; users with a single interaction are kept in the training data, with a warning.
 
     >>> from rankscope.recsys import splits
     >>> log = {"u": {"a": 5, "b": 3, "c": 4, "d": 1, "e": 2}}
@@ -181,6 +192,8 @@ def holdout(
     (3, 2)
     """
     share = _share("test_size", test_size)
+    if per_user:
+        return _random_per_user(log, seed, columns, lambda count: _test_count(share, count))
     rng = _rng(seed)
     interactions = _read(log, columns)
     n = len(interactions)
@@ -189,21 +202,17 @@ def holdout(
     return _make(interactions, test)
 
 
-def per_user_holdout(
-    log: Any,
-    test_size: float = 0.2,
-    seed: int = 0,
-    *,
-    columns: Mapping[str, str] | None = None,
+def _random_per_user(
+    log: Any, seed: Any, columns: Mapping[str, str] | None,
+    test_count: Callable[[np.ndarray], np.ndarray | int],
 ) -> Split:
-    """Each user's interactions split by the share: ⌊test_size·n_u + ½⌋ of the user's n_u
-    interactions (at least 1, at most n_u − 1) drawn at random for the test data.  Users
-    with a single interaction are kept in the training data, with a warning."""
-    share = _share("test_size", test_size)
+    """Each user's interactions in a random order (``seed``), the first ``test_count`` of
+    the user's count of them the test data (the per-user holdout, leave-one-out at random);
+    users with a single interaction are kept in the training data, with a warning."""
     rng = _rng(seed)
     interactions = _read(log, columns)
     position, count = _within_user_position(interactions.user, rng.random(len(interactions)))
-    test = (count >= 2) & (position < _test_count(share, count))
+    test = (count >= 2) & (position < test_count(count))
     _tell_kept(interactions, count < 2, "a single interaction")
     return _make(interactions, test)
 
@@ -278,12 +287,7 @@ def leave_one_out(
         raise UsageError(f"by must be 'time' or 'random', not {by!r}")
     if by == "time":
         return temporal_per_user(log, 1, columns=columns)
-    rng = _rng(seed)
-    interactions = _read(log, columns)
-    position, count = _within_user_position(interactions.user, rng.random(len(interactions)))
-    test = (count >= 2) & (position == 0)
-    _tell_kept(interactions, count < 2, "a single interaction")
-    return _make(interactions, test)
+    return _random_per_user(log, seed, columns, lambda count: 1)
 
 
 def kfold(
@@ -354,7 +358,7 @@ def split(
     if method == "holdout":
         return [holdout(log, test_size, seed, columns=columns)]
     if method == "per-user":
-        return [per_user_holdout(log, test_size, seed, columns=columns)]
+        return [holdout(log, test_size, seed, per_user=True, columns=columns)]
     if method == "temporal":
         if cut is None:
             raise UsageError("a temporal split needs a cut (cut=..., --cut)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..atomic import atomic_path
 from ..judge import order_run
 from ..model import Qrels, Run
 
@@ -33,5 +34,7 @@ def format_run(run: Run, ties: str = "docno-desc") -> str:
 
 
 def write_parquet(table: Qrels | Run, path: str | os.PathLike) -> None:
-    """Write judgments or a run to Parquet (columns query_id, doc_id, relevance / score)."""
-    table.to_frame("polars").write_parquet(path)
+    """Write judgments or a run to Parquet (columns query_id, doc_id, relevance / score),
+    atomically (`atomic_path`)."""
+    with atomic_path(path) as temporary:
+        table.to_frame("polars").write_parquet(temporary)

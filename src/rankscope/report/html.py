@@ -12,14 +12,22 @@ in the file.  The plots are drawn by plotly.js, taken from the ``plotly`` Python
 that hides and shows runs, a picture of any plot) and printable, with every plot type
 needed in one library.  Its bundle is 4.8 MB, so it is inlined gzip-compressed (base64,
 1.9 MB) and unpacked in the browser (``DecompressionStream``): a 24-run × 50-query report
-stays near 3 MB.
+with six measures is 2.1 MB.
 
 Every run name, measure label, query id and topic title is the user's text: the page is
-built by jinja2 with autoescaping on; the plot data travel as JSON in a
-``<script type="application/json">`` element, with ``<``, ``>`` and ``&`` written as
-``\\u`` escapes so that no text can close the element; and the labels plotly.js draws are
-HTML-escaped first (plotly.js reads a few tags in labels and decodes entities after
-splitting off tags, so an escaped label is shown as written and never parsed).
+built by jinja2 with autoescaping on; the plot data travel as JSON packed like plotly.js
+(gzip, base64: no text can close its ``<script>`` element, and a 100-run page's 3 MB of
+numbers take 0.7 MB); and the labels plotly.js draws are HTML-escaped first (plotly.js reads
+a few tags in labels and decodes entities after splitting off tags, so an escaped label is
+shown as written and never parsed).
+
+The page reads at a glance: each run keeps one colour in every plot (`run_colours`), the run
+column of the comparison table stays in view while the table scrolls sideways, long axis
+titles wrap (`_axis_title`).  And it stays small with many runs: an array several plots use
+(a run's per-query values, the query ids, topic titles, which traces a menu button shows) is
+stored once in the page's JSON, ``{"shared": {key: array}, "figures": [...]}``, and a trace
+refers to it; the page's script puts the arrays in place before plotting (`_Shared` says
+how).  A 100-run × 50-query report with six measures and 250-odd recall levels is 2.8 MB.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import UsageError
 from ..preference.methods import PreferenceResult
 from ..read.topics import read_topics
@@ -58,6 +67,54 @@ PALETTE = (
 )  # fmt: skip
 
 _TITLE_CHARACTERS = 120  # a topic title in a hover label is cut after this many characters
+_CHARACTER_PX = 7.2  # the width of an average character of the plots' 12 px font
+
+
+def run_colours(run_names: list[str]) -> dict[str, str]:
+    """One colour per run for the whole page, in the order the runs are given (the palette
+    repeats after 24 runs), so that a run keeps its colour in a plot that leaves a run out."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(run_names)}
+
+
+class _Shared:
+    """The arrays several traces use, each stored once in the page's JSON under a key.
+    A trace refers to them by objects the page's script replaces before plotting:
+    ``{"$ref": key}`` the array itself; ``{"$rows": [key, ...], "at": [k, ...]}`` the rows
+    ``[shared[key][k] for key in keys]`` for each k of ``at`` (every index without it);
+    ``{"$is": n, "in": key}`` whether each element of the array is ``n`` (the traces a menu
+    button shows); ``{"$sum": key}`` the running sums of the array (the recall levels'
+    middle panel adds up the shares its top panel shows)."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, list[Any]] = {}
+
+    def ref(self, key: str, make: Any) -> dict[str, str]:
+        """A reference to the array ``key``, made by calling ``make`` the first time."""
+        if key not in self.arrays:
+            self.arrays[key] = list(make())
+        return {"$ref": key}
+
+    def put(self, key: str, array: list[Any]) -> dict[str, str]:
+        """A reference to ``array``, stored under the new ``key``."""
+        self.arrays[key] = array
+        return {"$ref": key}
+
+    def values(self, c: Comparison, measure: str, i: int) -> str:
+        """The key of run ``i``'s per-query values of ``measure``."""
+        key = f"values/{c.measures.index(measure)}/{i}"
+        self.ref(key, lambda: _values(c.values[measure][i]))
+        return key
+
+    def queries(self, c: Comparison, titles: list[str]) -> list[str]:
+        """The keys of the query ids and of their topic titles."""
+        self.ref("queries", lambda: [_label(q) for q in c.query_ids])
+        self.ref("titles", lambda: titles)
+        return ["queries", "titles"]
+
+    def showing(self, key: str, owners: list[int], n: int) -> dict[str, Any]:
+        """Which traces a menu button shows: those whose owner (in ``owners``) is ``n``."""
+        self.ref(key, lambda: owners)
+        return {"$is": n, "in": key}
 
 
 def check_requirements() -> Any:
@@ -81,8 +138,13 @@ def _plotly_bundle() -> tuple[str, str]:
 
     code = get_plotlyjs()
     found = re.search(r"plotly\.js v([0-9][0-9.]*)", code[:400])
-    packed = gzip.compress(code.encode("utf-8"), compresslevel=9, mtime=0)
-    return (found.group(1) if found else "?"), base64.b64encode(packed).decode("ascii")
+    return (found.group(1) if found else "?"), _pack(code)
+
+
+def _pack(text: str) -> str:
+    """``text`` gzip-compressed in base64, as the page's script unpacks it."""
+    packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+    return base64.b64encode(packed).decode("ascii")
 
 
 def _version() -> str:
@@ -120,13 +182,39 @@ def _short(xs: Any) -> list[float | int]:
     return out
 
 
-def script_json(data: Any) -> str:
-    """``data`` as JSON that can sit inside a ``<script>`` element: ``<``, ``>``, ``&`` and
-    the JavaScript line separators written as ``\\u`` escapes (they occur in strings only)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for char in "<>&\u2028\u2029":
-        text = text.replace(char, f"\\u{ord(char):04x}")
-    return text
+def packed_json(data: Any) -> str:
+    """``data`` as compact JSON (no NaN: `_value` writes it as null), packed by `_pack`."""
+    return _pack(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+
+
+def _axis_title(text: str, length: float) -> dict[str, str]:
+    """An axis title from the user's text (cleaned and escaped here), wrapped onto lines at
+    spaces so that each fits in ``length`` pixels: a long run name or measure is never cut
+    off at the plot's edge.  (Wrapped before escaping: no line break lands in an entity.)"""
+    width = max(12, int(length / _CHARACTER_PX))
+    lines: list[str] = []
+    for word in clean(text).split(" "):
+        while len(word) > width:  # a word longer than a line: cut it
+            if lines and len(lines[-1]) < width - 1:
+                room = width - len(lines[-1]) - 1
+                lines[-1] += " " + word[:room]
+                word = word[room:]
+            else:
+                lines.append(word[:width])
+                word = word[width:]
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        elif word:
+            lines.append(word)
+    return {"text": "<br>".join(html.escape(line, quote=False) for line in lines)}
+
+
+def _label_drop(names: list[str], angle: float) -> int:
+    """How far (pixels) run names written as tick labels at ``angle`` degrees reach below
+    their axis: a plot adds it to its height, so long names do not squeeze its data into a
+    strip (plotly takes the labels' room out of the plot's height)."""
+    longest = max((len(clean(name)) for name in names), default=0)
+    return int(longest * _CHARACTER_PX * abs(math.sin(math.radians(angle))))
 
 
 def _layout(**extra: Any) -> dict[str, Any]:
@@ -156,33 +244,30 @@ def _figure(figure_id: str, title: str, data: list[dict], layout: dict) -> dict[
 
 
 def _query_summary(
-    c: Comparison, measure: str, index: int, titles: list[str]
+    c: Comparison, measure: str, index: int, titles: list[str], shared: _Shared
 ) -> dict[str, Any] | None:
     """The per-query differences of each run from the baseline on ``measure``, sorted
-    (one trace per run, a menu to pick the run)."""
+    (one trace per run, a menu to pick the run); a bar green above 0, red otherwise."""
     if c.baseline is None or measure not in c.values:
         return None
     matrix = c.values[measure]
     base = c.run_names.index(c.baseline)
     preference = c.kinds[c.measures.index(measure)] == "preference"
-    queries = [_label(q) for q in c.query_ids]
     has_titles = any(titles)
     others = [i for i in range(len(c.run_names)) if i != base]
+    owners = f"owners/summary-{index}"
     traces, buttons = [], []
     for n, i in enumerate(others):
         difference = matrix[i] if preference else matrix[i] - matrix[base]
-        order = np.argsort(-difference, kind="stable")
+        order = np.argsort(-difference, kind="stable").tolist()
+        keys = shared.queries(c, titles)
         if preference:
-            custom = [[queries[q], titles[q]] for q in order]
             template = (
                 "query %{customdata[0]}" + ("<br>%{customdata[1]}" if has_titles else "")
                 + "<br>preference of %{meta[0]} over %{meta[1]}: %{y:+.4f}<extra></extra>"
             )  # fmt: skip
         else:
-            custom = [
-                [queries[q], titles[q], _value(matrix[i][q]), _value(matrix[base][q])]
-                for q in order
-            ]
+            keys += [shared.values(c, measure, i), shared.values(c, measure, base)]
             template = (
                 "query %{customdata[0]}" + ("<br>%{customdata[1]}" if has_titles else "")
                 + "<br>%{meta[0]}: %{customdata[2]:.4f}<br>%{meta[1]}: %{customdata[3]:.4f}"
@@ -190,19 +275,22 @@ def _query_summary(
             )  # fmt: skip
         ys = difference[order]
         traces.append({
-            "type": "bar", "x": list(range(1, len(order) + 1)), "y": _values(ys),
+            "type": "bar", "x0": 1, "dx": 1, "y": _values(ys),
             "name": _label(c.run_names[i]), "meta": [_label(c.run_names[i]), _label(c.baseline)],
-            "customdata": custom, "hovertemplate": template, "visible": n == 0,
-            "marker": {"color": ["#1a9850" if y > 0 else "#d73027" for y in ys]},
+            "customdata": {"$rows": keys, "at": order}, "hovertemplate": template,
+            "visible": n == 0,
+            "marker": {"color": [int(y > 0) for y in ys], "cmin": 0, "cmax": 1,
+                       "colorscale": [[0, "#d73027"], [1, "#1a9850"]]},
         })  # fmt: skip
-        visible = [k == n for k in range(len(others))]
         buttons.append({"label": _label(c.run_names[i]), "method": "restyle",
-                        "args": [{"visible": visible}]})  # fmt: skip
+                        "args": [{"visible": shared.showing(owners, list(range(len(others))),
+                                                            n)}]})  # fmt: skip
     what = "preference over" if preference else "difference from"
     layout = _layout(
         showlegend=False, bargap=0.1, margin={"t": 56},
-        xaxis={"title": {"text": f"queries, by {what} the baseline"}, "zeroline": False},
-        yaxis={"title": {"text": f"{_label(measure)}: {what} {_label(c.baseline)}"}},
+        xaxis={"title": _axis_title(f"queries, by {what} the baseline", 480),
+               "zeroline": False},
+        yaxis={"title": _axis_title(f"{measure}: {what} {c.baseline}", 270)},
         updatemenus=[{
             "buttons": buttons, "direction": "down", "showactive": True, "active": 0,
             "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
@@ -212,13 +300,14 @@ def _query_summary(
     return _figure(f"summary-{index}", measure, traces, layout)
 
 
-def _precision_recall(c: Comparison) -> dict[str, Any] | None:
+def _precision_recall(c: Comparison, colours: dict[str, str]) -> dict[str, Any] | None:
     if c.precision_recall is None:
         return None
     traces = [
         {
             "type": "scatter", "mode": "lines+markers", "x": list(RECALL_LEVELS),
-            "y": _values(c.precision_recall[i]), "name": _label(name), "marker": {"size": 5},
+            "y": _values(c.precision_recall[i]), "name": _label(name),
+            "marker": {"size": 5, "color": colours[name]}, "line": {"color": colours[name]},
             "hovertemplate": "%{fullData.name}<br>recall %{x:.1f}: precision %{y:.4f}"
             "<extra></extra>",
         }
@@ -234,17 +323,16 @@ def _precision_recall(c: Comparison) -> dict[str, Any] | None:
 
 
 def _distribution(
-    c: Comparison, measure: str, index: int, titles: list[str]
+    c: Comparison, measure: str, index: int, titles: list[str], shared: _Shared,
+    colours: dict[str, str],
 ) -> dict[str, Any] | None:
     """A box per run of its per-query values (for a preference method: its per-query
-    preferences over the baseline), every query a point."""
+    preferences over the baseline), every query a point; each run in its own colour."""
     if measure not in c.values:
         return None
-    matrix = c.values[measure]
     preference = c.kinds[c.measures.index(measure)] == "preference"
-    queries = [_label(q) for q in c.query_ids]
     has_titles = any(titles)
-    custom = [[q, t] for q, t in zip(queries, titles, strict=True)]
+    custom = {"$rows": shared.queries(c, titles)}
     template = (
         "%{fullData.name}<br>query %{customdata[0]}"
         + ("<br>%{customdata[1]}" if has_titles else "") + "<br>%{y:.4f}<extra></extra>"
@@ -254,18 +342,22 @@ def _distribution(
         if preference and name == c.baseline:
             continue  # its preference over itself: 0 everywhere
         traces.append({
-            "type": "box", "y": _values(matrix[i]), "name": _label(name),
+            "type": "box", "y": {"$ref": shared.values(c, measure, i)}, "name": _label(name),
             "boxpoints": "all", "jitter": 0.5, "pointpos": 0, "boxmean": True,
-            "marker": {"size": 3, "opacity": 0.6}, "line": {"width": 1.2},
+            "marker": {"size": 3, "opacity": 0.6, "color": colours[name]},
+            "line": {"width": 1.2, "color": colours[name]},
             "customdata": custom, "hovertemplate": template, "hoveron": "points",
         })  # fmt: skip
     label = (
-        f"{_label(measure)}: preference over {_label(c.baseline or '')}"
-        if preference else f"{_label(measure)} per query"
+        f"{measure}: preference over {c.baseline or ''}" if preference
+        else f"{measure} per query"
     )  # fmt: skip
+    names = [name for name in c.run_names if not (preference and name == c.baseline)]
+    longest = max(len(clean(name)) for name in names) * _CHARACTER_PX
+    angle = -30 if len(names) > 6 or longest > 500 / len(names) else 0
     layout = _layout(
-        showlegend=False, yaxis={"title": {"text": label}},
-        xaxis={"tickangle": -30 if len(c.run_names) > 6 else 0},
+        height=320 + _label_drop(names, angle), showlegend=False,
+        yaxis={"title": _axis_title(label, 200)}, xaxis={"tickangle": angle},
     )  # fmt: skip
     return _figure(f"distribution-{index}", measure, traces, layout)
 
@@ -274,7 +366,9 @@ def _preference_matrix(
     c: Comparison, measure: str, index: int
 ) -> tuple[dict[str, Any], list[tuple[str, float]]] | None:
     """The mean preference of each run (row) over each other (column), runs in their MC4
-    order, and that order with the chain's scores."""
+    order, and that order with each run's share of the chain's mass (MC4's score: the
+    mass its Markov chain, started with one unit on each run, holds on the run after its
+    steps; the shares add up to 1)."""
     tensor = c.preferences.get(measure)
     if tensor is None:
         return None
@@ -295,13 +389,14 @@ def _preference_matrix(
         trace["textfont"] = {"size": 10}
     size = max(360, 60 + 26 * len(order))
     layout = _layout(
-        height=size + 80,
+        height=size + 40 + _label_drop(order, 40),
         xaxis={"title": {"text": "over run (MC4 order)"}, "tickangle": -40, "side": "bottom",
                "type": "category"},
         yaxis={"title": {"text": "run (MC4 order)"}, "autorange": "reversed",
                "type": "category"},
     )  # fmt: skip
-    ordering = [(name, float(score)) for name, score in zip(order, scores, strict=True)]
+    total = float(np.sum(scores)) or 1.0
+    ordering = [(name, float(score) / total) for name, score in zip(order, scores, strict=True)]
     return _figure(f"preferences-{index}", measure, [trace], layout), ordering
 
 
@@ -309,7 +404,19 @@ def _preference_matrix(
 _LEVEL_COLOURS = ("#2E91E5", "#E15F99", "#1CA71C", "#B68100", "#750D86", "#00A08B")
 
 
-def _recall_levels(c: Comparison) -> dict[str, Any] | None:
+def _level_ticks(deepest: int) -> list[int]:
+    """The ticks of a log-scale recall-level axis: 1, 2, 5, 10, 20, 50, ... up to
+    ``deepest`` (plotly's own log ticks add unlabelled-looking minor digits and a tick
+    left of level 1)."""
+    ticks: list[int] = []
+    decade = 1
+    while decade <= deepest:
+        ticks += [t for t in (decade, 2 * decade, 5 * decade) if t <= deepest]
+        decade *= 10
+    return ticks
+
+
+def _recall_levels(c: Comparison, shared: _Shared) -> dict[str, Any] | None:
     """Each run (A) against the baseline (B) by recall level i: the metrics' shares Δμ_i of
     their differences, those shares added up to level i (ending at the differences, and at
     RPP), and RPP's mean sign at level i; a menu picks the run (first: one on which RPP and
@@ -326,23 +433,23 @@ def _recall_levels(c: Comparison) -> dict[str, Any] | None:
         x = {"x0": 1, "dx": 1}  # level i is the i-th point
         shown = n == first
         for k, label in enumerate(view.labels):
-            shares = np.array([lv.delta[label] for lv in view.levels])
+            shares = shared.put(f"levels/{n}/{k}", _short([lv.delta[label] for lv in view.levels]))
             colour = _LEVEL_COLOURS[k % len(_LEVEL_COLOURS)]
             traces.append({
-                "type": "scatter", "mode": "lines+markers", **x, "y": _short(shares),
+                "type": "scatter", "mode": "lines+markers", **x, "y": shares,
                 "name": _label(label), "legendgroup": _label(label), "visible": shown,
                 "line": {"color": colour, "width": 1.2}, "marker": {"size": 4},
                 "hovertemplate": f"level %{{x}}: Δ{_label(label)} %{{y:+.3g}}<extra></extra>",
             })  # fmt: skip
             traces.append({
-                "type": "scatter", "mode": "lines", **x, "y": _short(np.cumsum(shares)),
+                "type": "scatter", "mode": "lines", **x, "y": {"$sum": shares["$ref"]},
                 "yaxis": "y2", "name": _label(label), "legendgroup": _label(label),
                 "showlegend": False, "visible": shown, "line": {"color": colour, "width": 1.6},
                 "hovertemplate": f"levels 1–%{{x}}: Δ{_label(label)} %{{y:+.4f}}<extra></extra>",
             })  # fmt: skip
+        rpp = shared.put(f"levels/{n}/RPP", _short([lv.rpp for lv in view.levels]))
         traces.append({
-            "type": "scatter", "mode": "lines", **x,
-            "y": _short(np.cumsum([lv.rpp for lv in view.levels])), "yaxis": "y2",
+            "type": "scatter", "mode": "lines", **x, "y": {"$sum": rpp["$ref"]}, "yaxis": "y2",
             "name": "RPP", "legendgroup": "RPP", "visible": shown,
             "line": {"color": "#222222", "width": 2, "dash": "dash"},
             "hovertemplate": "levels 1–%{x}: RPP %{y:+.4f}<extra></extra>",
@@ -362,13 +469,14 @@ def _recall_levels(c: Comparison) -> dict[str, Any] | None:
         label = _label(run) + (f" (RPP ≠ {', '.join(disagree)})" if disagree else "")
         buttons.append({"label": label, "method": "restyle", "args": [n]})
     for n, button in enumerate(buttons):  # every trace known: the ones each button shows
-        button["args"] = [{"visible": [o == n for o in owner]}]
+        button["args"] = [{"visible": shared.showing("owners/recall-levels", owner, n)}]
     base = _label(c.baseline)
     deepest = max(len(v.levels) for v in views)
     title = "recall level i (the user who wants i relevant documents"
     level_axis: dict[str, Any] = (  # many levels: a log scale keeps the first ones apart
         {"title": {"text": f"{title}; log scale)"}, "type": "log",
-         "range": [-0.05, math.log10(deepest) + 0.05]}
+         "range": [-0.05, math.log10(deepest) + 0.05], "tickmode": "array",
+         "tickvals": _level_ticks(deepest)}
         if deepest > 20 else
         {"title": {"text": f"{title})"}, "dtick": 1, "range": [0.5, deepest + 0.5]}
     )  # fmt: skip
@@ -377,7 +485,7 @@ def _recall_levels(c: Comparison) -> dict[str, Any] | None:
         height=700, margin={"t": 56}, bargap=0.15,
         legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
         xaxis=level_axis,
-        yaxis={"domain": [0.64, 1.0], "title": {"text": f"Δμ_i: run − {base}"}},
+        yaxis={"domain": [0.64, 1.0], "title": _axis_title(f"Δμ_i: run − {c.baseline}", 200)},
         yaxis2={"domain": [0.3, 0.6], "anchor": "x", "gridcolor": "#e5e5e5",
                 "zerolinecolor": "#999999", "title": {"text": "Σ Δμ_j, j ≤ i"}},
         yaxis3={"domain": [0.0, 0.24], "anchor": "x", "range": [-1.05, 1.05],
@@ -392,6 +500,15 @@ def _recall_levels(c: Comparison) -> dict[str, Any] | None:
     labels = next(iter(c.recall_levels.values())).labels
     return _figure("recall-levels-plot", f"{', '.join(_label(m) for m in labels)} and RPP against "
                    f"{base}, by recall level", traces, layout)  # fmt: skip
+
+
+def _within_tau(mean: np.ndarray, sd: np.ndarray) -> dict[str, Any]:
+    """The error bar mean ± sd cut at Kendall's τ's range [−1, 1]: its length above and
+    below the mean (a bar past τ = 1 would show agreement no ordering can have), as
+    plotly's ``error_y``."""
+    return {"type": "data", "visible": True, "symmetric": False,
+            "array": _values(np.minimum(sd, np.maximum(1.0 - mean, 0.0))),
+            "arrayminus": _values(np.minimum(sd, np.maximum(mean + 1.0, 0.0)))}  # fmt: skip
 
 
 def _robustness(study: Study) -> list[dict[str, Any]]:
@@ -411,10 +528,10 @@ def _robustness(study: Study) -> list[dict[str, Any]]:
             )
             if not curve:
                 continue
-            x, mean, sd = zip(*curve, strict=True)
+            x, mean, sd = (np.array(column, dtype=float) for column in zip(*curve, strict=True))
             traces.append({
                 "type": "scatter", "mode": "lines+markers", "x": _values(x), "y": _values(mean),
-                "error_y": {"type": "data", "array": _values(sd), "visible": True},
+                "error_y": _within_tau(mean, sd),
                 "name": _label(name), "hovertemplate": "%{fullData.name}<br>" + axis
                 + " %{x}: τ %{y:.3f}<extra></extra>",
             })  # fmt: skip
@@ -472,6 +589,13 @@ def _pairs_table(c: Comparison) -> list[list[str]]:
     return out
 
 
+def _share(share: float) -> str:
+    """A run's share of the MC4 chain's mass as a percentage a reader takes in at once."""
+    if share >= 0.001 or share == 0:
+        return f"{100 * share:.1f}%"
+    return "<0.1%"
+
+
 def _topic_titles(
     c: Comparison, topics: str | os.PathLike[str] | Mapping[str, str] | None
 ) -> list[str]:
@@ -497,11 +621,12 @@ def format_html(
 ) -> str:
     """The report of comparison ``c`` as the text of one HTML page (see the module)."""
     jinja2 = check_requirements()
-    from markupsafe import Markup  # a dependency of jinja2
 
     titles = _topic_titles(c, topics)
+    shared = _Shared()
+    colours = run_colours(list(c.run_names))
     sections: list[dict[str, Any]] = []
-    summaries = [_query_summary(c, m, i, titles) for i, m in enumerate(c.measures)]
+    summaries = [_query_summary(c, m, i, titles, shared) for i, m in enumerate(c.measures)]
     sections.append({
         "id": "query-summary", "title": "Per-query differences against the baseline",
         "figures": [f for f in summaries if f is not None],
@@ -510,7 +635,7 @@ def format_html(
         "hovering a bar shows the query, its topic and both values." if c.baseline is not None
         else "A comparison of every pair of runs has no baseline: see the distributions below.",
     })  # fmt: skip
-    curve = _precision_recall(c)
+    curve = _precision_recall(c, colours)
     sections.append({
         "id": "precision-recall", "title": "Interpolated precision–recall curves",
         "figures": [curve] if curve else [],
@@ -518,7 +643,9 @@ def format_html(
         "iprec_at_recall), averaged over the compared queries; click a run in the legend to "
         "hide it.",
     })  # fmt: skip
-    distributions = [_distribution(c, m, i, titles) for i, m in enumerate(c.measures)]
+    distributions = [
+        _distribution(c, m, i, titles, shared, colours) for i, m in enumerate(c.measures)
+    ]
     sections.append({
         "id": "distributions", "title": "Distribution of per-query values",
         "figures": [f for f in distributions if f is not None],
@@ -531,7 +658,7 @@ def format_html(
         if found is not None:
             heat_maps.append(found[0])
             orderings.append({"measure": m, "ordering": [
-                (clean(name), f"{score:.4g}") for name, score in found[1]
+                (clean(name), _share(share)) for name, share in found[1]
             ]})  # fmt: skip
     if heat_maps:
         sections.append({
@@ -541,7 +668,7 @@ def format_html(
             "(column), in [−1, 1]; runs in the order of the MC4 aggregation of the per-query "
             "orderings (Dwork et al. 2001; Diaz & Ferraro 2022).",
         })  # fmt: skip
-    levels = _recall_levels(c)
+    levels = _recall_levels(c, shared)
     if levels is not None:
         sections.append({
             "id": "recall-levels", "title": "Recall levels: where the differences come from",
@@ -563,7 +690,8 @@ def format_html(
             "id": "robustness", "title": "Robustness to fewer queries and judgments",
             "figures": _robustness(robustness),
             "note": "Kendall's τ between the ordering of the runs on all data and on fewer "
-            "queries or judgments (mean ± sd over samples), as rankscope meta computes it.",
+            "queries or judgments (mean ± sd over samples, the bars cut at τ's range [−1, 1]), as "
+            "rankscope meta computes it.",
         })  # fmt: skip
     sections = [{"orderings": [], **section} for section in sections]
     figures = [f for s in sections for f in s["figures"]]
@@ -582,7 +710,7 @@ def format_html(
         pairs=_pairs_table(c) if c.baseline is None else [],
         legend=legend(c).splitlines(),
         sections=sections,
-        figures_json=Markup(script_json(figures)),  # escaped for a <script> by script_json
+        figures_packed=packed_json({"shared": shared.arrays, "figures": figures}),
         plotly_packed=plotly_packed,
         plotly_version=plotly_version,
         version=_version(),
@@ -597,8 +725,6 @@ def write_html(
     robustness: Study | None = None,
     title: str | None = None,
 ) -> None:
-    """Write `format_html` of ``c`` to ``path`` (UTF-8)."""
-    text = format_html(c, topics=topics, robustness=robustness, title=title)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    """Write `format_html` of ``c`` to ``path`` (UTF-8, atomically: `write_atomically`)."""
+    write_atomically(path, format_html(c, topics=topics, robustness=robustness, title=title))
 

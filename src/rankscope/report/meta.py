@@ -4,8 +4,10 @@ their robustness curves, as text or JSON; the curves also as an image (`plot_rob
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
+from ..atomic import atomic_path
 from ..errors import UsageError
 from ..stats.meta import POWER_TESTS
 from .tables import json_text
@@ -92,5 +94,8 @@ def plot_robustness(result: Study, path: str) -> None:
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    # the format is the target's suffix (or matplotlib's default), not the temporary file's
+    kind = os.path.splitext(path)[1][1:] or plt.rcParams["savefig.format"]
+    with atomic_path(path) as temporary:
+        fig.savefig(temporary, dpi=120, format=kind)
     plt.close(fig)

@@ -8,11 +8,13 @@ in the log's order, numbers that are whole written without a decimal point (``5`
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..atomic import atomic_directory
 from ..errors import UsageError
 from ..model import Interactions
 from ..recsys.splits import Split
@@ -61,22 +63,36 @@ def write_splits(
     prefix: str = "u",
 ) -> list[Path]:
     """Write each split as ``DIR/{prefix}N.base`` (training) and ``DIR/{prefix}N.test``,
-    N from 1; the directory is made if needed.  Existing files are a `UsageError` (nothing
-    is written) unless ``force``.  Returns the paths written."""
+    N from 1, as one directory: built beside ``DIR`` and swapped in whole once complete
+    (`rankscope.atomic.atomic_directory`), so that a write cut short leaves the older
+    directory, and an older split (of more folds) is replaced entirely, never mixed with
+    the new one.  An existing ``DIR`` is a `UsageError` (nothing is written) when it holds
+    any file but a split's (``u1.base``, ...: they would be lost with it), and when it holds
+    a split, unless ``force``.  Returns the paths written."""
     paths = split_paths(directory, len(splits), prefix)
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise UsageError(f"{root} is not a directory")
-    existing = [p for p in paths if p.exists()]
-    if existing and not force:
-        shown = ", ".join(str(p) for p in existing[:2]) + (", ..." if len(existing) > 2 else "")
+    present = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
+    split_file = re.compile(rf"{re.escape(prefix)}[0-9]+\.(base|test)")
+    other = [name for name in present if not split_file.fullmatch(name)]
+    if other:
+        shown = ", ".join(other[:2]) + (", ..." if len(other) > 2 else "")
+        raise UsageError(
+            f"{root} holds files that are not a split's ({shown}): a split replaces its "
+            "directory whole; name a new or empty directory"
+        )
+    if present and not force:
+        existing = [str(root / name) for name in present]
+        shown = ", ".join(existing[:2]) + (", ..." if len(existing) > 2 else "")
         raise UsageError(
             f"{shown} already exist{'s' if len(existing) == 1 else ''}: "
             "give force=True to overwrite",
             cli=f"{shown} already exist{'s' if len(existing) == 1 else ''}: --force overwrites",
         )
-    root.mkdir(parents=True, exist_ok=True)
-    for i, split in enumerate(splits):
-        paths[2 * i].write_text(format_log(split.train))
-        paths[2 * i + 1].write_text(format_log(split.test))
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_directory(root) as built:
+        for i, split in enumerate(splits):
+            (built / paths[2 * i].name).write_text(format_log(split.train), encoding="utf-8")
+            (built / paths[2 * i + 1].name).write_text(format_log(split.test), encoding="utf-8")
     return paths

@@ -2,11 +2,19 @@
 
 Every procedure takes arrays — a systems × queries score matrix, per-query differences, or a
 queries × systems × systems preference tensor — never files; every random one takes a seed.
+Every module imports scipy inside the functions that use it, so importing any of them stays
+cheap.
 
 * `tests`: the paired t, Wilcoxon, sign, randomization and bootstrap tests;
-  `unpaired`: Student's and Welch's t-tests; `proportions`: the two-proportion z and
-  Fisher's exact tests; `power`: power and sample size; each returns a
+  `unpaired`: Student's and Welch's t-tests, Mann–Whitney U and the two-sample
+  bootstrap; `proportions`: the two-proportion z and
+  Fisher's exact tests; `contingency`: χ² tests of r×c tables and of a planned split
+  (sample-ratio mismatch); `power`: power and sample size; each returns a
   `result.TestResult`.
+* `delta`: the delta method (ratio metrics whose unit of analysis is not the unit of
+  randomisation, relative lift) and variance reduction (CUPED, post-stratification).
+* `sequential`: safe peeking at an experiment — always-valid p-values and confidence
+  sequences, group-sequential α-spending boundaries.
 * `intervals`: every confidence interval (t, percentile bootstrap, Wald, Newcombe/Wilson),
   used by the tests, ``compare``, aggregation, counterfactual estimators and Bradley–Terry.
 * `paired`: each paired test written once, vectorised over many comparisons; `tests`,
@@ -61,11 +69,14 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "tests": ["paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap"],
-        "unpaired": ["student_t", "welch_t"],
+        "unpaired": ["student_t", "welch_t", "mann_whitney", "two_sample_bootstrap"],
         "proportions": ["two_proportion_z", "fisher_exact"],
+        "contingency": ["chi_square", "goodness_of_fit"],
+        "sequential": ["always_valid", "group_sequential"],
+        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified"],
         "power": [
-            "power_paired_t", "sample_size_paired_t", "power_two_proportions",
-            "sample_size_two_proportions",
+            "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
+            "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",
         ],
         "result": ["TestResult"],
         "effects": ["cohens_dz", "cohens_d", "hedges_g"],

@@ -36,7 +36,10 @@ from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 
-__all__ = ["CORRECTIONS", "adjust", "benjamini_hochberg", "bonferroni", "holm"]
+__all__ = [
+    "ALIASES", "CORRECTIONS", "adjust", "benjamini_hochberg", "bonferroni", "correction_named",
+    "holm",
+]
 
 
 def _family(p: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,23 +84,36 @@ def benjamini_hochberg(p: ArrayLike) -> np.ndarray:
     return values
 
 
-#: Correction names accepted by `adjust` (and by ``correction=`` elsewhere in rankscope).
-CORRECTIONS: dict[str, Callable[[ArrayLike], np.ndarray]] = {
-    "bonferroni": bonferroni,
+#: The corrections of a family of p-values, by canonical name: every ``correction=`` of
+#: rankscope (and every ``--correction``) takes these names or an alias; ``none`` leaves the
+#: p-values as they are.
+CORRECTIONS: dict[str, Callable[[ArrayLike], np.ndarray] | None] = {
     "holm": holm,
+    "bonferroni": bonferroni,
     "bh": benjamini_hochberg,
-    "benjamini-hochberg": benjamini_hochberg,
-    "fdr_bh": benjamini_hochberg,
+    "none": None,
 }
+#: Other spellings of the same corrections (statsmodels' and PyTerrier's ``fdr_bh``).
+ALIASES = {"benjamini-hochberg": "bh", "fdr_bh": "bh"}
+
+
+def correction_named(method: str | None) -> str:
+    """The canonical name of the correction ``method`` (an alias, any case; None is
+    ``"none"``); `UsageError` for an unknown one."""
+    if method is None:
+        return "none"
+    name = ALIASES.get(method.lower(), method.lower())
+    if name not in CORRECTIONS:
+        raise UsageError(
+            f"unknown correction {method!r}: choose {', '.join(CORRECTIONS)}",
+            cli=f"--correction {method}: choose {', '.join(CORRECTIONS)}",
+        )
+    return name
 
 
 def adjust(p: ArrayLike, method: str | None) -> np.ndarray:
     """Adjusted p-values by ``method``: ``"bonferroni"``, ``"holm"``, ``"bh"`` (aliases
     ``"benjamini-hochberg"``, ``"fdr_bh"``), or ``None``/``"none"`` for a float copy of
     ``p`` unchanged."""
-    if method is None or method == "none":
-        return _family(p)[0]
-    function = CORRECTIONS.get(method.lower())
-    if function is None:
-        raise UsageError(f"unknown correction {method!r}: choose bonferroni, holm, bh or none")
-    return function(p)
+    function = CORRECTIONS[correction_named(method)]
+    return _family(p)[0] if function is None else function(p)

@@ -14,7 +14,6 @@
   is resampled differs: queries, sessions); the interval from them is computed here.
 
 Quantiles are numpy's linear interpolation (type 7), as ``numpy.quantile`` by default.
-scipy is imported inside the functions, so importing this module stays cheap.
 """
 
 from __future__ import annotations

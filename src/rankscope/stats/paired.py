@@ -26,8 +26,6 @@ Conventions (the package docstring, `rankscope.stats`, states them for users):
   queries, p = count / 2^n; beyond, ``permutations`` random flips from
   ``numpy.random.default_rng(seed)`` drawn in fixed blocks shared by all rows (a row gets
   the p-value it gets alone), p = (count + 1) / (permutations + 1).
-
-scipy is imported inside the functions, so importing this module stays cheap.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ experiment needs.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ..errors import UsageError
 from .paired import check_alternative
@@ -13,8 +14,10 @@ from .paired import check_alternative
 __all__ = [
     "power_paired_t",
     "power_two_proportions",
+    "power_unpaired_t",
     "sample_size_paired_t",
     "sample_size_two_proportions",
+    "sample_size_unpaired_t",
 ]
 
 
@@ -34,24 +37,29 @@ def power_paired_t(
     "less" P(T' ≤ −t_{1−α}) (T' ~ nct(df, δ)).  Same as G*Power's and R's
     ``power.t.test(type="paired")``.
     """
-    from scipy import stats
-
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size):
         raise UsageError(f"effect_size must be finite, got {effect_size!r}")
     if isinstance(n, bool) or int(n) != n or n < 2:
         raise UsageError(f"n must be an integer ≥ 2, got {n!r}")
-    df = int(n) - 1
-    shift = effect_size * math.sqrt(n)
+    return _t_power(effect_size * math.sqrt(n), int(n) - 1, alpha, alternative)
+
+
+def _t_power(shift: float, df: float, alpha: float, alternative: str) -> float:
+    """Power of a t-test whose statistic is noncentral t with ``df`` degrees of freedom and
+    noncentrality ``shift``.  Each tail is an upper tail (P(T' ≤ −c | δ) = P(T' ≥ c | −δ)):
+    scipy's ``nct.cdf`` fails far in the lower tail (NaN for d_z = 1, n = 100), its ``sf``
+    does not."""
+    from scipy import stats
+
     if alternative == "two-sided":
-        critical = stats.t.ppf(1 - alpha / 2, df)
-        power = stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift)
-    elif alternative == "greater":
-        power = stats.nct.sf(stats.t.ppf(1 - alpha, df), df, shift)
+        critical = stats.t.isf(alpha / 2, df)
+        power = stats.nct.sf(critical, df, shift) + stats.nct.sf(critical, df, -shift)
     else:
-        power = stats.nct.cdf(-stats.t.ppf(1 - alpha, df), df, shift)
-    return float(power)
+        sign = 1 if alternative == "greater" else -1
+        power = stats.nct.sf(stats.t.isf(alpha, df), df, sign * shift)
+    return float(min(1.0, power))
 
 
 def sample_size_paired_t(
@@ -67,53 +75,142 @@ def sample_size_paired_t(
     check_alternative(alternative)
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
+    _check_effect(effect_size, alternative)
+    tail = alpha / 2 if alternative == "two-sided" else alpha
+    guess = ((stats.norm.isf(tail) + stats.norm.ppf(power)) / effect_size) ** 2
+    return _smallest_n(
+        lambda n: power_paired_t(effect_size, n, alpha, alternative) >= power, guess, 2
+    )
+
+
+def _smallest_n(reaches: Callable[[int], bool], guess: float, minimum: int) -> int:
+    """The smallest n ≥ ``minimum`` for which ``reaches(n)`` (power grows with n), searched
+    from the normal approximation's ``guess`` downwards and upwards."""
+    n = max(minimum, math.floor(guess))
+    while n > minimum and reaches(n - 1):
+        n -= 1
+    while not reaches(n):
+        n += 1
+    return n
+
+
+def _check_effect(effect_size: float, alternative: str) -> None:
     if not math.isfinite(effect_size) or effect_size == 0:
         raise UsageError(f"effect_size must be finite and non-zero, got {effect_size!r}")
     if (alternative == "greater" and effect_size < 0) or (
         alternative == "less" and effect_size > 0
     ):
         raise UsageError(f"a {alternative!r} test cannot detect an effect of {effect_size}")
+
+
+def _check_ratio(ratio: float) -> float:
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise UsageError(f"the allocation ratio n_b / n_a must be positive, got {ratio!r}")
+    return float(ratio)
+
+
+def _group_b(n_a: int, ratio: float) -> int:
+    """Group B's size for ``n_a`` in group A at allocation ``ratio`` = n_b / n_a."""
+    return max(1, math.ceil(ratio * n_a - 1e-9))
+
+
+def power_unpaired_t(
+    effect_size: float,
+    n_a: int,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
+) -> float:
+    """Power of Student's two-sample t-test with ``n_a`` units in group A and
+    n_b = ⌈``ratio`` · n_a⌉ in group B, for a true standardised difference d = (μ_b − μ_a)/σ
+    = ``effect_size``.
+
+    Exact, from the noncentral t distribution: df = n_a + n_b − 2, noncentrality
+    δ = d √(n_a n_b / (n_a + n_b)); the tails as for :func:`power_paired_t`.  Same as
+    statsmodels' ``TTestIndPower`` (``ratio`` = nobs2 / nobs1) and R's ``power.t.test``."""
+    check_alternative(alternative)
+    _check_probability(alpha, "alpha")
+    ratio = _check_ratio(ratio)
+    if not math.isfinite(effect_size):
+        raise UsageError(f"effect_size must be finite, got {effect_size!r}")
+    if isinstance(n_a, bool) or int(n_a) != n_a or n_a < 1:
+        raise UsageError(f"n_a must be a positive integer, got {n_a!r}")
+    n_b = _group_b(int(n_a), ratio)
+    if n_a + n_b < 3:
+        raise UsageError("the two groups need at least 3 units together")
+    shift = effect_size * math.sqrt(n_a * n_b / (n_a + n_b))
+    return _t_power(shift, n_a + n_b - 2, alpha, alternative)
+
+
+def sample_size_unpaired_t(
+    effect_size: float,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
+) -> tuple[int, int]:
+    """The smallest group sizes (n_a, n_b = ⌈``ratio`` · n_a⌉) whose two-sample t-test reaches
+    ``power`` for the standardised difference ``effect_size`` (for d = 0.5, α = 0.05
+    two-sided, power 0.8, equal groups: 64 each)."""
+    from scipy import stats
+
+    check_alternative(alternative)
+    _check_probability(power, "power")
+    _check_probability(alpha, "alpha")
+    ratio = _check_ratio(ratio)
+    _check_effect(effect_size, alternative)
     tail = alpha / 2 if alternative == "two-sided" else alpha
-    guess = ((stats.norm.isf(tail) + stats.norm.ppf(power)) / effect_size) ** 2
-    n = max(2, math.floor(guess))
-    while n > 2 and power_paired_t(effect_size, n - 1, alpha, alternative) >= power:
-        n -= 1
-    while power_paired_t(effect_size, n, alpha, alternative) < power:
-        n += 1
-    return n
+    z = stats.norm.isf(tail) + stats.norm.ppf(power)
+    guess = (1 + 1 / ratio) * (z / effect_size) ** 2
+    n_a = _smallest_n(
+        lambda n: _group_b(n, ratio) + n >= 3
+        and power_unpaired_t(effect_size, n, alpha, alternative, ratio) >= power,
+        guess,
+        1,
+    )
+    return n_a, _group_b(n_a, ratio)
 
 
-def _two_proportion_terms(p_a: float, p_b: float) -> tuple[float, float]:
+def _two_proportion_terms(p_a: float, p_b: float, ratio: float) -> tuple[float, float]:
+    """σ₀ and σ₁ per √n_a: the standard deviation of p̂_b − p̂_a × √n_a under the null (the
+    pooled rate p̄ = (p_a + r p_b)/(1 + r)) and under the alternative, for n_b = r n_a."""
     for name, value in (("p_a", p_a), ("p_b", p_b)):
         if not 0 < value < 1:
             raise UsageError(f"{name} must be in (0, 1), got {value!r}")
-    average = (p_a + p_b) / 2
-    null_sd = math.sqrt(2 * average * (1 - average))
-    alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
+    average = (p_a + ratio * p_b) / (1 + ratio)
+    null_sd = math.sqrt(average * (1 - average) * (1 + 1 / ratio))
+    alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b) / ratio)
     return null_sd, alternative_sd
 
 
 def power_two_proportions(
-    p_a: float, p_b: float, n_per_group: int, alpha: float = 0.05, alternative: str = "two-sided"
+    p_a: float,
+    p_b: float,
+    n_a: int,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
 ) -> float:
-    """Power of the pooled two-proportion z-test with ``n_per_group`` users in each group.
+    """Power of the pooled two-proportion z-test with ``n_a`` users in group A and
+    n_b = ``ratio`` · n_a in group B (``ratio`` 1: ``n_a`` per group).
 
-    Normal approximation (Fleiss, Levin & Paik 2003, §4.2, without continuity correction):
-    with Δ = p_b − p_a, p̄ = (p_a + p_b)/2, σ₀ = √(2 p̄ (1 − p̄)) (the pooled sd under the
-    null) and σ₁ = √(p_a (1 − p_a) + p_b (1 − p_b)),
+    Normal approximation (Fleiss, Levin & Paik 2003, §4.2, without continuity correction;
+    unequal groups as in their eq. 4.19): with Δ = p_b − p_a, r = ``ratio``,
+    p̄ = (p_a + r p_b)/(1 + r), σ₀ = √(p̄ (1 − p̄)(1 + 1/r)) (the pooled sd under the null)
+    and σ₁ = √(p_a (1 − p_a) + p_b (1 − p_b)/r),
 
-        power = Φ((Δ √n − z_{1−α/2} σ₀) / σ₁) + Φ((−Δ √n − z_{1−α/2} σ₀) / σ₁)   (two-sided)
+        power = Φ((Δ √n_a − z_{1−α/2} σ₀) / σ₁) + Φ((−Δ √n_a − z_{1−α/2} σ₀) / σ₁)
 
-    and Φ((±Δ √n − z_{1−α} σ₀) / σ₁) for "greater" (+) and "less" (−).
+    (two-sided), and Φ((±Δ √n_a − z_{1−α} σ₀) / σ₁) for "greater" (+) and "less" (−).
     """
     from scipy import stats
 
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
-    if isinstance(n_per_group, bool) or int(n_per_group) != n_per_group or n_per_group < 1:
-        raise UsageError(f"n_per_group must be a positive integer, got {n_per_group!r}")
-    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
-    shift = (p_b - p_a) * math.sqrt(n_per_group)
+    if isinstance(n_a, bool) or int(n_a) != n_a or n_a < 1:
+        raise UsageError(f"n_a must be a positive integer, got {n_a!r}")
+    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b, _check_ratio(ratio))
+    shift = (p_b - p_a) * math.sqrt(n_a)
     if alternative == "two-sided":
         critical = stats.norm.isf(alpha / 2) * null_sd
         power = stats.norm.cdf((shift - critical) / alternative_sd) + stats.norm.cdf(
@@ -127,12 +224,18 @@ def power_two_proportions(
 
 
 def sample_size_two_proportions(
-    p_a: float, p_b: float, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided"
+    p_a: float,
+    p_b: float,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
 ) -> int:
-    """Users per group for the two-proportion z-test to reach ``power`` (normal approximation).
+    """Users in group A (group B: ⌈``ratio`` · n_a⌉) for the two-proportion z-test to reach
+    ``power`` (normal approximation).
 
-    n = ⌈((z_{1−α/2} σ₀ + z_{power} σ₁) / (p_b − p_a))²⌉ (z_{1−α} one-sided), with σ₀, σ₁ as in
-    :func:`power_two_proportions` (Fleiss et al. 2003, eq. 4.14 without continuity
+    n_a = ⌈((z_{1−α/2} σ₀ + z_{power} σ₁) / (p_b − p_a))²⌉ (z_{1−α} one-sided), with σ₀, σ₁ as
+    in :func:`power_two_proportions` (Fleiss et al. 2003, eq. 4.14 without continuity
     correction).  For p_a = 0.10, p_b = 0.15, α = 0.05 two-sided, power 0.8: 686 per group.
     """
     from scipy import stats
@@ -140,7 +243,7 @@ def sample_size_two_proportions(
     check_alternative(alternative)
     _check_probability(power, "power")
     _check_probability(alpha, "alpha")
-    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b)
+    null_sd, alternative_sd = _two_proportion_terms(p_a, p_b, _check_ratio(ratio))
     difference = p_b - p_a
     if difference == 0:
         raise UsageError("p_a and p_b must differ")

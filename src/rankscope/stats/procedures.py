@@ -14,10 +14,16 @@ the function(s) computing it:
 * ``preferences`` — randomized Tukey HSD also runs on a queries × systems × systems
   preference tensor (RPP and relatives), so ``rankscope compare`` offers it for
   preference methods too.
+* ``unpaired`` — two independent samples (the arms of an online experiment): the values
+  of A and of B → a `TestResult` of mean(B) − mean(A) (Welch, Student, Mann–Whitney, the
+  two-sample bootstrap).
+* ``rates`` — two rates from counts (successes and trials of A and of B) → a `TestResult`
+  of rate_B − rate_A (two-proportion z, χ² with and without Yates' correction, Fisher).
 
 Every consumer reads its choices from here: `choices` gives the tests a use accepts
 (``"paired"``: a pair of systems, ``"runs"``: ``rankscope compare``'s runs, metrics and
-preference methods alike, ``"pairs"``: every pair of systems) and `named` resolves a name
+preference methods alike, ``"pairs"``: every pair of systems, ``"unpaired"`` and
+``"rates"``: the arms of an experiment) and `named` resolves a name
 or an alias, with an error that lists the choices.  The randomization test is called
 ``randomization``; ``permutation`` is accepted as another name for it.
 """
@@ -34,6 +40,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import UsageError
 from . import paired
+from .contingency import chi_square
 from .corrections import adjust
 from .multiple import (
     PairwiseResult,
@@ -46,6 +53,9 @@ from .multiple import (
     system_pairs,
     tukey_hsd,
 )
+from .proportions import fisher_exact, two_proportion_z
+from .result import TestResult
+from .unpaired import mann_whitney, student_t, two_sample_bootstrap, welch_t
 
 __all__ = [
     "TESTS",
@@ -76,6 +86,10 @@ PairedFunction = Callable[[np.ndarray, int, Any], PairedOutcome]
 AllPairsFunction = Callable[[Any, Any, float, int, Any], PairwiseResult]
 #: queries × systems × systems preferences, resamples, seed → systems × systems p-values
 PreferenceFunction = Callable[[np.ndarray, int, int], np.ndarray]
+#: A's values, B's values, alternative, confidence, resamples, seed → B − A
+UnpairedFunction = Callable[[np.ndarray, np.ndarray, str, float, int, Any], TestResult]
+#: successes and trials of A, of B, alternative, confidence → rate_B − rate_A
+RatesFunction = Callable[[int, int, int, int, str, float], TestResult]
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,8 @@ class StatisticalTest:
     paired: PairedFunction | None = None
     all_pairs: AllPairsFunction | None = None
     preferences: PreferenceFunction | None = None
+    unpaired: UnpairedFunction | None = None
+    rates: RatesFunction | None = None
     #: what ``permutations`` counts for a random test ("permutations", "resamples"); None
     #: for a deterministic one
     resamples: str | None = None
@@ -97,7 +113,7 @@ class StatisticalTest:
     def family_wise(self) -> bool:
         """The test controls the family-wise error over every pair itself: no correction
         is applied on top of it."""
-        return self.paired is None
+        return self.all_pairs is not None
 
     @property
     def random(self) -> bool:
@@ -147,13 +163,43 @@ def _randomized_tukey(scores: Any, names: Any, alpha: float, permutations: int, 
     )
 
 
+def _welch(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float, resamples: int,
+           seed: Any) -> TestResult:  # fmt: skip
+    return welch_t(x, y, alternative, confidence)
+
+
+def _student(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
+             resamples: int, seed: Any) -> TestResult:  # fmt: skip
+    return student_t(x, y, alternative, confidence)
+
+
+def _mann_whitney(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
+                  resamples: int, seed: Any) -> TestResult:  # fmt: skip
+    return mann_whitney(x, y, alternative, confidence)
+
+
+def _two_sample_bootstrap(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
+                          resamples: int, seed: Any) -> TestResult:  # fmt: skip
+    return two_sample_bootstrap(x, y, alternative, confidence, samples=resamples, seed=seed)
+
+
+def _chi_square(yates: bool) -> RatesFunction:
+    def test(s_a: int, n_a: int, s_b: int, n_b: int, alternative: str, confidence: float):
+        if alternative != "two-sided":
+            raise UsageError("the χ² test is two-sided: use z for a one-sided test of rates")
+        return chi_square([[s_a, n_a - s_a], [s_b, n_b - s_b]], yates, confidence)
+
+    return test
+
+
 def _randomized_tukey_preferences(prefs: np.ndarray, permutations: int, seed: int):
     return preference_tukey_pvalues(prefs, permutations=permutations, seed=seed)
 
 
 # -------------------------------------------------------------------------- the table
 
-#: Every test, in the order choices are listed (the first, ``t``, is every default).
+#: Every test, in the order choices are listed (the first of a use's choices is its default:
+#: ``t`` for systems, ``welch`` for two groups of values, ``z`` for two rates).
 TESTS: tuple[StatisticalTest, ...] = (
     StatisticalTest(
         "t", "paired t-test", "the per-query differences have mean 0", paired=_t
@@ -174,10 +220,41 @@ TESTS: tuple[StatisticalTest, ...] = (
         aliases=("permutation",), paired=_randomization, resamples="permutations",
     ),  # fmt: skip
     StatisticalTest(
+        "welch", "Welch's t-test",
+        "the two groups have the same mean (variances may differ)",
+        aliases=("welch-t",), unpaired=_welch,
+    ),  # fmt: skip
+    StatisticalTest(
+        "student", "Student's t-test",
+        "the two groups have the same mean (and the same variance)",
+        aliases=("student-t",), unpaired=_student,
+    ),  # fmt: skip
+    StatisticalTest(
+        "mann-whitney", "Mann–Whitney U test",
+        "a unit of either group is as likely to score above a unit of the other as below",
+        aliases=("mwu", "rank-sum"), unpaired=_mann_whitney,
+    ),  # fmt: skip
+    StatisticalTest(
         "bootstrap", "paired bootstrap test",
         "the per-query differences have mean 0 (Sakai's bootstrap of the shifted "
         "differences)",
-        paired=_bootstrap, resamples="resamples",
+        paired=_bootstrap, unpaired=_two_sample_bootstrap, resamples="resamples",
+    ),  # fmt: skip
+    StatisticalTest(
+        "z", "two-proportion z-test", "the two groups have the same rate",
+        aliases=("two-proportion-z",), rates=lambda *a: two_proportion_z(*a),
+    ),  # fmt: skip
+    StatisticalTest(
+        "chi-square", "χ² test", "the two groups have the same rate",
+        aliases=("chi2",), rates=_chi_square(False),
+    ),  # fmt: skip
+    StatisticalTest(
+        "chi-square-yates", "χ² test with Yates' correction", "the two groups have the same rate",
+        aliases=("yates",), rates=_chi_square(True),
+    ),  # fmt: skip
+    StatisticalTest(
+        "fisher", "Fisher's exact test", "the two groups have the same rate",
+        aliases=("fisher-exact",), rates=lambda *a: fisher_exact(*a),
     ),  # fmt: skip
     StatisticalTest(
         "tukey", "Tukey HSD, two-way ANOVA",
@@ -200,15 +277,18 @@ TESTS: tuple[StatisticalTest, ...] = (
 _USES: dict[str, Callable[[StatisticalTest], bool]] = {
     "paired": lambda test: test.paired is not None,
     "runs": lambda test: test.paired is not None or test.preferences is not None,
-    "pairs": lambda test: True,
+    "pairs": lambda test: test.paired is not None or test.all_pairs is not None,
+    "unpaired": lambda test: test.unpaired is not None,
+    "rates": lambda test: test.rates is not None,
 }
 
 
 def choices(use: str = "pairs") -> tuple[StatisticalTest, ...]:
     """The tests one use accepts: ``"paired"`` (two systems on the same queries:
     ``recsys --folds``, `pairwise_tests`), ``"runs"`` (``rankscope compare``: paired
-    tests and those that also run on preference tensors), ``"pairs"`` (every test:
-    `compare`, `rankscope.report.latex.latex_table`)."""
+    tests and those that also run on preference tensors), ``"pairs"`` (every test of
+    systems: `compare`, `rankscope.report.latex.latex_table`), ``"unpaired"`` (two
+    independent groups of values) and ``"rates"`` (two rates from counts)."""
     if use not in _USES:
         raise UsageError(f"unknown use {use!r}: choose {', '.join(_USES)}")
     return tuple(test for test in TESTS if _USES[use](test))

@@ -7,7 +7,7 @@ difference (`rankscope.stats.intervals`) and Cohen's h.  Every result is a
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import UsageError
 from .effects import check_options, cohens_h
@@ -18,7 +18,30 @@ from .result import TestResult
 __all__ = ["fisher_exact", "two_proportion_z"]
 
 
-def _check_counts(successes_a, n_a, successes_b, n_b) -> tuple[int, int, int, int]:
+class _Rates(NamedTuple):
+    """The checked input of a test of two rates: the counts of each group and the options."""
+
+    s_a: int
+    total_a: int
+    s_b: int
+    total_b: int
+    alternative: str
+    confidence: float
+
+    @property
+    def rate_a(self) -> float:
+        return self.s_a / self.total_a
+
+    @property
+    def rate_b(self) -> float:
+        return self.s_b / self.total_b
+
+
+def _rates_input(
+    successes_a: Any, n_a: Any, successes_b: Any, n_b: Any, alternative: str, confidence: float
+) -> _Rates:
+    """The input of a test of two rates, checked: non-negative integer counts, at least one
+    observation a group, no more successes than observations, then the options."""
     values = []
     for name, value in (
         ("successes_a", successes_a),
@@ -34,35 +57,27 @@ def _check_counts(successes_a, n_a, successes_b, n_b) -> tuple[int, int, int, in
         raise UsageError("each group needs at least one observation (n_a, n_b ≥ 1)")
     if s_a > total_a or s_b > total_b:
         raise UsageError("successes cannot exceed the number of observations")
-    return s_a, total_a, s_b, total_b
+    check_options(alternative, confidence)
+    return _Rates(s_a, total_a, s_b, total_b, alternative, confidence)
 
 
 def _rates_result(
-    name: str,
-    counts: tuple[int, int, int, int],
-    interval: tuple[float, float],
-    alternative: str,
-    confidence: float,
-    *,
-    details: dict,
-    **fields: Any,
+    name: str, rates: _Rates, interval: tuple[float, float], *, details: dict, **fields: Any
 ) -> TestResult:
     """A test of two rates: the difference rate_b − rate_a, its interval, Cohen's h, and
     both rates first in ``details``; ``fields`` give the test's statistic, p-value, etc."""
-    s_a, total_a, s_b, total_b = counts
-    rate_a, rate_b = s_a / total_a, s_b / total_b
     return TestResult(
         name=name,
-        alternative=alternative,
-        mean_difference=rate_b - rate_a,
+        alternative=rates.alternative,
+        mean_difference=rates.rate_b - rates.rate_a,
         ci_low=interval[0],
         ci_high=interval[1],
-        confidence=confidence,
-        effect_size=cohens_h(rate_a, rate_b),
+        confidence=rates.confidence,
+        effect_size=cohens_h(rates.rate_a, rates.rate_b),
         hedges_g=None,
-        n=total_a + total_b,
+        n=rates.total_a + rates.total_b,
         effect_size_name="h",
-        details={"rate_a": rate_a, "rate_b": rate_b, **details},
+        details={"rate_a": rates.rate_a, "rate_b": rates.rate_b, **details},
         **fields,
     )
 
@@ -87,9 +102,9 @@ def two_proportion_z(
     interval) there.  Effect size: Cohen's h.  ``details`` has both rates and the relative
     difference (lift) p_b / p_a − 1.  When se = 0 and p_b = p_a, z is NaN and p is 1.
     """
-    s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
-    check_options(alternative, confidence)
-    rate_a, rate_b = s_a / total_a, s_b / total_b
+    rates = _rates_input(successes_a, n_a, successes_b, n_b, alternative, confidence)
+    s_a, total_a, s_b, total_b, _, _ = rates
+    rate_a, rate_b = rates.rate_a, rates.rate_b
     difference = rate_b - rate_a
     if pooled:
         overall = (s_a + s_b) / (total_a + total_b)
@@ -106,10 +121,8 @@ def two_proportion_z(
         p_value = float(normal_p_value(z, alternative))
     return _rates_result(
         "two-proportion z-test",
-        (s_a, total_a, s_b, total_b),
+        rates,
         wald_interval(rate_a, total_a, rate_b, total_b, confidence, alternative),
-        alternative,
-        confidence,
         statistic=z,
         p_value=p_value,
         statistic_name="z",
@@ -145,18 +158,16 @@ def fisher_exact(
     from scipy import stats
     from scipy.stats.contingency import odds_ratio
 
-    s_a, total_a, s_b, total_b = _check_counts(successes_a, n_a, successes_b, n_b)
-    check_options(alternative, confidence)
+    rates = _rates_input(successes_a, n_a, successes_b, n_b, alternative, confidence)
+    s_a, total_a, s_b, total_b, _, _ = rates
     table = [[s_b, total_b - s_b], [s_a, total_a - s_a]]
     sample_odds_ratio, p_value = stats.fisher_exact(table, alternative=alternative)
     conditional = odds_ratio(table, kind="conditional")
     interval = conditional.confidence_interval(confidence, alternative=alternative)
     return _rates_result(
         "Fisher's exact test",
-        (s_a, total_a, s_b, total_b),
+        rates,
         newcombe_interval(s_a, total_a, s_b, total_b, confidence, alternative),
-        alternative,
-        confidence,
         statistic=float(sample_odds_ratio),
         p_value=float(p_value),
         statistic_name="odds ratio",

@@ -156,11 +156,18 @@ class TestResult:
                 effect += f", Hedges' g = {_number(self.hedges_g)}"
             lines = [
                 f"{self.name}, {self.alternative}: {self.statistic_name} = "
-                f"{_number(self.statistic)}{df}, p = {_number(self.p_value)}",
-                f"  difference (B − A) = {_number(self.mean_difference)}, "
-                f"{level} CI {self._interval()}",
-                f"  effect size {effect}; n = {self.n}",
+                f"{_number(self.statistic)}{df}, p = {_number(self.p_value)}"
             ]
+            if self.mean_difference is not None:  # an omnibus test compares no two groups
+                lines.append(
+                    f"  difference (B − A) = {_number(self.mean_difference)}, "
+                    f"{level} CI {self._interval()}"
+                )
+            lines.append(
+                f"  effect size {effect}; n = {self.n}"
+                if self.effect_size is not None
+                else f"  n = {self.n}"
+            )
             if self.method:
                 lines.append(f"  method: {self.method}")
             return "\n".join(lines)

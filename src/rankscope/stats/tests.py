@@ -40,15 +40,13 @@ Every test takes per-query values, never files:
   paired test and alternative: the t statistic (t-test, bootstrap) is 0 — 0/0 is taken as
   "no difference", where scipy.stats.ttest_rel gives NaN —, W+ = 0, 0 wins, every sign
   flip ties; Cohen's d_z stays NaN (0/0).  Constant non-zero differences give t = ±inf.
-
-scipy is imported inside the functions, so importing this module stays cheap.
 """
 
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -79,26 +77,44 @@ def _paired_effects(differences: np.ndarray):
     return mean, sd, d_z, g
 
 
-def _shaped(values, differences: np.ndarray):
-    """Per-row values of the core (`rankscope.stats.paired`) in the input's shape: a float
-    for a 1-D input, an array of one value per row for a 2-D one."""
-    return scalar_or_array(np.asarray(values).reshape(differences.shape[:-1]))
-
-
-def _counts(values, differences: np.ndarray):
-    """Integer per-row counts: an int for a 1-D input, an integer array for a 2-D one."""
-    values = np.asarray(values).reshape(differences.shape[:-1])
-    return int(values) if values.ndim == 0 else values
-
-
 # ----------------------------------------------------------------------- paired tests
 
 
-def _paired_input(x, y, alternative: str, confidence: float) -> np.ndarray:
+class _Paired(NamedTuple):
+    """The checked input of a paired test: the differences y − x (or x), one row per
+    comparison of a 2-D input, and the options."""
+
+    differences: np.ndarray
+    alternative: str
+    confidence: float
+
+    def shaped(self, values: Any) -> Any:
+        """Per-row values of the core (`rankscope.stats.paired`) in the input's shape: a
+        float for a 1-D input, an array of one value per row for a 2-D one."""
+        return scalar_or_array(np.asarray(values).reshape(self.differences.shape[:-1]))
+
+    def counts(self, values: Any) -> Any:
+        """Integer per-row counts: an int for a 1-D input, an integer array for a 2-D one."""
+        values = np.asarray(values).reshape(self.differences.shape[:-1])
+        return int(values) if values.ndim == 0 else values
+
+
+def _paired_input(x: Any, y: Any, alternative: str, confidence: float) -> _Paired:
     """The validated differences y − x (or x) of a paired test, its options checked."""
     differences = _paired_differences(x, y)
     check_options(alternative, confidence)
-    return differences
+    return _Paired(differences, alternative, confidence)
+
+
+def _paired_result(name: str, given: _Paired, **fields: Any) -> TestResult:
+    """A paired test's result: the mean difference, its t interval and the effect sizes are
+    those of the differences; ``fields`` give the test's own statistic, p-value, etc."""
+    mean, sd, d_z, g = _paired_effects(given.differences)
+    n = given.differences.shape[-1]
+    return t_difference_result(
+        name, given.alternative, given.confidence, mean, sd / math.sqrt(n), n - 1, d_z, g, n,
+        **fields,
+    )  # fmt: skip
 
 
 def paired_t(
@@ -119,35 +135,17 @@ def paired_t(
     >>> round(result.statistic, 6), round(result.p_value, 6), result.df
     (2.326881, 0.044976, 9)
     """
-    differences = _paired_input(x, y, alternative, confidence)
-    test = paired.t_test(differences, alternative)
+    given = _paired_input(x, y, alternative, confidence)
+    test = paired.t_test(given.differences, alternative)
     return _paired_result(
         "paired t-test",
-        differences,
-        alternative,
-        confidence,
-        statistic=_shaped(test.statistic, differences),
-        p_value=_shaped(test.p_value, differences),
+        given,
+        statistic=given.shaped(test.statistic),
+        p_value=given.shaped(test.p_value),
         df=test.df,
         statistic_name="t",
         method="Student's t distribution",
-        details={"sd": _shaped(test.sd, differences), "se": _shaped(test.se, differences)},
-    )
-
-
-def _paired_result(
-    name: str,
-    differences: np.ndarray,
-    alternative: str,
-    confidence: float,
-    **fields: Any,
-) -> TestResult:
-    """A paired test's result: the mean difference, its t interval and the effect sizes are
-    those of ``differences``; ``fields`` give the test's own statistic, p-value, etc."""
-    mean, sd, d_z, g = _paired_effects(differences)
-    n = differences.shape[-1]
-    return t_difference_result(
-        name, alternative, confidence, mean, sd / math.sqrt(n), n - 1, d_z, g, n, **fields
+        details={"sd": given.shaped(test.sd), "se": given.shaped(test.se)},
     )
 
 
@@ -187,29 +185,29 @@ def wilcoxon(
     the matched-pairs rank-biserial correlation (W+ − W−) / (W+ + W−).  Vectorised over
     the rows of a 2-D input.  No non-zero difference → p-value 1.
     """
-    differences = _paired_input(x, y, alternative, confidence)
-    test = paired.signed_rank_test(differences, alternative, zero_method, method, bool(correction))
+    given = _paired_input(x, y, alternative, confidence)
+    test = paired.signed_rank_test(
+        given.differences, alternative, zero_method, method, bool(correction)
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         rank_biserial = (test.w_plus - test.w_minus) / (test.w_plus + test.w_minus)
     methods = sorted(set(test.exact.tolist()))  # False (approximation) first
-    exact = test.exact.reshape(differences.shape[:-1])
+    exact = test.exact.reshape(given.differences.shape[:-1])
     return _paired_result(
         "Wilcoxon signed-rank test",
-        differences,
-        alternative,
-        confidence,
-        statistic=_shaped(test.w_plus, differences),
-        p_value=_shaped(test.p_value, differences),
+        given,
+        statistic=given.shaped(test.w_plus),
+        p_value=given.shaped(test.p_value),
         statistic_name="W+",
         method=" / ".join(
             "exact null distribution" if m else "normal approximation" for m in methods
         )
         + f" (zeros: {zero_method})",
         details={
-            "w_minus": _shaped(test.w_minus, differences),
-            "nonzero": _counts(test.nonzero, differences),
-            "z": _shaped(test.z, differences),
-            "rank_biserial": _shaped(rank_biserial, differences),
+            "w_minus": given.shaped(test.w_minus),
+            "nonzero": given.counts(test.nonzero),
+            "z": given.shaped(test.z),
+            "rank_biserial": given.shaped(rank_biserial),
             "zero_method": zero_method,
             "exact": bool(exact) if exact.ndim == 0 else exact,
             "correction": bool(correction),
@@ -231,22 +229,20 @@ def sign_test(
     ``scipy.stats.binomtest(wins, m)``.  No non-zero difference → p-value 1.  The confidence
     interval is the t interval of the mean difference.  Vectorised over rows.
     """
-    differences = _paired_input(x, y, alternative, confidence)
-    wins, losses = paired.sign_counts(differences)
+    given = _paired_input(x, y, alternative, confidence)
+    wins, losses = paired.sign_counts(given.differences)
     p_value = paired.sign_p_value(wins, losses, alternative)
     return _paired_result(
         "sign test",
-        differences,
-        alternative,
-        confidence,
-        statistic=_counts(wins, differences),
-        p_value=_shaped(p_value, differences),
+        given,
+        statistic=given.counts(wins),
+        p_value=given.shaped(p_value),
         statistic_name="wins",
         method="binomial(m, 1/2), ties dropped",
         details={
-            "wins": _counts(wins, differences),
-            "losses": _counts(losses, differences),
-            "ties": _counts(differences.shape[-1] - wins - losses, differences),
+            "wins": given.counts(wins),
+            "losses": given.counts(losses),
+            "ties": given.counts(given.differences.shape[-1] - wins - losses),
         },
     )
 
@@ -290,33 +286,31 @@ def permutation_test(
     The reported statistic is the observed mean (or median) difference; the confidence
     interval is the t interval of the mean difference.  All-zero differences: p = 1.
     """
-    differences = _paired_input(x, y, alternative, confidence)
+    given = _paired_input(x, y, alternative, confidence)
     test = paired.randomization_test(
-        differences,
+        given.differences,
         alternative,
         statistic=statistic,
         exact=exact,
         permutations=permutations,
         seed=seed,
     )
-    n = differences.shape[-1]
+    n = given.differences.shape[-1]
     details = {
         "exact": test.exact,
         "permutations": test.permutations,
-        "count": _counts(test.extreme, differences),
+        "count": given.counts(test.extreme),
     }
     if test.exact:
         method = f"exact: all 2^{n} sign flips"
     else:
-        details["mc_se"] = _shaped(test.mc_se, differences)
+        details["mc_se"] = given.shaped(test.mc_se)
         method = f"Monte Carlo: {test.permutations} random sign flips, (count + 1)/(B + 1)"
     return _paired_result(
         "permutation test (paired sign flips)",
-        differences,
-        alternative,
-        confidence,
-        statistic=_shaped(test.statistic, differences),
-        p_value=_shaped(test.p_value, differences),
+        given,
+        statistic=given.shaped(test.statistic),
+        p_value=given.shaped(test.p_value),
         statistic_name=statistic,
         method=method,
         details=details,
@@ -352,7 +346,8 @@ def paired_bootstrap(
     2-D input.  The statistic reported is t.  Differences all zero → t = 0 and p-value 1
     (every t* is 0 too); constant and non-zero → t = ±inf and p-value 1 / (samples + 1).
     """
-    differences = _paired_input(x, y, alternative, confidence)
+    given = _paired_input(x, y, alternative, confidence)
+    differences = given.differences
     quantiles: tuple[float, ...]
     if alternative == "two-sided":
         quantiles = ((1 - confidence) / 2, (1 + confidence) / 2)
@@ -372,22 +367,22 @@ def paired_bootstrap(
     samples = int(samples)
     return TestResult(
         name="paired bootstrap test (Sakai 2006)",
-        statistic=_shaped(test.statistic, differences),
-        p_value=_shaped(test.p_value, differences),
+        statistic=given.shaped(test.statistic),
+        p_value=given.shaped(test.p_value),
         alternative=alternative,
-        mean_difference=_shaped(mean, differences),
-        ci_low=_shaped(low, differences),
-        ci_high=_shaped(high, differences),
+        mean_difference=given.shaped(mean),
+        ci_low=given.shaped(low),
+        ci_high=given.shaped(high),
         confidence=confidence,
-        effect_size=_shaped(d_z, differences),
-        hedges_g=_shaped(g, differences),
+        effect_size=given.shaped(d_z),
+        hedges_g=given.shaped(g),
         n=differences.shape[-1],
         statistic_name="t",
         method=f"{samples} bootstrap resamples of the shifted differences; percentile CI",
         details={
             "samples": samples,
-            "count": _counts(test.extreme, differences),
-            "sd": _shaped(sd, differences),
+            "count": given.counts(test.extreme),
+            "sd": given.shaped(sd),
         },
         seed=seed,
     )

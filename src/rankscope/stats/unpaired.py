@@ -1,6 +1,7 @@
 """Unpaired significance tests: two independent samples (``x`` of A, ``y`` of B), the
-difference of their means B − A.  Student's t-test (equal variances) and Welch's t-test;
-effect size Cohen's d with the pooled sd and Hedges' g (`rankscope.stats.effects`).  The
+difference of their means B − A.  Student's t-test (equal variances), Welch's t-test, the
+Mann–Whitney U test and the two-sample bootstrap; effect size Cohen's d with the pooled sd
+and Hedges' g (`rankscope.stats.effects`), the rank-biserial correlation for Mann–Whitney.  The
 conventions of the paired tests (`rankscope.stats.tests`) hold: 2-D inputs are one
 comparison per row, invalid input is a `rankscope.errors.UsageError`, a one-sided
 alternative gives a one-sided interval.
@@ -9,10 +10,12 @@ alternative gives a one-sided interval.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import UsageError
 from .effects import (
     _pooled_sd,
     _two_samples,
@@ -21,10 +24,10 @@ from .effects import (
     hedges_correction,
 )
 from .intervals import scalar_or_array
-from .paired import t_p_value
+from .paired import _seed, check_count, t_p_value
 from .result import TestResult, t_difference_result
 
-__all__ = ["student_t", "welch_t"]
+__all__ = ["mann_whitney", "student_t", "two_sample_bootstrap", "welch_t"]
 
 
 def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult:
@@ -95,3 +98,99 @@ def welch_t(
     d (pooled sd) and Hedges' g as :func:`student_t`.
     """
     return _independent_t(x, y, alternative, confidence, equal_var=False)
+
+
+def mann_whitney(
+    x: ArrayLike, y: ArrayLike, alternative: str = "two-sided", confidence: float = 0.95
+) -> TestResult:
+    """The Mann–Whitney U test (Wilcoxon rank-sum) of B against A: is a unit of B as likely
+    to score above a unit of A as below?  ``"greater"``: B tends higher.
+
+    U is B's (the number of pairs in which y beats x, ties counting one half); the p-value is
+    ``scipy.stats.mannwhitneyu(y, x)``'s (exact for small samples without ties, else the
+    normal approximation with tie and continuity corrections).  The effect size is the
+    rank-biserial correlation 2U/(n_x n_y) − 1 (in [−1, 1], 0 when neither tends higher).
+    The difference B − A and its interval are those of the means (Welch's), so that every
+    test of an experiment reports the same estimate; the test itself is of ranks.  2-D
+    inputs: one row per comparison."""
+    from scipy import stats
+
+    x, y = _two_samples(x, y)
+    check_options(alternative, confidence)
+    found = stats.mannwhitneyu(y, x, alternative=alternative, axis=-1)
+    welch = _independent_t(x, y, alternative, confidence, equal_var=False)
+    n_x, n_y = x.shape[-1], y.shape[-1]
+    u = np.asarray(found.statistic, dtype=float)
+    return replace(
+        welch,
+        name="Mann–Whitney U test",
+        statistic=scalar_or_array(u),
+        p_value=scalar_or_array(found.pvalue),
+        df=None,
+        statistic_name="U",
+        effect_size=scalar_or_array(2 * u / (n_x * n_y) - 1),
+        effect_size_name="rank-biserial r",
+        hedges_g=None,
+        method="ranks (scipy's exact or normal approximation); Welch interval of the means",
+    )
+
+
+def two_sample_bootstrap(
+    x: ArrayLike,
+    y: ArrayLike,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    *,
+    samples: int = 10_000,
+    seed: int = 0,
+) -> TestResult:
+    """The two-sample bootstrap of mean(y) − mean(x): each group resampled with replacement
+    on its own, ``samples`` times (``numpy.random.default_rng(seed)``).
+
+    The interval is the percentile interval of the resampled differences.  The p-value
+    resamples under the null (each group shifted to the pooled mean, Efron & Tibshirani 1993,
+    §16.4) and counts the resampled Welch t statistics at least as extreme as the observed
+    one: p = (count + 1)/(samples + 1).  1-D samples only."""
+
+    x, y = _two_samples(x, y)
+    check_options(alternative, confidence)
+    if x.ndim != 1:
+        raise UsageError("the two-sample bootstrap takes one comparison (1-D samples)")
+    samples = check_count(samples, "samples")
+    welch = _independent_t(x, y, alternative, confidence, equal_var=False)
+    pooled = np.concatenate([x, y]).mean()
+    null_x, null_y = x - x.mean() + pooled, y - y.mean() + pooled
+    rng = np.random.default_rng(_seed(seed))
+    differences = np.empty(samples)
+    extreme = 0
+    observed = float(welch.statistic)
+    block = max(1, 2_000_000 // (len(x) + len(y)))
+    for begin in range(0, samples, block):
+        size = min(block, samples - begin)
+        pick_x = rng.integers(0, len(x), (size, len(x)))
+        pick_y = rng.integers(0, len(y), (size, len(y)))
+        differences[begin:begin + size] = y[pick_y].mean(axis=1) - x[pick_x].mean(axis=1)
+        star_x, star_y = null_x[pick_x], null_y[pick_y]
+        se = np.sqrt(star_x.var(axis=1, ddof=1) / len(x) + star_y.var(axis=1, ddof=1) / len(y))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_star = np.where(se > 0, (star_y.mean(axis=1) - star_x.mean(axis=1)) / se, 0.0)
+        if alternative == "two-sided":
+            extreme += int(np.sum(np.abs(t_star) >= abs(observed) - 1e-12))
+        elif alternative == "greater":
+            extreme += int(np.sum(t_star >= observed - 1e-12))
+        else:
+            extreme += int(np.sum(t_star <= observed + 1e-12))
+    tail = (1 - confidence) / 2 if alternative == "two-sided" else 1 - confidence
+    low = float(np.quantile(differences, tail)) if alternative != "less" else -math.inf
+    high = float(np.quantile(differences, 1 - tail)) if alternative != "greater" else math.inf
+    return replace(
+        welch,
+        name="two-sample bootstrap",
+        p_value=(extreme + 1) / (samples + 1),
+        ci_low=low,
+        ci_high=high,
+        df=None,
+        method=f"{samples} resamples of each group (seed {seed}); percentile interval; "
+        "p from the null-shifted resampled Welch t",
+        seed=seed,
+    )

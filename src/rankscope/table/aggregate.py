@@ -362,6 +362,7 @@ def usage_segments(weights: Mapping[str, float], usage: Sequence[float] = USAGE)
     frequent ids making the first 50% of the traffic (by default), the one that crosses the
     line included, and is never empty."""
     head, torso = _check_usage(usage)
+    weights = _scaled(weights)
     total = float(sum(weights.values()))
     by_weight: dict[float, list[str]] = {}
     for query, weight in weights.items():
@@ -375,6 +376,18 @@ def usage_segments(weights: Mapping[str, float], usage: Sequence[float] = USAGE)
             out[query] = label
         before += weight * len(by_weight[weight])
     return out
+
+
+def _scaled(weights: Mapping[str, float]) -> dict[str, float]:
+    """``weights`` divided by the largest: the same shares and order (every statistic and
+    segment reads only weights relative to each other), but sums of up to n and products
+    with values <= the values themselves, so weights near 1e308 stay finite instead of
+    overflowing to inf and nan.  (A weight below 1e-308 of the largest becomes 0: it could
+    not move a statistic anyway.)"""
+    top = max(weights.values(), default=0.0)
+    if not top > 0:
+        return dict(weights)
+    return {key: weight / top for key, weight in weights.items()}
 
 
 def _check_usage(usage: Sequence[float]) -> tuple[float, float]:
@@ -403,6 +416,16 @@ def _tell_missing(what: str, source: str, missing: list[str], id_column: str, po
             cli=text + f"; give every {id_column} one, or --missing warn (segment 'unknown')",
         )
     warn(text + f": they form segment '{UNKNOWN}'" + (", weight 0" if what == "weight" else ""))
+
+
+def _tell_unused(what: str, source: str, unused: list[str], id_column: str) -> None:
+    """A warning for the ids given a weight or a segment that the table does not hold: they
+    change nothing, and ids that match no row at all usually mean an id-mapping mistake."""
+    if not unused:
+        return
+    shown = ", ".join(f"'{q}'" for q in unused[:SHOWN]) + (" ..." if len(unused) > SHOWN else "")
+    warn(f"{len(unused)} {id_column}(s) given a {what} in {source} are not in the table: "
+         f"{shown}; their {what}s are not used (do the ids match the table's?)")  # fmt: skip
 
 
 # -- aggregate --------------------------------------------------------------------------------
@@ -467,13 +490,18 @@ def aggregate_cells(
     if len(set(names)) < len(names):
         raise UsageError(f"two segmentations have one name: {', '.join(names)}")
     queries = list(dict.fromkeys(q for cell in cells for q in cell.queries))
+    known = set(queries)
     if weight_of is not None:
+        weight_of = _scaled(weight_of)
         _tell_missing("weight", weights_source or "the weights",
                       [q for q in queries if q not in weight_of], id_column, missing)  # fmt: skip
+        _tell_unused("weight", weights_source or "the weights",
+                     [q for q in weight_of if q not in known], id_column)  # fmt: skip
     for name, mapping in segmentations:
         source = "the usage segments" if name == "usage" else segments_source or name
         _tell_missing("segment", source, [q for q in queries if q not in mapping],
                       id_column, missing)  # fmt: skip
+        _tell_unused("segment", source, [q for q in mapping if q not in known], id_column)
     weighted = weight_of is not None and not unique
     if how == "gmean":
         negative = [f"{c.measure} ({c.run})" for c in cells if min(c.values) < 0]

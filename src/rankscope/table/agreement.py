@@ -117,6 +117,12 @@ def label_agreement(
         )
     scale = np.unique(labels.grade).tolist()
     overall = _row(labels, None, "all", level, weights, scale)
+    if overall.pairable == 0:
+        warn(
+            f"{labels.source}: no item has labels by two assessors, so agreement is undefined "
+            f"(every statistic is empty; the {overall.items:,} items have one label each): do "
+            "the assessors' query or document ids differ?"
+        )
     order = np.argsort(labels.query, kind="stable")
     query_codes, starts = np.unique(labels.query[order], return_index=True)
     bounds = [*starts.tolist(), len(order)]

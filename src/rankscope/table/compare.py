@@ -40,7 +40,7 @@ from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import records_frame
 from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
 from ..preference.recall import RecallLevels, level_measure, level_view
-from ..stats.corrections import adjust
+from ..stats.corrections import adjust, correction_named
 from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
 from .formats import FORMATS, evaluate_runs
@@ -50,7 +50,6 @@ from .formats import FORMATS, evaluate_runs
 #: binary), reciprocal rank (the first relevant result) and recall at 100 (what a reranker can
 #: still recover).
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "R@100")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 #: The recall levels of the interpolated precision–recall curves (trec_eval's
 #: ``iprec_at_recall``: 0.0, 0.1, ..., 1.0).
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -77,10 +76,9 @@ class Procedure:
 
     def check(self) -> None:
         named(self.test, "runs")
-        if self.correction not in CORRECTIONS:
-            raise UsageError(
-                f"unknown correction {self.correction!r}: choose {', '.join(CORRECTIONS)}"
-            )
+        if correction_named(self.correction) != self.correction:
+            raise UsageError(f"correction {self.correction!r}: give its canonical name "
+                             f"{correction_named(self.correction)!r}")
         if not 0 < self.alpha < 1 or not 0 < self.confidence < 1:
             raise UsageError("alpha and confidence must lie strictly between 0 and 1")
         at_least("permutations", self.permutations, 1)

@@ -37,25 +37,27 @@ class JudgmentFormat:
     default_measures: str  # nickname computed when no measure is named
     family: str  # the measure family it serves ("" for the qrels: every other family)
     ties: str  # trec_eval's order of equally scored documents with this format
-    # (judgments, runs, requests, options, -N, baseline: the preference measures' reference)
-    evaluate: Callable[..., list[RunEvaluation]]
+    # one run's evaluation: (judgments, run, requests, options, -N)
+    evaluate_one: Callable[[Any, Run, Sequence[Request], JoinOptions, int], RunEvaluation]
 
-
-def _evaluate_qrels(
-    qrels: Qrels,
-    runs: Sequence[Run],
-    requests: Sequence[Request],
-    options: JoinOptions,
-    num_docs: int = 0,
-    baseline: str | None = None,
-) -> list[RunEvaluation]:
-    per_run = [r for r in requests if r.measure.family != "preference"]
-    results = [evaluate_run(qrels, run, per_run, options, num_docs=num_docs) for run in runs]
-    wanted = [r for r in requests if r.measure.family == "preference"]
-    if wanted:
-        results = with_preferences(results, wanted, qrels, runs, options, baseline)
-        results = [in_order(res, requests) for res in results]  # the preferences among them
-    return results
+    def evaluate(
+        self,
+        judgments: Any,
+        runs: Sequence[Run],
+        requests: Sequence[Request],
+        options: JoinOptions,
+        num_docs: int,
+        baseline: str | None,
+    ) -> list[RunEvaluation]:
+        """Each run evaluated on its own, then the preference measures (qrels only), which
+        compare it with the reference run ``baseline`` (`with_preferences`)."""
+        per_run = [r for r in requests if r.measure.family != "preference"]
+        results = [self.evaluate_one(judgments, run, per_run, options, num_docs) for run in runs]
+        wanted = [r for r in requests if r.measure.family == "preference"]
+        if wanted:
+            results = with_preferences(results, wanted, judgments, runs, options, baseline)
+            results = [in_order(res, requests) for res in results]  # the preferences among them
+        return results
 
 
 def reference_run(names: Sequence[str], baseline: str | None) -> int:
@@ -119,22 +121,20 @@ def _mean(column: np.ndarray) -> float:
     return float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0
 
 
-def _each_run(evaluate_one: Callable[..., RunEvaluation]) -> Callable[..., list[RunEvaluation]]:
-    """A format's evaluator from its one-run evaluation ``(judgments, run, requests,
-    options)`` (``-N`` serves no measure of these formats)."""
+def _without_num_docs(
+    evaluate_one: Callable[[Any, Run, Sequence[Request], JoinOptions], RunEvaluation],
+) -> Callable[[Any, Run, Sequence[Request], JoinOptions, int], RunEvaluation]:
+    """A format's one-run evaluation from one that takes no ``-N`` (it serves no measure of
+    the preference and judgment-group formats)."""
+    return lambda judgments, run, requests, options, num_docs: evaluate_one(
+        judgments, run, requests, options
+    )
 
-    def evaluate(
-        judgments: Any,
-        runs: Sequence[Run],
-        requests: Sequence[Request],
-        options: JoinOptions,
-        num_docs: int = 0,
-        baseline: str | None = None,
-    ) -> list[RunEvaluation]:
-        # (no preference measure reads these formats: ``baseline`` has nothing to refer to)
-        return [evaluate_one(judgments, run, requests, options) for run in runs]
 
-    return evaluate
+def _qrels_run(
+    qrels: Qrels, run: Run, requests: Sequence[Request], options: JoinOptions, num_docs: int
+) -> RunEvaluation:
+    return evaluate_run(qrels, run, requests, options, num_docs=num_docs)
 
 
 FORMATS: dict[str, JudgmentFormat] = {
@@ -142,22 +142,22 @@ FORMATS: dict[str, JudgmentFormat] = {
     for f in (
         JudgmentFormat(
             "qrels", "qid iter docno grade (TREC qrels; also DataFrames, Parquet, dicts)",
-            Qrels, "official", "", "docno-desc", _evaluate_qrels,
+            Qrels, "official", "", "docno-desc", _qrels_run,
         ),
         JudgmentFormat(
             "prefs", "qid jg jsg docno rel_level (preference judgments)",
             Prefs, "prefs", "trec_prefs", "docno-asc",
-            _each_run(evaluate_prefs),
+            _without_num_docs(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_prefs", "qid jg docno rel_level (qrels read as preferences)",
             Prefs, "prefs", "trec_prefs", "docno-asc",
-            _each_run(evaluate_prefs),
+            _without_num_docs(evaluate_prefs),
         ),
         JudgmentFormat(
             "qrels_jg", "qid jg docno grade (judgment groups)",
             GroupedQrels, "qrels_jg", "judgment_groups", "docno-desc",
-            _each_run(evaluate_judgment_groups),
+            _without_num_docs(evaluate_judgment_groups),
         ),
     )
 }  # fmt: skip

@@ -188,7 +188,7 @@ def _evaluate_one(index: int) -> _Outcome:
             if task.check_common:
                 check_common_queries(judgments, [run])
             [result] = task.fmt.evaluate(
-                judgments, [run], task.requests, task.options, task.num_docs
+                judgments, [run], task.requests, task.options, task.num_docs, None
             )
             if task.zscores is not None:
                 result = to_zscores(result, task.zscores)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, warn
 from ..judge import order_run
 from ..measures import parse_measures
 from ..model import Qrels, Run
@@ -226,6 +226,23 @@ def _scores(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], options:
     return measure_data(qrels, runs, measures, complete=True, **options)
 
 
+def _warn_no_original_effect(original: tuple[Run, Run], results: list[MeasureReproduction]) -> None:
+    """Warn, once, of the measures whose effect ratio is undefined: the original advanced
+    run improves on its baseline by exactly 0 (identical runs, typically), and ER divides
+    by that improvement."""
+    flat = [m for m in results if not np.isfinite(m.effect_ratio)]
+    if not flat:
+        return
+    names = ", ".join(m.measure for m in flat)
+    same = "the same run twice? " if original[0].name == original[1].name else ""
+    warn(
+        f"the effect ratio of {names} is undefined: the original advanced run "
+        f"{original[1].name!r} improves on the baseline {original[0].name!r} by 0 on average "
+        f"({same}ER divides by the original improvement: it is nan when the reproduced "
+        "improvement is 0 too, ±inf otherwise)"
+    )
+
+
 def reproduce_runs(
     qrels: Qrels,
     original: tuple[Run, Run],
@@ -273,6 +290,7 @@ def reproduce_runs(
                 None if replication else rmse(adv, adv2),
             )
         )  # fmt: skip
+    _warn_no_original_effect(original, results)
     rankings = {}
     if not replication:
         for role, i in (("baseline", 0), ("advanced", 1)):

@@ -1,4 +1,4 @@
-"""evaluation from click logs: fit click models, simulate clicks
+"""evaluation from click logs: subcommands fit, simulate, estimate, interleave, learn
 
 Subcommands:
   estimate LOG --policy RUN
@@ -7,7 +7,7 @@ Subcommands:
                 cascade-dr), with seeded bootstrap intervals
   fit LOG       fit click models (PBM, UBM, DBN by EM; CM, SDBN in closed form) to a click
                 log and print their parameters' summary, training log-likelihood and, with
-                --test or --test-fraction, held-out log-likelihood and perplexity per
+                --test-log or --test-fraction, held-out log-likelihood and perplexity per
                 position; -o writes one model's parameters as JSON
   interleave LOG
                 outcomes of an online interleaving experiment from a click log of
@@ -17,7 +17,7 @@ Subcommands:
   learn QRELS RUNS
                 RPP's pseudo-population weights p(i) learned from labelled preferences
                 (--labels FILE) or a metric's (--from MEASURE), with cross-validation over
-                queries; --save writes them for `rankscope prefer --learned FILE`
+                queries; --save writes them for rankscope prefer --learned FILE
   simulate QRELS RUN
                 draw clicks (seeded) from a click model on the run's rankings, its
                 parameters from the judgments' grades (or a fitted model's, --params), and

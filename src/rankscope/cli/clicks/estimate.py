@@ -24,6 +24,7 @@ examples:
   rankscope clicks estimate log.tsv --policy new.run --estimator ips,iips,rips
   rankscope clicks estimate log.tsv --policy new.run --estimator dr --reward-model empirical
   rankscope clicks estimate log.csv.gz --policy new.run --estimator pbm --examination 1,0.6,0.4
+  rankscope clicks estimate random.csv.gz --policy bts-policy.tsv --estimator iips
 """
 
 
@@ -42,47 +43,40 @@ def _estimators(text: str) -> list[str]:
     return names
 
 
-def _columns(text: str) -> dict[str, str]:
-    out = {}
-    for item in text.split(","):
-        role, sep, name = item.partition("=")
-        if not sep or not role.strip() or not name.strip():
-            raise argparse.ArgumentTypeError(f"expected ROLE=NAME pairs, got {item!r}")
-        out[role.strip()] = name.strip()
-    return out
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", help="the click log with the logging policy's propensities")
-    p.add_argument("--policy", required=True, metavar="RUN",
-                   help="the evaluation policy: a run (TREC run file, Parquet) whose ranking "
-                   "of each query is shown at the log's positions")  # fmt: skip
-    p.add_argument("--estimator", type=_estimators, dest="estimators", default=["iips"],
-                   metavar="NAME[,NAME]",
-                   help=f"one or more of {', '.join(ESTIMATORS)} (default iips)")  # fmt: skip
-    p.add_argument("--reward-model", default=None, metavar="empirical|JSON",
-                   help="the reward model of dm, dr and cascade-dr: empirical (smoothed click "
-                   "rates of the log, refitted on every resample), or a position-based click "
-                   "model's parameters (clicks fit --model pbm -o JSON), held fixed")  # fmt: skip
-    p.add_argument("--examination", type=_estimate_numbers, metavar="θ1,θ2,...",
-                   help="each position's examination probability (pbm; the log must then be "
-                   "deterministic: every propensity 1)")  # fmt: skip
-    p.add_argument("--position-weights", type=_estimate_numbers, metavar="α1,α2,...",
-                   help="the metric's weight of a click at each position (default 1 at every "
-                   "position: clicks per session); positions beyond count 0")  # fmt: skip
-    p.add_argument("--clip", type=options.real, metavar="M",
-                   help="cap every importance weight at M (clipped IPS)")
-    p.add_argument("--self-normalise", action="store_true",
-                   help="self-normalise ips, iips and rips (snips is ips self-normalised)")
-    options.CONFIDENCE.add(p, "the interval's confidence level (default 0.95)")
-    p.add_argument("--samples", type=options.whole(0), default=1000,
-                   help="bootstrap resamples (default 1000; 0: no interval)")
-    options.SEED.add(p, "the bootstrap's seed (default 0)")
-    p.add_argument("--columns", type=_columns, metavar="ROLE=NAME,...",
-                   help="the log's columns by role (session, query, position, doc, click, "
-                   "propensity, prefix_propensity, slate_propensity)")  # fmt: skip
-    options.TIE.add(p, "the order of the run's equally scored documents (default docno-desc)")
-    options.FORMAT.add(p, choices=FORMATS)
+    options.add_all(p, (
+        Option(("--policy",), "policy", "the evaluation policy: a run (TREC run file, Parquet) "
+               "whose ranking of each query is shown at the log's positions, or a stochastic "
+               "policy: a file with a header naming query, position, doc and probability "
+               "columns (summing to 1 at each query and position)", metavar="RUN|FILE",
+               required=True),
+        Option(("--estimator",), "estimators", f"one or more of {', '.join(ESTIMATORS)} "
+               "(default iips)", type=_estimators, default=["iips"], metavar="NAME[,NAME]"),
+        Option(("--reward-model",), "reward_model", "the reward model of dm, dr and cascade-dr: "
+               "empirical (smoothed click rates of the log, refitted on every resample), or a "
+               "position-based click model's parameters (clicks fit --model pbm -o JSON), held "
+               "fixed", default=None, metavar="empirical|JSON"),
+        Option(("--examination",), "examination", "each position's examination probability (pbm; "
+               "the log must then be deterministic: every propensity 1)", type=_estimate_numbers,
+               metavar="θ1,θ2,..."),
+        Option(("--position-weights",), "position_weights", "the metric's weight of a click at "
+               "each position (default 1 at every position: clicks per session); positions beyond "
+               "count 0", type=_estimate_numbers, metavar="α1,α2,..."),
+        Option(("--clip",), "clip", "cap every importance weight at M (clipped IPS)",
+               type=options.real, metavar="M"),
+        Option(("--self-normalise",), "self_normalise", "self-normalise ips, iips and rips (snips "
+               "is ips self-normalised)", action="store_true"),
+        options.CONFIDENCE.worded("the interval's confidence level (default 0.95)"),
+        Option(("--samples",), "samples", "bootstrap resamples (default 1000; 0: no interval)",
+               type=options.whole(0), default=1000),
+        options.SEED.worded("the bootstrap's seed (default 0)"),
+        options.COLUMNS.worded("the log's columns by role (session, query, position, doc, click, "
+                               "propensity, prefix_propensity, slate_propensity)"),
+        options.TIE.worded("the order of the run's equally scored documents (default docno-desc)"),
+        options.FORMAT.worded(choices=FORMATS),
+    ))  # fmt: skip
 
 
 def _reward_model(path: str, log):
@@ -95,14 +89,21 @@ def run(args: argparse.Namespace) -> int:
     """estimate a ranking policy's clicks from a log collected under another policy
 
     Counterfactual (off-policy) estimators with seeded bootstrap intervals."""
-    from ...clicks import estimate, ranking_policy
+    from ...clicks import estimate, ranking_policy, stochastic_policy
     from ...read import read_run
     from ...read.impressions import read_impressions
+    from ...read.policy import is_policy_file, read_policy
+    from ...read.runs import file_stem
+    from ...read.trec import source_name
     from ...report.estimates import format_estimates
 
     log = read_impressions(args.log, columns=args.columns)
-    run = read_run(args.policy, queries=log.queries, docs=log.docs)
-    policy = ranking_policy(log, run, ties=args.ties)
+    if is_policy_file(args.policy):
+        name = file_stem(source_name(args.policy))
+        policy = stochastic_policy(log, read_policy(args.policy), name=name)
+    else:
+        run = read_run(args.policy, queries=log.queries, docs=log.docs)
+        policy = ranking_policy(log, run, ties=args.ties)
     reward = args.reward_model
     if reward is not None and reward != "empirical":
         reward = _reward_model(reward, log)

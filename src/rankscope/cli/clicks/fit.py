@@ -1,9 +1,12 @@
 """fit click models to a click log
 
 ``rankscope clicks fit LOG``: click models (PBM, UBM, DBN by EM; CM, SDBN in closed form)
-fitted to a click log, their parameters' summary, training log-likelihood and, with --test or
---test-fraction, held-out log-likelihood and perplexity per position; -o writes one model's
-parameters as JSON.
+fitted to a click log, their parameters' summary, training log-likelihood and, with
+--test-log or --test-fraction, held-out log-likelihood and perplexity per position; -o writes
+one model's parameters as JSON ('-o -': to standard output, instead of the summary);
+--format json prints the summary as JSON (each model's fit, iterations, training and
+held-out log-likelihood, perplexity and perplexity per position); --columns names the
+log's columns by role.
 """
 
 from __future__ import annotations
@@ -18,35 +21,35 @@ EXAMPLES = """\
 examples:
   rankscope clicks fit clicks.tsv --model pbm -o pbm.json
   rankscope clicks fit train.tsv --model cm --model sdbn --model dbn --test-log test.tsv
+  rankscope clicks fit log.tsv --columns click=clicked --test-fraction 0.2 --format json
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", help="the click log (text, .gz, Parquet; - for stdin)")
-    p.add_argument(
-        "--model", action="append", choices=MODELS, metavar="MODEL",
-        help=f"a click model ({', '.join(MODELS)}); repeat to compare several (default pbm)",
-    )  # fmt: skip
-    p.add_argument(
-        "-o", "--output", metavar="JSON", help="write the model's parameters (one model)"
-    )
+    options.add_all(p, (
+        Option(("--model",), "model", f"a click model ({', '.join(MODELS)}); repeat to compare "
+               "several (default pbm)", action="append", choices=MODELS, metavar="MODEL"),
+        options.OUTPUT.worded("write the model's parameters (one model; '-': standard output, "
+                              "instead of the summary)", metavar="JSON"),
+        options.FORCE,
+        options.COLUMNS,
+        options.FORMAT.worded(choices=("table", "json")),
+    ))  # fmt: skip
     held = p.add_mutually_exclusive_group()
-    held.add_argument(
-        "--test-log", metavar="LOG", dest="test_log", help="a held-out click log to evaluate on"
-    )
-    held.add_argument(
-        "--test-fraction", type=options.probability, metavar="F",
-        help="hold out this fraction of the log's sessions (seeded by --seed) for evaluation",
-    )  # fmt: skip
-    options.SEED.add(p, "the split's seed (default 0)")
-    p.add_argument(
-        "--max-iter", type=options.whole(1), default=200, metavar="N",
-        help="EM iterations at most (default 200)",
-    )  # fmt: skip
-    p.add_argument(
-        "--tol", type=_positive, default=1e-6,
-        help="EM stops when the mean log-likelihood per session gains less (default 1e-6)",
-    )  # fmt: skip
+    options.add_all(held, (
+        Option(("--test-log",), "test_log", "a held-out click log to evaluate on", metavar="LOG"),
+        Option(("--test-fraction",), "test_fraction", "hold out this fraction of the log's "
+               "sessions (seeded by --seed) for evaluation", type=options.probability, metavar="F"),
+    ))  # fmt: skip
+    options.add_all(p, (
+        options.SEED.worded("the split's seed (default 0)"),
+        Option(("--max-iter",), "max_iter", "EM iterations at most (default 200)",
+               type=options.whole(1), default=200, metavar="N"),
+        Option(("--tol",), "tol", "EM stops when the mean log-likelihood per session gains less "
+               "(default 1e-6)", type=_positive, default=1e-6),
+    ))  # fmt: skip
 
 
 def _positive(text: str) -> float:
@@ -60,16 +63,16 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from ... import clicks
+    from ...atomic import write_atomically
     from ...errors import UsageError
 
     names = list(dict.fromkeys(args.model or ["pbm"]))
     if args.output and len(names) > 1:
         raise UsageError("-o writes one model's parameters: give one --model")
-    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.log, args.test_log])
-    log = clicks.read_impressions(args.log, require=clicks.CLICK_ROLES, binary=True)
-    test = None
-    if args.test_log:
-        test = clicks.read_impressions(args.test_log, require=clicks.CLICK_ROLES, binary=True)
+    options.check_outputs(args, {"--output": args.output}, [args.log, args.test_log])
+    read = {"columns": args.columns, "require": clicks.CLICK_ROLES, "binary": True}
+    log = clicks.read_impressions(args.log, **read)
+    test = clicks.read_impressions(args.test_log, **read) if args.test_log else None
     if args.test_fraction is not None:
         log, test = log.split(args.test_fraction, seed=args.seed)
         if test.num_sessions == 0 or log.num_sessions == 0:
@@ -77,22 +80,48 @@ def run(args: argparse.Namespace) -> int:
                 f"--test-fraction {args.test_fraction} leaves no session on one side "
                 f"(the log has {log.num_sessions + test.num_sessions})"
             )
-    out = sys.stdout
-    print(
-        f"# {log.num_sessions} training sessions, {len(log)} results shown, "
-        f"{log.num_clicks} clicks" + (f"; {test.num_sessions} held out" if test else ""),
-        file=out,
-    )
-    fitted = {}
-    for name in names:
-        model = clicks.fit(log, name, max_iter=args.max_iter, tol=args.tol)
-        fitted[name] = model
-        print(_describe(model, log, test), file=out)
+    fitted = [clicks.fit(log, name, max_iter=args.max_iter, tol=args.tol) for name in names]
+    parameters = json.dumps(fitted[0].to_dict(), indent=1) + "\n"
+    if args.output == "-":
+        sys.stdout.write(parameters)
+        return 0
+    if args.format == "json":
+        sys.stdout.write(_summary_json(fitted, log, test))
+    else:
+        sys.stdout.write(
+            f"# {log.num_sessions} training sessions, {len(log)} results shown, "
+            f"{log.num_clicks} clicks" + (f"; {test.num_sessions} held out" if test else "")
+            + "\n" + "".join(_describe(model, log, test) + "\n" for model in fitted)
+        )  # fmt: skip
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            json.dump(fitted[names[0]].to_dict(), f, indent=1)
-            f.write("\n")
+        write_atomically(args.output, parameters)
     return 0
+
+
+def _summary_json(fitted, log, test) -> str:
+    """What the summary says, as JSON for a program to read: the logs' sizes, and for each
+    model how it was fitted, its training log-likelihood per session and, with a held-out
+    log, its log-likelihood, perplexity and perplexity per position (every digit)."""
+    from ...report.tables import json_text
+
+    def sizes(part) -> dict[str, int]:
+        return {"sessions": part.num_sessions, "results": len(part), "clicks": part.num_clicks}
+
+    models = []
+    for model in fitted:
+        held = model.evaluate(test).to_dict() if test is not None else None
+        if held is not None:
+            del held["model"]
+        models.append({
+            "model": model.name, "fitted_by": "em" if model.iterations else "closed form",
+            "iterations": model.iterations, "converged": bool(model.converged),
+            "pairs": len(model.attractiveness),
+            "log_likelihood": model.log_likelihood(log), "held_out": held,
+        })  # fmt: skip
+    return json_text({
+        "training": sizes(log), "held_out": sizes(test) if test is not None else None,
+        "models": models,
+    })  # fmt: skip
 
 
 def _describe(model, log, test) -> str:

@@ -37,57 +37,46 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("log", nargs="?", help="the click log of interleaved lists")
-    p.add_argument(
-        "--method", choices=METHOD_CHOICES, metavar="METHOD",
-        help="the interleaving method: %(choices)s (default team-draft)",
-    )  # fmt: skip
-    p.add_argument("--a", dest="run_a", metavar="RUN", help="ranking a (a TREC run)")
-    p.add_argument("--b", dest="run_b", metavar="RUN", help="ranking b (a TREC run)")
-    p.add_argument(
-        "--tau", type=options.real, default=3.0,
-        help="probabilistic interleaving's softmax exponent (default 3)",
-    )  # fmt: skip
-    p.add_argument(
-        "--no-marginalise", action="store_true",
-        help="probabilistic: credit the drawn assignment (team column) instead",
-    )  # fmt: skip
-    options.TIE.add(p, "the order of a run's equally scored documents (default docno-desc)")
-    p.add_argument(
-        "--uniform-depth", action="store_true",
-        help="add the uniform-p(k) variant: last-click depths re-weighted to uniform",
-    )  # fmt: skip
-    p.add_argument(
-        "--per-impression", action="store_true",
-        help="print one row per impression (credits, last click, outcome) instead of totals",
-    )  # fmt: skip
-    options.FORMAT.add(p, choices=("table", "csv", "json"))
+    options.add_all(p, (
+        Option(("--method",), "method", "the interleaving method: %(choices)s (default team-draft)",
+               choices=METHOD_CHOICES, metavar="METHOD"),
+        Option(("--a",), "run_a", "ranking a (a TREC run)", metavar="RUN"),
+        Option(("--b",), "run_b", "ranking b (a TREC run)", metavar="RUN"),
+        Option(("--tau",), "tau", "probabilistic interleaving's softmax exponent (default 3)",
+               type=options.real, default=3.0),
+        Option(("--no-marginalise",), "no_marginalise", "probabilistic: credit the drawn "
+               "assignment (team column) instead", action="store_true"),
+        options.TIE.worded("the order of a run's equally scored documents (default docno-desc)"),
+        Option(("--uniform-depth",), "uniform_depth", "add the uniform-p(k) variant: last-click "
+               "depths re-weighted to uniform", action="store_true"),
+        Option(("--per-impression",), "per_impression", "print one row per impression (credits, "
+               "last click, outcome) instead of totals", action="store_true"),
+        options.FORMAT.worded(choices=("table", "csv", "json")),
+    ))  # fmt: skip
     lists = p.add_argument_group("interleaved lists for an experiment")
-    lists.add_argument(
-        "--lists", nargs=2, metavar=("RUN_A", "RUN_B"),
-        help="write interleaved lists of two runs (one row per shown document)",
-    )  # fmt: skip
-    lists.add_argument(
-        "--impressions", type=options.whole(1), default=1, metavar="N",
-        help="lists per query (default 1)",
-    )  # fmt: skip
-    options.DEPTH.add(lists, "documents per list (default 10)", default=10)
-    options.SEED.add(lists, "the seed of the coin flips (default 0)")
-    lists.add_argument("-o", "--output", default="-", help="the lists' file (default stdout)")
+    options.add_all(lists, (
+        Option(("--lists",), "lists", "write interleaved lists of two runs (one row per shown "
+               "document)", nargs=2, metavar=("RUN_A", "RUN_B")),
+        Option(("--impressions",), "impressions", "lists per query (default 1)",
+               type=options.whole(1), default=1, metavar="N"),
+        options.DEPTH.worded("documents per list (default 10)", default=10),
+        options.SEED.worded("the seed of the coin flips (default 0)"),
+        options.OUTPUT.worded("the lists' file (default standard output)"),
+        options.FORCE,
+    ))  # fmt: skip
     power = p.add_argument_group("power analysis")
-    power.add_argument(
-        "--power", type=options.probability, metavar="WIN_RATE",
-        help="print the impressions the sign test needs to detect this win rate "
-        "(P(a wins | decided impression))",
-    )  # fmt: skip
-    power.add_argument(
-        "--tie-rate", type=_tie_rate, default=0.0, help="the share of tied impressions (default 0)"
-    )
-    options.ALPHA.add(power)
-    power.add_argument(
-        "--target-power", type=options.probability, default=0.8,
-        help="the power to reach (default 0.8)",
-    )  # fmt: skip
+    options.add_all(power, (
+        Option(("--power",), "power", "print the impressions the sign test needs to detect this "
+               "win rate (P(a wins | decided impression))", type=options.probability,
+               metavar="WIN_RATE"),
+        Option(("--tie-rate",), "tie_rate", "the share of tied impressions (default 0)",
+               type=_tie_rate, default=0.0),
+        options.ALPHA,
+        Option(("--target-power",), "target_power", "the power to reach (default 0.8)",
+               type=options.probability, default=0.8),
+    ))  # fmt: skip
 
 
 def _tie_rate(text: str) -> float:
@@ -199,12 +188,13 @@ def _lists(args: argparse.Namespace) -> int:
     from ...api.interleaving import interleaved_lists
     from ...interleaving import write_lists
 
+    options.check_outputs(args, {"--output": args.output}, args.lists)
     table = interleaved_lists(
         args.lists[0], args.lists[1], **_method(args),
         impressions=args.impressions, depth=args.depth, seed=args.seed, tau=args.tau,
         ties=args.ties,
     )  # fmt: skip
-    write_lists(table, args.output)
+    write_lists(table, args.output or "-")
     return 0
 
 

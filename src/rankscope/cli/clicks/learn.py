@@ -35,59 +35,49 @@ def _edges(text: str) -> list[int]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        "--labels", metavar="FILE",
-        help="labelled preferences, one 'qid run_a run_b label' line each (label -1, 0 or 1; "
-        "run names as the runs are named, --names), or a Parquet file with columns "
-        "query_id, run_a, run_b, label",
-    )  # fmt: skip
-    source.add_argument(
-        "--from", dest="measure", metavar="MEASURE",
-        help="label every pair of runs on every query by a metric's preference (ndcg, "
-        "nDCG@10, AP): the weights that make RPP agree with it",
-    )  # fmt: skip
-    p.add_argument(
-        "--tolerance", type=options.real, default=0.0,
-        help="with --from: metric values this close count as a tie (default 0)",
-    )  # fmt: skip
-    p.add_argument(
-        "--graded", action="store_true",
-        help="learn a weight per recall-level bin and grade threshold (graded RPP, eq. 5) "
-        "instead of binary RPP at -l",
-    )  # fmt: skip
-    p.add_argument(
-        "--edges", type=_edges, default=None, metavar="N,N,...",
-        help="upper edges of the recall-level bins (default 1,2,3,4,8,16,32,64: bins 1, 2, 3, "
-        "4, 5-8, ..., 33-64, 65+)",
-    )  # fmt: skip
-    p.add_argument(
-        "--alphas", type=_numbers, default=None, metavar="A,A,...",
-        help="L2 penalties cross-validation chooses from (default 1e-4,1e-3,0.01,0.1,1,10; "
-        "one value: no cross-validation)",
-    )  # fmt: skip
-    p.add_argument(
-        "--num-folds", type=options.whole(2, 1000), default=5, dest="num_folds", metavar="K",
-        help="folds of queries for cross-validation (default 5)",
-    )  # fmt: skip
-    options.SEED.add(p, "seed of the shuffle of queries into folds (default 0)")
-    p.add_argument(
-        "--no-assess", dest="assess", action="store_false",
-        help="skip the held-out comparison with RPP, dcgRPP and invRPP (an outer "
-        "cross-validation: --num-folds times the fitting)",
-    )  # fmt: skip
-    p.add_argument("--save", metavar="FILE", help="write the learned weights as JSON")
-    options.RELEVANCE_LEVEL.add(p, "minimum relevant grade of binary RPP (default 1)")
-    options.FORMAT.add(p, choices=("table", "json"))
-    options.TIE.add(p)
-    options.NAMES.add(p)
-    options.DUPLICATE.add(p)
+    options.add_all(source, (
+        Option(("--labels",), "labels", "labelled preferences, one 'qid run_a run_b label' line "
+               "each (label -1, 0 or 1; run names as the runs are named, --names), or a Parquet "
+               "file with columns query_id, run_a, run_b, label", metavar="FILE"),
+        Option(("--from",), "measure", "label every pair of runs on every query by a metric's "
+               "preference (ndcg, nDCG@10, AP): the weights that make RPP agree with it",
+               metavar="MEASURE"),
+    ))  # fmt: skip
+    options.add_all(p, (
+        Option(("--tolerance",), "tolerance", "with --from: metric values this close count as a "
+               "tie (default 0)", type=options.real, default=0.0),
+        Option(("--graded",), "graded", "learn a weight per recall-level bin and grade threshold "
+               "(graded RPP, eq. 5) instead of binary RPP at -l", action="store_true"),
+        Option(("--edges",), "edges", "upper edges of the recall-level bins (default "
+               "1,2,3,4,8,16,32,64: bins 1, 2, 3, 4, 5-8, ..., 33-64, 65+)", type=_edges,
+               metavar="N,N,..."),
+        Option(("--alphas",), "alphas", "L2 penalties cross-validation chooses from (default "
+               "1e-4,1e-3,0.01,0.1,1,10; one value: no cross-validation)", type=_numbers,
+               metavar="A,A,..."),
+        Option(("--num-folds",), "num_folds", "folds of queries for cross-validation (default 5, "
+               "or one per labelled query when fewer; more than the labelled queries is an "
+               "error)", type=options.whole(2, 1000), default=None, metavar="K"),
+        options.SEED.worded("seed of the shuffle of queries into folds (default 0)"),
+        Option(("--no-assess",), "assess", "skip the held-out comparison with RPP, dcgRPP and "
+               "invRPP (an outer cross-validation: --num-folds times the fitting)",
+               action="store_false"),
+        Option(("--save",), "save", "write the learned weights as JSON", metavar="FILE"),
+        options.FORCE,
+        options.RELEVANCE_LEVEL.worded("minimum relevant grade of binary RPP (default 1)"),
+        options.FORMAT.worded(choices=("table", "json")),
+        options.TIE,
+        options.NAMES,
+        options.DUPLICATE,
+    ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from ...errors import UsageError
     from ...judge import relevance_table
     from ...preference.learned import (
         DEFAULT_ALPHAS,
@@ -125,7 +115,19 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )  # fmt: skip
     labelled_queries = len(np.unique(pairs.query))
-    folds = min(args.num_folds, labelled_queries) if labelled_queries >= 2 else args.num_folds
+    if args.num_folds is None:
+        folds = min(5, labelled_queries) if labelled_queries >= 2 else 5
+    elif args.num_folds > labelled_queries:
+        raise UsageError(
+            f"--num-folds {args.num_folds}: cross-validation over queries needs at least "
+            f"{args.num_folds} labelled queries, the labels have {labelled_queries} (give "
+            f"--num-folds {labelled_queries} or fewer)"
+            if labelled_queries >= 2 else
+            f"--num-folds {args.num_folds}: cross-validation over queries needs at least "
+            f"{args.num_folds} labelled queries, the labels have {labelled_queries}"
+        )  # fmt: skip
+    else:
+        folds = args.num_folds
     if args.assess:
         assessment = assess(table, pairs, folds=folds, inner_folds=folds, **settings)
         model, shown = assessment.full, assessment

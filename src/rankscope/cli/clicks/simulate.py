@@ -16,45 +16,41 @@ EXAMPLES = """\
 examples:
   rankscope clicks simulate --model dbn --sessions 10000 --seed 1 qrels.txt run.txt -o clicks.tsv
   rankscope clicks simulate --params pbm.json --sessions 5000 qrels.txt run.txt -o clicks.tsv
+  rankscope clicks simulate --sessions 2000 qrels.txt lists.tsv -o clicks.tsv
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    Option = options.Option
     p.add_argument("qrels", help="the judgments (TREC qrels): attractiveness from the grades")
-    p.add_argument("run", help="the run whose rankings are shown")
+    p.add_argument(
+        "run", help="the run whose rankings are shown, or the lists of an interleaving "
+        "experiment (clicks interleave --lists -o LISTS), shown in turn with their teams kept",
+    )  # fmt: skip
     source = p.add_mutually_exclusive_group()
-    source.add_argument(
-        "--model", choices=MODELS, default=None, metavar="MODEL",
-        help=f"the click model ({', '.join(MODELS)}; default pbm), its parameters from the grades",
-    )  # fmt: skip
-    source.add_argument(
-        "--params", metavar="JSON", help="a fitted model's parameters (clicks fit -o)"
-    )
-    p.add_argument(
-        "--sessions", type=options.whole(1), default=1000, metavar="N",
-        help="sessions to simulate, shared among the queries in turn (default 1000)",
-    )  # fmt: skip
-    options.DEPTH.add(
-        p, "results shown per session: each query's first N documents (default 10)", default=10
-    )
-    options.SEED.add(p)
-    p.add_argument(
-        "--attractiveness", metavar="G:P,...",
-        help="attractiveness per grade, e.g. 0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)",
-    )  # fmt: skip
-    p.add_argument(
-        "--satisfaction", metavar="G:P,...",
-        help="DBN/SDBN satisfaction per grade (default (2^g - 1)/2^gmax)",
-    )  # fmt: skip
-    p.add_argument(
-        "--continuation", type=_unit, metavar="G",
-        help="DBN's probability of going on after an unsatisfying result (default 0.9)",
-    )  # fmt: skip
-    options.TIE.add(p)
-    p.add_argument(
-        "-o", "--output", default="-", metavar="LOG",
-        help="the click log: tab-separated with a header, or Parquet (.parquet); default stdout",
-    )  # fmt: skip
+    options.add_all(source, (
+        Option(("--model",), "model", f"the click model ({', '.join(MODELS)}; default pbm), "
+               "its parameters from the grades", choices=MODELS, metavar="MODEL"),
+        Option(("--params",), "params", "a fitted model's parameters (clicks fit -o)",
+               metavar="JSON"),
+    ))  # fmt: skip
+    options.add_all(p, (
+        Option(("--sessions",), "sessions", "sessions to simulate, shared among the queries in "
+               "turn (default 1000)", type=options.whole(1), default=1000, metavar="N"),
+        options.DEPTH.worded("results shown per session: each query's first N documents (default "
+                             "10)", default=10),
+        options.SEED,
+        Option(("--attractiveness",), "attractiveness", "attractiveness per grade, e.g. "
+               "0:0.05,1:0.5,2:0.95 (default (2^g - 1)/2^gmax)", metavar="G:P,..."),
+        Option(("--satisfaction",), "satisfaction", "DBN/SDBN satisfaction per grade (default (2^g "
+               "- 1)/2^gmax)", metavar="G:P,..."),
+        Option(("--continuation",), "continuation", "DBN's probability of going on after an "
+               "unsatisfying result (default 0.9)", type=_unit, metavar="G"),
+        options.TIE,
+        options.OUTPUT.worded("the click log: tab-separated with a header, or Parquet (.parquet); "
+                              "default standard output", metavar="LOG"),
+        options.FORCE,
+    ))  # fmt: skip
 
 
 def _unit(text: str) -> float:
@@ -90,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from ... import clicks
     from ...api.clicks import simulate_clicks
 
-    options.check_outputs(args, {"-o": options.output_file(args.output)}, [args.run, args.params])
+    options.check_outputs(args, {"--output": args.output}, [args.run, args.params])
     if args.params:
         model: clicks.ClickModel | str = model_file(args.params)
     else:
@@ -101,5 +97,5 @@ def run(args: argparse.Namespace) -> int:
         satisfaction=_grades(args.satisfaction, "--satisfaction"),
         continuation=args.continuation,
     )  # fmt: skip
-    clicks.write_clicks(log, args.output)
+    clicks.write_clicks(log, args.output or "-")
     return 0
