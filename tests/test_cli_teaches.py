@@ -96,6 +96,9 @@ def test_rr_takes_a_cutoff(files, capsys):
         ("ndcg_cut@10", "did you mean ndcg_cut.10, nDCG@10?"),
         ("NDCG_CUT_10", "did you mean ndcg_cut_10?"),
         ("Map", "did you mean map, MAP?"),
+        ("P10", "did you mean P@10, P.10?"),  # a cutoff without its @
+        ("ndcg10", "did you mean nDCG@10"),
+        ("nDGC@10", "did you mean nDCG@10, "),  # a typo: the closest name, cutoff kept
     ],
 )
 def test_case_insensitive_suggestions_give_the_exact_spelling(name, suggestion):

@@ -235,8 +235,9 @@ def test_measures_keep_the_order_given_and_runs_are_named_after_their_files(tmp_
     assert [r["run"] for r in json.loads(out)] == ["first", "second.txt.gz"]
     (tmp_path / "twin").mkdir()
     c = write_ranked_run(tmp_path / "twin" / "first.run", "tag", RANKINGS["dense"])
-    code, _, err = run_cli(["compare", qrels, a, c], capsys)
-    assert code == 2 and "two runs are named 'first'" in err and "--names tag" in err
+    code, out, err = run_cli(["compare", "--format", "json", "-m", "AP", qrels, a, c], capsys)
+    assert code == 0, err  # two files of one name: told apart by their paths
+    assert [r["run"] for r in json.loads(out)] == [f"{tmp_path.name}/first", "twin/first"]
 
 
 def test_the_api_names_runs_as_compare_does(tmp_path):
@@ -263,3 +264,26 @@ def test_example_shows_a_comparison_an_ordering_and_what_to_try(capsys):
     assert "strong  0.7100 ± 0.0285  +0.4368  +159.9%  <0.0001▲" in out  # AP, by the t-test
     assert "(MC4): strong > medium > weak" in out
     assert "rankscope compare -m nDCG@10 -m RPP" in out
+
+
+def test_the_baseline_by_the_path_of_its_file(tmp_path, capsys):
+    """``--baseline runs/dense.txt``: the run read from that file, in every command that has
+    --baseline; a path that is not one of the runs is refused with the names."""
+    qrels = write_qrels(tmp_path / "qrels", QRELS)
+    a = write_ranked_run(tmp_path / "bm25.txt", "t1", RANKINGS["bm25"])
+    b = write_ranked_run(tmp_path / "dense.txt", "t2", RANKINGS["dense"])
+    code, out, err = run_cli(
+        ["compare", "--format", "json", "-m", "P@1", "--baseline", str(b), qrels, a, b], capsys
+    )
+    assert code == 0, err
+    rows = {r["run"]: r for r in json.loads(out)}
+    # P@1: bm25 finds a on q1 only (1/3); dense a, a, b (1)
+    assert rows["bm25"]["baseline"] == "dense"
+    assert rows["bm25"]["difference"] == pytest.approx(1 / 3 - 1)
+    code, out, err = run_cli(
+        ["eval", "-m", "RPP", "--baseline", str(b), "--format", "csv", qrels, a, b], capsys
+    )
+    assert code == 0, err
+    assert "RPP vs dense" in out
+    code, _, err = run_cli(["compare", "--baseline", str(tmp_path / "x.txt"), qrels, a, b], capsys)
+    assert code == 2 and "not one of the runs (bm25, dense)" in err

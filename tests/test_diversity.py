@@ -294,3 +294,21 @@ def test_judge_without_subtopics_has_no_aspects():
     qrels = rankscope.read_qrels({"q": {"a": 1}})
     run = rankscope.read_run({"q": {"a": 1.0}}, queries=qrels.queries, docs=qrels.docs)
     assert judge(qrels, run).aspects is None
+
+
+def test_ndeval_names_runs_of_one_tag_by_file(tmp_path, capsys):
+    """A directory of one system's runs (every tag ``indri``): each block is named after its
+    file, as every other command names runs; a single run keeps ndeval's tag."""
+    q = tmp_path / "qrels"
+    q.write_text("1 1 a 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "bm25.txt").write_text("1 Q0 a 1 0.5 indri\n")
+    (runs / "ql.txt").write_text("1 Q0 b 1 0.5 indri\n")
+    code, out, err = run_cli(["ndeval", str(q), str(runs)], capsys)
+    assert code == 0, err
+    labels = {line.split(",")[0] for line in out.strip().split("\n") if ",topic," not in line}
+    assert labels == {"bm25", "ql"}
+    assert "runs tagged indri come from several files" in err
+    code, out, err = run_cli(["ndeval", str(q), str(runs / "ql.txt")], capsys)
+    assert out.strip().split("\n")[1].startswith("indri,") and err == ""

@@ -144,3 +144,20 @@ def test_movielens_files(capsys):
     assert entry["summary"]["MAE"] == 0.0 and entry["users"]["MAE"] == 20_000
     assert entry["summary"]["UserCoverage"] == 1.0 and entry["users"]["UserCoverage"] == 459
     assert 0.5 < entry["summary"]["P@10"] <= 1.0
+
+
+def test_systems_of_one_file_name_are_named_by_their_paths(tmp_path, capsys):
+    """``pop/u1.tsv knn/u1.tsv``: the columns are ``pop/u1`` and ``knn/u1`` (the shortest end
+    of each path that tells them apart), not ``u1`` twice."""
+    test = tmp_path / "test.tsv"
+    test.write_text("u1\ta\t5\nu2\tb\t4\n")
+    for system, lists in (("pop", "u1\ta\t1\nu2\tc\t1\n"), ("knn", "u1\tb\t1\nu2\tb\t1\n")):
+        (tmp_path / system).mkdir()
+        (tmp_path / system / "u1.tsv").write_text(lists)
+    paths = [str(tmp_path / s / "u1.tsv") for s in ("pop", "knn")]
+    code, out, err = run_cli(["recsys", str(test), *paths, "-m", "P@1", "--format", "csv"], capsys)
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert [r[0] for r in rows[1:]] == ["pop/u1", "knn/u1"]
+    col = rows[0].index("value")
+    assert [r[col] for r in rows[1:]] == ["0.5", "0.5"]  # pop: u1 hit, u2 not; knn: u2 only

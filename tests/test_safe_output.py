@@ -5,6 +5,9 @@ excerpt of a bad token."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from tests.conftest import run_cli
 
 ESC = "\x1b[2J"
@@ -51,3 +54,31 @@ def test_printable_output_is_unchanged(tmp_path, capsys):
     run.write_text("q1 Q0 d1 1 1.0 tag-é\n")
     code, out, _ = run_cli(["eval", "-m", "runid", str(qrels), str(run)], capsys)
     assert code == 0 and out == "runid                 \tall\ttag-é\n"
+
+
+def test_undecodable_bytes_show_as_their_escape_and_raw_in_trec_format(tmp_path, capsys):
+    """A Latin-1 byte in a query id (``q\\xe9``): ``\\xe9`` in every table and message, not
+    Python's ``\\udce9``; trec_eval's format writes the byte back as read, as trec_eval does."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(b"q\xe9 0 d1 1\nq2 0 d2 1\n")
+    run.write_bytes(b"q\xe9 Q0 d1 1 2.0 t\nq2 Q0 d2 1 1.0 t\n")
+    for fmt in ("table", "csv"):  # (JSON escapes it its own way, keeping the value)
+        code, out, _ = run_cli(["eval", "--format", fmt, "-q", "-m", "P.1", str(qrels), str(run)],
+                               capsys)  # fmt: skip
+        assert code == 0 and "q\\xe9" in out and "udc" not in out, fmt
+    done = subprocess.run(
+        [sys.executable, "-m", "rankscope", "eval", "-q", "-m", "P.1", str(qrels), str(run)],
+        capture_output=True, check=True,
+    )  # fmt: skip
+    assert b"P_1                   \tq\xe9\t1.0000\n" in done.stdout
+
+
+def test_explain_escapes_the_query_in_its_title(tmp_path, capsys):
+    qid = "q\x1b]0;x\x07"
+    qrels, a, b = tmp_path / "qrels", tmp_path / "a", tmp_path / "b"
+    qrels.write_text(f"{qid} 0 d1 1\n{qid} 0 d2 1\n")
+    a.write_text(f"{qid} Q0 d1 1 2.0 t\n{qid} Q0 d2 2 1.0 t\n")
+    b.write_text(f"{qid} Q0 d2 1 2.0 u\n{qid} Q0 d1 2 1.0 u\n")
+    code, out, _ = run_cli(["explain", "--query", qid, str(qrels), str(a), str(b)], capsys)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert out.startswith("a (A) against b (B), query q\\x1b]0;x\\x07: 2 recall levels")

@@ -50,6 +50,15 @@ class RankscopeWarning(_ToldTwice, UserWarning):
     """A surprising but recoverable situation in the input (reported, never silent)."""
 
 
+def shown(value: object) -> str:
+    """A value as a message shows it: a number as the number (``0.5``, where numpy's scalars
+    print ``np.float64(0.5)``), anything else as its ``repr`` (a string quoted)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():  # a numpy scalar
+        value = item()
+    return repr(value)
+
+
 def warn(message: str, *, cli: str | None = None) -> None:
     """Report a surprising but legal case (shown on stderr by the command line, which shows
     ``cli`` instead when given: the message naming command-line options)."""

@@ -14,7 +14,7 @@ from ..judge import JoinOptions
 from ..measures import Request, reads_subtopics
 from ..model import ZScores
 from ..read.prefs import read_zscores
-from ..read.runs import check_common_queries
+from ..read.runs import baseline_name, check_common_queries
 from ..read.sources import read_doc_lengths, read_qrels, resolve_runs
 from ..table import RunEvaluation, as_requests
 from ..table.formats import evaluation_options, judgment_format
@@ -60,6 +60,7 @@ def evaluate_on_dask(
             run_list = resolve_runs(runs, judgments, duplicates, order, names)
             if no_common_query == "error":
                 check_common_queries(judgments, run_list)
+            baseline = baseline_name(baseline, [(r.name, r.source) for r in run_list])
             results = scale.evaluate_split(
                 client, judgments, run_list, requests, options, num_docs, partitions, baseline
             )

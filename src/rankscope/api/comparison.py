@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..judge import JoinOptions
 from ..measures import Request
 from ..read.results_frames import from_results_frames, qrels_from_results
+from ..read.runs import baseline_name
 from ..read.sources import QrelsLike, resolve_runs
 from ..report.compare import format_comparison
 from ..report.html import write_html
@@ -95,6 +96,7 @@ def compare(
         if isinstance(baseline, bool) or not -len(run_list) <= baseline < len(run_list):
             raise UsageError(f"baseline={baseline!r}: name a run, or give its position")
         baseline = run_list[baseline].name
+    baseline = baseline_name(baseline, [(r.name, r.source) for r in run_list])
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     correction = correction_named(correction)

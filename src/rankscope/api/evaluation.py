@@ -17,7 +17,7 @@ from ..model.frames import to_frame
 from ..read import irds
 from ..read import prefs as prefs_io
 from ..read.prefs import read_zscores
-from ..read.runs import check_common_queries
+from ..read.runs import baseline_name, check_common_queries
 from ..read.sources import (
     QrelsLike,
     read_doc_lengths,
@@ -260,7 +260,7 @@ def evaluate_many(
         check_common_queries(judgments, run_list)
     return evaluate_runs(
         judgments, run_list, requests, fmt, options, num_docs=num_docs, zscores=table,
-        baseline=baseline,
+        baseline=baseline_name(baseline, [(r.name, r.source) for r in run_list]),
     )  # fmt: skip
 
 

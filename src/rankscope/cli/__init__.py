@@ -28,6 +28,7 @@ status 143 (128 + SIGTERM): a file being written is left as it was (`rankscope.a
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -132,6 +133,10 @@ def _main(argv: Sequence[str] | None) -> int:
     # rankscope does no linear algebra: keep numpy's BLAS from starting idle threads.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # an id's bytes that are not UTF-8 are written back as they were read (trec_eval's
+        # format keeps them; every other output writes them as escapes, `report.tables.clean`)
+        sys.stdout.reconfigure(errors="surrogateescape")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:

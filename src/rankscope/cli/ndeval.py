@@ -1,7 +1,9 @@
 """diversity evaluation with ndeval's output (TREC Web track)
 
 Intent-aware measures (ERR-IA, alpha-nDCG, NRBP, MAP-IA, P-IA, strec) printed exactly as
-ndeval 4.5 prints them: CSV, one row per topic and an amean row.
+ndeval 4.5 prints them: CSV, one row per topic and an amean row.  Each run is named by its
+tag, as ndeval names it; runs whose tags collide (a directory of one system's runs) by their
+files, as every other command names runs.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
-    from ..read.trec import run_files
+    from ..read.runs import run_names
+    from ..read.trec import run_files, source_name
     from ..report.ndeval import format_ndeval
     from ..table.ndeval import ndeval_table
 
@@ -47,10 +50,17 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"-{name} must be between 0 and 1 (got {v})")
     if args.max_docs is not None and args.max_docs <= 0:
         raise UsageError(f"-M must be at least 1 (got {args.max_docs})")
-    for path in run_files(args.runs, judgments=args.qrels):
-        runid, topics, table, mean = ndeval_table(
+    paths = run_files(args.runs, judgments=args.qrels)
+    tables = [
+        ndeval_table(
             args.qrels, path, alpha=args.redundancy, beta=args.beta, traditional=args.traditional,
             complete=args.complete, depth=args.max_docs, duplicates=args.duplicates,
         )  # fmt: skip
-        sys.stdout.write(format_ndeval(runid, topics, table, mean))
+        for path in paths
+    ]
+    # named by tag, as ndeval names them, unless tags collide (a directory of one system's
+    # runs): then by file, as every other command names them
+    names = run_names([(t[0], source_name(p)) for t, p in zip(tables, paths, strict=True)], "tag")
+    for name, (_, topics, table, mean) in zip(names, tables, strict=True):
+        sys.stdout.write(format_ndeval(name, topics, table, mean))
     return 0

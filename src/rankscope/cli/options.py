@@ -405,7 +405,8 @@ TEST = Option(("--test",), "test", "statistical test: %(choices)s (default t)",
 FORMAT = Option(("--format",), "format", "output format (default table)",
                 choices=FORMATS, default="table", subsets=True)  # fmt: skip
 NAMES = Option(("--names",), "names", "name runs after their files without .gz and "
-               ".txt/.run/.trec/.tsv (default; two files of one name are an error) or after their "
+               ".txt/.run/.trec/.tsv (default; files of one name are told apart by the ends of "
+               "their paths, pop/u1 and knn/u1) or after their "
                "tag column (trec_eval's runid, which trec_eval-format output prints either way)",
                choices=("file", "tag"), default="file")  # fmt: skip
 DUPLICATE = Option(("--duplicates",), "duplicates", "a document listed twice for a query: error "
@@ -429,8 +430,9 @@ FORCE = Option(("--force",), "force", "overwrite an existing output file (defaul
                action="store_true", default=False)  # fmt: skip
 QUIET = Option(("--quiet",), "quiet", "no progress bar (drawn only on a terminal anyway)",
                action="store_true", default=False)  # fmt: skip
-BASELINE = Option(("--baseline",), "baseline", "the run the others are compared with (default: the "
-                  "first run given)", metavar="RUN")  # fmt: skip
+BASELINE = Option(("--baseline",), "baseline", "the run the others are compared with, by its name "
+                  "or the path of its file as given (default: the first run given)",
+                  metavar="RUN")  # fmt: skip
 CORRECTION = Option(("--correction",), "correction", "correction for the comparisons of each "
                     "measure (default holm; bh controls the false discovery rate)",
                     choices=CORRECTIONS, default="holm")  # fmt: skip

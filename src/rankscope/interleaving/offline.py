@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, shown
 from .kernels import pair_batch, query_pairs, settle
 from .methods import Interleaving, _pair, _ranking, expected_sign, method_named
 
@@ -142,9 +142,9 @@ def browsing_distribution(browsing: Browsing, depth: int) -> np.ndarray:
 
 def _level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, int | float | np.integer | np.floating):
-        raise UsageError(f"relevance level must be a number, got {level!r}")
+        raise UsageError(f"relevance level must be a number, got {shown(level)}")
     if not math.isfinite(level):
-        raise UsageError(f"relevance level must be finite, got {level!r}")
+        raise UsageError(f"relevance level must be finite, got {shown(level)}")
     return float(level)
 
 
@@ -152,9 +152,9 @@ def _grade(value: Any, doc: Hashable) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise InputError(f"relevance of document {doc!r}: grade {value!r} is not a number")
+        raise InputError(f"relevance of document {doc!r}: grade {shown(value)} is not a number")
     if not math.isfinite(value):
-        raise InputError(f"relevance of document {doc!r}: grade {value!r} is not finite")
+        raise InputError(f"relevance of document {doc!r}: grade {shown(value)} is not finite")
     return float(value)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..atomic import write_atomically
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, shown
 from ..judge import order_run
 from ..model import ImpressionLog, Run
 from ..model.frames import to_frame
@@ -90,7 +90,7 @@ def interleaved_lists(
     method = method_named(method).name
     for value, name in ((impressions, "impressions"), (depth, "depth")):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise UsageError(f"{name} must be an integer >= 1, got {value!r}")
+            raise UsageError(f"{name} must be an integer >= 1, got {shown(value)}")
     rng = _generator(seed)
     first, second = rankings_of(run_a, ties=ties), rankings_of(run_b, ties=ties)
     shared = sorted(set(first) & set(second))

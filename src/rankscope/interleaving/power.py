@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from ..stats.paired import sign_p_value
 
 
@@ -32,9 +32,9 @@ def sign_test(wins: int, losses: int) -> float:
 
 def _probability(value: Any, name: str, *, low: float = 0.0, high: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise UsageError(f"{name} must be a number in ({low}, {high}), got {value!r}")
+        raise UsageError(f"{name} must be a number in ({low}, {high}), got {shown(value)}")
     if not low < value < high:
-        raise UsageError(f"{name} must be a number in ({low}, {high}), got {value!r}")
+        raise UsageError(f"{name} must be a number in ({low}, {high}), got {shown(value)}")
     return float(value)
 
 

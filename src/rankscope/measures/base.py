@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from ..judge import Ranked
 
 #: A retrieval measure's kernel: a `Ranked` batch (and parameters) to one value per query.
@@ -55,15 +55,16 @@ class Param:
                 v = self.type(value)
         except (TypeError, ValueError):
             raise UsageError(
-                f"{measure}: parameter {self.name}={value!r} is not a valid {self.type.__name__}"
+                f"{measure}: parameter {self.name}={shown(value)} is not a valid "
+                f"{self.type.__name__}"
             ) from None
         if self.minimum is not None and v < self.minimum:
             raise UsageError(
-                f"{measure}: parameter {self.name}={value!r} must be >= {self.minimum}"
+                f"{measure}: parameter {self.name}={shown(value)} must be >= {self.minimum}"
             )
         if self.choices and v not in self.choices:
             raise UsageError(
-                f"{measure}: parameter {self.name}={value!r} must be one of {self.choices}"
+                f"{measure}: parameter {self.name}={shown(value)} must be one of {self.choices}"
             )
         return v
 

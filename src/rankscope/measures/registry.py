@@ -23,13 +23,18 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .base import Measure, Request
 
 _IR_PATTERN = re.compile(
     r"^(?P<name>[A-Za-z_][A-Za-z0-9_-]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$"
 )
 _HEAD = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _folded(name: str) -> str:
+    """``name`` compared without case or punctuation (``nDCG-k`` ~ ``ndcgk``)."""
+    return re.sub(r"[^0-9a-z]", "", name.casefold())
 _PRINTED_VALUE = {"cutoffs": re.compile(r"\d+"), "fractions": re.compile(r"\d*\.?\d+")}
 _INT_PREFIX = re.compile(r"\s*([+-]?\d+)")
 _FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)")
@@ -159,8 +164,10 @@ class Registry:
     def _suggestions(self, spec: str) -> list[str]:
         """What the user probably meant: first the names equal to the one given but for case,
         in their exact spelling with the given parameters and cutoff (``ndcg@10`` ->
-        ``nDCG@10``, ``ndcg_cut@10`` -> ``ndcg_cut.10``, ``nDCG@10``), each checked to parse;
-        else the closest names."""
+        ``nDCG@10``, ``ndcg_cut@10`` -> ``ndcg_cut.10``, ``nDCG@10``), trying an ``@`` before
+        trailing digits (``P10`` -> ``P@10``), each checked to parse; else the closest names
+        (case and punctuation ignored), with the parameters and cutoff given kept where the
+        result parses (``nDGC@10`` -> ``nDCG@10``)."""
         import difflib  # only for a mistake: keeps it out of every start-up
 
         match = _HEAD.match(spec)
@@ -170,7 +177,9 @@ class Registry:
         name, sep, value = head.rpartition("_")
         if sep and not rest and re.fullmatch(r"\d*\.?\d+", value):
             heads.append((name, f"_{value}"))  # trec_eval's printed name, P_10
-        cutoff = rest[1:] if rest.startswith("@") else None
+        digits = re.fullmatch(r"(.*?[A-Za-z])(\d+)", head)
+        if digits and not rest:
+            heads.append((digits.group(1), f"@{digits.group(2)}"))  # a cutoff without @
         names = [*self._index, *(n for n, _ in self._ir), *self.nicknames]
         exact: dict[str, list[str]] = {}
         for n in names:
@@ -179,6 +188,7 @@ class Registry:
                 exact[n.casefold()].append(n)
         candidates = []
         for h, tail in heads:
+            cutoff = tail[1:] if tail.startswith("@") else None
             for n in exact.get(h.casefold(), []):
                 candidates.append(n + tail)
                 if cutoff is not None and n in self._index:
@@ -189,10 +199,17 @@ class Registry:
         close = [c for c in dict.fromkeys(candidates) if c != spec and self._parses(c)]
         if close:
             return close
-        folded = difflib.get_close_matches(
-            spec.split("(")[0].split("@")[0].split(".")[0].casefold(), list(exact)
-        )
-        return list(dict.fromkeys(n for f in folded for n in exact[f]))
+        folded: dict[str, list[str]] = {}  # names without case or punctuation
+        for key, spelled in exact.items():
+            folded.setdefault(_folded(key), []).extend(spelled)
+        near = [
+            n
+            for h, _ in heads
+            for f in difflib.get_close_matches(_folded(h), list(folded))
+            for n in folded[f]
+        ]
+        kept = [n + tail for n in near for _, tail in heads if tail and self._parses(n + tail)]
+        return list(dict.fromkeys(kept[:1] + near))
 
     def _parses(self, spec: str) -> bool:
         try:
@@ -301,7 +318,7 @@ def _boolean(value: str, spec: str) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    raise UsageError(f"measure '{spec}': judged_only must be True or False (got {value!r})")
+    raise UsageError(f"measure '{spec}': judged_only must be True or False (got {shown(value)})")
 
 
 def _pairs(m: Measure, text: str) -> dict[str, Any]:

@@ -671,16 +671,21 @@ typedef struct {
     const char *q, *d;
     uint64_t qh, dh;
     union { double score; int64_t grade; } v;
+    double rank; /* a run's rank column; NaN when it is not a number */
     size_t qlen, dlen;
     int32_t line;
 } Pending;
+
+/* A run's lines counted by their number of fields, NFIELDS - 1 standing for that many or
+   more: evidence for the suspicious-input warnings (a document id holding a space). */
+#define NFIELDS 17
 
 /* Intern records [from, to) of `recs` (`ready` of them are scanned).  Memory latency
    dominates, so the loop prefetches ahead: the table slots of the record 16 places on, and
    the strings of those slots for the record 8 places on. */
 static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
-                          Column *lc) {
+                          Column *lc, Column *rc) {
     for (size_t k = from; k < to; k++) {
         if (k + 16 < ready) {
             interner_prefetch(queries, recs[k + 16].qh);
@@ -696,20 +701,28 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
         column_push(dc, &d32);
         column_push(vc, &r->v);
         column_push(lc, &r->line);
+        if (rc) column_push(rc, &r->rank);
     }
     return 0;
 }
 
 /* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
    Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
-   (None, line, kind, detail); result() -> (query, doc, value, line[, tag]) as bytes. */
+   (None, line, kind, detail); result() -> (query, doc, value, line[, tag, rank, fields,
+   tags]) as bytes (see Parser_result for a run's evidence). */
 typedef struct {
     PyObject_HEAD
     Interner *queries, *docs;
     int is_run;
-    Column qc, dc, vc, lc;
+    Column qc, dc, vc, lc, rc;
     long long line;
     PyObject *tag;
+    /* a run's evidence for the suspicious-input warnings: its lines by field count (how
+       many, the first), its first tag, and the first line tagged otherwise (0: none) */
+    long long fields[NFIELDS], fields_first[NFIELDS];
+    PyObject *tag0, *other_tag;
+    int tag0_count;
+    long long other_line;
     Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
 } Parser;
 
@@ -729,6 +742,7 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     self->dc.item = sizeof(int32_t);
     self->vc.item = 8;
     self->lc.item = sizeof(int32_t);
+    self->rc.item = sizeof(double);
     self->line = 0;
     Py_XSETREF(self->tag, PyBytes_FromStringAndSize("", 0));
     return self->tag ? 0 : -1;
@@ -742,7 +756,10 @@ static void Parser_dealloc(Parser *self) {
     Py_XDECREF(self->dc.bytes);
     Py_XDECREF(self->vc.bytes);
     Py_XDECREF(self->lc.bytes);
+    Py_XDECREF(self->rc.bytes);
     Py_XDECREF(self->tag);
+    Py_XDECREF(self->tag0);
+    Py_XDECREF(self->other_tag);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -762,6 +779,11 @@ typedef struct {
     size_t err_n;
     const char *tag;
     size_t tag_len;
+    long long *fields, *fields_first;  /* the parser's counts, written by the worker */
+    const char *tag0, *other;         /* the run's first tag (its line's here, when new) */
+    size_t tag0_len, other_len;       /* and the first other tag of this piece */
+    int tag0_new, *tag0_count;
+    long long other_line;
     long long last_line;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -825,6 +847,24 @@ static void *scan_lines(void *arg) {
         if (run) {
             sc->tag = f.start[5];
             sc->tag_len = f.len[5];
+            int c = f.count < NFIELDS ? f.count : NFIELDS - 1;
+            if (!sc->fields[c]) sc->fields_first[c] = line;
+            sc->fields[c]++;
+            /* tags are compared between lines of the first line's field count (a line
+               with a field more has another field in the tag's place) */
+            if (!sc->tag0) {
+                sc->tag0 = f.start[5];
+                sc->tag0_len = f.len[5];
+                sc->tag0_new = 1;
+                *sc->tag0_count = f.count;
+            } else if (!sc->other_line && f.count == *sc->tag0_count &&
+                       (f.len[5] != sc->tag0_len ||
+                                           memcmp(f.start[5], sc->tag0, f.len[5]) != 0)) {
+                sc->other_line = line;
+                sc->other = f.start[5];
+                sc->other_len = f.len[5];
+            }
+            if (parse_score(f.start[3], f.len[3], &pd->rank)) pd->rank = NAN;
         }
         pd->q = f.start[0];
         pd->qlen = f.len[0];
@@ -868,7 +908,8 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     if (interner_reserve_arena(docs, (size_t)(end - p)) < 0) goto done;
     size_t rows = self->qc.len + lines;
     if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
-        column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0)
+        column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0 ||
+        (self->is_run && column_reserve(&self->rc, rows) < 0))
         goto done;
     if (self->recs_block.size < lines * sizeof(Pending)) {
         block_free(&self->recs_block);
@@ -882,6 +923,14 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     sc.end = end;
     sc.line0 = self->line;
     sc.is_run = self->is_run;
+    sc.fields = self->fields;
+    sc.fields_first = self->fields_first;
+    sc.tag0_count = &self->tag0_count;
+    if (self->tag0) {
+        sc.tag0 = PyBytes_AS_STRING(self->tag0);
+        sc.tag0_len = (size_t)PyBytes_GET_SIZE(self->tag0);
+    }
+    sc.other_line = self->other_line;
     pthread_mutex_init(&sc.mu, NULL);
     pthread_cond_init(&sc.cv, NULL);
     pthread_t worker;
@@ -900,7 +949,8 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
             size_t upto = finished ? ready : (ready > used + 16 ? ready - 16 : used);
             if (upto > used) {
                 if (intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
-                                   &self->dc, &self->vc, &self->lc) < 0) {
+                                   &self->dc, &self->vc, &self->lc,
+                                   self->is_run ? &self->rc : NULL) < 0) {
                     if (started) pthread_join(worker, NULL);
                     started = 0;
                     goto done;
@@ -928,6 +978,17 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         if (!t) goto done;
         Py_XSETREF(self->tag, t);
     }
+    if (sc.tag0_new) {
+        PyObject *t = PyBytes_FromStringAndSize(sc.tag0, (Py_ssize_t)sc.tag0_len);
+        if (!t) goto done;
+        Py_XSETREF(self->tag0, t);
+    }
+    if (sc.other_line && !self->other_line) {
+        PyObject *t = PyBytes_FromStringAndSize(sc.other, (Py_ssize_t)sc.other_len);
+        if (!t) goto done;
+        Py_XSETREF(self->other_tag, t);
+        self->other_line = sc.other_line;
+    }
     result = PyLong_FromSsize_t((Py_ssize_t)(end - begin));
 done:
     if (sc.recs) {
@@ -945,8 +1006,32 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
         Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
         return NULL;
     }
-    if (self->is_run) return Py_BuildValue("(NNNNO)", qb, db, vb, lb, self->tag);
-    return Py_BuildValue("(NNNN)", qb, db, vb, lb);
+    if (!self->is_run) return Py_BuildValue("(NNNN)", qb, db, vb, lb);
+    /* a run's evidence: its rank column (float64, NaN where not a number), {field count:
+       (lines, first line)} (NFIELDS - 1: that many or more), and (first tag, first line
+       with another tag or 0, that tag) */
+    PyObject *rb = column_take(&self->rc), *fields = PyDict_New();
+    int ok = rb && fields;
+    for (int c = 0; ok && c < NFIELDS; c++) {
+        if (!self->fields[c]) continue;
+        PyObject *k = PyLong_FromLong(c);
+        PyObject *v = Py_BuildValue("(LL)", self->fields[c], self->fields_first[c]);
+        ok = k && v && PyDict_SetItem(fields, k, v) == 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+    }
+    PyObject *empty = PyBytes_FromStringAndSize("", 0);
+    if (!ok || !empty) {
+        Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
+        Py_XDECREF(rb); Py_XDECREF(fields); Py_XDECREF(empty);
+        return NULL;
+    }
+    PyObject *out = Py_BuildValue(
+        "(NNNNONN(OLO))", qb, db, vb, lb, self->tag, rb, fields,
+        self->tag0 ? self->tag0 : empty, self->other_line,
+        self->other_tag ? self->other_tag : empty);
+    Py_DECREF(empty);
+    return out;
 }
 
 /* reserve(rows, ids): room for `rows` more rows and `ids` more distinct documents, so that
@@ -961,7 +1046,8 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
     size_t need = self->qc.len + (size_t)rows;
     if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0 ||
         column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
-        column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0)
+        column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0 ||
+        (self->is_run && column_reserve(&self->rc, need) < 0))
         return NULL;
     Py_RETURN_NONE;
 }
@@ -978,7 +1064,9 @@ static PyMethodDef Parser_methods[] = {
      "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
      "(None, line, kind, detail) on bad input"},
     {"result", (PyCFunction)Parser_result, METH_NOARGS,
-     "(query, doc, value, line[, tag]) as bytes: int32, int32, float64 or int64, int32"},
+     "(query, doc, value, line[, tag, rank, fields, tags]) as bytes: int32, int32, float64 "
+     "or int64, int32 (a run: its tag, float64 ranks, {field count: (lines, first line)}, "
+     "(first tag, first line of another tag or 0, that tag))"},
     {NULL, NULL, 0, NULL},
 };
 

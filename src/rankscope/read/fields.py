@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, warn
+from ..model import Vocabulary
+
+_V = TypeVar("_V")
 
 INTEGER_DIGITS = 18
 INTEGER_LIMIT = 10**INTEGER_DIGITS  # |integer| < INTEGER_LIMIT
@@ -67,6 +70,29 @@ MISSING = "is missing"
 # tests/test_io.py::test_dict_values_are_validated, tests/test_trec_prefs.py); the fields
 # that use them say so.  One wording (NOT_FINITE) once those assertions are updated.
 PINNED_NOT_A_FINITE_NUMBER = "is not a finite number"
+
+
+def vocabularies(
+    queries: Vocabulary | None, docs: Vocabulary | None
+) -> tuple[Vocabulary, Vocabulary]:
+    """The vocabularies a reader interns ids into: those given (shared with what it is
+    joined with), or new ones."""
+    return (Vocabulary() if queries is None else queries), (Vocabulary() if docs is None else docs)
+
+
+def keyed(rows: Iterable[tuple[str, str, _V]], twice: str, none: str) -> dict[str, _V]:
+    """``{key: value}`` of ``rows`` (where, key, value), in order, for a file that gives
+    each id one value (topic titles, document lengths): a key given again is an
+    `InputError` at its ``where`` saying ``twice`` (formatted with the key), no row at all
+    the `InputError` ``none`` (an empty file named on purpose is a mistake)."""
+    out: dict[str, _V] = {}
+    for where, key, value in rows:
+        if key in out:
+            raise InputError(f"{where}: {twice.format(key)}")
+        out[key] = value
+    if not out:
+        raise InputError(none)
+    return out
 
 
 def decode(token: bytes) -> str:

@@ -23,7 +23,7 @@ from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
 from ..model.frames import column_names, is_frame
 from .duplicates import resolve_duplicates
-from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row
+from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row, vocabularies
 
 # tests/test_io.py::test_dict_values_are_validated pins "... is not a finite number" and
 # "relevance 'x' is not a number"
@@ -110,8 +110,7 @@ def _coded_rows(
     """A frame's query and document columns as codes, and its value column checked as
     ``field`` (a frame without rows is an error: no ``what``)."""
     q, d, v = frame_columns(frame, role_columns(roles, columns), source, roles)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     values = field.values(v, source)
     qc = intern_ids(queries, q, source, "query id")
     dc = intern_ids(docs, d, source, "document id")
@@ -176,8 +175,7 @@ def _dict_rows(
     an `InputError` saying it has no ``what``."""
     qs, ds, vs = _flatten(mapping, source, value)
     values = field.values(np.asarray(vs, dtype=object), source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if not qs:
         raise InputError(f"{source}: no {what}")
     return queries, docs, queries.intern_many(qs), docs.intern_many(ds), values

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..model import Qrels, Vocabulary
+from .fields import vocabularies
 from .frames import RELEVANCE
 
 #: What marks a dataset id where a file name is expected.
@@ -131,8 +132,7 @@ def read_qrels(
             f"{source}: its qrels have no query_id, doc_id and relevance ({exc})"
         ) from None
     grade = RELEVANCE.values(np.asarray(grades, dtype=object), source)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     return Qrels(
         queries, docs, queries.intern_many(query_ids), docs.intern_many(doc_ids), grade,
         source=source,

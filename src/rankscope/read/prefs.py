@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InputError
 from ..model import GroupedQrels, Prefs, Vocabulary, ZScores
 from .duplicates import check_judged_once, first_repeated
-from .fields import NOT_A_NUMBER, Field, content_lines, decode
+from .fields import NOT_A_NUMBER, Field, content_lines, decode, vocabularies
 from .trec import PathLike, graded_rows, read_bytes, source_name
 
 # tests/test_trec_prefs.py pins "relevance level 'nan' is not a number"
@@ -44,8 +44,7 @@ def parse_prefs(
 ):
     """Preference judgments from text: 5 fields (``-R prefs``), or 4 with ``subgroups=False``
     (``-R qrels_prefs``: every judgment group has the single sub-group ``0``)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     labels = Vocabulary(pure=True)
     count, layout = (5, "qid jg jsg docno rel_level") if subgroups else (4, "qid jg docno rel")
     qs, gs, ss, ds, levels, lines = [], [], [], [], [], []
@@ -84,8 +83,7 @@ def parse_qrels_jg(
     docs: Vocabulary | None = None,
 ):
     """Judgments in judgment groups from text, ``qid jg docno grade`` (``-R qrels_jg``)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     labels = Vocabulary(pure=True)
     qs, gs, ds, grades, lines = graded_rows(data, source, "qid jg docno grade", "judgments")
     q, d, g = queries.intern_many(qs), docs.intern_many(ds), labels.intern_many(gs)

@@ -5,6 +5,7 @@ evaluations that read runs one at a time (`rankscope.table.many`) check them her
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ def run_names(
         if distinct_for is not None:
             check_distinct_names(named, distinct_for)
         return [r.name for r in named]
+    named = _by_path(named)
     seen: dict[str, _Named] = {}
     for run in named:
         if run.name in seen and seen[run.name].source == run.source:
@@ -50,6 +52,54 @@ def run_names(
             )
         seen[run.name] = run
     return [r.name for r in named]
+
+
+def _by_path(runs: list[Any]) -> list[Any]:
+    """``runs`` (anything with a ``name`` and a ``source``) where those named after their
+    files share a name though read from different files are named by the
+    shortest end of their paths that tells them apart (``pop/u1``, ``knn/u1``)."""
+    names = [r.name for r in runs]
+    files: dict[str, set[str]] = {}
+    for r in runs:
+        by_file = r.name == file_stem(r.source) and not r.source.startswith("<")
+        if by_file and names.count(r.name) > 1:
+            files.setdefault(r.name, set()).add(r.source)
+    renamed = {}
+    for sources in (s for s in files.values() if len(s) > 1):
+        parts = {s: Path(s).parent.parts for s in sources}
+        for depth in range(1, max(len(p) for p in parts.values()) + 1):
+            ends = {s: "/".join((*p[len(p) - depth :], file_stem(s))) for s, p in parts.items()}
+            if len(set(ends.values())) == len(ends):
+                renamed.update(ends)
+                break
+    return [
+        dataclasses.replace(r, name=renamed[r.source])
+        if r.source in renamed and r.name == file_stem(r.source)
+        else r
+        for r in runs
+    ]
+
+
+def baseline_name(baseline: str | None, runs: Sequence[tuple[str, Any]]) -> str | None:
+    """The name of the run ``baseline`` names among ``runs`` (``(name, source)`` pairs, as
+    read): a run's name, or the path of one of the run files as given (``--baseline
+    runs/IELAB_01.txt``, the run named ``IELAB_01``); anything else unchanged, for the
+    caller's check to refuse with the list of names."""
+    if baseline is None or any(n == baseline for n, _ in runs):
+        return baseline
+    for name, source in runs:
+        if isinstance(source, str | os.PathLike) and _same_path(baseline, source):
+            return name
+    return baseline
+
+
+def _same_path(path: str, other: str | os.PathLike) -> bool:
+    if os.fspath(path) == os.fspath(other):
+        return True
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
 
 
 def check_common_queries(judgments: Any, runs: list[Run]) -> None:
@@ -108,13 +158,15 @@ def unique_run_names(runs: list[Any]) -> list[Any]:
         if r.name in clash and not r.source.startswith("<"):
             r = dataclasses.replace(r, name=file_stem(r.source))
         out.append(r)
+    out = _by_path(out)
     renamed = [r.name for r in out]
     if len(set(renamed)) != len(renamed):
         dup = sorted({n for n in renamed if renamed.count(n) > 1})
         warn(f"several runs share a name ({', '.join(dup)}); rows are told apart by position")
     else:
+        files = [r.name for r, before in zip(out, names, strict=True) if before in clash]
         warn(
             f"runs tagged {', '.join(sorted(clash))} come from several files; "
-            "they are named after their files"
+            f"they are named after their files ({', '.join(files)})"
         )
     return out

@@ -22,9 +22,11 @@ import gzip
 import html
 import os
 import re
+from collections.abc import Iterator
 
 from ..errors import InputError
 from . import irds
+from .fields import keyed
 
 _BLOCK = re.compile(r"<(top|topic|query)\b([^>]*)>(.*?)(?:</\1\s*>|(?=<\1\b)|\Z)", re.I | re.S)
 _ATTRIBUTE_ID = re.compile(r"""\b(?:number|id)\s*=\s*["']?([^"'\s>]+)""", re.I)
@@ -55,7 +57,11 @@ def _field(block: str, *tags: str) -> str | None:
 
 
 def _read_tagged(text: str, name: str) -> dict[str, str]:
-    topics: dict[str, str] = {}
+    none = f"{name}: no <top>, <topic> or <query> element found"
+    return keyed(_tagged_rows(text, name), "topic {} is given twice", none)
+
+
+def _tagged_rows(text: str, name: str) -> Iterator[tuple[str, str, str]]:
     for block in _BLOCK.finditer(text):
         tag, attributes, body = block.group(1).lower(), block.group(2), block.group(3)
         line = _line_of(text, block.start())
@@ -70,16 +76,15 @@ def _read_tagged(text: str, name: str) -> dict[str, str]:
         title = _field(body, "title", "query")
         if title is None:
             raise InputError(f"{name}, line {line}: topic {qid} has no <title>")
-        if qid in topics:
-            raise InputError(f"{name}, line {line}: topic {qid} is given twice")
-        topics[qid] = title
-    if not topics:
-        raise InputError(f"{name}: no <top>, <topic> or <query> element found")
-    return topics
+        yield f"{name}, line {line}", qid, title
 
 
 def _read_lines(text: str, name: str) -> dict[str, str]:
-    topics: dict[str, str] = {}
+    # an empty file named on purpose is a mistake, as an empty qrels file is
+    return keyed(_line_rows(text, name), "topic {} is given twice", f"{name}: no topics found")
+
+
+def _line_rows(text: str, name: str) -> Iterator[tuple[str, str, str]]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -89,12 +94,7 @@ def _read_lines(text: str, name: str) -> dict[str, str]:
             raise InputError(
                 f"{name}, line {number}: expected 'query id<TAB>title', got {line[:60]!r}"
             )
-        if qid in topics:
-            raise InputError(f"{name}, line {number}: topic {qid} is given twice")
-        topics[qid] = " ".join(title.split())
-    if not topics:  # an empty file named on purpose is a mistake, as an empty qrels file is
-        raise InputError(f"{name}: no topics found")
-    return topics
+        yield f"{name}, line {number}", qid, " ".join(title.split())
 
 
 def read_topics(path: str | os.PathLike[str]) -> dict[str, str]:

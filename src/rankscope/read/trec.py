@@ -16,8 +16,10 @@ bzip2 or zstd compression are errors.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
+import math
 import os
 import sys
 import zlib
@@ -37,8 +39,10 @@ from .fields import (
     content_lines,
     decode,
     field_count_error,
+    keyed,
     nul_error,
     text_start,
+    vocabularies,
 )
 from .frames import is_parquet
 
@@ -267,34 +271,236 @@ def _columns(parser, is_run: bool):
     value = np.frombuffer(out[2], np.float64 if is_run else np.int64)
     line = np.frombuffer(out[3], np.int32)
     if is_run:
-        return q, d, value, line, decode(out[4])
+        first, other_line, other = out[7]
+        tags = (decode(first), other_line, decode(other))
+        shape = RunShape(np.frombuffer(out[5], np.float64), out[6], tags)
+        return q, d, value, line, decode(out[4]), shape
     return q, d, value, line
 
 
+#: The field counts a run's lines are told apart by: this many or more count as this many
+#: (the compiled reader's ``NFIELDS - 1``).
+MANY_FIELDS = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class RunShape:
+    """What a run file's lines show beyond the columns read, gathered as they are read (by
+    the compiled reader, or `ShapeOf` line by line): the evidence for `warn_suspicious`'s
+    warnings about input that parses but is probably not what was meant."""
+
+    rank: np.ndarray  #: the rank column, a row's; NaN where it is not a number
+    fields: dict[int, tuple[int, int]]  #: field count -> (lines, the first of them)
+    #: the first line's tag, the first line of as many fields tagged otherwise (0: none),
+    #: and that tag
+    tags: tuple[str, int, str]
+
+
+class ShapeOf:
+    """A `RunShape` gathered from the lines of a run as the pure-Python readers split them,
+    as the compiled reader gathers it."""
+
+    def __init__(self) -> None:
+        self.rank: list[float] = []
+        self.fields: dict[int, tuple[int, int]] = {}
+        self.first: tuple[bytes, int] | None = None  # the first tag, its line's field count
+        self.other: tuple[int, bytes] = (0, b"")
+
+    def add(self, number: int, fields: list[bytes]) -> None:
+        count = min(len(fields), MANY_FIELDS)
+        lines, first = self.fields.get(count, (0, number))
+        self.fields[count] = (lines + 1, first)
+        if self.first is None:
+            self.first = (fields[5], len(fields))
+        elif not self.other[0] and len(fields) == self.first[1] and fields[5] != self.first[0]:
+            self.other = (number, fields[5])
+        rank = fields[3]
+        self.rank.append(float(rank) if SCORE.problem(rank) is None else math.nan)
+
+    def shape(self) -> RunShape:
+        first = b"" if self.first is None else self.first[0]
+        tags = (decode(first), self.other[0], decode(self.other[1]))
+        return RunShape(np.asarray(self.rank, dtype=np.float64), self.fields, tags)
+
+
+@dataclasses.dataclass(frozen=True)
+class Suspicions:
+    """What a run file (or a block of its whole queries, `rankscope.read.blocks`) shows that
+    parses but is probably not what was meant, as line numbers (0: none), worked out from
+    its columns and `RunShape` by `suspicions`, added up over blocks by `merged` and told by
+    `warn_suspicious`, once per kind."""
+
+    fields: dict[int, tuple[int, int]]  #: field count -> (lines, the first of them)
+    first: tuple[int, str]  #: the first line's field count and tag
+    other: tuple[int, str]  #: the first line of as many fields tagged otherwise, its tag
+    ranked: bool  #: every rank is a number: the rank column can be compared with scores
+    tied: tuple[int, str, float]  #: the first query tied on one score (its first line)
+    rising: tuple[int, str]  #: the first step up the ranks where the score rises
+    falling: bool  #: a step up the ranks where the score falls
+    stepped: int  #: the queries with steps up the ranks
+
+    def shifted(self, by: int) -> Suspicions:
+        """The same, its lines numbered ``by`` further on (a block's, in its file)."""
+
+        def at(line: int) -> int:
+            return line + by if line else 0
+
+        return dataclasses.replace(
+            self,
+            fields={c: (n, at(line)) for c, (n, line) in self.fields.items()},
+            other=(at(self.other[0]), self.other[1]),
+            tied=(at(self.tied[0]), *self.tied[1:]),
+            rising=(at(self.rising[0]), self.rising[1]),
+        )  # fmt: skip
+
+    def merged(self, later: Suspicions) -> Suspicions:
+        """These lines and ``later``'s (of the lines after them, numbered in one file)."""
+        fields = dict(self.fields)
+        for c, (n, line) in later.fields.items():
+            had, first = fields.get(c, (0, line))
+            fields[c] = (had + n, first)
+        other = self.other
+        if not other[0] and later.first[0] == self.first[0] and later.first[1] != self.first[1]:
+            other = (min(line for _, line in later.fields.values()), later.first[1])
+        elif not other[0] and later.other[0]:
+            other = later.other
+        return Suspicions(
+            fields, self.first, other, self.ranked and later.ranked,
+            _earliest(self.tied, later.tied), _earliest(self.rising, later.rising),
+            self.falling or later.falling, self.stepped + later.stepped,
+        )  # fmt: skip
+
+
+def _earliest(a: tuple, b: tuple) -> tuple:
+    return b if b[0] and (not a[0] or b[0] < a[0]) else a
+
+
+def suspicions(
+    queries: Vocabulary, q: np.ndarray, score: np.ndarray, line: np.ndarray, shape: RunShape
+) -> Suspicions:
+    """The `Suspicions` of a run's rows (query codes, scores and line numbers, as read) and
+    the `RunShape` of its lines."""
+    first_line = min(line for _, line in shape.fields.values())
+    count = next(c for c, (_, line) in shape.fields.items() if line == first_line)
+    first, other_line, other = shape.tags
+    rank = shape.rank
+    ranked = not np.isnan(rank).any()
+    tied: tuple[int, str, float] = (0, "", 0.0)
+    rising: tuple[int, str] = (0, "")
+    falling, stepped = False, 0
+    if ranked and len(rank) > 1:
+        qs, r, s, at = q, rank, score, line
+        if not _by_query_and_rank(q, rank):  # the usual order saves a sort
+            order = np.lexsort((rank, q))
+            qs, r, s, at = q[order], rank[order], score[order], line[order]
+        starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+        lowest = np.minimum.reduceat(at, starts)
+        tie = (np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)) & (
+            np.maximum.reduceat(r, starts) > np.minimum.reduceat(r, starts)
+        )
+        if tie.any():
+            group = int(np.flatnonzero(tie)[np.argmin(lowest[tie])])
+            qid = queries.strings[int(qs[starts[group]])]
+            tied = (int(lowest[group]), qid, float(s[starts[group]]))
+        step = (qs[1:] == qs[:-1]) & (r[1:] > r[:-1])  # consecutive ranks of one query
+        rises = np.flatnonzero(step & (s[1:] > s[:-1]))
+        if len(rises):
+            i = int(rises[np.argmin(at[rises + 1])])
+            rising = (
+                int(at[i + 1]),
+                f"rank {r[i]:g} scores {s[i]:g}, rank {r[i + 1]:g} scores {s[i + 1]:g}",
+            )
+        falling = bool((step & (s[1:] < s[:-1])).any())
+        stepped = int(np.count_nonzero(np.logical_or.reduceat(np.r_[step, False], starts)))
+    return Suspicions(
+        dict(shape.fields), (count, first), (other_line, other), ranked, tied, rising, falling,
+        stepped,
+    )  # fmt: skip
+
+
+def _by_query_and_rank(q: np.ndarray, rank: np.ndarray) -> bool:
+    """Whether each query's rows are together and in rank order (as runs are written)."""
+    same = q[1:] == q[:-1]
+    groups = len(q) - int(np.count_nonzero(same))
+    return groups == int(np.count_nonzero(np.bincount(q))) and bool(
+        (rank[1:][same] >= rank[:-1][same]).all()
+    )
+
+
+def warn_suspicious(source: str, found: Suspicions, by_rank: bool = False) -> None:
+    """Warn, once per kind and naming the file and a line, about a run that parses but
+    probably does not say what was meant: a line with another number of fields than the
+    file's others (a document id holding a space shifts every field after it); several run
+    tags (two systems concatenated); and, ordered by score (not ``by_rank``), a query whose
+    documents all have one score while the rank column orders them, or scores that rise
+    with the rank in every query (two or more: the rank written into the score column, so
+    every list is read reversed)."""
+    fields = found.fields
+    if len(fields) > 1:
+        usual = max(fields, key=lambda c: (fields[c][0], -fields[c][1]))  # ties: the first
+        count, (lines, line) = min(
+            ((c, v) for c, v in fields.items() if c != usual), key=lambda cv: cv[1][1]
+        )
+        more = "more" if count > usual else "fewer"
+        warn(
+            f"{source}:{line}: {_fields(count)} where the file's other lines have "
+            f"{_fields(usual)} ({lines} line{'s' if lines != 1 else ''} with {more}): a "
+            "document id holding a space shifts every field after it"
+        )
+    if found.other[0]:
+        warn(
+            f"{source}:{found.other[0]}: run tag '{found.other[1]}' where the lines before "
+            f"have '{found.first[1]}': several runs in one file?"
+        )
+    if by_rank or not found.ranked:
+        return
+    line, qid, score = found.tied
+    if line:
+        said = (
+            f"{source}:{line}: every document of query '{qid}' has the score {score:g} while "
+            "the rank column orders them: documents are ordered by score, a tie by document "
+            "id, as trec_eval orders them ({} follows the rank column)"
+        )
+        warn(said.format("order='rank'"), cli=said.format("--order rank"))
+    if found.rising[0] and not found.falling and found.stepped > 1:
+        warn(
+            f"{source}:{found.rising[0]}: scores rise with the rank in every query "
+            f"({found.rising[1]}): is the rank written in the score column?  Documents are "
+            "ordered by score, the highest first, so every list is read reversed"
+        )
+
+
+def _fields(count: int) -> str:
+    return f"{count} fields" if count < MANY_FIELDS else f"{count} or more fields"
+
+
+@dataclasses.dataclass(frozen=True)
+class Lines:
+    """Where text in memory sits in its file: the number of its first line, whether it
+    starts the file (whose start `text_start` checks), and its newlines when counted (0:
+    not), which size the columns and the id table at once.  The default: a whole file."""
+
+    first: int = 1
+    at_start: bool = True
+    count: int = 0
+
+
 def _native_parse(
-    data,
-    source: str,
-    queries: Vocabulary,
-    docs: Vocabulary,
-    is_run: bool,
-    first_line: int = 1,
-    at_start: bool = True,
-    lines: int = 0,
+    data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines = Lines()
 ):
     """Columns from the compiled parser, for input already in memory: a whole file, or
-    lines of one (``at_start``: from its start, which `text_start` checks), numbered from
-    ``first_line``; ``lines``, when known, sizes the columns and the id table at once."""
+    lines of one (``at``)."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
-    if lines:
-        parser.reserve(lines + 1, lines + 1)
-    start = text_start(data, source) if at_start else 0
+    if at.count:
+        parser.reserve(at.count + 1, at.count + 1)
+    start = text_start(data, source) if at.at_start else 0
     with memoryview(data) as view:
-        _fed(parser, view[start:], True, source, is_run, first_line)
+        _fed(parser, view[start:], True, source, is_run, at.first)
     columns = _columns(parser, is_run)
-    if first_line != 1:
-        columns = (*columns[:3], columns[3] + np.int32(first_line - 1), *columns[4:])
+    if at.first != 1:
+        columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
     return columns
 
 
@@ -312,8 +518,7 @@ def parse_qrels(
     docs: Vocabulary | None = None,
 ) -> Qrels:
     """Parse TREC qrels text (4 fields per line)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     fast = _native_for(queries, docs)
     if fast is not None:
         q, d, g, line = _native_parse(data, source, queries, docs, is_run=False)
@@ -346,8 +551,7 @@ def parse_run(
     ``order="rank"`` ranks documents by the rank column instead of the score (see
     `rank_ordered`).
     """
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if order == "rank":
         return rank_ordered(data, source, queries, docs, name, duplicates)
     if order != "score":
@@ -363,55 +567,67 @@ def parse_run_lines(
     into ``queries`` and ``docs``."""
     tag = ""
     if _native_for(queries, docs) is not None:
-        q, d, s, line, tag = _native_parse(data, source, queries, docs, is_run=True)
+        q, d, s, line, tag, shape = _native_parse(data, source, queries, docs, is_run=True)
     else:
         qs, ds, ss, ls = [], [], [], []
         last_tag = b""
+        gathered = ShapeOf()
         for number, fields in _parse_lines(data, source, is_run=True):
             qs.append(decode(fields[0]))
             ds.append(decode(fields[2]))
             ss.append(SCORE.parse(fields[4], source, number))
             ls.append(number)
             last_tag = fields[5]
+            gathered.add(number, fields)
         tag = decode(last_tag)
         q, d = queries.intern_many(qs), docs.intern_many(ds)
         s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
-    return _tagged_run(name, source, queries, docs, (q, d, s, line, tag))
+        shape = gathered.shape()
+    return _tagged_run(name, source, queries, docs, (q, d, s, line, tag), shape)
 
 
 def _tagged_run(
-    name: str | None, source: str, queries: Vocabulary, docs: Vocabulary, columns: tuple
+    name: str | None,
+    source: str,
+    queries: Vocabulary,
+    docs: Vocabulary,
+    columns: tuple,
+    shape: RunShape | None = None,
+    by_rank: bool = False,
 ) -> Run:
     """The run read from the TREC file ``source`` as ``columns`` (query and document codes,
     scores, line numbers, the tag of the last line, as the compiled reader gives them):
     named ``name`` when given, else by its tag (as trec_eval names it), else by the file's
-    name; an `InputError` when it has no ranked document."""
+    name; an `InputError` when it has no ranked document.  ``shape``, the whole file's:
+    its suspicious lines are warned about (`warn_suspicious`)."""
     q, d, s, line, tag = columns
     if len(q) == 0:
         raise InputError(f"{source}: no ranked documents found")
-    return Run(
+    run = Run(
         name or tag or Path(source).name, queries, docs, q, d, s, source=source, line=line,
         tag=tag or None,
     )  # fmt: skip
+    if shape is not None:
+        warn_suspicious(source, suspicions(queries, q, s, line, shape), by_rank)
+    return run
 
 
 def read_run_block(
-    data: bytes,
-    source: str,
-    queries: Vocabulary,
-    docs: Vocabulary,
-    first_line: int = 1,
-    at_start: bool = True,
-    lines: int = 0,
-) -> Run | None:
+    data: bytes, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines
+) -> tuple[Run, Suspicions] | None:
     """The rows of a block of whole lines of the run file ``source`` (see
-    `rankscope.read.blocks`), numbered from ``first_line`` (``at_start``: the block starts
-    the file); None when the block holds no ranked document (only comments or blank lines).
-    Documents repeated within a query are kept (`resolve_duplicates` is the caller's).
-    ``lines``: the newlines in ``data``, if counted.  Needs the compiled reader."""
+    `rankscope.read.blocks`), numbered from ``at.first``, and their `Suspicions` (the
+    caller adds up the blocks' and warns); None when the block holds no ranked document
+    (only comments or blank lines).  Documents repeated within a query are kept
+    (`resolve_duplicates` is the caller's).  Needs the compiled reader."""
     assert _native_for(queries, docs) is not None
-    columns = _native_parse(data, source, queries, docs, True, first_line, at_start, lines)
-    return None if len(columns[0]) == 0 else _tagged_run(None, source, queries, docs, columns)
+    *columns, shape = _native_parse(data, source, queries, docs, True, at)
+    if len(columns[0]) == 0:
+        return None
+    q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
+    before = at.first - 1
+    found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
+    return _tagged_run(None, source, queries, docs, tuple(columns)), found
 
 
 def rank_ordered(
@@ -429,12 +645,22 @@ def rank_ordered(
     """
     qs, ds, ss, ls = [], [], [], []
     tag = b""
+    gathered = ShapeOf()
+    unscored = 0  # the first line whose score is NaN
     for number, fields in _parse_lines(data, source, is_run=True):
         qs.append(decode(fields[0]))
         ds.append(decode(fields[2]))
         ss.append(-float(RANK.parse(fields[3], source, number)))
         ls.append(number)
         tag = fields[5]
+        gathered.add(number, fields)
+        if not unscored and fields[4].lower().lstrip(b"+-") == b"nan":
+            unscored = number
+    if unscored:
+        warn(
+            f"{source}:{unscored}: the score is nan: the rank column orders the run, but "
+            "whatever wrote it may not have ranked what it meant to"
+        )
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     s, line = np.asarray(ss, dtype=np.float64), np.asarray(ls, dtype=np.int32)
     pair = first_repeated(q, -s.astype(np.int64))
@@ -444,7 +670,8 @@ def rank_ordered(
             f"{source}: rank {int(-s[a])} appears twice for query '{qs[a]}' "
             f"(lines {ls[a]} and {ls[b]})"
         )
-    run = _tagged_run(name, source, queries, docs, (q, d, s, line, decode(tag)))
+    columns = (q, d, s, line, decode(tag))
+    run = _tagged_run(name, source, queries, docs, columns, gathered.shape(), by_rank=True)
     return resolve_duplicates(run, duplicates)
 
 
@@ -452,8 +679,7 @@ def read_qrels(
     path: PathLike, queries: Vocabulary | None = None, docs: Vocabulary | None = None
 ) -> Qrels:
     """Read a TREC qrels file (``.gz`` and ``-`` for stdin accepted)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if _native_for(queries, docs) is None:
         return parse_qrels(read_bytes(path), source_name(path), queries, docs)
     source = source_name(path)
@@ -470,8 +696,7 @@ def read_diversity_qrels(
     (query, subtopic, document).  The subtopic must be an integer; rows with subtopic 0 (an
     ad hoc judgment in the same file) are kept as subtopic 0."""
     source = source_name(path)
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     qs, ds, gs, ts, ls = [], [], [], [], []
     for number, fields in _parse_lines(read_bytes(path), source, is_run=False):
         qs.append(decode(fields[0]))
@@ -483,6 +708,12 @@ def read_diversity_qrels(
         raise InputError(f"{source}: no judgments found")
     q, d = queries.intern_many(qs), docs.intern_many(ds)
     t = np.asarray(ts, dtype=np.int64)
+    if not t.any():
+        warn(
+            f"{source}:{ls[0]}: every judgment is of subtopic 0: ad hoc judgments, not "
+            "diversity judgments ('qid subtopic docno grade'), so each query has one "
+            "subtopic and the intent-aware measures are the ad hoc ones"
+        )
     subtopics = [f"subtopic {t}" for t in ts]
     check_judged_once(first_repeated(q, d, t), source, qs, ds, ls, subtopics)
     return Qrels(
@@ -501,30 +732,25 @@ def read_run(
 ) -> Run:
     """Read a TREC run file (``.gz`` and ``-`` for stdin accepted); ``order="rank"`` ranks by
     the rank column (see `rank_ordered`)."""
-    queries = Vocabulary() if queries is None else queries
-    docs = Vocabulary() if docs is None else docs
+    queries, docs = vocabularies(queries, docs)
     if _native_for(queries, docs) is None or order != "score":
         data = read_bytes(path)
         return parse_run(data, source_name(path), queries, docs, name, duplicates, order)
     source = source_name(path)
-    columns = _native_stream(path, source, queries, docs, is_run=True)
-    run = _tagged_run(name, source, queries, docs, columns)
+    *columns, shape = _native_stream(path, source, queries, docs, is_run=True)
+    run = _tagged_run(name, source, queries, docs, tuple(columns), shape)
     return resolve_duplicates(run, duplicates)
 
 
 def read_doc_lengths(path: PathLike) -> dict[str, float]:
     """Document lengths, one ``docno words`` pair per line (``#`` comments allowed)."""
     source = source_name(path)
-    out: dict[str, float] = {}
-    for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words"):
-        words = LENGTH.parse(fields[1], source, number)
-        doc = decode(fields[0])
-        if doc in out:
-            raise InputError(f"{source}:{number}: document '{doc}' has a length already")
-        out[doc] = words
-    if not out:
-        raise InputError(f"{source}: no document lengths found (expected 'docno words' lines)")
-    return out
+    rows = (
+        (f"{source}:{number}", decode(fields[0]), LENGTH.parse(fields[1], source, number))
+        for number, fields in content_lines(read_bytes(path), source, 2, layout="docno words")
+    )
+    none = f"{source}: no document lengths found (expected 'docno words' lines)"
+    return keyed(rows, "document '{}' has a length already", none)
 
 
 def run_files(paths: Sequence[PathLike], judgments: PathLike | None = None) -> list[PathLike]:

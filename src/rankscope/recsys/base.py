@@ -182,9 +182,9 @@ class Context:
 
     def need_popularity(self, measure: str) -> Interactions:
         if self.popularity_log is None:
+            said = f"{measure} needs item popularity: give the training interactions ({{}})"
             raise UsageError(
-                f"{measure} needs item popularity: give the training interactions "
-                "(train=..., --train) or popularity=..."
+                said.format("train=..., or popularity=..."), cli=said.format("--train FILE")
             )
         return self.popularity_log
 

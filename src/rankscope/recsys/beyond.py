@@ -195,7 +195,8 @@ def _serendipity(ctx: Context, k: int) -> Values:
 def _ild(ctx: Context, k: int, distance: str = "cosine") -> Values:
     features = ctx.features
     if features is None:
-        raise UsageError("ILD needs item features (features=..., --features u.item)")
+        said = "ILD needs item features ({})"
+        raise UsageError(said.format("features=..."), cli=said.format("--features u.item"))
     if distance == "jaccard" and not features.binary:
         raise UsageError("ILD(distance=jaccard) needs binary (0/1) features")
     lists = ctx.lists(k)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from ..model.frames import to_frame
 from ..read.groups import read_item_groups
 from .base import Context
@@ -37,7 +37,10 @@ def _contexts(
         test_log, recommendations, train, popularity, None, None, catalog, columns, duplicates
     )
     if seen == "drop" and read.train is None:
-        raise UsageError("seen='drop' needs the training interactions (train=...)")
+        raise UsageError(
+            "seen='drop' needs the training interactions (train=...)",
+            cli="--seen drop needs the training interactions (--train FILE)",
+        )
     qrels = read.test.to_qrels(threshold)
     out = []
     for run in read.runs:
@@ -207,7 +210,7 @@ def group_exposure(
     if head not in ("items", "interactions"):
         raise UsageError(f"head must be 'items' or 'interactions', not {head!r}")
     if not share >= 0:
-        raise UsageError(f"share must be >= 0 (got {share!r})")
+        raise UsageError(f"share must be >= 0 (got {shown(share)})")
     mapping = None if groups is None else read_item_groups(groups)
     names = [
         "run", "group", "items", "exposure", "exposure_per_item", "exposure_share",
@@ -221,9 +224,13 @@ def group_exposure(
     for ctx in contexts:
         if mapping is None:
             if ctx.popularity_log is None:
+                said = (
+                    "{}'s default groups (short head, long tail) need item popularity: "
+                    "give {}"
+                )
                 raise UsageError(
-                    "group_exposure's default groups (short head, long tail) need item "
-                    "popularity: give train=... or popularity=..., or groups=..."
+                    said.format("group_exposure", "train=... or popularity=..., or groups=..."),
+                    cli=said.format("--table group-exposure", "--train FILE, or --groups FILE"),
                 )
             codes, labels = popularity_groups(ctx, head, share), list(DEFAULT_GROUPS)
         else:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..errors import UsageError
+import numpy as np
+
+from ..errors import UsageError, warn
+from ..model import Interactions, Run
 from .base import Context, Values
 from .registry import parse
 from .systems import (
@@ -58,6 +61,7 @@ def evaluate_inputs(
         )
     results = []
     for run in read.runs:
+        _check_unseen(run, read.train, requests)
         run = _seen_policy(run, read.train, seen, len(read.items))
         ctx = Context(
             qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
@@ -82,23 +86,45 @@ def _defaults(pop_log, base_run, item_features) -> list[str]:
     return names
 
 
+def _check_unseen(run: Run, train: Interactions | None, requests) -> None:
+    """Warn when most of the items ``run`` recommends never occur in ``train`` while every
+    measure asked is of accuracy: a recommender recommends what it was trained on, so this
+    looks like ids mapped one way in training and another in the lists, where the accuracy
+    alone would only look poor."""
+    if train is None or not requests or not all(r.measure.relevance for r in requests):
+        return
+    recommended = np.unique(run.doc)
+    unseen = recommended[~np.isin(recommended, train.item)]
+    if 2 * len(unseen) > len(recommended):
+        example = run.docs.strings[int(unseen[0])]
+        said = (
+            f"{run.name}: {len(unseen)} of the {len(recommended)} items recommended "
+            f"(such as '{example}') never occur in the training interactions ({{}}): are "
+            "the item ids of the lists and of the training data the same?"
+        )
+        warn(said.format(train.source), cli=said.format(f"--train {train.source}"))
+
+
 def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
     for r in requests:
         needs = r.measure.needs
         if "ratings" in needs and test_log.rating is None:
             raise UsageError(f"{r.label} needs ratings in the test data")
         if "popularity" in needs and pop_log is None:
+            said = f"{r.label} needs item popularity: give the training interactions ({{}})"
             raise UsageError(
-                f"{r.label} needs item popularity: give the training interactions "
-                "(train=..., --train) or popularity=..."
+                said.format("train=..., or popularity=..."),
+                cli=said.format("--train FILE"),
             )
         if "baseline" in needs and pop_log is None and base_run is None:
+            said = f"{r.label} needs a baseline: the training interactions ({{}}) for the {{}}"
             raise UsageError(
-                f"{r.label} needs a baseline: the training interactions (train=..., --train) "
-                "for the most-popular list, or baseline=..."
+                said.format("train=...", "most-popular list, or baseline=..."),
+                cli=said.format("--train FILE", "most-popular list"),
             )
         if "features" in needs and item_features is None:
-            raise UsageError(f"{r.label} needs item features (features=..., --features u.item)")
+            said = f"{r.label} needs item features ({{}})"
+            raise UsageError(said.format("features=..."), cli=said.format("--features u.item"))
 
 
 def _report(ctx: Context, requests, threshold, test_log) -> None:

@@ -30,6 +30,7 @@ from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_method
 from ..model.frames import NamedTables
+from ..read.runs import baseline_name
 from ..stats.corrections import adjust, correction_named
 from ..stats.procedures import named, p_values
 from .evaluation import check_options, evaluate_inputs
@@ -544,7 +545,10 @@ def evaluate_folds(
     fold_list = read_folds(folds)
     systems = read_systems(recommendations, fold_list)
     names = list(systems)
-    base = names[0] if baseline is None else baseline
+    # a system's directory names it too (--baseline knn/ for the system knn)
+    dirs = [(n, Path(f[0]).parent if isinstance(f[0], str | os.PathLike) else None)
+            for n, f in systems.items()]  # fmt: skip
+    base = names[0] if baseline is None else baseline_name(baseline, dirs)
     if base not in systems:
         raise UsageError(f"baseline {base!r} is not one of the systems ({', '.join(names)})")
     metrics, methods = _split_measures(measures, k)

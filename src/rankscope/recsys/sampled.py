@@ -43,7 +43,7 @@ from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from ..errors import InputError, UsageError, warn
+from ..errors import InputError, UsageError, shown, warn
 from ..model import Interactions, Run, Vocabulary
 from ..model.frames import is_frame, records_frame, to_frame
 from ..read.interactions import keep_latest, read_interactions
@@ -278,7 +278,7 @@ def corrected_metric(
     """
     name, k = parse_measure(measure)
     if not 0.0 <= gamma <= 1.0:
-        raise UsageError(f"gamma must lie in [0, 1] (got {gamma!r})")
+        raise UsageError(f"gamma must lie in [0, 1] (got {shown(gamma)})")
     table = sampled_rank_distribution(n, m)
     if prior is None:
         weights = np.full(n, 1.0 / n)
@@ -347,7 +347,7 @@ def sampled_evaluate_systems(
 ) -> list[SampledResult]:
     """The sampled ranks of every target for each system; see `sampled_evaluate`."""
     if isinstance(negatives, bool) or not isinstance(negatives, int | np.integer) or negatives < 1:
-        raise UsageError(f"negatives must be an integer >= 1 (got {negatives!r})")
+        raise UsageError(f"negatives must be an integer >= 1 (got {shown(negatives)})")
     if sampling not in SAMPLING:
         raise UsageError(f"sampling must be 'uniform' or 'popularity', not {sampling!r}")
     if tie_breaking not in ("pessimistic", "optimistic"):
@@ -357,9 +357,12 @@ def sampled_evaluate_systems(
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UsageError(f"seed must be an integer >= 0 (got {seed!r})")
     if not 0.0 <= gamma <= 1.0:
-        raise UsageError(f"gamma must lie in [0, 1] (got {gamma!r})")
+        raise UsageError(f"gamma must lie in [0, 1] (got {shown(gamma)})")
     if sampling == "popularity" and train is None:
-        raise UsageError("sampling='popularity' needs the training interactions (train=...)")
+        raise UsageError(
+            "sampling='popularity' needs the training interactions (train=...)",
+            cli="--sampling popularity needs the training interactions (--train FILE)",
+        )
     systems = _systems(scores)
     users, items = Vocabulary(), Vocabulary()
     test_log = keep_latest(read_interactions(test_log, users=users, items=items, columns=columns))

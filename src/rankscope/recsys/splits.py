@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import UsageError, shown, warn
 from ..model import Interactions
 from ..read.interactions import keep_latest, read_interactions
 
@@ -74,23 +74,18 @@ def _read(log: Any, columns: Mapping[str, str] | None) -> Interactions:
 
 def _share(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
-        raise UsageError(f"{name} must be a number between 0 and 1 (got {value!r})")
+        raise UsageError(f"{name} must be a number between 0 and 1 (got {shown(value)})")
     if not 0 < float(value) < 1:
-        raise UsageError(
-            f"{name} must lie strictly between 0 and 1 (got {value!r})",
-            cli=f"--{name.replace('_', '-')} must lie strictly between 0 and 1 (got {value!r})",
-        )
+        said = f"{{}} must lie strictly between 0 and 1 (got {shown(value)})"
+        raise UsageError(said.format(name), cli=said.format(f"--{name.replace('_', '-')}"))
     return float(value)
 
 
 def _whole(name: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise UsageError(
-            f"{name} must be a whole number >= {minimum} (got {value!r})",
-            cli=f"-{name} must be a whole number >= {minimum} (got {value!r})"
-            if len(name) == 1
-            else f"--{name.replace('_', '-')} must be a whole number >= {minimum} (got {value!r})",
-        )
+        said = f"{{}} must be a whole number >= {minimum} (got {shown(value)})"
+        flag = f"-{name}" if len(name) == 1 else f"--{name.replace('_', '-')}"
+        raise UsageError(said.format(name), cli=said.format(flag))
     return int(value)
 
 
@@ -361,7 +356,9 @@ def split(
         return [holdout(log, test_size, seed, per_user=True, columns=columns)]
     if method == "temporal":
         if cut is None:
-            raise UsageError("a temporal split needs a cut (cut=..., --cut)")
+            raise UsageError(
+                "a temporal split needs a cut (cut=...)", cli="a temporal split needs a cut (--cut)"
+            )
         return [temporal(log, cut, columns=columns)]
     if method == "temporal-per-user":
         return [temporal_per_user(log, last_n, columns=columns)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..preference import RecallLevels
-from .tables import cell, csv_text, json_text, number, text_table
+from .tables import cell, clean, csv_text, json_text, number, text_table
 
 #: The formats of `format_recall_levels` (``rankscope explain --format``).
 FORMATS = ("table", "csv", "json")
@@ -36,7 +36,7 @@ def _small(x: float) -> str:
 
 def _table(view: RecallLevels) -> str:
     where = (
-        f"query {view.query}" if view.query is not None
+        f"query {clean(view.query)}" if view.query is not None
         else f"mean over {view.queries} judged queries"
     )  # fmt: skip
     lines = [f"{_tagged(view.run_a, 'A')} against {_tagged(view.run_b, 'B')}, {where}: "
@@ -94,4 +94,5 @@ def _rank(rank: int | None) -> str:
 
 def _tagged(name: str, side: str) -> str:
     """``name (A)``; a name already ending so (one run given twice) is left as it is."""
+    name = clean(name)  # ids and names from the user's files: shown escaped
     return name if name.endswith(f" ({side})") else f"{name} ({side})"

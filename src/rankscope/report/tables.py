@@ -18,14 +18,23 @@ def number(value: float) -> str:
     return f"{float(value):.4f}"
 
 
-def clean(text: str, keep: str = "") -> str:
+def clean(text: str, keep: str = "", raw_bytes: bool = False) -> str:
     """Text from the user's files, safe to show: every control character (an ANSI escape,
     a bell, a carriage return, ...) written as its escape, ``\\x1b``, instead of sent raw to a
-    terminal; printable text is unchanged.  ``keep``: characters let through (a message's
-    newlines)."""
+    terminal, and a byte that is not UTF-8 (read as Python's surrogate escape) as ``\\xe9``;
+    printable text is unchanged.  ``keep``: characters let through (a message's newlines);
+    ``raw_bytes``: undecodable bytes kept, to be written back as the bytes they were (as
+    trec_eval prints ids, in its format)."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() or c in keep else _escape(c, raw_bytes) for c in text)
+
+
+def _escape(c: str, raw_bytes: bool) -> str:
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # the byte code - 0xDC00, undecodable as UTF-8
+        return c if raw_bytes else f"\\x{code - 0xDC00:02x}"
+    return repr(c)[1:-1]
 
 
 def cell(value: Any, exact: bool = True) -> str:

@@ -46,13 +46,15 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
         ]
         for i, qid in enumerate(result.query_ids):
             for z, kind, label, col in printable:
-                lines.append(f"{z}{label:<22}\t{clean(qid)}\t{_format_value(col[i], kind)}\n")
+                lines.append(
+                    f"{z}{label:<22}\t{clean(qid, raw_bytes=True)}\t{_format_value(col[i], kind)}\n"
+                )
     if summary:
         for r, value in zip(requests, [result.summary[i] for i in printed], strict=True):
             if not r.measure.summary or value is None:
                 continue
             if r.measure.is_run_name:
-                lines.append(f"{r.label:<22}\tall\t{clean(str(value))}\n")
+                lines.append(f"{r.label:<22}\tall\t{clean(str(value), raw_bytes=True)}\n")
                 continue
             z, kind = head(r.measure.value)
             lines.append(f"{z}{r.label:<22}\tall\t{_format_value(value, kind)}\n")

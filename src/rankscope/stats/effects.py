@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .intervals import scalar_or_array, t_interval
 from .paired import ALTERNATIVES, check_queries
 from .paired import check_alternative as _check_alternative
@@ -60,7 +60,7 @@ def check_options(alternative: str, confidence: float) -> None:
     ``confidence`` in (0, 1), in that order; a `UsageError` names the wrong one."""
     _check_alternative(alternative)
     if not 0 < confidence < 1:
-        raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
+        raise UsageError(f"confidence must be in (0, 1), got {shown(confidence)}")
 
 
 def _as_scores(values, name: str) -> np.ndarray:

@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from ..model.frames import plain, records_frame
 from . import paired
 from .letters import compact_letters
@@ -109,7 +109,7 @@ def as_score_matrix(
 def check_alpha(alpha: float) -> float:
     """``alpha`` as a float, or `UsageError` unless it lies in (0, 1)."""
     if not 0.0 < alpha < 1.0:
-        raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise UsageError(f"alpha must lie in (0, 1), got {shown(alpha)}")
     return float(alpha)
 
 
@@ -507,7 +507,7 @@ def studentized_range_sf(q: ArrayLike, k: int, df: float) -> np.ndarray:
     if k < 2:
         raise UsageError("the studentized range needs k >= 2 means")
     if not (df > 0 and math.isfinite(df)):
-        raise UsageError(f"df must be a positive finite number, got {df!r}")
+        raise UsageError(f"df must be a positive finite number, got {shown(df)}")
     q = np.asarray(q, dtype=np.float64)
     out = np.ones(q.shape)
     flat_q = q.reshape(-1)

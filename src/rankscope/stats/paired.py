@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 __all__ = [
     "ALTERNATIVES",
@@ -429,7 +429,7 @@ def count_extreme(null: np.ndarray, observed: np.ndarray, tolerance: np.ndarray,
 
 def check_count(value: Any, name: str) -> int:
     if isinstance(value, bool) or int(value) != value or value < 1:
-        raise UsageError(f"{name} must be a positive integer, got {value!r}")
+        raise UsageError(f"{name} must be a positive integer, got {shown(value)}")
     return int(value)
 
 

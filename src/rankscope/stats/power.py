@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .paired import check_alternative
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
 
 def _check_probability(value: float, name: str) -> float:
     if not 0 < value < 1:
-        raise UsageError(f"{name} must be in (0, 1), got {value!r}")
+        raise UsageError(f"{name} must be in (0, 1), got {shown(value)}")
     return float(value)
 
 
@@ -40,9 +40,9 @@ def power_paired_t(
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if not math.isfinite(effect_size):
-        raise UsageError(f"effect_size must be finite, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite, got {shown(effect_size)}")
     if isinstance(n, bool) or int(n) != n or n < 2:
-        raise UsageError(f"n must be an integer ≥ 2, got {n!r}")
+        raise UsageError(f"n must be an integer ≥ 2, got {shown(n)}")
     return _t_power(effect_size * math.sqrt(n), int(n) - 1, alpha, alternative)
 
 
@@ -96,7 +96,7 @@ def _smallest_n(reaches: Callable[[int], bool], guess: float, minimum: int) -> i
 
 def _check_effect(effect_size: float, alternative: str) -> None:
     if not math.isfinite(effect_size) or effect_size == 0:
-        raise UsageError(f"effect_size must be finite and non-zero, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite and non-zero, got {shown(effect_size)}")
     if (alternative == "greater" and effect_size < 0) or (
         alternative == "less" and effect_size > 0
     ):
@@ -105,7 +105,7 @@ def _check_effect(effect_size: float, alternative: str) -> None:
 
 def _check_ratio(ratio: float) -> float:
     if not (math.isfinite(ratio) and ratio > 0):
-        raise UsageError(f"the allocation ratio n_b / n_a must be positive, got {ratio!r}")
+        raise UsageError(f"the allocation ratio n_b / n_a must be positive, got {shown(ratio)}")
     return float(ratio)
 
 
@@ -132,9 +132,9 @@ def power_unpaired_t(
     _check_probability(alpha, "alpha")
     ratio = _check_ratio(ratio)
     if not math.isfinite(effect_size):
-        raise UsageError(f"effect_size must be finite, got {effect_size!r}")
+        raise UsageError(f"effect_size must be finite, got {shown(effect_size)}")
     if isinstance(n_a, bool) or int(n_a) != n_a or n_a < 1:
-        raise UsageError(f"n_a must be a positive integer, got {n_a!r}")
+        raise UsageError(f"n_a must be a positive integer, got {shown(n_a)}")
     n_b = _group_b(int(n_a), ratio)
     if n_a + n_b < 3:
         raise UsageError("the two groups need at least 3 units together")
@@ -176,7 +176,7 @@ def _two_proportion_terms(p_a: float, p_b: float, ratio: float) -> tuple[float, 
     pooled rate p̄ = (p_a + r p_b)/(1 + r)) and under the alternative, for n_b = r n_a."""
     for name, value in (("p_a", p_a), ("p_b", p_b)):
         if not 0 < value < 1:
-            raise UsageError(f"{name} must be in (0, 1), got {value!r}")
+            raise UsageError(f"{name} must be in (0, 1), got {shown(value)}")
     average = (p_a + ratio * p_b) / (1 + ratio)
     null_sd = math.sqrt(average * (1 - average) * (1 + 1 / ratio))
     alternative_sd = math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b) / ratio)
@@ -208,7 +208,7 @@ def power_two_proportions(
     check_alternative(alternative)
     _check_probability(alpha, "alpha")
     if isinstance(n_a, bool) or int(n_a) != n_a or n_a < 1:
-        raise UsageError(f"n_a must be a positive integer, got {n_a!r}")
+        raise UsageError(f"n_a must be a positive integer, got {shown(n_a)}")
     null_sd, alternative_sd = _two_proportion_terms(p_a, p_b, _check_ratio(ratio))
     shift = (p_b - p_a) * math.sqrt(n_a)
     if alternative == "two-sided":

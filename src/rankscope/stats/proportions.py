@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .effects import check_options, cohens_h
 from .intervals import newcombe_interval, wald_interval
 from .paired import normal_p_value
@@ -50,7 +50,7 @@ def _rates_input(
         ("n_b", n_b),
     ):
         if isinstance(value, bool) or not float(value).is_integer() or value < 0:
-            raise UsageError(f"{name} must be a non-negative integer, got {value!r}")
+            raise UsageError(f"{name} must be a non-negative integer, got {shown(value)}")
         values.append(int(value))
     s_a, total_a, s_b, total_b = values
     if total_a < 1 or total_b < 1:

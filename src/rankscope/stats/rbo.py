@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 #: Tie treatments of `rbo` (Corsi & Urbano 2024): ``w``, ``a`` and ``b``.
 TIE_VARIANTS = ("a", "b", "w")
@@ -162,11 +162,13 @@ def check_persistence(p: float) -> float:
     try:
         value = float(p)
     except (TypeError, ValueError):
-        raise UsageError(f"RBO's persistence p must be a number in (0, 1) (got {p!r})") from None
+        raise UsageError(
+            f"RBO's persistence p must be a number in (0, 1) (got {shown(p)})"
+        ) from None
     if not 0.0 < value < 1.0:
         raise UsageError(
-            f"RBO's persistence p must lie strictly between 0 and 1 (got {p!r})",
-            cli=f"--p must lie strictly between 0 and 1 (got {p!r})",
+            f"RBO's persistence p must lie strictly between 0 and 1 (got {shown(p)})",
+            cli=f"--p must lie strictly between 0 and 1 (got {shown(p)})",
         )
     return value
 

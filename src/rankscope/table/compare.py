@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RankscopeWarning, UsageError
+from ..errors import RankscopeWarning, UsageError, shown
 from ..judge import JoinOptions, RelevanceTable, relevance_table
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
@@ -90,8 +90,8 @@ def at_least(name: str, value: int, minimum: int) -> None:
     number >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise UsageError(
-            f"{name} must be a whole number >= {minimum} (got {value!r})",
-            cli=f"--{name} must be a whole number >= {minimum} (got {value!r})",
+            f"{name} must be a whole number >= {minimum} (got {shown(value)})",
+            cli=f"--{name} must be a whole number >= {minimum} (got {shown(value)})",
         )
 
 

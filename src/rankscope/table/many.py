@@ -40,7 +40,7 @@ from ..model import Qrels, Run, Vocabulary, ZScores, native
 from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
-from ..read.trec import read_run_block
+from ..read.trec import Lines, Suspicions, read_run_block, warn_suspicious
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
@@ -145,6 +145,7 @@ class _BlockOutcome:
     result: BlockResult | None
     warnings: list[Warning]
     failed: str | None  # "read" (the text), "later" (duplicates, evaluation) or None
+    found: Suspicions | None = None  # its suspicious lines, numbered from 1
 
 
 _TASK: _Task | None = None  # what forked workers evaluate (set before the pool forks)
@@ -205,14 +206,12 @@ def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
 
 def _read_block(
     task: _Task, block: RunBlock, data: bytes, first_line: int, lines: int = 0
-) -> Run | None:
+) -> tuple[Run, Suspicions] | None:
     judgments = task.judgments
     # room for the ids of a block of ~32-byte lines: one table size for every block
     docs = judgments.docs.scoped(room=task.block_bytes // 32)
-    return read_run_block(
-        data, block.source, judgments.queries.scoped(), docs, first_line,
-        at_start=block.start == 0, lines=lines,
-    )  # fmt: skip
+    at = Lines(first_line, at_start=block.start == 0, count=lines)
+    return read_run_block(data, block.source, judgments.queries.scoped(), docs, at)
 
 
 def _judge_block(task: _Task, run: Run) -> BlockResult:
@@ -226,7 +225,7 @@ def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
     task = _TASK
     assert task is not None
     ranked: list[str] = []
-    result, failed, lines = None, None, 0
+    result, failed, lines, found = None, None, 0, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -236,19 +235,20 @@ def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
         else:
             lines = data.count(b"\n")
             try:
-                run = _read_block(task, block, data, 1, lines)
+                read = _read_block(task, block, data, 1, lines)
             except RankscopeError:
                 failed = "read"
             else:
                 del data
-                if run is not None:
+                if read is not None:
+                    run, found = read
                     ranked = run.queries.strings_of(np.unique(run.query))
                     try:
                         result = _judge_block(task, run)
                     except RankscopeError:
                         failed = "later"
     bare = dataclasses.replace(block, data=None)
-    return _BlockOutcome(index, bare, lines, ranked, result, _told(caught), failed)
+    return _BlockOutcome(index, bare, lines, ranked, result, _told(caught), failed, found)
 
 
 class _Assembly:
@@ -267,6 +267,7 @@ class _Assembly:
         self.later: tuple[RunBlock, int] | None = None
         self.warnings: list[Warning] = []
         self.ranked: list[str] = []
+        self.found: Suspicions | None = None  # the blocks' suspicious lines, added up
 
     def add(self, item: _BlockOutcome) -> _Outcome | None:
         """The run's outcome once ``item`` decides it, else None."""
@@ -280,6 +281,9 @@ class _Assembly:
                 return self._unsorted(q, self.home[q], block.index)
             self.home[q] = block.index
         self.warnings += item.warnings
+        if item.found is not None:
+            found = item.found.shifted(first - 1)
+            self.found = found if self.found is None else self.found.merged(found)
         if item.failed == "later" and self.later is None:
             self.later = (block, first)
         if item.result is not None:
@@ -299,6 +303,10 @@ class _Assembly:
             error = no_common_query(task.judgments, name, block.source, list(self.home))
             if error is not None:
                 return self._error(error, name)
+        with warnings.catch_warnings(record=True) as suspicious:
+            warnings.simplefilter("always")
+            if self.found is not None:  # as reading the whole file warns
+                warn_suspicious(block.source, self.found)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = merge_blocks(
@@ -307,7 +315,7 @@ class _Assembly:
             )  # fmt: skip
         if task.zscores is not None:
             result = to_zscores(result, task.zscores)
-        told = self.warnings + _told(caught)
+        told = _told(suspicious) + self.warnings + _told(caught)
         return _Outcome(self.index, _portable(result, task.requests), name, block.source, told,
                         None)  # fmt: skip
 
@@ -322,9 +330,9 @@ class _Assembly:
             warnings.simplefilter("ignore")
             try:
                 data = block.text()
-                run = _read_block(task, block, data, first_line)
-                if run is not None:
-                    _judge_block(task, run)
+                read = _read_block(task, block, data, first_line)
+                if read is not None:
+                    _judge_block(task, read[0])
             except OSError as e:
                 return self._error(InputError(f"{block.source}: cannot be read ({e.strerror})"))
             except RankscopeError as e:
