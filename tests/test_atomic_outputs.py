@@ -191,8 +191,10 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 @pytest.mark.parametrize(
     ("writer", "stop"),
     [(w, SIGNALS[i % 3]) for i, w in enumerate(WRITERS)] + [
-        ("fuse", signal.SIGKILL), ("fuse", signal.SIGTERM), ("split", signal.SIGINT),
-        ("clicks simulate parquet", signal.SIGKILL),
+        # the other signals: each writer is stopped once above, by default
+        pytest.param(w, s, marks=pytest.mark.slow)
+        for w, s in [("fuse", signal.SIGKILL), ("fuse", signal.SIGTERM), ("split", signal.SIGINT),
+                     ("clicks simulate parquet", signal.SIGKILL)]
     ],
     ids=lambda v: v.name if isinstance(v, signal.Signals) else v.replace(" ", "_"),
 )  # fmt: skip

@@ -136,7 +136,8 @@ def test_a_query_longer_than_a_block_stays_whole(tmp_path):
 # --- evaluation identical to reading the run whole ------------------------------------------
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])  # fmt: skip
 @pytest.mark.parametrize("gz", [False, True])
 def test_blocks_give_the_whole_runs_values_and_warnings(tmp_path, spy, seed, gz):
     qrels, run = write_track(tmp_path, seed=seed, gz=gz)
@@ -183,6 +184,7 @@ def test_summaries_of_a_blocked_run_are_bit_identical(tmp_path):
         assert np.array_equal(cut.missing, whole.missing)
 
 
+@pytest.mark.slow  # fast twins: the tests above, one run each
 def test_duplicate_policies_and_many_runs_with_blocks(tmp_path):
     qrels, run = write_track(tmp_path, seed=6)
     text = run.read_text().split("\n")

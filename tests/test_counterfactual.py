@@ -390,12 +390,14 @@ def _check(results, low=0.90, high=0.99):
     assert not wrong, wrong
 
 
+@pytest.mark.slow  # simulations; the estimators' fast twins: the hand computations above
 def test_coverage_and_bias_under_the_position_based_model():
     w = world(1, clicks="pbm", deterministic_target=False)
     estimators = ["ips", "snips", "iips", "rips", "pbm", "dm", "dr"]
     _check(coverage(w, estimators, sessions=500, reps=200, samples=200, models=_models()))
 
 
+@pytest.mark.slow
 def test_coverage_and_bias_under_the_cascade():
     w = world(2, clicks="cascade", deterministic_target=False)
     # (at 500 sessions the percentile intervals of ips and rips cover about 0.90: the

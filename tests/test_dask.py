@@ -406,6 +406,7 @@ class KillFirstKernel(distributed.WorkerPlugin):
         os._exit(1)
 
 
+@pytest.mark.slow  # the cluster's every other path runs by default
 def test_worker_killed_mid_run(client, logs, tmp_path):
     import cloudpickle
 

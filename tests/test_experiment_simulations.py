@@ -37,6 +37,7 @@ def test_welch_rejects_at_alpha_on_skewed_a_a_data():
     assert _within(rate, ALPHA)
 
 
+@pytest.mark.slow  # fast twins: the Welch and t-test simulations of this file
 def test_cuped_keeps_alpha_and_gains_power():
     rng = np.random.default_rng(22)
     users = 200
@@ -60,6 +61,7 @@ def test_cuped_keeps_alpha_and_gains_power():
     assert abs(cuped_power - power_unpaired_t(0.25 / 1.5, users)) < 0.04
 
 
+@pytest.mark.slow
 def test_rate_tests_reject_at_alpha_and_at_the_planned_power():
     rng = np.random.default_rng(23)
     n, runs = 1_500, 1_500

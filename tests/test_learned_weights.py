@@ -221,6 +221,7 @@ def test_folds_partition_the_queries_and_depend_on_the_seed():
         _folds(queries, 30, seed=0)
 
 
+@pytest.mark.slow  # learn_weights' fast twins: the tests above and the round trip below
 def test_cross_validation_is_deterministic():
     table = _synthetic(9, queries=80)
     truth = _true_rpp(table)

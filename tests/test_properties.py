@@ -135,6 +135,10 @@ def all_trec_text(qrels_path: Path, run_path: Path, **options) -> str:
 
 
 # the ``reader`` fixture is function-scoped: every example runs under one reader, as wanted
+# (the compiled reader's run is slow: test_reader_fuzz holds it to the pure-Python one)
+@pytest.mark.parametrize(
+    "reader", [pytest.param("native", marks=pytest.mark.slow), "python"], indirect=True
+)
 @SETTINGS
 @given(collection=collections(), shuffle_seed=st.integers(0, 2**32 - 1), complete=st.booleans())
 def test_shuffled_input_lines_give_identical_output(reader, collection, shuffle_seed, complete):

@@ -193,6 +193,7 @@ def check_bounds(spec: str, result, judgments) -> None:
 # -- (a) line order -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # fast twin: test_trec_preference_measures_invariant shuffles the lines too
 @SETTINGS
 @given(data=st.data(), shuffle_seed=st.integers(0, 2**32 - 1))
 def test_shuffled_lines_give_identical_preferences(data, shuffle_seed):
@@ -260,6 +261,7 @@ def test_relabelled_ids_order_preserving_with_ties(data):
         check_relabelled(spec, judgments, runs, doc_map, q_map, name_map)
 
 
+@pytest.mark.slow  # fast twin: the order-preserving renaming above
 @SETTINGS
 @given(data=st.data())
 def test_relabelled_ids_any_permutation_without_ties(data):

@@ -357,6 +357,7 @@ def test_regressions(data, chunk, gz):
     assert compare_all(data, chunk, gz) == ""
 
 
+@pytest.mark.slow  # fast twins: `sweep` and the regressions above
 @settings(
     max_examples=EXAMPLES or 150,
     derandomize=EXAMPLES is None,
@@ -371,6 +372,7 @@ def test_the_readers_agree(case):
     assert compare_all(*case) == ""
 
 
+@pytest.mark.slow  # checks the generator of the slow test above
 def test_the_inputs_reach_both_outcomes():
     """The near-valid files are often valid (where whole tables are compared) and often
     not (where messages are): a generator of garbage only would test little."""

@@ -572,6 +572,7 @@ def test_mc4_shows_each_runs_share_of_the_chain(tmp_path):
     assert "share of the MC4 Markov chain" in text
 
 
+@pytest.mark.slow  # a scale test; the page's content is checked on small reports above
 def test_a_100_run_report_stays_under_5_mb(tmp_path):
     """A 100-run × 50-query report with six measures and 250-odd recall levels (about 10 MB
     when each plot carried its own copies of the arrays, the menus a flag per trace and the

@@ -166,7 +166,14 @@ def wilcoxon_cases():
     yield "ties, no zeros, n = 25", rng.choice([-2.5, -1.0, 0.5, 1.0, 3.0], size=25)
 
 
-@pytest.mark.parametrize("case", list(wilcoxon_cases()), ids=lambda case: case[0])
+@pytest.mark.parametrize(
+    "case",
+    [
+        # n = 13 with ties and zeros: the n = 11 case's slow twin (scipy's exact tie handling)
+        pytest.param(case, id=case[0], marks=[pytest.mark.slow] if case[0].endswith("13") else [])
+        for case in wilcoxon_cases()
+    ],
+)
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
 def test_wilcoxon_defaults_match_scipy(case, alternative):
     _, differences = case
