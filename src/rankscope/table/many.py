@@ -22,6 +22,7 @@ Measures that compare runs with each other (preference win rates) need every run
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import os
 import threading
@@ -510,6 +511,21 @@ def _outcomes(pieces: Iterator[_Piece], workers: int) -> Iterator[_Outcome | _Bl
             yield _evaluate_piece(piece)
         return
     import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_evaluate_piece, pieces, chunksize=1)
+    # Pieces are submitted from this thread, a bounded window ahead, and an error (a bad
+    # line) cancels the rest and waits for the running ones: multiprocessing.Pool's
+    # terminate, with its own thread iterating the pieces, could deadlock there.
+    window: collections.deque[Future] = collections.deque()
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as executor:
+        try:
+            for piece in pieces:
+                window.append(executor.submit(_evaluate_piece, piece))
+                if len(window) >= 2 * workers:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        finally:
+            for future in window:
+                future.cancel()
