@@ -155,6 +155,19 @@ def _temporary(target: Path) -> list[str]:
     return [p.name for p in target.parent.iterdir() if p.name.startswith(prefix)]
 
 
+def _begun(target: Path) -> bool:
+    """A temporary file beside ``target`` holds a part of the output (a temporary directory,
+    a file): the writer is in its pause, past the file's creation."""
+    for name in _temporary(target):
+        path = target.parent / name
+        try:
+            if (path.is_dir() and any(path.iterdir())) or path.stat().st_size > 0:
+                return True
+        except FileNotFoundError:  # (renamed or removed meanwhile)
+            continue
+    return False
+
+
 def _start(tmp: Path, args: list[str], pause: float | None) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop(PAUSE, None)
@@ -205,7 +218,7 @@ def test_a_command_stopped_mid_write_leaves_the_old_output(
     tmp, name, before = tmp_path, target.name, _contents(target)
     process = _start(tmp, args, pause=60)
     deadline = time.monotonic() + 240
-    while not _temporary(target):  # the write has begun: its temporary file is there
+    while not _begun(target):  # a part is in the temporary file: the writer's pause
         assert process.poll() is None, process.stderr.read().decode()
         assert time.monotonic() < deadline
         time.sleep(0.02)

@@ -82,11 +82,12 @@ def atomic_path(target: str | os.PathLike[str], *, pause: bool = True) -> Iterat
     between the body and the rename (`write_atomically` makes its own)."""
     target = os.fspath(target)
     directory = os.path.dirname(os.path.abspath(target))
-    fd, temporary = tempfile.mkstemp(
-        prefix=temporary_name(target), suffix=".tmp" + Path(target).suffix, dir=directory
-    )
-    os.close(fd)
-    try:
+    temporary = ""
+    try:  # (from the file's creation on: a signal arriving at once removes it too)
+        fd, temporary = tempfile.mkstemp(
+            prefix=temporary_name(target), suffix=".tmp" + Path(target).suffix, dir=directory
+        )
+        os.close(fd)
         yield temporary
         if pause:
             _pause()
@@ -94,7 +95,8 @@ def atomic_path(target: str | os.PathLike[str], *, pause: bool = True) -> Iterat
             os.fsync(written.fileno())
         os.replace(temporary, target)
     except BaseException:
-        _remove(temporary)
+        if temporary:
+            _remove(temporary)
         raise
     _fsync_directory(directory)
 
@@ -122,8 +124,9 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
     whether an existing ``target`` may be replaced."""
     target = os.fspath(target).rstrip(os.sep) or os.sep
     parent = os.path.dirname(os.path.abspath(target))
-    built = tempfile.mkdtemp(prefix=temporary_name(target), suffix=".tmp", dir=parent)
+    built = ""
     try:
+        built = tempfile.mkdtemp(prefix=temporary_name(target), suffix=".tmp", dir=parent)
         yield Path(built)
         _pause()
         for name in os.listdir(built):
@@ -141,7 +144,8 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
                 os.replace(old, target)
             raise
     except BaseException:
-        shutil.rmtree(built, ignore_errors=True)
+        if built:
+            shutil.rmtree(built, ignore_errors=True)
         raise
     _fsync_directory(parent)
     if old is not None:
