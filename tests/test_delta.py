@@ -12,6 +12,7 @@ from rankscope.errors import UsageError
 from rankscope.stats.delta import (
     Estimate,
     cuped,
+    lift_interval,
     mean_estimate,
     post_stratified,
     ratio_estimate,
@@ -98,3 +99,45 @@ def test_mean_estimate_and_mistakes():
         ratio_estimate([0.0, 0.0], [0.0, 0.0])
     with pytest.raises(UsageError, match="one value per unit each"):
         cuped([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_fieller_interval_solves_its_inequality_and_agrees_with_the_wald_test():
+    from rankscope.stats.intervals import fieller_interval
+
+    mean_a, var_a, mean_b, var_b, z = 10.0, 1.5, 13.0, 2.0, 1.959963984540054
+    low, high = fieller_interval(mean_a, var_a, mean_b, var_b, 0.95)
+    for end in (low, high):  # the ends are where the inequality is an equality
+        assert (mean_b - end * mean_a) ** 2 == pytest.approx(z * z * (var_b + end**2 * var_a))
+    middle = mean_b / mean_a
+    assert low < middle < high
+    assert (mean_b - middle * mean_a) ** 2 <= z * z * (var_b + middle**2 * var_a)
+    # the ratio 1 is outside exactly when the unpooled Wald test of the difference rejects
+    for b in (11.0, 13.0, 15.0):
+        outside = not fieller_interval(mean_a, var_a, b, var_b, 0.95)[0] <= 1.0
+        assert outside == (abs(b - mean_a) / np.sqrt(var_a + var_b) > z)
+    # a control mean indistinguishable from 0: every ratio is plausible
+    assert fieller_interval(0.5, 1.0, 3.0, 1.0, 0.95) == (-np.inf, np.inf)
+
+
+def test_fieller_covers_the_ratio_where_the_delta_method_does_not():
+    """Normal means with known variances, the control's about 3.3 standard errors from 0 (few
+    clicks): where Fieller's interval is bounded it holds the true ratio exactly when the
+    pivot |x̄_b − ρ x̄_a| / sqrt(v_b + ρ² v_a) is within z (so it is exact), and unbounded it
+    holds everything (conservative); the delta method's symmetric interval covers less than
+    its nominal 95%."""
+    rng = np.random.default_rng(12)
+    runs, sd, z, ratio = 4_000, 0.3, 1.959963984540054, 1.5
+    fieller = delta = 0
+    for _ in range(runs):
+        a = Estimate(rng.normal(1.0, sd), sd * sd, 100)
+        b = Estimate(rng.normal(ratio, sd), sd * sd, 100)
+        _, low, high = lift_interval(a, b, method="fieller")
+        inside = low <= ratio - 1 <= high
+        if np.isfinite(low):
+            pivot = abs(b.value - ratio * a.value) / np.sqrt(b.variance + ratio**2 * a.variance)
+            assert inside == (pivot <= z)
+        fieller += inside
+        _, low, high = lift_interval(a, b, method="delta")
+        delta += low <= ratio - 1 <= high
+    assert fieller / runs >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / runs)
+    assert delta / runs < 0.94

@@ -20,16 +20,19 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError
+from .intervals import fieller_interval, t_interval
 
 __all__ = [
     "Estimate",
     "cuped",
+    "lift_interval",
     "mean_estimate",
     "post_stratified",
     "ratio_estimate",
@@ -83,6 +86,22 @@ def ratio_estimate(x: Any, y: Any) -> Estimate:
         var_x / mean_y**2 - 2 * mean_x * cov_xy / mean_y**3 + mean_x**2 * var_y / mean_y**4
     ) / n
     return Estimate(float(mean_x / mean_y), float(max(variance, 0.0)), n)
+
+
+def lift_interval(
+    a: Estimate, b: Estimate, confidence: float = 0.95, method: str = "fieller"
+) -> tuple[float, float, float]:
+    """The relative lift b / a − 1 and its two-sided interval: ``fieller`` (default; exact
+    for normal means, asymmetric, unbounded when the control's mean is not clearly away from
+    0) or ``delta`` (the lift ± z · its delta-method standard error, `relative_lift`)."""
+    lift, variance = relative_lift(a, b)
+    if method == "delta":
+        low, high = t_interval(lift, math.sqrt(variance), math.inf, confidence, "two-sided")
+        return lift, float(low), float(high)
+    if method != "fieller":
+        raise UsageError(f"unknown lift interval {method!r}: choose fieller or delta")
+    low, high = fieller_interval(a.value, a.variance, b.value, b.variance, confidence)
+    return lift, low - 1, high - 1
 
 
 def relative_lift(a: Estimate, b: Estimate) -> tuple[float, float]:

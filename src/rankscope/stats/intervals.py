@@ -25,7 +25,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "fieller_interval",
     "mean_interval",
+    "mixture_interval",
     "newcombe_interval",
     "percentile_interval",
     "scalar_or_array",
@@ -103,6 +105,27 @@ def mixture_interval(estimate: Any, variance: Any, tau2: Any, alpha: float) -> t
     v, t2 = np.asarray(variance, dtype=np.float64), np.asarray(tau2, dtype=np.float64)
     half = np.sqrt(v * (v + t2) / t2 * (2 * math.log(1 / alpha) + np.log((v + t2) / v)))
     return estimate - half, estimate + half
+
+
+def fieller_interval(
+    mean_a: float, variance_a: float, mean_b: float, variance_b: float, confidence: float
+) -> tuple[float, float]:
+    """Fieller's (1954) two-sided interval of the ratio μ_b / μ_a of two independent means
+    with the given variances of their estimates: the ρ with (x̄_b − ρ x̄_a)² ≤ z² (v_b + ρ² v_a),
+    the roots of (x̄_a² − z² v_a) ρ² − 2 x̄_a x̄_b ρ + (x̄_b² − z² v_b).  Unlike the delta
+    method's it is not symmetric, and exact for normal means where it is bounded.  When x̄_a is
+    not significantly different from 0 (x̄_a² ≤ z² v_a) the set is unbounded (the whole line,
+    or the line without an interval), and the interval returned is (−∞, ∞): conservative."""
+    from scipy import stats
+
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    a = mean_a**2 - z * z * variance_a
+    if a <= 0:
+        return -math.inf, math.inf
+    b = mean_a * mean_b
+    c = mean_b**2 - z * z * variance_b
+    root = math.sqrt(max(b * b - a * c, 0.0))
+    return (b - root) / a, (b + root) / a
 
 
 def wald_interval(
