@@ -81,3 +81,37 @@ def test_mistakes():
         sample_size_unpaired_t(-0.5, alternative="greater")
     with pytest.raises(UsageError, match="non-zero"):
         sample_size_unpaired_t(0.0)
+
+
+@pytest.mark.parametrize(
+    ("n_a", "ratio", "alternative"),
+    [(64, 1.0, "two-sided"), (50, 2.0, "less"), (200, 0.5, "greater"), (12, 1.0, "two-sided")],
+)
+def test_minimum_detectable_effect_is_statsmodels(n_a, ratio, alternative):
+    from rankscope.stats import mde_unpaired_t
+
+    theirs = {"less": "smaller", "greater": "larger"}.get(alternative, alternative)
+    expected = TTestIndPower().solve_power(None, nobs1=n_a, alpha=0.05, power=0.8,
+                                           ratio=math.ceil(ratio * n_a) / n_a,
+                                           alternative=theirs)  # fmt: skip
+    found = mde_unpaired_t(n_a, 0.8, 0.05, alternative, ratio)
+    assert found == pytest.approx(expected, rel=1e-6)
+    assert power_unpaired_t(found, n_a, 0.05, alternative, ratio) == pytest.approx(0.8, abs=1e-9)
+
+
+def test_minimum_detectable_rate_inverts_the_power_and_the_sample_size():
+    from rankscope.stats import mde_two_proportions
+
+    # 686 users a group detect 0.10 -> 0.15 at 80% power (the sample size's textbook case)
+    found = mde_two_proportions(0.10, 686)
+    assert 0.149 < found < 0.15
+    assert power_two_proportions(0.10, found, 686) == pytest.approx(0.8, abs=1e-9)
+    assert sample_size_two_proportions(0.10, 0.15) == 686  # (one tail: a little above found)
+    below = mde_two_proportions(0.10, 686, alternative="less", ratio=2.0)
+    assert below < 0.10
+    # statsmodels tests prop1 - prop2 = p_a - p_b: B below A is its "larger"
+    expected = power_proportions_2indep(0.10 - below, below, 686, ratio=2.0,
+                                        alternative="larger").power  # fmt: skip
+    assert expected == pytest.approx(0.8, abs=1e-6)
+    with pytest.raises(UsageError, match="give more users"):
+        mde_two_proportions(0.5, 3, power=0.99)

@@ -12,6 +12,8 @@ from ..errors import UsageError, shown
 from .paired import check_alternative
 
 __all__ = [
+    "mde_two_proportions",
+    "mde_unpaired_t",
     "power_paired_t",
     "power_two_proportions",
     "power_unpaired_t",
@@ -252,3 +254,65 @@ def sample_size_two_proportions(
     tail = alpha / 2 if alternative == "two-sided" else alpha
     root = (stats.norm.isf(tail) * null_sd + stats.norm.ppf(power) * alternative_sd) / difference
     return max(1, math.ceil(root**2 - 1e-9))
+
+
+def mde_unpaired_t(
+    n_a: int,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
+) -> float:
+    """The minimum detectable effect of the two-sample t-test: the smallest standardised
+    difference d = (μ_b − μ_a)/σ (negative for ``"less"``) whose :func:`power_unpaired_t` with
+    ``n_a`` and n_b = ⌈``ratio`` · n_a⌉ units reaches ``power`` (statsmodels' ``TTestIndPower.
+    solve_power`` for the effect size).  Two-sided: the positive one (the power is symmetric)."""
+    from scipy.optimize import brentq
+
+    _check_probability(power, "power")
+    _check_probability(alpha, "alpha")
+    floor = power_unpaired_t(0.0, n_a, alpha, alternative, ratio)  # (checks the rest)
+    if power <= floor:
+        raise UsageError(f"power {shown(power)} is reached with no effect at all (alpha "
+                         f"{shown(alpha)}): ask for more")  # fmt: skip
+    sign = -1.0 if alternative == "less" else 1.0
+    top = 1.0
+    while power_unpaired_t(sign * top, n_a, alpha, alternative, ratio) < power:
+        top *= 2
+    found = brentq(
+        lambda d: power_unpaired_t(sign * d, n_a, alpha, alternative, ratio) - power,
+        0.0, top, xtol=1e-12, rtol=1e-12,
+    )  # fmt: skip
+    return sign * float(found)
+
+
+def mde_two_proportions(
+    p_a: float,
+    n_a: int,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    ratio: float = 1.0,
+) -> float:
+    """The minimum detectable rate of B against the control rate ``p_a``: the p_b nearest
+    ``p_a`` (above it; below for ``"less"``) whose :func:`power_two_proportions` with ``n_a``
+    and ``ratio`` · n_a users reaches ``power``.  An error when even p_b at 1 (or 0) does not
+    reach it."""
+    from scipy.optimize import brentq
+
+    _check_probability(power, "power")
+    _check_probability(alpha, "alpha")
+    _check_probability(p_a, "p_a")
+    up = alternative != "less"
+    end = 1 - 1e-12 if up else 1e-12
+    if power_two_proportions(p_a, end, n_a, alpha, alternative, ratio) < power:
+        raise UsageError(
+            f"no rate {'above' if up else 'below'} {shown(p_a)} reaches power {shown(power)} "
+            f"with {shown(n_a)} users in A: give more users"
+        )
+    start = p_a + 1e-12 if up else p_a - 1e-12
+    found = brentq(
+        lambda p: power_two_proportions(p_a, p, n_a, alpha, alternative, ratio) - power,
+        start, end, xtol=1e-13, rtol=1e-12,
+    )  # fmt: skip
+    return float(found)
