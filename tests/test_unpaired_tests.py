@@ -101,3 +101,16 @@ def test_every_entry_is_the_function_it_names():
     )
     with pytest.raises(UsageError, match="two-sided"):
         named("chi-square", "rates").rates(*counts, "greater", 0.95)
+
+
+def test_every_rates_entry_passes_the_confidence_on():
+    counts = (30, 1000, 45, 1000)
+    assert named("z", "rates").rates(*counts, "two-sided", 0.9) == two_proportion_z(
+        *counts, confidence=0.9
+    )
+    assert named("fisher", "rates").rates(*counts, "two-sided", 0.9) == fisher_exact(
+        *counts, confidence=0.9
+    )
+    assert named("mann-whitney", "unpaired").unpaired(
+        [1.0, 2.0, 3.0], [2.0, 4.0, 5.0], "two-sided", 0.9, 0, 0
+    ) == mann_whitney([1.0, 2.0, 3.0], [2.0, 4.0, 5.0], confidence=0.9)

@@ -163,24 +163,24 @@ def _randomized_tukey(scores: Any, names: Any, alpha: float, permutations: int, 
     )
 
 
-def _welch(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float, resamples: int,
-           seed: Any) -> TestResult:  # fmt: skip
-    return welch_t(x, y, alternative, confidence)
+def _deterministic(test: Callable[[Any, Any, str, float], TestResult]) -> UnpairedFunction:
+    """A deterministic test of two groups as the table calls it (resamples and seed unused)."""
 
+    def run(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float, resamples: int,
+            seed: Any) -> TestResult:  # fmt: skip
+        return test(x, y, alternative, confidence)
 
-def _student(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
-             resamples: int, seed: Any) -> TestResult:  # fmt: skip
-    return student_t(x, y, alternative, confidence)
-
-
-def _mann_whitney(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
-                  resamples: int, seed: Any) -> TestResult:  # fmt: skip
-    return mann_whitney(x, y, alternative, confidence)
+    return run
 
 
 def _two_sample_bootstrap(x: np.ndarray, y: np.ndarray, alternative: str, confidence: float,
                           resamples: int, seed: Any) -> TestResult:  # fmt: skip
     return two_sample_bootstrap(x, y, alternative, confidence, samples=resamples, seed=seed)
+
+
+def _two_proportion_z(s_a: int, n_a: int, s_b: int, n_b: int, alternative: str,
+                      confidence: float) -> TestResult:  # fmt: skip
+    return two_proportion_z(s_a, n_a, s_b, n_b, alternative, confidence=confidence)
 
 
 def _chi_square(yates: bool) -> RatesFunction:
@@ -222,17 +222,17 @@ TESTS: tuple[StatisticalTest, ...] = (
     StatisticalTest(
         "welch", "Welch's t-test",
         "the two groups have the same mean (variances may differ)",
-        aliases=("welch-t",), unpaired=_welch,
+        aliases=("welch-t",), unpaired=_deterministic(welch_t),
     ),  # fmt: skip
     StatisticalTest(
         "student", "Student's t-test",
         "the two groups have the same mean (and the same variance)",
-        aliases=("student-t",), unpaired=_student,
+        aliases=("student-t",), unpaired=_deterministic(student_t),
     ),  # fmt: skip
     StatisticalTest(
         "mann-whitney", "Mann–Whitney U test",
         "a unit of either group is as likely to score above a unit of the other as below",
-        aliases=("mwu", "rank-sum"), unpaired=_mann_whitney,
+        aliases=("mwu", "rank-sum"), unpaired=_deterministic(mann_whitney),
     ),  # fmt: skip
     StatisticalTest(
         "bootstrap", "paired bootstrap test",
@@ -242,7 +242,7 @@ TESTS: tuple[StatisticalTest, ...] = (
     ),  # fmt: skip
     StatisticalTest(
         "z", "two-proportion z-test", "the two groups have the same rate",
-        aliases=("two-proportion-z",), rates=lambda *a: two_proportion_z(*a),
+        aliases=("two-proportion-z",), rates=_two_proportion_z,
     ),  # fmt: skip
     StatisticalTest(
         "chi-square", "χ² test", "the two groups have the same rate",
@@ -254,7 +254,7 @@ TESTS: tuple[StatisticalTest, ...] = (
     ),  # fmt: skip
     StatisticalTest(
         "fisher", "Fisher's exact test", "the two groups have the same rate",
-        aliases=("fisher-exact",), rates=lambda *a: fisher_exact(*a),
+        aliases=("fisher-exact",), rates=fisher_exact,
     ),  # fmt: skip
     StatisticalTest(
         "tukey", "Tukey HSD, two-way ANOVA",
