@@ -405,10 +405,15 @@ def _check_usage(usage: Sequence[float]) -> tuple[float, float]:
     return head, torso
 
 
+def _first_ids(ids: list[str]) -> str:
+    """The first `SHOWN` ids, quoted, and ``...`` when there are more."""
+    return ", ".join(f"'{q}'" for q in ids[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")
+
+
 def _tell_missing(what: str, source: str, missing: list[str], id_column: str, policy: str) -> None:
     if not missing:
         return
-    shown = ", ".join(f"'{q}'" for q in missing[:SHOWN]) + (" ..." if len(missing) > SHOWN else "")
+    shown = _first_ids(missing)
     text = f"{len(missing)} {id_column}(s) of the table have no {what} in {source}: {shown}"
     if policy == "error":
         raise InputError(
@@ -423,7 +428,7 @@ def _tell_unused(what: str, source: str, unused: list[str], id_column: str) -> N
     change nothing, and ids that match no row at all usually mean an id-mapping mistake."""
     if not unused:
         return
-    shown = ", ".join(f"'{q}'" for q in unused[:SHOWN]) + (" ..." if len(unused) > SHOWN else "")
+    shown = _first_ids(unused)
     warn(f"{len(unused)} {id_column}(s) given a {what} in {source} are not in the table: "
          f"{shown}; their {what}s are not used (do the ids match the table's?)")  # fmt: skip
 
