@@ -167,10 +167,6 @@ class GroupSequential:
         ]  # fmt: skip
 
 
-def _normal_pdf(x: np.ndarray) -> np.ndarray:
-    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-
-
 def _simpson_weights(points: int, step: float) -> np.ndarray:
     weights = np.ones(points)
     weights[1:-1:2], weights[2:-1:2] = 4.0, 2.0
@@ -254,9 +250,9 @@ def group_sequential(
         bound = min(critical[k], 40.0) * math.sqrt(t)
         points = np.linspace(-bound, bound, grid)
         if carried is None:
-            density = _normal_pdf(points / sd) / sd
+            density = norm.pdf(points / sd) / sd
         else:
-            kernel = _normal_pdf((points[:, None] - carried.points[None, :]) / sd) / sd
+            kernel = norm.pdf((points[:, None] - carried.points[None, :]) / sd) / sd
             density = kernel @ (carried.weights * carried.density)
         carried = _Density(points, _simpson_weights(grid, points[1] - points[0]), density)
         previous_t = t
