@@ -52,7 +52,6 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -62,18 +61,7 @@ from ..model import ImpressionLog, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import delimited, frames
 from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-
-
-@dataclass(frozen=True)
-class Role:
-    """A column of an impression log: the header names that map it (lower case, in order of
-    preference) and what it holds: ``id`` (interned), ``number`` (``field``'s grammar),
-    ``click`` (a number, or ``true``/``false``) or ``team`` (``a``, ``b``, empty)."""
-
-    names: tuple[str, ...]
-    kind: str
-    field: Field | None = None
-
+from .roles import Role, check_roles, datetimes, first_line_names, known_names, locate
 
 POSITION = Field("position", integer=True)
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
@@ -144,12 +132,7 @@ def read_impressions(
     """
     if isinstance(source, ImpressionLog):
         return source
-    unknown = sorted((set(columns or ()) | set(require)) - set(ROLES))
-    if unknown:
-        raise UsageError(
-            f"unknown click-log column role(s) {', '.join(map(repr, unknown))}: the roles are "
-            f"{', '.join(ROLES)}"
-        )
+    check_roles(ROLES, [*(columns or ()), *require], "click-log")
     reader = _Reader(
         columns or {},
         tuple(dict.fromkeys((*(r for r in REQUIRED if clicks or r != "click"), *require))),
@@ -185,37 +168,12 @@ class _Reader:
     queries: Vocabulary
     docs: Vocabulary
 
-    # -- where each role's column is -------------------------------------------------------
-
     def find(self, names: Sequence[str], source: str, header: bool) -> dict[str, int]:
         """role -> index into ``names``, for the roles present."""
-        found: dict[str, int] = {}
-        for role, spec in ROLES.items():
-            if role in self.columns:
-                wanted = self.columns[role]
-                at = delimited.find(names, [wanted.lower()]) if header else None
-                if not header and wanted in names:
-                    at = list(names).index(wanted)
-                if at is None:
-                    raise InputError(
-                        f"{source}: no column {wanted!r} for {role} (columns: "
-                        f"{', '.join(map(repr, names))})"
-                    )
-                found[role] = at
-                continue
-            at = delimited.find(names, spec.names)
-            if at is not None:
-                found[role] = at
-            elif role in self.require:
-                listed = ", ".join(names) if header else ", ".join(map(repr, names))
-                missing = f"{source}: no {_name(role, self.binary)} column " + (
-                    f"in the header ({listed})" if header else f"(columns are {listed})"
-                )
-                raise InputError(
-                    f"{missing}; name it with columns={{'{role}': ...}}",
-                    cli=f"{missing}; name it with --columns {role}=NAME",
-                )
-        return found
+        return locate(
+            names, ROLES, source=source, header=header, columns=self.columns,
+            require=self.require, label=lambda role: _name(role, self.binary),
+        )  # fmt: skip
 
     # -- text ------------------------------------------------------------------------------
 
@@ -230,9 +188,7 @@ class _Reader:
             content = [(n, text_lines[n - 1].rstrip("\r")) for n, _ in content]
         rows = [(n, delimited.split(s, sep)) for n, s in content]
         first = rows[0][1]
-        known = [name for spec in ROLES.values() for name in spec.names]
-        known += [name.lower() for name in self.columns.values()]
-        names_role = delimited.find(first, known) is not None
+        names_role = delimited.find(first, known_names(ROLES, self.columns)) is not None
         header = None
         if names_role or (len(first) > 2 and POSITION.problem(first[2]) is not None):
             if not names_role:
@@ -340,7 +296,7 @@ class _Reader:
         try:
             timestamp = numbers("timestamp")
         except InputError:  # not numbers: ISO 8601 date-times (the Open Bandit Dataset's)?
-            timestamp = _datetimes(table["timestamp"])
+            timestamp = datetimes(table["timestamp"])
             if timestamp is None:
                 raise
         propensity = {role: numbers(role) for role in PROPENSITIES}
@@ -463,27 +419,6 @@ def _binary(tokens: Sequence[Any], where: Where) -> np.ndarray:
     return out
 
 
-def _datetimes(values: Any) -> np.ndarray | None:
-    """Seconds since 1970-01-01 UTC of a column of ISO 8601 date-times (a date-time without
-    a zone taken as UTC), or None when any value is not one."""
-    array = np.asarray(values)
-    if array.dtype.kind == "M":
-        return array.astype("datetime64[us]").astype(np.int64) / 1e6
-    out = np.empty(len(array), dtype=np.float64)
-    for i, value in enumerate(array.tolist()):
-        if isinstance(value, datetime):
-            stamp = value
-        else:
-            try:
-                stamp = datetime.fromisoformat(str(value).strip())
-            except ValueError:
-                return None
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=UTC)
-        out[i] = stamp.timestamp()
-    return out
-
-
 def _teams(values: Any, where: Where) -> np.ndarray:
     """+1 (a), −1 (b), or 0 for an empty cell (a log whose team column is filled only where
     it matters)."""
@@ -516,23 +451,6 @@ def names_column(path: Any, role: str) -> bool:
     naming a column of ``role`` (a key of `ROLES`) — how the front doors tell the lists of
     an interleaving experiment (a ``team`` column) from a run; False for anything else."""
     return first_line_names(path, ROLES[role].names)
-
-
-def first_line_names(path: Any, names: Sequence[str]) -> bool:
-    """Whether ``path`` is a delimited text file whose first content line holds one of
-    ``names`` (a header naming that column); False for anything else (Parquet, not a
-    file, unreadable, empty)."""
-    if not isinstance(path, str | os.PathLike) or str(path).endswith((".parquet", ".pq")):
-        return False
-    try:
-        data, _ = delimited.load(path)
-    except (InputError, OSError):
-        return False
-    first = next((text for _, text in delimited.content(delimited.lines(data[:65536]))), None)
-    if first is None:
-        return False
-    fields = delimited.split(first, delimited.separator(first))
-    return delimited.find(fields, names) is not None
 
 
 def check_click_log(log: ImpressionLog) -> ImpressionLog:

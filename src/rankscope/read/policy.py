@@ -25,7 +25,8 @@ import numpy as np
 from ..errors import InputError
 from . import delimited
 from .fields import Field, at_line, excerpt
-from .impressions import DEFAULT_QUERY, POSITION, ROLES, Role, first_line_names
+from .impressions import DEFAULT_QUERY, POSITION, ROLES
+from .roles import Role, first_line_names, known_names, locate
 
 PROBABILITY = Field("probability")
 
@@ -51,28 +52,21 @@ def is_policy_file(path: str | os.PathLike) -> bool:
 def read_policy(path: str | os.PathLike) -> dict[str, Any]:
     """The columns ``query``, ``position``, ``doc``, ``probability`` of a policy file,
     checked (see the module); the query column is ``all`` throughout when the file has none."""
-    wanted = [name for role in POLICY_ROLES.values() for name in role.names]
+    known = known_names(POLICY_ROLES)
     source, header, table, _ = delimited.rows(
         path, min_fields=len(POLICY_REQUIRED), what="policy probabilities",
-        is_header=lambda first, second: delimited.find(first, wanted) is not None,
+        is_header=lambda first, second: delimited.find(first, known) is not None,
     )  # fmt: skip
     if header is None:
         raise InputError(
             f"{source}: no header line; name the columns (query, position, doc, probability) "
             "in the first line"
         )
-    at = {role: delimited.find(header, spec.names) for role, spec in POLICY_ROLES.items()}
-    missing = [role for role in POLICY_REQUIRED if at[role] is None]
-    if missing:
-        raise InputError(
-            f"{source}: no {' or '.join(missing)} column in the header ({', '.join(header)}); "
-            f"a policy file has query, position, doc and probability columns"
-        )
+    at = locate(header, POLICY_ROLES, source=source, header=True, require=POLICY_REQUIRED)
     lines = [n for n, _ in table]
 
     def column(role: str) -> list[str]:
         j = at[role]
-        assert j is not None
         return [fields[j] for _, fields in table]
 
     positions = [int(POSITION.parse(t, source, n))
@@ -84,7 +78,7 @@ def read_policy(path: str | os.PathLike) -> dict[str, Any]:
     for p, n in zip(probability.tolist(), lines, strict=True):
         if not 0 <= p <= 1:
             raise InputError(f"{at_line(source, n)}: probability {p!r} is not in [0, 1]")
-    query = column("query") if at["query"] is not None else [DEFAULT_QUERY] * len(table)
+    query = column("query") if "query" in at else [DEFAULT_QUERY] * len(table)
     docs = column("doc")
     _check_sums(source, lines, query, positions, docs, probability)
     return {

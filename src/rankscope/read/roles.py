@@ -1,0 +1,140 @@
+"""Tables whose columns are found by role: the one way the readers of delimited logs (shown
+results, `rankscope.read.impressions`; a policy's probabilities, `rankscope.read.policy`; an
+online experiment's units, `rankscope.read.experiments`) find their columns.
+
+A reader declares a table of `Role`s — each column it knows, the header names that map it
+(case ignored, in order of preference) and what it holds — and `locate` finds them in a
+header, or among a frame's or a dict's column names, with ``columns={role: name}`` naming
+any other; a required role without a column is an error telling how to name it
+(``columns={'role': ...}`` in the API, ``--columns role=NAME`` on the command line).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from . import delimited
+from .fields import Field
+
+
+@dataclass(frozen=True)
+class Role:
+    """A column of a table: the header names that map it (lower case, in order of
+    preference) and what it holds: ``id`` (interned), ``number`` (``field``'s grammar),
+    ``click`` (a number, or ``true``/``false``) or ``team`` (``a``, ``b``, empty)."""
+
+    names: tuple[str, ...]
+    kind: str
+    field: Field | None = None
+
+
+def check_roles(roles: Mapping[str, Role], given: Sequence[str], what: str) -> None:
+    """A `UsageError` when ``given`` (the roles of ``columns=`` and ``require=``) names a
+    role that is not one of ``roles``."""
+    unknown = sorted(set(given) - set(roles))
+    if unknown:
+        raise UsageError(
+            f"unknown {what} column role(s) {', '.join(map(repr, unknown))}: the roles are "
+            f"{', '.join(roles)}"
+        )
+
+
+def locate(
+    names: Sequence[str],
+    roles: Mapping[str, Role],
+    *,
+    source: str,
+    header: bool,
+    columns: Mapping[str, str] | None = None,
+    require: Sequence[str] = (),
+    label: Callable[[str], str] = lambda role: role.replace("_", " "),
+) -> dict[str, int]:
+    """role -> index into ``names`` (a text file's header when ``header``, else a frame's or
+    a dict's column names), for the roles present.  ``columns`` names a role's column
+    explicitly (a header matches it case-insensitively, a frame exactly); a role it names
+    must be there.  A role of ``require`` without a column is an `InputError`; ``label``
+    words a role in messages."""
+    given = dict(columns or {})
+    found: dict[str, int] = {}
+    for role, spec in roles.items():
+        if role in given:
+            wanted = given[role]
+            at = delimited.find(names, [wanted.lower()]) if header else None
+            if not header and wanted in names:
+                at = list(names).index(wanted)
+            if at is None:
+                raise InputError(
+                    f"{source}: no column {wanted!r} for {role} (columns: "
+                    f"{', '.join(map(repr, names))})"
+                )
+            found[role] = at
+            continue
+        at = delimited.find(names, spec.names)
+        if at is not None:
+            found[role] = at
+        elif role in require:
+            listed = ", ".join(names) if header else ", ".join(map(repr, names))
+            missing = f"{source}: no {label(role)} column " + (
+                f"in the header ({listed})" if header else f"(columns are {listed})"
+            )
+            raise InputError(
+                f"{missing}; name it with columns={{'{role}': ...}}",
+                cli=f"{missing}; name it with --columns {role}=NAME",
+            )
+    return found
+
+
+def known_names(roles: Mapping[str, Role], columns: Mapping[str, str] | None = None) -> list[str]:
+    """Every header name ``roles`` recognise, and those ``columns`` gives (lower case): a
+    first line holding one of them is a header."""
+    return [n for spec in roles.values() for n in spec.names] + [
+        name.lower() for name in (columns or {}).values()
+    ]
+
+
+def datetimes(values: Any) -> np.ndarray | None:
+    """Seconds since 1970-01-01 UTC of a column of ISO 8601 date-times (a date-time without
+    a zone taken as UTC), or None when any value is not one."""
+    array = np.asarray(values)
+    if array.dtype.kind == "M":
+        return array.astype("datetime64[us]").astype(np.int64) / 1e6
+    out = np.empty(len(array), dtype=np.float64)
+    for i, value in enumerate(array.tolist()):
+        if isinstance(value, datetime):
+            stamp = value
+        else:
+            try:
+                stamp = datetime.fromisoformat(str(value).strip())
+            except ValueError:
+                return None
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        out[i] = stamp.timestamp()
+    return out
+
+
+def first_line_names(path: Any, names: Sequence[str]) -> bool:
+    """Whether ``path`` is a delimited text file whose first content line holds one of
+    ``names`` (a header naming that column); False for anything else (Parquet, not a
+    file, unreadable, empty)."""
+    if not isinstance(path, str | os.PathLike) or str(path).endswith((".parquet", ".pq")):
+        return False
+    try:
+        data, _ = delimited.load(path)
+    except (InputError, OSError):
+        return False
+    first = next((text for _, text in delimited.content(delimited.lines(data[:65536]))), None)
+    if first is None:
+        return False
+    fields = delimited.split(first, delimited.separator(first))
+    return delimited.find(fields, names) is not None
+
+
+__all__ = ["Role", "check_roles", "datetimes", "first_line_names", "known_names", "locate"]
