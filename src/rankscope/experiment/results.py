@@ -177,8 +177,10 @@ class ExperimentResult(NamedTables):
         """The rows of ``table`` as dicts at full precision (see ``TABLES``)."""
         if self.check_table(table) == "srm":
             return self.srm.records()
-        rows: tuple[Any, ...] = {"effects": self.effects, "arms": self.arms, "omnibus": self.omnibus,
-                "sequential": self.sequential}[table]  # fmt: skip
+        rows: tuple[Any, ...] = {
+            "effects": self.effects, "arms": self.arms, "omnibus": self.omnibus,
+            "sequential": self.sequential,
+        }[table]  # fmt: skip
         return [asdict(row) for row in rows]
 
     def to_dict(self) -> dict[str, Any]:
