@@ -620,7 +620,7 @@ def format_html(
     title: str | None = None,
 ) -> str:
     """The report of comparison ``c`` as the text of one HTML page (see the module)."""
-    jinja2 = check_requirements()
+    check_requirements()
 
     titles = _topic_titles(c, topics)
     shared = _Shared()
@@ -638,7 +638,7 @@ def format_html(
     curve = _precision_recall(c, colours)
     sections.append({
         "id": "precision-recall", "title": "Interpolated precision–recall curves",
-        "figures": [curve] if curve else [],
+        "figures": [curve] if curve else [], "wide": True,
         "note": "Interpolated precision at the 11 standard recall levels (trec_eval's "
         "iprec_at_recall), averaged over the compared queries; click a run in the legend to "
         "hide it.",
@@ -672,7 +672,7 @@ def format_html(
     if levels is not None:
         sections.append({
             "id": "recall-levels", "title": "Recall levels: where the differences come from",
-            "figures": [levels],
+            "figures": [levels], "wide": True,
             "note": "The run picked in the menu against the baseline, level by level (Diaz & "
             "Ferraro 2022, §2 and Table 1a): level i is the user who wants i relevant "
             "documents (grade ≥ 1). Top: each metric's share Δμ_i of its difference run − "
@@ -693,27 +693,55 @@ def format_html(
             "queries or judgments (mean ± sd over samples, the bars cut at τ's range [−1, 1]), as "
             "rankscope meta computes it.",
         })  # fmt: skip
-    sections = [{"orderings": [], **section} for section in sections]
-    figures = [f for s in sections for f in s["figures"]]
-    plotly_version, plotly_packed = _plotly_bundle()
     n_runs, n_queries = len(c.run_names), len(c.query_ids)
     heading = title or f"{', '.join(c.measures)} of {n_runs} runs"
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    template = env.from_string(
-        resources.files(__package__).joinpath("templates/report.html.j2").read_text("utf-8")
-    )
-    return template.render(
-        heading=clean(heading),
+    return render_page(
+        "report.html.j2",
+        heading=heading,
         summary=f"{n_runs} runs, {n_queries} queries"
         + (f", baseline {clean(c.baseline)}" if c.baseline is not None else ", every pair"),
+        sections=sections,
+        shared=shared.arrays,
         table=_table(c),
         pairs=_pairs_table(c) if c.baseline is None else [],
         legend=legend(c).splitlines(),
+    )
+
+
+def render_page(
+    template: str,
+    *,
+    heading: str,
+    summary: str,
+    sections: list[dict[str, Any]],
+    shared: dict[str, list[Any]] | None = None,
+    **context: Any,
+) -> str:
+    """An HTML report: the page ``template`` (in ``templates/``, extending ``page.html.j2``,
+    the page every report shares: its styles, header, figure sections, footer and the script
+    that unpacks and draws the plots) rendered by jinja2 with autoescaping on.  ``sections``:
+    each an ``id``, a ``title``, a ``note`` and its ``figures`` (`_figure`), optionally
+    ``orderings`` and ``wide`` (one plot per row); ``shared``: the arrays the figures refer
+    to (`_Shared`); ``context``: what ``template`` itself shows."""
+    jinja2 = check_requirements()
+    sections = [{"orderings": [], "wide": False, **section} for section in sections]
+    figures = [f for s in sections for f in s["figures"]]
+    plotly_version, plotly_packed = _plotly_bundle()
+    templates = resources.files(__package__).joinpath("templates")
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text("utf-8")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template(template).render(
+        heading=clean(heading),
+        summary=summary,
         sections=sections,
-        figures_packed=packed_json({"shared": shared.arrays, "figures": figures}),
+        figures_packed=packed_json({"shared": shared or {}, "figures": figures}),
         plotly_packed=plotly_packed,
         plotly_version=plotly_version,
         version=_version(),
+        **context,
     )
 
 
