@@ -159,6 +159,11 @@ class ExperimentResult(NamedTables):
     sequential: tuple[Look, ...] = ()
     notes: tuple[str, ...] = ()  # what the reader should know (units are impressions, ...)
     settings: dict[str, Any] = field(default_factory=dict)  # seed, looks, spending, ...
+    #: {metric: {variant: (bin edges, units per bin)}}: each arm's histogram of the units'
+    #: values on shared edges, for the HTML report's distributions (empty: not recorded)
+    distributions: dict[str, dict[str, tuple[tuple[float, ...], tuple[int, ...]]]] = field(
+        default_factory=dict
+    )
 
     TABLES = {
         "effects": tuple(f.name for f in fields(Effect)),
@@ -191,6 +196,11 @@ class ExperimentResult(NamedTables):
             "confidence": self.confidence, "correction": self.correction,
             "srm": asdict(self.srm), "forced": self.forced, "withheld": self.withheld,
             "notes": list(self.notes), "settings": dict(self.settings),
+            "distributions": {
+                metric: {variant: {"edges": list(edges), "counts": list(counts)}
+                         for variant, (edges, counts) in arms.items()}
+                for metric, arms in self.distributions.items()
+            },
             **{table: self.records(table) for table in self.TABLES if table != "srm"},
         }  # fmt: skip
 
