@@ -28,6 +28,11 @@ titles wrap (`_axis_title`).  And it stays small with many runs: an array severa
 stored once in the page's JSON, ``{"shared": {key: array}, "figures": [...]}``, and a trace
 refers to it; the page's script puts the arrays in place before plotting (`_Shared` says
 how).  A 100-run × 50-query report with six measures and 250-odd recall levels is 2.8 MB.
+
+The page itself (``templates/page.html.j2``: styles, header, figure sections, footer, the
+packed plots and the script that draws them) is shared by every HTML report through
+`render_page`: the comparison's template (``report.html.j2``) and the online experiment's
+(``experiment.html.j2``, `rankscope.report.experiments`) extend it with their own tables.
 """
 
 from __future__ import annotations
