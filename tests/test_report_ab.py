@@ -332,6 +332,28 @@ def test_the_withheld_banner_and_hostile_names(html, pages):
     assert '<div class="banner forced"' in forced and "banner withheld" not in forced
 
 
+def test_a_hostile_metric_name_is_escaped_everywhere_on_the_page(html):
+    """A metric's name is in the tables, the figures' captions, the plots' labels, their axis
+    titles and the sequential curve's caption."""
+    metric = "<b onmouseover=alert(2)>revenue</b>"
+    result = two_arms()
+    result = replace(
+        result,
+        arms=tuple(replace(a, metric=metric) for a in result.arms),
+        effects=tuple(replace(e, metric=metric) for e in result.effects),
+        sequential=tuple(replace(look, metric=metric) for look in result.sequential),
+        distributions={metric: result.distributions["revenue"]},
+    )  # fmt: skip
+    raw = format_experiment_html(result)
+    assert metric not in raw
+    page = html.parse(raw)
+    assert metric in "".join(page.text)
+    figures = html.figures_of(page)
+    assert [f["id"] for f in figures] == ["lift-forest", "distribution-0", "sequential-0"]
+    labels = json.dumps([[f["data"], f["layout"]] for f in figures])  # what plotly.js draws
+    assert metric not in labels and "&lt;b onmouseover=alert(2)&gt;revenue&lt;/b&gt;" in labels
+
+
 def test_an_unbounded_interval_reaches_the_edge_of_the_forest_plot(html):
     result = two_arms()
     ctr = replace(result.effects[0], lift_low=-math.inf, lift_high=math.inf)
