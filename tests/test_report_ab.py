@@ -178,6 +178,17 @@ def test_a_mismatch_withholds_the_verdict_and_says_so_first():
                             "p = 0.0633.")  # fmt: skip
 
 
+@pytest.mark.parametrize("correction, said", [
+    ("holm", "adjusted p: Holm's correction over the 2 variants against the control;"),
+    ("dunnett", "adjusted p: Dunnett's many-to-one comparison over the 2 variants against the "
+                "control;"),
+    (None, "adjusted p: not corrected (no correction asked);"),
+])  # fmt: skip
+def test_the_legend_names_the_correction(correction, said):
+    text = format_experiment(replace(three_arms(), correction=correction))
+    assert said in " ".join(text[text.index("difference: variant") :].split())
+
+
 def test_a_forced_verdict_is_said_to_be_forced():
     text = format_experiment(replace(three_arms(), forced=True))
     first = " ".join(text.split("\n\n")[0].split())

@@ -152,24 +152,24 @@ def _metric_rows(result: ExperimentResult, metric: str, escape: Any) -> list[lis
     return rows
 
 
-def _metric_title(result: ExperimentResult, metric: str) -> str:
-    """A metric's name and how it was tested: its kind, the test, the lift's interval."""
-    effects = [e for e in result.effects if e.metric == metric]
-    if not effects:
-        return clean(metric)
-    e = effects[0]
-    return f"{clean(metric)} ({e.kind}; test {e.test}; lift interval {e.lift_method})"
+def _metric_title(result: ExperimentResult, metric: str, escape: Any) -> str:
+    """A metric's name (written by ``escape``) and how it was tested: its kind, the test, the
+    lift's interval."""
+    e = next((e for e in result.effects if e.metric == metric), None)
+    if e is None:
+        return escape(metric)
+    return f"{escape(metric)} ({e.kind}; test {e.test}; lift interval {e.lift_method})"
 
 
 def legend(result: ExperimentResult) -> list[str]:
     """What the columns mean: the difference, the lift, p and the decision."""
     k = len(result.variants) - 1
-    name = CORRECTION_NAMES.get(result.correction or "", f"the {result.correction} correction")
-    correction = (
-        f"; adjusted p: {name} over the {k} variants against the control"
-        if result.correction and k > 1
-        else ""
-    )
+    correction = ""
+    if k > 1 and result.correction not in (None, "none"):
+        name = CORRECTION_NAMES.get(str(result.correction), f"the {result.correction} correction")
+        correction = f"; adjusted p: {name} over the {k} variants against the control"
+    elif k > 1:
+        correction = "; adjusted p: not corrected (no correction asked)"
     return [
         f"difference: variant − control, with its {100 * result.confidence:g}% interval; lift: "
         f"variant / control − 1; p: the test's p-value{correction}; a decision is significant "
@@ -224,7 +224,7 @@ def format_text(result: ExperimentResult) -> str:
 
     blocks = [fill(srm_line(result)) + "\n"]
     for metric in _metrics(result):
-        blocks.append(_metric_title(result, metric) + "\n" + text_table(
+        blocks.append(_metric_title(result, metric, clean) + "\n" + text_table(
             _metric_rows(result, metric, clean)))  # fmt: skip
     closing = "".join(fill(line) + "\n" for line in _closing_lines(result, clean))
     return "\n".join(blocks) + "\n" + closing
@@ -235,7 +235,7 @@ def format_markdown(result: ExperimentResult) -> str:
     name, the legend and notes as a list."""
     parts = [srm_line(result, markdown_cell) + "\n"]
     for metric in _metrics(result):
-        title = _metric_title(result, metric).replace(clean(metric), markdown_cell(metric), 1)
+        title = _metric_title(result, metric, markdown_cell)
         parts.append(f"**{title}**\n\n" + markdown_table(
             _metric_rows(result, metric, markdown_cell)))  # fmt: skip
     parts.append("".join(f"- {line}\n" for line in _closing_lines(result, markdown_cell)))

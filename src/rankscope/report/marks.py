@@ -14,6 +14,7 @@ CORRECTION_NAMES = {
     "holm": "Holm's correction",
     "bonferroni": "Bonferroni's correction",
     "bh": "Benjamini–Hochberg's correction (false discovery rate)",
+    "dunnett": "Dunnett's many-to-one comparison",
     "none": "no correction",
 }
 
