@@ -15,6 +15,7 @@ import io
 import json
 import math
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -377,6 +378,14 @@ def test_an_unbounded_interval_reaches_the_edge_of_the_forest_plot(html):
     assert trace["error_x"]["array"][0] == pytest.approx(edge - 8.86, abs=1e-4)
     assert trace["error_x"]["arrayminus"][0] == pytest.approx(8.86 + edge, abs=1e-4)
     assert trace["customdata"][0][:2] == ["−∞", "+∞"]
+
+
+def test_a_missing_extra_is_named_and_nothing_is_written(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    with pytest.raises(UsageError, match=re.escape("pip install 'rankscope[report]'")):
+        write_experiment_html(two_arms(), tmp_path / "ab.html")
+    assert list(tmp_path.iterdir()) == []
+    assert format_experiment(two_arms(), "json")  # the text formats need no extra
 
 
 SEEN = """() => ({
