@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 from ..atomic import write_atomically
@@ -57,6 +58,9 @@ FORMATS = ("table", "markdown", "csv", "json")
 
 _WIDTH = 96  # the terminal text's lines wrap here
 
+#: How a format writes the user's text: `clean` (the terminal), `markdown_cell`.
+Escape = Callable[[str], str]
+
 
 def _percent(value: float | None) -> str:
     """A relative lift as a signed percentage with one decimal; ``−∞``/``+∞`` for an
@@ -78,12 +82,12 @@ def _p_is(p: float) -> str:
     return f"p {written[0]} {written[1:]}" if written.startswith("<") else f"p = {written}"
 
 
-def _interval(value: float, low: float, high: float, write: Any = signed) -> str:
+def _interval(value: float, low: float, high: float, write: Callable[[float], str] = signed) -> str:
     """``value [low, high]``, each written by ``write``."""
     return f"{write(value)} [{write(low)}, {write(high)}]"
 
 
-def srm_line(result: ExperimentResult, escape: Any = clean) -> str:
+def srm_line(result: ExperimentResult, escape: Escape = clean) -> str:
     """The sample-ratio check in one sentence: each variant's units and share against the
     planned share, the χ² test's p-value, and what it means for the verdict (``escape``
     writes a variant's name)."""
@@ -122,7 +126,7 @@ def _reduction(effect: Effect) -> str:
     return f"{_share(effect.variance_reduction)} ({effect.adjustment})"
 
 
-def _metric_rows(result: ExperimentResult, metric: str, escape: Any) -> list[list[str]]:
+def _metric_rows(result: ExperimentResult, metric: str, escape: Escape) -> list[list[str]]:
     """One metric's table: a row per arm (the control first), its units and value, and for
     a variant its difference and lift against the control with their intervals, p, the
     adjusted p (with several variants), the decision and the variance removed (when CUPED or
@@ -152,7 +156,7 @@ def _metric_rows(result: ExperimentResult, metric: str, escape: Any) -> list[lis
     return rows
 
 
-def _metric_title(result: ExperimentResult, metric: str, escape: Any) -> str:
+def _metric_title(result: ExperimentResult, metric: str, escape: Escape) -> str:
     """A metric's name (written by ``escape``) and how it was tested: its kind, the test, the
     lift's interval."""
     e = next((e for e in result.effects if e.metric == metric), None)
@@ -177,7 +181,7 @@ def legend(result: ExperimentResult) -> list[str]:
     ]
 
 
-def _look_line(looks: list[Look], escape: Any) -> str:
+def _look_line(looks: list[Look], escape: Escape) -> str:
     """A variant's sequential looks in one sentence: the last look, and the first one that
     said stop."""
     last = looks[-1]
@@ -203,7 +207,7 @@ def _sequences(result: ExperimentResult) -> list[list[Look]]:
     return [sorted(looks, key=lambda look: look.look) for looks in groups.values()]
 
 
-def _closing_lines(result: ExperimentResult, escape: Any) -> list[str]:
+def _closing_lines(result: ExperimentResult, escape: Escape) -> list[str]:
     """The legend, the omnibus tests, the sequential looks and the notes, one line each."""
     lines = legend(result)
     lines += [
