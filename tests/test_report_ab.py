@@ -103,7 +103,7 @@ def three_arms() -> ExperimentResult:
                0.0072, -0.05, -0.1676, 0.0757, "fieller", -0.804, "z", 0.4214, 0.4214, "holm",
                WITHHELD, 5000, 4600),
     )  # fmt: skip
-    omnibus = (Omnibus("clicked", "chi-square", 5.52, 2.0, 0.0633),)
+    omnibus = (Omnibus("clicked", "χ² test", 5.52, 2.0, 0.0633),)
     return ExperimentResult("ranking.tsv", "units", "control", names, 0.05, 0.95, "holm", srm,
                             False, arms, effects, omnibus)  # fmt: skip
 
@@ -150,7 +150,10 @@ def test_the_table_opens_with_the_sample_ratio_then_a_block_per_metric():
     closing = " ".join(text[text.index("difference: variant") :].split())
     assert closing == (
         "difference: variant − control, with its 95% interval; lift: variant / control − 1; p: "
-        "the test's p-value; a decision is significant at α = 0.05. sequential, revenue, "
+        "the test's p-value; a decision is significant at α = 0.05. variance removed: the "
+        "share of the difference's variance that CUPED (the pre-period covariate) or the strata "
+        "removed; on those metrics the difference, the lift and the values they compare are the "
+        "adjusted ones, the arms' values the raw means. sequential, revenue, "
         "new-ranker: 5 looks up to 10000 units; at the last, difference +0.5500, always-valid "
         "p = 0.1100, confidence sequence [-0.1200, +1.2200], z = 2.26 against the boundary "
         "±2.031; first stop at look 5 (10000 units). note: revenue in euros per user"
@@ -175,7 +178,7 @@ def test_a_mismatch_withholds_the_verdict_and_says_so_first():
     assert rows[3][-3:] == ["0.4214", "0.4214", WITHHELD]
     closing = " ".join(text[text.index("difference: variant") :].split())
     assert "adjusted p: Holm's correction over the 2 variants against the control" in closing
-    assert closing.endswith("all arms equal, clicked: chi-square, statistic 5.520, df = 2, "
+    assert closing.endswith("all arms equal, clicked: χ² test, statistic 5.520, df = 2, "
                             "p = 0.0633.")  # fmt: skip
 
 
@@ -188,6 +191,23 @@ def test_a_mismatch_withholds_the_verdict_and_says_so_first():
 def test_the_legend_names_the_correction(correction, said):
     text = format_experiment(replace(three_arms(), correction=correction))
     assert said in " ".join(text[text.index("difference: variant") :].split())
+
+
+def test_an_anova_gives_both_degrees_of_freedom():
+    anova = Omnibus("clicked", "Welch's one-way ANOVA", 7.617, 2.0, 0.000493, 5986.94)
+    text = format_experiment(replace(three_arms(), omnibus=(anova,)))
+    assert text.endswith("all arms equal, clicked: Welch's one-way ANOVA, statistic 7.617, "
+                         "df = 2 and 5986.9, p = 0.0005.\n")  # fmt: skip
+
+
+def test_dunnett_with_one_variant_shows_its_adjusted_p():
+    result = two_arms()
+    effects = tuple(replace(e, correction="dunnett", adjusted_p=e.p_value * 1.01)
+                    for e in result.effects)  # fmt: skip
+    text = format_experiment(replace(result, effects=effects, correction="dunnett"))
+    rows = block(text, "ctr (proportion; test z; lift interval fieller)")
+    assert rows[0][5:7] == ["p", "adjusted p"] and rows[2][5:7] == ["0.1090", "0.1101"]
+    assert "adjusted p" not in format_experiment(result)  # equal to p: no column
 
 
 def test_a_forced_verdict_is_said_to_be_forced():
@@ -237,7 +257,7 @@ def test_markdown_has_the_same_parts_in_the_same_order():
                         "adjusted p | decision |")  # fmt: skip
     assert lines[7] == (f"| {HOSTILE} | 5400 | 0.1100 | +0.0100 [-0.0019, +0.0219] | "
                         f"+10.0% [-1.9%, +22.3%] | 0.0996 | 0.1992 | {WITHHELD} |")  # fmt: skip
-    assert lines[-1] == ("- all arms equal, clicked: chi-square, statistic 5.520, df = 2, "
+    assert lines[-1] == ("- all arms equal, clicked: χ² test, statistic 5.520, df = 2, "
                          "p = 0.0633.")
 
 
@@ -264,8 +284,10 @@ def test_json_is_the_result_as_a_dict():
     assert loaded["srm"]["observed"] == [5000, 5400, 4600]
     assert loaded["srm"]["p_value"] == math.exp(-32)
     assert [e["variant"] for e in loaded["effects"]] == [HOSTILE, "b"]
-    assert loaded["omnibus"] == [{"metric": "clicked", "test": "chi-square", "statistic": 5.52,
-                                  "df": 2.0, "p_value": 0.0633}]  # fmt: skip
+    assert loaded["omnibus"] == [{
+        "metric": "clicked", "test": "χ² test", "statistic": 5.52, "df": 2.0, "p_value": 0.0633,
+        "df_denominator": None,
+    }]  # fmt: skip
     two = json.loads(format_experiment(two_arms(), "json"))
     assert two["distributions"]["revenue"]["control"] == {
         "edges": [0.0, 10.0, 20.0, 30.0, 40.0, 50.0], "counts": [2500, 1200, 700, 400, 212]

@@ -109,13 +109,15 @@ class Effect:
 @dataclass(frozen=True)
 class Omnibus:
     """One test of all arms at once on a metric: are they all equal? (the r×c χ² of a 0/1
-    metric, Welch's one-way ANOVA otherwise)."""
+    metric, Welch's one-way ANOVA otherwise).  ``df`` is the χ²'s degrees of freedom or the
+    F's numerator's; ``df_denominator`` the F's denominator's (None for χ²)."""
 
     metric: str
     test: str
     statistic: float
     df: float
     p_value: float
+    df_denominator: float | None = None
 
 
 @dataclass(frozen=True)

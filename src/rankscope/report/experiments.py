@@ -120,6 +120,15 @@ def _metrics(result: ExperimentResult) -> list[str]:
     return list(dict.fromkeys([a.metric for a in result.arms] + [e.metric for e in result.effects]))
 
 
+def _corrected(effects: list[Effect]) -> bool:
+    """Whether the adjusted p-values are worth a column: several variants, or one whose
+    correction changed its p-value (Dunnett's)."""
+    return len({e.variant for e in effects}) > 1 or any(
+        e.adjusted_p != e.p_value and not (math.isnan(e.adjusted_p) and math.isnan(e.p_value))
+        for e in effects
+    )
+
+
 def _reduction(effect: Effect) -> str:
     if effect.adjustment is None or effect.variance_reduction is None:
         return ""
@@ -133,7 +142,7 @@ def _metric_rows(result: ExperimentResult, metric: str, escape: Escape) -> list[
     the strata were applied)."""
     confidence = f"{100 * result.confidence:g}% CI"
     effects = {e.variant: e for e in result.effects if e.metric == metric}
-    several = len(effects) > 1
+    several = _corrected(list(effects.values()))
     adjusted = any(e.adjustment is not None for e in effects.values())
     header = ["variant", "units", "value", f"difference [{confidence}]", f"lift [{confidence}]",
               "p", *(["adjusted p"] if several else []), "decision",
@@ -174,11 +183,19 @@ def legend(result: ExperimentResult) -> list[str]:
         correction = f"; adjusted p: {name} over the {k} variants against the control"
     elif k > 1:
         correction = "; adjusted p: not corrected (no correction asked)"
-    return [
+    lines = [
         f"difference: variant − control, with its {100 * result.confidence:g}% interval; lift: "
         f"variant / control − 1; p: the test's p-value{correction}; a decision is significant "
         f"at α = {result.alpha:g}."
     ]
+    if any(e.adjustment is not None for e in result.effects):
+        lines.append(
+            "variance removed: the share of the difference's variance that CUPED (the "
+            "pre-period covariate) or the strata removed; on those metrics the difference, "
+            "the lift and the values they compare are the adjusted ones, the arms' values "
+            "the raw means."
+        )
+    return lines
 
 
 def _look_line(looks: list[Look], escape: Escape) -> str:
@@ -212,7 +229,8 @@ def _closing_lines(result: ExperimentResult, escape: Escape) -> list[str]:
     lines = legend(result)
     lines += [
         f"all arms equal, {escape(o.metric)}: {o.test}, statistic {o.statistic:.3f}, "
-        f"df = {o.df:g}, {_p_is(o.p_value)}."
+        f"df = {o.df:g}{'' if o.df_denominator is None else f' and {o.df_denominator:.1f}'}, "
+        f"{_p_is(o.p_value)}."
         for o in result.omnibus
     ]
     lines += [_look_line(looks, escape) for looks in _sequences(result)]
@@ -424,7 +442,7 @@ def _effect_table(result: ExperimentResult, confidence: str) -> dict[str, Any]:
     """The effects table: its columns (the adjusted p with several variants, the variance
     removed when CUPED or the strata were applied) and its rows, each cell its text, a sort
     key and whether it is text (left-aligned) or a number."""
-    several = len(result.variants) > 2
+    several = _corrected(list(result.effects))
     adjusted = any(e.adjustment is not None for e in result.effects)
     columns = ["metric", "variant", "control", "variant value", f"difference [{confidence} CI]",
                f"lift [{confidence} CI]", "p", *(["adjusted p"] if several else []), "decision",
@@ -433,19 +451,22 @@ def _effect_table(result: ExperimentResult, confidence: str) -> dict[str, Any]:
     rows = []
     for e in result.effects:
         cells = [
-            (clean(e.metric), e.metric), (clean(e.variant), e.variant),
-            (number(e.control_value), _bounded(e.control_value)),
-            (number(e.variant_value), _bounded(e.variant_value)),
-            (_interval(e.difference, e.low, e.high), _bounded(e.difference)),
-            (_interval(e.lift, e.lift_low, e.lift_high, _percent), _bounded(e.lift)),
-            (p_value(e.p_value), _bounded(e.p_value)),
-            *([(p_value(e.adjusted_p), _bounded(e.adjusted_p))] if several else []),
-            (e.decision, e.decision),
-            *([(_reduction(e), e.variance_reduction)] if adjusted else []),
+            (clean(e.metric), e.metric, ""), (clean(e.variant), e.variant, ""),
+            (number(e.control_value), _bounded(e.control_value), ""),
+            (number(e.variant_value), _bounded(e.variant_value), ""),
+            (signed(e.difference), _bounded(e.difference),
+             f"[{signed(e.low)}, {signed(e.high)}]"),
+            (_percent(e.lift), _bounded(e.lift),
+             f"[{_percent(e.lift_low)}, {_percent(e.lift_high)}]"),
+            (p_value(e.p_value), _bounded(e.p_value), ""),
+            *([(p_value(e.adjusted_p), _bounded(e.adjusted_p), "")] if several else []),
+            (e.decision, e.decision, ""),
+            *([(_reduction(e), e.variance_reduction, "")] if adjusted else []),
         ]  # fmt: skip
         rows.append({"class": _DECISION_CLASS.get(e.decision, ""), "cells": [
-            {"text": t, "sort": key, "class": f"text {name}" if name in text else "num"}
-            for (t, key), name in zip(cells, columns, strict=True)
+            {"text": t, "sort": key, "small": small,
+             "class": f"text {name}" if name in text else "num"}
+            for (t, key, small), name in zip(cells, columns, strict=True)
         ]})  # fmt: skip
     return {"columns": [{"name": c, "text": c in text} for c in columns], "rows": rows}
 
