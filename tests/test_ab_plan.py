@@ -6,10 +6,12 @@ delta method's test at the planned units)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -17,10 +19,10 @@ from statsmodels.stats.power import NormalIndPower, TTestIndPower
 from statsmodels.stats.proportion import power_proportions_2indep, proportion_effectsize
 
 from rankscope.cli.ab import plan as plan_command
-from rankscope.errors import UsageError
+from rankscope.errors import RankscopeWarning, UsageError
 from rankscope.experiment import Plan, plan
 from rankscope.experiment.plan import KINDS
-from rankscope.report.plans import format_plan
+from rankscope.report.plans import FORMATS, format_plan
 from rankscope.stats import ratio_estimate, ratio_unit_sd
 
 # -- the ratio's per-unit standard deviation --------------------------------------------------
@@ -176,6 +178,15 @@ def test_cohens_h_is_near_the_pooled_test():
     assert found.power == pytest.approx(NormalIndPower().power(h, 5000, 0.05), abs=0.005)
 
 
+def test_few_expected_successes_are_warned():
+    # 100 units an arm at a rate of 0.02 expect 2 successes: fewer than 5
+    with pytest.warns(RankscopeWarning, match="expects 2 successes or failures, fewer than 5"):
+        plan("proportion", rate=0.02, units=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plan("proportion", rate=0.02, units=600)  # 300 · 0.02 = 6 expected
+
+
 def test_several_treatments_share_alpha():
     three = plan("mean", mean=0, sd=1, units=3000, mde=0.15, split=(1, 1, 1))
     assert three.units == (1000, 1000, 1000) and three.comparison_alpha == pytest.approx(0.025)
@@ -283,8 +294,12 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)  # fmt: skip
 
 
-def test_the_command_line_kinds_are_the_apis():
+def test_the_command_line_kinds_and_formats_are_the_apis():
     assert plan_command.KINDS == KINDS
+    parser = argparse.ArgumentParser()
+    plan_command.add_arguments(parser)
+    (found,) = [a for a in parser._actions if "--format" in a.option_strings]
+    assert tuple(found.choices) == FORMATS
 
 
 def test_the_command_plans_each_kind_as_the_api():
@@ -361,3 +376,9 @@ def test_help_teaches_every_kind():
     for words in ("--mean and --sd", "--rate", "--numerator-mean", "alpha/k (Bonferroni)",
                   "rankscope ab plan ratio"):  # fmt: skip
         assert words in done.stdout, words
+
+
+def test_doctests():
+    import doctest
+
+    assert doctest.testmod(sys.modules["rankscope.experiment.plan"]).failed == 0

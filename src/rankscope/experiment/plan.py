@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ..errors import UsageError, shown
+from ..errors import UsageError, shown, warn
 from ..model.frames import NamedTables
 from ..stats.delta import ratio_estimate
 from ..stats.paired import check_alternative
@@ -260,8 +260,28 @@ def plan(
             relative_effect=_relative(found, baseline), value=baseline + found,
             power=solve.power(found, sizes[0], ratio),
         ))  # fmt: skip
+    if kind == "proportion":
+        _check_counts(sizes, baseline, comparisons)
     return Plan(kind, solved, float(alpha), alternative, arms, baseline, unit_sd, sizes,
                 tuple(comparisons))  # fmt: skip
+
+
+#: The fewest successes (and failures) an arm should expect for the z-test's normal
+#: approximation (the textbook rule of thumb).
+FEWEST_EXPECTED = 5
+
+
+def _check_counts(
+    sizes: tuple[int, ...], rate: float, comparisons: Sequence[Comparison]
+) -> None:
+    """Warn when an arm of a proportion plan expects fewer than `FEWEST_EXPECTED` successes
+    or failures: the z-test's normal approximation, and so the plan, is then rough."""
+    rates = (rate, *(c.value for c in comparisons))
+    fewest = min(min(n * p, n * (1 - p)) for n, p in zip(sizes, rates, strict=True))
+    if fewest < FEWEST_EXPECTED:
+        warn(f"an arm of this plan expects {fewest:.3g} successes or failures, fewer than "
+             f"{FEWEST_EXPECTED}: the z-test's normal approximation is rough there, and the "
+             "analysis should use the exact test (fisher)")  # fmt: skip
 
 
 def _relative(effect: float, baseline: float) -> float:
@@ -309,7 +329,8 @@ def _baseline(kind: str, given: dict[str, Any]) -> tuple[float, float]:
         return estimate.value, math.sqrt(estimate.variance * estimate.n)
     mean_x, sd_x, mean_y, sd_y = (_number(given, name, kind) for name in MOMENTS[:4])
     correlation = 0.0 if given["correlation"] is None else _number(given, "correlation", kind)
-    return mean_x / mean_y, ratio_unit_sd(mean_x, sd_x, mean_y, sd_y, correlation)
+    unit_sd = ratio_unit_sd(mean_x, sd_x, mean_y, sd_y, correlation)  # (checks mean_y ≠ 0)
+    return mean_x / mean_y, unit_sd
 
 
 def _effect(mde: float | None, relative_mde: float | None, baseline: float) -> float | None:

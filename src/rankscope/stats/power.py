@@ -347,16 +347,19 @@ def ratio_unit_sd(
         "denominator_mean": denominator_mean, "denominator_sd": denominator_sd,
         "correlation": correlation,
     }  # fmt: skip
+    def mistake(name: str, what: str) -> UsageError:  # (``ab plan`` names its options)
+        return UsageError(f"{name} {what}", cli=f"--{name.replace('_', '-')} {what}")
+
     for name, value in moments.items():
         if not math.isfinite(value):
-            raise UsageError(f"{name} must be finite, got {shown(value)}")
+            raise mistake(name, f"must be finite, got {shown(value)}")
     for name in ("numerator_sd", "denominator_sd"):
         if moments[name] < 0:
-            raise UsageError(f"{name} must be at least 0, got {shown(moments[name])}")
+            raise mistake(name, f"must be at least 0, got {shown(moments[name])}")
     if not -1 <= correlation <= 1:
-        raise UsageError(f"correlation must be in [-1, 1], got {shown(correlation)}")
+        raise mistake("correlation", f"must be in [-1, 1], got {shown(correlation)}")
     if denominator_mean == 0:
-        raise UsageError("denominator_mean is 0: the ratio is undefined")
+        raise mistake("denominator_mean", "is 0: the ratio is undefined")
     ratio = numerator_mean / denominator_mean
     variance = (
         numerator_sd**2 - 2 * ratio * correlation * numerator_sd * denominator_sd
