@@ -171,6 +171,19 @@ def test_proportion_power_is_statsmodels(split, alternative):
     assert found.comparisons[0].value == pytest.approx(0.18)
 
 
+def test_the_pooled_tests_rejections_reach_the_planned_power():
+    # an unequal split: 2 controls for 1 treatment, 0.10 against 0.13, α = 0.05 two-sided
+    planned = plan("proportion", rate=0.10, mde=0.03, power=0.8, split=(2, 1))
+    n_a, n_b = planned.units
+    rng = np.random.default_rng(23)
+    experiments = 4000
+    s_a, s_b = rng.binomial(n_a, 0.10, experiments), rng.binomial(n_b, 0.13, experiments)
+    pooled = (s_a + s_b) / (n_a + n_b)
+    z = (s_b / n_b - s_a / n_a) / np.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    rate = float(np.mean(np.abs(z) > 1.959964))
+    assert abs(rate - planned.power) < 3 * math.sqrt(0.8 * 0.2 / experiments)  # ±0.019
+
+
 def test_cohens_h_is_near_the_pooled_test():
     # statsmodels' arcsine effect size (NormalIndPower) approximates the pooled z-test
     found = plan("proportion", rate=0.10, units=10_000, mde=0.01)
