@@ -636,6 +636,7 @@ def test_building_the_parser_imports_no_command_body():
     # the clicks subcommands, one module each, and their shared options (argparse only)
     expected |= {f"rankscope.cli.clicks.{name}" for name in rankscope.cli.clicks.SUBCOMMANDS}
     expected.add("rankscope.cli.clicks.shared")
+    expected |= {f"rankscope.cli.ab.{name}" for name in rankscope.cli.ab.SUBCOMMANDS}
     assert loaded <= expected, loaded - expected
 
 

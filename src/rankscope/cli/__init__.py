@@ -38,6 +38,7 @@ from types import ModuleType
 
 from ..errors import RankscopeError
 from . import (
+    ab,
     agree,
     clicks,
     compare,
@@ -60,7 +61,7 @@ from . import eval as evaluation
 COMMANDS: dict[str, ModuleType] = {
     "eval": evaluation, "compare": compare, "report": report, "prefer": prefer, "meta": meta,
     "ndeval": ndeval, "recsys": recsys, "split": split, "sampled": sampled, "agree": agree,
-    "reproduce": reproduce, "fuse": fuse, "clicks": clicks, "measures": measures,
+    "reproduce": reproduce, "fuse": fuse, "clicks": clicks, "ab": ab, "measures": measures,
     "explain": explain,
     "example": example,
 }  # fmt: skip

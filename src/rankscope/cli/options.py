@@ -109,6 +109,23 @@ def column_roles(text: str) -> dict[str, str]:
     return out
 
 
+def split_shares(text: str) -> tuple[float, ...]:
+    """An option's type: the arms' planned shares, the control first, separated by commas
+    (``50,50``; ``1,1,1`` for a control and two treatments): positive numbers, normalised to
+    sum to 1."""
+    parts = text.split(",")
+    if len(parts) < 2:
+        raise argparse.ArgumentTypeError(
+            f"expected a share for the control and for each treatment, separated by commas "
+            f"(50,50), got {_shown(text)}"
+        )
+    values = [real(part.strip()) for part in parts]
+    if min(values) <= 0:
+        raise argparse.ArgumentTypeError(f"every share must be positive, got {_shown(text)}")
+    total = sum(values)
+    return tuple(value / total for value in values)
+
+
 class LazyChoices:
     """The choices of an option that come from a table of the library, read from it when
     argparse first needs them (to check a value, to print the usage), so that building the
@@ -456,6 +473,9 @@ COMPLETE = Option(("-c",), "complete", "average over every judged query, a missi
                   "counting 0", action="store_true", default=False)  # fmt: skip
 MAX_DOCS = Option(("-M",), "max_docs", "keep the top N documents of each ranking (trec_eval's "
                   "and ndeval's -M)", type=whole(), metavar="N")  # fmt: skip
+SPLIT = Option(("--split",), "split", "the arms' planned shares, the control first: 50,50, or "
+               "1,1,1 for two treatments (default: equal shares)", type=split_shares,
+               metavar="SHARES")  # fmt: skip
 RELEVANCE_LEVEL = Option(("-l",), "relevance_level", "minimum relevant grade (default 1)",
                          type=whole(), default=1, metavar="N")  # fmt: skip
 
@@ -468,7 +488,7 @@ GLOSSARY: dict[str, Option] = {
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
     "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
-    "complete": COMPLETE, "max_docs": MAX_DOCS,
+    "complete": COMPLETE, "max_docs": MAX_DOCS, "split": SPLIT,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no

@@ -77,7 +77,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "power": [
             "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
             "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",
-            "mde_unpaired_t", "mde_two_proportions",
+            "mde_unpaired_t", "mde_two_proportions", "ratio_unit_sd",
         ],
         "result": ["TestResult"],
         "effects": ["cohens_dz", "cohens_d", "hedges_g"],

@@ -1,6 +1,7 @@
-"""Power and sample size: of the paired t-test (exact, noncentral t) and of the pooled
-two-proportion z-test (normal approximation), for planning how many queries or users an
-experiment needs.
+"""Power and sample size: of the paired t-test (exact, noncentral t), of the two-sample
+t-test and of the pooled two-proportion z-test (normal approximation), for planning how many
+queries or users an experiment needs; and the per-unit standard deviation of a ratio metric
+(`ratio_unit_sd`), with which a ratio is planned as a mean.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = [
     "power_paired_t",
     "power_two_proportions",
     "power_unpaired_t",
+    "ratio_unit_sd",
     "sample_size_paired_t",
     "sample_size_two_proportions",
     "sample_size_unpaired_t",
@@ -316,3 +318,56 @@ def mde_two_proportions(
         start, end, xtol=1e-13, rtol=1e-12,
     )  # fmt: skip
     return float(found)
+
+
+def ratio_unit_sd(
+    numerator_mean: float,
+    numerator_sd: float,
+    denominator_mean: float,
+    denominator_sd: float,
+    correlation: float = 0.0,
+) -> float:
+    """The standard deviation of one unit's contribution to a ratio metric R = Σx / Σy
+    (clicks x over impressions y of each user), from the per-unit moments of x and y.
+
+    The delta method linearises R̂ around R = μ_x/μ_y: each unit counts as
+    (x − R y)/μ_y, whose standard deviation is
+
+        σ_L = √(σ_x² − 2 R ρ σ_x σ_y + R² σ_y²) / |μ_y|
+
+    (ρ the correlation of x and y), so that Var(R̂) ≈ σ_L²/n is the variance of
+    `rankscope.stats.delta.ratio_estimate` (Deng, Lu & Litz 2017).  A ratio is then planned
+    as a mean of standard deviation σ_L: a difference ΔR between two arms is the
+    standardised effect ΔR/σ_L of :func:`power_unpaired_t`, :func:`sample_size_unpaired_t`
+    and :func:`mde_unpaired_t`.  For μ_x = 2, σ_x = 3, μ_y = 20, σ_y = 10, ρ = 0.5:
+    R = 0.1 and σ_L = √(9 − 3 + 1)/20 = 0.1323.
+    """
+    moments = {
+        "numerator_mean": numerator_mean, "numerator_sd": numerator_sd,
+        "denominator_mean": denominator_mean, "denominator_sd": denominator_sd,
+        "correlation": correlation,
+    }  # fmt: skip
+    def mistake(name: str, what: str) -> UsageError:  # (``ab plan`` names its options)
+        return UsageError(f"{name} {what}", cli=f"--{name.replace('_', '-')} {what}")
+
+    for name, value in moments.items():
+        if not math.isfinite(value):
+            raise mistake(name, f"must be finite, got {shown(value)}")
+    for name in ("numerator_sd", "denominator_sd"):
+        if moments[name] < 0:
+            raise mistake(name, f"must be at least 0, got {shown(moments[name])}")
+    if not -1 <= correlation <= 1:
+        raise mistake("correlation", f"must be in [-1, 1], got {shown(correlation)}")
+    if denominator_mean == 0:
+        raise mistake("denominator_mean", "is 0: the ratio is undefined")
+    ratio = numerator_mean / denominator_mean
+    variance = (
+        numerator_sd**2 - 2 * ratio * correlation * numerator_sd * denominator_sd
+        + ratio**2 * denominator_sd**2
+    )  # fmt: skip
+    if not variance > 1e-12 * (numerator_sd**2 + ratio**2 * denominator_sd**2):
+        raise UsageError(
+            "the ratio does not vary between units (x = R y for every unit): there is "
+            "nothing to plan"
+        )
+    return math.sqrt(variance) / abs(denominator_mean)
