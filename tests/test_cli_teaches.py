@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rankscope.cli import COMMANDS, build_parser
+from rankscope.cli import COMMANDS, build_parser, with_default_subcommand
 from rankscope.errors import UsageError
 from rankscope.measures import REGISTRY, parse_measures
 from rankscope.recsys.registry import parse as parse_recsys
@@ -354,7 +354,7 @@ def test_every_help_example_parses(command, capsys):
         if ">" in argv:
             argv = argv[: argv.index(">")]
         try:
-            parser.parse_args(argv)
+            parser.parse_args(with_default_subcommand(argv))  # as `rankscope.cli.main` does
         except SystemExit as exc:
             assert not exc.code, (line, capsys.readouterr().err)
 

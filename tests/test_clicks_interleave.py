@@ -598,7 +598,7 @@ def test_cli(tmp_path: Path) -> None:
     assert totals["uniform_depth_preference"] == pytest.approx(totals["preference"])
     table = cli(str(log), "--method", "balanced", "--a", runs[0], "--b", runs[1])
     assert table.returncode == 0 and "balanced" in table.stdout
-    power = cli("--power", "0.6")
+    power = cli("--win-rate", "0.6")
     assert power.returncode == 0 and power.stdout.startswith("199 impressions")
 
 
@@ -608,7 +608,7 @@ def test_cli(tmp_path: Path) -> None:
         ((), "give a LOG, or --lists"),
         (("missing.tsv",), "missing.tsv"),
         (("LOG", "--method", "balanced"), "needs the two rankings"),
-        (("--power", "1.5"), "--power"),
+        (("--win-rate", "1.5"), "--win-rate"),
     ],
 )
 def test_cli_user_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

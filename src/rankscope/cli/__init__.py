@@ -98,6 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def with_default_subcommand(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the default subcommand of a command that has one inserted where the
+    command's first argument names none of its subcommands (``rankscope ab FILE`` is
+    ``rankscope ab analyse FILE``); a help flag stays the command's own."""
+    argv = list(argv)
+    module = COMMANDS.get(argv[0]) if argv else None
+    default = getattr(module, "DEFAULT_SUBCOMMAND", None)
+    if default is None or len(argv) < 2:
+        return argv
+    if argv[1] in module.SUBCOMMANDS or argv[1] in ("-h", "--help"):  # type: ignore[union-attr]
+        return argv
+    return [argv[0], default, *argv[1:]]
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     # a RankscopeWarning may say it in the command line's words (its options)
     from ..report.tables import clean  # messages quote ids from the user's files
@@ -139,7 +153,7 @@ def _main(argv: Sequence[str] | None) -> int:
         # format keeps them; every other output writes them as escapes, `report.tables.clean`)
         sys.stdout.reconfigure(errors="surrogateescape")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_default_subcommand(sys.argv[1:] if argv is None else argv))
     if args.version:
         from .. import __version__
 

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         f"  rankscope compare -m nDCG@10 -m RPP --test randomization {qrels} {folder}/run.*.txt\n"
         f"  rankscope eval -m all_trec -q {qrels} {folder}/run.strong.txt   # as trec_eval\n"
         f"  rankscope prefer {qrels} {folder}/run.*.txt\n"
+        f"  rankscope ab {folder}/experiment.tsv   # an A/B test of 4,000 users\n"
         "  rankscope measures          # every measure and its names\n"
     )
     out.flush()

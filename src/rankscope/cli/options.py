@@ -469,6 +469,7 @@ THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this i
 COLUMNS = Option(("--columns",), "columns", "the log's columns by role, for a header that names "
                  "them otherwise (session, query, position, doc, click, propensity, ...)",
                  type=column_roles, metavar="ROLE=NAME,...")  # fmt: skip
+POWER = Option(("--power",), "power", "the power to reach (default 0.8)", type=probability)
 COMPLETE = Option(("-c",), "complete", "average over every judged query, a missing query "
                   "counting 0", action="store_true", default=False)  # fmt: skip
 MAX_DOCS = Option(("-M",), "max_docs", "keep the top N documents of each ranking (trec_eval's "
@@ -488,7 +489,7 @@ GLOSSARY: dict[str, Option] = {
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
     "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
-    "complete": COMPLETE, "max_docs": MAX_DOCS, "split": SPLIT,
+    "complete": COMPLETE, "max_docs": MAX_DOCS, "power": POWER, "split": SPLIT,
 }  # fmt: skip
 
 #: The commands whose default differs from the glossary's, and why (a test checks that no

@@ -92,7 +92,7 @@ def declare(make: Any) -> None:
          ["clicks", "interleave", "--lists", "@a", "@b", "--method", "probabilistic",
           "--tau", "1000"], "output", ["impression\tquery\tposition\tdoc\tteam"])  # fmt: skip
     case("interleave-power-beyond-the-cap", "options", "options", {},
-         ["clicks", "interleave", "--power", "0.5001"], "error",
+         ["clicks", "interleave", "--win-rate", "0.5001"], "error",
          ["about 196,2", "more than the cap of 10,000,000"])  # fmt: skip
 
     # -- degenerate results -----------------------------------------------------------------

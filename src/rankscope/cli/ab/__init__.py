@@ -1,29 +1,37 @@
-"""online experiments (A/B and multi-arm tests): subcommand plan
+"""online experiments: rankscope ab FILE analyses an A/B or multi-arm test; ab plan sizes one
 
 Subcommands:
+  analyse FILE...  (the default: rankscope ab FILE is rankscope ab analyse FILE)
+                each variant against the control on every metric: the sample-ratio check
+                first, then the difference and the relative lift with their intervals, the
+                p-value corrected over the variants and a decision; CUPED, strata, ratio
+                metrics by the delta method, sequential looks; table, CSV, JSON, HTML
   plan KIND     the units an experiment needs, the smallest effect it detects or its
                 power, whichever is not given, for a mean, a proportion or a ratio metric,
                 with the planned --split of the arms (each treatment tested at alpha/k)
 
-Formulas and references: the section "Planning" of rankscope's experiments.md.
+Formulas, conventions and references: rankscope's experiments.md.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from . import plan
+from . import analyse, plan
 
 EXAMPLES = """\
 examples:
+  rankscope ab experiment.tsv
+  rankscope ab --metric revenue --ratio ctr=clicks/impressions --split 50,50 experiment.tsv
   rankscope ab plan proportion --rate 0.10 --relative-mde 0.05
-  rankscope ab plan mean --mean 12.5 --sd 30 --units 40000 --split 50,50
 """
 
 #: The subcommands, in the order ``rankscope ab --help`` lists them: one module each, with
 #: its options (``add_arguments``), its body (``run``), its help line (the first line of its
 #: docstring) and its ``EXAMPLES``.
-SUBCOMMANDS = {"plan": plan}
+SUBCOMMANDS = {"analyse": analyse, "plan": plan}
+#: The subcommand of ``rankscope ab FILE`` (a first argument that names no subcommand).
+DEFAULT_SUBCOMMAND = "analyse"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help_line, _, description = (module.__doc__ or "").partition("\n\n")
         module.add_arguments(
             sub.add_parser(
-                name, help=help_line or None, description=description.strip() or help_line or None,
+                name, help=help_line or None, description=description.strip() or help_line,
                 epilog=module.EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
             )
         )  # fmt: skip
@@ -46,5 +54,5 @@ def run(args: argparse.Namespace) -> int:
     if command is None:
         from ...errors import UsageError
 
-        raise UsageError(f"rankscope ab needs a subcommand: {', '.join(SUBCOMMANDS)}")
+        raise UsageError(f"rankscope ab needs a file, or a subcommand: {', '.join(SUBCOMMANDS)}")
     return SUBCOMMANDS[command].run(args)

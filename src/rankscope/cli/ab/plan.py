@@ -58,8 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                "--alternative less)", type=options.real, metavar="EFFECT"),
         Option(("--relative-mde",), "relative_mde", "the effect to detect relative to the "
                "control: 0.05 for +5%%", type=options.real, metavar="LIFT"),
-        Option(("--power",), "power", "the power to reach (default 0.8, unless --units and an "
-               "effect are given: then it is computed)", type=options.probability),
+        options.POWER.worded("the power to reach (default 0.8, unless --units and an effect "
+                             "are given: then it is computed)"),
         options.ALPHA.worded("significance level of all the comparisons together (default "
                              "0.05)"),
         options.SPLIT,

@@ -13,7 +13,7 @@ Subcommands:
                 outcomes of an online interleaving experiment from a click log of
                 interleaved lists (team draft, balanced, probabilistic), the sign test and
                 the uniform-p(k) variant; --lists RUN_A RUN_B builds seeded interleaved
-                lists, --power WIN_RATE the impressions needed
+                lists, --win-rate WIN_RATE the impressions needed
   learn QRELS RUNS
                 RPP's pseudo-population weights p(i) learned from labelled preferences
                 (--labels FILE) or a metric's (--from MEASURE), with cross-validation over

@@ -2,7 +2,7 @@
 
 ``rankscope clicks interleave LOG``: outcomes of an online interleaving experiment from a click
 log of interleaved lists (team draft, balanced, probabilistic), the sign test and the
-uniform-p(k) variant; --lists RUN_A RUN_B builds seeded interleaved lists, --power WIN_RATE
+uniform-p(k) variant; --lists RUN_A RUN_B builds seeded interleaved lists, --win-rate WIN_RATE
 the impressions needed.
 """
 
@@ -68,14 +68,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ))  # fmt: skip
     power = p.add_argument_group("power analysis")
     options.add_all(power, (
-        Option(("--power",), "power", "print the impressions the sign test needs to detect this "
-               "win rate (P(a wins | decided impression))", type=options.probability,
+        Option(("--win-rate",), "win_rate", "print the impressions the sign test needs to detect "
+               "this win rate (P(a wins | decided impression))", type=options.probability,
                metavar="WIN_RATE"),
         Option(("--tie-rate",), "tie_rate", "the share of tied impressions (default 0)",
                type=_tie_rate, default=0.0),
         options.ALPHA,
-        Option(("--target-power",), "target_power", "the power to reach (default 0.8)",
-               type=options.probability, default=0.8),
+        options.POWER,
     ))  # fmt: skip
 
 
@@ -89,10 +88,12 @@ def _tie_rate(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from ...errors import UsageError
 
-    modes = [args.log is not None, args.lists is not None, args.power is not None]
+    modes = [args.log is not None, args.lists is not None, args.win_rate is not None]
     if sum(modes) != 1:
-        raise UsageError("clicks interleave: give a LOG, or --lists RUN_A RUN_B, or --power RATE")
-    if args.power is not None:
+        raise UsageError(
+            "clicks interleave: give a LOG, or --lists RUN_A RUN_B, or --win-rate RATE"
+        )
+    if args.win_rate is not None:
         return _power(args)
     if args.lists is not None:
         return _lists(args)
@@ -202,11 +203,12 @@ def _power(args: argparse.Namespace) -> int:
     from ...interleaving import impressions_needed, sign_test_power
 
     needed = impressions_needed(
-        args.power, tie_rate=args.tie_rate, alpha=args.alpha, power=args.target_power
-    )
-    reached = sign_test_power(needed, args.power, tie_rate=args.tie_rate, alpha=args.alpha)
+        args.win_rate, tie_rate=args.tie_rate, alpha=args.alpha,
+        **({} if args.power is None else {"power": args.power}),  # (its default: 0.8)
+    )  # fmt: skip
+    reached = sign_test_power(needed, args.win_rate, tie_rate=args.tie_rate, alpha=args.alpha)
     sys.stdout.write(
-        f"{needed} impressions: power {reached:.4f} to detect a win rate of {args.power:g} "
+        f"{needed} impressions: power {reached:.4f} to detect a win rate of {args.win_rate:g} "
         f"(tie rate {args.tie_rate:g}) with the two-sided sign test at alpha {args.alpha:g}\n"
     )
     return 0
