@@ -109,13 +109,15 @@ class Effect:
 @dataclass(frozen=True)
 class Omnibus:
     """One test of all arms at once on a metric: are they all equal? (the r×c χ² of a 0/1
-    metric, Welch's one-way ANOVA otherwise)."""
+    metric, Welch's one-way ANOVA otherwise).  ``df`` is the χ²'s degrees of freedom or the
+    F's numerator's; ``df_denominator`` the F's denominator's (None for χ²)."""
 
     metric: str
     test: str
     statistic: float
     df: float
     p_value: float
+    df_denominator: float | None = None
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,8 @@ class ExperimentResult(NamedTables):
         """The rows of ``table`` as dicts at full precision (see ``TABLES``)."""
         if self.check_table(table) == "srm":
             return self.srm.records()
-        rows: tuple[Any, ...] = {"effects": self.effects, "arms": self.arms, "omnibus": self.omnibus,
-                "sequential": self.sequential}[table]  # fmt: skip
+        rows: tuple[Any, ...] = {"effects": self.effects, "arms": self.arms,
+                                 "omnibus": self.omnibus, "sequential": self.sequential}[table]
         return [asdict(row) for row in rows]
 
     def to_dict(self) -> dict[str, Any]:
