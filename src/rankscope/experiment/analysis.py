@@ -348,12 +348,12 @@ def _omnibus(metric: _Metric, values: np.ndarray, adjusted: bool,
     if metric.kind == "proportion" and not adjusted:
         table = [[values[rows].sum(), len(rows) - values[rows].sum()] for rows in arms]
         found = chi_square(table)
-        return Omnibus(metric.name, "chi-square", float(found.statistic), float(found.df),
+        return Omnibus(metric.name, found.name, float(found.statistic), float(found.df),
                        float(found.p_value))  # fmt: skip
     groups = ([_linearised(metric, rows) for rows in arms] if metric.kind == "ratio"
               else [values[rows] for rows in arms])  # fmt: skip
     found = welch_anova(*groups)
-    return Omnibus(metric.name, "welch-anova", float(found.statistic), float(found.df),
+    return Omnibus(metric.name, found.name, float(found.statistic), float(found.df),
                    float(found.p_value), float(found.details["df_denominator"]))  # fmt: skip
 
 
