@@ -3,6 +3,20 @@
 and post-stratification, and sequential looks; the results in `results`."""
 
 from .analysis import analyse
-from .results import Arm, Effect, ExperimentResult, Look, Omnibus, SampleRatio
+from .results import (
+    BETTER,
+    NO_DIFFERENCE,
+    WITHHELD,
+    WORSE,
+    Arm,
+    Effect,
+    ExperimentResult,
+    Look,
+    Omnibus,
+    SampleRatio,
+)
 
-__all__ = ["Arm", "Effect", "ExperimentResult", "Look", "Omnibus", "SampleRatio", "analyse"]
+__all__ = [
+    "BETTER", "NO_DIFFERENCE", "WITHHELD", "WORSE", "Arm", "Effect", "ExperimentResult", "Look",
+    "Omnibus", "SampleRatio", "analyse",
+]  # fmt: skip
