@@ -395,3 +395,51 @@ def test_every_test_of_an_experiment_is_listed_once():
         (effect,) = analyse(experiment(["control", "b"] * 10, kind), tests=[test],
                             permutations=200).effects  # fmt: skip
         assert effect.test == test
+
+
+def test_welch_anova_is_statsmodels_and_with_two_groups_welch_t_squared():
+    from rankscope.stats import welch_anova
+
+    rng = np.random.default_rng(11)
+    groups = [rng.normal(0, 1, 30), rng.normal(0.3, 2, 45), rng.normal(0.1, 0.5, 25),
+              rng.exponential(1, 60)]  # fmt: skip
+    found = welch_anova(*groups)
+    oracle = anova_oneway(groups, use_var="unequal")
+    assert found.statistic == pytest.approx(oracle.statistic, rel=1e-10)
+    assert found.p_value == pytest.approx(oracle.pvalue, rel=1e-9)
+    assert (found.df, found.details["df_denominator"]) == pytest.approx(oracle.df, rel=1e-10)
+    two = welch_anova(groups[0], groups[1])
+    welch = stats.ttest_ind(groups[1], groups[0], equal_var=False)
+    assert two.statistic == pytest.approx(welch.statistic**2, rel=1e-10)
+    assert two.p_value == pytest.approx(welch.pvalue, rel=1e-9)
+    with pytest.raises(UsageError, match="positive variance in every group: group 2"):
+        welch_anova(groups[0], [1.0, 1.0, 1.0])
+
+
+def test_dunnett_is_scipy_with_its_simultaneous_intervals():
+    from rankscope.stats import dunnett
+
+    rng = np.random.default_rng(12)
+    control, *treatments = (rng.normal(m, 1, 40) for m in (0, 0.5, 0.1))
+    found = dunnett(control, *treatments, confidence=0.9, seed=3)
+    oracle = stats.dunnett(*treatments, control=control, rng=np.random.default_rng(3))
+    interval = oracle.confidence_interval(0.9)
+    for i, result in enumerate(found):
+        assert result.p_value == pytest.approx(oracle.pvalue[i], rel=1e-9)
+        assert result.statistic == pytest.approx(oracle.statistic[i], rel=1e-12)
+        assert (result.ci_low, result.ci_high) == pytest.approx(
+            (interval.low[i], interval.high[i]), rel=1e-6)
+        assert result.mean_difference == pytest.approx(treatments[i].mean() - control.mean())
+
+
+def test_estimate_z_by_hand():
+    from rankscope.stats.delta import Estimate, estimate_z
+
+    found = estimate_z(Estimate(1.0, 0.04, 50), Estimate(1.5, 0.05, 60), confidence=0.9)
+    z = 0.5 / math.sqrt(0.09)
+    assert found.statistic == pytest.approx(z) and found.n == 110
+    assert found.p_value == pytest.approx(2 * stats.norm.sf(z))
+    half = stats.norm.ppf(0.95) * 0.3
+    assert (found.ci_low, found.ci_high) == pytest.approx((0.5 - half, 0.5 + half))
+    with pytest.raises(UsageError, match="no variance"):
+        estimate_z(Estimate(1.0, 0.0, 5), Estimate(2.0, 0.0, 5))
