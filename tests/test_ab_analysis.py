@@ -443,3 +443,26 @@ def test_estimate_z_by_hand():
     assert (found.ci_low, found.ci_high) == pytest.approx((0.5 - half, 0.5 + half))
     with pytest.raises(UsageError, match="no variance"):
         estimate_z(Estimate(1.0, 0.0, 5), Estimate(2.0, 0.0, 5))
+
+
+def test_a_zero_control_a_0_1_metric_under_cuped_and_a_ratio_with_a_covariate():
+    rng = np.random.default_rng(13)
+    labels = ["control"] * 50 + ["b"] * 50
+    zero = experiment(labels, {"bought": [0.0] * 50 + [0.0, 1.0] * 25})
+    (effect,) = analyse(zero).effects
+    assert math.isnan(effect.lift) and effect.difference == pytest.approx(0.5)
+    assert "the control's value is 0 on 'bought': the relative lift is undefined" in analyse(
+        zero).notes
+    pre = rng.normal(0, 1, 100)
+    bought = (pre + rng.normal(0, 1, 100) > 0.5).astype(float)
+    exp = experiment(labels, {"bought": bought, "views": 1 + rng.poisson(3, 100)},
+                     covariates={"bought": pre, "views": pre})  # fmt: skip
+    result = analyse(exp, ratios={"rate": ("bought", "views")}, metrics=["bought"])
+    theta = np.cov(bought, pre)[0, 1] / pre.var(ddof=1)
+    adjusted = bought - theta * (pre - pre.mean())
+    first, ratio = result.effects
+    assert first.kind == "proportion" and first.test == "welch" and first.adjustment == "cuped"
+    assert first.p_value == pytest.approx(
+        stats.ttest_ind(adjusted[50:], adjusted[:50], equal_var=False).pvalue, rel=1e-9)
+    assert ratio.adjustment is None
+    assert "ratio 'rate': CUPED is not applied to ratio metrics" in result.notes

@@ -507,9 +507,9 @@ def analyse(
         adjusted = theta is not None
         if metric.kind == "ratio" and ({p for p in (ratios or {})[metric.name]}
                                        & set(experiment.covariates)) and cuped:  # fmt: skip
-            said.append(f"ratio {metric.name}: CUPED is not applied to ratio metrics")
+            said.append(f"ratio {shown(metric.name)}: CUPED is not applied to ratio metrics")
         if adjusted:
-            said.append(f"metric {metric.name}: CUPED with θ = {theta:.6g} (pooled over the "
+            said.append(f"metric {shown(metric.name)}: CUPED with θ = {theta:.6g} (pooled over the "
                         "variants)" + ("; a 0/1 metric so adjusted is tested as a mean (Welch)"
                                        if metric.kind == "proportion" else ""))  # fmt: skip
         compared = [analysis.compare(metric, values, adjusted, position)
@@ -538,9 +538,13 @@ def analyse(
         if experiment.timestamp is not None:
             sequential += _sequential(analysis, metric, looks, alpha, spending)
     if analysis.stratify:
-        said.append("post-stratified by the stratum column (weights: the strata's pooled shares)")
-    if any(math.isnan(e.lift) for e in effects):
-        said.append("a control's value is 0 on some metric: its relative lift is undefined")
+        said.append("post-stratified by the stratum column (weights: the strata's pooled "
+                    "shares): means and rates are compared by the z-test of the "
+                    "post-stratified estimates")
+    zero = list(dict.fromkeys(shown(e.metric) for e in effects if math.isnan(e.lift)))
+    if zero:
+        said.append(f"the control's value is 0 on {', '.join(zero)}: the relative lift is "
+                    "undefined")  # fmt: skip
     if experiment.timestamp is None and looks is not None:
         said.append("no timestamp: no sequential looks")
     settings = {
