@@ -27,15 +27,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/ab_simulation.py
 
-from tests.ab_simulation import (  # noqa: E402
-    AA_KINDS,
-    aa_p_values,
-    ctr_coverage,
-    mean_power,
-    peeking,
-    rate_power,
-    within,
-)
+import tests.ab_simulation as simulation  # noqa: E402
+
+within = simulation.within
 
 ALPHA = 0.05
 
@@ -56,30 +50,30 @@ def main() -> None:
     runs, seed = args.experiments, args.seed
     print(f"{'check':44s} {'runs':>7s} {'rate':>8s} {'target':>8s}   "
           f"{'3.5-se interval':>16s}  {'ok':>4s}  {'time':>8s}")  # fmt: skip
-    for k, kind in enumerate(AA_KINDS):
+    for k, kind in enumerate(simulation.AA_KINDS):
         start = time.perf_counter()
-        p = aa_p_values(kind, runs, seed + k)
+        p = simulation.aa_p_values(kind, runs, seed + k)
         rate = float((p < ALPHA).mean())
         row(f"A/A {kind}: p < 0.05", runs, rate, ALPHA, within(rate, ALPHA, runs),
             time.perf_counter() - start)  # fmt: skip
     start = time.perf_counter()
     looked = max(runs // 4, 1)
-    valid, naive = peeking(looked, seed + 10)
+    valid, naive = simulation.peeking(looked, seed + 10)
     spent = time.perf_counter() - start
     bound = ALPHA + 3.5 * math.sqrt(ALPHA * (1 - ALPHA) / looked)
     row("peeking 20 looks: always-valid p < 0.05", looked, valid, ALPHA, valid <= bound, spent)
     row("peeking 20 looks: naive |z| ≥ 1.96 (not ≤ α)", looked, naive, ALPHA, naive > bound,
         spent)  # fmt: skip
     start = time.perf_counter()
-    rate, planned = mean_power(0.2, 600, runs, seed + 20)
+    rate, planned = simulation.mean_power(0.2, 600, runs, seed + 20)
     row("power, Welch, d = 0.2, 300 per arm", runs, rate, planned, within(rate, planned, runs),
         time.perf_counter() - start)  # fmt: skip
     start = time.perf_counter()
-    rate, planned = rate_power(0.05, 0.065, 6_000, runs, seed + 30)
+    rate, planned = simulation.rate_power(0.05, 0.065, 6_000, runs, seed + 30)
     row("power, z, 5% → 6.5%, 3000 per arm", runs, rate, planned, within(rate, planned, runs),
         time.perf_counter() - start)  # fmt: skip
     start = time.perf_counter()
-    delta, plain = ctr_coverage(runs, seed + 40)
+    delta, plain = simulation.ctr_coverage(runs, seed + 40)
     spent = time.perf_counter() - start
     row("CTR difference covered: delta method", runs, delta, 0.95, within(delta, 0.95, runs),
         spent)  # fmt: skip

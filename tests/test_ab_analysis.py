@@ -14,7 +14,8 @@ from statsmodels.stats.oneway import anova_oneway
 from statsmodels.stats.proportion import proportions_ztest
 
 from rankscope.errors import UsageError
-from rankscope.experiment import BETTER, NO_DIFFERENCE, WITHHELD, WORSE, analyse
+from rankscope.experiment import analyse
+from rankscope.experiment.results import BETTER, NO_DIFFERENCE, WITHHELD, WORSE
 from rankscope.model import Experiment
 from rankscope.model.vocabulary import Vocabulary
 from rankscope.stats.procedures import names

@@ -3,20 +3,6 @@
 and post-stratification, and sequential looks; the results in `results`."""
 
 from .analysis import analyse
-from .results import (
-    BETTER,
-    NO_DIFFERENCE,
-    WITHHELD,
-    WORSE,
-    Arm,
-    Effect,
-    ExperimentResult,
-    Look,
-    Omnibus,
-    SampleRatio,
-)
+from .results import Arm, Effect, ExperimentResult, Look, Omnibus, SampleRatio
 
-__all__ = [
-    "BETTER", "NO_DIFFERENCE", "WITHHELD", "WORSE", "Arm", "Effect", "ExperimentResult", "Look",
-    "Omnibus", "SampleRatio", "analyse",
-]  # fmt: skip
+__all__ = ["Arm", "Effect", "ExperimentResult", "Look", "Omnibus", "SampleRatio", "analyse"]
