@@ -467,3 +467,12 @@ def test_a_zero_control_a_0_1_metric_under_cuped_and_a_ratio_with_a_covariate():
         stats.ttest_ind(adjusted[50:], adjusted[:50], equal_var=False).pvalue, rel=1e-9)
     assert ratio.adjustment is None
     assert "ratio 'rate': CUPED is not applied to ratio metrics" in result.notes
+
+
+def test_a_constant_arm_among_three_leaves_out_the_omnibus_with_a_note():
+    values = [1.0, 2.0, 3.0, 4.0] + [5.0] * 4 + [2.0, 3.0, 5.0, 8.0]
+    result = analyse(experiment(["control"] * 4 + ["b"] * 4 + ["c"] * 4, {"m": values}))
+    assert result.omnibus == ()
+    assert "metric 'm': no omnibus test, a variant's values are constant" in result.notes[0]
+    t = 2.5 / math.sqrt(np.var([1, 2, 3, 4], ddof=1) / 4)  # Welch: df = n_a − 1 = 3 here
+    assert result.effects[0].p_value == pytest.approx(2 * stats.t.sf(t, 3), rel=1e-9)

@@ -342,9 +342,9 @@ def _decision(p: float, difference: float, alpha: float, withheld: bool) -> str:
 
 
 def _omnibus(metric: _Metric, values: np.ndarray, adjusted: bool,
-             arms: list[np.ndarray]) -> Omnibus:  # fmt: skip
+             arms: list[np.ndarray]) -> Omnibus | None:  # fmt: skip
     """All arms at once: the r×c χ² of a 0/1 metric, else Welch's one-way ANOVA (of a ratio's
-    linearisation)."""
+    linearisation); None when an arm's values are constant (Welch's weights are undefined)."""
     if metric.kind == "proportion" and not adjusted:
         table = [[values[rows].sum(), len(rows) - values[rows].sum()] for rows in arms]
         found = chi_square(table)
@@ -352,6 +352,8 @@ def _omnibus(metric: _Metric, values: np.ndarray, adjusted: bool,
                        float(found.p_value))  # fmt: skip
     groups = ([_linearised(metric, rows) for rows in arms] if metric.kind == "ratio"
               else [values[rows] for rows in arms])  # fmt: skip
+    if any(np.ptp(group) == 0 for group in groups):
+        return None
     found = welch_anova(*groups)
     return Omnibus(metric.name, found.name, float(found.statistic), float(found.df),
                    float(found.p_value), float(found.details["df_denominator"]))  # fmt: skip
@@ -534,7 +536,12 @@ def analyse(
                 c.variance_reduction,
             ))  # fmt: skip
         if len(variants) >= 3:
-            omnibus.append(_omnibus(metric, values, adjusted, analysis.arms))
+            overall = _omnibus(metric, values, adjusted, analysis.arms)
+            if overall is None:
+                said.append(f"metric {shown(metric.name)}: no omnibus test, a variant's values "
+                            "are constant (Welch's ANOVA needs a variance in every variant)")
+            else:
+                omnibus.append(overall)
         if experiment.timestamp is not None:
             sequential += _sequential(analysis, metric, looks, alpha, spending)
     if analysis.stratify:
