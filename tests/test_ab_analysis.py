@@ -329,6 +329,8 @@ def test_sequential_looks_by_timestamp_with_always_valid_p_and_boundaries():
         assert look.p_value == pytest.approx(running, rel=1e-9)
         assert (look.low, look.high) == pytest.approx((difference - half, difference + half))
         assert look.stop == (running < 0.05 or abs(look.z) >= look.boundary)
+    pocock = [look.boundary for look in analyse(exp, looks=5, spending="pocock").sequential]
+    assert (pocock[0], pocock[-1]) == pytest.approx((2.438, 2.386), abs=1e-3)  # rpact
     default = analyse(exp).sequential
     assert len(default) == 20 and all(look.boundary is None for look in default)
     assert default[-1].units == n

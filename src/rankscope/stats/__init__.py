@@ -76,7 +76,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "proportions": ["two_proportion_z", "fisher_exact"],
         "contingency": ["chi_square", "goodness_of_fit"],
         "sequential": ["always_valid", "group_sequential"],
-        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified"],
+        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified", "estimate_z"],
         "power": [
             "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
             "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",
