@@ -478,3 +478,15 @@ def test_a_constant_arm_among_three_leaves_out_the_omnibus_with_a_note():
     assert "metric 'm': no omnibus test, a variant's values are constant" in result.notes[0]
     t = 2.5 / math.sqrt(np.var([1, 2, 3, 4], ddof=1) / 4)  # Welch: df = n_a − 1 = 3 here
     assert result.effects[0].p_value == pytest.approx(2 * stats.t.sf(t, 3), rel=1e-9)
+
+
+def test_a_stratum_too_small_in_an_arm_is_an_error_naming_it():
+    strata = Vocabulary()
+    codes = np.asarray(strata.intern_many(["young"] * 5 + ["old"] + ["young"] * 4 + ["old"] * 2),
+                       dtype=np.int32)  # fmt: skip
+    exp = experiment(["control"] * 6 + ["b"] * 6, {"m": np.arange(12.0) % 5}, strata=strata,
+                     stratum=codes)  # fmt: skip
+    with pytest.raises(UsageError, match="metric 'm', variants 'control' and 'b': stratum old "
+                       "has 1 unit"):  # fmt: skip
+        analyse(exp)
+    assert analyse(exp, stratify=False).effects[0].adjustment is None

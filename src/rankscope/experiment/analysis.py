@@ -257,7 +257,7 @@ class _Analysis:
 
     def __init__(self, experiment: Experiment, order: list[int], tests: dict[str, StatisticalTest],
                  confidence: float, permutations: int, seed: Any, use_cuped: bool,
-                 stratify: bool, notes: list[str]) -> None:  # fmt: skip
+                 stratify: bool) -> None:  # fmt: skip
         self.experiment = experiment
         self.arms = [experiment.arm(code) for code in order]
         self.variants = [experiment.variant_names[code] for code in order]
@@ -267,21 +267,22 @@ class _Analysis:
         self.seed = seed
         self.use_cuped = use_cuped
         self.stratify = stratify and experiment.stratum is not None
-        self.notes = notes
+        self.strata: np.ndarray | None = None  # each unit's stratum by name
+        self.weights: dict[Any, float] = {}  # each stratum's share of every unit
+        if self.stratify:
+            assert experiment.strata is not None and experiment.stratum is not None
+            self.strata = np.asarray(experiment.strata.strings_of(experiment.stratum), dtype=object)
+            names_, counts = np.unique(self.strata, return_counts=True)
+            self.weights = {name: count / len(self.strata) for name, count in zip(names_, counts,
+                                                                                  strict=True)}
 
     def values(self, metric: _Metric) -> tuple[np.ndarray, float | None]:
-        """The unit values the tests of a mean or a proportion run on: CUPED-adjusted when
-        the metric has a covariate (and its θ's share of variance removed), else as given."""
+        """The unit values the tests of a mean or a proportion run on and CUPED's θ:
+        adjusted when the metric has a covariate (and CUPED is on), else as given (θ None)."""
         if metric.covariate is None or not self.use_cuped:
             return metric.values, None
         adjusted = delta.cuped(metric.values, metric.covariate)
         return adjusted.values, adjusted.theta
-
-    def weights(self) -> dict[Any, float]:
-        assert self.experiment.stratum is not None
-        counts = np.bincount(self.experiment.stratum)
-        total = counts.sum()
-        return {int(s): float(c / total) for s, c in enumerate(counts) if c > 0}
 
     def compare(self, metric: _Metric, values: np.ndarray, adjusted: bool,
                 position: int) -> _Comparison:  # fmt: skip
@@ -294,12 +295,10 @@ class _Analysis:
             return _Comparison(position, RATIO_TEST, found, ea, eb, None, None)
         plain = (mean_estimate(metric.values[a]).variance
                  + mean_estimate(metric.values[b]).variance)  # fmt: skip
-        if self.stratify:
-            assert self.experiment.stratum is not None
-            weights = self.weights()
+        if self.strata is not None:
             try:
-                ea = post_stratified(values[a], self.experiment.stratum[a], weights)
-                eb = post_stratified(values[b], self.experiment.stratum[b], weights)
+                ea = post_stratified(values[a], self.strata[a], self.weights)
+                eb = post_stratified(values[b], self.strata[b], self.weights)
             except UsageError as error:
                 raise UsageError(f"metric {shown(metric.name)}, variants "
                                  f"{shown(self.variants[0])} and {shown(self.variants[position])}: "
@@ -496,7 +495,7 @@ def analyse(
                              f"only, and metric {', '.join(wrong)} is not a mean")  # fmt: skip
     confidence = 1 - alpha
     analysis = _Analysis(experiment, order, chosen, confidence, permutations, seed, cuped,
-                         stratify, said)  # fmt: skip
+                         stratify)  # fmt: skip
     withheld = srm.mismatch and not force
     arms: list[Arm] = []
     effects: list[Effect] = []
