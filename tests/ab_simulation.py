@@ -20,8 +20,12 @@ from rankscope.model import Experiment
 from rankscope.model.vocabulary import Vocabulary
 from rankscope.stats import power_two_proportions, power_unpaired_t, two_proportion_z
 
-#: The A/A designs: the metric each draws and the test `analyse` runs on it.
-AA_KINDS = ("welch", "z", "cuped", "ratio")
+#: The A/A designs: the metric each draws and the test `analyse` runs on it (the first four
+#: in the default run of the tests, every one in the slow run and the bench).
+AA_KINDS = ("welch", "z", "cuped", "ratio", "mann-whitney", "fisher", "stratified",
+            "cuped+stratified")  # fmt: skip
+#: The designs whose test is conservative (discrete): the rate below α is at most α.
+CONSERVATIVE = ("fisher",)
 
 
 def within(rate: float, expected: float, runs: int) -> bool:
@@ -53,20 +57,31 @@ def _clicks(rng: np.random.Generator, users: int, ctr: float,
 def aa_experiment(kind: str, rng: np.random.Generator, units: int) -> tuple[Experiment, dict]:
     """One A/A experiment of ``kind`` (`AA_KINDS`) and the options of `analyse` for it."""
     variant = _halves(rng, units)
-    if kind == "welch":
-        metrics, more = {"revenue": rng.lognormal(0, 0.8, units)}, {}
-    elif kind == "z":
-        metrics, more = {"converted": (rng.random(units) < 0.1).astype(float)}, {}
-    elif kind == "cuped":
-        pre = rng.normal(10, 3, units)
-        metrics = {"spend": 0.9 * pre + rng.normal(0, 1.5, units)}
-        more = {"covariates": {"spend": pre}}
+    options: dict = {}
+    more: dict = {}
+    if kind in ("welch", "mann-whitney"):
+        metrics = {"revenue": rng.lognormal(0, 0.8, units)}
+        options = {"tests": [kind]}
+    elif kind in ("z", "fisher"):
+        metrics = {"converted": (rng.random(units) < 0.1).astype(float)}
+        options = {"tests": [kind]}
+    elif kind in ("cuped", "stratified", "cuped+stratified"):
+        stratum = rng.integers(0, 3, units)
+        pre = rng.normal(10, 3, units) + 3 * stratum
+        metrics = {"spend": 0.9 * pre + 2 * stratum + rng.normal(0, 1.5, units)}
+        if kind != "stratified":
+            more["covariates"] = {"spend": pre}
+        if kind != "cuped":
+            strata = Vocabulary()
+            more["stratum"] = np.asarray(strata.intern_many([f"s{s}" for s in stratum]),
+                                         dtype=np.int32)  # fmt: skip
+            more["strata"] = strata
     elif kind == "ratio":
         clicks, impressions = _clicks(rng, units, 0.1)
-        metrics, more = {"clicks": clicks, "impressions": impressions}, {}
+        metrics = {"clicks": clicks, "impressions": impressions}
+        options = {"ratios": {"ctr": ("clicks", "impressions")}}
     else:
         raise ValueError(f"unknown kind {kind!r}: choose {', '.join(AA_KINDS)}")
-    options = {"ratios": {"ctr": ("clicks", "impressions")}} if kind == "ratio" else {}
     return Experiment(variants=_variants(), variant=variant, metrics=metrics, **more), options
 
 
