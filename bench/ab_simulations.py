@@ -37,7 +37,7 @@ ALPHA = 0.05
 
 def row(check: str, runs: int, rate: float, target: float, verdict: bool, seconds: float) -> None:
     half = 3.5 * math.sqrt(target * (1 - target) / runs)
-    print(f"{check:44s} {runs:>7d} {rate:8.4f} {target:8.4f}   "
+    print(f"{check:48s} {runs:>7d} {rate:8.4f} {target:8.4f}   "
           f"[{target - half:.4f}, {target + half:.4f}]  {'yes' if verdict else 'NO':>4s}"
           f"  {seconds:6.1f} s")  # fmt: skip
 
@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     runs, seed = args.experiments, args.seed
-    print(f"{'check':44s} {'runs':>7s} {'rate':>8s} {'target':>8s}   "
+    print(f"{'check':48s} {'runs':>7s} {'rate':>8s} {'target':>8s}   "
           f"{'3.5-se interval':>16s}  {'ok':>4s}  {'time':>8s}")  # fmt: skip
     for k, kind in enumerate(simulation.AA_KINDS):
         start = time.perf_counter()
