@@ -490,3 +490,18 @@ def test_a_stratum_too_small_in_an_arm_is_an_error_naming_it():
                        "has 1 unit"):  # fmt: skip
         analyse(exp)
     assert analyse(exp, stratify=False).effects[0].adjustment is None
+
+
+def test_fewer_units_than_looks_keep_each_look_its_planned_boundary():
+    from rankscope.stats import group_sequential
+
+    values = [1.0, 3.0, 2.0, 5.0, 4.0, 4.0, 6.0, 2.0, 7.0, 1.0, 3.0, 8.0]
+    exp = experiment(["control", "b"] * 6, {"m": values}, timestamp=np.arange(12.0))
+    looks = analyse(exp, looks=20).sequential
+    critical = group_sequential(20).critical
+    # 12 units at 20 looks: look k sees ⌈12 k / 20⌉ units, and looks of the same units count once
+    seen = {k: math.ceil(12 * k / 20) for k in range(1, 21)}
+    expected = [k for k in range(1, 21) if seen[k] >= 4 and (k == 1 or seen[k] != seen[k - 1])]
+    assert [look.look for look in looks] == expected
+    assert [look.units for look in looks] == [seen[k] for k in expected]
+    assert [look.boundary for look in looks] == [critical[k - 1] for k in expected]

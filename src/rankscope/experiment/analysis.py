@@ -359,8 +359,10 @@ def _omnibus(metric: _Metric, values: np.ndarray, adjusted: bool,
 
 
 def _look_points(total: int, looks: int) -> np.ndarray:
-    """The cumulative numbers of units at ``looks`` equally spaced looks."""
-    return np.unique(np.ceil(np.arange(1, looks + 1) * total / looks).astype(np.int64))
+    """The cumulative numbers of units at ``looks`` equally spaced looks (with fewer units
+    than looks, some look at the same units: `_sequential` takes those once, under the
+    first look's number)."""
+    return np.ceil(np.arange(1, looks + 1) * total / looks).astype(np.int64)
 
 
 def _sequential(analysis: _Analysis, metric: _Metric, looks: int | None, alpha: float,
@@ -380,6 +382,8 @@ def _sequential(analysis: _Analysis, metric: _Metric, looks: int | None, alpha: 
         treatment = analysis.arms[position]
         taken: list[tuple[int, int, float, float, float]] = []
         for k, m in enumerate(points):
+            if k > 0 and m == points[k - 1]:
+                continue
             a, b = control[rank[control] < m], treatment[rank[treatment] < m]
             if len(a) < 2 or len(b) < 2:
                 continue
