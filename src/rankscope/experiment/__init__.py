@@ -3,7 +3,11 @@
 and post-stratification, and sequential looks; the results in `results`; and the planning
 of one before it runs (`plan`: units, minimum detectable effect or power)."""
 
+from .analysis import analyse
 from .plan import Plan, plan
 from .results import Arm, Effect, ExperimentResult, Look, Omnibus, SampleRatio
 
-__all__ = ["Arm", "Effect", "ExperimentResult", "Look", "Omnibus", "Plan", "SampleRatio", "plan"]
+__all__ = [
+    "Arm", "Effect", "ExperimentResult", "Look", "Omnibus", "Plan", "SampleRatio", "analyse",
+    "plan",
+]  # fmt: skip

@@ -74,10 +74,12 @@ class Effect:
     ``difference`` = variant − control with its interval ``[low, high]`` at the analysis'
     confidence; ``lift`` = variant/control − 1 with ``[lift_low, lift_high]`` (``lift_method``:
     ``fieller`` or ``delta``); ``p_value`` the test's (``test``, a name of
-    `rankscope.stats.TESTS`, ``statistic_name`` = ``statistic``), ``adjusted_p`` corrected
+    `rankscope.stats.TESTS`, or ``delta-z`` for a ratio, ``stratified-z`` for
+    post-stratified means; ``statistic_name`` = ``statistic``), ``adjusted_p`` corrected
     over the variants (``correction``: holm, dunnett, ...; equal to ``p_value`` with two
-    arms).  ``adjustment``: ``cuped``, ``stratified`` or None, and ``variance_reduction``
-    the share of the estimate's variance it removed (None without one).
+    arms but under dunnett).  ``adjustment``: ``cuped``, ``stratified``,
+    ``cuped+stratified`` or None, and ``variance_reduction`` the share of the estimate's
+    variance it removed (None without one).
     """
 
     metric: str

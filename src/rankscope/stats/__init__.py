@@ -6,11 +6,11 @@ Every module imports scipy inside the functions that use it, so importing any of
 cheap.
 
 * `tests`: the paired t, Wilcoxon, sign, randomization and bootstrap tests;
-  `unpaired`: Student's and Welch's t-tests, Mann–Whitney U and the two-sample
-  bootstrap; `proportions`: the two-proportion z and
-  Fisher's exact tests; `contingency`: χ² tests of r×c tables and of a planned split
-  (sample-ratio mismatch); `power`: power and sample size; each returns a
-  `result.TestResult`.
+  `unpaired`: Student's and Welch's t-tests, Mann–Whitney U, the two-sample
+  bootstrap, Welch's one-way ANOVA and Dunnett's many-to-one test; `proportions`: the
+  two-proportion z and Fisher's exact tests; `contingency`: χ² tests of r×c tables and
+  of a planned split (sample-ratio mismatch); `power`: power and sample size; each returns
+  a `result.TestResult`.
 * `delta`: the delta method (ratio metrics whose unit of analysis is not the unit of
   randomisation, relative lift) and variance reduction (CUPED, post-stratification).
 * `sequential`: safe peeking at an experiment — always-valid p-values and confidence
@@ -69,11 +69,14 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "tests": ["paired_t", "wilcoxon", "sign_test", "permutation_test", "paired_bootstrap"],
-        "unpaired": ["student_t", "welch_t", "mann_whitney", "two_sample_bootstrap"],
+        "unpaired": [
+            "student_t", "welch_t", "mann_whitney", "two_sample_bootstrap", "welch_anova",
+            "dunnett",
+        ],
         "proportions": ["two_proportion_z", "fisher_exact"],
         "contingency": ["chi_square", "goodness_of_fit"],
         "sequential": ["always_valid", "group_sequential"],
-        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified"],
+        "delta": ["ratio_estimate", "relative_lift", "cuped", "post_stratified", "estimate_z"],
         "power": [
             "power_paired_t", "sample_size_paired_t", "power_unpaired_t",
             "sample_size_unpaired_t", "power_two_proportions", "sample_size_two_proportions",

@@ -27,11 +27,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from .effects import check_options
 from .intervals import fieller_interval, t_interval
+from .paired import normal_p_value
+from .result import TestResult
 
 __all__ = [
     "Estimate",
     "cuped",
+    "estimate_z",
     "lift_interval",
     "mean_estimate",
     "post_stratified",
@@ -86,6 +90,33 @@ def ratio_estimate(x: Any, y: Any) -> Estimate:
         var_x / mean_y**2 - 2 * mean_x * cov_xy / mean_y**3 + mean_x**2 * var_y / mean_y**4
     ) / n
     return Estimate(float(mean_x / mean_y), float(max(variance, 0.0)), n)
+
+
+def estimate_z(
+    a: Estimate,
+    b: Estimate,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    name: str = "z-test of two estimates",
+) -> TestResult:
+    """The z-test of b − a for two independent arms' estimates (a ratio's delta-method
+    estimate, a post-stratified mean): z = (b − a) / sqrt(Var a + Var b), the p-value and
+    the interval from the standard normal (``name`` says which estimates)."""
+    check_options(alternative, confidence)
+    difference = b.value - a.value
+    variance = a.variance + b.variance
+    if not variance > 0:
+        raise UsageError("the difference has no variance in either arm: nothing to test")
+    se = math.sqrt(variance)
+    z = difference / se
+    low, high = t_interval(difference, se, math.inf, confidence, alternative)
+    return TestResult(
+        name=name, statistic=z, p_value=float(normal_p_value(z, alternative)),
+        alternative=alternative, mean_difference=difference, ci_low=float(low),
+        ci_high=float(high), confidence=confidence, effect_size=None, hedges_g=None,
+        n=a.n + b.n, statistic_name="z", effect_size_name="none",
+        method="normal approximation of the two estimates", details={"se": se},
+    )  # fmt: skip
 
 
 def lift_interval(

@@ -23,7 +23,7 @@ the function(s) computing it:
 Every consumer reads its choices from here: `choices` gives the tests a use accepts
 (``"paired"``: a pair of systems, ``"runs"``: ``rankscope compare``'s runs, metrics and
 preference methods alike, ``"pairs"``: every pair of systems, ``"unpaired"`` and
-``"rates"``: the arms of an experiment) and `named` resolves a name
+``"rates"``: the arms of an experiment, ``"experiment"``: both) and `named` resolves a name
 or an alias, with an error that lists the choices.  The randomization test is called
 ``randomization``; ``permutation`` is accepted as another name for it.
 """
@@ -280,6 +280,7 @@ _USES: dict[str, Callable[[StatisticalTest], bool]] = {
     "pairs": lambda test: test.paired is not None or test.all_pairs is not None,
     "unpaired": lambda test: test.unpaired is not None,
     "rates": lambda test: test.rates is not None,
+    "experiment": lambda test: test.unpaired is not None or test.rates is not None,
 }
 
 
@@ -288,7 +289,8 @@ def choices(use: str = "pairs") -> tuple[StatisticalTest, ...]:
     ``recsys --folds``, `pairwise_tests`), ``"runs"`` (``rankscope compare``: paired
     tests and those that also run on preference tensors), ``"pairs"`` (every test of
     systems: `compare`, `rankscope.report.latex.latex_table`), ``"unpaired"`` (two
-    independent groups of values) and ``"rates"`` (two rates from counts)."""
+    independent groups of values), ``"rates"`` (two rates from counts) and ``"experiment"``
+    (either: the tests `rankscope.experiment.analyse` takes, of means and of rates)."""
     if use not in _USES:
         raise UsageError(f"unknown use {use!r}: choose {', '.join(_USES)}")
     return tuple(test for test in TESTS if _USES[use](test))

@@ -1,9 +1,10 @@
-"""Unpaired significance tests: two independent samples (``x`` of A, ``y`` of B), the
-difference of their means B − A.  Student's t-test (equal variances), Welch's t-test, the
-Mann–Whitney U test and the two-sample bootstrap; effect size Cohen's d with the pooled sd
-and Hedges' g (`rankscope.stats.effects`), the rank-biserial correlation for Mann–Whitney.  The
-conventions of the paired tests (`rankscope.stats.tests`) hold: 2-D inputs are one
-comparison per row, invalid input is a `rankscope.errors.UsageError`, a one-sided
+"""Unpaired significance tests: two independent samples (``x`` of A, ``y`` of B), the difference
+of their means B − A.  Student's t-test (equal variances), Welch's t-test, the Mann–Whitney U
+test and the two-sample bootstrap; for several groups, Welch's one-way ANOVA (are all means
+equal?) and Dunnett's many-to-one comparisons with a control.  Effect size Cohen's d with the
+pooled sd and Hedges' g (`rankscope.stats.effects`), the rank-biserial correlation for
+Mann–Whitney.  The conventions of the paired tests (`rankscope.stats.tests`) hold: 2-D inputs
+are one comparison per row, invalid input is a `rankscope.errors.UsageError`, a one-sided
 alternative gives a one-sided interval.
 """
 
@@ -27,7 +28,9 @@ from .intervals import percentile_interval, scalar_or_array
 from .paired import _seed, check_count, t_p_value
 from .result import TestResult, t_difference_result
 
-__all__ = ["mann_whitney", "student_t", "two_sample_bootstrap", "welch_t"]
+__all__ = [
+    "dunnett", "mann_whitney", "student_t", "two_sample_bootstrap", "welch_anova", "welch_t",
+]  # fmt: skip
 
 
 def _independent_t(x, y, alternative, confidence, equal_var: bool) -> TestResult:
@@ -192,3 +195,91 @@ def two_sample_bootstrap(
         "p from the null-shifted resampled Welch t",
         seed=seed,
     )
+
+
+def _groups(groups: tuple[ArrayLike, ...], least: int) -> list[np.ndarray]:
+    """Independent 1-D groups of values, each of at least 2, at least ``least`` of them."""
+    if len(groups) < least:
+        raise UsageError(f"give at least {least} groups, got {len(groups)}")
+    checked = []
+    for number, group in enumerate(groups, 1):
+        values = np.asarray(group, dtype=float)
+        if values.ndim != 1 or len(values) < 2:
+            raise UsageError(f"group {number} must be 1-D with at least 2 values")
+        if not np.all(np.isfinite(values)):
+            raise UsageError(f"group {number} holds a value that is not a finite number")
+        checked.append(values)
+    return checked
+
+
+def welch_anova(*groups: ArrayLike) -> TestResult:
+    """Welch's one-way ANOVA (Welch 1951): are the means of k ≥ 2 independent groups all
+    equal, their variances free to differ?
+
+    With w_i = n_i / s_i², the weighted mean m = Σ w_i x̄_i / Σ w_i and
+    Λ = Σ (1 − w_i/Σw)² / (n_i − 1), the statistic is
+    F = [Σ w_i (x̄_i − m)² / (k − 1)] / [1 + 2 (k − 2) Λ / (k² − 1)], against F with k − 1
+    and (k² − 1) / (3 Λ) degrees of freedom (statsmodels' ``anova_oneway(...,
+    use_var="unequal")``).  ``df`` is the numerator's; ``details["df_denominator"]`` the
+    other.  Every group needs a positive variance."""
+    from scipy import stats
+
+    values = _groups(groups, 2)
+    k = len(values)
+    n = np.array([len(v) for v in values], dtype=float)
+    means = np.array([v.mean() for v in values])
+    variances = np.array([v.var(ddof=1) for v in values])
+    if np.any(variances == 0):
+        flat = ", ".join(str(i + 1) for i in np.flatnonzero(variances == 0))
+        raise UsageError(f"Welch's ANOVA needs a positive variance in every group: group {flat}")
+    w = n / variances
+    centre = np.sum(w * means) / w.sum()
+    spread = np.sum(w * (means - centre) ** 2) / (k - 1)
+    lam = np.sum((1 - w / w.sum()) ** 2 / (n - 1))
+    statistic = float(spread / (1 + 2 * (k - 2) * lam / (k**2 - 1)))
+    df_denominator = float((k**2 - 1) / (3 * lam))
+    return TestResult(
+        name="Welch's one-way ANOVA", statistic=statistic,
+        p_value=float(stats.f.sf(statistic, k - 1, df_denominator)), alternative="two-sided",
+        mean_difference=None, ci_low=None, ci_high=None, confidence=0.95, effect_size=None,
+        hedges_g=None, n=int(n.sum()), df=k - 1, statistic_name="F", effect_size_name="none",
+        method="separate variances, Welch's F with (k − 1, (k² − 1)/(3Λ)) df",
+        details={"df_denominator": df_denominator, "means": means.tolist()},
+    )  # fmt: skip
+
+
+def dunnett(
+    control: ArrayLike,
+    *treatments: ArrayLike,
+    alternative: str = "two-sided",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[TestResult]:
+    """Dunnett's many-to-one comparisons (Dunnett 1955): each treatment's mean against the
+    control's, the family-wise error controlled over the comparisons by the joint
+    multivariate t distribution (pooled variance of all groups); ``scipy.stats.dunnett``,
+    whose integration is quasi-Monte Carlo, seeded by ``seed``.  One `TestResult` of
+    mean(treatment) − mean(control) per treatment: the adjusted p-value and the
+    simultaneous interval."""
+    from scipy import stats
+
+    first, *rest = _groups((control, *treatments), 2)
+    check_options(alternative, confidence)
+    found = stats.dunnett(*rest, control=first, alternative=alternative,
+                          rng=np.random.default_rng(_seed(seed)))  # fmt: skip
+    interval = found.confidence_interval(confidence_level=confidence)
+    results = []
+    for i, treatment in enumerate(rest):
+        results.append(TestResult(
+            name="Dunnett's test", statistic=float(found.statistic[i]),
+            p_value=float(found.pvalue[i]), alternative=alternative,
+            mean_difference=float(treatment.mean() - first.mean()),
+            ci_low=float(interval.low[i]), ci_high=float(interval.high[i]),
+            confidence=confidence, effect_size=None, hedges_g=None,
+            n=len(first) + len(treatment), df=int(sum(len(v) for v in (first, *rest))
+                                                   - len(rest) - 1),
+            statistic_name="t", effect_size_name="none",
+            method="pooled variance; multivariate t (scipy, quasi-Monte Carlo); "
+            "simultaneous intervals", seed=seed,
+        ))  # fmt: skip
+    return results
