@@ -142,7 +142,7 @@ def test_several_arms_of_means_dunnett_and_welch_anova():
     rng = np.random.default_rng(4)
     groups = [rng.normal(5, 2, 150), rng.normal(5.6, 2.5, 160), rng.normal(4.9, 1.5, 140)]
     exp = experiment(["a"] * 150 + ["b"] * 160 + ["c"] * 140, {"time": np.concatenate(groups)})
-    result = analyse(exp, control="a", correction="dunnett", seed=7)
+    result = analyse(exp, baseline="a", correction="dunnett", seed=7)
     oracle = stats.dunnett(groups[1], groups[2], control=groups[0],
                            rng=np.random.default_rng(7))  # fmt: skip
     assert [e.adjusted_p for e in result.effects] == pytest.approx(oracle.pvalue, rel=1e-9)
@@ -269,15 +269,15 @@ def test_sample_ratio_mismatch_withholds_every_decision_unless_forced():
     chi2, p = stats.chisquare([400, 520])
     assert (result.srm.statistic, result.srm.p_value) == pytest.approx((chi2, p))
     assert result.srm.observed == (400, 520) and result.srm.df == 1
-    assert result.srm.mismatch and result.withheld and not result.forced
+    assert result.srm.mismatch and result.withheld and not result.mismatch_allowed
     assert [e.decision for e in result.effects] == [WITHHELD]
     assert math.isfinite(result.effects[0].p_value)  # the numbers are still computed
     (note,) = result.notes
     assert "43.5%/56.5%" in note and "50.0%/50.0%" in note and "withheld" in note
-    forced = analyse(exp, force=True)
-    assert forced.forced and not forced.withheld
+    forced = analyse(exp, allow_mismatch=True)
+    assert forced.mismatch_allowed and not forced.withheld
     assert forced.effects[0].decision in (BETTER, WORSE, NO_DIFFERENCE)
-    assert "forced" in forced.notes[0]
+    assert "mismatch was allowed" in forced.notes[0]
     planned = analyse(exp, split=[40, 52])  # the planned split: no mismatch
     assert not planned.srm.mismatch and planned.srm.expected == pytest.approx((40 / 92, 52 / 92))
     assert planned.srm.p_value == pytest.approx(1.0)
@@ -287,10 +287,10 @@ def test_sample_ratio_mismatch_withholds_every_decision_unless_forced():
 
 def test_control_order_and_split_errors():
     arms, exp = proportions()
-    result = analyse(exp, control="c")
+    result = analyse(exp, baseline="c")
     assert result.variants == ("c", "Control", "b")
-    with pytest.raises(UsageError, match="unknown control 'd': the variants are 'Control', 'b'"):
-        analyse(exp, control="d")
+    with pytest.raises(UsageError, match="unknown baseline 'd': the variants are 'Control', 'b'"):
+        analyse(exp, baseline="d")
     with pytest.raises(UsageError, match="one share per variant \\(3, the control first\\)"):
         analyse(exp, split=[50, 50])
     unnamed = experiment(["x"] * 5 + ["y"] * 5, {"m": np.arange(10.0)})

@@ -210,12 +210,12 @@ def test_dunnett_with_one_variant_shows_its_adjusted_p():
     assert "adjusted p" not in format_experiment(result)  # equal to p: no column
 
 
-def test_a_forced_verdict_is_said_to_be_forced():
-    text = format_experiment(replace(three_arms(), forced=True))
+def test_an_allowed_mismatch_is_said():
+    text = format_experiment(replace(three_arms(), mismatch_allowed=True))
     first = " ".join(text.split("\n\n")[0].split())
     assert first.endswith(
         "sample-ratio mismatch (p < 0.001): the units are not split as planned; the verdict "
-        "below is given only because the analysis was forced, read it with suspicion."
+        "below is given only because the mismatch was allowed, read it with suspicion."
     )
     assert "withheld" not in first
 
@@ -280,7 +280,7 @@ def test_csv_is_the_effects_table_at_full_precision():
 
 def test_json_is_the_result_as_a_dict():
     loaded = json.loads(format_experiment(three_arms(), "json"))
-    assert loaded["withheld"] is True and loaded["forced"] is False
+    assert loaded["withheld"] is True and loaded["mismatch_allowed"] is False
     assert loaded["srm"]["observed"] == [5000, 5400, 4600]
     assert loaded["srm"]["p_value"] == math.exp(-32)
     assert [e["variant"] for e in loaded["effects"]] == [HOSTILE, "b"]
@@ -362,7 +362,7 @@ def test_the_withheld_banner_and_hostile_names(html, pages):
     assert sorted(figures) == ["lift-forest"]  # no histograms, no looks
     labels = json.dumps(figures)
     assert HOSTILE not in labels and ESCAPED in labels
-    forced = format_experiment_html(replace(three_arms(), forced=True))
+    forced = format_experiment_html(replace(three_arms(), mismatch_allowed=True))
     assert '<div class="banner forced"' in forced and "banner withheld" not in forced
 
 

@@ -5,9 +5,10 @@ A synthetic A/B test of a new ranker on an e-commerce site: 4,000 users assigned
 (``converted``, 0/1), their ``revenue``, their result ``clicks`` and ``impressions`` (CTR is
 the ratio clicks/impressions: its unit of analysis is not the unit of randomisation), the
 revenue of the 28 days before the experiment (``pre_revenue``, CUPED's covariate), their
-country (``segment``, a stratum) and when they entered (``timestamp``).  The treatment lifts the
-conversion rate from 10% to 11.5% and the CTR by 5% relative; revenue follows conversions
-and the user's past spending.
+country (``segment``, a stratum) and when they entered (``timestamp``).  Each user orders at
+their own rate (Poisson, the rates gamma-distributed, by country) and spends their own basket
+per order, before and during the experiment alike, so past revenue predicts revenue; the
+treatment lifts the rate of orders by 15% and the CTR by 5% relative.
 
     python tools/make_example_experiment.py
 """
@@ -28,11 +29,13 @@ def main() -> None:
     treated = rng.random(users) < 0.5
     country = rng.choice(["us", "de", "fr"], size=users, p=[0.5, 0.3, 0.2])
     base = {"us": 0.11, "de": 0.09, "fr": 0.08}
-    spend = rng.gamma(2.0, 20.0, size=users)  # the user's taste for spending
-    pre_revenue = np.round(spend * rng.lognormal(0, 0.4, size=users), 2)
-    rate = np.array([base[c] for c in country]) * np.where(treated, 1.15, 1.0)
-    converted = rng.random(users) < rate
-    revenue = np.round(np.where(converted, spend * rng.lognormal(0, 0.3, size=users), 0), 2)
+    appetite = rng.gamma(0.5, 1.0, size=users) * np.array([base[c] for c in country]) / 0.1
+    basket = rng.gamma(4.0, 10.0, size=users)  # what the user spends on an order
+    orders_before = rng.poisson(appetite)  # the 28 days before the experiment
+    pre_revenue = np.round(orders_before * basket * rng.lognormal(0, 0.2, size=users), 2)
+    orders = rng.poisson(appetite * np.where(treated, 1.15, 1.0))
+    converted = orders > 0
+    revenue = np.round(orders * basket * rng.lognormal(0, 0.2, size=users), 2)
     impressions = 1 + rng.poisson(9, size=users)
     ctr = rng.beta(2, 18, size=users) * np.where(treated, 1.05, 1.0)
     clicks = rng.binomial(impressions, np.minimum(ctr, 1))

@@ -60,8 +60,8 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
     options.add_all(p, (
         options.TEST.worded("statistical test: %(choices)s (default t; randomization, also called "
                             "permutation, is exact up to 20 queries; randomized-tukey controls the "
-                            "family-wise error itself)"),
-        options.CORRECTION,
+                            "family-wise error itself)", choices=options.StatisticalTests("runs")),
+        options.P_VALUE_CORRECTION,
         options.ALPHA,
         options.SEED.worded("seed of the random tests (default 0)"),
         options.PERMUTATIONS,

@@ -354,8 +354,12 @@ DUPLICATES = ("error", "first", "max-score")
 HOWS = ("mean", "gmean", "median")
 #: Every format a command writes (each command offers its own; `rankscope.report`).
 FORMATS = ("trec", "table", "markdown", "csv", "json", "latex")
-#: `rankscope.stats.corrections.CORRECTIONS`' names: the corrections for multiple comparisons.
+#: `rankscope.stats.corrections.CORRECTIONS`' names: the corrections of p-values for multiple
+#: comparisons, which every comparison offers.
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: And Dunnett's many-to-one procedure, which only the arms of an experiment compared with a
+#: control offer (`rankscope.experiment.analyse`: it needs the arms' values, not p-values).
+ALL_CORRECTIONS = (*CORRECTIONS[:-1], "dunnett", "none")
 
 
 @dataclass(frozen=True)
@@ -417,7 +421,7 @@ ALPHA = Option(("--alpha",), "alpha", "significance level (default 0.05)",
 CONFIDENCE = Option(("--confidence",), "confidence", "the intervals' confidence level (default "
                     "0.95)", type=probability, default=0.95)  # fmt: skip
 TEST = Option(("--test",), "test", "statistical test: %(choices)s (default t)",
-              choices=StatisticalTests("runs"), default="t", metavar="TEST",
+              choices=StatisticalTests("any"), default="t", metavar="TEST",
               subsets=True)  # fmt: skip
 FORMAT = Option(("--format",), "format", "output format (default table)",
                 choices=FORMATS, default="table", subsets=True)  # fmt: skip
@@ -452,7 +456,10 @@ BASELINE = Option(("--baseline",), "baseline", "the run the others are compared 
                   metavar="RUN")  # fmt: skip
 CORRECTION = Option(("--correction",), "correction", "correction for the comparisons of each "
                     "measure (default holm; bh controls the false discovery rate)",
-                    choices=CORRECTIONS, default="holm")  # fmt: skip
+                    choices=ALL_CORRECTIONS, default="holm", subsets=True)  # fmt: skip
+#: The correction of comparisons whose p-values are all there is (runs, folds): the
+#: glossary's but Dunnett's, which needs the arms of an experiment (``ab``).
+P_VALUE_CORRECTION = CORRECTION.worded(choices=CORRECTIONS)
 PERMUTATIONS = Option(("--permutations",), "permutations", "random sign flips, resamples or "
                       "permutations of the random tests (10000)",
                       type=whole(1), default=10_000, metavar="B")  # fmt: skip
@@ -499,6 +506,8 @@ DEFAULTS_BY_COMMAND: dict[tuple[str, str], tuple[Any, str]] = {
     ("eval", "--ties"): (None, "trec_eval's order for the judgments format: docno-desc, "
                          "docno-asc with -R prefs/qrels_prefs"),
     ("recsys", "--ties"): ("input-order", "a recommendation list's own order is its ranking"),
+    ("ab analyse", "--test"): (None, "one default per kind of metric: welch for means, z for "
+                               "0/1 metrics"),
     ("clicks interleave", "--depth"): (10, "a list shown to a user: a page of ten results"),
     ("clicks simulate", "--depth"): (10, "a list shown to a user: a page of ten results"),
 }  # fmt: skip

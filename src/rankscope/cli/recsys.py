@@ -65,8 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         options.BASELINE.worded("--folds: the system compared with (default: the first)"),
         options.TEST.worded("--folds: the paired test across folds: %(choices)s (default t)",
                             choices=options.StatisticalTests("paired")),
-        options.CORRECTION.worded("--folds: correction over the comparisons of a measure (default "
-                                  "holm)"),
+        options.P_VALUE_CORRECTION.worded("--folds: correction over the comparisons of a "
+                                          "measure (default holm)"),
         Option(("--users",), "users", "--folds: also test across the users of every fold pooled",
                action="store_true"),
     ))  # fmt: skip

@@ -4,7 +4,8 @@ every metric, in this order:
 1. **The sample-ratio check**, first: Pearson's χ² goodness-of-fit test of the units per
    variant against the planned ``split``.  p < ``srm_threshold`` (0.001) is a mismatch: the
    assignment or the logging is broken and no effect can be trusted, so every decision is
-   `WITHHELD` (the numbers are still computed) unless ``force=True``; a note says why.
+   `WITHHELD` (the numbers are still computed) unless ``allow_mismatch=True``; a note says
+   why.
 2. **Each metric** is a ``proportion`` (every value 0 or 1: the test of rates from
    successes and units, `z` by default), a ``mean`` (the test of two groups, `welch` by
    default) or a ``ratio`` (Σx/Σy of two per-unit metrics, clicks over impressions: the
@@ -95,19 +96,20 @@ class _Comparison:
     variance_reduction: float | None
 
 
-def _order(experiment: Experiment, control: str | None) -> list[int]:
+def _order(experiment: Experiment, baseline: str | None) -> list[int]:
     """The variants' codes in the analysis' order: the control first, then code order."""
     variants = experiment.variant_names
-    if control is None:
+    if baseline is None:
         lowered = [name.lower() for name in variants]
         first = lowered.index("control") if "control" in lowered else 0
-    elif control in variants:
-        first = variants.index(control)
+    elif baseline in variants:
+        first = variants.index(baseline)
     else:
         raise UsageError(
-            f"unknown control {shown(control)}: the variants are "
+            f"unknown baseline {shown(baseline)}: the variants are "
             f"{', '.join(shown(v) for v in variants)}",
-            cli=f"--control {control}: the variants are {', '.join(shown(v) for v in variants)}",
+            cli=f"--baseline {baseline} names no variant: the variants are "
+            f"{', '.join(shown(v) for v in variants)}",
         )
     return [first] + [code for code in range(len(variants)) if code != first]
 
@@ -417,7 +419,7 @@ def _sequential(analysis: _Analysis, metric: _Metric, looks: int | None, alpha: 
 def analyse(
     experiment: Experiment,
     *,
-    control: str | None = None,
+    baseline: str | None = None,
     metrics: Sequence[str] | str | None = None,
     ratios: Mapping[str, tuple[str, str]] | None = None,
     tests: Sequence[str] | str = (),
@@ -425,7 +427,7 @@ def analyse(
     correction: str | None = "holm",
     split: Sequence[float] | None = None,
     srm_threshold: float = 0.001,
-    force: bool = False,
+    allow_mismatch: bool = False,
     cuped: bool = True,
     stratify: bool = True,
     lift_interval: str = "fieller",
@@ -438,15 +440,16 @@ def analyse(
     """Every variant of ``experiment`` against the control on every metric (the module's text
     says how, in order).
 
-    ``control``: a variant's name (default: the one called ``control``, any case, else the
-    first).  ``metrics``: the metrics to test (default: all but those only inside
+    ``baseline``: the control, a variant's name (default: the one called ``control``, any
+    case, else the first).  ``metrics``: the metrics to test (default: all but those only inside
     ``ratios``); ``ratios``: ``{"ctr": ("clicks", "impressions")}`` per-unit numerator and
     denominator metrics.  ``tests``: names of `rankscope.stats.TESTS` of an experiment's
     arms (``choices("experiment")``), at most one of means (default ``welch``) and one of
     proportions (default ``z``).  ``correction`` of the p-values over the variants: holm
     (default), bonferroni, bh, none, or dunnett (means only).  ``split``: the planned shares
     of the variants, the control first (default: equal).  ``srm_threshold``: the p-value
-    below which the split is a mismatch and the decisions are withheld unless ``force``.
+    below which the split is a mismatch and the decisions are withheld unless
+    ``allow_mismatch``.
     ``cuped``/``stratify``: use the covariates and the stratum column when present.
     ``lift_interval``: ``fieller`` or ``delta``.  ``looks``: the planned number of looks
     for group-sequential boundaries by ``spending`` (default: 20 looks, no boundaries).
@@ -465,7 +468,7 @@ def analyse(
         raise UsageError(f"looks must be a whole number of at least 1, got {shown(looks)}")
     dunnett_asked = isinstance(correction, str) and correction.lower() == "dunnett"
     method = "dunnett" if dunnett_asked else correction_named(correction)
-    order = _order(experiment, control)
+    order = _order(experiment, baseline)
     variants = [experiment.variant_names[code] for code in order]
     counts = experiment.counts()[order]
     for variant, count in zip(variants, counts, strict=True):
@@ -479,9 +482,10 @@ def analyse(
         ratio = (f"sample-ratio mismatch: observed shares {observed}"
                  f" against planned {_percent(srm.expected)} (χ² = {srm.statistic:.4g}, "
                  f"p = {srm.p_value:.3g} < {srm.threshold:g})")  # fmt: skip
-        said.append(f"{ratio}: the decisions are given only because they were forced"
-                    if force else f"{ratio}: the assignment or its logging is broken, so every "
-                    "decision is withheld (force=True gives them anyway)")  # fmt: skip
+        said.append(f"{ratio}: the decisions are given only because the mismatch was allowed"
+                    if allow_mismatch else f"{ratio}: the assignment or its logging is broken, "
+                    "so every decision is withheld (allowing the mismatch gives them anyway: "
+                    "--allow-mismatch, allow_mismatch=True)")  # fmt: skip
     chosen, asked = _tests(tests)
     analysed = _metrics(experiment, metrics, ratios)
     kinds = {metric.kind for metric in analysed}
@@ -500,7 +504,7 @@ def analyse(
     confidence = 1 - alpha
     analysis = _Analysis(experiment, order, chosen, confidence, permutations, seed, cuped,
                          stratify)  # fmt: skip
-    withheld = srm.mismatch and not force
+    withheld = srm.mismatch and not allow_mismatch
     arms: list[Arm] = []
     effects: list[Effect] = []
     omnibus: list[Omnibus] = []
@@ -567,7 +571,8 @@ def analyse(
     return ExperimentResult(
         source=experiment.source, shape=experiment.shape, control=variants[0],
         variants=tuple(variants), alpha=alpha, confidence=confidence, correction=method,
-        srm=srm, forced=bool(force and srm.mismatch), arms=tuple(arms), effects=tuple(effects),
+        srm=srm, mismatch_allowed=bool(allow_mismatch and srm.mismatch), arms=tuple(arms),
+        effects=tuple(effects),
         omnibus=tuple(omnibus), sequential=tuple(sequential), notes=tuple(said),
         settings=settings,
     )  # fmt: skip

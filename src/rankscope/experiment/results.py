@@ -156,7 +156,7 @@ class ExperimentResult(NamedTables):
     confidence: float
     correction: str | None
     srm: SampleRatio
-    forced: bool  # a verdict given despite a sample-ratio mismatch (``force=True``)
+    mismatch_allowed: bool  # a verdict given despite a sample-ratio mismatch (allowed)
     arms: tuple[Arm, ...]
     effects: tuple[Effect, ...]
     omnibus: tuple[Omnibus, ...] = ()
@@ -179,8 +179,8 @@ class ExperimentResult(NamedTables):
 
     @property
     def withheld(self) -> bool:
-        """No verdict is given: the sample ratio is off and the analysis was not forced."""
-        return self.srm.mismatch and not self.forced
+        """No verdict is given: the sample ratio is off and the mismatch was not allowed."""
+        return self.srm.mismatch and not self.mismatch_allowed
 
     def records(self, table: str = "effects") -> list[dict[str, Any]]:
         """The rows of ``table`` as dicts at full precision (see ``TABLES``)."""
@@ -198,7 +198,8 @@ class ExperimentResult(NamedTables):
             "source": self.source, "shape": self.shape, "control": self.control,
             "variants": list(self.variants), "alpha": self.alpha,
             "confidence": self.confidence, "correction": self.correction,
-            "srm": asdict(self.srm), "forced": self.forced, "withheld": self.withheld,
+            "srm": asdict(self.srm), "mismatch_allowed": self.mismatch_allowed,
+            "withheld": self.withheld,
             "notes": list(self.notes), "settings": dict(self.settings),
             "distributions": {
                 metric: {variant: {"edges": list(edges), "counts": list(counts)}

@@ -100,10 +100,10 @@ def srm_line(result: ExperimentResult, escape: Escape = clean) -> str:
     test = f"χ² = {s.statistic:.2f}, df = {s.df}, {_p_is(s.p_value)}"
     if not s.mismatch:
         verdict = f"no sample-ratio mismatch (a mismatch is p < {s.threshold:g})"
-    elif result.forced:
+    elif result.mismatch_allowed:
         verdict = (
             f"sample-ratio mismatch (p < {s.threshold:g}): the units are not split as planned; "
-            "the verdict below is given only because the analysis was forced, read it with "
+            "the verdict below is given only because the mismatch was allowed, read it with "
             "suspicion"
         )
     else:
@@ -529,7 +529,7 @@ def format_experiment_html(
         ],  # fmt: skip
         srm_sentence=srm_line(result),
         withheld=result.withheld,
-        forced=result.forced and result.srm.mismatch,
+        forced=result.mismatch_allowed and result.srm.mismatch,
         effects=_effect_table(result, confidence),
         arms=[{"metric": clean(a.metric), "variant": clean(a.variant), "units": a.units,
                "value": number(a.value), "sd": number(a.sd)} for a in result.arms],

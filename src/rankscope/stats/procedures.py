@@ -281,6 +281,7 @@ _USES: dict[str, Callable[[StatisticalTest], bool]] = {
     "unpaired": lambda test: test.unpaired is not None,
     "rates": lambda test: test.rates is not None,
     "experiment": lambda test: test.unpaired is not None or test.rates is not None,
+    "any": lambda test: True,
 }
 
 
@@ -290,7 +291,8 @@ def choices(use: str = "pairs") -> tuple[StatisticalTest, ...]:
     tests and those that also run on preference tensors), ``"pairs"`` (every test of
     systems: `compare`, `rankscope.report.latex.latex_table`), ``"unpaired"`` (two
     independent groups of values), ``"rates"`` (two rates from counts) and ``"experiment"``
-    (either: the tests `rankscope.experiment.analyse` takes, of means and of rates)."""
+    (either: the tests `rankscope.experiment.analyse` takes, of means and of rates); ``"any"``
+    every test (the choices of the options glossary's ``--test``, which each command narrows)."""
     if use not in _USES:
         raise UsageError(f"unknown use {use!r}: choose {', '.join(_USES)}")
     return tuple(test for test in TESTS if _USES[use](test))

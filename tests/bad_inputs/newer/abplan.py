@@ -70,7 +70,8 @@ def declare(make) -> None:
               "--mde", "1"], "usage", ["argument --sd: must be positive"])  # fmt: skip
     plan_case("unknown-kind", "names", ["ab", "plan", "median", "--mean", "1"], "usage",
               ["argument KIND: invalid choice: 'median'"])  # fmt: skip
-    plan_case("no-subcommand", "names", ["ab"], "error", ["rankscope ab needs a subcommand: plan"])
+    plan_case("no-subcommand", "names", ["ab"], "error",
+              ["rankscope ab needs a file, or a subcommand: analyse, plan"])
     # legal but surprising: warned, and planned
     plan_case("few-expected-successes", "numbers",
               ["ab", "plan", "proportion", "--rate", "0.02", "--units", "200"], "warning",

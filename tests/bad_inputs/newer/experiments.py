@@ -71,12 +71,12 @@ def declare(make: Any) -> None:
        ["exp.csv:2 and", "exp.csv:4: unit 'u1' is in two variants"], file="exp.csv")
 
     # -- the analysis' options -----------------------------------------------------------
-    ab("ab-unknown-baseline", "usage", UNITS, "error", ["'old'", "control", "treatment"],
-       options=("--baseline", "old"))
+    ab("ab-unknown-baseline", "usage", UNITS, "error",
+       ["--baseline old names no variant", "control", "treatment"], options=("--baseline", "old"))
     ab("ab-split-wrong-length", "usage", UNITS, "error", ["split"],
        options=("--split", "50,30,20"))
-    ab("ab-ratio-syntax", "usage", UNITS, "usage", ["NAME=NUMERATOR/DENOMINATOR"],
-       options=("--ratio", "ctr"))
+    case("ab-ratio-syntax", "usage", "experiment", {"exp.tsv": UNITS},
+         ["ab", "analyse", "--ratio", "ctr", "@exp.tsv"], "usage", ["NAME=NUMERATOR/DENOMINATOR"])
     ab("ab-ratio-unknown-part", "usage", UNITS, "error", ["impressions"],
        options=("--ratio", "ctr=clicks/impressions"))
     ab("ab-html-over-input", "usage", UNITS, "error", ["exp.tsv"],

@@ -76,7 +76,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                             choices=options.StatisticalTests("experiment"), action="append",
                             default=None),
         options.CORRECTION.worded("correction over the variants compared with the control "
-                                  "(default holm)"),
+                                  "(default holm; dunnett, for means, is Dunnett's many-to-one "
+                                  "test; bh controls the false discovery rate)"),
         options.ALPHA,
         Option(("--allow-mismatch",), "allow_mismatch", "give a verdict even when the sample "
                "ratio is off (p < 0.001; the output says so)", action="store_true"),
