@@ -505,3 +505,16 @@ def test_fewer_units_than_looks_keep_each_look_its_planned_boundary():
     assert [look.look for look in looks] == expected
     assert [look.units for look in looks] == [seen[k] for k in expected]
     assert [look.boundary for look in looks] == [critical[k - 1] for k in expected]
+
+
+def test_each_arm_s_histogram_is_on_shared_edges():
+    a, b, exp = two_arms()
+    bins = analyse(exp).distributions["revenue"]
+    assert list(bins) == ["control", "treatment"]
+    (edges_a, counts_a), (edges_b, counts_b) = bins["control"], bins["treatment"]
+    assert edges_a == edges_b and len(counts_a) == len(edges_a) - 1 <= 40
+    assert sum(counts_a) == len(a) and sum(counts_b) == len(b)
+    assert counts_a == tuple(np.histogram(a, bins=np.asarray(edges_a))[0].tolist())
+    converted = experiment(["x", "y"] * 5, {"bought": [1, 0, 0, 0, 1, 1, 0, 1, 0, 0]})
+    bins = analyse(converted, baseline="x").distributions["bought"]
+    assert bins["x"] == ((0.0, 0.5, 1.0), (3, 2)) and bins["y"] == ((0.0, 0.5, 1.0), (3, 2))

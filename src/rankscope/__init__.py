@@ -23,7 +23,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     # the subpackage rankscope.judge is reached by import; the attribute is the function
     submodules=[
         "model", "read", "measures", "preference", "table", "stats", "recsys", "report",
-        "fusion", "clicks", "interleaving",
+        "fusion", "clicks", "interleaving", "experiment",
     ],
     submod_attrs={
         "api": ["agreement"],  # the module of agreement's front doors
@@ -45,6 +45,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "api.clicks": ["simulate_clicks"],
         "api.interleaving": ["interleaved_lists", "interleaving_outcomes"],
         "api.recsys": ["evaluate_recsys", "evaluate_recsys_systems"],
+        "api.experiments": ["analyse_experiment"],
     },
 )  # fmt: skip
 
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
         evaluate_many,
         read_judgments,
     )
+    from .api.experiments import analyse_experiment  # noqa: F401
     from .api.explanation import recall_levels  # noqa: F401
     from .api.fusion import fuse  # noqa: F401
     from .api.interleaving import interleaved_lists, interleaving_outcomes  # noqa: F401

@@ -28,6 +28,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "fusion": ["fuse"],
         "clicks": ["simulate_clicks"],
         "recsys": ["RecsysOptions", "evaluate_recsys", "evaluate_recsys_systems"],
+        "experiments": ["analyse_experiment"],
     },
 )  # fmt: skip
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
         read_judgments,
         read_qrels_for,
     )
+    from .experiments import analyse_experiment  # noqa: F401
     from .explanation import recall_levels  # noqa: F401
     from .fusion import fuse  # noqa: F401
     from .preference import preferences  # noqa: F401

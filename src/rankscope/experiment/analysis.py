@@ -509,8 +509,10 @@ def analyse(
     effects: list[Effect] = []
     omnibus: list[Omnibus] = []
     sequential: list[Look] = []
+    distributions: dict[str, dict[str, tuple[tuple[float, ...], tuple[int, ...]]]] = {}
     for metric in analysed:
         _check_metric(metric, analysis.arms, variants)
+        distributions[metric.name] = _histograms(metric, analysis.arms, variants)
         arms += [_arm(metric, v, rows) for v, rows in zip(variants, analysis.arms, strict=True)]
         values, theta = analysis.values(metric) if metric.kind != "ratio" else (metric.values, None)
         adjusted = theta is not None
@@ -574,5 +576,35 @@ def analyse(
         srm=srm, mismatch_allowed=bool(allow_mismatch and srm.mismatch), arms=tuple(arms),
         effects=tuple(effects),
         omnibus=tuple(omnibus), sequential=tuple(sequential), notes=tuple(said),
-        settings=settings,
+        settings=settings, distributions=distributions,
     )  # fmt: skip
+
+
+#: The most bins of an arm's histogram (numpy's ``auto`` rule chooses fewer on small arms).
+MOST_BINS = 40
+
+
+def _histograms(
+    metric: _Metric, arms: Sequence[np.ndarray], variants: Sequence[str]
+) -> dict[str, tuple[tuple[float, ...], tuple[int, ...]]]:
+    """Each variant's histogram of a metric's per-unit values (a ratio's: x/y of the units
+    with a denominator), on bin edges shared by the arms: two bins for a 0/1 metric, else
+    numpy's ``auto`` rule over the pooled values, at most `MOST_BINS` bins."""
+    values = metric.values
+    if metric.kind == "ratio" and metric.denominator is not None:
+        shown_units = metric.denominator != 0
+        values = np.where(shown_units, values / np.where(shown_units, metric.denominator, 1),
+                          np.nan)  # fmt: skip
+    pooled = values[np.isfinite(values)]
+    if metric.kind == "proportion":
+        edges = np.array([0.0, 0.5, 1.0])
+    else:
+        edges = np.histogram_bin_edges(pooled, bins="auto")
+        if len(edges) > MOST_BINS + 1:
+            edges = np.histogram_bin_edges(pooled, bins=MOST_BINS)
+    out = {}
+    for variant, rows in zip(variants, arms, strict=True):
+        arm = values[rows]
+        counts, _ = np.histogram(arm[np.isfinite(arm)], bins=edges)
+        out[variant] = (tuple(float(e) for e in edges), tuple(int(c) for c in counts))
+    return out

@@ -149,11 +149,13 @@ def format_columns(columns: Mapping[str, Sequence[Any]], fmt: str) -> str:
 
 
 def without_nan(value: Any) -> Any:
-    """``value`` (a result's ``to_dict()`` or ``records()``) with every NaN float, in dicts
-    and lists at any depth, written as None: JSON has no NaN, so a value that is not
-    defined is ``null``."""
+    """``value`` (a result's ``to_dict()`` or ``records()``) with every NaN or infinite
+    float, in dicts and lists at any depth, written as None: JSON has neither (Python would
+    write ``NaN`` and ``Infinity``, which strict parsers, jq and JavaScript's, reject), so a
+    value that is not defined, or a bound that is none (an unbounded interval's), is
+    ``null``."""
     if isinstance(value, float):
-        return None if math.isnan(value) else value
+        return None if not math.isfinite(value) else value
     if isinstance(value, dict):
         return {key: without_nan(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
