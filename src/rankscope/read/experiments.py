@@ -52,9 +52,9 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..model import Experiment, Vocabulary
 from ..model.frames import column_names, is_frame
-from . import delimited, frames
+from . import frames
 from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-from .roles import Role, check_roles, datetimes, known_names, locate
+from .roles import Role, check_roles, datetimes, header_rows, locate
 
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
 COUNT = Field("trials", integer=True)
@@ -222,17 +222,11 @@ def _from_text(
     path: str | os.PathLike, columns: dict[str, str], metrics: list[str] | None,
     variant: str | None,
 ) -> Experiment:  # fmt: skip
-    known = known_names(ROLES, columns)
-    source, header, rows, _ = delimited.rows(
-        path, min_fields=2, what="units",
-        is_header=lambda first, second: delimited.find(first, known) is not None,
+    source, header, rows = header_rows(
+        path, ROLES, columns=columns, min_fields=2, what="units",
+        expected="unit, variant and one column per metric; or variant, trials and successes; "
+        "or unit, variant, metric, value",
     )  # fmt: skip
-    if header is None:
-        raise InputError(
-            f"{source}: no header line; name the columns in the first line: unit, variant and "
-            "one column per metric (or variant, trials and successes; or unit, variant, "
-            "metric, value)"
-        )
     table = {name: [fields[j] for _, fields in rows] for j, name in enumerate(header)}
     if len(table) != len(header):
         twice = next(n for n in header if header.count(n) > 1)

@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from . import delimited
 from .fields import Field, at_line, excerpt
 from .impressions import DEFAULT_QUERY, POSITION, ROLES
-from .roles import Role, first_line_names, known_names, locate
+from .roles import Role, first_line_names, header_rows, locate
 
 PROBABILITY = Field("probability")
 
@@ -52,16 +51,10 @@ def is_policy_file(path: str | os.PathLike) -> bool:
 def read_policy(path: str | os.PathLike) -> dict[str, Any]:
     """The columns ``query``, ``position``, ``doc``, ``probability`` of a policy file,
     checked (see the module); the query column is ``all`` throughout when the file has none."""
-    known = known_names(POLICY_ROLES)
-    source, header, table, _ = delimited.rows(
-        path, min_fields=len(POLICY_REQUIRED), what="policy probabilities",
-        is_header=lambda first, second: delimited.find(first, known) is not None,
+    source, header, table = header_rows(
+        path, POLICY_ROLES, min_fields=len(POLICY_REQUIRED), what="policy probabilities",
+        expected="query, position, doc, probability",
     )  # fmt: skip
-    if header is None:
-        raise InputError(
-            f"{source}: no header line; name the columns (query, position, doc, probability) "
-            "in the first line"
-        )
     at = locate(header, POLICY_ROLES, source=source, header=True, require=POLICY_REQUIRED)
     lines = [n for n, _ in table]
 

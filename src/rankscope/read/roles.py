@@ -99,6 +99,29 @@ def known_names(roles: Mapping[str, Role], columns: Mapping[str, str] | None = N
     ]
 
 
+def header_rows(
+    path: Any,
+    roles: Mapping[str, Role],
+    *,
+    columns: Mapping[str, str] | None = None,
+    min_fields: int,
+    what: str,
+    expected: str,
+) -> tuple[str, list[str], list[tuple[int, list[str]]]]:
+    """(source, header, [(line number, fields)]) of a delimited text file whose first line
+    must be a header naming at least one column of ``roles`` (or of ``columns``); without
+    one, an `InputError` asking for it (``expected``: the columns to name, in words)."""
+    known = known_names(roles, columns)
+    source, header, rows, _ = delimited.rows(
+        path, min_fields=min_fields, what=what,
+        is_header=lambda first, second: delimited.find(first, known) is not None,
+    )  # fmt: skip
+    if header is None:
+        raise InputError(f"{source}: no header line; name the columns ({expected}) in the first "
+                         "line")  # fmt: skip
+    return source, header, rows
+
+
 def datetimes(values: Any) -> np.ndarray | None:
     """Seconds since 1970-01-01 UTC of a column of ISO 8601 date-times (a date-time without
     a zone taken as UTC), or None when any value is not one."""
@@ -137,4 +160,7 @@ def first_line_names(path: Any, names: Sequence[str]) -> bool:
     return delimited.find(fields, names) is not None
 
 
-__all__ = ["Role", "check_roles", "datetimes", "first_line_names", "known_names", "locate"]
+__all__ = [
+    "Role", "check_roles", "datetimes", "first_line_names", "header_rows", "known_names",
+    "locate",
+]  # fmt: skip
