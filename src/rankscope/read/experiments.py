@@ -54,7 +54,7 @@ from ..model import Experiment, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import frames
 from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-from .roles import Role, check_roles, datetimes, header_rows, locate
+from .roles import Role, check_roles, datetimes, header_columns, locate
 
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
 COUNT = Field("trials", integer=True)
@@ -222,17 +222,16 @@ def _from_text(
     path: str | os.PathLike, columns: dict[str, str], metrics: list[str] | None,
     variant: str | None,
 ) -> Experiment:  # fmt: skip
-    source, header, rows = header_rows(
+    source, header, fields, lines = header_columns(
         path, ROLES, columns=columns, min_fields=2, what="units",
         expected="unit, variant and one column per metric; or variant, trials and successes; "
         "or unit, variant, metric, value",
     )  # fmt: skip
-    table = {name: [fields[j] for _, fields in rows] for j, name in enumerate(header)}
+    table = dict(zip(header, fields, strict=True))
     if len(table) != len(header):
         twice = next(n for n in header if header.count(n) > 1)
         raise InputError(f"{source}: column {excerpt(twice)!s} is named twice in the header")
-    lines = np.asarray([n for n, _ in rows], dtype=np.int64)
-    return _build(table, columns, source, lines, metrics, variant)
+    return _build(table, columns, source, np.asarray(lines, dtype=np.int64), metrics, variant)
 
 
 # -- the three shapes ----------------------------------------------------------------------

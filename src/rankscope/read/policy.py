@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InputError
 from .fields import Field, at_line, excerpt
 from .impressions import DEFAULT_QUERY, POSITION, ROLES
-from .roles import Role, first_line_names, header_rows, locate
+from .roles import Role, first_line_names, header_columns, locate
 
 PROBABILITY = Field("probability")
 
@@ -51,16 +51,14 @@ def is_policy_file(path: str | os.PathLike) -> bool:
 def read_policy(path: str | os.PathLike) -> dict[str, Any]:
     """The columns ``query``, ``position``, ``doc``, ``probability`` of a policy file,
     checked (see the module); the query column is ``all`` throughout when the file has none."""
-    source, header, table = header_rows(
+    source, header, fields, lines = header_columns(
         path, POLICY_ROLES, min_fields=len(POLICY_REQUIRED), what="policy probabilities",
         expected="query, position, doc, probability",
     )  # fmt: skip
     at = locate(header, POLICY_ROLES, source=source, header=True, require=POLICY_REQUIRED)
-    lines = [n for n, _ in table]
 
     def column(role: str) -> list[str]:
-        j = at[role]
-        return [fields[j] for _, fields in table]
+        return fields[at[role]]
 
     positions = [int(POSITION.parse(t, source, n))
                  for t, n in zip(column("position"), lines, strict=True)]  # fmt: skip
@@ -71,7 +69,7 @@ def read_policy(path: str | os.PathLike) -> dict[str, Any]:
     for p, n in zip(probability.tolist(), lines, strict=True):
         if not 0 <= p <= 1:
             raise InputError(f"{at_line(source, n)}: probability {p!r} is not in [0, 1]")
-    query = column("query") if "query" in at else [DEFAULT_QUERY] * len(table)
+    query = column("query") if "query" in at else [DEFAULT_QUERY] * len(lines)
     docs = column("doc")
     _check_sums(source, lines, query, positions, docs, probability)
     return {
