@@ -5,8 +5,8 @@ slow run, Mann–Whitney, Fisher's exact test — at most α —, post-stratific
 post-stratification); peeking after every batch keeps α with the always-valid p-value and not
 with the naive test; with a known effect the rejection rate is the planned power; the delta
 method's interval of a CTR difference covers the truth at its nominal rate, the per-impression
-one does not.  The default run is small (about 15 s); the ``slow`` twins run two to five times as many
-experiments, in about two minutes (bench/ab_simulations.py more still: 5,000 a row)."""
+one does not.  The default run is small (about 15 s); the ``slow`` twins run two to five times
+as many experiments, in about two minutes (bench/ab_simulations.py more still: 5,000 a row)."""
 
 from __future__ import annotations
 
