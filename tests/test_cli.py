@@ -618,12 +618,12 @@ def test_format_choices_are_the_report_formats(command, module):
 
 
 def test_building_the_parser_imports_no_command_body():
-    """`rankscope eval` starts cold in loops: declaring the commands' options loads neither
-    numpy nor any layer of rankscope below the command line."""
+    """`rankscope eval` starts cold in loops: its parser, as `main` builds it, loads no other
+    command's module, neither numpy nor any layer of rankscope below the command line."""
     code = (
         "import sys\n"
         "from rankscope.cli import build_parser\n"
-        "build_parser().parse_args(['eval', 'q', 'r'])\n"
+        "build_parser('eval').parse_args(['eval', 'q', 'r'])\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith(('rankscope', 'numpy')))))"
     )
     result = subprocess.run(
@@ -631,13 +631,25 @@ def test_building_the_parser_imports_no_command_body():
     )
     loaded = set(result.stdout.split())
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
-    expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
+    expected.add("rankscope.cli.eval")
     expected.add("rankscope.cli.segments")  # the aggregation options (argparse only)
-    # the clicks subcommands, one module each, and their shared options (argparse only)
-    expected |= {f"rankscope.cli.clicks.{name}" for name in rankscope.cli.clicks.SUBCOMMANDS}
-    expected.add("rankscope.cli.clicks.shared")
-    expected |= {f"rankscope.cli.ab.{name}" for name in rankscope.cli.ab.SUBCOMMANDS}
     assert loaded <= expected, loaded - expected
+
+
+def test_every_parser_is_the_named_commands_parser():
+    """`main` builds the named command's parser alone: it declares the same options, and says
+    the same on a mistake, as the parser of every command."""
+    from rankscope.cli import COMMANDS, build_parser
+
+    def options(parser, command):
+        sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+        return [(a.option_strings, a.dest, a.default, a.help) for a in sub._actions]
+
+    whole = build_parser()
+    for command in COMMANDS:
+        alone = build_parser(command)
+        assert options(alone, command) == options(whole, command), command
+        assert alone.format_usage() == whole.format_usage()
 
 
 def test_runs_are_named_after_their_files_unless_names_tag(files, capsys):
