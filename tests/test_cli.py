@@ -636,6 +636,31 @@ def test_building_the_parser_imports_no_command_body():
     assert loaded <= expected, loaded - expected
 
 
+def test_eval_loads_only_what_evaluating_a_run_needs(files):
+    """``rankscope eval QRELS RUN`` (issue 24's cold start): no other command's module, and
+    none of the preference methods' computations, online interleaving, or statistics beyond
+    what the default output needs (the registry declares preference measures from their
+    table alone)."""
+    code = (
+        "import sys\n"
+        "from rankscope.cli import main\n"
+        f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('rankscope'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(result.stdout.splitlines()[-1].split())
+    unwanted = {f"rankscope.cli.{c}" for c in rankscope.cli.COMMANDS if c != "eval"}
+    unwanted |= {
+        "rankscope.preference.recall", "rankscope.preference.learned",
+        "rankscope.interleaving.online", "rankscope.interleaving.outcomes",
+        "rankscope.interleaving.power", "rankscope.stats.paired", "rankscope.read.impressions",
+    }  # fmt: skip
+    assert "rankscope.cli.eval" in loaded and "rankscope.measures.catalog" in loaded
+    assert not loaded & unwanted, loaded & unwanted
+
+
 def test_every_parser_is_the_named_commands_parser():
     """`main` builds the named command's parser alone: it declares the same options, and says
     the same on a mistake, as the parser of every command."""
