@@ -661,6 +661,22 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
     assert not loaded & unwanted, loaded & unwanted
 
 
+def test_a_query_whose_lines_are_apart_is_ranked_whole(tmp_path, capsys):
+    """A query's lines split by another query's (q1, q2, q1) are ranked together, by score:
+    q1 ranks d3 (5.0) above d1 (1.0), so its reciprocal rank is 1/2; the run whose lines are
+    together takes the usual path and gives the same."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    apart, together = tmp_path / "apart", tmp_path / "together"
+    apart.write_text("q1 Q0 d1 1 1.0 r\nq2 Q0 d2 1 2.0 r\nq1 Q0 d3 2 5.0 r\n")
+    together.write_text("q1 Q0 d3 1 5.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d2 1 2.0 r\n")
+    expected = line("recip_rank", "q1", "0.5000") + line("recip_rank", "q2", "1.0000")
+    for run in (apart, together):
+        code, out, _ = run_cli(["eval", "-q", "-n", "-m", "recip_rank", str(qrels), str(run)],
+                               capsys)
+        assert code == 0 and out == expected, (run.name, out)
+
+
 def test_every_parser_is_the_named_commands_parser():
     """`main` builds the named command's parser alone: it declares the same options, and says
     the same on a mistake, as the parser of every command."""
