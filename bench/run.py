@@ -30,6 +30,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Sequence
@@ -107,6 +108,23 @@ def run_once(command: Sequence[str], env: dict[str, str] | None = None) -> Sampl
         # ru_maxrss is in KiB on Linux; report MB (10^6 bytes).
         return Sample(wall, usage.ru_maxrss * 1024 / 1e6, out.read().decode(errors="replace"),
                       usage.ru_utime + usage.ru_stime)  # fmt: skip
+
+
+def baseline_tree(commit: str, into: Path) -> Path:
+    """The ``src`` folder of ``commit`` (``git archive``) under ``into``, with this tree's
+    compiled reader beside its pure-Python one."""
+    archive = subprocess.run(
+        ["git", "-C", str(BENCH.parent), "archive", "--format=tar", commit, "src"],
+        check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    with tempfile.TemporaryFile() as tar:
+        tar.write(archive)
+        tar.seek(0)
+        with tarfile.open(fileobj=tar) as opened:
+            opened.extractall(into, filter="data")
+    for compiled in (BENCH.parent / "src/rankscope/model").glob("_trecio*.so"):
+        shutil.copy(compiled, into / "src/rankscope/model" / compiled.name)
+    return into / "src"
 
 
 def summary_values(output: str) -> dict[str, float]:

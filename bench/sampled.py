@@ -34,17 +34,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from run import Sample, run_once
+from run import Sample, baseline_tree, run_once
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -93,23 +91,6 @@ def generate(folder: Path) -> None:
         text = np.char.add(np.char.add(np.char.add(user_ids, "\t"), np.char.add(item_ids, "\t")),
                            np.char.mod("%.6f", scores.reshape(-1)))  # fmt: skip
         (folder / f"{name}.scores").write_text("\n".join(text.tolist()) + "\n")
-
-
-def baseline_tree(commit: str, into: Path) -> Path:
-    """The ``src`` folder of ``commit`` (``git archive``) under ``into``, with this tree's
-    compiled reader beside its pure-Python one."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", commit, "src"],
-        check=True, capture_output=True,
-    ).stdout  # fmt: skip
-    with tempfile.TemporaryFile() as tar:
-        tar.write(archive)
-        tar.seek(0)
-        with tarfile.open(fileobj=tar) as opened:
-            opened.extractall(into, filter="data")
-    for compiled in (ROOT / "src/rankscope/model").glob("_trecio*.so"):
-        shutil.copy(compiled, into / "src/rankscope/model" / compiled.name)
-    return into / "src"
 
 
 def commands(data: Path, api: bool) -> list[str]:

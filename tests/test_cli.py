@@ -618,12 +618,12 @@ def test_format_choices_are_the_report_formats(command, module):
 
 
 def test_building_the_parser_imports_no_command_body():
-    """`rankscope eval` starts cold in loops: declaring the commands' options loads neither
-    numpy nor any layer of rankscope below the command line."""
+    """`rankscope eval` starts cold in loops: its parser, as `main` builds it, loads no other
+    command's module, neither numpy nor any layer of rankscope below the command line."""
     code = (
         "import sys\n"
         "from rankscope.cli import build_parser\n"
-        "build_parser().parse_args(['eval', 'q', 'r'])\n"
+        "build_parser('eval').parse_args(['eval', 'q', 'r'])\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith(('rankscope', 'numpy')))))"
     )
     result = subprocess.run(
@@ -631,13 +631,66 @@ def test_building_the_parser_imports_no_command_body():
     )
     loaded = set(result.stdout.split())
     expected = {"rankscope", "rankscope.errors", "rankscope.cli", "rankscope.cli.options"}
-    expected |= {f"rankscope.cli.{command}" for command in rankscope.cli.COMMANDS}
+    expected.add("rankscope.cli.eval")
     expected.add("rankscope.cli.segments")  # the aggregation options (argparse only)
-    # the clicks subcommands, one module each, and their shared options (argparse only)
-    expected |= {f"rankscope.cli.clicks.{name}" for name in rankscope.cli.clicks.SUBCOMMANDS}
-    expected.add("rankscope.cli.clicks.shared")
-    expected |= {f"rankscope.cli.ab.{name}" for name in rankscope.cli.ab.SUBCOMMANDS}
     assert loaded <= expected, loaded - expected
+
+
+def test_eval_loads_only_what_evaluating_a_run_needs(files):
+    """``rankscope eval QRELS RUN`` (issue 24's cold start): no other command's module, and
+    none of the preference methods' computations, online interleaving, or statistics beyond
+    what the default output needs (the registry declares preference measures from their
+    table alone)."""
+    code = (
+        "import sys\n"
+        "from rankscope.cli import main\n"
+        f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('rankscope'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(result.stdout.splitlines()[-1].split())
+    unwanted = {f"rankscope.cli.{c}" for c in rankscope.cli.COMMANDS if c != "eval"}
+    unwanted |= {
+        "rankscope.preference.recall", "rankscope.preference.learned",
+        "rankscope.interleaving.online", "rankscope.interleaving.outcomes",
+        "rankscope.interleaving.power", "rankscope.stats.paired", "rankscope.read.impressions",
+    }  # fmt: skip
+    assert "rankscope.cli.eval" in loaded and "rankscope.measures.catalog" in loaded
+    assert not loaded & unwanted, loaded & unwanted
+
+
+def test_a_query_whose_lines_are_apart_is_ranked_whole(tmp_path, capsys):
+    """A query's lines split by another query's (q1, q2, q1) are ranked together, by score:
+    q1 ranks d3 (5.0) above d1 (1.0), so its reciprocal rank is 1/2; the run whose lines are
+    together takes the usual path and gives the same."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    apart, together = tmp_path / "apart", tmp_path / "together"
+    apart.write_text("q1 Q0 d1 1 1.0 r\nq2 Q0 d2 1 2.0 r\nq1 Q0 d3 2 5.0 r\n")
+    together.write_text("q1 Q0 d3 1 5.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d2 1 2.0 r\n")
+    expected = line("recip_rank", "q1", "0.5000") + line("recip_rank", "q2", "1.0000")
+    for run in (apart, together):
+        code, out, _ = run_cli(["eval", "-q", "-n", "-m", "recip_rank", str(qrels), str(run)],
+                               capsys)
+        assert code == 0 and out == expected, (run.name, out)
+
+
+def test_every_parser_is_the_named_commands_parser():
+    """`main` builds the named command's parser alone: it declares the same options, and says
+    the same on a mistake, as the parser of every command."""
+    from rankscope.cli import COMMANDS, build_parser
+
+    def options(parser, command):
+        sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+        return [(a.option_strings, a.dest, a.default, a.help) for a in sub._actions]
+
+    whole = build_parser()
+    for command in COMMANDS:
+        alone = build_parser(command)
+        assert options(alone, command) == options(whole, command), command
+        assert alone.format_usage() == whole.format_usage()
 
 
 def test_runs_are_named_after_their_files_unless_names_tag(files, capsys):

@@ -8,12 +8,14 @@ by `rankscope.report`.  A command module's docstring is its help: the first line
 ``rankscope eval QRELS RUN`` with one run and no ``--format`` prints exactly what trec_eval
 prints with the same options (``-q -m -c -n -l -M -J -N``).
 
-Start-up time: the command line runs in loops (a run file at a time, in shell scripts), and
-this package imports every command module, so that `build_parser` declares their options.
-So a command module imports nothing heavy at module level — only `argparse` and `options` —
-and its `run` imports what the command needs (numpy, the readers, `rankscope.recsys`, scipy
-through `rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the
-evaluation path and nothing else.
+Start-up time: the command line runs in loops (a run file at a time, in shell scripts), so
+``rankscope COMMAND ...`` imports that command's module alone (`command_module`) and builds
+its parser alone (`build_parser` with the command); ``rankscope --help`` and the tests that
+read every command's options build them all (`build_parser` without).  A command module
+imports nothing heavy at module level — only `argparse` and `options` — and its `run` imports
+what the command needs (numpy, the readers, `rankscope.recsys`, scipy through
+`rankscope.stats`, matplotlib for ``meta --plot``): ``rankscope eval`` loads the evaluation
+path and nothing else.
 
 Errors: a mistake in what the user gave (`rankscope.errors.RankscopeError`: `InputError`,
 `UsageError`) or a file that cannot be read (`OSError`) prints one line, ``rankscope: error:
@@ -37,34 +39,90 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from ..errors import RankscopeError
-from . import (
-    ab,
-    agree,
-    clicks,
-    compare,
-    example,
-    explain,
-    fuse,
-    measures,
-    meta,
-    ndeval,
-    prefer,
-    recsys,
-    report,
-    reproduce,
-    sampled,
-    split,
-)
-from . import eval as evaluation
 
-#: The commands, in the order ``rankscope --help`` lists them, and their modules.
-COMMANDS: dict[str, ModuleType] = {
-    "eval": evaluation, "compare": compare, "report": report, "prefer": prefer, "meta": meta,
-    "ndeval": ndeval, "recsys": recsys, "split": split, "sampled": sampled, "agree": agree,
-    "reproduce": reproduce, "fuse": fuse, "clicks": clicks, "ab": ab, "measures": measures,
-    "explain": explain,
-    "example": example,
-}  # fmt: skip
+#: The commands, in the order ``rankscope --help`` lists them; each one's module is imported
+#: only when the command is named (`command_module`).
+COMMANDS: tuple[str, ...] = (
+    "eval", "compare", "report", "prefer", "meta", "ndeval", "recsys", "split", "sampled",
+    "agree", "reproduce", "fuse", "clicks", "ab", "measures", "explain", "example",
+)  # fmt: skip
+
+
+def command_module(command: str) -> ModuleType:
+    """The module of one of `COMMANDS` (its docstring, ``add_arguments`` and ``run``),
+    imported now: ``rankscope eval`` loads no other command's module (nor, through them,
+    their options)."""
+    match command:
+        case "eval":
+            from . import eval as evaluation
+
+            return evaluation
+        case "compare":
+            from . import compare
+
+            return compare
+        case "report":
+            from . import report
+
+            return report
+        case "prefer":
+            from . import prefer
+
+            return prefer
+        case "meta":
+            from . import meta
+
+            return meta
+        case "ndeval":
+            from . import ndeval
+
+            return ndeval
+        case "recsys":
+            from . import recsys
+
+            return recsys
+        case "split":
+            from . import split
+
+            return split
+        case "sampled":
+            from . import sampled
+
+            return sampled
+        case "agree":
+            from . import agree
+
+            return agree
+        case "reproduce":
+            from . import reproduce
+
+            return reproduce
+        case "fuse":
+            from . import fuse
+
+            return fuse
+        case "clicks":
+            from . import clicks
+
+            return clicks
+        case "ab":
+            from . import ab
+
+            return ab
+        case "measures":
+            from . import measures
+
+            return measures
+        case "explain":
+            from . import explain
+
+            return explain
+        case "example":
+            from . import example
+
+            return example
+    raise KeyError(command)
+
 
 #: Exit statuses: a user's mistake (as argparse's), a bug in rankscope (sysexits.h).
 EXIT_USER_ERROR = 2
@@ -77,17 +135,24 @@ EXIT_TERMINATED = 143
 ISSUE_TRACKER = "the rankscope issue tracker"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, given one of `COMMANDS`, of that command alone (what
+    `main` parses a command line with: the others' modules stay unimported).  Either parses
+    that command's arguments alike, and says the same on an error."""
     parser = argparse.ArgumentParser(
         prog="rankscope", description="Offline evaluation of search and recommendation systems."
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command")
-    for command, module in COMMANDS.items():
+    # (one command's parser alone lists every command in its usage line, as argparse does from
+    # all the choices, so that an error's usage line is the same whichever parsers were built)
+    every = "{" + ",".join(COMMANDS) + "}"
+    sub = parser.add_subparsers(dest="command", metavar=None if command is None else every)
+    for name in COMMANDS if command is None else (command,):
+        module = command_module(name)
         # (python -OO drops docstrings: then the commands go without help text)
         help_line, _, description = (module.__doc__ or "").partition("\n\n")
         p = sub.add_parser(
-            command,
+            name,
             help=help_line,
             description=description.strip() or None,
             epilog=getattr(module, "EXAMPLES", None),  # each command's help ends with examples
@@ -103,7 +168,7 @@ def with_default_subcommand(argv: Sequence[str]) -> list[str]:
     command's first argument names none of its subcommands (``rankscope ab FILE`` is
     ``rankscope ab analyse FILE``); a help flag stays the command's own."""
     argv = list(argv)
-    module = COMMANDS.get(argv[0]) if argv else None
+    module = command_module(argv[0]) if argv and argv[0] in COMMANDS else None
     default = getattr(module, "DEFAULT_SUBCOMMAND", None)
     if default is None or len(argv) < 2:
         return argv
@@ -152,8 +217,10 @@ def _main(argv: Sequence[str] | None) -> int:
         # an id's bytes that are not UTF-8 are written back as they were read (trec_eval's
         # format keeps them; every other output writes them as escapes, `report.tables.clean`)
         sys.stdout.reconfigure(errors="surrogateescape")
-    parser = build_parser()
-    args = parser.parse_args(with_default_subcommand(sys.argv[1:] if argv is None else argv))
+    words = with_default_subcommand(sys.argv[1:] if argv is None else argv)
+    # the named command's parser alone; none named (--help, --version, a typo): them all
+    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
+    args = parser.parse_args(words)
     if args.version:
         from .. import __version__
 

@@ -20,77 +20,76 @@ names, how it builds a list, how it credits clicks and the expected sign of an o
 
 from __future__ import annotations
 
-from .methods import (
-    METHODS,
-    TAU,
-    Interleaving,
-    InterleavingMethod,
-    assignment_posteriors,
-    balanced,
-    balanced_credit,
-    interleaved_list,
-    method_named,
-    probabilistic_interleave,
-    probabilistic_outcome,
-    team_draft,
-    team_draft_credit,
-)
-from .offline import (
-    MAX_STATES,
-    Browsing,
-    browsing_distribution,
-    dcg,
-    expected_outcome,
-    interleaving_matrix,
-    offline_interleaving_preference,
-    relevant_mask,
-    uniform,
-)
-from .online import (
-    interleaved_lists,
-    interleaving_outcomes,
-    preference_from_clicks,
-    rankings_of,
-    read_interleaving_log,
-    write_lists,
-)
-from .outcomes import EXACT_FLIPS, InterleavingOutcomes, UniformDepth, uniform_depth
-from .power import impressions_needed, sign_test, sign_test_power
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "EXACT_FLIPS",
-    "MAX_STATES",
-    "METHODS",
-    "TAU",
-    "Browsing",
-    "Interleaving",
-    "InterleavingMethod",
-    "InterleavingOutcomes",
-    "UniformDepth",
-    "assignment_posteriors",
-    "balanced",
-    "balanced_credit",
-    "browsing_distribution",
-    "dcg",
-    "expected_outcome",
-    "impressions_needed",
-    "interleaved_list",
-    "interleaved_lists",
-    "interleaving_matrix",
-    "interleaving_outcomes",
-    "method_named",
-    "offline_interleaving_preference",
-    "preference_from_clicks",
-    "probabilistic_interleave",
-    "probabilistic_outcome",
-    "rankings_of",
-    "read_interleaving_log",
-    "relevant_mask",
-    "sign_test",
-    "sign_test_power",
-    "team_draft",
-    "team_draft_credit",
-    "uniform",
-    "uniform_depth",
-    "write_lists",
-]
+import lazy_loader
+
+#: Public names, imported from their module on first use, so that a module that needs one
+#: of them (the measure registry: the preference methods' table) loads no other.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "methods": [
+            "METHODS", "TAU", "Interleaving", "InterleavingMethod", "assignment_posteriors",
+            "balanced", "balanced_credit", "interleaved_list", "method_named",
+            "probabilistic_interleave", "probabilistic_outcome", "team_draft", "team_draft_credit"
+        ],
+        "offline": [
+            "MAX_STATES", "Browsing", "browsing_distribution", "dcg", "expected_outcome",
+            "interleaving_matrix", "offline_interleaving_preference", "relevant_mask", "uniform"
+        ],
+        "online": [
+            "interleaved_lists", "interleaving_outcomes", "preference_from_clicks", "rankings_of",
+            "read_interleaving_log", "write_lists"
+        ],
+        "outcomes": ["EXACT_FLIPS", "InterleavingOutcomes", "UniformDepth", "uniform_depth"],
+        "power": ["impressions_needed", "sign_test", "sign_test_power"],
+    },
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .methods import (  # noqa: F401
+        METHODS,
+        TAU,
+        Interleaving,
+        InterleavingMethod,
+        assignment_posteriors,
+        balanced,
+        balanced_credit,
+        interleaved_list,
+        method_named,
+        probabilistic_interleave,
+        probabilistic_outcome,
+        team_draft,
+        team_draft_credit,
+    )
+    from .offline import (  # noqa: F401
+        MAX_STATES,
+        Browsing,
+        browsing_distribution,
+        dcg,
+        expected_outcome,
+        interleaving_matrix,
+        offline_interleaving_preference,
+        relevant_mask,
+        uniform,
+    )
+    from .online import (  # noqa: F401
+        interleaved_lists,
+        interleaving_outcomes,
+        preference_from_clicks,
+        rankings_of,
+        read_interleaving_log,
+        write_lists,
+    )
+    from .outcomes import (  # noqa: F401
+        EXACT_FLIPS,
+        InterleavingOutcomes,
+        UniformDepth,
+        uniform_depth,
+    )
+    from .power import (  # noqa: F401
+        impressions_needed,
+        sign_test,
+        sign_test_power,
+    )

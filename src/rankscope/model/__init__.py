@@ -8,32 +8,36 @@ the units of an online experiment (`Experiment`).
 This package imports nothing else of rankscope but `rankscope.errors`.
 """
 
-from ._native import native
-from .experiments import Experiment
-from .frames import column_names, is_frame, to_frame
-from .impressions import ImpressionLog, SessionMatrix
-from .judgments import GroupedQrels, Prefs, ZScores
-from .labels import Labels
-from .logs import Interactions, ItemFeatures
-from .tables import Qrels, Run, check_distinct_names
-from .vocabulary import Vocabulary
+from __future__ import annotations
 
-__all__ = [
-    "Experiment",
-    "GroupedQrels",
-    "ImpressionLog",
-    "Interactions",
-    "ItemFeatures",
-    "Labels",
-    "Prefs",
-    "Qrels",
-    "Run",
-    "SessionMatrix",
-    "Vocabulary",
-    "ZScores",
-    "check_distinct_names",
-    "column_names",
-    "native",
-    "is_frame",
-    "to_frame",
-]
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+#: Public names, imported from their module on first use, so that a reader of runs loads
+#: neither the logs' nor the experiments' tables (``rankscope eval``'s cold start).
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "_native": ["native"],
+        "experiments": ["Experiment"],
+        "frames": ["column_names", "is_frame", "to_frame"],
+        "impressions": ["ImpressionLog", "SessionMatrix"],
+        "judgments": ["GroupedQrels", "Prefs", "ZScores"],
+        "labels": ["Labels"],
+        "logs": ["Interactions", "ItemFeatures"],
+        "tables": ["Qrels", "Run", "check_distinct_names"],
+        "vocabulary": ["Vocabulary"],
+    },
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._native import native  # noqa: F401
+    from .experiments import Experiment  # noqa: F401
+    from .frames import column_names, is_frame, to_frame  # noqa: F401
+    from .impressions import ImpressionLog, SessionMatrix  # noqa: F401
+    from .judgments import GroupedQrels, Prefs, ZScores  # noqa: F401
+    from .labels import Labels  # noqa: F401
+    from .logs import Interactions, ItemFeatures  # noqa: F401
+    from .tables import Qrels, Run, check_distinct_names  # noqa: F401
+    from .vocabulary import Vocabulary  # noqa: F401

@@ -12,7 +12,7 @@ from types import ModuleType
 
 _trecio: ModuleType | None
 try:  # an optional compiled extension: absent, the pure-Python reader does the work
-    from . import _trecio  # type: ignore[attr-defined, no-redef]
+    from . import _trecio  # type: ignore[no-redef]
 except ImportError:
     _trecio = None
 

@@ -11,44 +11,60 @@ measures from it.
 
 from __future__ import annotations
 
-from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
-from .methods import (
-    METHODS,
-    Method,
-    Option,
-    PreferenceResult,
-    compute,
-    method_named,
-    offline_interleaving,
-    unknown_method,
-)
-from .recall import LevelMeasure, RecallLevel, RecallLevels, level_measure, level_view
-from .rpp import graded_rpp, lexiprecision, lexirecall, recall_weights, rpp, subtopic_rpp
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "LevelMeasure",
-    "RecallLevel",
-    "RecallLevels",
-    "level_measure",
-    "level_view",
-    "offline_interleaving",
-    "METHODS",
-    "Method",
-    "Option",
-    "PreferenceResult",
-    "borda",
-    "bradley_terry",
-    "graded_rpp",
-    "lexiprecision",
-    "lexirecall",
-    "mc4",
-    "mean_preference",
-    "compute",
-    "method_named",
-    "query_orderings",
-    "recall_weights",
-    "rpp",
-    "subtopic_rpp",
-    "unknown_method",
-    "win_rates",
-]
+import lazy_loader
+
+#: Public names, imported from their module on first use, so that a module that needs one
+#: of them (the measure registry: the preference methods' table) loads no other.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "aggregate": [
+            "borda", "bradley_terry", "mc4", "mean_preference", "query_orderings", "win_rates"
+        ],
+        "methods": [
+            "METHODS", "Method", "Option", "PreferenceResult", "compute", "method_named",
+            "offline_interleaving", "unknown_method"
+        ],
+        "recall": ["LevelMeasure", "RecallLevel", "RecallLevels", "level_measure", "level_view"],
+        "rpp": [
+            "graded_rpp", "lexiprecision", "lexirecall", "recall_weights", "rpp", "subtopic_rpp"
+        ],
+    },
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .aggregate import (  # noqa: F401
+        borda,
+        bradley_terry,
+        mc4,
+        mean_preference,
+        query_orderings,
+        win_rates,
+    )
+    from .methods import (  # noqa: F401
+        METHODS,
+        Method,
+        Option,
+        PreferenceResult,
+        compute,
+        method_named,
+        offline_interleaving,
+        unknown_method,
+    )
+    from .recall import (  # noqa: F401
+        LevelMeasure,
+        RecallLevel,
+        RecallLevels,
+        level_measure,
+        level_view,
+    )
+    from .rpp import (  # noqa: F401
+        graded_rpp,
+        lexiprecision,
+        lexirecall,
+        recall_weights,
+        rpp,
+        subtopic_rpp,
+    )

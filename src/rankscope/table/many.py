@@ -490,7 +490,7 @@ def _pieces(task: _Task) -> Iterator[_Piece]:
 
 def _workers(size: int, jobs: int | None) -> int:
     """Worker processes for run files of ``size`` bytes in all."""
-    if jobs == 1:
+    if jobs == 1 or (jobs is None and size < PARALLEL_BYTES):
         return 1
     import multiprocessing  # (not at start-up: one run, or small ones, need no pool)
 
@@ -499,8 +499,7 @@ def _workers(size: int, jobs: int | None) -> int:
     if jobs is None:
         # forking a process that runs other threads (a notebook's, a Dask worker's) may
         # deadlock the children: the default pool is for single-threaded callers
-        alone = threading.active_count() == 1
-        jobs = available_cores() if size >= PARALLEL_BYTES and alone else 1
+        jobs = available_cores() if threading.active_count() == 1 else 1
     return jobs
 
 
