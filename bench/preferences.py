@@ -12,6 +12,11 @@
    keeps whole rankings, and end to end from the files (issue 16: target <= 2 s);
    ``--reference`` also times the original pair-by-pair computation (tests/oi_reference.py,
    about half a minute).
+4. ``--runs-dir DIR``: OI (team draft) on the first 10, 25, 50, 100 runs (``--sizes``) of a
+   generated collection (``python bench/generate.py --queries 250 --runs 100 --runs-folder
+   --out DIR``) from a table keeping whole rankings, beside RPP on the same table: the
+   per-query tables of all pairs (`rankscope.interleaving.kernels.query_pairs`) and the
+   whole method, and OI's time as a multiple of RPP's.
 
 Prints wall times; asserts nothing.
 """
@@ -68,8 +73,13 @@ def main() -> None:
     parser.add_argument(
         "--reference", action="store_true", help="also time the original OI computation"
     )
+    parser.add_argument("--runs-dir", type=Path, help="a generated collection: OI on many runs")
+    parser.add_argument("--sizes", default="10,25,50,100", help="numbers of runs (--runs-dir)")
     args = parser.parse_args()
     warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+    if args.runs_dir:
+        many_runs(args.runs_dir, [int(n) for n in args.sizes.split(",")])
+        return
     runs = sorted(glob.glob(str(DATA / "runs" / "*.txt.gz")))
     if runs:
         qrels = rankscope.read_qrels(DATA / "task2.qrels")
@@ -117,6 +127,31 @@ def offline_interleaving(qrels, named: dict, reference: bool) -> None:
             for q in range(table.num_queries):
                 reference_matrix(table.rankings[q], table.judgments[q], method=method)
             print(f"  {spec:26s} {time.perf_counter() - t:6.1f} s pair by pair (the original)")
+
+
+def many_runs(folder: Path, sizes: list[int]) -> None:
+    """OI on the first N runs of a generated collection, beside RPP (one timing each)."""
+    from rankscope.interleaving.kernels import query_pairs
+    from rankscope.read.sources import resolve_runs
+
+    qrels = rankscope.read_qrels(folder / "qrels.txt")
+    paths = sorted((folder / "runs").glob("*.txt"))
+    print(f"{folder}: OI (team draft, uniform) from a table keeping whole rankings")
+    print("  runs  pairs x queries  pair tables    OI        RPP     OI / RPP")
+    for n in sizes:
+        named = {p.name.removesuffix(".txt"): p for p in paths[:n]}
+        table = relevance_table(qrels, resolve_runs(named, qrels, "error"), keep_rankings=True)
+        assert table.rankings is not None and table.judgments is not None
+        relevant = [
+            np.array([d for d, g in judged.items() if g >= 1], dtype=np.int64)
+            for judged in table.judgments
+        ]
+        tables = timed(lambda t=table, r=relevant: query_pairs(t.rankings, r, "uniform"), 1)
+        oi = timed(lambda t=table: rankscope.preferences(None, None, "OI", table=t), 1)
+        rpp = timed(lambda t=table: rankscope.preferences(None, None, "RPP", table=t), 1)
+        cells = n * (n - 1) // 2 * table.num_queries
+        ratio = oi / rpp
+        print(f"  {n:4d}  {cells:15,d}  {tables:9.2f} s  {oi:7.1f} s  {rpp:6.2f} s  {ratio:8.0f}")
 
 
 if __name__ == "__main__":

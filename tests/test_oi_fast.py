@@ -17,6 +17,7 @@ from rankscope.interleaving import (
     interleaving_matrix,
     offline_interleaving_preference,
 )
+from rankscope.interleaving.kernels import query_pairs
 from tests.conftest import DATA, need, run_cli
 from tests.oi_reference import reference_matrix, reference_preference
 
@@ -88,6 +89,30 @@ def test_matrix_equals_the_reference(rankings, relevant, options):
     got = interleaving_matrix(rankings, relevant, **options)
     np.testing.assert_allclose(got, reference_matrix(rankings, relevant, **options), atol=1e-12)
     np.testing.assert_array_equal(got, -got.T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(RANKING, min_size=3, max_size=3), min_size=1, max_size=3), st.sets(DOCS))
+def test_query_pairs_counts_each_pair_from_its_sets(queries, relevant):
+    # the per-query tables (built once for all runs) give, per pair of runs, what the
+    # rankings' sets say directly: |a ∪ b|, the relevant documents of a ∪ b, and whether
+    # the two look alike from each other's side (same length, same relevance at every rank,
+    # a's k-th document at b's rank of b's k-th document in a)
+    rankings = [[np.array(r, dtype=np.int64) for r in runs] for runs in queries]
+    codes = [np.array(sorted(relevant), dtype=np.int64)] * len(queries)
+    pairs = query_pairs(rankings, codes, "uniform")
+    for k in range(pairs.x.size):
+        runs = queries[int(pairs.query[k])]
+        a, b = runs[int(pairs.x[k])], runs[int(pairs.y[k])]
+        union = set(a) | set(b)
+        assert pairs.batch.depth[k] == max(len(union), 1)
+        assert pairs.total_relevant[k] == len(union & relevant)
+        alike = len(a) == len(b) and all(
+            (u in relevant) == (v in relevant)
+            and (b.index(u) if u in b else None) == (a.index(v) if v in a else None)
+            for u, v in zip(a, b, strict=True)
+        )
+        assert pairs.mirror[k] == alike
 
 
 @settings(max_examples=30, deadline=None)

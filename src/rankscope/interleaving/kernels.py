@@ -511,46 +511,52 @@ def query_pairs(
     rankings: list[list[np.ndarray]], relevant_codes: list[np.ndarray], browsing: str
 ) -> QueryPairs:
     """The batch of all pairs (x < y) of runs per query.  ``rankings[q][r]``: run r's ranked
-    document codes for query q; ``relevant_codes[q]``: the codes relevant for q."""
+    document codes for query q; ``relevant_codes[q]``: the codes relevant for q.
+
+    Each query's tables are built once for all its runs, never per pair: where every run
+    holds every document (the batch's ``rank``), which run holds which document, and from
+    that the documents and relevant documents each pair of runs shares — counted over the
+    documents two runs or more hold only, so runs that share little cost little."""
     nruns = len(rankings[0]) if rankings else 0
-    pieces_docs, lengths, relevant_parts = [], [], []
-    rank_rows = []
+    slots = len(rankings) * nruns
+    lengths = np.array([r.size for runs in rankings for r in runs], dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    docs = np.empty((slots, longest + 1), dtype=np.int64)
+    relevant_parts, rank_rows = [], []
     query, xs, ys, depth, total, mirror = [], [], [], [], [], []
+    x, y = np.triu_indices(nruns, 1)
     offset = 0
-    for q, runs in enumerate(rankings):
-        codes = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
-        union, local = np.unique(codes, return_inverse=True)
-        size = union.size
-        bounds = np.cumsum([0] + [r.size for r in runs])
-        presence = np.zeros((nruns, size), dtype=bool)
-        rank = np.full((size, nruns), ABSENT, dtype=np.int64)
-        for r in range(nruns):
-            mine = local[bounds[r] : bounds[r + 1]]
-            presence[r, mine] = True
-            rank[mine, r] = np.arange(mine.size)
-            pieces_docs.append(mine + offset)
-            lengths.append(mine.size)
-        rel = np.isin(union, relevant_codes[q])
-        relevant_parts.append(rel)
-        rank_rows.append(rank)
-        counts = presence.sum(axis=1)
-        shared = presence.astype(np.int64) @ presence.T.astype(np.int64)
-        held = (presence & rel).astype(np.int64)
-        rel_counts = held.sum(axis=1)
-        rel_shared = held @ presence.T.astype(np.int64)
-        x, y = np.triu_indices(nruns, 1)
-        query.append(np.full(x.size, q))
-        xs.append(x)
-        ys.append(y)
-        depth.append(np.maximum(counts[x] + counts[y] - shared[x, y], 1))  # 1: two empty rankings
-        total.append(rel_counts[x] + rel_counts[y] - rel_shared[x, y])
-        mirror.append(_mirrored(runs, rank, rel, local, bounds, x, y))
-        offset += size
+    # BLAS on one thread: many small products, which threads only slow down (the command
+    # line starts numpy with one; a notebook's numpy has started its threads, limited here)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        for q, runs in enumerate(rankings):
+            sizes = lengths[q * nruns : (q + 1) * nruns]
+            codes = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
+            union, local = np.unique(codes, return_inverse=True)
+            local = local.ravel()
+            size = union.size
+            bounds = np.concatenate(([0], np.cumsum(sizes)))
+            run_of = np.repeat(np.arange(nruns), sizes)
+            position = np.arange(codes.size) - bounds[run_of]
+            rank = np.full((size, nruns), ABSENT, dtype=np.int64)
+            rank[local, run_of] = position
+            docs[q * nruns + run_of, position] = local + offset
+            rel = np.isin(union, relevant_codes[q])
+            relevant_parts.append(rel)
+            rank_rows.append(rank)
+            counts, rel_counts, shared, rel_shared = _overlaps(run_of, local, rel, nruns)
+            query.append(np.full(x.size, q))
+            xs.append(x)
+            ys.append(y)
+            # |a ∪ b| (1 for two empty rankings)
+            depth.append(np.maximum(counts[x] + counts[y] - shared[x, y], 1))
+            total.append(rel_counts[x] + rel_counts[y] - rel_shared[x, y])
+            mirror.append(_mirrored(rank, rel, local, bounds, sizes, shared, x, y))
+            offset += size
     sentinel = offset
-    longest = max(lengths, default=0)
-    docs = np.full((len(lengths), longest + 1), sentinel, dtype=np.int64)
-    for s, piece in enumerate(pieces_docs):
-        docs[s, : piece.size] = piece
+    docs[np.arange(longest + 1) >= lengths[:, None]] = sentinel  # the padding
     rank = np.concatenate([*rank_rows, np.full((1, nruns), ABSENT, dtype=np.int64)])
     relevant = np.concatenate([*relevant_parts, [False]])
     query_ = np.concatenate(query) if query else np.zeros(0, dtype=np.int64)
@@ -558,7 +564,7 @@ def query_pairs(
     y_ = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int64)
     depth_ = np.concatenate(depth).astype(np.int64) if depth else np.zeros(0, dtype=np.int64)
     batch = Batch(
-        docs, np.asarray(lengths, dtype=np.int64), rank,
+        docs, lengths, rank,
         np.tile(np.arange(nruns, dtype=np.int64), len(rankings)), relevant,
         query_ * nruns + x_, query_ * nruns + y_, depth_,
         browsing_base(browsing, int(depth_.max(initial=1))),
@@ -570,18 +576,64 @@ def query_pairs(
     )  # fmt: skip
 
 
-def _mirrored(runs, rank, rel, local, bounds, x, y) -> np.ndarray:
+def _overlaps(
+    run_of: np.ndarray, local: np.ndarray, rel: np.ndarray, nruns: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per run, its distinct documents and relevant documents; per pair of runs, the
+    documents and relevant documents both hold (runs x runs).  The pair counts are a
+    product of 0/1 matrices restricted to the documents two runs or more hold: exact in
+    floating point (sums of ones), and small when the runs share little."""
+    size = rel.size
+    held = np.unique(run_of * size + local)  # distinct (run, document)
+    run, doc = held // max(size, 1), held % max(size, 1)
+    counts = np.bincount(run, minlength=nruns)
+    rel_counts = np.bincount(run[rel[doc]], minlength=nruns)
+    holders = np.bincount(doc, minlength=size)
+    many = holders[doc] >= 2
+    column = np.cumsum(holders >= 2) - 1
+    presence = np.zeros((nruns, int(np.count_nonzero(holders >= 2))))
+    presence[run[many], column[doc[many]]] = 1.0
+    relevant = rel[holders >= 2]
+    shared = np.rint(presence @ presence.T).astype(np.int64)
+    rel_shared = np.rint((presence * relevant) @ presence.T).astype(np.int64)
+    return counts, rel_counts, shared, rel_shared
+
+
+#: Cells of the (pairs × ranks) arrays `_mirrored` compares at once.
+_MIRROR_CELLS = 4_000_000
+
+
+def _mirrored(
+    rank: np.ndarray, rel: np.ndarray, local: np.ndarray, bounds: np.ndarray,
+    sizes: np.ndarray, shared: np.ndarray, x: np.ndarray, y: np.ndarray,
+) -> np.ndarray:  # fmt: skip
     """Per pair (x, y): do both rankings look alike from the other's side — one length, the
     same relevance at every rank, and a's k-th document at the rank in b where b's k-th is
-    in a?  Then (y, x) is (x, y) with its documents renamed and I(x, y) = −I(y, x) = 0."""
-    out = np.zeros(x.size, dtype=bool)
-    lengths = np.array([r.size for r in runs])
-    for k, (a, b) in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-        if lengths[a] != lengths[b]:
-            continue
-        da = local[bounds[a] : bounds[a + 1]]
-        db = local[bounds[b] : bounds[b + 1]]
-        out[k] = np.array_equal(rel[da], rel[db]) and np.array_equal(rank[da, b], rank[db, a])
+    in a?  Then (y, x) is (x, y) with its documents renamed and I(x, y) = −I(y, x) = 0.
+    Runs are compared by the pattern of their relevant ranks first; rankings sharing no
+    document are nowhere in each other, so only pairs that share documents are compared
+    rank by rank."""
+    nruns = sizes.size
+    pattern: dict[tuple[int, bytes], int] = {}
+    kind = np.array([
+        pattern.setdefault(
+            (int(sizes[r]), np.packbits(rel[local[bounds[r] : bounds[r + 1]]]).tobytes()),
+            len(pattern),
+        )
+        for r in range(nruns)
+    ], dtype=np.int64)  # fmt: skip
+    out = kind[x] == kind[y]
+    check = np.flatnonzero(out & (shared[x, y] > 0))
+    for length in np.unique(sizes[x[check]]).tolist():
+        some = check[sizes[x[check]] == length]
+        step = max(1, _MIRROR_CELLS // max(length, 1))
+        ranks = np.arange(length)
+        for start in range(0, some.size, step):
+            k = some[start : start + step]
+            a, b = x[k], y[k]
+            docs_a = local[bounds[a][:, None] + ranks]
+            docs_b = local[bounds[b][:, None] + ranks]
+            out[k] = (rank[docs_a, b[:, None]] == rank[docs_b, a[:, None]]).all(axis=1)
     return out
 
 
