@@ -31,7 +31,7 @@ from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4, query_orderings
-from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
+from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
 from ..stats.rbo import rbo
 from .compare import at_least
 from .evaluation import RunEvaluation, evaluate_judged
@@ -372,15 +372,20 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    power = {}
-    for d in datas:
-        power[d.name] = {
-            test: discriminative_power(
-                d.data, test=test, alpha=alpha, permutations=permutations, seed=seed
-            )
+    # metrics one by one; the preference methods together (one set of permutations)
+    found: dict[str, dict[str, float]] = {}
+    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
+        by_test = {
+            test: discriminative_powers(
+                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
+                seed=seed,
+            ) if group else []
             for test in POWER_TESTS
-        }
-        advance()
+        }  # fmt: skip
+        for k, d in enumerate(group):
+            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
+            advance()
+    power = {d.name: found[d.name] for d in datas}
     run_names = [r.name for r in runs]
     if not robustness:
         return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
