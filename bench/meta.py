@@ -107,8 +107,9 @@ def scaling(sizes: list[int], baseline: str, repeat: int) -> None:
              "--runs", str(most), "--out", str(data)], check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
     print(f"\nrankscope meta, default settings, N runs x 250 queries x 1,000; best of {repeat}")
-    print("| runs | tree | wall s | CPU s | peak MB | baseline / this tree: wall | memory | same |")
-    print("|---:|---|---:|---:|---:|---:|---:|---|")
+    print("| runs | tree | wall s | CPU s | peak MB | baseline / this tree: wall | CPU | memory "
+          "| same |")  # fmt: skip
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as folder:
         old_src = baseline_tree(baseline, Path(folder))
         trees = {"baseline": old_src, "this tree": BENCH.parent / "src"}
@@ -124,9 +125,10 @@ def scaling(sizes: list[int], baseline: str, repeat: int) -> None:
             old, new = best["baseline"], best["this tree"]
             for tree, sample in best.items():
                 ratios = (
-                    f"{old.wall_s / new.wall_s:.2f}× | {old.peak_mb / new.peak_mb:.2f}× | "
+                    f"{old.wall_s / new.wall_s:.2f}× | {old.cpu_s / new.cpu_s:.2f}× | "
+                    f"{old.peak_mb / new.peak_mb:.2f}× | "
                     f"{'yes' if old.output == new.output else 'NO'}"
-                    if sample is new else " | | "
+                    if sample is new else " | | | "
                 )
                 print(f"| {n} | {tree} | {sample.wall_s:.1f} | {sample.cpu_s:.1f} | "
                       f"{sample.peak_mb:.0f} | {ratios} |", flush=True)  # fmt: skip
