@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, warn
 from ..judge import (
     UNJUDGED,
     JoinOptions,
+    JoinReport,
     Judged,
     RelevanceTable,
     order_run,
@@ -34,7 +35,7 @@ from ..preference.aggregate import mc4, query_orderings
 from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
 from ..stats.rbo import rbo
 from .compare import at_least
-from .evaluation import RunEvaluation, evaluate_judged
+from .evaluation import RunEvaluation, evaluate_judged, nothing_judged, warn_if_nothing_judged
 from .formats import FORMATS, evaluate_runs
 
 
@@ -133,7 +134,12 @@ class Joins:
         self.slots: list[np.ndarray] = []  # per run: the slot of each query code (-1: none)
         if self.metrics:
             for run in self.runs:
-                judged = self.options.judge(qrels, run)
+                # what joining again would say (as `evaluate_run` says it), said once
+                report = JoinReport()
+                judged = self.options.judge(qrels, run, report)
+                for line in report.summary(run.name, self.options.complete):
+                    warn(line)
+                warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
                 slot = np.full(len(qrels.queries), -1, dtype=np.int64)
                 codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
                 slot[codes] = np.arange(len(codes))
