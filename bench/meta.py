@@ -7,13 +7,26 @@
    under the paired t-test with Bonferroni correction and randomized Tukey HSD.
 2. The 16 CLEF eHealth 2016 runs: AP, nDCG, RR and RPP, dcgRPP, invRPP, both tests, 10,000
    permutations, timed (target: <= 5 s for the six measures).
+3. ``rankscope meta`` with its default settings on bench/generate.py's collections of
+   ``--runs`` runs × 250 queries × 1,000 documents (issue 24's target: <= 60 s on 100 runs,
+   memory flat in the number of runs), each a fresh process from this tree and from
+   ``--baseline`` (a commit, default main before issue 24; `sampled.baseline_tree`), side by
+   side: wall and CPU seconds, peak MB (run.py's harness), the ratios, and whether the two
+   print the same bytes.
+
+    python bench/meta.py --runs 10,20,40 --repeat 2 --skip-real
 
 Prints; asserts nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -22,8 +35,13 @@ import numpy as np
 
 import rankscope
 from rankscope.stats.meta import POWER_TESTS, discriminative_power
+from run import run_once
+from sampled import baseline_tree
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+BENCH = Path(__file__).resolve().parent
+SHARED = BENCH.parent.parent / "shared" / "data"
+#: main before issue 24's `meta` speed-up
+BASELINE = "fb3a494"
 
 
 def urbano() -> None:
@@ -78,7 +96,55 @@ def clef() -> None:
     print(f"  all six measures, both tests, 10,000 permutations: {total:.2f} s (target <= 5 s)")
 
 
+def scaling(sizes: list[int], baseline: str, repeat: int) -> None:
+    """`rankscope meta` (default settings) on ``sizes`` runs, this tree against ``baseline``."""
+    data = BENCH / "data" / "meta"
+    most = max(sizes)
+    if not (data / f"run.{most}.txt").exists():
+        print(f"generating {data} ({most} runs) ...", flush=True)
+        subprocess.run(
+            [sys.executable, str(BENCH / "generate.py"), "--queries", "250", "--depth", "1000",
+             "--runs", str(most), "--out", str(data)], check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+    print(f"\nrankscope meta, default settings, N runs x 250 queries x 1,000; best of {repeat}")
+    print("| runs | tree | wall s | CPU s | peak MB | baseline / this tree: wall | CPU | memory "
+          "| same |")  # fmt: skip
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        old_src = baseline_tree(baseline, Path(folder))
+        trees = {"baseline": old_src, "this tree": BENCH.parent / "src"}
+        for n in sizes:
+            runs = [str(data / f"run.{i}.txt") for i in range(1, n + 1)]
+            files = [str(data / "qrels.txt"), *runs]
+            command = [sys.executable, "-m", "rankscope", "meta", "--quiet", *files]
+            best = {}
+            for tree, src in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                best[tree] = min((run_once(command, env) for _ in range(repeat)),
+                                 key=lambda sample: sample.wall_s)  # fmt: skip
+            old, new = best["baseline"], best["this tree"]
+            for tree, sample in best.items():
+                ratios = (
+                    f"{old.wall_s / new.wall_s:.2f}× | {old.cpu_s / new.cpu_s:.2f}× | "
+                    f"{old.peak_mb / new.peak_mb:.2f}× | "
+                    f"{'yes' if old.output == new.output else 'NO'}"
+                    if sample is new else " | | | "
+                )
+                print(f"| {n} | {tree} | {sample.wall_s:.1f} | {sample.cpu_s:.1f} | "
+                      f"{sample.peak_mb:.0f} | {ratios} |", flush=True)  # fmt: skip
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", default="10,20,40", help="run counts of part 3 (0: skip it)")
+    parser.add_argument("--repeat", type=int, default=2, help="timed runs per row (best)")
+    parser.add_argument("--baseline", default=BASELINE, help=f"commit (default {BASELINE})")
+    parser.add_argument("--skip-real", action="store_true", help="skip parts 1 and 2")
+    args = parser.parse_args()
     warnings.simplefilter("ignore", rankscope.RankscopeWarning)
-    urbano()
-    clef()
+    if not args.skip_real:
+        urbano()
+        clef()
+    sizes = [int(n) for n in args.runs.split(",") if int(n) > 0]
+    if sizes:
+        scaling(sizes, args.baseline, args.repeat)

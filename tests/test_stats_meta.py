@@ -13,6 +13,7 @@ from scipy import stats
 import rankscope
 from rankscope.stats.meta import (
     discriminative_power,
+    discriminative_powers,
     kendall_tau,
     paired_t_pvalues,
     tau_ap,
@@ -73,6 +74,54 @@ def test_preference_tukey_against_exact_enumeration():
     assert np.all(np.abs(mc - exact) <= 4 * se + 2 / b), (mc, exact)
     again = preference_tukey_pvalues(prefs, permutations=2000, seed=7)
     assert np.array_equal(again, preference_tukey_pvalues(prefs, permutations=2000, seed=7))
+
+
+def _tukey_by_relabelling(prefs, permutations, seed, chunk=256):
+    """The randomized Tukey HSD as rankscope computed it before issue 24 (one method, the
+    permuted tensor indexed by query and relabelled systems, its mean over the queries):
+    the same seeded draws, so the same p-values expected to the last bit."""
+    q, n, _ = prefs.shape
+    rng = np.random.default_rng(seed)
+    observed = np.abs(prefs.mean(axis=0))
+    maxima = np.empty(permutations)
+    rows = np.arange(q)[None, :, None, None]
+    chunk = max(1, min(chunk, (1 << 23) // (q * n * n)))
+    for start in range(0, permutations, chunk):
+        b = min(chunk, permutations - start)
+        sigma = np.argsort(rng.random((b, q, n)), axis=2)
+        permuted = prefs[rows, sigma[:, :, :, None], sigma[:, :, None, :]]
+        maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
+    tolerance = 1e-9 * float(np.abs(prefs).mean())
+    count = (maxima[None, None, :] >= observed[:, :, None] - tolerance).sum(axis=2)
+    return (count + 1) / (permutations + 1)
+
+
+@pytest.mark.parametrize(("queries", "systems", "permutations"), [(7, 4, 300), (40, 9, 700)])
+def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, permutations):
+    """Methods stacked share the permutations: each method's p-values are those of the
+    relabelling it was computed by alone, bit for bit (ties included: coarse values)."""
+    rng = np.random.default_rng(queries)
+    stack = rng.choice([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0], size=(3, queries, systems, systems))
+    stack = (stack - stack.transpose(0, 1, 3, 2)) / 2
+    got = preference_tukey_pvalues(stack, permutations=permutations, seed=3)
+    assert got.shape == (3, systems, systems)
+    for k in range(3):
+        expected = _tukey_by_relabelling(stack[k], permutations, 3)
+        assert np.array_equal(got[k], expected), k
+        alone = preference_tukey_pvalues(stack[k], permutations=permutations, seed=3)
+        assert np.array_equal(alone, expected), k
+    # one seed-driven draw for all: the powers of the stack are those measure by measure
+    scores = rng.random((systems, queries))
+    datas = [stack[0], scores, stack[1][:, :-1, :-1], stack[2]]
+    for test in ("t-bonferroni", "randomized-tukey"):
+        powers = discriminative_powers(datas, test=test, permutations=permutations, seed=3)
+        assert powers == [
+            discriminative_power(d, test=test, permutations=permutations, seed=3) for d in datas
+        ]
+    expected = _tukey_by_relabelling(stack[1], permutations, 3)[np.triu_indices(systems, 1)]
+    power = discriminative_power(stack[1], test="randomized-tukey", permutations=permutations,
+                                 seed=3)  # fmt: skip
+    assert power == float((expected < 0.05).mean())
 
 
 def test_discriminative_power_extremes():

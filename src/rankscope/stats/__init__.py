@@ -88,7 +88,10 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "letters": ["compact_letters"],
         "procedures": ["TESTS", "StatisticalTest", "pairwise_tests"],
         "corrections": ["bonferroni", "holm", "benjamini_hochberg"],
-        "meta": ["kendall_tau", "tau_ap", "discriminative_power", "robustness_curve"],
+        "meta": [
+            "kendall_tau", "tau_ap", "discriminative_power", "discriminative_powers",
+            "robustness_curve",
+        ],
         "rbo": ["rbo", "RBO"],
         "reproducibility": [
             "ktu", "rmse", "effect_ratio", "relative_improvement", "delta_relative_improvement",

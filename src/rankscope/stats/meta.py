@@ -105,25 +105,57 @@ def discriminative_power(
     (paired t-test, p multiplied by the number of pairs) or ``randomized-tukey``
     (Carterette 2012; for preferences, `rankscope.stats.multiple.preference_tukey_pvalues`).
     """
-    data = np.asarray(data, dtype=np.float64)
-    preference = data.ndim == 3
-    systems = data.shape[1] if preference else data.shape[0]
-    i, j = pair_indices(systems)
-    if len(i) == 0:
-        raise UsageError("discriminative power needs at least two systems")
+    (power,) = discriminative_powers(
+        [data], test=test, alpha=alpha, permutations=permutations, seed=seed
+    )
+    return power
+
+
+def discriminative_powers(
+    datas: Sequence[np.ndarray],
+    *,
+    test: str = "t-bonferroni",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> list[float]:
+    """`discriminative_power` of each of ``datas`` (several measures over the same systems),
+    with the same values; the preference tensors of one shape go through the test together
+    (`rankscope.stats.multiple.preference_tukey_pvalues` draws the permutations of the
+    randomized Tukey HSD test once for all of them)."""
+    arrays = [np.asarray(data, dtype=np.float64) for data in datas]
+    for data in arrays:
+        if len(pair_indices(data.shape[1] if data.ndim == 3 else data.shape[0])[0]) == 0:
+            raise UsageError("discriminative power needs at least two systems")
     if test not in POWER_TESTS:
         raise UsageError(f"unknown test {test!r}: {' or '.join(POWER_TESTS)}")
     procedure, correction = POWER_TESTS[test]
-    if procedure.paired is not None:
-        diffs = data[:, i, j].T if preference else data[i] - data[j]
-        p = adjust(procedure.paired(paired.as_rows(diffs), permutations, seed).p_value, correction)
-    elif preference:
-        assert procedure.preferences is not None
-        p = procedure.preferences(data, permutations, seed)[i, j]
-    else:
-        assert procedure.all_pairs is not None
-        p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
-    return float((p < alpha).mean())
+    p_values: dict[int, np.ndarray] = {}
+    if procedure.paired is None and procedure.preferences is not None:
+        together: dict[tuple[int, ...], list[int]] = {}
+        for k, data in enumerate(arrays):
+            if data.ndim == 3:
+                together.setdefault(data.shape, []).append(k)
+        for members in together.values():
+            stacked = procedure.preferences(
+                np.stack([arrays[k] for k in members]), permutations, seed
+            )
+            p_values.update(zip(members, stacked, strict=True))
+    powers = []
+    for k, data in enumerate(arrays):
+        preference = data.ndim == 3
+        i, j = pair_indices(data.shape[1] if preference else data.shape[0])
+        if procedure.paired is not None:
+            diffs = data[:, i, j].T if preference else data[i] - data[j]
+            result = procedure.paired(paired.as_rows(diffs), permutations, seed)
+            p = adjust(result.p_value, correction)
+        elif preference:
+            p = p_values[k][i, j]
+        else:
+            assert procedure.all_pairs is not None
+            p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
+        powers.append(float((p < alpha).mean()))
+    return powers
 
 
 def robustness_curve(

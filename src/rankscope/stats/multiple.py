@@ -424,23 +424,39 @@ def preference_tukey_pvalues(
     preference over all pairs.  The p-value of a pair is the fraction of permutations whose
     statistic reaches the pair's |mean preference| (the observed labelling counts as one of
     them: (count + 1) / (permutations + 1)).  Returns the systems × systems p-values.
+
+    ``prefs`` may also stack several preference methods over the same queries and systems
+    (methods × queries × systems × systems): each is tested under the same permutations, as
+    one call per method with the same seed would test it (the same p-values), for little
+    more than the cost of one; the p-values come stacked (methods × systems × systems).
     """
     p = np.asarray(prefs, dtype=np.float64)
-    q, n, _ = p.shape
+    stack = p if p.ndim == 4 else p[None]
+    m, q, n, _ = stack.shape
     rng = np.random.default_rng(seed)
-    observed = np.abs(p.mean(axis=0))
-    maxima = np.empty(permutations)
-    rows = np.arange(q)[None, :, None, None]
-    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))
+    observed = np.stack([np.abs(one.mean(axis=0)) for one in stack])  # (m, n, n)
+    maxima = np.empty((m, permutations))
+    flat = stack.reshape(m, q * n * n)  # each method's cells, flat
+    # a narrower index gathers faster (a Python int keeps an array's integer type)
+    kind = np.dtype(np.int32 if q * n * n < 1 << 31 else np.int64)
+    first = (np.arange(q, dtype=kind) * (n * n))[None, :, None, None]
+    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))  # the draws depend on it
     for start in range(0, permutations, chunk):
         b = min(chunk, permutations - start)
-        sigma = np.argsort(rng.random((b, q, n)), axis=2)  # per permutation and query
-        permuted = p[rows, sigma[:, :, :, None], sigma[:, :, None, :]]  # (b, q, n, n)
-        maxima[start : start + b] = permuted.mean(axis=1).max(axis=(1, 2))
+        sigma = np.argsort(rng.random((b, q, n)), axis=2).astype(kind)  # per query
+        # the flat cell of (permutation, query, system, system), one index for every method
+        index = first + sigma[:, :, :, None] * n + sigma[:, :, None, :]
+        for k in range(m):
+            # the largest mean over the pairs: the largest sum, divided (rounding is monotone)
+            sums = flat[k][index].sum(axis=1)  # (b, n, n)
+            maxima[k, start : start + b] = sums.max(axis=(1, 2)) / q
     # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
-    tolerance = paired.TIE_TOLERANCE * float(np.abs(p).mean())
-    count = (maxima[None, None, :] >= observed[:, :, None] - tolerance).sum(axis=2)
-    return (count + 1) / (permutations + 1)
+    out = np.empty((m, n, n))
+    for k in range(m):
+        tolerance = paired.TIE_TOLERANCE * float(np.abs(stack[k]).mean())
+        count = (maxima[k][None, None, :] >= observed[k][:, :, None] - tolerance).sum(axis=2)
+        out[k] = (count + 1) / (permutations + 1)
+    return out if p.ndim == 4 else out[0]
 
 
 # ---------------------------------------------------------------------------------------

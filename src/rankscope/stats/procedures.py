@@ -85,6 +85,7 @@ PairedFunction = Callable[[np.ndarray, int, Any], PairedOutcome]
 #: systems × queries scores, names, alpha, resamples, seed → every pair, family-wise
 AllPairsFunction = Callable[[Any, Any, float, int, Any], PairwiseResult]
 #: queries × systems × systems preferences, resamples, seed → systems × systems p-values
+#: (or a stack of preference tensors over the same queries → a stack of p-values)
 PreferenceFunction = Callable[[np.ndarray, int, int], np.ndarray]
 #: A's values, B's values, alternative, confidence, resamples, seed → B − A
 UnpairedFunction = Callable[[np.ndarray, np.ndarray, str, float, int, Any], TestResult]

@@ -17,15 +17,25 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
-from ..judge import JoinOptions, order_run, relevance_table
+from ..errors import UsageError, warn
+from ..judge import (
+    UNJUDGED,
+    JoinOptions,
+    JoinReport,
+    Judged,
+    RelevanceTable,
+    order_run,
+    relevance_table,
+)
+from ..judge.join import output_order
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4, query_orderings
-from ..stats.meta import POWER_TESTS, discriminative_power, kendall_tau
+from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
 from ..stats.rbo import rbo
 from .compare import at_least
+from .evaluation import RunEvaluation, evaluate_judged, nothing_judged, warn_if_nothing_judged
 from .formats import FORMATS, evaluate_runs
 
 
@@ -73,14 +83,7 @@ def measure_data(
     if metrics:
         options_ = JoinOptions(**options)
         results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options_)
-        queries = results[0].query_ids
-        for k, req in enumerate(results[0].requests):
-            rows = []
-            for res in results:
-                by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
-                rows.append([by_query.get(q, 0.0) for q in queries])
-            values = np.array(rows, dtype=np.float64)
-            data[req] = MeasureData(req.label, False, values, queries)
+        data.update(_metric_data(results))
     if preferences:
         table = relevance_table(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
@@ -90,6 +93,166 @@ def measure_data(
             result = compute_request(table, req)
             data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
     return [data[r] for r in requests]
+
+
+def _metric_data(results: Sequence[RunEvaluation]) -> dict[Request, MeasureData]:
+    """Each metric's runs × queries values from the runs' evaluations, on the first run's
+    queries (0 where a run has no value)."""
+    data = {}
+    queries = results[0].query_ids
+    for k, req in enumerate(results[0].requests):
+        rows = []
+        for res in results:
+            by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
+            rows.append([by_query.get(q, 0.0) for q in queries])
+        values = np.array(rows, dtype=np.float64)
+        data[req] = MeasureData(req.label, False, values, queries)
+    return data
+
+
+class Joins:
+    """The runs joined once with the whole judgments, so that `measure_data` on a subset of
+    the judgments (what `drop_judgments` keeps) masks these joins instead of joining every
+    run again: a dropped judgment turns its retrieved document into one the judgments do
+    not mention, and the counts of judged documents are taken from the subset.  The values
+    are those `measure_data` gives on the subset, number for number.
+
+    It serves the ad hoc judgments `drop_judgments` reduces (every query keeps a judgment)
+    and the default join; `Joins.of` says None where masking would not reproduce a join
+    (diversity judgments, ``judged_only`` measures), and the study joins again there.
+    """
+
+    def __init__(self, qrels: Qrels, runs: Sequence[Run], requests: Sequence[Request]) -> None:
+        self.qrels, self.runs, self.requests = qrels, list(runs), list(requests)
+        self.ndocs = np.int64(max(len(qrels.docs), 1))
+        self.metrics = [r for r in requests if r.measure.family != "preference"]
+        self.preferences = [r for r in requests if r.measure.family == "preference"]
+        self.options = JoinOptions(ties=FORMATS["qrels"].ties)
+        self.judged: list[Judged] = []
+        self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
+        self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
+        self.slots: list[np.ndarray] = []  # per run: the slot of each query code (-1: none)
+        if self.metrics:
+            for run in self.runs:
+                # what joining again would say (as `evaluate_run` says it), said once
+                report = JoinReport()
+                judged = self.options.judge(qrels, run, report)
+                for line in report.summary(run.name, self.options.complete):
+                    warn(line)
+                warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
+                slot = np.full(len(qrels.queries), -1, dtype=np.int64)
+                codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
+                slot[codes] = np.arange(len(codes))
+                pos = judged.judged_positions
+                entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
+                docs = judged.doc[pos].astype(np.int64)
+                if run.docs is not qrels.docs:
+                    docs = qrels.docs.translate(run.docs)[docs].astype(np.int64)
+                self.judged.append(judged)
+                self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
+                self.entry_slots.append(entry_slot)
+                self.slots.append(slot)
+        self.table: RelevanceTable | None = None
+        if self.preferences:
+            level = self.options.relevance_level
+            self.table = relevance_table(
+                qrels, self.runs, relevance_level=level,
+                keep_rankings=needs_rankings(self.preferences),
+            )  # fmt: skip
+            relevant = qrels.grade >= level
+            rq, rd = qrels.query[relevant], qrels.doc[relevant]
+            _, _, self.table_slot = output_order(qrels, np.unique(rq))
+            qs = self.table_slot[rq]
+            by = np.lexsort((rd, qs))
+            self.table_keys = qs[by].astype(np.int64) * self.ndocs + rd[by]
+            self.table_starts = np.searchsorted(qs[by], np.arange(self.table.num_queries + 1))
+
+    @classmethod
+    def of(cls, qrels: Qrels, runs: Sequence[Run], measures: Sequence[str]) -> Joins | None:
+        """The joins of ``runs`` for ``measures``, or None where masking does not apply."""
+        requests = parse_measures(measures)
+        if qrels.subtopic is not None or any(r.judged_only for r in requests):
+            return None
+        return cls(qrels, runs, requests)
+
+    def measure_data(self, reduced: Qrels) -> list[MeasureData]:
+        """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
+        that keeps a judgment of every query."""
+        keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
+        data: dict[Request, MeasureData] = {}
+        if self.metrics:
+            results = [
+                evaluate_judged(self._masked(i, reduced, keys), self.metrics)
+                for i in range(len(self.runs))
+            ]
+            data.update(_metric_data(results))
+        if self.preferences:
+            table = self._masked_table(reduced)
+            for req in self.preferences:
+                result = compute_request(table, req)
+                data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
+        return [data[r] for r in self.requests]
+
+    def _masked(self, i: int, reduced: Qrels, keys: np.ndarray) -> Judged:
+        """Run ``i`` as `judge` joins it with ``reduced``."""
+        judged, slot, entry_slot = self.judged[i], self.slots[i], self.entry_slots[i]
+        kept = _member(self.entry_keys[i], keys)
+        grades = judged.judged_grades[kept]
+        nq = judged.num_queries
+        g = reduced.grade
+        top = max(int(g.max(initial=0)), 0)
+        qslot = slot[reduced.query]
+        ok = (qslot >= 0) & (g >= 0)
+        levels = np.bincount(qslot[ok] * (top + 1) + g[ok], minlength=nq * (top + 1))
+        kept_slot = entry_slot[kept]
+        return dataclasses.replace(
+            judged, judged_positions=judged.judged_positions[kept], judged_grades=grades,
+            rel_levels=levels.reshape(nq, top + 1).astype(np.int64),
+            num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
+            num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
+        )  # fmt: skip
+
+    def _masked_table(self, reduced: Qrels) -> RelevanceTable:
+        """The relevance table `relevance_table` builds from ``reduced``: the columns of the
+        relevant documents it keeps, the queries left with one."""
+        table = self.table
+        assert table is not None
+        relevant = reduced.grade >= table.relevance_level
+        keys = np.sort(
+            self.table_slot[reduced.query[relevant]].astype(np.int64) * self.ndocs
+            + reduced.doc[relevant]
+        )
+        kept = _member(self.table_keys, keys)
+        starts = self.table_starts
+        columns = [kept[starts[q] : starts[q + 1]] for q in range(len(starts) - 1)]
+        queries = [q for q, c in enumerate(columns) if c.any()]
+        judgments: list[dict[int, int]] | None = None
+        if table.judgments is not None:
+            new_slot = np.full(len(self.table_slot) + 1, -1, dtype=np.int64)
+            codes = np.flatnonzero(self.table_slot >= 0)
+            at = np.full(table.num_queries, -1, dtype=np.int64)
+            at[queries] = np.arange(len(queries))
+            new_slot[codes] = at[self.table_slot[codes]]
+            judgments = [{} for _ in queries]
+            qslot = new_slot[reduced.query].tolist()
+            for q, d, g in zip(qslot, reduced.doc.tolist(), reduced.grade.tolist(), strict=True):
+                if q >= 0:
+                    judgments[q][d] = g
+        return RelevanceTable(
+            table.run_names, [table.query_ids[q] for q in queries],
+            [table.grades[q][columns[q]] for q in queries],
+            [table.ranks[q][:, columns[q]] for q in queries], table.relevance_level, None,
+            None if table.rankings is None else [table.rankings[q] for q in queries],
+            judgments,
+        )  # fmt: skip
+
+
+def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Which of ``keys`` are among ``sorted_keys`` (ascending)."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
 
 
 @dataclass(frozen=True)
@@ -215,21 +378,27 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    power = {}
-    for d in datas:
-        power[d.name] = {
-            test: discriminative_power(
-                d.data, test=test, alpha=alpha, permutations=permutations, seed=seed
-            )
+    # metrics one by one; the preference methods together (one set of permutations)
+    found: dict[str, dict[str, float]] = {}
+    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
+        by_test = {
+            test: discriminative_powers(
+                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
+                seed=seed,
+            ) if group else []
             for test in POWER_TESTS
-        }
-        advance()
+        }  # fmt: skip
+        for k, d in enumerate(group):
+            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
+            advance()
+    power = {d.name: found[d.name] for d in datas}
     run_names = [r.name for r in runs]
     if not robustness:
         return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
+    joins = Joins.of(qrels, runs, measures)
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
         sizes = query_sizes or sorted({max(2, int(nq * f)) for f in (0.1, 0.2, 0.4, 0.6, 0.8)})
@@ -247,7 +416,12 @@ def study(
             by_measure: dict[str, list[float]] = {name: [] for name in names}
             for _ in range(samples if policy == "uniform" else 1):
                 reduced = drop_judgments(qrels, runs, fraction, policy=policy, rng=rng)
-                for d, reference in zip(measure_data(reduced, runs, measures), full, strict=True):
+                reduced_data = (
+                    measure_data(reduced, runs, measures)
+                    if joins is None
+                    else joins.measure_data(reduced)
+                )
+                for d, reference in zip(reduced_data, full, strict=True):
                     by_measure[d.name].append(kendall_tau(d.scores(), reference))
                 advance()
             for name in names:

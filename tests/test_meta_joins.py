@@ -1,0 +1,79 @@
+"""`rankscope meta`'s robustness to fewer judgments: the runs are joined once and the joins
+masked (`rankscope.table.study.Joins`); the values must be those of joining every run again
+with the reduced judgments (`measure_data`), number for number, for metrics and preference
+methods, with judgments the runs never retrieve, unjudged pool entries (negative grades),
+retrieved documents the judgments do not mention, a query a run does not rank, and runs
+read with vocabularies of their own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rankscope
+from rankscope.table.study import Joins, drop_judgments, measure_data, study
+from tests.conftest import write_qrels, write_ranked_run
+
+MEASURES = ["AP", "nDCG", "bpref", "infAP", "P@5", "RR", "nDCG@10", "num_nonrel_judged_ret", "RPP",
+            "dcgRPP", "invRPP",
+            "OI"]  # fmt: skip
+
+
+def collection(tmp_path, shared: bool):
+    rng = np.random.default_rng(11)
+    qrels = {
+        f"q{q}": {f"d{d}": int(rng.choice([-1, 0, 0, 1, 2, 3])) for d in rng.choice(40, 15, False)}
+        for q in range(8)
+    }
+    paths = {}
+    for r in range(5):
+        rankings = {
+            q: [f"d{d}" for d in rng.choice(45, 20, replace=False)]
+            for q in qrels
+            if not (r == 2 and q == "q3")  # a query the run does not rank
+        }
+        paths[f"r{r}"] = write_ranked_run(tmp_path / f"r{r}.txt", f"r{r}", rankings)
+    judgments = rankscope.read_qrels(write_qrels(tmp_path / "qrels.txt", qrels))
+    vocab = {"queries": judgments.queries, "docs": judgments.docs} if shared else {}
+    runs = [rankscope.read_run(p, name=n, **vocab) for n, p in paths.items()]
+    return judgments, runs
+
+
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("policy", ["uniform", "pool"])
+@pytest.mark.parametrize("keep", [0.1, 0.5, 1.0])
+def test_masked_joins_are_the_joins_of_the_reduced_judgments(tmp_path, shared, policy, keep):
+    qrels, runs = collection(tmp_path, shared)
+    joins = Joins.of(qrels, runs, MEASURES)
+    assert joins is not None
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        reduced = drop_judgments(qrels, runs, keep, policy=policy, rng=rng)
+        assert len(reduced) < len(qrels) or keep == 1.0
+        expected = measure_data(reduced, runs, MEASURES)
+        got = joins.measure_data(reduced)
+        assert [d.name for d in got] == [d.name for d in expected] == MEASURES
+        for g, e in zip(got, expected, strict=True):
+            assert g.query_ids == e.query_ids, g.name
+            assert g.preference == e.preference
+            assert g.data.shape == e.data.shape, g.name
+            assert np.array_equal(g.data, e.data), g.name
+
+
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
+def test_few_judgments_leave_queries_without_relevant_documents(tmp_path):
+    """At 10 % a query keeps one judgment: some queries keep no relevant document, and the
+    preference methods lose them, as the joins of the reduced judgments do."""
+    qrels, runs = collection(tmp_path, True)
+    reduced = drop_judgments(qrels, runs, 0.1, rng=np.random.default_rng(5))
+    (rpp,) = Joins(qrels, runs, rankscope.measures.parse_measures(["RPP"])).measure_data(reduced)
+    assert len(rpp.query_ids) < len(set(qrels.queries.strings_of(np.unique(qrels.query))))
+
+
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
+def test_masking_is_left_to_joins_where_it_does_not_apply(tmp_path):
+    qrels, runs = collection(tmp_path, True)
+    assert Joins.of(qrels, runs, ["AP", "nDCG(judged_only=True)@10"]) is None
+    result = study(qrels, runs, ["AP", "RPP"], permutations=20, samples=2)
+    assert set(result.judgment_curves) == {"AP", "RPP"}
