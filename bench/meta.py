@@ -10,7 +10,7 @@
 3. ``rankscope meta`` with its default settings on bench/generate.py's collections of
    ``--runs`` runs × 250 queries × 1,000 documents (issue 24's target: <= 60 s on 100 runs,
    memory flat in the number of runs), each a fresh process from this tree and from
-   ``--baseline`` (a commit, default main before issue 24; `sampled.baseline_tree`), side by
+   ``--baseline`` (a commit, default main before issue 24; `run.baseline_tree`), side by
    side: wall and CPU seconds, peak MB (run.py's harness), the ratios, and whether the two
    print the same bytes.
 
@@ -35,8 +35,7 @@ import numpy as np
 
 import rankscope
 from rankscope.stats.meta import POWER_TESTS, discriminative_power
-from run import run_once
-from sampled import baseline_tree
+from run import baseline_tree, run_once
 
 BENCH = Path(__file__).resolve().parent
 SHARED = BENCH.parent.parent / "shared" / "data"
