@@ -45,6 +45,7 @@ def compare(
     judged_only: bool = False,
     duplicates: str = "error",
     names: str = "file",
+    curves: bool = True,
 ) -> Comparison:
     """Compare runs with evidence: is each run better than the baseline, by how much, how
     sure are we, and on how many queries?
@@ -60,6 +61,9 @@ def compare(
     run missing one scoring 0 (trec_eval's ``-c``), unless ``common_queries=True``.  Random
     tests take ``seed`` and ``permutations`` (resamples for the bootstrap).  Runs read from
     files are named after them (``names="file"``; ``"tag"``: by their tag column).
+    ``curves=False`` leaves out what only the HTML report shows (each run's precision–recall
+    curve and recall-level view, about 40% of the work on many runs): the rows are the
+    same, ``to_html`` then refuses.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
     ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
@@ -103,7 +107,7 @@ def compare(
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
-        procedure=procedure, common_queries=common_queries, options=options,
+        procedure=procedure, common_queries=common_queries, options=options, curves=curves,
     )  # fmt: skip
     return dataclasses.replace(found, writers=WRITERS)
 

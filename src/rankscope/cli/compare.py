@@ -75,9 +75,13 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
     ))  # fmt: skip
 
 
-def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> Any:
+def compared(
+    args: argparse.Namespace, qrels: Any = None, runs: Any = None, *, curves: bool
+) -> Any:
     """The comparison the parsed options ask for (`rankscope.compare`); ``qrels`` and
-    ``runs``, when given, are the judgments and runs already read from the arguments."""
+    ``runs``, when given, are the judgments and runs already read from the arguments;
+    ``curves``: whether an output shows the precision–recall curves and recall levels (the
+    HTML report), which are computed only then."""
     from ..api import compare
     from ..read.trec import run_files
 
@@ -90,6 +94,7 @@ def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> A
         correction=args.correction, alpha=args.alpha, permutations=args.permutations,
         seed=args.seed, common_queries=args.common_queries, relevance_level=args.relevance_level,
         ties=args.ties, max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
+        curves=curves,
     )  # fmt: skip
 
 
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
     options.check_outputs(args, {"--html": args.html})
     segments.check(args)
-    result = compared(args)
+    result = compared(args, curves=bool(args.html))
     output = format_comparison(result, args.format)
     if segments.asked(args):
         from ..table.aggregate import comparison_table

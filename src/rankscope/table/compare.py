@@ -43,7 +43,7 @@ from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats.corrections import adjust, correction_named
 from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
-from .formats import FORMATS, evaluate_runs
+from .formats import FORMATS, evaluate_runs, evaluation_options
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
 #: the TREC ad hoc headline), nDCG@10 and P@10 (what a user sees on a first page, graded and
@@ -220,6 +220,11 @@ class Comparison:
         robustness curves (`rankscope.report.html`; needs the ``report`` extra: plotly and
         jinja2).  ``topics``: a topics file or ``{query id: title}``, shown when hovering a
         query."""
+        if self.precision_recall is None:
+            raise UsageError(
+                "this comparison was made without the curves the HTML report shows: compare "
+                "with curves=True (the default)"
+            )
         self._writers().html(self, path, topics=topics, robustness=robustness, title=title)
 
     def __str__(self) -> str:
@@ -266,9 +271,13 @@ def compare_runs(
     procedure: Procedure | None = None,
     common_queries: bool = False,
     options: JoinOptions | None = None,
+    curves: bool = True,
 ) -> Comparison:
     """Compare ``runs`` on each request (see the module); ``baseline`` names the run the
-    others are compared with (default: the first), ``all_pairs`` compares every pair."""
+    others are compared with (default: the first), ``all_pairs`` compares every pair.
+    ``curves``: also each run's precision–recall curve and recall-level view (what only the
+    HTML report shows, about 40% of the work on many runs); without them the comparison's
+    ``precision_recall`` is None and its ``recall_levels`` empty."""
     names = [r.name for r in runs]
     if len(runs) < 2:
         raise UsageError("a comparison needs at least two runs")
@@ -302,12 +311,17 @@ def compare_runs(
     values: dict[str, np.ndarray] = {}
     kinds: dict[str, str] = {}
     # the precision–recall curves (for the HTML report) come with the metrics, in one pass
-    curve_requests = parse_measures(["iprec_at_recall"])
+    curve_requests = parse_measures(["iprec_at_recall"]) if curves else []
     wanted = set(metrics)
     extra = [r for r in curve_requests if r not in wanted]
-    results = evaluate_runs(qrels, list(runs), metrics + extra, FORMATS["qrels"], options)
+    evaluated = metrics + extra
+    results = []
+    if evaluated:
+        results = evaluate_runs(qrels, list(runs), evaluated, FORMATS["qrels"], options)
+    else:  # only preference methods, no curves: the evaluation's checks and warnings alone
+        evaluation_options(qrels, evaluated, FORMATS["qrels"], options)
     by_key: dict[Request, np.ndarray] = {}
-    for k, req in enumerate(results[0].requests):
+    for k, req in enumerate(results[0].requests if results else []):
         matrix = np.zeros((len(runs), len(query_ids)))
         for r, res in enumerate(results):
             by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
@@ -315,9 +329,9 @@ def compare_runs(
         by_key[req] = matrix
         if req in wanted:
             values[req.label], kinds[req.label] = matrix, "metric"
-    precision_recall = np.array(
-        [by_key[r].mean(axis=1) for r in curve_requests]
-    ).T  # runs × recall levels
+    precision_recall = None
+    if curves:  # runs × recall levels
+        precision_recall = np.array([by_key[r].mean(axis=1) for r in curve_requests]).T
     preferences: dict[str, np.ndarray] = {}
     table = None
     if methods:
@@ -338,7 +352,7 @@ def compare_runs(
             if reference is not None:
                 values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
-    if base is not None and not options.judged_only:
+    if curves and base is not None and not options.judged_only:
         levels = _recall_levels(qrels, runs, names.index(base), query_ids, options, table)
     order = [r.label for r in requests if r.label in kinds]
     rows: list[Row] = []
