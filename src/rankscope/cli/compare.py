@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                               "full precision)", choices=FORMATS),
         Option(("--html",), "html", "also write the HTML report (rankscope report)",
                metavar="FILE"),
+        options.JOBS,
         options.FORCE,
     ))  # fmt: skip
     segments.add_arguments(p)
@@ -94,7 +95,7 @@ def compared(
         correction=args.correction, alpha=args.alpha, permutations=args.permutations,
         seed=args.seed, common_queries=args.common_queries, relevance_level=args.relevance_level,
         ties=args.ties, max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
-        curves=curves,
+        curves=curves, jobs=getattr(args, "jobs", None),
     )  # fmt: skip
 
 
