@@ -6,8 +6,9 @@
 The collection is bench/generate.py's ``disjoint`` preset widened to 100 runs (made into
 bench/data/compare/ when missing, about 3 minutes).  Every row is a whole process on the same
 files (interpreter start, imports, reading, evaluating, testing, printing), timed as
-bench/run.py times its tools: wall time and the kernel's peak resident set (``wait4``); the
-best of ``--repeat`` runs (the machine is shared).  The measures are AP, nDCG@10 and P@10,
+bench/run.py times its tools: wall time, CPU time (user + system, steadier on a busy
+machine) and the kernel's peak resident set (``wait4``); the best of ``--repeat`` runs (the
+machine is shared).  The measures are AP, nDCG@10 and P@10,
 each run against the first with a paired t-test and Holm's correction:
 
 * ``rankscope compare`` (this tree; with ``--before SRC`` also the tree at SRC, e.g. the
@@ -166,7 +167,7 @@ def measure(count: int, runs: list[Path], before: Path | None, repeat: int) -> N
     chosen = runs[:count]
     print(f"\n{count} runs x 250 queries x 1,000 documents; {', '.join(MEASURES)}; best of "
           f"{repeat}")  # fmt: skip
-    print(f"{'row':<30}{'wall s':>9}{'peak MB':>9}{'vs compare':>12}")
+    print(f"{'row':<30}{'wall s':>9}{'CPU s':>8}{'peak MB':>9}{'vs compare':>12}")
     best: dict[str, Sample] = {}
     values: dict[str, dict[tuple[str, str], float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -184,8 +185,8 @@ def measure(count: int, runs: list[Path], before: Path | None, repeat: int) -> N
             reference = best.get("rankscope compare")
             ratio = (f"{best[name].wall_s / reference.wall_s:.2f}x"
                      if reference is not None else "")  # fmt: skip
-            print(f"{name:<30}{best[name].wall_s:>9.2f}{best[name].peak_mb:>9.0f}{ratio:>12}",
-                  flush=True)  # fmt: skip
+            print(f"{name:<30}{best[name].wall_s:>9.2f}{best[name].cpu_s:>8.1f}"
+                  f"{best[name].peak_mb:>9.0f}{ratio:>12}", flush=True)  # fmt: skip
     ours = best.get("rankscope compare")
     if ours is None:
         return
