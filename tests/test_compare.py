@@ -287,3 +287,47 @@ def test_the_baseline_by_the_path_of_its_file(tmp_path, capsys):
     assert "RPP vs dense" in out
     code, _, err = run_cli(["compare", "--baseline", str(tmp_path / "x.txt"), qrels, a, b], capsys)
     assert code == 2 and "not one of the runs (bm25, dense)" in err
+
+
+@pytest.mark.parametrize("how", [{}, {"common_queries": True}, {"all_pairs": True},
+                                 {"baseline": "half", "test": "wilcoxon"}])
+def test_streamed_and_whole_runs_compare_alike(how):
+    # without curves, metrics are evaluated one run at a time (evaluate_many's path); with
+    # them, every run is read whole: the rows, values and unranked queries are the same
+    full = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], **how)
+    for jobs in (None, 2):
+        lean = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], curves=False, jobs=jobs, **how)
+        # (repr: every digit, and NaN, which is not equal to itself, equal)
+        assert repr(lean.rows) == repr(full.rows) and lean.query_ids == full.query_ids
+        assert lean.unranked == full.unranked == {"half": ["q3"]}
+        assert all(np.array_equal(lean.values[m], full.values[m]) for m in full.values)
+        assert lean.precision_recall is None and lean.recall_levels == {}
+    # half did not rank q3: it scores 0 there (AP 1/2 on q1: b of a and b; 1 on q2)
+    assert full.values["AP"][2].tolist() == ([0.5, 1.0] if how.get("common_queries") else
+                                             [0.5, 1.0, 0.0])  # fmt: skip
+
+
+def test_curves_only_when_asked_and_the_rows_the_same():
+    runs = _runs(("bm25", "dense"))
+    full = _quiet(QRELS, runs, ["AP", "P@1", "RPP"])
+    lean = _quiet(QRELS, runs, ["AP", "P@1", "RPP"], curves=False)
+    assert lean.rows == full.rows and lean.query_ids == full.query_ids
+    assert all(np.array_equal(lean.values[m], full.values[m]) for m in full.values)
+    assert all(np.array_equal(lean.preferences[m], full.preferences[m]) for m in full.preferences)
+    assert lean.precision_recall is None and lean.recall_levels == {}
+    # the curve is the mean of eval's per-query iprec_at_recall (trec_eval's, conformance-
+    # tested) over every judged query, q3 unranked by bm25 scoring 0; dense is perfect
+    per_query = rankscope.evaluate(QRELS, runs["bm25"], ["iprec_at_recall"], complete=True)
+    by_level = per_query.groupby("measure", sort=True)["value"].sum() / 3
+    assert list(full.precision_recall[0]) == pytest.approx(list(by_level))
+    assert list(full.precision_recall[1]) == pytest.approx([1.0] * 11)
+    assert list(full.recall_levels) == ["dense"]
+    with pytest.raises(UsageError, match="curves=True"):
+        lean.to_html("unused.html")
+
+
+def test_preference_methods_alone_without_curves():
+    runs = _runs(("bm25", "dense"))
+    full = _quiet(QRELS, runs, ["RPP"])
+    lean = _quiet(QRELS, runs, ["RPP"], curves=False)
+    assert lean.rows == full.rows and lean.row("dense", "RPP").mean == pytest.approx(2.5 / 3)

@@ -12,14 +12,18 @@ from typing import Any
 from ..errors import UsageError
 from ..judge import JoinOptions
 from ..measures import Request
+from ..model import Run
 from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.runs import baseline_name
-from ..read.sources import QrelsLike, resolve_runs
+from ..read.sources import QrelsLike, resolve_runs, run_sources
 from ..report.compare import format_comparison
 from ..report.html import write_html
 from ..stats.corrections import correction_named
 from ..table import as_requests
 from ..table.compare import DEFAULT_MEASURES, Comparison, Procedure, Writers, compare_runs
+from ..table.evaluation import RunEvaluation
+from ..table.formats import FORMATS
+from ..table.many import check_jobs, evaluate_many_runs, streams
 from .evaluation import dataset_measures, measure_specs, read_qrels_for
 
 __all__ = ["compare"]
@@ -45,6 +49,8 @@ def compare(
     judged_only: bool = False,
     duplicates: str = "error",
     names: str = "file",
+    curves: bool = True,
+    jobs: int | None = None,
 ) -> Comparison:
     """Compare runs with evidence: is each run better than the baseline, by how much, how
     sure are we, and on how many queries?
@@ -60,6 +66,12 @@ def compare(
     run missing one scoring 0 (trec_eval's ``-c``), unless ``common_queries=True``.  Random
     tests take ``seed`` and ``permutations`` (resamples for the bootstrap).  Runs read from
     files are named after them (``names="file"``; ``"tag"``: by their tag column).
+    ``curves=False`` leaves out what only the HTML report shows (each run's precision–recall
+    curve and recall-level view, about 40% of the work on many runs): the rows are the
+    same, ``to_html`` then refuses.  Without curves and preference methods the runs are
+    read, judged and reduced one at a time (`evaluate_many`'s path: memory flat in their
+    number), ``jobs`` worker processes sharing them as there; preference methods and curves
+    read every run whole, in this process.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
     ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
@@ -88,22 +100,35 @@ def compare(
     if measures is None:
         measures = dataset_measures(qrels)
     judgments = read_qrels_for(qrels_from_results(qrels), _specs(measures))
-    run_list = resolve_runs(
-        from_results_frames(runs), judgments, duplicates, names=names,
-        distinct_for="a comparison",
-    )  # fmt: skip
-    if isinstance(baseline, int):  # PyTerrier's: the baseline's position
-        if isinstance(baseline, bool) or not -len(run_list) <= baseline < len(run_list):
-            raise UsageError(f"baseline={baseline!r}: name a run, or give its position")
-        baseline = run_list[baseline].name
-    baseline = baseline_name(baseline, [(r.name, r.source) for r in run_list])
     requests = _in_given_order(_specs(measures))
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
+    check_jobs(jobs)
+    run_list: list[Run] | list[RunEvaluation]
+    if streams(requests) and not curves:  # one run at a time, only per-query values kept
+        sources = run_sources(
+            from_results_frames(runs), getattr(judgments, "source", None), names
+        )
+        run_list = evaluate_many_runs(
+            judgments, sources, requests, FORMATS["qrels"], options, duplicates=duplicates,
+            names=names, jobs=jobs, distinct_for="a comparison",
+        )  # fmt: skip
+        read = [(r.run_name, s.given) for r, s in zip(run_list, sources, strict=True)]
+    else:
+        run_list = resolve_runs(
+            from_results_frames(runs), judgments, duplicates, names=names,
+            distinct_for="a comparison",
+        )  # fmt: skip
+        read = [(r.name, r.source) for r in run_list]
+    if isinstance(baseline, int):  # PyTerrier's: the baseline's position
+        if isinstance(baseline, bool) or not -len(read) <= baseline < len(read):
+            raise UsageError(f"baseline={baseline!r}: name a run, or give its position")
+        baseline = read[baseline][0]
+    baseline = baseline_name(baseline, read)
     correction = correction_named(correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
-        procedure=procedure, common_queries=common_queries, options=options,
+        procedure=procedure, common_queries=common_queries, options=options, curves=curves,
     )  # fmt: skip
     return dataclasses.replace(found, writers=WRITERS)
 

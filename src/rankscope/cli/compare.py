@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                               "full precision)", choices=FORMATS),
         Option(("--html",), "html", "also write the HTML report (rankscope report)",
                metavar="FILE"),
+        options.JOBS,
         options.FORCE,
     ))  # fmt: skip
     segments.add_arguments(p)
@@ -75,9 +76,13 @@ def add_comparison_options(p: argparse.ArgumentParser, all_pairs: bool = True) -
     ))  # fmt: skip
 
 
-def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> Any:
+def compared(
+    args: argparse.Namespace, qrels: Any = None, runs: Any = None, *, curves: bool
+) -> Any:
     """The comparison the parsed options ask for (`rankscope.compare`); ``qrels`` and
-    ``runs``, when given, are the judgments and runs already read from the arguments."""
+    ``runs``, when given, are the judgments and runs already read from the arguments;
+    ``curves``: whether an output shows the precision–recall curves and recall levels (the
+    HTML report), which are computed only then."""
     from ..api import compare
     from ..read.trec import run_files
 
@@ -90,6 +95,7 @@ def compared(args: argparse.Namespace, qrels: Any = None, runs: Any = None) -> A
         correction=args.correction, alpha=args.alpha, permutations=args.permutations,
         seed=args.seed, common_queries=args.common_queries, relevance_level=args.relevance_level,
         ties=args.ties, max_docs=args.max_docs, duplicates=args.duplicates, names=args.names,
+        curves=curves, jobs=getattr(args, "jobs", None),
     )  # fmt: skip
 
 
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     options.check_outputs(args, {"--html": args.html})
     segments.check(args)
-    result = compared(args)
+    result = compared(args, curves=bool(args.html))
     output = format_comparison(result, args.format)
     if segments.asked(args):
         from ..table.aggregate import comparison_table

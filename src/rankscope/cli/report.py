@@ -47,14 +47,14 @@ def run(args: argparse.Namespace) -> int:
     options.check_outputs(args, {"--output": args.output})
     check_requirements()  # before the work, not after it
     if not args.robustness:
-        result = compared(args)
+        result = compared(args, curves=True)
         robustness = None
     else:  # the study reads what the comparison reads: read it once
         from ..table.compare import DEFAULT_MEASURES
         from ..table.study import study
 
         qrels, runs = options.judged_runs(args, args.measures or DEFAULT_MEASURES, "a comparison")
-        result = compared(args, qrels, runs)
+        result = compared(args, qrels, runs, curves=True)
         robustness = study(
             qrels, runs, result.measures, alpha=args.alpha, permutations=args.permutations,
             seed=args.seed,

@@ -43,7 +43,8 @@ from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats.corrections import adjust, correction_named
 from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
-from .formats import FORMATS, evaluate_runs
+from .evaluation import RunEvaluation
+from .formats import FORMATS, evaluate_runs, evaluation_options
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
 #: the TREC ad hoc headline), nDCG@10 and P@10 (what a user sees on a first page, graded and
@@ -220,6 +221,11 @@ class Comparison:
         robustness curves (`rankscope.report.html`; needs the ``report`` extra: plotly and
         jinja2).  ``topics``: a topics file or ``{query id: title}``, shown when hovering a
         query."""
+        if self.precision_recall is None:
+            raise UsageError(
+                "this comparison was made without the curves the HTML report shows: compare "
+                "with curves=True (the default)"
+            )
         self._writers().html(self, path, topics=topics, robustness=robustness, title=title)
 
     def __str__(self) -> str:
@@ -258,7 +264,7 @@ def _plain(x: Any) -> float | None:
 
 def compare_runs(
     qrels: Qrels,
-    runs: Sequence[Run],
+    runs: Sequence[Run] | Sequence[RunEvaluation],
     requests: Sequence[Request],
     *,
     baseline: str | None = None,
@@ -266,13 +272,23 @@ def compare_runs(
     procedure: Procedure | None = None,
     common_queries: bool = False,
     options: JoinOptions | None = None,
+    curves: bool = True,
 ) -> Comparison:
     """Compare ``runs`` on each request (see the module); ``baseline`` names the run the
-    others are compared with (default: the first), ``all_pairs`` compares every pair."""
-    names = [r.name for r in runs]
+    others are compared with (default: the first), ``all_pairs`` compares every pair.
+    ``runs``: the runs read whole, or each run's evaluation on the metrics of ``requests``
+    made one run at a time (`rankscope.table.many.evaluate_many_runs` with ``complete=True``
+    and these ``options``; the streamed path, its numbers the same, for metrics without
+    ``curves``: memory flat in the number of runs).  ``curves``: also each run's
+    precision–recall curve and recall-level view (what only the HTML report shows, about
+    40% of the work on many runs); without them the comparison's ``precision_recall`` is
+    None and its ``recall_levels`` empty."""
+    evaluated = [r for r in runs if isinstance(r, RunEvaluation)]
+    whole = [r for r in runs if isinstance(r, Run)]
+    names = [r.run_name for r in evaluated] or [r.name for r in whole]
     if len(runs) < 2:
         raise UsageError("a comparison needs at least two runs")
-    check_distinct_names(runs)
+    check_distinct_names(whole)  # (evaluations are named distinct by evaluate_many_runs)
     procedure = Procedure() if procedure is None else procedure
     procedure.check()
     # the test's canonical name (``permutation`` is the randomization test)
@@ -288,7 +304,10 @@ def compare_runs(
     options = dataclasses.replace(options or JoinOptions(), complete=True)
 
     query_ids = list(qrels.query_ids)
-    ranked = {run.name: set(run.query_ids) for run in runs}
+    ranked = {run.name: set(run.query_ids) for run in whole} | {
+        res.run_name: {q for q, m in zip(res.query_ids, res.missing.tolist(), strict=True) if not m}
+        for res in evaluated
+    }
     unranked = {n: [q for q in query_ids if q not in ranked[n]] for n in names}
     if common_queries:
         query_ids = [q for q in query_ids if all(q in ranked[n] for n in names)]
@@ -302,12 +321,18 @@ def compare_runs(
     values: dict[str, np.ndarray] = {}
     kinds: dict[str, str] = {}
     # the precision–recall curves (for the HTML report) come with the metrics, in one pass
-    curve_requests = parse_measures(["iprec_at_recall"])
+    curve_requests = parse_measures(["iprec_at_recall"]) if curves else []
     wanted = set(metrics)
     extra = [r for r in curve_requests if r not in wanted]
-    results = evaluate_runs(qrels, list(runs), metrics + extra, FORMATS["qrels"], options)
+    if evaluated and (methods or curves):
+        raise UsageError("preference methods and curves compare runs read whole, not evaluated")
+    results: Sequence[RunEvaluation] = evaluated
+    if whole and metrics + extra:
+        results = evaluate_runs(qrels, whole, metrics + extra, FORMATS["qrels"], options)
+    elif whole:  # only preference methods, no curves: the evaluation's checks and warnings alone
+        evaluation_options(qrels, [], FORMATS["qrels"], options)
     by_key: dict[Request, np.ndarray] = {}
-    for k, req in enumerate(results[0].requests):
+    for k, req in enumerate(results[0].requests if results else []):
         matrix = np.zeros((len(runs), len(query_ids)))
         for r, res in enumerate(results):
             by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
@@ -315,14 +340,14 @@ def compare_runs(
         by_key[req] = matrix
         if req in wanted:
             values[req.label], kinds[req.label] = matrix, "metric"
-    precision_recall = np.array(
-        [by_key[r].mean(axis=1) for r in curve_requests]
-    ).T  # runs × recall levels
+    precision_recall = None
+    if curves:  # runs × recall levels
+        precision_recall = np.array([by_key[r].mean(axis=1) for r in curve_requests]).T
     preferences: dict[str, np.ndarray] = {}
     table = None
     if methods:
         table = relevance_table(
-            qrels, list(runs), relevance_level=options.relevance_level,
+            qrels, whole, relevance_level=options.relevance_level,
             ties=options.ties or "docno-desc", max_docs=options.max_docs,
             keep_rankings=needs_rankings(methods),
         )  # fmt: skip
@@ -338,8 +363,8 @@ def compare_runs(
             if reference is not None:
                 values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
-    if base is not None and not options.judged_only:
-        levels = _recall_levels(qrels, runs, names.index(base), query_ids, options, table)
+    if curves and base is not None and not options.judged_only:
+        levels = _recall_levels(qrels, whole, names.index(base), query_ids, options, table)
     order = [r.label for r in requests if r.label in kinds]
     rows: list[Row] = []
     for label in order:

@@ -373,6 +373,7 @@ def evaluate_many_runs(
     check_common: bool = False,
     jobs: int | None = None,
     block_bytes: int | None = None,
+    distinct_for: str | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate the runs of ``sources`` one at a time, large ones block by block (see the
     module), as `evaluate_runs` would evaluate them all at once; ``jobs``: worker processes
@@ -380,7 +381,8 @@ def evaluate_many_runs(
     alone).  ``block_bytes``: the length of a block (default: `BLOCK_BYTES`, or less to
     give every core several blocks); TREC run files longer than that are read in blocks.
     Runs are named as `resolve_runs` names them; ``check_common``: a run sharing no query
-    with the judgments is an error (`check_common_queries`)."""
+    with the judgments is an error (`check_common_queries`); ``distinct_for`` as
+    `resolve_runs`'."""
     global _TASK
     check_jobs(jobs)
     if block_bytes is not None and (isinstance(block_bytes, bool) or block_bytes < 1):
@@ -417,7 +419,7 @@ def evaluate_many_runs(
         _TASK = None
     # Named as resolve_runs names runs read all at once, then each run's warnings told
     # under its final name, in the runs' order.
-    final = run_names([(o.name, o.source) for o in outcomes], names)
+    final = run_names([(o.name, o.source) for o in outcomes], names, distinct_for)
     results = []
     for o, name in zip(outcomes, final, strict=True):
         for message in o.warnings:
