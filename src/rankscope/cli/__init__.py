@@ -145,7 +145,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     # (one command's parser alone lists every command in its usage line, as argparse does from
     # all the choices, so that an error's usage line is the same whichever parsers were built)
-    every = "{" + ",".join(COMMANDS) + "}"
+    every = "{" + str.join(",", COMMANDS) + "}"  # (argparse's own spelling of choices)
     sub = parser.add_subparsers(dest="command", metavar=None if command is None else every)
     for name in COMMANDS if command is None else (command,):
         module = command_module(name)
