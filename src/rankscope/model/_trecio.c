@@ -748,8 +748,42 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     return self->tag ? 0 : -1;
 }
 
+/* One scan buffer kept from a parser that is done for the next one (under the GIL): a run
+   read block by block makes a parser per block, and a fresh buffer each time had the kernel
+   fault in and zero the same hundreds of megabytes over and over.  Only a buffer up to
+   SPARE_MAX is kept (one of a default block's size), so that reading a file whole leaves no
+   large buffer behind. */
+#define SPARE_MAX ((size_t)256 << 20)
+static Block spare_recs;
+
+static void recs_release(Block *b) {
+    if (!b->p) return;
+    if (b->size <= SPARE_MAX && b->size > spare_recs.size) {
+        block_free(&spare_recs);
+        spare_recs = *b;
+        b->p = NULL;
+        b->size = 0;
+        return;
+    }
+    block_free(b);
+}
+
+/* `b` at least `size` bytes (its content not kept): the spare buffer when it is large
+   enough, else a new one. */
+static int recs_reserve(Block *b, size_t size) {
+    if (b->p && b->size >= size) return 0;
+    recs_release(b);
+    if (spare_recs.p && spare_recs.size >= size) {
+        *b = spare_recs;
+        spare_recs.p = NULL;
+        spare_recs.size = 0;
+        return 0;
+    }
+    return block_alloc(b, size);
+}
+
 static void Parser_dealloc(Parser *self) {
-    block_free(&self->recs_block);
+    recs_release(&self->recs_block);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     Py_XDECREF(self->qc.bytes);
@@ -911,12 +945,9 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0 ||
         (self->is_run && column_reserve(&self->rc, rows) < 0))
         goto done;
-    if (self->recs_block.size < lines * sizeof(Pending)) {
-        block_free(&self->recs_block);
-        if (block_alloc(&self->recs_block, lines * sizeof(Pending)) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
+    if (recs_reserve(&self->recs_block, lines * sizeof(Pending)) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
     sc.recs = self->recs_block.p;
     sc.p = p;
