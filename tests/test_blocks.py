@@ -112,6 +112,23 @@ def test_blocks_partition_the_file_at_query_boundaries(tmp_path, gz, block):
         assert len(blocks) == 1
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_one_buffer_reused_across_blocks_holds_each_blocks_text(tmp_path, gz):
+    """Blocks read one after another into one buffer (as `many` evaluates them), the
+    buffer longer than each and holding the previous block's bytes: the count returned and
+    the bytes before it are the block's, whatever follows."""
+    _, path = write_track(tmp_path, seed=5, gz=gz)
+    text = gzip.decompress(path.read_bytes()) if gz else path.read_bytes()
+    buffer = bytearray(b"#" * len(text))
+    pieces = []
+    for b in run_blocks(path, 300):
+        n = b.read_into(buffer)
+        assert n == b.end - b.start
+        pieces.append(bytes(buffer[:n]))
+    assert len(pieces) > 2 and b"".join(pieces) == text
+    assert len(buffer) == len(text)  # written in place, never resized
+
+
 def test_a_block_without_its_bytes_is_cut_again_from_its_compressed_file(tmp_path):
     import dataclasses
 

@@ -46,26 +46,36 @@ class RunBlock:
     def text(self) -> bytes:
         """The block's bytes (a block of a compressed file that comes without them, as
         workers send blocks back, is cut again from its file)."""
-        if self.data is not None:
-            return self.data
-        if self.compressed:
-            for again in run_blocks(self.path, self.cut):
-                if again.index == self.index:
-                    return again.text()
-            raise RuntimeError(f"{self.source}: block {self.index} not found again")
+        buffer = bytearray(self.end - self.start)
+        del buffer[self.read_into(buffer) :]
+        return bytes(buffer)
+
+    def read_into(self, buffer: bytearray) -> int:
+        """The block's bytes written at the start of ``buffer`` (at least ``end - start``
+        long); how many.  A caller evaluating block after block keeps one buffer for them
+        all, where a new one per block had the kernel map and zero its pages every time."""
+        if self.data is not None or self.compressed:
+            data = self.data if self.data is not None else self._cut_again()
+            buffer[: len(data)] = data
+            return len(data)
         fd = os.open(self.path, os.O_RDONLY)
         try:
-            parts = []
-            at, left = self.start, self.end - self.start
-            while left > 0:  # pread may return less than asked
-                part = os.pread(fd, left, at)
-                if not part:
-                    break
-                parts.append(part)
-                at, left = at + len(part), left - len(part)
-            return parts[0] if len(parts) == 1 else b"".join(parts)
+            with memoryview(buffer) as view:
+                at, filled = self.start, 0
+                while filled < self.end - self.start:  # pread may return less than asked
+                    n = os.preadv(fd, [view[filled : self.end - self.start]], at)
+                    if not n:
+                        break
+                    at, filled = at + n, filled + n
+            return filled
         finally:
             os.close(fd)
+
+    def _cut_again(self) -> bytes:
+        for again in run_blocks(self.path, self.cut):
+            if again.index == self.index:
+                return again.text()
+        raise RuntimeError(f"{self.source}: block {self.index} not found again")
 
 
 def is_gzip(path: PathLike) -> bool:

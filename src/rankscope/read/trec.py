@@ -613,7 +613,7 @@ def _tagged_run(
 
 
 def read_run_block(
-    data: bytes, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines
+    data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines
 ) -> tuple[Run, Suspicions] | None:
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, and their `Suspicions` (the
