@@ -110,9 +110,10 @@ def run_once(command: Sequence[str], env: dict[str, str] | None = None) -> Sampl
                       usage.ru_utime + usage.ru_stime)  # fmt: skip
 
 
-def baseline_tree(commit: str, into: Path) -> Path:
+def baseline_tree(commit: str, into: Path, own_reader: bool = False) -> Path:
     """The ``src`` folder of ``commit`` (``git archive``) under ``into``, with this tree's
-    compiled reader beside its pure-Python one."""
+    compiled reader beside its pure-Python one, or (``own_reader``, to time a change of
+    the reader itself) the commit's own, compiled as setup.py compiles it."""
     archive = subprocess.run(
         ["git", "-C", str(BENCH.parent), "archive", "--format=tar", commit, "src"],
         check=True, capture_output=True,
@@ -122,6 +123,16 @@ def baseline_tree(commit: str, into: Path) -> Path:
         tar.seek(0)
         with tarfile.open(fileobj=tar) as opened:
             opened.extractall(into, filter="data")
+    if own_reader:
+        from setuptools import Distribution, Extension
+
+        source = into / "src/rankscope/model/_trecio.c"
+        extension = Extension("rankscope.model._trecio", [str(source)], extra_compile_args=["-O2"])
+        build = Distribution({"ext_modules": [extension]}).get_command_obj("build_ext")
+        build.build_lib, build.build_temp = str(into / "src"), str(into / "build")  # type: ignore[attr-defined]
+        build.ensure_finalized()
+        build.run()
+        return into / "src"
     for compiled in (BENCH.parent / "src/rankscope/model").glob("_trecio*.so"):
         shutil.copy(compiled, into / "src/rankscope/model" / compiled.name)
     return into / "src"

@@ -26,8 +26,11 @@ When ``rankscope eval --help`` lists ``--jobs``, rankscope runs with ``--jobs 1`
 ``--jobs 2`` (rows 1-3); otherwise once, as it is.  Measures: trec_eval's official set (what
 ``rankscope eval`` prints without ``-m``) unless ``--measures`` says otherwise.  Ratios are
 to the fastest rankscope row of the case; the issue's targets are printed next to the
-figures with met / NOT met.  The values of both tools are compared too.  Prints; asserts
-nothing.
+figures with met / NOT met.  The values of both tools are compared too.  ``--baseline
+COMMIT`` times that commit's tree (its compiled reader built from its own source) before
+each rankscope row of rows 1-3, in the same run, and prints the ratios and whether the
+output is the same bytes (issue 24's one-run part: ``--rows single --measures small
+--baseline 2e7f59f``).  Prints; asserts nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,6 +54,7 @@ from run import (
     TREC_EVAL_FLAGS,
     Sample,
     ToolFailed,
+    baseline_tree,
     count_lines,
     git_revision,
     rankscope_executable,
@@ -67,6 +72,7 @@ SINGLE_SPEEDUP_TARGET = 10.0
 # rankscope's peak on the 7M-line run before issue 12 (measured here, official measures, at
 # 6a441f5; bench/README.md "Scale"): the target is "memory no worse than today's".
 SINGLE_BASELINE_PEAK_MB = 540.0
+BASELINE_TOOL = "baseline"  # the name of --baseline's rows
 COLD_TARGET_S = 0.15
 
 
@@ -167,10 +173,12 @@ def parse_values(output: str) -> dict[tuple[str, str], float]:
     return values
 
 
-def timed(row: str, tool: str, command: list[str], repeat: int) -> Timing:
+def timed(
+    row: str, tool: str, command: list[str], repeat: int, env: dict[str, str] | None = None
+) -> Timing:
     print(f"  {tool:22} ...", end="", flush=True)
     try:
-        samples: list[Sample] = [run_once(command) for _ in range(repeat)]
+        samples: list[Sample] = [run_once(command, env) for _ in range(repeat)]
     except ToolFailed as failure:
         print(f" failed ({failure})")
         return Timing(row, tool, note=f"failed ({failure})")
@@ -198,12 +206,20 @@ def variants(jobs: bool) -> list[tuple[str, list[str]]]:
 
 
 def measure_case(
-    case: Case, rankscope: list[str], jobs: bool, measures: str, repeat: int
+    case: Case, rankscope: list[str], jobs: bool, measures: str, repeat: int,
+    baseline: Path | None = None,
 ) -> list[Timing]:
+    """The case's rankscope rows (each after the same command from ``baseline``, a
+    `baseline_tree`'s ``src``, when given) and its peer."""
     flags = MEASURE_FLAGS[measures]
     files = [str(case.qrels), str(case.runs)]
     results = []
     for tool, extra in variants(jobs):
+        if baseline is not None:
+            old = [sys.executable, "-m", "rankscope", "eval", *extra, *flags, *files]
+            env = {**os.environ, "PYTHONPATH": str(baseline)}
+            results.append(timed(case.row, tool.replace("rankscope", BASELINE_TOOL), old,
+                                 repeat, env))  # fmt: skip
         results.append(timed(case.row, tool, [*rankscope, "eval", *extra, *flags, *files], repeat))
     loop = "pytrec_eval loop" if case.runs.is_dir() else "pytrec_eval"
     peer = [sys.executable, str(PEERS), "pytrec_eval", measures, *files]
@@ -297,6 +313,24 @@ def targets(row: str, rows: list[Timing]) -> list[str]:
     return lines
 
 
+def against_baseline(rows: list[Timing]) -> list[str]:
+    """Each rankscope row against the baseline's row of the same ``--jobs``: wall time,
+    peak memory, their ratios, and whether the output is the same bytes."""
+    lines = []
+    for old in (r for r in rows if r.tool.startswith(BASELINE_TOOL) and r.wall_s and r.peak_mb):
+        tool = old.tool.replace(BASELINE_TOOL, "rankscope")
+        new = next((r for r in rows if r.tool == tool and r.wall_s and r.peak_mb), None)
+        if new is None or not (new.wall_s and new.peak_mb and old.wall_s and old.peak_mb):
+            continue
+        lines.append(
+            f"{tool}: {old.wall_s:.2f} -> {new.wall_s:.2f} s ({old.wall_s / new.wall_s:.2f}x"
+            f" faster), peak {old.peak_mb:.0f} -> {new.peak_mb:.0f} MB"
+            f" ({new.peak_mb / old.peak_mb:.2f}x); output the same bytes:"
+            f" {'yes' if old.output == new.output else 'NO'}"
+        )
+    return lines
+
+
 def agreement(rows: list[Timing]) -> str | None:
     """rankscope's values against pytrec_eval's, over the (run, measure) pairs both print."""
     peer = next((r for r in rows if r.tool.startswith("pytrec_eval") and r.values), None)
@@ -341,6 +375,8 @@ def print_report(results: list[Timing], selected: Sequence[str]) -> None:
         rows = [r for r in results if r.row == row]
         for line in targets(row, rows):
             print(f"  {row:9} {line}")
+        for line in against_baseline(rows):
+            print(f"  {row:9} against the baseline: {line}")
         checked = agreement(rows)
         if checked:
             print(f"  {row:9} {checked}")
@@ -368,6 +404,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--rankscope",
         help="the rankscope command (default: the `rankscope` beside this Python, or on PATH)",
     )
+    parser.add_argument(
+        "--baseline",
+        help="a commit whose own tree (its compiled reader built from its source) is timed"
+        " before this one's on the track, disjoint and single rows",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     selected = args.rows.split(",")
@@ -385,6 +426,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  measures: {args.measures}")
     table = cases(args.data)
     results: list[Timing] = []
+    folder = tempfile.TemporaryDirectory(prefix="scale-baseline-")
+    baseline = None
+    if args.baseline:
+        print(f"  baseline: {args.baseline} (rows '{BASELINE_TOOL} ...'), its reader compiled")
+        baseline = baseline_tree(args.baseline, Path(folder.name), own_reader=True)
     for row in selected:
         case = table[row]
         ensure(case)
@@ -394,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         elif row == "large":
             results += large_run(case, rankscope, args.repeat)
         else:
-            results += measure_case(case, rankscope, jobs, args.measures, args.repeat)
+            results += measure_case(case, rankscope, jobs, args.measures, args.repeat, baseline)
+    folder.cleanup()
     print_report(results, selected)
     if args.json:
         rows = [
