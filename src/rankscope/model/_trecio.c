@@ -991,8 +991,10 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
             }
         }
         if (finished) break;
+        /* wait for records beyond the prefetch distance (waiting only for any record, this
+           thread spun on the lock, slowing the scanner, while the last 16 were held back) */
         pthread_mutex_lock(&sc.mu);
-        while (__atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE) == used &&
+        while (__atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE) <= used + 16 &&
                !__atomic_load_n(&sc.done, __ATOMIC_ACQUIRE))
             pthread_cond_wait(&sc.cv, &sc.mu);
         pthread_mutex_unlock(&sc.mu);
