@@ -291,10 +291,13 @@ def test_the_baseline_by_the_path_of_its_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("how", [{}, {"common_queries": True}, {"all_pairs": True},
                                  {"baseline": "half", "test": "wilcoxon"}])
-def test_streamed_and_whole_runs_compare_alike(how):
-    # without curves, metrics are evaluated one run at a time (evaluate_many's path); with
-    # them, every run is read whole: the rows, values and unranked queries are the same
-    full = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], **how)
+def test_streamed_and_whole_runs_compare_alike(how, monkeypatch):
+    # metrics are evaluated one run at a time (evaluate_many's path), with or without
+    # curves; runs read whole (the preference methods' path) give the same rows, values and
+    # unranked queries
+    with monkeypatch.context() as whole:
+        whole.setattr("rankscope.api.comparison.streams", lambda requests: False)
+        full = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], **how)
     for jobs in (None, 2):
         lean = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], curves=False, jobs=jobs, **how)
         # (repr: every digit, and NaN, which is not equal to itself, equal)
