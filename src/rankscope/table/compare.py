@@ -420,7 +420,8 @@ def relevant_ranks(
         for i in starts:
             pair = [
                 dataclasses.replace(
-                    sources[j].read(qrels.queries, qrels.docs, duplicates, "score"),
+                    # (into a scoped copy of the judgments' ids: they do not grow per run)
+                    sources[j].read(qrels.queries, qrels.docs.scoped(), duplicates, "score"),
                     name=names[j],
                 )
                 for j in (i, i + 1)
