@@ -13,6 +13,12 @@ from scipy import stats as scipy_stats
 
 import rankscope
 from rankscope.errors import UsageError
+from rankscope.judge import JoinOptions
+from rankscope.measures import parse_measures
+from rankscope.read.sources import read_qrels, run_sources
+from rankscope.table.compare import compare_runs, relevant_ranks
+from rankscope.table.formats import FORMATS
+from rankscope.table.many import evaluate_many_runs
 from tests.conftest import CONFORMANCE, DATA, need, run_cli, write_qrels, write_ranked_run
 
 # q1: a, b relevant; q2: a; q3: b.  bm25 finds a on q1 (rank 1) and q2 (rank 2), nothing on
@@ -291,10 +297,13 @@ def test_the_baseline_by_the_path_of_its_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("how", [{}, {"common_queries": True}, {"all_pairs": True},
                                  {"baseline": "half", "test": "wilcoxon"}])
-def test_streamed_and_whole_runs_compare_alike(how):
-    # without curves, metrics are evaluated one run at a time (evaluate_many's path); with
-    # them, every run is read whole: the rows, values and unranked queries are the same
-    full = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], **how)
+def test_streamed_and_whole_runs_compare_alike(how, monkeypatch):
+    # metrics are evaluated one run at a time (evaluate_many's path), with or without
+    # curves; runs read whole (the preference methods' path) give the same rows, values and
+    # unranked queries
+    with monkeypatch.context() as whole:
+        whole.setattr("rankscope.api.comparison.streams", lambda requests: False)
+        full = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], **how)
     for jobs in (None, 2):
         lean = _quiet(QRELS, _runs(), ["AP", "P@1", "R@2"], curves=False, jobs=jobs, **how)
         # (repr: every digit, and NaN, which is not equal to itself, equal)
@@ -331,3 +340,25 @@ def test_preference_methods_alone_without_curves():
     full = _quiet(QRELS, runs, ["RPP"])
     lean = _quiet(QRELS, runs, ["RPP"], curves=False)
     assert lean.rows == full.rows and lean.row("dense", "RPP").mean == pytest.approx(2.5 / 3)
+
+
+def test_evaluated_runs_need_the_curves_values_and_the_ranks():
+    # compare_runs on runs evaluated one at a time: the curves need iprec_at_recall among
+    # the evaluated requests, and the recall levels the runs' ranks (relevant_ranks)
+    judgments = read_qrels(QRELS)
+    sources = run_sources(_runs(("bm25", "dense")), None, "file")
+    requests = parse_measures(["AP"])
+    options = JoinOptions(complete=True)
+    lean = evaluate_many_runs(judgments, sources, requests, FORMATS["qrels"], options)
+    with pytest.raises(UsageError, match="iprec_at_recall"):
+        compare_runs(judgments, lean, requests, options=options)
+    curves = parse_measures(["AP", "iprec_at_recall"])
+    evaluated = evaluate_many_runs(judgments, sources, curves, FORMATS["qrels"], options)
+    with pytest.raises(UsageError, match="need their ranks"):
+        compare_runs(judgments, evaluated, requests, options=options)
+    ranks = relevant_ranks(judgments, sources, ["bm25", "dense"], options)
+    found = compare_runs(judgments, evaluated, requests, options=options, ranks=ranks)
+    # dense is perfect (AP 1 on every query), bm25 0.5, 0.5, 0: the levels add up to 1/3
+    assert sum(level.delta["AP"] for level in found.recall_levels["dense"].levels) == (
+        pytest.approx(1 - (0.5 + 0.5 + 0) / 3)
+    )

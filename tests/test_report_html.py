@@ -225,6 +225,33 @@ def test_api_and_cli_on_the_bundled_example(tmp_path, capsys):
     assert parse(html_file.read_text("utf-8")).table_rows == 3
 
 
+@pytest.mark.parametrize("how", [
+    {"collection": "example"},
+    {"collection": "example", "baseline": "run.strong", "measures": ["AP", "P@10"]},
+    {"collection": "generated", "runs": 5},
+    {"collection": "generated", "runs": 4, "common_queries": True, "ties": "docno-asc"},
+])  # fmt: skip
+def test_the_streamed_page_is_the_whole_runs_page(tmp_path, monkeypatch, how):
+    # the report's comparison reads, judges and reduces one run at a time (the recall
+    # levels' ranks two runs at a time, an odd last run with the one before it); its page is
+    # byte for byte the page of the runs read whole (the path preference methods take)
+    how = dict(how)
+    if how.pop("collection") == "example":
+        qrels: Any = str(EXAMPLES / "qrels.txt")
+        runs: Any = [str(EXAMPLES / f"run.{n}.txt") for n in ("weak", "medium", "strong")]
+    else:
+        qrels, runs = generated(how.pop("runs"), 12, depth=30)
+    measures = how.pop("measures", ["AP", "nDCG@10", "RR"])
+    streamed = rankscope.compare(qrels, runs, measures, **how)
+    streamed.to_html(tmp_path / "streamed.html")
+    monkeypatch.setattr("rankscope.api.comparison.streams", lambda requests: False)
+    whole = rankscope.compare(qrels, runs, measures, **how)
+    whole.to_html(tmp_path / "whole.html")
+    assert len(streamed.recall_levels) == len(streamed.run_names) - 1 > 0
+    assert streamed.precision_recall is not None
+    assert (tmp_path / "streamed.html").read_bytes() == (tmp_path / "whole.html").read_bytes()
+
+
 def test_all_pairs_and_robustness(tmp_path):
     from rankscope.read.sources import read_qrels, resolve_runs
     from rankscope.table.study import study

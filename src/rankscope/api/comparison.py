@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..judge import JoinOptions
-from ..measures import Request
+from ..measures import Request, parse_measures
 from ..model import Run
 from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.runs import baseline_name
@@ -20,7 +20,14 @@ from ..report.compare import format_comparison
 from ..report.html import write_html
 from ..stats.corrections import correction_named
 from ..table import as_requests
-from ..table.compare import DEFAULT_MEASURES, Comparison, Procedure, Writers, compare_runs
+from ..table.compare import (
+    DEFAULT_MEASURES,
+    Comparison,
+    Procedure,
+    Writers,
+    compare_runs,
+    relevant_ranks,
+)
 from ..table.evaluation import RunEvaluation
 from ..table.formats import FORMATS
 from ..table.many import check_jobs, evaluate_many_runs, streams
@@ -68,10 +75,11 @@ def compare(
     files are named after them (``names="file"``; ``"tag"``: by their tag column).
     ``curves=False`` leaves out what only the HTML report shows (each run's precision–recall
     curve and recall-level view, about 40% of the work on many runs): the rows are the
-    same, ``to_html`` then refuses.  Without curves and preference methods the runs are
-    read, judged and reduced one at a time (`evaluate_many`'s path: memory flat in their
-    number), ``jobs`` worker processes sharing them as there; preference methods and curves
-    read every run whole, in this process.
+    same, ``to_html`` then refuses.  Without preference methods the runs are read, judged
+    and reduced one at a time (`evaluate_many`'s path: memory flat in their number), ``jobs``
+    worker processes sharing them as there, the curves' values in the same pass and the
+    recall levels' ranks in a second one, two runs at a time; preference methods read every
+    run whole, in this process.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
     ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
@@ -104,13 +112,15 @@ def compare(
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     check_jobs(jobs)
     run_list: list[Run] | list[RunEvaluation]
-    if streams(requests) and not curves:  # one run at a time, only per-query values kept
+    sources = None
+    if streams(requests):  # one run at a time, only per-query values (and ranks) kept
         sources = run_sources(
             from_results_frames(runs), getattr(judgments, "source", None), names
         )
         run_list = evaluate_many_runs(
-            judgments, sources, requests, FORMATS["qrels"], options, duplicates=duplicates,
-            names=names, jobs=jobs, distinct_for="a comparison",
+            judgments, sources, requests + _curve_requests(requests, curves),
+            FORMATS["qrels"], options, duplicates=duplicates, names=names, jobs=jobs,
+            distinct_for="a comparison",
         )  # fmt: skip
         read = [(r.run_name, s.given) for r, s in zip(run_list, sources, strict=True)]
     else:
@@ -126,15 +136,26 @@ def compare(
     baseline = baseline_name(baseline, read)
     correction = correction_named(correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
+    ranks = None
+    if sources is not None and curves and not all_pairs and not judged_only:
+        # the recall levels' ranks: one more pass over the runs, two at a time
+        ranks = relevant_ranks(judgments, sources, [n for n, _ in read], options, duplicates)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
         procedure=procedure, common_queries=common_queries, options=options, curves=curves,
+        ranks=ranks,
     )  # fmt: skip
     return dataclasses.replace(found, writers=WRITERS)
 
 
 #: The writers a comparison of the front door carries.
 WRITERS = Writers(format_comparison, write_html)
+
+
+def _curve_requests(requests: Sequence[Request], curves: bool) -> list[Request]:
+    """The precision–recall curves' requests (``iprec_at_recall``) the metrics lack, when the
+    comparison shows ``curves``: evaluated with them, in the same pass."""
+    return [r for r in parse_measures(["iprec_at_recall"]) if curves and r not in requests]
 
 
 def _in_given_order(specs: Sequence[str | Request]) -> list[Request]:

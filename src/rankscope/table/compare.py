@@ -45,6 +45,7 @@ from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
 from .evaluation import RunEvaluation
 from .formats import FORMATS, evaluate_runs, evaluation_options
+from .many import RunToRead
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
 #: the TREC ad hoc headline), nDCG@10 and P@10 (what a user sees on a first page, graded and
@@ -273,6 +274,7 @@ def compare_runs(
     common_queries: bool = False,
     options: JoinOptions | None = None,
     curves: bool = True,
+    ranks: RelevanceTable | None = None,
 ) -> Comparison:
     """Compare ``runs`` on each request (see the module); ``baseline`` names the run the
     others are compared with (default: the first), ``all_pairs`` compares every pair.
@@ -282,7 +284,10 @@ def compare_runs(
     ``curves``: memory flat in the number of runs).  ``curves``: also each run's
     precision–recall curve and recall-level view (what only the HTML report shows, about
     40% of the work on many runs); without them the comparison's ``precision_recall`` is
-    None and its ``recall_levels`` empty."""
+    None and its ``recall_levels`` empty.  Evaluations compared with ``curves`` bring the
+    curves' ``iprec_at_recall`` among their requests and, for the recall levels, ``ranks``:
+    where each run ranks the relevant documents (grade >= 1), gathered one run at a time
+    (`relevant_ranks`), the runs in the order of ``runs``."""
     evaluated = [r for r in runs if isinstance(r, RunEvaluation)]
     whole = [r for r in runs if isinstance(r, Run)]
     names = [r.run_name for r in evaluated] or [r.name for r in whole]
@@ -324,8 +329,10 @@ def compare_runs(
     curve_requests = parse_measures(["iprec_at_recall"]) if curves else []
     wanted = set(metrics)
     extra = [r for r in curve_requests if r not in wanted]
-    if evaluated and (methods or curves):
-        raise UsageError("preference methods and curves compare runs read whole, not evaluated")
+    if evaluated and methods:
+        raise UsageError("preference methods compare runs read whole, not evaluated")
+    if evaluated and not set(curve_requests) <= set(evaluated[0].requests):
+        raise UsageError("evaluations compared with curves need iprec_at_recall's values")
     results: Sequence[RunEvaluation] = evaluated
     if whole and metrics + extra:
         results = evaluate_runs(qrels, whole, metrics + extra, FORMATS["qrels"], options)
@@ -364,7 +371,9 @@ def compare_runs(
                 values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
     if curves and base is not None and not options.judged_only:
-        levels = _recall_levels(qrels, whole, names.index(base), query_ids, options, table)
+        levels = _recall_levels(
+            qrels, whole, names, names.index(base), query_ids, options, table or ranks
+        )
     order = [r.label for r in requests if r.label in kinds]
     rows: list[Row] = []
     for label in order:
@@ -385,19 +394,66 @@ def compare_runs(
     )  # fmt: skip
 
 
+def relevant_ranks(
+    qrels: Qrels,
+    sources: Sequence[RunToRead],
+    names: Sequence[str],
+    options: JoinOptions,
+    duplicates: str = "error",
+) -> RelevanceTable | None:
+    """Where each run of ``sources`` (named ``names``, as their evaluation named them) ranks
+    each relevant document (grade >= 1, the recall levels' definition), read two runs at a
+    time so that memory stays flat in their number: the recall levels of runs compared
+    one at a time (`compare_runs`' ``ranks``).  None when no judged document is relevant.
+    The runs were read and checked once already (their evaluation): reading them again
+    repeats no warning."""
+    if not (qrels.grade >= 1).any() or len(sources) < 2:
+        return None
+    # pairs (0, 1), (2, 3), ...; an odd last run paired with the one before it
+    starts = list(range(0, len(sources) - 1, 2))
+    if len(sources) % 2:
+        starts.append(len(sources) - 2)
+    rows: list[list[np.ndarray]] = [[] for _ in sources]
+    first: RelevanceTable | None = None
+    with warnings.catch_warnings():  # the comparison reports unranked queries itself
+        warnings.simplefilter("ignore", RankscopeWarning)
+        for i in starts:
+            pair = [
+                dataclasses.replace(
+                    # (into a scoped copy of the judgments' ids: they do not grow per run)
+                    sources[j].read(qrels.queries, qrels.docs.scoped(), duplicates, "score"),
+                    name=names[j],
+                )
+                for j in (i, i + 1)
+            ]
+            table = relevance_table(
+                qrels, pair, ties=options.ties or "docno-desc", max_docs=options.max_docs
+            )
+            first = first or table
+            for k, j in enumerate((i, i + 1)):
+                rows[j] = [ranks[k] for ranks in table.ranks]
+    assert first is not None
+    ranks = [np.stack([row[q] for row in rows]) for q in range(first.num_queries)]
+    return RelevanceTable(list(names), first.query_ids, first.grades, ranks, 1)
+
+
 def _recall_levels(
     qrels: Qrels,
     runs: Sequence[Run],
+    names: list[str],
     base: int,
     query_ids: list[str],
     options: JoinOptions,
     table: RelevanceTable | None,
 ) -> dict[str, RecallLevels]:
     """Each run's recall-level view against run ``base`` over ``query_ids`` (relevant: grade
-    >= 1, the levels' definition), reusing the preference methods' table when it is one."""
+    >= 1, the levels' definition), reusing the preference methods' table (or the streamed
+    runs' ranks) when it is one; ``names``: the runs' names, in order."""
     if not (qrels.grade >= 1).any():
         return {}
     if table is None or table.relevance_level != 1:
+        if not runs:
+            raise UsageError("the recall levels of evaluated runs need their ranks")
         with warnings.catch_warnings():  # the comparison reports unranked queries itself
             warnings.simplefilter("ignore", RankscopeWarning)
             table = relevance_table(
@@ -405,8 +461,8 @@ def _recall_levels(
             )
     measures = [level_measure(name) for name in LEVEL_MEASURES]
     return {
-        run.name: level_view(table, r, base, query_ids, measures)
-        for r, run in enumerate(runs)
+        name: level_view(table, r, base, query_ids, measures)
+        for r, name in enumerate(names)
         if r != base
     }
 
