@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import UsageError
 from ..experiment import ExperimentResult, analyse
-from ..model import Experiment
 from ..read.experiments import read_experiment
 
 #: The note of an experiment whose rows are its units because it names none.
@@ -78,23 +77,18 @@ def analyse_experiment(
                 f"ratio {name!r} needs (numerator, denominator) metric names",
                 cli=f"--ratio {name} needs NAME=NUMERATOR/DENOMINATOR",
             )
-    read_metrics = None
-    if metrics is not None:
-        wanted = [m for m in metrics if m not in ratios]
-        read_metrics = list(dict.fromkeys([*wanted, *(p for r in ratios.values() for p in r)]))
-    elif ratios and not isinstance(source, Experiment):
-        read_metrics = None  # every column: the ratios' parts are among them
-    experiment = read_experiment(source, columns=columns, metrics=read_metrics)
-    notes = []
-    if experiment.units is None and experiment.shape == "units":
-        notes.append(ROWS_ARE_UNITS)
     analysed = None if metrics is None else [m for m in metrics if m not in ratios]
-    tests = (test,) if isinstance(test, str) else tuple(test)
+    read_metrics = None  # (every column: the ratios' parts among them)
+    if analysed is not None:
+        read_metrics = list(dict.fromkeys([*analysed, *(p for r in ratios.values() for p in r)]))
+    experiment = read_experiment(source, columns=columns, metrics=read_metrics)
+    rows_are_units = experiment.units is None and experiment.shape == "units"
     return analyse(
         experiment, metrics=analysed, ratios=ratios, baseline=baseline, split=split,
-        tests=tests, alpha=alpha, correction=correction, allow_mismatch=allow_mismatch,
+        tests=test, alpha=alpha, correction=correction, allow_mismatch=allow_mismatch,
         cuped=cuped, stratify=stratify, lift_interval=lift_interval, looks=looks,
-        spending=spending, permutations=permutations, seed=seed, notes=tuple(notes),
+        spending=spending, permutations=permutations, seed=seed,
+        notes=(ROWS_ARE_UNITS,) if rows_are_units else (),
     )  # fmt: skip
 
 

@@ -105,7 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ))  # fmt: skip
 
 
-def sources(given: list[str]) -> object:
+def sources(given: list[str]) -> str | list[tuple[str, str]]:
     """One file, or ``[(variant, file), ...]`` from ``VARIANT=FILE`` arguments."""
     from ...errors import UsageError
 
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from ...report.experiments import format_experiment, write_experiment_html
 
     given = sources(args.sources)
-    files = [given] if isinstance(given, str) else [path for _, path in given]  # type: ignore[attr-defined]
+    files = [given] if isinstance(given, str) else [path for _, path in given]
     options.check_outputs(args, {"--html": args.html}, inputs=files)
     result = analyse_experiment(
         given, metrics=args.metrics, ratios=dict(args.ratios or ()), baseline=args.baseline,
