@@ -79,9 +79,9 @@ def spy(monkeypatch):
     seen: list[tuple[int, int]] = []
     evaluate_block = many._evaluate_block
 
-    def counted(index, block):
+    def counted(task, index, block):
         seen.append((index, block.index))
-        return evaluate_block(index, block)
+        return evaluate_block(task, index, block)
 
     monkeypatch.setattr(many, "_evaluate_block", counted)
     return seen

@@ -172,6 +172,98 @@ def test_trec_nothing_judged_told_once_for_the_whole_run(client):
     assert any("none of its 16 retrieved" in w for w in w1)
 
 
+class Recorded:
+    """`ClusterPieces`, the pieces it sends noted."""
+
+    def __init__(self, client) -> None:
+        from rankscope.scale import ClusterPieces
+
+        self.pieces: list = []
+        self.inner = ClusterPieces(client)
+
+    def workers(self) -> int:
+        return self.inner.workers()
+
+    def map(self, evaluate, task, pieces):
+        def noted():
+            for piece in pieces:
+                self.pieces.append(piece)
+                yield piece
+
+        return self.inner.map(evaluate, task, noted())
+
+
+def on_cluster(client, qrels, run, measures=("all_trec",), block_bytes=None, **options):
+    """`evaluate_many_runs` with the blocks of ``run`` evaluated on the cluster: the printed
+    per-query table and the warnings (as test_blocks' `evaluated`), or the error's text;
+    and the pieces sent."""
+    from rankscope.judge import JoinOptions
+    from rankscope.read.sources import run_sources
+    from rankscope.report.evaluation import format_evaluations
+    from rankscope.table import as_requests
+    from rankscope.table.formats import judgment_format
+    from rankscope.table.many import evaluate_many_runs
+
+    cluster = Recorded(client)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            results = evaluate_many_runs(
+                rankscope.read_qrels(str(qrels)), run_sources(str(run)), as_requests(measures),
+                judgment_format("qrels"), JoinOptions(**options), block_bytes=block_bytes,
+                cluster=cluster, check_common=True,
+            )  # fmt: skip
+        except rankscope.errors.InputError as e:
+            return str(e), cluster.pieces
+    table = format_evaluations(results, None, per_query=True)
+    return (table, [str(w.message) for w in caught]), cluster.pieces
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True, "max_docs": 7}], ids=["default", "c-M"])
+def test_trec_run_file_read_by_the_workers_in_blocks(client, tmp_path, options):
+    """A run file cut into blocks of whole queries as ``--jobs`` cuts it, each worker
+    reading its blocks' byte ranges itself (no text from the client): the local path's
+    table and warnings, for any block length."""
+    from .test_blocks import WHOLE, evaluated, write_track
+
+    qrels, run = write_track(tmp_path, seed=2, queries=60)
+    expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1, **options)
+    for block in (1, 300, 2000):
+        got, sent = on_cluster(client, qrels, run, block_bytes=block, **options)
+        assert got == expected
+        assert len(sent) > 2 and all(p.block is not None and p.block.data is None for p in sent)
+        text = run.read_bytes()
+        assert b"".join(text[p.block.start : p.block.end] for p in sent) == text
+
+
+def test_trec_run_file_on_the_cluster_errors_and_unsorted_runs(client, tmp_path):
+    """A bad line deep in a blocked run: the message reading it whole gives (its true line
+    number); a run listing a query in two places: read whole, as locally; a gzipped run:
+    read whole by a worker (its blocks would carry their text)."""
+    from .test_blocks import WHOLE, error_of, evaluated, sorted_run, write_track
+
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 d{d} {d % 2}\n" for q in range(1, 31) for d in range(5))
+    )
+    lines = sorted_run()
+    lines[437] = "17 Q0 d17 17 high t\n"
+    (tmp_path / "bad.txt").write_text("".join(lines))
+    expected = error_of(tmp_path / "qrels", str(tmp_path / "bad.txt"), block_bytes=WHOLE, jobs=1)
+    got, sent = on_cluster(client, tmp_path / "qrels", tmp_path / "bad.txt", ["map"], 100)
+    assert ":438:" in expected and got == expected and len(sent) > 2
+    lines = sorted_run()
+    (tmp_path / "unsorted.txt").write_text("".join(lines[:30] + lines[200:] + lines[30:200]))
+    expected = evaluated(tmp_path / "qrels", str(tmp_path / "unsorted.txt"), ["map", "P@5"],
+                         block_bytes=WHOLE, jobs=1)  # fmt: skip
+    got, sent = on_cluster(client, tmp_path / "qrels", tmp_path / "unsorted.txt", ["map", "P@5"],
+                           100)  # fmt: skip
+    assert got == expected and len(sent) > 2
+    qrels, run = write_track(tmp_path, seed=3, gz=True)
+    expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1)
+    got, sent = on_cluster(client, qrels, run, block_bytes=100)
+    assert got == expected and [p.block for p in sent] == [None]
+
+
 def _frames():
     qrels = rankscope.read_qrels(QRELS)
     runs = {Path(p).stem.split(".")[1]: rankscope.read_run(p) for p in RUNS}

@@ -28,3 +28,20 @@ def test_integer_ids_get_the_codes_of_interning_row_by_row(pure, dtype):
 def test_other_columns_go_row_by_row():
     values = np.array(["b", 3, "a", 3.5], dtype=object)
     assert intern_ids(Vocabulary(), values, "<t>", "id").tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_a_pickled_vocabulary_keeps_every_code(pure):
+    """Judgments sent to a cluster's workers are pickled: each id keeps its code, the copy
+    stays of its backend, and ids added to the copy do not reach the original."""
+    import pickle
+
+    if not pure and native() is None:
+        pytest.skip("compiled reader not built")
+    vocab = Vocabulary(["q7", "a", "ü", "b"], pure=pure).scoped()
+    vocab.intern("late")
+    copy = pickle.loads(pickle.dumps(vocab))
+    assert copy.strings == ["q7", "a", "ü", "b", "late"]
+    assert [copy.code(s) for s in ("q7", "a", "ü", "b", "late")] == [0, 1, 2, 3, 4]
+    assert (copy.native is None) == pure
+    assert copy.intern("new") == 5 and "new" not in vocab

@@ -1,10 +1,13 @@
 """The front door of the Dask backend of `evaluate_many` (``backend="dask"``): the inputs
 checked and read here, on the client, in the local path's order (so that its errors come in
-the same order), and handed to `rankscope.scale` as model objects or `Partitioned` datasets.
-`rankscope.scale` is loaded on first use: a local evaluation does not pay for it."""
+the same order), and handed to `rankscope.scale` as model objects or `Partitioned` datasets;
+run files are named, not read: the workers read them (`rankscope.table.many` on the
+cluster's workers, `rankscope.scale.ClusterPieces`).  `rankscope.scale` is loaded on first
+use: a local evaluation does not pay for it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,9 +18,10 @@ from ..measures import Request, reads_subtopics
 from ..model import ZScores
 from ..read.prefs import read_zscores
 from ..read.runs import baseline_name, check_common_queries
-from ..read.sources import read_doc_lengths, read_qrels, resolve_runs
+from ..read.sources import read_doc_lengths, read_qrels, resolve_runs, run_sources
 from ..table import RunEvaluation, as_requests
 from ..table.formats import evaluation_options, judgment_format
+from ..table.many import evaluate_many_runs, streams
 from ..table.zscores import to_zscores
 
 
@@ -33,7 +37,11 @@ def evaluate_on_dask(
     results, bit for bit.  ``partitions``: how many partitions inputs read on the client are
     split into (default: twice the workers).  ``runs`` may also be a `Partitioned` dataset
     (or a dict or list of them), read by the workers; ``qrels`` then a `Partitioned` dataset
-    too, or anything `read_qrels` accepts.  Judgments in the ``qrels`` format only."""
+    too, or anything `read_qrels` accepts.  Judgments in the ``qrels`` format only.
+
+    Run files (measures that do not compare the runs) are read by the workers, whole or in
+    blocks of whole queries as ``--jobs`` reads them (gzipped ones whole): the client holds
+    the judgments and the per-query values only."""
     scale.check_backend(backend)
     if rel_format != "qrels":
         raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
@@ -57,6 +65,13 @@ def evaluate_on_dask(
         in_place = scale.partitioned_runs(runs)
         if in_place is None:
             judgments = read_qrels(qrels, diversity=diversity)
+            sources = run_sources(runs, judgments.source, names)
+            if streams(requests) and all(_is_file(s.given) for s in sources):
+                return evaluate_many_runs(
+                    judgments, sources, requests, fmt, options, num_docs=num_docs,
+                    zscores=table, duplicates=duplicates, order=order, names=names,
+                    check_common=no_common_query == "error", cluster=scale.ClusterPieces(client),
+                )  # fmt: skip
             run_list = resolve_runs(runs, judgments, duplicates, order, names)
             if no_common_query == "error":
                 check_common_queries(judgments, run_list)
@@ -79,3 +94,7 @@ def evaluate_on_dask(
     if table is not None:
         results = [to_zscores(r, table) for r in results]
     return results
+
+
+def _is_file(given: Any) -> bool:
+    return isinstance(given, str | os.PathLike) and os.path.isfile(given)

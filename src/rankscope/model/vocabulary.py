@@ -57,6 +57,12 @@ class Vocabulary:
         out._base, out._base_size = self, len(self)
         return out
 
+    def __reduce__(self) -> tuple[Any, tuple[list[str], bool]]:
+        """Pickled as its ids in code order (the compiled interner does not pickle): what
+        sends judgments to the workers of a cluster.  The copy is a vocabulary of its own
+        (not `scoped` from another)."""
+        return _unpickled, (list(self.strings), self._native is None)
+
     @property
     def native(self) -> Any:
         """The compiled interner, or None for the pure-Python backend."""
@@ -135,3 +141,8 @@ class Vocabulary:
         if self._native is not None and other._native is not None:
             return np.frombuffer(self._native.translate(other._native), dtype=np.int32)
         return self.lookup_many(other.strings)
+
+
+def _unpickled(strings: list[str], pure: bool) -> Vocabulary:
+    """A pickled `Vocabulary` again: its ids interned in code order keep their codes."""
+    return Vocabulary(strings, pure=pure)

@@ -23,8 +23,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "cluster": [
-            "Partitioned", "check_backend", "connect", "evaluate_in_place", "evaluate_split",
-            "partitioned_runs",
+            "ClusterPieces", "Partitioned", "check_backend", "connect", "evaluate_in_place",
+            "evaluate_split", "partitioned_runs",
         ],
         "gather": ["trec_results"],
         "kernels": ["TrecSpec", "empty_runs", "judgments_table", "runs_table", "trec_kernel"],
@@ -33,6 +33,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cluster import (  # noqa: F401
+        ClusterPieces,
         Partitioned,
         check_backend,
         connect,

@@ -1,9 +1,12 @@
 """The Dask backend: inputs split by query (user) and the kernels mapped over the partitions
 on a `distributed` cluster, their outputs gathered into the local path's results.
 
-Two kinds of input:
+Three kinds of input:
 
-* anything the local path accepts (files, DataFrames, dicts): read on the client, split into
+* TREC run files: each read by the workers themselves, whole or in blocks of whole queries
+  (`ClusterPieces`: the local ``--jobs`` path's pieces, paths and byte ranges, evaluated on
+  the cluster), the judgments read on the client and sent once to every worker;
+* anything else the local path accepts (DataFrames, dicts): read on the client, split into
   partitions of whole queries (users), each partition sent with its task (so a task lost with
   a worker is run again elsewhere: the scheduler holds its inputs);
 * `Partitioned` Parquet datasets (a directory of Parquet files, each holding whole queries or
@@ -13,9 +16,11 @@ Two kinds of input:
 
 from __future__ import annotations
 
+import collections
 import os
+import uuid
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,6 +147,39 @@ def run_tasks(tasks: list[tuple], client: Any) -> list[Any]:
         warnings.filterwarnings("ignore", message="Sending large graph")
         futures = [client.submit(f, *args, pure=False) for f, *args in tasks]
     return list(client.gather(futures))
+
+
+class ClusterPieces:
+    """The pieces of `rankscope.table.many.evaluate_many_runs` (whole runs, blocks of run
+    files: paths and byte ranges) evaluated on the workers of a Dask client, each reading
+    its run or block itself; the task (judgments, measures, options) sent once to every
+    worker.  A `rankscope.table.many.Cluster`."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {})) or 1
+
+    def map(
+        self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
+    ) -> Iterator[Any]:
+        """``evaluate(task, piece)`` of each piece, in order: a window of tasks ahead (two per
+        worker), so that the client holds a few outcomes at a time.  A task lost with its
+        worker runs again on another (each worker holds the task, and the piece names what
+        it reads).  Stopped early (an error), the futures still ahead go with the window,
+        and the scheduler then forgets their tasks."""
+        shared = self.client.scatter(task, broadcast=True, hash=False)
+        window: collections.deque[Any] = collections.deque()
+        tag = uuid.uuid4().hex
+        ahead = 2 * self.workers()
+        for n, piece in enumerate(pieces):
+            key = f"trec_kernel-{tag}-{n}"  # (a kernel task, as the scheduler tells it)
+            window.append(self.client.submit(evaluate, shared, piece, key=key, pure=False))
+            if len(window) >= ahead:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
 # -- TREC --------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import dataclasses
 import os
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,7 +38,7 @@ from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions
 from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, native
-from ..read.blocks import BLOCK_BYTES, RunBlock, run_blocks, text_size
+from ..read.blocks import BLOCK_BYTES, RunBlock, is_gzip, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
 from ..read.trec import Lines, Suspicions, read_run_block, warn_suspicious
@@ -97,13 +97,34 @@ def check_jobs(jobs: int | None) -> None:
         )
 
 
-class _Scratch:
+class Cluster(Protocol):
+    """Workers other than this machine's forked processes, given the pieces of an
+    evaluation (whole runs, blocks of run files: paths and byte ranges, never their text)
+    to evaluate where they are: the Dask backend's `rankscope.scale.ClusterPieces`."""
+
+    def workers(self) -> int:
+        """How many workers share the pieces (blocks are cut to give each several)."""
+        ...
+
+    def map(
+        self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
+    ) -> Iterator[Any]:
+        """``evaluate(task, piece)`` for each piece, on the workers (``task`` sent to each
+        once), its outcomes in the pieces' order."""
+        ...
+
+
+class _Scratch(threading.local):
     """The buffer the text of each block a process evaluates is read into, kept from one
     block to the next: a new one per block had the kernel map and zero its pages each time
-    (half the page faults of a 7M-line run)."""
+    (half the page faults of a 7M-line run).  One per thread (a Dask worker may run
+    several), and none sent with the task to another process."""
 
     def __init__(self) -> None:
         self.buffer = bytearray()
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return _Scratch, ()
 
     def text(self, block: RunBlock) -> tuple[memoryview, int]:
         """The text of ``block`` (a view of the buffer, to be released before the next
@@ -180,16 +201,23 @@ def _portable(result: RunEvaluation, requests: Sequence[Request]) -> RunEvaluati
 
 
 def _evaluate_piece(piece: _Piece) -> _Outcome | _BlockOutcome:
+    """`evaluate_piece` in a forked worker (or this process): of the task set before."""
+    assert _TASK is not None
+    return evaluate_piece(_TASK, piece)
+
+
+def evaluate_piece(task: _Task, piece: _Piece) -> _Outcome | _BlockOutcome:
+    """One piece of ``task`` (a run read whole, or a block of a run file read here by its
+    byte range): its per-query values, warnings and error, for `evaluate_many_runs` to put
+    together.  What a `Cluster`'s workers run."""
     if piece.block is None:
-        return _evaluate_one(piece.run)
-    return _evaluate_block(piece.run, piece.block)
+        return _evaluate_one(task, piece.run)
+    return _evaluate_block(task, piece.run, piece.block)
 
 
-def _evaluate_one(index: int) -> _Outcome:
+def _evaluate_one(task: _Task, index: int) -> _Outcome:
     """Read, judge and evaluate run ``index`` of the task whole; its warnings and a user
     error are kept, to be told by the caller in the runs' order."""
-    task = _TASK
-    assert task is not None
     source = task.sources[index]
     name, where = source.name or "", ""
     with warnings.catch_warnings(record=True) as caught:
@@ -239,11 +267,9 @@ def _judge_block(task: _Task, run: Run) -> BlockResult:
     return evaluate_block(task.judgments, run, task.requests, task.options, task.num_docs)
 
 
-def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
+def _evaluate_block(task: _Task, index: int, block: RunBlock) -> _BlockOutcome:
     """Read, judge and evaluate one block of run ``index``, its lines numbered as if it
     started the file (the true numbers are known only to the caller)."""
-    task = _TASK
-    assert task is not None
     ranked: list[str] = []
     result, failed, lines, found = None, None, 0, None
     with warnings.catch_warnings(record=True) as caught:
@@ -362,7 +388,7 @@ class _Assembly:
         """A query in two blocks: the run is read whole, or is too long for that."""
         size = self.task.sizes[self.index]
         if size <= WHOLE_RUN_BYTES:
-            return _evaluate_one(self.index)
+            return _evaluate_one(self.task, self.index)
         (a, b), (c, _) = self.spans[before], self.spans[now]
         path = self.task.sources[self.index].given
         return self._error(
@@ -392,12 +418,15 @@ def evaluate_many_runs(
     jobs: int | None = None,
     block_bytes: int | None = None,
     distinct_for: str | None = None,
+    cluster: Cluster | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate the runs of ``sources`` one at a time, large ones block by block (see the
     module), as `evaluate_runs` would evaluate them all at once; ``jobs``: worker processes
     (None: every core when the runs are big enough to pay for them, else this process
-    alone).  ``block_bytes``: the length of a block (default: `BLOCK_BYTES`, or less to
-    give every core several blocks); TREC run files longer than that are read in blocks.
+    alone); ``cluster``: the pieces evaluated on its workers instead, each reading its run
+    or block itself (a gzipped run there whole: its blocks would carry their text).
+    ``block_bytes``: the length of a block (default: `BLOCK_BYTES`, or less to give every
+    core several blocks); TREC run files longer than that are read in blocks.
     Runs are named as `resolve_runs` names them; ``check_common``: a run sharing no query
     with the judgments is an error (`check_common_queries`); ``distinct_for`` as
     `resolve_runs`'."""
@@ -412,13 +441,17 @@ def evaluate_many_runs(
         judgments, sources, requests, fmt, options, num_docs, zscores, duplicates, order,
         check_common,
     )  # fmt: skip
-    task, workers = _plan(task, jobs, block_bytes)
+    task, workers = _plan(task, jobs, block_bytes, cluster)
     outcomes: list[_Outcome] = []
     assemblies: dict[int, _Assembly] = {}  # runs read in blocks, being put together
     decided: set[int] = set()  # ... and those whose outcome is known
     _TASK = task
     try:
-        for item in _outcomes(_pieces(task), workers):
+        pieces = _pieces(task)
+        found = _outcomes(pieces, workers) if cluster is None else cluster.map(
+            evaluate_piece, task, pieces
+        )  # fmt: skip
+        for item in found:
             if isinstance(item, _BlockOutcome):
                 if item.run in decided:
                     continue  # (a bad block, or an unsorted run read whole)
@@ -460,9 +493,9 @@ def _renamed(message: Warning, old: str, new: str) -> Warning:
     )
 
 
-def _blockable(task: _Task, source: RunToRead) -> bool:
+def _blockable(task: _Task, source: RunToRead, cluster: Cluster | None) -> bool:
     """Whether ``source`` can be read in blocks: a TREC run file ranked by score (the
-    compiled reader's), judged by qrels."""
+    compiled reader's), judged by qrels; not gzipped for a ``cluster``."""
     given = source.given
     return (
         native() is not None
@@ -472,18 +505,23 @@ def _blockable(task: _Task, source: RunToRead) -> bool:
         and isinstance(given, str | os.PathLike)
         and not str(given).endswith((".parquet", ".pq"))
         and os.path.isfile(given)
+        and (cluster is None or not is_gzip(given))
     )
 
 
-def _plan(task: _Task, jobs: int | None, block_bytes: int | None) -> tuple[_Task, int]:
-    """The runs read in blocks, the length of a block, and the worker processes."""
+def _plan(task: _Task, jobs: int | None, block_bytes: int | None,
+          cluster: Cluster | None = None) -> tuple[_Task, int]:  # fmt: skip
+    """The runs read in blocks, the length of a block, and the worker processes (or the
+    ``cluster``'s workers)."""
     sizes = tuple(_text_bytes(s) for s in task.sources)
-    workers = _workers(sum(sizes), jobs)
+    workers = _workers(sum(sizes), jobs) if cluster is None else max(1, cluster.workers())
     if block_bytes is None:
         share = sum(sizes) // (4 * workers)  # several blocks for every core
         block_bytes = BLOCK_BYTES if workers == 1 else max(min(share, BLOCK_BYTES), MIN_BLOCK_BYTES)
     blocked = frozenset(
-        i for i, s in enumerate(task.sources) if sizes[i] > block_bytes and _blockable(task, s)
+        i
+        for i, s in enumerate(task.sources)
+        if sizes[i] > block_bytes and _blockable(task, s, cluster)
     )
     pieces = sum(-(-sizes[i] // block_bytes) if i in blocked else 1 for i in range(len(sizes)))
     task = dataclasses.replace(task, block_bytes=block_bytes, blocked=blocked, sizes=sizes)
