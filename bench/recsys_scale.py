@@ -28,6 +28,14 @@ values are hashed (``float.hex`` of each) and the rows of the same dataset compa
 means the same bits as the dataset's first row (the local one, when it runs).  The 10M logs
 in 5, 10 and 20 partitions are three different logs (each partition has its own seed).
 Prints; asserts nothing.
+
+The IR part (``--trec``, issue 24): one TREC run file of 1M and of 7M lines (``generate.py``:
+1,000 and 7,000 queries x 1,000; made under ``--small-root`` when missing), trec_eval's
+small set (AP, nDCG, P@10, RR, nDCG@10), rows as above: ``local`` with ``--jobs`` 1 and 2
+(``evaluate_many(qrels, run, jobs=J)``), ``dask`` on ``--workers`` (``backend="dask"``: the
+workers read the run file's blocks themselves) and ``dask-client`` (the run read on the
+client first, ``{name: read_run(path)}``, then split by query: the path run files took
+before issue 24).  ``==``: the same summaries and per-query values (bits) as ``local``.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,11 +119,10 @@ def one_local(data: Path) -> dict[str, Any]:
             "users": len(results[0].user_ids)}  # fmt: skip
 
 
-def one_dask(data: Path, workers: int) -> dict[str, Any]:
+def on_cluster(workers: int, evaluate: Callable[[], list[Any]]) -> tuple[list[Any], dict]:
+    """``evaluate()`` with a fresh ``LocalCluster`` of ``workers`` as the current client: its
+    results, and its wall time, the cluster's start-up and the workers' peaks."""
     from distributed import Client, LocalCluster
-
-    from rankscope import evaluate_recsys_systems
-    from rankscope.scale import Partitioned
 
     started = time.perf_counter()
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -125,18 +133,98 @@ def one_dask(data: Path, workers: int) -> dict[str, Any]:
         pids = client.run(os.getpid)
         with Sampler(pids) as sampler:
             began = time.perf_counter()
-            results = evaluate_recsys_systems(
-                Partitioned(data / "interactions"), {"recs": Partitioned(data / "recommendations")},
-                MEASURES, backend="dask",
-            )  # fmt: skip
+            results = evaluate()
             elapsed = time.perf_counter() - began
     finally:
         client.close()
         cluster.close()
+    return results, {"seconds": elapsed, "start": start,
+                     "worker_peaks": sorted(sampler.peak.values())}  # fmt: skip
+
+
+def one_dask(data: Path, workers: int) -> dict[str, Any]:
+    from rankscope import evaluate_recsys_systems
+    from rankscope.scale import Partitioned
+
+    results, out = on_cluster(workers, lambda: evaluate_recsys_systems(
+        Partitioned(data / "interactions"), {"recs": Partitioned(data / "recommendations")},
+        MEASURES, backend="dask",
+    ))  # fmt: skip
     summary, hashed = digest(results)
-    return {"seconds": elapsed, "start": start, "summary": summary, "hash": hashed,
-            "users": len(results[0].user_ids),
-            "worker_peaks": sorted(sampler.peak.values())}  # fmt: skip
+    return {**out, "summary": summary, "hash": hashed, "users": len(results[0].user_ids)}
+
+
+TREC_MEASURES = ["AP", "nDCG", "P@10", "RR", "nDCG@10"]  # run.py's "small" set
+TREC_SIZES = {"1M": 1000, "7M": 7000}  # queries x 1,000 lines
+
+
+def trec_digest(results: list[Any]) -> tuple[dict[str, str], str]:
+    """`digest` of a TREC evaluation: summaries as float.hex, one hash over the rest."""
+    import numpy as np
+
+    (run,) = results
+    h = hashlib.sha256("\n".join(run.query_ids).encode())
+    for values in run.values:
+        h.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    summary = {r.label: float(v).hex() for r, v in zip(run.requests, run.summary, strict=True)}
+    return summary, h.hexdigest()
+
+
+def one_trec(data: Path, mode: str, workers: int) -> dict[str, Any]:
+    """One TREC row (``--trec``) in this process: ``local`` (``workers`` = jobs), ``dask``,
+    ``dask-client``."""
+    import rankscope
+
+    qrels, run = str(data / "qrels.txt"), str(data / "run.1.txt")
+    if mode == "local":
+        began = time.perf_counter()
+        results = rankscope.evaluate_many(qrels, run, TREC_MEASURES, jobs=workers)
+        elapsed = time.perf_counter() - began
+        forked = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest
+        return {"seconds": elapsed, "result": trec_digest(results),
+                "worker_peaks": [forked] if workers > 1 else []}  # fmt: skip
+
+    def evaluate() -> list[Any]:  # (dask-client: the run read in the timed call, as before)
+        runs: Any = run if mode == "dask" else {"run.1": rankscope.read_run(run)}
+        return rankscope.evaluate_many(qrels, runs, TREC_MEASURES, backend="dask")
+
+    results, out = on_cluster(workers, evaluate)
+    return {**out, "result": trec_digest(results)}
+
+
+def ensure_trec(root: Path, size: str) -> Path:
+    out = root / f"trec-{size.lower()}"
+    if not (out / "run.1.txt").exists():
+        subprocess.run(
+            [sys.executable, str(BENCH / "generate.py"), "--queries", str(TREC_SIZES[size]),
+             "--out", str(out)],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+    return out
+
+
+def trec_main(args: argparse.Namespace) -> None:
+    """The ``--trec`` rows: each size with every mode, each row a fresh process."""
+    workers = [int(w) for w in args.workers.split(",")]
+    rows = [("local", 1), ("local", 2)] + [(m, w) for w in workers for m in ("dask", "dask-client")]
+    print(f"measures: {', '.join(TREC_MEASURES)}; {os.cpu_count()} cores")
+    print(f"{'run':>4} {'path':<12} {'jobs/workers':>12} {'start s':>8} {'eval s':>7} "
+          f"{'client MB':>9} {'peak MB per worker':>20}  same")  # fmt: skip
+    for size in args.trec.split(","):
+        data = ensure_trec(args.small_root, size)
+        first = None
+        for mode, w in rows:
+            r = run_row(mode, data, w)
+            if "error" in r:
+                print(f"{size:>4} {mode:<12} {w:>12}  failed: {r['error']}")
+                continue
+            key = json.dumps(r["result"])
+            first = key if first is None else first
+            peaks = " ".join(mb(p) for p in r.get("worker_peaks", [])) or "-"
+            start = f"{r['start']:.1f}" if "start" in r else "-"
+            print(f"{size:>4} {mode:<12} {w:>12} {start:>8} {r['seconds']:>7.2f} "
+                  f"{mb(r['client_peak']):>9} {peaks:>20}  "
+                  f"{'==' if key == first else 'DIFFERENT'}", flush=True)  # fmt: skip
 
 
 def one(args: argparse.Namespace) -> None:
@@ -144,7 +232,12 @@ def one(args: argparse.Namespace) -> None:
 
     warnings.simplefilter("ignore")  # users without relevant items: told, and expected here
     data = Path(args.data)
-    out = one_local(data) if args.one == "local" else one_dask(data, int(args.workers))
+    if (data / "run.1.txt").exists():  # a --trec row
+        out = one_trec(data, args.one, int(args.workers))
+    elif args.one == "local":
+        out = one_local(data)
+    else:
+        out = one_dask(data, int(args.workers))
     out["client_peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps(out))
 
@@ -193,11 +286,17 @@ def main() -> None:
     parser.add_argument("--small-partitions", default="5,10,20")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--no-local", action="store_true", help="skip the one-process row")
-    parser.add_argument("--one", choices=["local", "dask"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--trec", help="the IR rows instead, on these run sizes (1M,7M): local --jobs 1/2, Dask"
+    )
+    parser.add_argument("--one", choices=["local", "dask", "dask-client"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         one(args)
+        return
+    if args.trec:
+        trec_main(args)
         return
     workers = [int(w) for w in args.workers.split(",")]
     rows: list[tuple[str, Path, str, int]] = []  # (log, data, mode, workers)
