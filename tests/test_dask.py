@@ -238,8 +238,8 @@ def test_trec_run_file_read_by_the_workers_in_blocks(client, tmp_path, options):
 
 def test_trec_run_file_on_the_cluster_errors_and_unsorted_runs(client, tmp_path):
     """A bad line deep in a blocked run: the message reading it whole gives (its true line
-    number); a run listing a query in two places: read whole, as locally; a gzipped run:
-    read whole by a worker (its blocks would carry their text)."""
+    number); a run listing a query in two places: read whole by a worker, as locally; a
+    gzipped run: read whole by a worker (its blocks would carry their text)."""
     from .test_blocks import WHOLE, error_of, evaluated, sorted_run, write_track
 
     (tmp_path / "qrels").write_text(
@@ -258,6 +258,7 @@ def test_trec_run_file_on_the_cluster_errors_and_unsorted_runs(client, tmp_path)
     got, sent = on_cluster(client, tmp_path / "qrels", tmp_path / "unsorted.txt", ["map", "P@5"],
                            100)  # fmt: skip
     assert got == expected and len(sent) > 2
+    assert [p.block for p in sent].count(None) == 1  # read whole by a worker, not the client
     qrels, run = write_track(tmp_path, seed=3, gz=True)
     expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1)
     got, sent = on_cluster(client, qrels, run, block_bytes=100)

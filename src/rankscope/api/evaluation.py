@@ -211,9 +211,10 @@ def evaluate_many(
         must list each query's lines together if it is longer than 2 GB (else it is read
         whole): see docs/scale.md.
     backend, scheduler:
-        ``local`` (default) or ``dask``: the queries split over a Dask cluster, the numbers
-        identical; ``scheduler`` an address, a cluster or a client (default: the current
-        client; giving one implies ``dask``).  Runs may then also be
+        ``local`` (default) or ``dask``: the runs (their blocks of whole queries, read by
+        the workers from run files; or the queries of inputs read here) split over a Dask
+        cluster, the numbers identical; ``scheduler`` an address, a cluster or a client
+        (default: the current client; giving one implies ``dask``).  Runs may then also be
         `rankscope.scale.Partitioned` Parquet datasets.  See docs/dask.md.
 
     Judgments from ir_datasets (``"ir_datasets:ID"``) are evaluated by the dataset's

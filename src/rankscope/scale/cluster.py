@@ -159,13 +159,15 @@ class ClusterPieces:
         self.client = client
 
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {})) or 1
+        """The threads of every worker: how many pieces run at once."""
+        found = self.client.scheduler_info().get("workers", {}).values()
+        return sum(int(w.get("nthreads", 1)) for w in found) or 1
 
     def map(
         self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
     ) -> Iterator[Any]:
         """``evaluate(task, piece)`` of each piece, in order: a window of tasks ahead (two per
-        worker), so that the client holds a few outcomes at a time.  A task lost with its
+        worker thread), so that the client holds a few outcomes at a time.  A task lost with its
         worker runs again on another (each worker holds the task, and the piece names what
         it reads).  Stopped early (an error), the futures still ahead go with the window,
         and the scheduler then forgets their tasks."""

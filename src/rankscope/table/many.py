@@ -103,7 +103,8 @@ class Cluster(Protocol):
     to evaluate where they are: the Dask backend's `rankscope.scale.ClusterPieces`."""
 
     def workers(self) -> int:
-        """How many workers share the pieces (blocks are cut to give each several)."""
+        """How many pieces the workers evaluate at once (blocks are cut to give each of
+        them several)."""
         ...
 
     def map(
@@ -301,10 +302,11 @@ class _Assembly:
     first block whose text is bad gives the error (as reading the whole file stops at its
     first bad line), else the first block failing later (a document repeated within a
     query); the failing block is read again here with its true line numbers, for the
-    message reading the whole file gives."""
+    message reading the whole file gives.  A run found unsorted is read whole, here or by
+    a worker of the ``cluster``."""
 
-    def __init__(self, task: _Task, index: int) -> None:
-        self.task, self.index = task, index
+    def __init__(self, task: _Task, index: int, cluster: Cluster | None = None) -> None:
+        self.task, self.index, self.cluster = task, index, cluster
         self.parts: list[BlockResult] = []
         self.home: dict[str, int] = {}  # query -> the block that ranks it
         self.spans: list[tuple[int, int]] = []  # per block: its first and last line
@@ -387,6 +389,9 @@ class _Assembly:
     def _unsorted(self, query: str, before: int, now: int) -> _Outcome:
         """A query in two blocks: the run is read whole, or is too long for that."""
         size = self.task.sizes[self.index]
+        if size <= WHOLE_RUN_BYTES and self.cluster is not None:
+            [whole] = self.cluster.map(evaluate_piece, self.task, iter([_Piece(self.index)]))
+            return whole
         if size <= WHOLE_RUN_BYTES:
             return _evaluate_one(self.task, self.index)
         (a, b), (c, _) = self.spans[before], self.spans[now]
@@ -456,7 +461,7 @@ def evaluate_many_runs(
                 if item.run in decided:
                     continue  # (a bad block, or an unsorted run read whole)
                 if item.run not in assemblies:
-                    assemblies[item.run] = _Assembly(task, item.run)
+                    assemblies[item.run] = _Assembly(task, item.run, cluster)
                 done = assemblies[item.run].add(item)
                 if done is None:
                     continue
