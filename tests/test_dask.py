@@ -265,6 +265,48 @@ def test_trec_run_file_on_the_cluster_errors_and_unsorted_runs(client, tmp_path)
     assert got == expected and [p.block for p in sent] == [None]
 
 
+def test_a_run_file_the_workers_cannot_see(tmp_path):
+    """The run file is where the client reads it but not where a worker looks (no shared
+    file system): an error naming the file and what the workers need, not a crash (a
+    stand-in cluster: the file moved away while each piece is evaluated)."""
+    from rankscope.judge import JoinOptions
+    from rankscope.read.blocks import run_blocks
+    from rankscope.read.sources import run_sources
+    from rankscope.table import as_requests
+    from rankscope.table.formats import judgment_format
+    from rankscope.table.many import evaluate_many_runs
+
+    from .test_blocks import write_track
+
+    qrels, run = write_track(tmp_path, seed=4)
+    elsewhere = tmp_path / "elsewhere.txt"
+
+    class Unshared:
+        def workers(self) -> int:
+            return 2
+
+        def map(self, evaluate, task, pieces):
+            for piece in pieces:
+                run.rename(elsewhere)
+                try:
+                    outcome = evaluate(task, piece)
+                finally:
+                    elsewhere.rename(run)
+                yield outcome
+
+    with pytest.raises(rankscope.errors.InputError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluate_many_runs(rankscope.read_qrels(str(qrels)), run_sources(str(run)),
+                           as_requests(["AP"]), judgment_format("qrels"), JoinOptions(),
+                           block_bytes=500, cluster=Unshared())  # fmt: skip
+    first = next(run_blocks(run, 500))  # the first block sent fails first
+    assert first.start == 0 and 0 < first.end < run.stat().st_size
+    assert str(info.value) == (
+        f"{run}: a worker of the cluster cannot read it (bytes 0 to {first.end}): the workers "
+        "must see the run files under the same path"
+    )
+
+
 def _frames():
     qrels = rankscope.read_qrels(QRELS)
     runs = {Path(p).stem.split(".")[1]: rankscope.read_run(p) for p in RUNS}

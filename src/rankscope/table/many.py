@@ -384,6 +384,11 @@ class _Assembly:
                 return self._error(InputError(f"{block.source}: cannot be read ({e.strerror})"))
             except RankscopeError as e:
                 return self._error(e)
+        if self.cluster is not None:  # read here, but not where the worker runs
+            return self._error(InputError(
+                f"{block.source}: a worker of the cluster cannot read it (bytes {block.start} to "
+                f"{block.end}): the workers must see the run files under the same path"
+            ))  # fmt: skip
         raise RuntimeError(f"{block.source}: block {block.index} failed once only")
 
     def _unsorted(self, query: str, before: int, now: int) -> _Outcome:
