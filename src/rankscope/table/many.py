@@ -105,14 +105,14 @@ class _Scratch:
     def __init__(self) -> None:
         self.buffer = bytearray()
 
-    def text(self, block: RunBlock) -> tuple[memoryview, int]:
-        """The text of ``block`` (a view of the buffer, to be released before the next
-        block is read) and its number of newlines."""
+    def text(self, block: RunBlock) -> memoryview:
+        """The text of ``block``: a view of the buffer, to be released before the next
+        block is read."""
         size = block.end - block.start
         if len(self.buffer) < size:  # a new buffer, never a resize: a view may be held;
             self.buffer = bytearray(size + size // 8)  # blocks' lengths differ a little
         n = block.read_into(self.buffer)
-        return memoryview(self.buffer)[:n], self.buffer.count(b"\n", 0, n)
+        return memoryview(self.buffer)[:n]
 
 
 @dataclass(frozen=True)
@@ -225,12 +225,14 @@ def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
 
 
 def _read_block(
-    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, lines: int = 0
-) -> tuple[Run, Suspicions] | None:
+    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int
+) -> tuple[tuple[Run, Suspicions] | None, int]:
+    """`read_run_block` of ``block``'s text ``data``, its lines numbered from
+    ``first_line``."""
     judgments = task.judgments
     # room for the ids of a block of ~32-byte lines: one table size for every block
     docs = judgments.docs.scoped(room=task.block_bytes // 32)
-    at = Lines(first_line, at_start=block.start == 0, count=lines)
+    at = Lines(first_line, at_start=block.start == 0)
     return read_run_block(data, block.source, judgments.queries.scoped(), docs, at)
 
 
@@ -249,13 +251,13 @@ def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            data, lines = task.scratch.text(block)
+            data = task.scratch.text(block)
         except OSError:
             failed = "read"
         else:
             try:
                 with data:
-                    read = _read_block(task, block, data, 1, lines)
+                    read, lines = _read_block(task, block, data, 1)
             except RankscopeError:
                 failed = "read"
             else:
@@ -349,7 +351,7 @@ class _Assembly:
             warnings.simplefilter("ignore")
             try:
                 data = block.text()
-                read = _read_block(task, block, data, first_line)
+                read, _ = _read_block(task, block, data, first_line)
                 if read is not None:
                     _judge_block(task, read[0])
             except OSError as e:
