@@ -232,6 +232,15 @@ static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
     }
 }
 
+/* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
+   cost more than comparing them here. */
+static inline int same_bytes(const char *a, const char *b, size_t n) {
+    if (n > 16) return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 /* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
    added; -2 on error. */
 static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
@@ -241,7 +250,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         Slot *slot = &self->slots[i];
         if (!slot->code1) break;
         if (slot->tag == tag && slot_len(self, slot) == len &&
-            memcmp(self->arena + WHERE_OFF(slot->where), s, len) == 0)
+            same_bytes(self->arena + WHERE_OFF(slot->where), s, len))
             return (int64_t)slot->code1 - 1;
         i = (i + 1) & self->mask;
     }
@@ -294,7 +303,21 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     return self->strings ? 0 : -1;
 }
 
+/* The table of the last large interner freed, kept (under the GIL) for the next copy of
+   one of its size: a run read block by block copies the judged documents' table for each
+   block, and a fresh mapping each time had the kernel fault in and zero the pages that the
+   copy then overwrites.  Only a table from SPARE_MIN to SPARE_MAX bytes is kept (see
+   spare_recs). */
+static Block spare_slots;
+#define SPARE_MIN ((size_t)4 << 20)
+#define SPARE_MAX ((size_t)256 << 20)
+
 static void Interner_dealloc(Interner *self) {
+    if (self->slot_block.size >= SPARE_MIN && self->slot_block.size <= SPARE_MAX) {
+        block_free(&spare_slots);
+        spare_slots = self->slot_block;
+        self->slot_block.p = NULL;
+    }
     block_free(&self->slot_block);
     block_free(&self->arena_block);
     free(self->offsets);
@@ -424,7 +447,13 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     if (!out) return NULL;
     size_t cap = self->mask + 1;
     Block slots;
-    if (block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
+    if (spare_slots.p && spare_slots.size == cap * sizeof(Slot)) {  /* overwritten whole */
+        slots = spare_slots;
+        spare_slots.p = NULL;
+        spare_slots.size = 0;
+    } else if (block_alloc(&slots, cap * sizeof(Slot)) < 0) {
+        goto nomemory;
+    }
     memcpy(slots.p, self->slots, cap * sizeof(Slot));
     block_free(&out->slot_block);
     out->slot_block = slots;
@@ -530,11 +559,15 @@ static const char *split_line(const char *p, Fields *f) {
 static size_t count_newlines(const char *p, const char *end) {
     size_t count = 0;
 #ifdef __SSE2__
-    const __m128i newline = _mm_set1_epi8('\n');
-    for (; end - p >= 16; p += 16) {
-        __m128i chunk = _mm_loadu_si128((const __m128i *)p);
-        count += (size_t)__builtin_popcount(
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, newline)));
+    /* per byte lane, 0 - (newlines seen) in up to 255 chunks, then summed */
+    const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i lanes = zero;
+        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16)
+            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
+                                                       newline));
+        __m128i sums = _mm_sad_epu8(_mm_sub_epi8(zero, lanes), zero);
+        count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
     }
 #endif
     for (; p < end; p++) count += *p == '\n';
@@ -718,11 +751,6 @@ static int column_reserve(Column *c, size_t rows) {
     return 0;
 }
 
-static inline void column_push(Column *c, const void *value) {
-    memcpy(c->data + c->len * c->item, value, c->item);
-    c->len++;
-}
-
 /* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
 static PyObject *column_take(Column *c) {
     if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
@@ -768,12 +796,12 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
         int64_t qcode = interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode == -2 || dcode == -2) return -1;
-        int32_t q32 = (int32_t)qcode, d32 = (int32_t)dcode;
-        column_push(qc, &q32);
-        column_push(dc, &d32);
-        column_push(vc, &r->v);
-        column_push(lc, &r->line);
-        if (rc) column_push(rc, &r->rank);
+        /* typed stores (a memcpy of the column's run-time item size was a call) */
+        ((int32_t *)qc->data)[qc->len++] = (int32_t)qcode;
+        ((int32_t *)dc->data)[dc->len++] = (int32_t)dcode;
+        memcpy(vc->data + vc->len++ * 8, &r->v, 8);
+        ((int32_t *)lc->data)[lc->len++] = r->line;
+        if (rc) memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
     }
     return 0;
 }
@@ -827,7 +855,6 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
    fault in and zero the same hundreds of megabytes over and over.  Only a buffer up to
    SPARE_MAX is kept (one of a default block's size), so that reading a file whole leaves no
    large buffer behind. */
-#define SPARE_MAX ((size_t)256 << 20)
 static Block spare_recs;
 
 static void recs_release(Block *b) {
@@ -1221,6 +1248,30 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
         }
         start[q[k] + 1]++;
     }
+    /* The usual run lists each query's rows together: one pass in input order, stamping
+       documents with the query's stretch, finds the first repeated row j itself (and the
+       earlier row i of its pair), with no counting sort.  start[] holds each query's rows
+       here: a stretch shorter than its query's rows means it comes back later. */
+    {
+        int grouped = 1;
+        for (Py_ssize_t k = 0; k < n && grouped; ) {
+            Py_ssize_t a = k;
+            while (k < n && q[k] == q[a]) k++;
+            grouped = (int64_t)(k - a) == start[q[a] + 1];
+        }
+        if (grouped) {
+            for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
+            int32_t stretch = 0;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                if (k && q[k] != q[k - 1]) stretch++;
+                int32_t doc = d[k];
+                if (stamp[doc] == stretch) { best_i = where[doc]; best_j = k; break; }
+                stamp[doc] = stretch;
+                where[doc] = k;
+            }
+            goto found;
+        }
+    }
     for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
     {
         int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
@@ -1242,6 +1293,7 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
             where[doc] = k;
         }
     }
+found:
     if (best_j < 0) {
         Py_INCREF(Py_None);
         result = Py_None;

@@ -422,8 +422,10 @@ def _by_query_and_rank(q: np.ndarray, rank: np.ndarray) -> bool:
     """Whether each query's rows are together and in rank order (as runs are written)."""
     same = q[1:] == q[:-1]
     groups = len(q) - int(np.count_nonzero(same))
+    # (rank[1:] >= rank[:-1]) | ~same: where the rows' query is the same, in rank order,
+    # without selecting those rows (two copies of the ranks per block)
     return groups == int(np.count_nonzero(np.bincount(q))) and bool(
-        (rank[1:][same] >= rank[:-1][same]).all()
+        np.logical_or(rank[1:] >= rank[:-1], ~same).all()
     )
 
 

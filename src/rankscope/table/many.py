@@ -263,7 +263,8 @@ def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
             else:
                 if read is not None:
                     run, found = read
-                    ranked = run.queries.strings_of(np.unique(run.query))
+                    # (the codes ranked, in order: dense codes count faster than np.unique)
+                    ranked = run.queries.strings_of(np.flatnonzero(np.bincount(run.query)))
                     try:
                         result = _judge_block(task, run)
                     except RankscopeError:
