@@ -169,8 +169,9 @@ static uint64_t hash_bytes(const char *s, size_t len) {
         h ^= h >> 32;
         i += 8;
     }
-    uint64_t w = 0;
-    memcpy(&w, s + i, len - i);
+    uint64_t w = 0;  /* the last 0-7 bytes, as memcpy would load them on little-endian
+                        machines, without a call for a run-time length */
+    for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
     h ^= w;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 29;
@@ -203,13 +204,34 @@ static int interner_reserve(Interner *self, size_t entries) {
     return 0;
 }
 
+/* The table and the arena of the last large interner freed, kept (under the GIL) for the
+   next interner that needs one as large: a run read block by block copies the judged
+   documents' interner for each block, and fresh memory each time had the kernel fault in
+   and zero pages that the copy and the block's ids then overwrite (a table is copied over
+   whole, an arena is read only up to its length: neither needs zeroing).  Only blocks from
+   SPARE_MIN to SPARE_MAX bytes are kept (see spare_recs). */
+static Block spare_slots, spare_arena;
+#define SPARE_MIN ((size_t)4 << 20)
+#define SPARE_MAX ((size_t)256 << 20)
+
 /* Room for `more` further bytes of ids in the arena. */
 static int interner_reserve_arena(Interner *self, size_t more) {
     size_t need = self->arena_len + more;
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    if (block_grow(&self->arena_block, cap) < 0) { PyErr_NoMemory(); return -1; }
+    if (spare_arena.p && spare_arena.size >= cap && spare_arena.size / 2 <= cap) {
+        /* (not one much larger than asked: the interner may live long) */
+        Block spare = spare_arena;
+        spare_arena.p = NULL;
+        spare_arena.size = 0;
+        if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
+        block_free(&self->arena_block);
+        self->arena_block = spare;
+    } else if (block_grow(&self->arena_block, cap) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     self->arena = self->arena_block.p;
     return 0;
 }
@@ -303,23 +325,21 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     return self->strings ? 0 : -1;
 }
 
-/* The table of the last large interner freed, kept (under the GIL) for the next copy of
-   one of its size: a run read block by block copies the judged documents' table for each
-   block, and a fresh mapping each time had the kernel fault in and zero the pages that the
-   copy then overwrites.  Only a table from SPARE_MIN to SPARE_MAX bytes is kept (see
-   spare_recs). */
-static Block spare_slots;
-#define SPARE_MIN ((size_t)4 << 20)
-#define SPARE_MAX ((size_t)256 << 20)
+/* `b`, emptied, kept as the spare `spare` (its previous one freed) when it is from
+   SPARE_MIN to SPARE_MAX bytes, else freed. */
+static void block_keep(Block *b, Block *spare) {
+    if (b->size >= SPARE_MIN && b->size <= SPARE_MAX) {
+        block_free(spare);
+        *spare = *b;
+        b->p = NULL;
+        b->size = 0;
+    }
+    block_free(b);
+}
 
 static void Interner_dealloc(Interner *self) {
-    if (self->slot_block.size >= SPARE_MIN && self->slot_block.size <= SPARE_MAX) {
-        block_free(&spare_slots);
-        spare_slots = self->slot_block;
-        self->slot_block.p = NULL;
-    }
-    block_free(&self->slot_block);
-    block_free(&self->arena_block);
+    block_keep(&self->slot_block, &spare_slots);
+    block_keep(&self->arena_block, &spare_arena);
     free(self->offsets);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -659,27 +679,27 @@ static int parse_score(const char *s, size_t n, double *value) {
         /* The usual score, [+-]?[0-9]*[.]?[0-9]* with a digit and at most 15 significant
            digits, 22 after the point: checked and read in one pass, as fast_decimal reads
            it (every other text goes the long way below). */
-        int neg = 0, digits = 0, sig = 0, frac = 0;
+        int neg = 0;
         uint64_t m = 0;
-        size_t j = 0;
+        size_t j = 0, digits, frac = 0;
         if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; j++; }
-        for (; j < n && (unsigned)(s[j] - '0') < 10; j++, digits++) {
-            unsigned d = (unsigned)(s[j] - '0');
-            if (m || d) { if (++sig > 15) goto general; m = m * 10 + d; }
-        }
+        size_t from = j;
+        for (; j < n && (unsigned)(s[j] - '0') < 10; j++) m = m * 10 + (unsigned)(s[j] - '0');
+        digits = j - from;
         if (j < n && s[j] == '.') {
-            for (j++; j < n && (unsigned)(s[j] - '0') < 10; j++, digits++, frac++) {
-                unsigned d = (unsigned)(s[j] - '0');
-                if (m || d) { if (++sig > 15) goto general; m = m * 10 + d; }
-            }
+            from = ++j;
+            for (; j < n && (unsigned)(s[j] - '0') < 10; j++) m = m * 10 + (unsigned)(s[j] - '0');
+            frac = j - from;
+            digits += frac;
         }
-        if (j == n && digits && frac <= 22) {
+        /* at most 19 digits: m did not overflow, and m < 10^15 is "at most 15 significant
+           digits" (leading zeros add nothing to m) */
+        if (j == n && digits && digits <= 19 && m < 1000000000000000ULL && frac <= 22) {
             double v = frac ? (double)m / POW10[frac] : (double)m;
             *value = neg ? -v : v;
             return 0;
         }
     }
-general:
     if (s[0] == '+' || s[0] == '-') i++;
     if (lower_eq(s + i, n - i, "inf") || lower_eq(s + i, n - i, "infinity") ||
         lower_eq(s + i, n - i, "nan"))
@@ -792,8 +812,12 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
             interner_prefetch(docs, recs[k + 16].dh);
         }
         if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
-        Pending *r = &recs[k];
-        int64_t qcode = interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        Pending *r = &recs[k], *before = k ? r - 1 : NULL;
+        /* a query's lines come together: the query of the line before, found again */
+        int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
+                                same_bytes(r->q, before->q, r->qlen)
+                            ? ((int32_t *)qc->data)[qc->len - 1]
+                            : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode == -2 || dcode == -2) return -1;
         /* typed stores (a memcpy of the column's run-time item size was a call) */
@@ -1017,7 +1041,10 @@ static void *scan_lines(void *arg) {
         pd->qlen = f.len[0];
         pd->d = f.start[2];
         pd->dlen = f.len[2];
-        pd->qh = hash_bytes(pd->q, pd->qlen);
+        const Pending *before = n ? pd - 1 : NULL;  /* the same query: its hash again */
+        pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
+                     ? before->qh
+                     : hash_bytes(pd->q, pd->qlen);
         pd->dh = hash_bytes(pd->d, pd->dlen);
         pd->line = (int32_t)line;
         n++;
