@@ -101,6 +101,7 @@ class Timing:
     tool: str
     wall_s: float | None = None
     peak_mb: float | None = None
+    cpu_s: float | None = None  # user + system: steadier than wall time on a busy machine
     note: str = ""
     values: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
     output: str = ""
@@ -193,10 +194,11 @@ def timed(
         tool,
         statistics.median(s.wall_s for s in samples),
         statistics.median(s.peak_mb for s in samples),
+        statistics.median(s.cpu_s for s in samples),
         values=parse_values(samples[-1].output),
         output=samples[-1].output,
     )
-    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB")
+    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB, CPU {result.cpu_s:.2f} s")
     return result
 
 
@@ -342,7 +344,8 @@ def against_baseline(rows: list[Timing]) -> list[str]:
         lines.append(
             f"{tool}: {old.wall_s:.2f} -> {new.wall_s:.2f} s ({old.wall_s / new.wall_s:.2f}x"
             f" faster), peak {old.peak_mb:.0f} -> {new.peak_mb:.0f} MB"
-            f" ({new.peak_mb / old.peak_mb:.2f}x); output the same bytes:"
+            f" ({new.peak_mb / old.peak_mb:.2f}x), CPU {old.cpu_s or 0.0:.2f} ->"
+            f" {new.cpu_s or 0.0:.2f} s; output the same bytes:"
             f" {'yes' if old.output == new.output else 'NO'}"
         )
     return lines
@@ -371,7 +374,7 @@ def agreement(rows: list[Timing], reference: str = "pytrec_eval") -> str | None:
 def print_report(results: list[Timing], selected: Sequence[str]) -> None:
     print(
         f"\n{'row':9} {'tool':22} {'wall s':>8} {'peak MB':>8} {'wall / rankscope':>17}"
-        f" {'peak / rankscope':>17}"
+        f" {'peak / rankscope':>17} {'CPU s':>7} {'CPU / rankscope':>16}"
     )
     for row in selected:
         rows = [r for r in results if r.row == row]
@@ -384,7 +387,8 @@ def print_report(results: list[Timing], selected: Sequence[str]) -> None:
             print(
                 f"{row:9} {r.tool:22} {r.wall_s:8.2f} {r.peak_mb:8.0f}"
                 f" {ratio(r.wall_s, base and base.wall_s):>17}"
-                f" {ratio(r.peak_mb, base and base.peak_mb):>17}{mark}"
+                f" {ratio(r.peak_mb, base and base.peak_mb):>17}"
+                f" {r.cpu_s or 0.0:7.2f} {ratio(r.cpu_s, base and base.cpu_s):>16}{mark}"
                 + (f"  ({r.note})" if r.note else "")
             )
     print("(* the fastest rankscope row, to which the ratios are)")

@@ -421,10 +421,11 @@ def suspicions(
 def _by_query_and_rank(q: np.ndarray, rank: np.ndarray) -> bool:
     """Whether each query's rows are together and in rank order (as runs are written)."""
     same = q[1:] == q[:-1]
-    groups = len(q) - int(np.count_nonzero(same))
+    heads = q[np.flatnonzero(np.concatenate(([True], ~same)))]  # each stretch's query
     # (rank[1:] >= rank[:-1]) | ~same: where the rows' query is the same, in rank order,
-    # without selecting those rows (two copies of the ranks per block)
-    return groups == int(np.count_nonzero(np.bincount(q))) and bool(
+    # without selecting those rows; the queries counted from the stretches' heads, not by
+    # a bincount of every row (12 ms for a block of 830k rows)
+    return len(heads) == int(np.count_nonzero(np.bincount(heads))) and bool(
         np.logical_or(rank[1:] >= rank[:-1], ~same).all()
     )
 

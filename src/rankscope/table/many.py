@@ -241,6 +241,14 @@ def _judge_block(task: _Task, run: Run) -> BlockResult:
     return evaluate_block(task.judgments, run, task.requests, task.options, task.num_docs)
 
 
+def _ranked_codes(q: np.ndarray) -> np.ndarray:
+    """The query codes of the rows ``q``, each once, ascending (as np.unique gives them),
+    counted from the heads of the stretches of one query: a block of 830k rows has about
+    830 of them, where np.unique or a bincount of every row took 12-40 ms."""
+    heads = q[np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))]
+    return np.flatnonzero(np.bincount(heads))
+
+
 def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
     """Read, judge and evaluate one block of run ``index``, its lines numbered as if it
     started the file (the true numbers are known only to the caller)."""
@@ -263,8 +271,7 @@ def _evaluate_block(index: int, block: RunBlock) -> _BlockOutcome:
             else:
                 if read is not None:
                     run, found = read
-                    # (the codes ranked, in order: dense codes count faster than np.unique)
-                    ranked = run.queries.strings_of(np.flatnonzero(np.bincount(run.query)))
+                    ranked = run.queries.strings_of(_ranked_codes(run.query))
                     try:
                         result = _judge_block(task, run)
                     except RankscopeError:
