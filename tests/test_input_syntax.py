@@ -495,6 +495,16 @@ def test_fast_and_line_readers_agree_on_every_valid_token(tmp_path):
 # -- repeated keys ---------------------------------------------------------------------------
 
 
+def _first_repeated_by_hand(q: np.ndarray, d: np.ndarray) -> tuple[int, int] | None:
+    """The first row repeating an earlier (query, document) pair, and that earlier row."""
+    seen: dict[tuple[int, int], int] = {}
+    for j, key in enumerate(zip(q.tolist(), d.tolist(), strict=True)):
+        if key in seen:
+            return seen[key], j
+        seen[key] = j
+    return None
+
+
 @pytest.mark.parametrize("pure", ["", "1"])
 def test_first_repeated_is_the_first_in_input_order(monkeypatch, pure):
     monkeypatch.setenv("RANKSCOPE_PURE_PYTHON", pure)
@@ -509,14 +519,7 @@ def test_first_repeated_is_the_first_in_input_order(monkeypatch, pure):
     rng = np.random.default_rng(0)
     for _ in range(50):
         q, d = (rng.integers(0, 6, 20).astype(np.int32) for _ in range(2))
-        seen: dict[tuple[int, int], int] = {}
-        want = None
-        for j, key in enumerate(zip(q.tolist(), d.tolist(), strict=True)):
-            if key in seen:
-                want = (seen[key], j)
-                break
-            seen[key] = j
-        assert first_repeated(q, d) == want
+        assert first_repeated(q, d) == _first_repeated_by_hand(q, d)
 
 
 @pytest.mark.parametrize("pure", ["", "1"])
@@ -537,14 +540,7 @@ def test_first_repeated_when_each_querys_rows_are_together(monkeypatch, pure):
         if rng.random() < 0.3:
             q[rng.integers(0, 30)] = rng.integers(0, 4)  # (now and then one row elsewhere)
         d = rng.integers(0, 25, 30).astype(np.int32)
-        seen: dict[tuple[int, int], int] = {}
-        want = None
-        for j, key in enumerate(zip(q.tolist(), d.tolist(), strict=True)):
-            if key in seen:
-                want = (seen[key], j)
-                break
-            seen[key] = j
-        assert first_repeated(q, d) == want
+        assert first_repeated(q, d) == _first_repeated_by_hand(q, d)
 
 
 def test_group_key_and_kept_rows():
