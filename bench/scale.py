@@ -13,7 +13,9 @@ per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``
 2. ``disjoint``: 40 independent runs x 250 x 1,000 (``generate.py --preset disjoint``, the
    files of ``--runs 40 --queries 250``), the same two commands.
 3. ``single``: the 7M-line run (``generate.py``): ``rankscope eval QRELS RUN`` against
-   pytrec_eval.
+   pytrec_eval, and against trec_eval itself when a binary is on ``PATH`` or given with
+   ``--trec-eval`` (issue 24's targets: >= 6x trec_eval with ``--jobs 1``, >= 10x with
+   ``--jobs 2``).
 4. ``cold``: ``rankscope eval QRELS RUN`` on 250 x 1,000 (``generate.py --preset cold``),
    median of ``--cold-repeat`` fresh processes.
 5. ``large``: a run larger than memory is wise to hold, 100,000 x 1,000 = 100M lines
@@ -30,7 +32,7 @@ figures with met / NOT met.  The values of both tools are compared too.  ``--bas
 COMMIT`` times that commit's tree (its compiled reader built from its own source) before
 each rankscope row of rows 1-3, in the same run, and prints the ratios and whether the
 output is the same bytes (issue 24's one-run part: ``--rows single --measures small
---baseline 2e7f59f``).  Prints; asserts nothing.
+--baseline 0f8db29 --trec-eval PATH``).  Prints; asserts nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -69,6 +72,9 @@ TRACK_SPEEDUP_TARGET = 7.0  # x the pytrec_eval loop
 TRACK_PEAK_TARGET_MB = 400.0
 SINGLE_WALL_TARGET_S = 1.0
 SINGLE_SPEEDUP_TARGET = 10.0
+# issue 24: the single run against trec_eval 10.0, per rankscope row
+TREC_EVAL_TARGETS = {"rankscope --jobs 1": 6.0, "rankscope --jobs 2": 10.0}
+TREC_EVAL_TOOL = "trec_eval"
 # rankscope's peak on the 7M-line run before issue 12 (measured here, official measures, at
 # 6a441f5; bench/README.md "Scale"): the target is "memory no worse than today's".
 SINGLE_BASELINE_PEAK_MB = 540.0
@@ -95,6 +101,7 @@ class Timing:
     tool: str
     wall_s: float | None = None
     peak_mb: float | None = None
+    cpu_s: float | None = None  # user + system: steadier than wall time on a busy machine
     note: str = ""
     values: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
     output: str = ""
@@ -187,10 +194,11 @@ def timed(
         tool,
         statistics.median(s.wall_s for s in samples),
         statistics.median(s.peak_mb for s in samples),
+        statistics.median(s.cpu_s for s in samples),
         values=parse_values(samples[-1].output),
         output=samples[-1].output,
     )
-    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB")
+    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB, CPU {result.cpu_s:.2f} s")
     return result
 
 
@@ -207,10 +215,11 @@ def variants(jobs: bool) -> list[tuple[str, list[str]]]:
 
 def measure_case(
     case: Case, rankscope: list[str], jobs: bool, measures: str, repeat: int,
-    baseline: Path | None = None,
+    baseline: Path | None = None, trec_eval: str | None = None,
 ) -> list[Timing]:
     """The case's rankscope rows (each after the same command from ``baseline``, a
-    `baseline_tree`'s ``src``, when given) and its peer."""
+    `baseline_tree`'s ``src``, when given), its peer, and ``trec_eval`` (a binary) on a
+    case of one run file."""
     flags = MEASURE_FLAGS[measures]
     files = [str(case.qrels), str(case.runs)]
     results = []
@@ -229,6 +238,8 @@ def measure_case(
         results.append(Timing(case.row, loop, note="not installed"))
     else:
         results.append(timed(case.row, loop, peer, repeat))
+    if trec_eval and not case.runs.is_dir():
+        results.append(timed(case.row, TREC_EVAL_TOOL, [trec_eval, *flags, *files], repeat))
     return results
 
 
@@ -297,6 +308,14 @@ def targets(row: str, rows: list[Timing]) -> list[str]:
                 f" peak {peak:.0f} MB (target <= today's {SINGLE_BASELINE_PEAK_MB:g} MB):"
                 f" {verdict(peak <= SINGLE_BASELINE_PEAK_MB)}"
             )
+            reference = next((r for r in rows if r.tool == TREC_EVAL_TOOL and r.wall_s), None)
+            target = TREC_EVAL_TARGETS.get(ours.tool)
+            if reference and reference.wall_s and target:
+                times = reference.wall_s / wall
+                lines.append(
+                    f"{ours.tool}: {times:.2f}x trec_eval (issue 24: >= {target:g}x):"
+                    f" {verdict(times >= target)}"
+                )
         elif row == "cold":
             lines.append(
                 f"{ours.tool}: {wall:.3f} s (target <= {COLD_TARGET_S:g} s, trec_eval's time):"
@@ -325,15 +344,17 @@ def against_baseline(rows: list[Timing]) -> list[str]:
         lines.append(
             f"{tool}: {old.wall_s:.2f} -> {new.wall_s:.2f} s ({old.wall_s / new.wall_s:.2f}x"
             f" faster), peak {old.peak_mb:.0f} -> {new.peak_mb:.0f} MB"
-            f" ({new.peak_mb / old.peak_mb:.2f}x); output the same bytes:"
+            f" ({new.peak_mb / old.peak_mb:.2f}x), CPU {old.cpu_s or 0.0:.2f} ->"
+            f" {new.cpu_s or 0.0:.2f} s; output the same bytes:"
             f" {'yes' if old.output == new.output else 'NO'}"
         )
     return lines
 
 
-def agreement(rows: list[Timing]) -> str | None:
-    """rankscope's values against pytrec_eval's, over the (run, measure) pairs both print."""
-    peer = next((r for r in rows if r.tool.startswith("pytrec_eval") and r.values), None)
+def agreement(rows: list[Timing], reference: str = "pytrec_eval") -> str | None:
+    """rankscope's values against the ``reference`` tool's (pytrec_eval, trec_eval), over
+    the (run, measure) pairs both print."""
+    peer = next((r for r in rows if r.tool.startswith(reference) and r.values), None)
     ours = next((r for r in rows if r.tool.startswith("rankscope") and r.values), None)
     if peer is None or ours is None:
         return None
@@ -353,7 +374,7 @@ def agreement(rows: list[Timing]) -> str | None:
 def print_report(results: list[Timing], selected: Sequence[str]) -> None:
     print(
         f"\n{'row':9} {'tool':22} {'wall s':>8} {'peak MB':>8} {'wall / rankscope':>17}"
-        f" {'peak / rankscope':>17}"
+        f" {'peak / rankscope':>17} {'CPU s':>7} {'CPU / rankscope':>16}"
     )
     for row in selected:
         rows = [r for r in results if r.row == row]
@@ -366,7 +387,8 @@ def print_report(results: list[Timing], selected: Sequence[str]) -> None:
             print(
                 f"{row:9} {r.tool:22} {r.wall_s:8.2f} {r.peak_mb:8.0f}"
                 f" {ratio(r.wall_s, base and base.wall_s):>17}"
-                f" {ratio(r.peak_mb, base and base.peak_mb):>17}{mark}"
+                f" {ratio(r.peak_mb, base and base.peak_mb):>17}"
+                f" {r.cpu_s or 0.0:7.2f} {ratio(r.cpu_s, base and base.cpu_s):>16}{mark}"
                 + (f"  ({r.note})" if r.note else "")
             )
     print("(* the fastest rankscope row, to which the ratios are)")
@@ -377,9 +399,10 @@ def print_report(results: list[Timing], selected: Sequence[str]) -> None:
             print(f"  {row:9} {line}")
         for line in against_baseline(rows):
             print(f"  {row:9} against the baseline: {line}")
-        checked = agreement(rows)
-        if checked:
-            print(f"  {row:9} {checked}")
+        for reference in ("pytrec_eval", TREC_EVAL_TOOL):
+            checked = agreement(rows, reference)
+            if checked:
+                print(f"  {row:9} {checked}")
         ours = [r for r in rows if r.tool.startswith("rankscope") and r.output]
         if len(ours) > 1:
             same = all(r.output == ours[0].output for r in ours[1:])
@@ -409,6 +432,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a commit whose own tree (its compiled reader built from its source) is timed"
         " before this one's on the track, disjoint and single rows",
     )
+    parser.add_argument(
+        "--trec-eval",
+        default=shutil.which("trec_eval"),
+        help="a trec_eval binary, timed on the single row (default: trec_eval on PATH)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     selected = args.rows.split(",")
@@ -424,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  rankscope: {' '.join(rankscope)}{git_revision('rankscope')}")
     print(f"  --jobs: {'listed, timing --jobs 1 and --jobs 2' if jobs else 'not listed'}")
     print(f"  measures: {args.measures}")
+    print(f"  trec_eval: {args.trec_eval or 'none (give --trec-eval PATH)'}")
     table = cases(args.data)
     results: list[Timing] = []
     folder = tempfile.TemporaryDirectory(prefix="scale-baseline-")
@@ -440,7 +469,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         elif row == "large":
             results += large_run(case, rankscope, args.repeat)
         else:
-            results += measure_case(case, rankscope, jobs, args.measures, args.repeat, baseline)
+            results += measure_case(
+                case, rankscope, jobs, args.measures, args.repeat, baseline, args.trec_eval
+            )
     folder.cleanup()
     print_report(results, selected)
     if args.json:

@@ -129,6 +129,12 @@ def test_one_buffer_reused_across_blocks_holds_each_blocks_text(tmp_path, gz):
     assert len(buffer) == len(text)  # written in place, never resized
 
 
+def test_the_queries_a_block_ranks_each_once_in_code_order():
+    q = np.array([7, 7, 2, 2, 2, 9, 2, 0], dtype=np.int32)  # 2 in two stretches
+    assert many._ranked_codes(q).tolist() == [0, 2, 7, 9]
+    assert many._ranked_codes(q[:1]).tolist() == [7]
+
+
 def test_a_block_without_its_bytes_is_cut_again_from_its_compressed_file(tmp_path):
     import dataclasses
 

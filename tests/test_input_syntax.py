@@ -495,6 +495,16 @@ def test_fast_and_line_readers_agree_on_every_valid_token(tmp_path):
 # -- repeated keys ---------------------------------------------------------------------------
 
 
+def _first_repeated_by_hand(q: np.ndarray, d: np.ndarray) -> tuple[int, int] | None:
+    """The first row repeating an earlier (query, document) pair, and that earlier row."""
+    seen: dict[tuple[int, int], int] = {}
+    for j, key in enumerate(zip(q.tolist(), d.tolist(), strict=True)):
+        if key in seen:
+            return seen[key], j
+        seen[key] = j
+    return None
+
+
 @pytest.mark.parametrize("pure", ["", "1"])
 def test_first_repeated_is_the_first_in_input_order(monkeypatch, pure):
     monkeypatch.setenv("RANKSCOPE_PURE_PYTHON", pure)
@@ -509,14 +519,28 @@ def test_first_repeated_is_the_first_in_input_order(monkeypatch, pure):
     rng = np.random.default_rng(0)
     for _ in range(50):
         q, d = (rng.integers(0, 6, 20).astype(np.int32) for _ in range(2))
-        seen: dict[tuple[int, int], int] = {}
-        want = None
-        for j, key in enumerate(zip(q.tolist(), d.tolist(), strict=True)):
-            if key in seen:
-                want = (seen[key], j)
-                break
-            seen[key] = j
-        assert first_repeated(q, d) == want
+        assert first_repeated(q, d) == _first_repeated_by_hand(q, d)
+
+
+@pytest.mark.parametrize("pure", ["", "1"])
+def test_first_repeated_when_each_querys_rows_are_together(monkeypatch, pure):
+    # (the compiled check's one pass for runs listing each query's rows together, and its
+    # counting sort when a query's rows come back later)
+    monkeypatch.setenv("RANKSCOPE_PURE_PYTHON", pure)
+    q = np.array([4, 4, 4, 0, 0, 2, 2, 2], dtype=np.int32)
+    d = np.array([1, 2, 3, 1, 2, 7, 1, 7], dtype=np.int32)
+    assert first_repeated(q, d) == (5, 7)  # the same document for other queries is fine
+    assert first_repeated(q[:7], d[:7]) is None
+    back = np.array([4, 4, 0, 4, 0], dtype=np.int32)  # query 4 comes back
+    assert first_repeated(back, np.array([1, 2, 3, 1, 3], dtype=np.int32)) == (0, 3)
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        q = np.sort(rng.integers(0, 4, 30)).astype(np.int32)
+        q = rng.permutation(4).astype(np.int32)[q]  # together, in any order of queries
+        if rng.random() < 0.3:
+            q[rng.integers(0, 30)] = rng.integers(0, 4)  # (now and then one row elsewhere)
+        d = rng.integers(0, 25, 30).astype(np.int32)
+        assert first_repeated(q, d) == _first_repeated_by_hand(q, d)
 
 
 def test_group_key_and_kept_rows():

@@ -33,6 +33,9 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Large zeroed blocks.  On Linux they are mapped with transparent huge pages: touching a
    few hundred MB of fresh 4 KB pages costs more page faults than the parsing itself. */
@@ -166,8 +169,9 @@ static uint64_t hash_bytes(const char *s, size_t len) {
         h ^= h >> 32;
         i += 8;
     }
-    uint64_t w = 0;
-    memcpy(&w, s + i, len - i);
+    uint64_t w = 0;  /* the last 0-7 bytes, as memcpy would load them on little-endian
+                        machines, without a call for a run-time length */
+    for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
     h ^= w;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 29;
@@ -200,13 +204,34 @@ static int interner_reserve(Interner *self, size_t entries) {
     return 0;
 }
 
+/* The table and the arena of the last large interner freed, kept (under the GIL) for the
+   next interner that needs one as large: a run read block by block copies the judged
+   documents' interner for each block, and fresh memory each time had the kernel fault in
+   and zero pages that the copy and the block's ids then overwrite (a table is copied over
+   whole, an arena is read only up to its length: neither needs zeroing).  Only blocks from
+   SPARE_MIN to SPARE_MAX bytes are kept (see spare_recs). */
+static Block spare_slots, spare_arena;
+#define SPARE_MIN ((size_t)4 << 20)
+#define SPARE_MAX ((size_t)256 << 20)
+
 /* Room for `more` further bytes of ids in the arena. */
 static int interner_reserve_arena(Interner *self, size_t more) {
     size_t need = self->arena_len + more;
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    if (block_grow(&self->arena_block, cap) < 0) { PyErr_NoMemory(); return -1; }
+    if (spare_arena.p && spare_arena.size >= cap && spare_arena.size / 2 <= cap) {
+        /* (not one much larger than asked: the interner may live long) */
+        Block spare = spare_arena;
+        spare_arena.p = NULL;
+        spare_arena.size = 0;
+        if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
+        block_free(&self->arena_block);
+        self->arena_block = spare;
+    } else if (block_grow(&self->arena_block, cap) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     self->arena = self->arena_block.p;
     return 0;
 }
@@ -229,6 +254,15 @@ static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
     }
 }
 
+/* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
+   cost more than comparing them here. */
+static inline int same_bytes(const char *a, const char *b, size_t n) {
+    if (n > 16) return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 /* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
    added; -2 on error. */
 static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
@@ -238,7 +272,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         Slot *slot = &self->slots[i];
         if (!slot->code1) break;
         if (slot->tag == tag && slot_len(self, slot) == len &&
-            memcmp(self->arena + WHERE_OFF(slot->where), s, len) == 0)
+            same_bytes(self->arena + WHERE_OFF(slot->where), s, len))
             return (int64_t)slot->code1 - 1;
         i = (i + 1) & self->mask;
     }
@@ -291,9 +325,21 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     return self->strings ? 0 : -1;
 }
 
+/* `b`, emptied, kept as the spare `spare` (its previous one freed) when it is from
+   SPARE_MIN to SPARE_MAX bytes, else freed. */
+static void block_keep(Block *b, Block *spare) {
+    if (b->size >= SPARE_MIN && b->size <= SPARE_MAX) {
+        block_free(spare);
+        *spare = *b;
+        b->p = NULL;
+        b->size = 0;
+    }
+    block_free(b);
+}
+
 static void Interner_dealloc(Interner *self) {
-    block_free(&self->slot_block);
-    block_free(&self->arena_block);
+    block_keep(&self->slot_block, &spare_slots);
+    block_keep(&self->arena_block, &spare_arena);
     free(self->offsets);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -421,7 +467,13 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     if (!out) return NULL;
     size_t cap = self->mask + 1;
     Block slots;
-    if (block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
+    if (spare_slots.p && spare_slots.size == cap * sizeof(Slot)) {  /* overwritten whole */
+        slots = spare_slots;
+        spare_slots.p = NULL;
+        spare_slots.size = 0;
+    } else if (block_alloc(&slots, cap * sizeof(Slot)) < 0) {
+        goto nomemory;
+    }
     memcpy(slots.p, self->slots, cap * sizeof(Slot));
     block_free(&out->slot_block);
     out->slot_block = slots;
@@ -486,6 +538,16 @@ static inline int is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Byte classes for the scanner's walk over a line: a field's byte, a blank within the line
+   (C isspace but '\n'), the newline.  One table lookup per byte where is_space compared
+   six times. */
+enum { BYTE_FIELD = 0, BYTE_BLANK = 1, BYTE_NEWLINE = 2 };
+static const unsigned char BYTE_CLASS[256] = {
+    ['\t'] = BYTE_BLANK, ['\n'] = BYTE_NEWLINE, ['\v'] = BYTE_BLANK, ['\f'] = BYTE_BLANK,
+    ['\r'] = BYTE_BLANK, [' '] = BYTE_BLANK,
+};
+#define CLASS_OF(c) BYTE_CLASS[(unsigned char)(c)]
+
 #define MAX_FIELDS 8
 
 typedef struct {
@@ -493,6 +555,44 @@ typedef struct {
     size_t len[MAX_FIELDS];
     int count; /* number of fields on the line (may exceed MAX_FIELDS) */
 } Fields;
+
+/* The fields of the line starting at `p` (its leading blanks skipped), which ends at a
+   newline that must exist: the walk needs no bound.  Returns the newline. */
+static const char *split_line(const char *p, Fields *f) {
+    f->count = 0;
+    while (CLASS_OF(*p) == BYTE_BLANK) p++;
+    while (CLASS_OF(*p) != BYTE_NEWLINE) {
+        const char *s = p;
+        while (CLASS_OF(*p) == BYTE_FIELD) p++;
+        if (f->count < MAX_FIELDS) {
+            f->start[f->count] = s;
+            f->len[f->count] = (size_t)(p - s);
+        }
+        f->count++;
+        while (CLASS_OF(*p) == BYTE_BLANK) p++;
+    }
+    return p;
+}
+
+/* The newlines in [p, end): 16 bytes at a time where SSE2 is there (every x86-64), at
+   the speed of memory, where a memchr per line paid a call per line. */
+static size_t count_newlines(const char *p, const char *end) {
+    size_t count = 0;
+#ifdef __SSE2__
+    /* per byte lane, 0 - (newlines seen) in up to 255 chunks, then summed */
+    const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i lanes = zero;
+        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16)
+            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
+                                                       newline));
+        __m128i sums = _mm_sad_epu8(_mm_sub_epi8(zero, lanes), zero);
+        count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
+    }
+#endif
+    for (; p < end; p++) count += *p == '\n';
+    return count;
+}
 
 /* Split [p, end) into fields; returns the count. */
 static void split_fields(const char *p, const char *end, Fields *f) {
@@ -575,6 +675,31 @@ static double c_strtod(const char *s) { return strtod(s, NULL); }
 static int parse_score(const char *s, size_t n, double *value) {
     size_t i = 0;
     if (n == 0) return 1;
+    {
+        /* The usual score, [+-]?[0-9]*[.]?[0-9]* with a digit and at most 15 significant
+           digits, 22 after the point: checked and read in one pass, as fast_decimal reads
+           it (every other text goes the long way below). */
+        int neg = 0;
+        uint64_t m = 0;
+        size_t j = 0, digits, frac = 0;
+        if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; j++; }
+        size_t from = j;
+        for (; j < n && (unsigned)(s[j] - '0') < 10; j++) m = m * 10 + (unsigned)(s[j] - '0');
+        digits = j - from;
+        if (j < n && s[j] == '.') {
+            from = ++j;
+            for (; j < n && (unsigned)(s[j] - '0') < 10; j++) m = m * 10 + (unsigned)(s[j] - '0');
+            frac = j - from;
+            digits += frac;
+        }
+        /* at most 19 digits: m did not overflow, and m < 10^15 is "at most 15 significant
+           digits" (leading zeros add nothing to m) */
+        if (j == n && digits && digits <= 19 && m < 1000000000000000ULL && frac <= 22) {
+            double v = frac ? (double)m / POW10[frac] : (double)m;
+            *value = neg ? -v : v;
+            return 0;
+        }
+    }
     if (s[0] == '+' || s[0] == '-') i++;
     if (lower_eq(s + i, n - i, "inf") || lower_eq(s + i, n - i, "infinity") ||
         lower_eq(s + i, n - i, "nan"))
@@ -646,11 +771,6 @@ static int column_reserve(Column *c, size_t rows) {
     return 0;
 }
 
-static inline void column_push(Column *c, const void *value) {
-    memcpy(c->data + c->len * c->item, value, c->item);
-    c->len++;
-}
-
 /* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
 static PyObject *column_take(Column *c) {
     if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
@@ -692,16 +812,20 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
             interner_prefetch(docs, recs[k + 16].dh);
         }
         if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
-        Pending *r = &recs[k];
-        int64_t qcode = interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        Pending *r = &recs[k], *before = k ? r - 1 : NULL;
+        /* a query's lines come together: the query of the line before, found again */
+        int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
+                                same_bytes(r->q, before->q, r->qlen)
+                            ? ((int32_t *)qc->data)[qc->len - 1]
+                            : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode == -2 || dcode == -2) return -1;
-        int32_t q32 = (int32_t)qcode, d32 = (int32_t)dcode;
-        column_push(qc, &q32);
-        column_push(dc, &d32);
-        column_push(vc, &r->v);
-        column_push(lc, &r->line);
-        if (rc) column_push(rc, &r->rank);
+        /* typed stores (a memcpy of the column's run-time item size was a call) */
+        ((int32_t *)qc->data)[qc->len++] = (int32_t)qcode;
+        ((int32_t *)dc->data)[dc->len++] = (int32_t)dcode;
+        memcpy(vc->data + vc->len++ * 8, &r->v, 8);
+        ((int32_t *)lc->data)[lc->len++] = r->line;
+        if (rc) memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
     }
     return 0;
 }
@@ -716,6 +840,7 @@ typedef struct {
     int is_run;
     Column qc, dc, vc, lc, rc;
     long long line;
+    long long newlines; /* in the text fed so far */
     PyObject *tag;
     /* a run's evidence for the suspicious-input warnings: its lines by field count (how
        many, the first), its first tag, and the first line tagged otherwise (0: none) */
@@ -744,6 +869,7 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     self->lc.item = sizeof(int32_t);
     self->rc.item = sizeof(double);
     self->line = 0;
+    self->newlines = 0;
     Py_XSETREF(self->tag, PyBytes_FromStringAndSize("", 0));
     return self->tag ? 0 : -1;
 }
@@ -753,7 +879,6 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
    fault in and zero the same hundreds of megabytes over and over.  Only a buffer up to
    SPARE_MAX is kept (one of a default block's size), so that reading a file whole leaves no
    large buffer behind. */
-#define SPARE_MAX ((size_t)256 << 20)
 static Block spare_recs;
 
 static void recs_release(Block *b) {
@@ -845,20 +970,32 @@ static void *scan_lines(void *arg) {
     long long line = sc->line0;
     size_t n = 0;
     Fields f;
+    f.count = 0;
     /* the first NUL byte of the piece: the line holding it is an error when reached */
     const char *nul = memchr(p, '\0', (size_t)(end - p));
+    /* lines up to the last newline are walked without bounds (each ends at its newline);
+       a last line without one, the rest, is split as bounded */
+    const char *guard = end;
+    while (guard > p && guard[-1] != '\n') guard--;
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
+        const char *stop, *q = p;
         line++;
+        if (p < guard) {
+            while (CLASS_OF(*q) == BYTE_BLANK) q++;
+            if (*q == '\n') stop = q;
+            else if (*q == '#') stop = memchr(q, '\n', (size_t)(guard - q));
+            else stop = split_line(q, &f);
+        } else {
+            stop = end;
+            while (q < stop && is_space(*q)) q++;
+            if (q != stop && *q != '#') split_fields(q, stop, &f);
+        }
+        const char *next = stop < end ? stop + 1 : end;
         if (nul && nul < stop) {
             scan_error(sc, line, "nul", p, (size_t)(stop - p));
             break;
         }
-        const char *q = p;
-        while (q < stop && is_space(*q)) q++;
-        if (q == stop || *q == '#') { p = nl ? nl + 1 : end; continue; }
-        split_fields(q, stop, &f);
+        if (q == stop || *q == '#') { p = next; continue; }
         if (sc->is_run ? f.count < 6 : f.count != 4) {
             const char *e = stop;
             while (e > q && is_space(e[-1])) e--;
@@ -904,12 +1041,15 @@ static void *scan_lines(void *arg) {
         pd->qlen = f.len[0];
         pd->d = f.start[2];
         pd->dlen = f.len[2];
-        pd->qh = hash_bytes(pd->q, pd->qlen);
+        const Pending *before = n ? pd - 1 : NULL;  /* the same query: its hash again */
+        pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
+                     ? before->qh
+                     : hash_bytes(pd->q, pd->qlen);
         pd->dh = hash_bytes(pd->d, pd->dlen);
         pd->line = (int32_t)line;
         n++;
         if ((n & 4095) == 0) scan_publish(sc, n, 0);
-        p = nl ? nl + 1 : end;
+        p = next;
     }
     sc->last_line = line;
     scan_publish(sc, n, 1);
@@ -932,8 +1072,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     int started = 0;
 
     /* Room for one row per line of this piece. */
-    size_t lines = 1;
-    for (const char *c = p; (c = memchr(c, '\n', (size_t)(end - c))) != NULL; c++) lines++;
+    size_t newlines = count_newlines(p, end), lines = newlines + 1;
     if (self->line + (long long)lines > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
@@ -1002,6 +1141,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     if (started) pthread_join(worker, NULL);
     started = 0;
     self->line = sc.last_line;
+    self->newlines += (long long)newlines;
     if (sc.err_line) {
         result = error_tuple(sc.err_line, sc.err_kind, sc.err_s, sc.err_n);
         goto done;
@@ -1089,8 +1229,14 @@ static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
     return PyLong_FromSize_t(self->qc.len);
 }
 
+static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    return PyLong_FromLongLong(self->newlines);
+}
+
 static PyMethodDef Parser_methods[] = {
     {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
+    {"newlines", (PyCFunction)Parser_newlines, METH_NOARGS,
+     "number of newlines in the text fed so far (counted once, as the rows are reserved)"},
     {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,
      "reserve(rows, ids): make room for that many more rows and distinct documents"},
     {"feed", (PyCFunction)Parser_feed, METH_VARARGS,
@@ -1129,6 +1275,30 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
         }
         start[q[k] + 1]++;
     }
+    /* The usual run lists each query's rows together: one pass in input order, stamping
+       documents with the query's stretch, finds the first repeated row j itself (and the
+       earlier row i of its pair), with no counting sort.  start[] holds each query's rows
+       here: a stretch shorter than its query's rows means it comes back later. */
+    {
+        int grouped = 1;
+        for (Py_ssize_t k = 0; k < n && grouped; ) {
+            Py_ssize_t a = k;
+            while (k < n && q[k] == q[a]) k++;
+            grouped = (int64_t)(k - a) == start[q[a] + 1];
+        }
+        if (grouped) {
+            for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
+            int32_t stretch = 0;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                if (k && q[k] != q[k - 1]) stretch++;
+                int32_t doc = d[k];
+                if (stamp[doc] == stretch) { best_i = where[doc]; best_j = k; break; }
+                stamp[doc] = stretch;
+                where[doc] = k;
+            }
+            goto found;
+        }
+    }
     for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
     {
         int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
@@ -1150,6 +1320,7 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
             where[doc] = k;
         }
     }
+found:
     if (best_j < 0) {
         Py_INCREF(Py_None);
         result = Py_None;
