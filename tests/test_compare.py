@@ -16,7 +16,7 @@ from rankscope.errors import UsageError
 from rankscope.judge import JoinOptions
 from rankscope.measures import parse_measures
 from rankscope.read.sources import read_qrels, run_sources
-from rankscope.table.compare import compare_runs, relevant_ranks
+from rankscope.table.compare import compare_runs, level_docs
 from rankscope.table.formats import FORMATS
 from rankscope.table.many import evaluate_many_runs
 from tests.conftest import CONFORMANCE, DATA, need, run_cli, write_qrels, write_ranked_run
@@ -344,7 +344,7 @@ def test_preference_methods_alone_without_curves():
 
 def test_evaluated_runs_need_the_curves_values_and_the_ranks():
     # compare_runs on runs evaluated one at a time: the curves need iprec_at_recall among
-    # the evaluated requests, and the recall levels the runs' ranks (relevant_ranks)
+    # the evaluated requests, and the recall levels the runs' ranks (their positions)
     judgments = read_qrels(QRELS)
     sources = run_sources(_runs(("bm25", "dense")), None, "file")
     requests = parse_measures(["AP"])
@@ -356,8 +356,10 @@ def test_evaluated_runs_need_the_curves_values_and_the_ranks():
     evaluated = evaluate_many_runs(judgments, sources, curves, FORMATS["qrels"], options)
     with pytest.raises(UsageError, match="need their ranks"):
         compare_runs(judgments, evaluated, requests, options=options)
-    ranks = relevant_ranks(judgments, sources, ["bm25", "dense"], options)
-    found = compare_runs(judgments, evaluated, requests, options=options, ranks=ranks)
+    ranked = evaluate_many_runs(
+        judgments, sources, curves, FORMATS["qrels"], options, positions=level_docs(judgments)
+    )
+    found = compare_runs(judgments, ranked, requests, options=options)
     # dense is perfect (AP 1 on every query), bm25 0.5, 0.5, 0: the levels add up to 1/3
     assert sum(level.delta["AP"] for level in found.recall_levels["dense"].levels) == (
         pytest.approx(1 - (0.5 + 0.5 + 0) / 3)

@@ -26,7 +26,7 @@ from ..table.compare import (
     Procedure,
     Writers,
     compare_runs,
-    relevant_ranks,
+    level_docs,
 )
 from ..table.evaluation import RunEvaluation
 from ..table.formats import FORMATS
@@ -77,9 +77,9 @@ def compare(
     curve and recall-level view, about 40% of the work on many runs): the rows are the
     same, ``to_html`` then refuses.  Without preference methods the runs are read, judged
     and reduced one at a time (`evaluate_many`'s path: memory flat in their number), ``jobs``
-    worker processes sharing them as there, the curves' values in the same pass and the
-    recall levels' ranks in a second one, two runs at a time; preference methods read every
-    run whole, in this process.
+    worker processes sharing them as there, the curves' values and the recall levels' ranks
+    in the same pass (each run read once); preference methods read every run whole, in this
+    process.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
     ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
@@ -112,15 +112,16 @@ def compare(
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     check_jobs(jobs)
     run_list: list[Run] | list[RunEvaluation]
-    sources = None
     if streams(requests):  # one run at a time, only per-query values (and ranks) kept
         sources = run_sources(
             from_results_frames(runs), getattr(judgments, "source", None), names
         )
+        # the recall levels' ranks (against a baseline) kept from the same pass
+        levels = curves and not all_pairs and not judged_only
         run_list = evaluate_many_runs(
             judgments, sources, requests + _curve_requests(requests, curves),
             FORMATS["qrels"], options, duplicates=duplicates, names=names, jobs=jobs,
-            distinct_for="a comparison",
+            distinct_for="a comparison", positions=level_docs(judgments) if levels else None,
         )  # fmt: skip
         read = [(r.run_name, s.given) for r, s in zip(run_list, sources, strict=True)]
     else:
@@ -136,14 +137,9 @@ def compare(
     baseline = baseline_name(baseline, read)
     correction = correction_named(correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
-    ranks = None
-    if sources is not None and curves and not all_pairs and not judged_only:
-        # the recall levels' ranks: one more pass over the runs, two at a time
-        ranks = relevant_ranks(judgments, sources, [n for n, _ in read], options, duplicates)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
         procedure=procedure, common_queries=common_queries, options=options, curves=curves,
-        ranks=ranks,
     )  # fmt: skip
     return dataclasses.replace(found, writers=WRITERS)
 
