@@ -316,6 +316,35 @@ def test_streamed_and_whole_runs_compare_alike(how, monkeypatch):
                                              [0.5, 1.0, 0.0])  # fmt: skip
 
 
+@pytest.mark.parametrize("how", [{}, {"all_pairs": True}, {"baseline": "half"},
+                                 {"test": "randomized-tukey", "permutations": 50},
+                                 {"curves": False}])  # fmt: skip
+def test_preference_methods_streamed_and_whole_compare_alike(how, monkeypatch):
+    # with preference methods too the runs are read one at a time, each keeping where it
+    # ranks the relevant documents: the rows, values, preference tensors, recall levels and
+    # warnings are those of the runs read whole
+    measures = ["AP", "RPP", "gRPP", "lexiprecision"]
+    with monkeypatch.context() as whole, warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        whole.setattr("rankscope.api.comparison.streams", lambda requests: False)
+        full = rankscope.compare(QRELS, _runs(), measures, **how)
+    assert any("ranks nothing for 1 query" in str(w.message) for w in told)
+    for jobs in (None, 2):
+        with warnings.catch_warnings(record=True) as streamed_told:
+            warnings.simplefilter("always")
+            lean = rankscope.compare(QRELS, _runs(), measures, jobs=jobs, **how)
+        assert [str(w.message) for w in streamed_told] == [str(w.message) for w in told]
+        assert repr(lean.rows) == repr(full.rows) and lean.unranked == full.unranked
+        assert all(np.array_equal(lean.values[m], full.values[m]) for m in full.values)
+        assert all(np.array_equal(lean.preferences[m], full.preferences[m])
+                   for m in full.preferences)  # fmt: skip
+        assert lean.recall_levels == full.recall_levels
+    # RPP of dense over bm25 by hand: q1 (a first for both, then b at 2 against never) 1/2,
+    # q2 (a at 1 against 2) 1, q3 (b at 1 against never) 1
+    if "baseline" not in how and not how.get("all_pairs"):
+        assert full.row("dense", "RPP").mean == pytest.approx(2.5 / 3)
+
+
 def test_curves_only_when_asked_and_the_rows_the_same():
     runs = _runs(("bm25", "dense"))
     full = _quiet(QRELS, runs, ["AP", "P@1", "RPP"])

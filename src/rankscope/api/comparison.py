@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
-from ..judge import JoinOptions
-from ..measures import Request, parse_measures
-from ..model import Run
+from ..judge import JoinOptions, relevant_docs
+from ..measures import Request, needs_rankings, parse_measures
+from ..model import Qrels, Run
 from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.runs import baseline_name
 from ..read.sources import QrelsLike, resolve_runs, run_sources
@@ -78,8 +78,10 @@ def compare(
     same, ``to_html`` then refuses.  Without preference methods the runs are read, judged
     and reduced one at a time (`evaluate_many`'s path: memory flat in their number), ``jobs``
     worker processes sharing them as there, the curves' values and the recall levels' ranks
-    in the same pass (each run read once); preference methods read every run whole, in this
-    process.
+    in the same pass (each run read once); so with preference methods, each run keeping
+    where it ranks the relevant documents, but offline interleaving (``OI``) and methods at
+    a relevance level other than 1 beside the HTML report's recall levels, which read every
+    run whole, in this process.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
     ``docno``, ``score``) of several systems told apart by a ``name`` (or ``system``, ``run``)
@@ -112,16 +114,22 @@ def compare(
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     check_jobs(jobs)
     run_list: list[Run] | list[RunEvaluation]
-    if streams(requests):  # one run at a time, only per-query values (and ranks) kept
+    methods = [r for r in requests if r.measure.family == "preference"]
+    metrics = [r for r in requests if r not in methods]
+    # the recall levels' ranks (against a baseline) kept from the same pass
+    levels = curves and not all_pairs and not judged_only
+    if streams(metrics) and _streamed_methods(methods, judgments, relevance_level, levels):
+        # one run at a time, only per-query values (and ranks) kept
         sources = run_sources(
             from_results_frames(runs), getattr(judgments, "source", None), names
         )
-        # the recall levels' ranks (against a baseline) kept from the same pass
-        levels = curves and not all_pairs and not judged_only
+        positions = level_docs(judgments) if levels else None
+        if methods:  # (at level 1 the recall levels' too)
+            positions = relevant_docs(judgments, relevance_level)
         run_list = evaluate_many_runs(
-            judgments, sources, requests + _curve_requests(requests, curves),
+            judgments, sources, metrics + _curve_requests(requests, curves),
             FORMATS["qrels"], options, duplicates=duplicates, names=names, jobs=jobs,
-            distinct_for="a comparison", positions=level_docs(judgments) if levels else None,
+            distinct_for="a comparison", positions=positions,
         )  # fmt: skip
         read = [(r.run_name, s.given) for r, s in zip(run_list, sources, strict=True)]
     else:
@@ -146,6 +154,22 @@ def compare(
 
 #: The writers a comparison of the front door carries.
 WRITERS = Writers(format_comparison, write_html)
+
+
+def _streamed_methods(
+    methods: Sequence[Request], judgments: Qrels, relevance_level: int, levels: bool
+) -> bool:
+    """Whether the preference ``methods`` (if any) can compare runs read one at a time:
+    none replays whole rankings (offline interleaving), some judged document is relevant
+    (else the runs read whole say so), and the recall levels, when shown, are at the
+    methods' relevance level (one set of positions serves both)."""
+    if not methods:
+        return True
+    return (
+        not needs_rankings(methods)
+        and bool((judgments.collapse().grade >= relevance_level).any())
+        and (relevance_level == 1 or not levels)
+    )
 
 
 def _curve_requests(requests: Sequence[Request], curves: bool) -> list[Request]:

@@ -34,7 +34,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import RankscopeWarning, UsageError, shown
-from ..judge import JoinOptions, RelevanceTable, RelevantDocs, relevance_table, relevant_docs
+from ..judge import (
+    JoinOptions,
+    RelevanceTable,
+    RelevantDocs,
+    relevance_table,
+    relevant_docs,
+    warn_unranked,
+)
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import records_frame
@@ -284,7 +291,10 @@ def compare_runs(
     40% of the work on many runs); without them the comparison's ``precision_recall`` is
     None and its ``recall_levels`` empty.  Evaluations compared with ``curves`` bring the
     curves' ``iprec_at_recall`` among their requests and, for the recall levels, their
-    runs' ``positions`` of the `level_docs` (evaluated with them, in the same pass)."""
+    runs' ``positions`` of the `level_docs` (evaluated with them, in the same pass);
+    compared on preference methods (but offline interleaving, which replays whole
+    rankings), their positions of the relevant documents at ``options``' relevance level
+    (`rankscope.judge.relevant_docs`; at level 1 the recall levels' too)."""
     evaluated = [r for r in runs if isinstance(r, RunEvaluation)]
     whole = [r for r in runs if isinstance(r, Run)]
     names = [r.run_name for r in evaluated] or [r.name for r in whole]
@@ -326,8 +336,8 @@ def compare_runs(
     curve_requests = parse_measures(["iprec_at_recall"]) if curves else []
     wanted = set(metrics)
     extra = [r for r in curve_requests if r not in wanted]
-    if evaluated and methods:
-        raise UsageError("preference methods compare runs read whole, not evaluated")
+    if evaluated and methods and needs_rankings(methods):
+        raise UsageError("offline interleaving compares runs read whole, not evaluated")
     if evaluated and not set(curve_requests) <= set(evaluated[0].requests):
         raise UsageError("evaluations compared with curves need iprec_at_recall's values")
     results: Sequence[RunEvaluation] = evaluated
@@ -349,23 +359,29 @@ def compare_runs(
         precision_recall = np.array([by_key[r].mean(axis=1) for r in curve_requests]).T
     preferences: dict[str, np.ndarray] = {}
     table = None
-    if methods:
+    if methods and evaluated:  # their positions at the relevance level, as the table's
+        docs = relevant_docs(qrels, options.relevance_level)
+        table = _positions_table(docs, evaluated, "preference methods")
+        for res in evaluated:  # (what the table of runs read whole warns)
+            warn_unranked(docs, res.run_name, res.query_ids, res.missing)
+    elif methods:
         table = relevance_table(
             qrels, whole, relevance_level=options.relevance_level,
             ties=options.ties or "docno-desc", max_docs=options.max_docs,
             keep_rankings=needs_rankings(methods),
         )  # fmt: skip
-        at = {q: i for i, q in enumerate(query_ids)}
-        for req in methods:
-            found = compute_request(table, req)
-            tensor = np.zeros((len(query_ids), len(runs), len(runs)))
-            for i, q in enumerate(found.query_ids):
-                if q in at:
-                    tensor[at[q]] = found.prefs[i]
-            preferences[req.label], kinds[req.label] = tensor, "preference"
-            reference = names.index(base) if base is not None else None
-            if reference is not None:
-                values[req.label] = tensor[:, :, reference].T  # each run over the baseline
+    at = {q: i for i, q in enumerate(query_ids)}
+    for req in methods:
+        assert table is not None
+        found = compute_request(table, req)
+        tensor = np.zeros((len(query_ids), len(runs), len(runs)))
+        for i, q in enumerate(found.query_ids):
+            if q in at:
+                tensor[at[q]] = found.prefs[i]
+        preferences[req.label], kinds[req.label] = tensor, "preference"
+        reference = names.index(base) if base is not None else None
+        if reference is not None:
+            values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
     if curves and base is not None and not options.judged_only:
         levels = _recall_levels(
@@ -413,15 +429,8 @@ def _recall_levels(
     docs = level_docs(qrels)
     if docs is None:
         return {}
-    if evaluated:
-        positions = [
-            r.positions
-            for r in evaluated
-            if r.positions is not None and len(r.positions) == docs.count
-        ]
-        if len(positions) < len(evaluated):
-            raise UsageError("the recall levels of evaluated runs need their ranks")
-        table = docs.table([r.run_name for r in evaluated], positions)
+    if (table is None or table.relevance_level != 1) and evaluated:
+        table = _positions_table(docs, evaluated, "the recall levels")
     elif table is None or table.relevance_level != 1:
         with warnings.catch_warnings():  # the comparison reports unranked queries itself
             warnings.simplefilter("ignore", RankscopeWarning)
@@ -434,6 +443,19 @@ def _recall_levels(
         for r, name in enumerate(table.run_names)
         if r != base
     }
+
+
+def _positions_table(
+    docs: RelevantDocs, evaluated: Sequence[RunEvaluation], what: str
+) -> RelevanceTable:
+    """The table of the ``evaluated`` runs from the positions of ``docs`` they kept;
+    `UsageError` naming ``what`` needs them when they did not keep them."""
+    positions = [
+        r.positions for r in evaluated if r.positions is not None and len(r.positions) == docs.count
+    ]
+    if len(positions) < len(evaluated):
+        raise UsageError(f"{what} of evaluated runs need their ranks")
+    return docs.table([r.run_name for r in evaluated], positions)
 
 
 def _tested(

@@ -1,7 +1,7 @@
 """`rankscope prefer` reading, judging and reducing one run at a time (issue 24): the same
 errors naming file and line as when every run was read whole, ``--jobs`` checked as for
 ``eval``, the warning for a run that ranks nothing for a query with relevant documents, and
-the output the same for every number of jobs."""
+the output the same for every number of jobs; `compare` with preference methods too."""
 
 from __future__ import annotations
 
@@ -27,3 +27,11 @@ def declare(make) -> None:
               ["prefer", "-m", "RPP", "-m", "gRPP", "--jobs", "2", "@qrels", "@a", "@b"],
               "identical", None,
               ["prefer", "-m", "RPP", "-m", "gRPP", "@qrels", "@a", "@b"])  # fmt: skip
+    make.case("compare-methods-streamed-bad-line-second-run", "fields", "run",
+              {**runs, "b": make.line(make.RUN_B, 3, b"1 Q0 d2 3 1.0")},
+              ["compare", "-m", "AP", "-m", "RPP", "@qrels", "@a", "@b"], "error",
+              ["b:3", "expected at least 6 fields, found 5"])  # fmt: skip
+    make.case("compare-methods-streamed-jobs", "structure", "run", runs,
+              ["compare", "-m", "AP", "-m", "RPP", "--jobs", "2", "@qrels", "@a", "@b"],
+              "identical", None,
+              ["compare", "-m", "AP", "-m", "RPP", "@qrels", "@a", "@b"])  # fmt: skip
