@@ -2,6 +2,7 @@
 
     python bench/compare.py                      # 100 runs x 250 queries x 1,000 documents
     python bench/compare.py --runs 25,100 --before /work/main/src --repeat 2
+    python bench/compare.py --runs 20,50,100 --prefer 10,25,50 --no-peers --before /work/main/src
 
 The collection is bench/generate.py's ``disjoint`` preset widened to 100 runs (made into
 bench/data/compare/ when missing, about 3 minutes).  Every row is a whole process on the same
@@ -20,6 +21,9 @@ each run against the first with a paired t-test and Holm's correction:
   0 when missing, ``scipy.stats.ttest_rel`` against the baseline, Holm's correction);
 * ``ranx compare()``: ``Qrels.from_file``, ``Run.from_file`` for each run, ``compare`` with
   the Student t-test (numba's cache in a fresh folder: the first of the runs compiles).
+
+With ``--prefer N,...``: ``rankscope prefer`` (RPP, the default) on N of the runs, this tree
+and, with ``--before``, the tree at SRC side by side, their outputs compared byte for byte.
 
 The rows' means are checked against each other (4 decimals).  Prints; asserts nothing.
 A driver of a peer runs as ``python bench/compare.py --driver NAME QRELS RUN...``.
@@ -162,7 +166,9 @@ def installed(module: str) -> bool:
     return found.returncode == 0
 
 
-def measure(count: int, runs: list[Path], before: Path | None, repeat: int) -> None:
+def measure(
+    count: int, runs: list[Path], before: Path | None, repeat: int, peers: bool = True
+) -> None:
     qrels = DATA / "qrels.txt"
     chosen = runs[:count]
     print(f"\n{count} runs x 250 queries x 1,000 documents; {', '.join(MEASURES)}; best of "
@@ -173,6 +179,8 @@ def measure(count: int, runs: list[Path], before: Path | None, repeat: int) -> N
     with tempfile.TemporaryDirectory() as scratch:
         for name, command, env in rows_for(qrels, chosen, before, Path(scratch)):
             needs = {"pandas + pytrec_eval + scipy": "pytrec_eval", "ranx compare()": "ranx"}
+            if name in needs and not peers:
+                continue
             if name in needs and not installed(needs[name]):
                 print(f"{name:<30}{'not installed':>30}")
                 continue
@@ -208,6 +216,33 @@ def measure(count: int, runs: list[Path], before: Path | None, repeat: int) -> N
         print(f"means of {name}: {shared - len(differ)} of {shared} agree with rankscope's")
 
 
+def measure_prefer(count: int, runs: list[Path], before: Path | None, repeat: int) -> None:
+    """``rankscope prefer`` on ``count`` runs: this tree, and the tree at ``before``."""
+    files = [str(p) for p in runs[:count]]
+    command = [sys.executable, "-m", "rankscope", "prefer", "--format", "csv",
+               str(DATA / "qrels.txt"), *files]  # fmt: skip
+    rows = ([] if before is None else [("rankscope prefer (before)", before)]) + [
+        ("rankscope prefer", SRC)
+    ]
+    print(f"\nprefer: {count} runs x 250 queries x 1,000 documents; RPP; best of {repeat}")
+    print(f"{'row':<30}{'wall s':>9}{'CPU s':>8}{'peak MB':>9}{'vs before':>12}")
+    best: dict[str, Sample] = {}
+    for name, src in rows:
+        samples = timed(command, repeat, {**os.environ, "PYTHONPATH": str(src)})
+        if not samples:
+            continue
+        best[name] = min(samples, key=lambda s: s.wall_s)
+        print(f"{name:<30}{best[name].wall_s:>9.2f}{best[name].cpu_s:>8.1f}"
+              f"{best[name].peak_mb:>9.0f}", end="", flush=True)  # fmt: skip
+        then = best.get("rankscope prefer (before)")
+        print(f"{best[name].wall_s / then.wall_s:>11.2f}x" if then else "")
+    if len(best) == 2:
+        here, then = best["rankscope prefer"], best["rankscope prefer (before)"]
+        print(f"speed-up {then.wall_s / here.wall_s:.2f}x, peak {here.peak_mb:.0f} vs "
+              f"{then.peak_mb:.0f} MB; outputs "
+              f"{'identical' if here.output == then.output else 'DIFFER'}")  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["--driver"]:
@@ -216,8 +251,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", default="100", help="numbers of runs, comma-separated")
+    parser.add_argument("--prefer", default="", help="numbers of runs for rankscope prefer "
+                        "(comma-separated; default none)")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=2, help="timed runs per row (best kept)")
     parser.add_argument("--before", type=Path, help="a src folder to time side by side")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="rankscope's rows only (not pytrec_eval's and ranx's)")  # fmt: skip
     args = parser.parse_args(arguments)
     if not (DATA / "qrels.txt").exists():
         subprocess.run(
@@ -225,8 +264,10 @@ def main(argv: Sequence[str] | None = None) -> None:
              "--out", str(DATA)], check=True,
         )  # fmt: skip
     runs = sorted((DATA / "runs").glob("run.*.txt"))
-    for count in (int(n) for n in args.runs.split(",")):
-        measure(count, runs, args.before, args.repeat)
+    for count in (int(n) for n in args.runs.split(",") if n):
+        measure(count, runs, args.before, args.repeat, not args.no_peers)
+    for count in (int(n) for n in args.prefer.split(",") if n):
+        measure_prefer(count, runs, args.before, args.repeat)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from rankscope.errors import UsageError
 from rankscope.judge import JoinOptions
 from rankscope.measures import parse_measures
 from rankscope.read.sources import read_qrels, run_sources
-from rankscope.table.compare import compare_runs, relevant_ranks
+from rankscope.table.compare import compare_runs, level_docs
 from rankscope.table.formats import FORMATS
 from rankscope.table.many import evaluate_many_runs
 from tests.conftest import CONFORMANCE, DATA, need, run_cli, write_qrels, write_ranked_run
@@ -316,6 +316,35 @@ def test_streamed_and_whole_runs_compare_alike(how, monkeypatch):
                                              [0.5, 1.0, 0.0])  # fmt: skip
 
 
+@pytest.mark.parametrize("how", [{}, {"all_pairs": True}, {"baseline": "half"},
+                                 {"test": "randomized-tukey", "permutations": 50},
+                                 {"curves": False}])  # fmt: skip
+def test_preference_methods_streamed_and_whole_compare_alike(how, monkeypatch):
+    # with preference methods too the runs are read one at a time, each keeping where it
+    # ranks the relevant documents: the rows, values, preference tensors, recall levels and
+    # warnings are those of the runs read whole
+    measures = ["AP", "RPP", "gRPP", "lexiprecision"]
+    with monkeypatch.context() as whole, warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        whole.setattr("rankscope.api.comparison.streams", lambda requests: False)
+        full = rankscope.compare(QRELS, _runs(), measures, **how)
+    assert any("ranks nothing for 1 query" in str(w.message) for w in told)
+    for jobs in (None, 2):
+        with warnings.catch_warnings(record=True) as streamed_told:
+            warnings.simplefilter("always")
+            lean = rankscope.compare(QRELS, _runs(), measures, jobs=jobs, **how)
+        assert [str(w.message) for w in streamed_told] == [str(w.message) for w in told]
+        assert repr(lean.rows) == repr(full.rows) and lean.unranked == full.unranked
+        assert all(np.array_equal(lean.values[m], full.values[m]) for m in full.values)
+        assert all(np.array_equal(lean.preferences[m], full.preferences[m])
+                   for m in full.preferences)  # fmt: skip
+        assert lean.recall_levels == full.recall_levels
+    # RPP of dense over bm25 by hand: q1 (a first for both, then b at 2 against never) 1/2,
+    # q2 (a at 1 against 2) 1, q3 (b at 1 against never) 1
+    if "baseline" not in how and not how.get("all_pairs"):
+        assert full.row("dense", "RPP").mean == pytest.approx(2.5 / 3)
+
+
 def test_curves_only_when_asked_and_the_rows_the_same():
     runs = _runs(("bm25", "dense"))
     full = _quiet(QRELS, runs, ["AP", "P@1", "RPP"])
@@ -344,7 +373,7 @@ def test_preference_methods_alone_without_curves():
 
 def test_evaluated_runs_need_the_curves_values_and_the_ranks():
     # compare_runs on runs evaluated one at a time: the curves need iprec_at_recall among
-    # the evaluated requests, and the recall levels the runs' ranks (relevant_ranks)
+    # the evaluated requests, and the recall levels the runs' ranks (their positions)
     judgments = read_qrels(QRELS)
     sources = run_sources(_runs(("bm25", "dense")), None, "file")
     requests = parse_measures(["AP"])
@@ -356,8 +385,10 @@ def test_evaluated_runs_need_the_curves_values_and_the_ranks():
     evaluated = evaluate_many_runs(judgments, sources, curves, FORMATS["qrels"], options)
     with pytest.raises(UsageError, match="need their ranks"):
         compare_runs(judgments, evaluated, requests, options=options)
-    ranks = relevant_ranks(judgments, sources, ["bm25", "dense"], options)
-    found = compare_runs(judgments, evaluated, requests, options=options, ranks=ranks)
+    ranked = evaluate_many_runs(
+        judgments, sources, curves, FORMATS["qrels"], options, positions=level_docs(judgments)
+    )
+    found = compare_runs(judgments, ranked, requests, options=options)
     # dense is perfect (AP 1 on every query), bm25 0.5, 0.5, 0: the levels add up to 1/3
     assert sum(level.delta["AP"] for level in found.recall_levels["dense"].levels) == (
         pytest.approx(1 - (0.5 + 0.5 + 0) / 3)

@@ -982,3 +982,90 @@ def test_property_identical_runs_and_win_rates(collection):
     for ordering, w in zip(result.query_orderings(), result.win_rate, strict=True):
         scores = [w[result.run_names.index(n)] for n in ordering]
         assert scores == sorted(scores, reverse=True)
+
+
+def _write(path, lines: list[str]) -> str:
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+def test_one_runs_positions_by_hand(tmp_path):
+    # a run ranks c, b, x, a on q1 and nothing on q2: a (grade 1) at 4, b (grade 2) at 2,
+    # q2's d not retrieved; c (grade 0) is not relevant
+    from rankscope.judge import judged_positions, relevant_docs
+    from rankscope.read.sources import read_qrels, resolve_runs
+
+    qrels = read_qrels(_write(tmp_path / "qrels", ["q1 0 a 1", "q1 0 b 2", "q1 0 c 0",
+                                                   "q2 0 d 1"]))  # fmt: skip
+    run = _write(tmp_path / "run", [f"q1 Q0 {d} {i} {9 - i} t" for i, d in enumerate("cbxa", 1)])
+    docs = relevant_docs(qrels)
+    assert docs.query_ids == ["q1", "q2"] and docs.count == 3
+    found, judged = judged_positions(docs, resolve_runs(run, qrels)[0])
+    assert found.tolist() == [4, 2, int(NOT_RETRIEVED)]
+    assert judged.missing.tolist() == [False, True]
+    assert relevant_docs(qrels, 2).count == 1
+    table = docs.table(["r", "s"], [found, np.array([1, 3, 2])])
+    assert [t.tolist() for t in table.ranks] == [[[4, 2], [1, 3]], [[NOT_RETRIEVED], [2]]]
+    assert [g.tolist() for g in table.grades] == [[1, 2], [1]]
+
+
+@pytest.mark.parametrize("jobs", [None, 2])
+@pytest.mark.parametrize("how", [{}, {"relevance_level": 2, "ties": "docno-asc"},
+                                 {"max_docs": 3}])  # fmt: skip
+def test_runs_read_one_at_a_time_give_the_whole_runs_table(tmp_path, jobs, how):
+    # the streamed table (each run read, judged and reduced to where it ranks the relevant
+    # documents, in worker processes) is the table of the runs read whole: ranks, grades,
+    # queries, names, every method's preferences, and the warnings in the same order
+    from rankscope.api.preference import runs_relevance_table
+    from rankscope.read.sources import read_qrels, resolve_runs
+
+    rng = np.random.default_rng(3)
+    qrels = read_qrels(_write(tmp_path / "qrels", [
+        f"q{q} 0 d{d} {int(rng.integers(0, 3))}" for q in range(6) for d in range(8)
+    ]))  # fmt: skip
+    paths = []
+    for r in range(4):
+        lines = []
+        for q in range(6):
+            if r == 2 and q in (1, 4):  # run 2 ranks nothing for q1 and q4
+                continue
+            scores = np.round(rng.random(10), 1)  # ties among them
+            lines += [f"q{q} Q0 d{d} {d + 1} {s} t" for d, s in enumerate(scores.tolist())]
+        lines += ["q9 Q0 d1 1 1.0 t"] if r == 3 else []  # a query without judgments
+        paths.append(_write(tmp_path / f"run{r}.txt", lines))
+    with warnings.catch_warnings(record=True) as whole_told:
+        warnings.simplefilter("always")
+        whole = relevance_table(qrels, resolve_runs(paths, qrels, distinct_for="preferences"),
+                                **how)  # fmt: skip
+    with warnings.catch_warnings(record=True) as streamed_told:
+        warnings.simplefilter("always")
+        streamed = runs_relevance_table(qrels, paths, jobs=jobs, **how)
+    assert [str(w.message) for w in streamed_told] == [str(w.message) for w in whole_told]
+    assert any("run 'run2' ranks nothing for" in str(w.message) for w in whole_told)
+    assert streamed.run_names == whole.run_names == ["run0", "run1", "run2", "run3"]
+    assert streamed.query_ids == whole.query_ids
+    assert all(np.array_equal(a, b) for a, b in zip(streamed.ranks, whole.ranks, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(streamed.grades, whole.grades, strict=True))
+    for method in ALL_METHODS:
+        a, b = pref(qrels, None, method, table=streamed), pref(qrels, None, method, table=whole)
+        assert np.array_equal(a.prefs, b.prefs)
+
+
+def test_prefer_reads_runs_one_at_a_time(tmp_path, capsys):
+    # `prefer --jobs 2` prints what `prefer` prints, and RPP by hand: x finds both relevant
+    # documents first on q1 (+1 over y); on q2 both find the one relevant document at 1 (0)
+    from .conftest import run_cli
+
+    qrels = _write(tmp_path / "qrels", ["q1 0 a 1", "q1 0 b 1", "q2 0 a 1"])
+    x = _write(tmp_path / "x.txt", ["q1 Q0 a 1 3 x", "q1 Q0 b 2 2 x", "q1 Q0 c 3 1 x",
+                                    "q2 Q0 a 1 1 x"])  # fmt: skip
+    y = _write(tmp_path / "y.txt", ["q1 Q0 c 1 3 y", "q1 Q0 a 2 2 y", "q1 Q0 b 3 1 y",
+                                    "q2 Q0 a 1 1 y"])  # fmt: skip
+    outputs = []
+    for jobs in ([], ["--jobs", "2"]):
+        code, out, err = run_cli(["prefer", "--format", "json", *jobs, qrels, x, y], capsys)
+        assert code == 0, err
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    found = rankscope.preferences(qrels, [x, y], "RPP", jobs=2)
+    assert value(found, "x", "y", "q1") == 1 and value(found, "x", "y", "q2") == 0

@@ -330,3 +330,59 @@ def test_docs_example_is_the_commands_output(capsys):
     code, out, _ = run_cli(["explain", "--duplicates", "first", "--query", "117",
                             str(root / "task2.qrels"), *runs], capsys)  # fmt: skip
     assert code == 0 and out == shown
+
+
+def test_mean_view_adds_each_querys_terms_in_query_order():
+    # the view over many queries (computed for all of them at once) is, bit for bit, each
+    # query's terms by the formulas of the module added query after query, divided by Q
+    from rankscope.judge import NOT_RETRIEVED, RelevanceTable
+    from rankscope.preference.recall import level_measure, level_view
+
+    rng = np.random.default_rng(11)
+    grades, ranks = [], []
+    for _ in range(40):
+        m = int(rng.integers(1, 12))
+        grades.append(rng.integers(1, 4, size=m).astype(np.int64))
+        r = rng.integers(1, 60, size=(2, m)).astype(np.int64)  # ties across the runs
+        r[rng.random((2, m)) < 0.3] = NOT_RETRIEVED
+        ranks.append(r)
+    ids = [f"q{i:02d}" for i in range(40)]
+    table = RelevanceTable(["a", "b"], ids, grades, ranks)
+    names = ["AP", "nDCG", "RBP(p=0.8)", "RR"]
+    chosen = [*ids[::-1], "unjudged"]  # any order; a query without relevant documents adds 0
+    view = level_view(table, 0, 1, chosen, [level_measure(n) for n in names])
+    width = max(len(g) for g in grades)
+    sums = {(run, n): [0.0] * width for run in (0, 1) for n in names}
+    shares = [0.0] * width
+    for qid in chosen[:-1]:
+        q = ids.index(qid)
+        g = grades[q]
+        m = len(g)
+        idcg = float(np.sum(np.sort(g.astype(np.float64))[::-1] / np.log2(np.arange(2, m + 2))))
+        top = float(g.max())
+        f = {}
+        for run in (0, 1):
+            order = np.argsort(ranks[q][run], kind="stable")
+            f[run] = ranks[q][run][order]
+            for i in range(m):
+                rank, grade = int(f[run][i]), int(g[order][i])
+                hit = rank < NOT_RETRIEVED
+                terms = {
+                    "AP": (i + 1) / rank / m if hit else 0.0,
+                    "nDCG": grade / np.log2(rank + 1) / idcg if hit else 0.0,
+                    "RBP(p=0.8)": (1 - 0.8) * ((grade / top if top > 1 else grade)
+                                               * 0.8 ** (rank - 1)) if hit else 0.0,
+                    "RR": 1.0 / rank if hit and i == 0 else 0.0,
+                }  # fmt: skip
+                for n in names:
+                    sums[(run, n)][i] += terms[n]
+        for i in range(m):
+            shares[i] += int(np.sign(f[1][i] - f[0][i])) / m
+    count = len(chosen)
+    for n in names:
+        assert [x.delta[n] for x in view.levels] == [
+            (a - b) / count for a, b in zip(sums[(0, n)], sums[(1, n)], strict=True)
+        ], n
+        assert view.values_a[n] == math.fsum(sums[(0, n)]) / count
+        assert view.values_b[n] == math.fsum(sums[(1, n)]) / count
+    assert [x.rpp for x in view.levels] == [s / count for s in shares]

@@ -233,7 +233,7 @@ def test_api_and_cli_on_the_bundled_example(tmp_path, capsys):
 ])  # fmt: skip
 def test_the_streamed_page_is_the_whole_runs_page(tmp_path, monkeypatch, how):
     # the report's comparison reads, judges and reduces one run at a time (the recall
-    # levels' ranks two runs at a time, an odd last run with the one before it); its page is
+    # levels' ranks of the relevant documents kept from the same pass); its page is
     # byte for byte the page of the runs read whole (the path preference methods take)
     how = dict(how)
     if how.pop("collection") == "example":

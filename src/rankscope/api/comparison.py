@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
-from ..judge import JoinOptions
-from ..measures import Request, parse_measures
-from ..model import Run
+from ..judge import JoinOptions, relevant_docs
+from ..measures import Request, needs_rankings, parse_measures
+from ..model import Qrels, Run
 from ..read.results_frames import from_results_frames, qrels_from_results
 from ..read.runs import baseline_name
 from ..read.sources import QrelsLike, resolve_runs, run_sources
@@ -26,7 +26,7 @@ from ..table.compare import (
     Procedure,
     Writers,
     compare_runs,
-    relevant_ranks,
+    level_docs,
 )
 from ..table.evaluation import RunEvaluation
 from ..table.formats import FORMATS
@@ -77,8 +77,10 @@ def compare(
     curve and recall-level view, about 40% of the work on many runs): the rows are the
     same, ``to_html`` then refuses.  Without preference methods the runs are read, judged
     and reduced one at a time (`evaluate_many`'s path: memory flat in their number), ``jobs``
-    worker processes sharing them as there, the curves' values in the same pass and the
-    recall levels' ranks in a second one, two runs at a time; preference methods read every
+    worker processes sharing them as there, the curves' values and the recall levels' ranks
+    in the same pass (each run read once); so with preference methods, each run keeping
+    where it ranks the relevant documents, but offline interleaving (``OI``) and methods at
+    a relevance level other than 1 beside the HTML report's recall levels, which read every
     run whole, in this process.
 
     PyTerrier's results work as they are: ``runs`` may be a results frame (``qid``,
@@ -112,15 +114,22 @@ def compare(
     options = JoinOptions(relevance_level, ties, max_docs, judged_only, True, None)
     check_jobs(jobs)
     run_list: list[Run] | list[RunEvaluation]
-    sources = None
-    if streams(requests):  # one run at a time, only per-query values (and ranks) kept
+    methods = [r for r in requests if r.measure.family == "preference"]
+    metrics = [r for r in requests if r not in methods]
+    # the recall levels' ranks (against a baseline) kept from the same pass
+    levels = curves and not all_pairs and not judged_only
+    if streams(metrics) and _streamed_methods(methods, judgments, relevance_level, levels):
+        # one run at a time, only per-query values (and ranks) kept
         sources = run_sources(
             from_results_frames(runs), getattr(judgments, "source", None), names
         )
+        positions = level_docs(judgments) if levels else None
+        if methods:  # (at level 1 the recall levels' too)
+            positions = relevant_docs(judgments, relevance_level)
         run_list = evaluate_many_runs(
-            judgments, sources, requests + _curve_requests(requests, curves),
+            judgments, sources, metrics + _curve_requests(requests, curves),
             FORMATS["qrels"], options, duplicates=duplicates, names=names, jobs=jobs,
-            distinct_for="a comparison",
+            distinct_for="a comparison", positions=positions,
         )  # fmt: skip
         read = [(r.run_name, s.given) for r, s in zip(run_list, sources, strict=True)]
     else:
@@ -136,20 +145,31 @@ def compare(
     baseline = baseline_name(baseline, read)
     correction = correction_named(correction)
     procedure = Procedure(test, correction, alpha, confidence, permutations, seed)
-    ranks = None
-    if sources is not None and curves and not all_pairs and not judged_only:
-        # the recall levels' ranks: one more pass over the runs, two at a time
-        ranks = relevant_ranks(judgments, sources, [n for n, _ in read], options, duplicates)
     found = compare_runs(
         judgments, run_list, requests, baseline=baseline, all_pairs=all_pairs,
         procedure=procedure, common_queries=common_queries, options=options, curves=curves,
-        ranks=ranks,
     )  # fmt: skip
     return dataclasses.replace(found, writers=WRITERS)
 
 
 #: The writers a comparison of the front door carries.
 WRITERS = Writers(format_comparison, write_html)
+
+
+def _streamed_methods(
+    methods: Sequence[Request], judgments: Qrels, relevance_level: int, levels: bool
+) -> bool:
+    """Whether the preference ``methods`` (if any) can compare runs read one at a time:
+    none replays whole rankings (offline interleaving), some judged document is relevant
+    (else the runs read whole say so), and the recall levels, when shown, are at the
+    methods' relevance level (one set of positions serves both)."""
+    if not methods:
+        return True
+    return (
+        not needs_rankings(methods)
+        and bool((judgments.collapse().grade >= relevance_level).any())
+        and (relevance_level == 1 or not levels)
+    )
 
 
 def _curve_requests(requests: Sequence[Request], curves: bool) -> list[Request]:

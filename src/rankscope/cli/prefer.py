@@ -39,24 +39,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         options.TIE,
         options.NAMES,
         options.DUPLICATE,
+        options.JOBS,
     ))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import preferences
-    from ..judge import relevance_table
+    from ..api import preferences, read_qrels_for
+    from ..api.preference import runs_relevance_table
     from ..measures import needs_rankings, parse_method
     from ..preference.learned import LearnedWeights
-    from ..read.runs import check_common_queries
+    from ..read.trec import run_files
     from ..report.preference import format_preferences
 
     methods = [parse_method(m) for m in args.measures or ["RPP"]]  # says which are unknown
     learned = [LearnedWeights.load(path) for path in args.learned]
-    qrels, runs = options.judged_runs(args, methods, "preferences")
-    check_common_queries(qrels, runs)
-    table = relevance_table(
+    qrels = read_qrels_for(args.qrels, methods)
+    # one run at a time (offline interleaving: every run whole), only the ranks kept
+    runs = run_files(args.runs, judgments=args.qrels)
+    table = runs_relevance_table(
         qrels, runs, relevance_level=args.relevance_level, ties=args.ties,
-        keep_rankings=needs_rankings(methods),
+        duplicates=args.duplicates, names=args.names, keep_rankings=needs_rankings(methods),
+        check_common=True, jobs=args.jobs,
     )  # fmt: skip
     results = [
         preferences(qrels, runs, method, relevance_level=args.relevance_level, table=table)

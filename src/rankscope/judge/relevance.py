@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary, check_distinct_names
-from .join import JoinReport, judge, output_order
+from .join import judge, output_order
+from .judged import Judged
 
 #: Rank given to a relevant document a run did not retrieve: below every retrieved one.
 #: All unretrieved documents share it, so two runs that both miss the i-th relevant
@@ -67,28 +68,59 @@ class RelevanceTable:
         return np.unique(self.grades[q])
 
 
-def relevance_table(
-    qrels: Qrels,
-    runs: Sequence[Run],
-    *,
-    relevance_level: int = 1,
-    ties: str = "docno-desc",
-    max_docs: int | None = None,
-    keep_rankings: bool = False,
-) -> RelevanceTable:
-    """Where each run ranks each relevant document, for the queries with relevant documents.
+@dataclass(frozen=True, eq=False)
+class RelevantDocs:
+    """The relevant documents of judgments (grade >= ``relevance_level``), grouped by query
+    in output order: what a `RelevanceTable` holds each run's ranks of.  A run's ranks of them
+    (`judged_positions`) are one small flat array in this order (``starts[q]`` to
+    ``starts[q + 1]``: query ``q``'s documents), so that runs read one at a time keep only
+    that (`rankscope.table.many.evaluate_many_runs`' ``positions``) and the table is put
+    together at the end (`table`)."""
 
-    Queries of the qrels with at least one document of grade >= ``relevance_level`` are
-    kept (a preference needs relevant documents); a run that did not rank such a query
-    retrieves none of its relevant documents (reported as a warning).  Queries ranked by
-    runs but absent from the qrels are ignored.
-    """
-    if len(runs) < 2:
-        raise UsageError("preferences compare rankings: give at least two runs")
+    qrels: Qrels  # the judgments, collapsed (one grade per document)
+    relevance_level: int
+    query_ids: list[str]  # the queries with relevant documents, in output order
+    slot: np.ndarray  # per query code of the judgments: its position in query_ids (-1: none)
+    starts: np.ndarray  # (queries + 1,) each query's first document in the flat order
+    keys: np.ndarray  # (documents,) query slot * ndocs + document code, ascending
+    grades: np.ndarray  # (documents,)
+    diversity: Qrels | None  # the judgments with subtopics, when they have them
+
+    @property
+    def count(self) -> int:
+        """The number of relevant documents (the length of a run's positions)."""
+        return len(self.keys)
+
+    def table(
+        self,
+        names: list[str],
+        positions: Sequence[np.ndarray],
+        rankings: list[list[np.ndarray]] | None = None,
+        judgments: list[dict[int, int]] | None = None,
+    ) -> RelevanceTable:
+        """The `RelevanceTable` of runs ``names`` from their ``positions`` (one
+        `judged_positions` array each, in the same order)."""
+        ranks_flat = np.stack(positions) if positions else np.zeros((0, self.count), dtype=np.int64)
+        nq, starts = len(self.query_ids), self.starts
+        ndocs = np.int64(max(len(self.qrels.docs), 1))
+        subtopics = None
+        if self.diversity is not None:
+            subtopics = _subtopic_membership(
+                self.diversity, self.slot, self.keys, starts, ndocs, self.relevance_level
+            )
+        return RelevanceTable(
+            list(names), self.query_ids,
+            [self.grades[starts[q] : starts[q + 1]] for q in range(nq)],
+            [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)],
+            self.relevance_level, subtopics, rankings, judgments,
+        )  # fmt: skip
+
+
+def relevant_docs(qrels: Qrels, relevance_level: int = 1) -> RelevantDocs:
+    """The relevant documents of ``qrels`` at ``relevance_level`` (`RelevantDocs`);
+    `InputError` when there are none (a preference needs relevant documents)."""
     diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
-    names = [r.name for r in runs]
-    check_distinct_names(runs, "preferences")
     relevant = qrels.grade >= relevance_level
     rq, rd, rg = qrels.query[relevant], qrels.doc[relevant], qrels.grade[relevant]
     codes, query_ids, slot = output_order(qrels, np.unique(rq))
@@ -108,40 +140,80 @@ def relevance_table(
     starts = np.searchsorted(qs, np.arange(nq + 1))
     ndocs = np.int64(max(len(qrels.docs), 1))
     keys = qs.astype(np.int64) * ndocs + rd
-    ranks_flat = np.full((len(runs), len(qs)), NOT_RETRIEVED, dtype=np.int64)
+    return RelevantDocs(qrels, relevance_level, query_ids, slot, starts, keys, rg, diversity)
+
+
+def judged_positions(
+    docs: RelevantDocs, run: Run, *, ties: str = "docno-desc", max_docs: int | None = None
+) -> tuple[np.ndarray, Judged]:
+    """Where ``run`` ranks each of ``docs``' relevant documents (flat, in their order;
+    `NOT_RETRIEVED` for one it did not return), and the run judged against every query of
+    the judgments (``complete``: its ``missing`` says which it did not rank)."""
+    qrels, slot, ndocs = docs.qrels, docs.slot, np.int64(max(len(docs.qrels.docs), 1))
+    level = docs.relevance_level
+    judged = judge(qrels, run, relevance_level=level, ties=ties, max_docs=max_docs, complete=True)
+    pos = judged.judged_positions
+    pos = pos[judged.judged_grades >= level]
+    jslot = np.searchsorted(judged.offsets, pos, side="right") - 1
+    rank = pos - judged.offsets[jslot] + 1
+    # judged's queries -> table queries (judged also holds queries with no relevant doc)
+    to_table = np.array([slot[qrels.queries.code(qid)] for qid in judged.query_ids], dtype=np.int64)
+    tq = to_table[jslot] if len(jslot) else np.zeros(0, dtype=np.int64)
+    found = judged.doc[pos]
+    if run.docs is not qrels.docs:  # judged.doc holds codes of run.docs
+        found = qrels.docs.translate(run.docs)[found]
+    out = np.full(docs.count, NOT_RETRIEVED, dtype=np.int64)
+    out[np.searchsorted(docs.keys, tq * ndocs + found)] = rank
+    return out, judged
+
+
+def warn_unranked(
+    docs: RelevantDocs, name: str, judged_ids: Sequence[str], missing: np.ndarray
+) -> None:
+    """Warn that run ``name`` ranks nothing for queries with relevant documents, given the
+    judged queries ``judged_ids`` and which of them it did not rank (``missing``, a
+    `Judged`'s or a `RunEvaluation`'s)."""
+    relevant = set(docs.query_ids)
+    unranked = [q for q, m in zip(judged_ids, missing.tolist(), strict=True) if m and q in relevant]
+    if unranked:
+        warn(
+            f"run '{name}' ranks nothing for {len(unranked)} quer"
+            f"{'y' if len(unranked) == 1 else 'ies'} with relevant documents "
+            f"({', '.join(unranked[:5])}{', ...' if len(unranked) > 5 else ''})"
+        )
+
+
+def relevance_table(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    *,
+    relevance_level: int = 1,
+    ties: str = "docno-desc",
+    max_docs: int | None = None,
+    keep_rankings: bool = False,
+) -> RelevanceTable:
+    """Where each run ranks each relevant document, for the queries with relevant documents.
+
+    Queries of the qrels with at least one document of grade >= ``relevance_level`` are
+    kept (a preference needs relevant documents); a run that did not rank such a query
+    retrieves none of its relevant documents (reported as a warning).  Queries ranked by
+    runs but absent from the qrels are ignored.
+    """
+    if len(runs) < 2:
+        raise UsageError("preferences compare rankings: give at least two runs")
+    names = [r.name for r in runs]
+    check_distinct_names(runs, "preferences")
+    docs = relevant_docs(qrels, relevance_level)
+    query_ids, nq = docs.query_ids, len(docs.query_ids)
+    positions = []
     rankings: list[list[np.ndarray]] = [[] for _ in range(nq)]
     unjudged: dict[str, int] = {}  # documents the qrels lack: one code each, for every run
-    for r, run in enumerate(runs):
-        report = JoinReport()
-        judged = judge(
-            qrels, run, relevance_level=relevance_level, ties=ties, max_docs=max_docs,
-            complete=True, report=report,
-        )  # fmt: skip
-        missing = [q for q in report.qrels_only if q in set(query_ids)]
-        if missing:
-            warn(
-                f"run '{run.name}' ranks nothing for {len(missing)} quer"
-                f"{'y' if len(missing) == 1 else 'ies'} with relevant documents "
-                f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''})"
-            )
-        pos = judged.judged_positions
-        keep = judged.judged_grades >= relevance_level
-        pos = pos[keep]
-        jslot = np.searchsorted(judged.offsets, pos, side="right") - 1
-        rank = pos - judged.offsets[jslot] + 1
-        # judged's queries -> table queries (judged also holds queries with no relevant doc)
-        to_table = np.array(
-            [slot[qrels.queries.code(qid)] for qid in judged.query_ids], dtype=np.int64
-        )
-        tq = to_table[jslot] if len(jslot) else np.zeros(0, dtype=np.int64)
-        docs = judged.doc[pos]
-        if run.docs is not qrels.docs:  # judged.doc holds codes of run.docs
-            docs = qrels.docs.translate(run.docs)[docs]
-        rkeys = tq * ndocs + docs
-        at = np.searchsorted(keys, rkeys)
-        ranks_flat[r, at] = rank
+    for run in runs:
+        found, judged = judged_positions(docs, run, ties=ties, max_docs=max_docs)
+        warn_unranked(docs, run.name, judged.query_ids, judged.missing)
+        positions.append(found)
         if keep_rankings:
-            shared = _shared_codes(run.docs, qrels.docs, unjudged)
+            shared = _shared_codes(run.docs, docs.qrels.docs, unjudged)
             by_query = dict(zip(judged.query_ids, range(len(judged.query_ids)), strict=True))
             for q, qid in enumerate(query_ids):
                 i = by_query.get(qid)
@@ -149,22 +221,17 @@ def relevance_table(
                     judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
                 )
                 rankings[q].append(shared[np.asarray(ranked, dtype=np.int64)])
-    grades = [rg[starts[q] : starts[q + 1]] for q in range(nq)]
-    ranks = [ranks_flat[:, starts[q] : starts[q + 1]] for q in range(nq)]
-    subtopics = None
-    if diversity is not None:
-        subtopics = _subtopic_membership(diversity, slot, keys, starts, ndocs, relevance_level)
     judgments: list[dict[int, int]] | None = None
     if keep_rankings:
         judgments = [{} for _ in range(nq)]
-        qslot = slot[qrels.query]
-        for q, d, g in zip(qslot.tolist(), qrels.doc.tolist(), qrels.grade.tolist(), strict=True):
+        collapsed = docs.qrels
+        qslot = docs.slot[collapsed.query]
+        for q, d, g in zip(
+            qslot.tolist(), collapsed.doc.tolist(), collapsed.grade.tolist(), strict=True
+        ):
             if q >= 0:
                 judgments[q][d] = g
-    return RelevanceTable(
-        names, query_ids, grades, ranks, relevance_level, subtopics,
-        rankings if keep_rankings else None, judgments,
-    )  # fmt: skip
+    return docs.table(names, positions, rankings if keep_rankings else None, judgments)
 
 
 def _shared_codes(docs: Vocabulary, qrels_docs: Vocabulary, unjudged: dict[str, int]) -> np.ndarray:

@@ -58,12 +58,25 @@ RBP_PERSISTENCE = 0.9
 
 
 @dataclass(frozen=True)
-class _Ranking:
-    """One run on one query, by recall level: the rank of its i-th relevant document
-    (`NOT_RETRIEVED` when it did not retrieve it) and that document's grade."""
+class _Queries:
+    """The queries of a view by recall level, one row each (padded to the deepest query's
+    ``width``): how many relevant documents each has, their grades, and what the measures
+    take from them (the ideal DCG, the highest grade)."""
 
-    ranks: np.ndarray  # (m,) ascending
-    grades: np.ndarray  # (m,)
+    m: np.ndarray  # (n, 1) relevant documents per query
+    valid: np.ndarray  # (n, width) True on a query's first m levels
+    idcg: np.ndarray  # (n, 1) the DCG of the ideal ranking
+    top: np.ndarray  # (n, 1) the highest grade
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """One run on the queries of `_Queries`, by recall level: the rank of its i-th relevant
+    document (`NOT_RETRIEVED` when it did not retrieve it; past a query's m levels too) and
+    that document's grade (0 past the m levels)."""
+
+    ranks: np.ndarray  # (n, width) ascending along each row
+    grades: np.ndarray  # (n, width)
 
     @property
     def retrieved(self) -> np.ndarray:
@@ -74,36 +87,33 @@ class _Ranking:
         return np.where(self.retrieved, self.ranks, 1).astype(np.float64)
 
 
-#: A measure's term at each level: (one run's ranking, the grades of all the query's
-#: relevant documents) -> (m,) values adding up to the run's value of the measure.
-Terms = Callable[[_Ranking, np.ndarray], np.ndarray]
+#: A measure's terms at each level: (one run's ranking, its queries) -> (n, width) values
+#: whose rows add up to the run's value of the measure on each query (0 past its levels).
+Terms = Callable[[_Ranking, _Queries], np.ndarray]
 
 
-def _ap_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
-    levels = np.arange(1, len(r.ranks) + 1, dtype=np.float64)
-    return np.where(r.retrieved, levels / r.safe_ranks(), 0.0) / len(grades)
+def _ap_terms(r: _Ranking, q: _Queries) -> np.ndarray:
+    levels = np.arange(1, r.ranks.shape[1] + 1, dtype=np.float64)
+    return np.where(r.retrieved, levels / r.safe_ranks(), 0.0) / q.m
 
 
-def _ndcg_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
-    ideal = np.sort(grades.astype(np.float64))[::-1]
-    idcg = float(np.sum(ideal / np.log2(np.arange(2, len(ideal) + 2))))
+def _ndcg_terms(r: _Ranking, q: _Queries) -> np.ndarray:
     dcg = np.where(r.retrieved, r.grades / np.log2(r.safe_ranks() + 1), 0.0)
-    return dcg / idcg
+    return dcg / q.idcg
 
 
 def _rbp_terms(p: float) -> Terms:
-    def terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
-        top = float(grades.max())
-        gains = r.grades / top if top > 1 else r.grades.astype(np.float64)
+    def terms(r: _Ranking, q: _Queries) -> np.ndarray:
+        gains = np.where(q.top > 1, r.grades / q.top, r.grades.astype(np.float64))
         return (1.0 - p) * np.where(r.retrieved, gains * p ** (r.safe_ranks() - 1), 0.0)
 
     return terms
 
 
-def _rr_terms(r: _Ranking, grades: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(r.ranks))
-    if len(out) and r.retrieved[0]:
-        out[0] = 1.0 / float(r.ranks[0])
+def _rr_terms(r: _Ranking, q: _Queries) -> np.ndarray:
+    out = np.zeros(r.ranks.shape)
+    if r.ranks.shape[1]:
+        out[:, 0] = np.where(r.retrieved[:, 0], 1.0 / r.safe_ranks()[:, 0], 0.0)
     return out
 
 
@@ -247,9 +257,48 @@ class RecallLevels:
         }
 
 
-def _ranking(ranks: np.ndarray, grades: np.ndarray) -> _Ranking:
-    order = np.argsort(ranks, kind="stable")
-    return _Ranking(ranks[order], grades[order])
+def _queries(table: RelevanceTable, rows: list[int]) -> _Queries:
+    """The queries ``rows`` of ``table`` (in that order), padded to the deepest; kept on the
+    table for the next view over the same queries (a report makes one per run)."""
+    cache = table.__dict__.setdefault("_level_queries", {})
+    key = tuple(rows)
+    if key not in cache:
+        m = np.array([len(table.grades[q]) for q in rows], dtype=np.int64)
+        width = int(m.max(initial=0))
+        # each query's own ideal DCG, summed as numpy sums its (unpadded) row
+        idcg = [
+            float(np.sum(ideal / np.log2(np.arange(2, len(ideal) + 2))))
+            for ideal in (np.sort(table.grades[q].astype(np.float64))[::-1] for q in rows)
+        ]
+        top = [float(table.grades[q].max()) for q in rows]
+        cache[key] = _Queries(
+            m[:, None], np.arange(width) < m[:, None], np.array(idcg)[:, None],
+            np.array(top)[:, None],
+        )  # fmt: skip
+    found: _Queries = cache[key]
+    return found
+
+
+def _ranking(table: RelevanceTable, rows: list[int], run: int, queries: _Queries) -> _Ranking:
+    """Run ``run``'s ranks of the relevant documents of queries ``rows`` by recall level
+    (each query's sorted, its grades in the same order)."""
+    n, width = queries.valid.shape
+    ranks = np.full((n, width), NOT_RETRIEVED + 1, dtype=np.int64)  # after every rank
+    grades = np.zeros((n, width), dtype=np.int64)
+    ranks[queries.valid] = np.concatenate([table.ranks[q][run] for q in rows]) if n else []
+    grades[queries.valid] = np.concatenate([table.grades[q] for q in rows]) if n else []
+    order = np.argsort(ranks, axis=1, kind="stable")  # the padding stays last
+    ranks = np.take_along_axis(ranks, order, axis=1)
+    ranks[~queries.valid] = NOT_RETRIEVED
+    return _Ranking(ranks, np.take_along_axis(grades, order, axis=1))
+
+
+def _added(values: np.ndarray) -> np.ndarray:
+    """The columns of ``values`` (queries x levels) added up query after query (as a loop
+    over the queries adds them; numpy's sum is pairwise)."""
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1:])
+    return np.cumsum(values, axis=0)[-1]
 
 
 def level_view(
@@ -265,40 +314,32 @@ def level_view(
     table, queries without relevant documents adding 0 at every level, and any others)."""
     at = {qid: q for q, qid in enumerate(table.query_ids)}
     chosen = [query] if query is not None else list(query_ids)
-    width = max((len(table.grades[at[q]]) for q in chosen if q in at), default=0)
+    rows = [at[qid] for qid in chosen if qid in at]  # the others add 0 at every level
+    queries = _queries(table, rows)
+    width = queries.valid.shape[1]
     n = len(measures)
+    ra = _ranking(table, rows, a, queries)
+    rb = _ranking(table, rows, b, queries)
     sum_a, sum_b = np.zeros((n, width)), np.zeros((n, width))
-    signs = np.zeros((3, width), dtype=np.int64)  # a first, b first, tied
-    shares = np.zeros(width)
-    present = np.zeros(width, dtype=np.int64)
-    ranks_a = ranks_b = None
-    for qid in chosen:
-        q = at.get(qid)
-        if q is None:
-            continue  # no relevant document: 0 at every level
-        grades = table.grades[q]
-        m = len(grades)
-        ra = _ranking(table.ranks[q][a], grades)
-        rb = _ranking(table.ranks[q][b], grades)
-        for k, measure in enumerate(measures):
-            sum_a[k, :m] += measure.terms(ra, grades)
-            sum_b[k, :m] += measure.terms(rb, grades)
-        sign = np.sign(rb.ranks - ra.ranks)
-        signs[0, :m] += sign > 0
-        signs[1, :m] += sign < 0
-        signs[2, :m] += sign == 0
-        shares[:m] += sign / m
-        present[:m] += 1
-        ranks_a, ranks_b = ra, rb
+    for k, measure in enumerate(measures):
+        sum_a[k] = _added(np.where(queries.valid, measure.terms(ra, queries), 0.0))
+        sum_b[k] = _added(np.where(queries.valid, measure.terms(rb, queries), 0.0))
+    sign = np.where(queries.valid, np.sign(rb.ranks - ra.ranks), 0)
+    signs = np.array([
+        ((sign > 0) & queries.valid).sum(axis=0), ((sign < 0) & queries.valid).sum(axis=0),
+        ((sign == 0) & queries.valid).sum(axis=0),
+    ])  # a first, b first, tied  # fmt: skip
+    shares = _added(np.where(queries.valid, sign / queries.m, 0.0))
+    present = queries.valid.sum(axis=0)
     count = len(chosen)
     labels = [m.label for m in measures]
     delta = (sum_a - sum_b) / count
+    one = query is not None and len(rows) == 1
     levels = []
     for i in range(width):
-        one = query is not None and ranks_a is not None and ranks_b is not None
         levels.append(RecallLevel(
             level=i + 1, queries=int(present[i]),
-            rank_a=_rank(ranks_a, i) if one else None, rank_b=_rank(ranks_b, i) if one else None,
+            rank_a=_rank(ra, i) if one else None, rank_b=_rank(rb, i) if one else None,
             a_first=int(signs[0, i]), b_first=int(signs[1, i]), tied=int(signs[2, i]),
             sign=float(signs[0, i] - signs[1, i]) / int(present[i]),
             rpp=float(shares[i]) / count,
@@ -311,6 +352,6 @@ def level_view(
     )  # fmt: skip
 
 
-def _rank(r: _Ranking | None, i: int) -> int | None:
-    assert r is not None
-    return int(r.ranks[i]) if r.retrieved[i] else None
+def _rank(r: _Ranking, i: int) -> int | None:
+    """The one query's rank of its i-th relevant document (None: not retrieved)."""
+    return int(r.ranks[0, i]) if r.retrieved[0, i] else None

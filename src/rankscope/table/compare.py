@@ -34,7 +34,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import RankscopeWarning, UsageError, shown
-from ..judge import JoinOptions, RelevanceTable, relevance_table
+from ..judge import (
+    JoinOptions,
+    RelevanceTable,
+    RelevantDocs,
+    relevance_table,
+    relevant_docs,
+    warn_unranked,
+)
 from ..measures import Request, compute_request, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import records_frame
@@ -45,7 +52,6 @@ from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
 from .evaluation import RunEvaluation
 from .formats import FORMATS, evaluate_runs, evaluation_options
-from .many import RunToRead
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
 #: the TREC ad hoc headline), nDCG@10 and P@10 (what a user sees on a first page, graded and
@@ -274,7 +280,6 @@ def compare_runs(
     common_queries: bool = False,
     options: JoinOptions | None = None,
     curves: bool = True,
-    ranks: RelevanceTable | None = None,
 ) -> Comparison:
     """Compare ``runs`` on each request (see the module); ``baseline`` names the run the
     others are compared with (default: the first), ``all_pairs`` compares every pair.
@@ -285,9 +290,11 @@ def compare_runs(
     precision–recall curve and recall-level view (what only the HTML report shows, about
     40% of the work on many runs); without them the comparison's ``precision_recall`` is
     None and its ``recall_levels`` empty.  Evaluations compared with ``curves`` bring the
-    curves' ``iprec_at_recall`` among their requests and, for the recall levels, ``ranks``:
-    where each run ranks the relevant documents (grade >= 1), gathered one run at a time
-    (`relevant_ranks`), the runs in the order of ``runs``."""
+    curves' ``iprec_at_recall`` among their requests and, for the recall levels, their
+    runs' ``positions`` of the `level_docs` (evaluated with them, in the same pass);
+    compared on preference methods (but offline interleaving, which replays whole
+    rankings), their positions of the relevant documents at ``options``' relevance level
+    (`rankscope.judge.relevant_docs`; at level 1 the recall levels' too)."""
     evaluated = [r for r in runs if isinstance(r, RunEvaluation)]
     whole = [r for r in runs if isinstance(r, Run)]
     names = [r.run_name for r in evaluated] or [r.name for r in whole]
@@ -329,8 +336,8 @@ def compare_runs(
     curve_requests = parse_measures(["iprec_at_recall"]) if curves else []
     wanted = set(metrics)
     extra = [r for r in curve_requests if r not in wanted]
-    if evaluated and methods:
-        raise UsageError("preference methods compare runs read whole, not evaluated")
+    if evaluated and methods and needs_rankings(methods):
+        raise UsageError("offline interleaving compares runs read whole, not evaluated")
     if evaluated and not set(curve_requests) <= set(evaluated[0].requests):
         raise UsageError("evaluations compared with curves need iprec_at_recall's values")
     results: Sequence[RunEvaluation] = evaluated
@@ -352,27 +359,33 @@ def compare_runs(
         precision_recall = np.array([by_key[r].mean(axis=1) for r in curve_requests]).T
     preferences: dict[str, np.ndarray] = {}
     table = None
-    if methods:
+    if methods and evaluated:  # their positions at the relevance level, as the table's
+        docs = relevant_docs(qrels, options.relevance_level)
+        table = _positions_table(docs, evaluated, "preference methods")
+        for res in evaluated:  # (what the table of runs read whole warns)
+            warn_unranked(docs, res.run_name, res.query_ids, res.missing)
+    elif methods:
         table = relevance_table(
             qrels, whole, relevance_level=options.relevance_level,
             ties=options.ties or "docno-desc", max_docs=options.max_docs,
             keep_rankings=needs_rankings(methods),
         )  # fmt: skip
-        at = {q: i for i, q in enumerate(query_ids)}
-        for req in methods:
-            found = compute_request(table, req)
-            tensor = np.zeros((len(query_ids), len(runs), len(runs)))
-            for i, q in enumerate(found.query_ids):
-                if q in at:
-                    tensor[at[q]] = found.prefs[i]
-            preferences[req.label], kinds[req.label] = tensor, "preference"
-            reference = names.index(base) if base is not None else None
-            if reference is not None:
-                values[req.label] = tensor[:, :, reference].T  # each run over the baseline
+    at = {q: i for i, q in enumerate(query_ids)}
+    for req in methods:
+        assert table is not None
+        found = compute_request(table, req)
+        tensor = np.zeros((len(query_ids), len(runs), len(runs)))
+        for i, q in enumerate(found.query_ids):
+            if q in at:
+                tensor[at[q]] = found.prefs[i]
+        preferences[req.label], kinds[req.label] = tensor, "preference"
+        reference = names.index(base) if base is not None else None
+        if reference is not None:
+            values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
     if curves and base is not None and not options.judged_only:
         levels = _recall_levels(
-            qrels, whole, names, names.index(base), query_ids, options, table or ranks
+            qrels, whole, evaluated, names.index(base), query_ids, options, table
         )
     order = [r.label for r in requests if r.label in kinds]
     rows: list[Row] = []
@@ -394,66 +407,31 @@ def compare_runs(
     )  # fmt: skip
 
 
-def relevant_ranks(
-    qrels: Qrels,
-    sources: Sequence[RunToRead],
-    names: Sequence[str],
-    options: JoinOptions,
-    duplicates: str = "error",
-) -> RelevanceTable | None:
-    """Where each run of ``sources`` (named ``names``, as their evaluation named them) ranks
-    each relevant document (grade >= 1, the recall levels' definition), read two runs at a
-    time so that memory stays flat in their number: the recall levels of runs compared
-    one at a time (`compare_runs`' ``ranks``).  None when no judged document is relevant.
-    The runs were read and checked once already (their evaluation): reading them again
-    repeats no warning."""
-    if not (qrels.grade >= 1).any() or len(sources) < 2:
-        return None
-    # pairs (0, 1), (2, 3), ...; an odd last run paired with the one before it
-    starts = list(range(0, len(sources) - 1, 2))
-    if len(sources) % 2:
-        starts.append(len(sources) - 2)
-    rows: list[list[np.ndarray]] = [[] for _ in sources]
-    first: RelevanceTable | None = None
-    with warnings.catch_warnings():  # the comparison reports unranked queries itself
-        warnings.simplefilter("ignore", RankscopeWarning)
-        for i in starts:
-            pair = [
-                dataclasses.replace(
-                    # (into a scoped copy of the judgments' ids: they do not grow per run)
-                    sources[j].read(qrels.queries, qrels.docs.scoped(), duplicates, "score"),
-                    name=names[j],
-                )
-                for j in (i, i + 1)
-            ]
-            table = relevance_table(
-                qrels, pair, ties=options.ties or "docno-desc", max_docs=options.max_docs
-            )
-            first = first or table
-            for k, j in enumerate((i, i + 1)):
-                rows[j] = [ranks[k] for ranks in table.ranks]
-    assert first is not None
-    ranks = [np.stack([row[q] for row in rows]) for q in range(first.num_queries)]
-    return RelevanceTable(list(names), first.query_ids, first.grades, ranks, 1)
+def level_docs(qrels: Qrels) -> RelevantDocs | None:
+    """The relevant documents of the recall levels (grade >= 1, their definition), whose
+    ranks runs compared one at a time keep (`evaluate_many_runs`' ``positions``); None when
+    no judged document is relevant."""
+    return relevant_docs(qrels, 1) if (qrels.grade >= 1).any() else None
 
 
 def _recall_levels(
     qrels: Qrels,
     runs: Sequence[Run],
-    names: list[str],
+    evaluated: Sequence[RunEvaluation],
     base: int,
     query_ids: list[str],
     options: JoinOptions,
     table: RelevanceTable | None,
 ) -> dict[str, RecallLevels]:
     """Each run's recall-level view against run ``base`` over ``query_ids`` (relevant: grade
-    >= 1, the levels' definition), reusing the preference methods' table (or the streamed
-    runs' ranks) when it is one; ``names``: the runs' names, in order."""
-    if not (qrels.grade >= 1).any():
+    >= 1, the levels' definition), reusing the preference methods' table when it is one, or
+    the ``positions`` the ``evaluated`` runs kept."""
+    docs = level_docs(qrels)
+    if docs is None:
         return {}
-    if table is None or table.relevance_level != 1:
-        if not runs:
-            raise UsageError("the recall levels of evaluated runs need their ranks")
+    if (table is None or table.relevance_level != 1) and evaluated:
+        table = _positions_table(docs, evaluated, "the recall levels")
+    elif table is None or table.relevance_level != 1:
         with warnings.catch_warnings():  # the comparison reports unranked queries itself
             warnings.simplefilter("ignore", RankscopeWarning)
             table = relevance_table(
@@ -462,9 +440,22 @@ def _recall_levels(
     measures = [level_measure(name) for name in LEVEL_MEASURES]
     return {
         name: level_view(table, r, base, query_ids, measures)
-        for r, name in enumerate(names)
+        for r, name in enumerate(table.run_names)
         if r != base
     }
+
+
+def _positions_table(
+    docs: RelevantDocs, evaluated: Sequence[RunEvaluation], what: str
+) -> RelevanceTable:
+    """The table of the ``evaluated`` runs from the positions of ``docs`` they kept;
+    `UsageError` naming ``what`` needs them when they did not keep them."""
+    positions = [
+        r.positions for r in evaluated if r.positions is not None and len(r.positions) == docs.count
+    ]
+    if len(positions) < len(evaluated):
+        raise UsageError(f"{what} of evaluated runs need their ranks")
+    return docs.table([r.run_name for r in evaluated], positions)
 
 
 def _tested(

@@ -45,6 +45,9 @@ class RunEvaluation:
     complete_num_rel: int | None = None  # under -c: num_rel's summary (trec_eval's count)
     zscores: bool = False  # values are z-scores (trec_eval -Z): printed as Z<name>
     runid: str | None = None  # trec_eval's runid, the run's tag (None: its name)
+    # where the run ranks the relevant documents of a `rankscope.judge.RelevantDocs`, in its
+    # order (`judged_positions`): runs read one at a time for preferences and recall levels
+    positions: np.ndarray | None = None
 
     def value(self, label: str) -> np.ndarray:
         for r, v in zip(self.requests, self.values, strict=True):

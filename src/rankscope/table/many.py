@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
-from ..judge import JoinOptions
+from ..judge import JoinOptions, RelevantDocs, judged_positions
 from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, native
 from ..read.blocks import BLOCK_BYTES, RunBlock, is_gzip, run_blocks, text_size
@@ -152,6 +152,7 @@ class _Task:
     block_bytes: int = BLOCK_BYTES
     blocked: frozenset[int] = frozenset()  # the runs read in blocks
     sizes: tuple[int, ...] = ()  # per run: its text's length (`_text_bytes`)
+    positions: RelevantDocs | None = None  # each run's ranks of them are kept too
     scratch: _Scratch = field(default_factory=_Scratch, compare=False, repr=False)
 
 
@@ -237,9 +238,7 @@ def _evaluate_one(task: _Task, index: int) -> _Outcome:
             name, where = run.name, run.source
             if task.check_common:
                 check_common_queries(judgments, [run])
-            [result] = task.fmt.evaluate(
-                judgments, [run], task.requests, task.options, task.num_docs, None
-            )
+            result = _evaluated(task, run)
             if task.zscores is not None:
                 result = to_zscores(result, task.zscores)
             result = _portable(result, task.requests)
@@ -247,6 +246,28 @@ def _evaluate_one(task: _Task, index: int) -> _Outcome:
         except RankscopeError as e:
             result, error = None, e
     return _Outcome(index, result, name, where, _told(caught), error)
+
+
+def _evaluated(task: _Task, run: Run) -> RunEvaluation:
+    """``run`` evaluated on the task's requests, with its ranks of the task's relevant
+    documents (``positions``); with positions and no request, only the judged queries it
+    ranks (the positions' join; no evaluation, so none of its warnings)."""
+    if task.positions is None:
+        [result] = task.fmt.evaluate(
+            task.judgments, [run], task.requests, task.options, task.num_docs, None
+        )
+        return result
+    options = task.options
+    found, judged = judged_positions(
+        task.positions, run, ties=options.ties or "docno-desc", max_docs=options.max_docs
+    )
+    if not task.requests:
+        return RunEvaluation(
+            run.name, judged.query_ids, [], [], [], judged.missing, runid=run.runid,
+            positions=found,
+        )  # fmt: skip
+    [result] = task.fmt.evaluate(task.judgments, [run], task.requests, options, task.num_docs, None)
+    return dataclasses.replace(result, positions=found)
 
 
 def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
@@ -439,6 +460,7 @@ def evaluate_many_runs(
     block_bytes: int | None = None,
     distinct_for: str | None = None,
     cluster: Cluster | None = None,
+    positions: RelevantDocs | None = None,
 ) -> list[RunEvaluation]:
     """Evaluate the runs of ``sources`` one at a time, large ones block by block (see the
     module), as `evaluate_runs` would evaluate them all at once; ``jobs``: worker processes
@@ -449,7 +471,10 @@ def evaluate_many_runs(
     core several blocks); TREC run files longer than that are read in blocks.
     Runs are named as `resolve_runs` names them; ``check_common``: a run sharing no query
     with the judgments is an error (`check_common_queries`); ``distinct_for`` as
-    `resolve_runs`'."""
+    `resolve_runs`'.  ``positions``: each evaluation also keeps where its run ranks these
+    relevant documents (`judged_positions`; the ``ties`` and ``max_docs`` of ``options``):
+    what preferences and recall levels need of a run, small; such runs are read whole, not
+    in blocks.  With ``positions`` and no request, the runs are judged, not evaluated."""
     global _TASK
     check_jobs(jobs)
     if block_bytes is not None and (isinstance(block_bytes, bool) or block_bytes < 1):
@@ -459,7 +484,7 @@ def evaluate_many_runs(
     options = evaluation_options(judgments, requests, fmt, options, num_docs)
     task = _Task(
         judgments, sources, requests, fmt, options, num_docs, zscores, duplicates, order,
-        check_common,
+        check_common, positions=positions,
     )  # fmt: skip
     task, workers = _plan(task, jobs, block_bytes, cluster)
     outcomes: list[_Outcome] = []
@@ -515,10 +540,12 @@ def _renamed(message: Warning, old: str, new: str) -> Warning:
 
 def _blockable(task: _Task, source: RunToRead, cluster: Cluster | None) -> bool:
     """Whether ``source`` can be read in blocks: a TREC run file ranked by score (the
-    compiled reader's), judged by qrels; not gzipped for a ``cluster``."""
+    compiled reader's), judged by qrels, its relevant documents' positions not asked for;
+    not gzipped for a ``cluster``."""
     given = source.given
     return (
-        native() is not None
+        task.positions is None
+        and native() is not None
         and isinstance(task.judgments, Qrels)
         and task.fmt.name == "qrels"
         and task.order == "score"
