@@ -29,7 +29,7 @@ ALLOWED = {
 
 
 def test_no_other_interval_code_in_src():
-    pattern = re.compile(r"\.ppf\(|np\.percentile\(|np\.quantile\(|\.isf\(")
+    pattern = re.compile(r"\.ppf\(|np\.percentile\(|np\.quantile\(|\.isf\(|stdtrit\(|ndtri\(")
     found = [
         f"{path.relative_to(SRC)}:{number}: {line.strip()}"
         for path in sorted(SRC.rglob("*.py"))
@@ -50,6 +50,21 @@ def test_t_interval_by_hand():
     assert all(math.isnan(x) for x in mean_interval([0.3], 0.95))
     low, high = t_interval(1.0, 0.5, 10, 0.9, "greater")
     assert (low, high) == (pytest.approx(1.0 - scipy_stats.t.ppf(0.9, 10) * 0.5), math.inf)
+
+
+def test_t_interval_is_scipy_stats_t_bit_for_bit():
+    """The quantile comes from scipy.special (importing scipy.stats cost `compare` seconds):
+    the same doubles as scipy.stats.t.ppf, NaN where it gives NaN (df <= 0)."""
+    df = np.concatenate((np.random.default_rng(5).uniform(0.05, 400, 2000), [1, 2, 3, 0, -1]))
+    df = np.concatenate((df, [math.inf, math.nan]))
+    mean, se = np.linspace(-1, 1, df.size), np.linspace(0.01, 2, df.size)
+    for confidence in (0.9, 0.95, 0.99):
+        half = scipy_stats.t.ppf(0.5 + confidence / 2, df) * se
+        low, high = t_interval(mean, se, df, confidence)
+        np.testing.assert_array_equal(low, mean - half)
+        np.testing.assert_array_equal(high, mean + half)
+        low, _ = t_interval(mean, se, df, confidence, "greater")
+        np.testing.assert_array_equal(low, mean - scipy_stats.t.ppf(confidence, df) * se)
 
 
 def test_percentile_interval_is_numpy_s_quantiles():
