@@ -28,7 +28,7 @@ from ..judge import (
     relevance_table,
 )
 from ..judge.join import output_order
-from ..measures import Request, compute_request, needs_rankings, parse_measures
+from ..measures import Request, compute_requests, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4, query_orderings
@@ -89,8 +89,7 @@ def measure_data(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
             keep_rankings=needs_rankings(preferences),
         )  # fmt: skip
-        for req in preferences:
-            result = compute_request(table, req)
+        for req, result in zip(preferences, compute_requests(table, preferences), strict=True):
             data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
     return [data[r] for r in requests]
 
@@ -188,8 +187,8 @@ class Joins:
             data.update(_metric_data(results))
         if self.preferences:
             table = self._masked_table(reduced)
-            for req in self.preferences:
-                result = compute_request(table, req)
+            found = compute_requests(table, self.preferences)
+            for req, result in zip(self.preferences, found, strict=True):
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
 
