@@ -96,6 +96,26 @@ def _tukey_by_relabelling(prefs, permutations, seed, chunk=256):
     return (count + 1) / (permutations + 1)
 
 
+@pytest.mark.parametrize("antisymmetric", [True, False])
+def test_preference_tukey_half_the_pairs_only_for_antisymmetric_preferences(antisymmetric):
+    """An antisymmetric tensor is tested on the pairs above the diagonal (its relabelled
+    sums are antisymmetric), any other on every cell; both give the p-values of the
+    relabelling, bit for bit, alone and stacked with the other kind."""
+    rng = np.random.default_rng(21)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 1 / 3, 0.5, 1.0], size=(12, 6, 6))
+    if antisymmetric:
+        prefs = prefs - prefs.transpose(0, 2, 1)
+    else:  # one preference of a pair is not the other's negation
+        prefs[3, 1, 2], prefs[3, 2, 1] = 0.5, 0.25
+    expected = _tukey_by_relabelling(prefs, 500, 9)
+    assert np.array_equal(preference_tukey_pvalues(prefs, permutations=500, seed=9), expected)
+    other = rng.choice([-1.0, 0.0, 1.0], size=(12, 6, 6))
+    other = other - other.transpose(0, 2, 1)
+    stacked = preference_tukey_pvalues(np.stack([other, prefs]), permutations=500, seed=9)
+    assert np.array_equal(stacked[1], expected)
+    assert np.array_equal(stacked[0], _tukey_by_relabelling(other, 500, 9))
+
+
 @pytest.mark.parametrize(("queries", "systems", "permutations"), [(7, 4, 300), (40, 9, 700)])
 def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, permutations):
     """Methods stacked share the permutations: each method's p-values are those of the
