@@ -19,7 +19,7 @@ from rankscope.stats.meta import (
     tau_ap,
 )
 from rankscope.stats.multiple import preference_tukey_pvalues
-from rankscope.table.study import drop_judgments, study
+from rankscope.table.study import drop_judgments, retrieved_by, study
 from tests.conftest import run_cli
 
 
@@ -178,6 +178,25 @@ def test_drop_judgments_keeps_the_quota_and_the_pool():
     # a, c and e are retrieved by all three runs, b and d by two: two of a, c, e per query
     docs = {qrels.docs.strings[d] for d in pooled.doc.tolist()}
     assert len(pooled) == 12 and docs <= {"a", "c", "e"}
+
+
+def test_retrieved_by_counts_the_runs_once_for_every_pool():
+    """a, c, e are retrieved by the three runs, b and d by two (poor lacks them); the
+    counts given to `drop_judgments` keep what it would count itself."""
+    qrels, runs = _tiny()
+    counts = retrieved_by(qrels, runs)
+    by_doc = {"a": 3, "b": 2, "c": 3, "d": 2, "e": 3}
+    assert counts.tolist() == [by_doc[qrels.docs.strings[d]] for d in qrels.doc.tolist()]
+    assert retrieved_by(qrels, runs[2:]).tolist() == [
+        0 if qrels.docs.strings[d] in ("b", "d") else 1 for d in qrels.doc.tolist()
+    ]
+    for keep in (0.2, 0.4, 0.8):
+        alone = drop_judgments(qrels, runs, keep, policy="pool", rng=np.random.default_rng(4))
+        given = drop_judgments(
+            qrels, runs, keep, policy="pool", rng=np.random.default_rng(4), retrieved=counts
+        )
+        assert alone.doc.tolist() == given.doc.tolist()
+        assert alone.query.tolist() == given.query.tolist()
 
 
 def test_study_and_meta_command(capsys):
