@@ -525,6 +525,32 @@ def test_win_rates_and_orderings(small):
     np.testing.assert_allclose(scores, [7 / 4, -1 / 2, -5 / 4], atol=1e-15)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_win_rates_and_orderings_of_many_queries_are_the_sums_and_sorts_by_hand(seed):
+    """Win rates added run by run, from the first (signs of zero included), and each
+    query's runs sorted as `order_by` sorts them one query at a time (equal win rates,
+    equal names), on tensors large enough to be taken in blocks of queries."""
+    rng = np.random.default_rng(seed)
+    queries, runs = [(3000, 7), (40, 61), (5, 1), (0, 4)][seed]
+    prefs = rng.choice([-0.0, 0.0, 0.5, -0.5, 1 / 3, -1 / 7, 1e-17], size=(queries, runs, runs))
+    expected = np.zeros((queries, runs))
+    for q in range(queries):
+        for a in range(runs):
+            total = prefs[q, a, 0]
+            for b in range(1, runs):
+                total += prefs[q, a, b]
+            expected[q, a] = total
+    got = win_rates(prefs)
+    assert np.array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    names = [f"r{rng.integers(0, 3)}" for _ in range(runs)]  # names repeat
+    by_hand = [
+        [name for _, name in sorted(zip(w.tolist(), names, strict=True), reverse=True)]
+        for w in expected
+    ]
+    assert query_orderings(prefs, names) == by_hand
+
+
 def test_orderings_break_ties_by_run_name_descending():
     qrels = {"q": {"r1": 1, "r2": 1}, "p": {"r1": 1}}
     good = {"q": ranking("r1", "r2"), "p": ranking("r1")}
