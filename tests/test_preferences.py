@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import rankscope
 from rankscope.judge import NOT_RETRIEVED, relevance_table
+from rankscope.measures import compute_request, compute_requests
 from rankscope.preference import (
     borda,
     bradley_terry,
@@ -29,6 +30,7 @@ from rankscope.preference import (
     query_orderings,
     recall_weights,
     rpp,
+    rpp_together,
     win_rates,
 )
 
@@ -453,6 +455,35 @@ def test_lower_level_functions_agree_with_the_api(small):
     np.testing.assert_allclose(rpp(table, [1.0, 1.0, 1.0, 1.0]), small["RPP"].prefs, atol=1e-15)
 
 
+def test_rpp_methods_computed_together_are_the_hand_values_and_each_alone(small):
+    """`compute_requests` (what `rankscope meta` uses) weighs each query's comparisons for
+    RPP, dcgRPP and invRPP at once: the hand values, and bit for bit `compute_request` of
+    each; other methods, and RPP at another level, come in their order."""
+    table = small["table"]
+    requests = ["dcgRPP", "lexirecall", "RPP", "RPP(rel=2)", "invRPP", "gRPP", "RPP(p=dcg)"]
+    together = compute_requests(table, requests)
+    assert [r.method for r in together] == requests
+    for request, found in zip(requests, together, strict=True):
+        alone = compute_request(table, request)
+        assert found.query_ids == alone.query_ids and found.run_names == alone.run_names
+        np.testing.assert_array_equal(found.prefs, alone.prefs, err_msg=request)
+    by_name = dict(zip(requests, together, strict=True))
+    for method, weights in [("RPP", uniform_weights), ("dcgRPP", dcg_weights),
+                            ("invRPP", inverse_weights), ("RPP(p=dcg)", dcg_weights)]:  # fmt: skip
+        for (a, b), signs in SMALL_SIGNS.items():
+            expected = sum(w * s for w, s in zip(weights(4), signs, strict=True))
+            assert value(by_name[method], a, b) == pytest.approx(expected, abs=1e-12)
+    stacked = rpp_together(table, ["uniform", "dcg", "inverse", [1.0, 2.0, 3.0, 4.0]])
+    assert stacked.shape == (4, *rpp(table).shape)
+    for k, weights in enumerate(["uniform", "dcg", "inverse", [1.0, 2.0, 3.0, 4.0]]):
+        np.testing.assert_array_equal(stacked[k], rpp(table, weights))
+    # p(i) = i / 10 by hand: A over B is ahead at level 1 only
+    assert value(small["RPP"], "A", "B") == 1 / 4
+    at = {name: k for k, name in enumerate(table.run_names)}
+    assert stacked[3, 0, at["A"], at["B"]] == pytest.approx(1 / 10, abs=1e-15)
+    assert stacked[3, 0, at["A"], at["C"]] == pytest.approx(-(2 + 3 + 4) / 10, abs=1e-15)
+
+
 # ---------------------------------------------------------------------------------------
 # Recall weights p(i)
 # ---------------------------------------------------------------------------------------
@@ -492,6 +523,32 @@ def test_win_rates_and_orderings(small):
     order, scores = result.ordering("mean")
     assert order == ["C", "A", "B"]
     np.testing.assert_allclose(scores, [7 / 4, -1 / 2, -5 / 4], atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_win_rates_and_orderings_of_many_queries_are_the_sums_and_sorts_by_hand(seed):
+    """Win rates added run by run, from the first (signs of zero included), and each
+    query's runs sorted as `order_by` sorts them one query at a time (equal win rates,
+    equal names), on tensors large enough to be taken in blocks of queries."""
+    rng = np.random.default_rng(seed)
+    queries, runs = [(3000, 7), (40, 61), (5, 1), (0, 4)][seed]
+    prefs = rng.choice([-0.0, 0.0, 0.5, -0.5, 1 / 3, -1 / 7, 1e-17], size=(queries, runs, runs))
+    expected = np.zeros((queries, runs))
+    for q in range(queries):
+        for a in range(runs):
+            total = prefs[q, a, 0]
+            for b in range(1, runs):
+                total += prefs[q, a, b]
+            expected[q, a] = total
+    got = win_rates(prefs)
+    assert np.array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    names = [f"r{rng.integers(0, 3)}" for _ in range(runs)]  # names repeat
+    by_hand = [
+        [name for _, name in sorted(zip(w.tolist(), names, strict=True), reverse=True)]
+        for w in expected
+    ]
+    assert query_orderings(prefs, names) == by_hand
 
 
 def test_orderings_break_ties_by_run_name_descending():

@@ -19,7 +19,7 @@ from rankscope.stats.meta import (
     tau_ap,
 )
 from rankscope.stats.multiple import preference_tukey_pvalues
-from rankscope.table.study import drop_judgments, study
+from rankscope.table.study import drop_judgments, retrieved_by, study
 from tests.conftest import run_cli
 
 
@@ -96,6 +96,26 @@ def _tukey_by_relabelling(prefs, permutations, seed, chunk=256):
     return (count + 1) / (permutations + 1)
 
 
+@pytest.mark.parametrize("antisymmetric", [True, False])
+def test_preference_tukey_half_the_pairs_only_for_antisymmetric_preferences(antisymmetric):
+    """An antisymmetric tensor is tested on the pairs above the diagonal (its relabelled
+    sums are antisymmetric), any other on every cell; both give the p-values of the
+    relabelling, bit for bit, alone and stacked with the other kind."""
+    rng = np.random.default_rng(21)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 1 / 3, 0.5, 1.0], size=(12, 6, 6))
+    if antisymmetric:
+        prefs = prefs - prefs.transpose(0, 2, 1)
+    else:  # one preference of a pair is not the other's negation
+        prefs[3, 1, 2], prefs[3, 2, 1] = 0.5, 0.25
+    expected = _tukey_by_relabelling(prefs, 500, 9)
+    assert np.array_equal(preference_tukey_pvalues(prefs, permutations=500, seed=9), expected)
+    other = rng.choice([-1.0, 0.0, 1.0], size=(12, 6, 6))
+    other = other - other.transpose(0, 2, 1)
+    stacked = preference_tukey_pvalues(np.stack([other, prefs]), permutations=500, seed=9)
+    assert np.array_equal(stacked[1], expected)
+    assert np.array_equal(stacked[0], _tukey_by_relabelling(other, 500, 9))
+
+
 @pytest.mark.parametrize(("queries", "systems", "permutations"), [(7, 4, 300), (40, 9, 700)])
 def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, permutations):
     """Methods stacked share the permutations: each method's p-values are those of the
@@ -158,6 +178,25 @@ def test_drop_judgments_keeps_the_quota_and_the_pool():
     # a, c and e are retrieved by all three runs, b and d by two: two of a, c, e per query
     docs = {qrels.docs.strings[d] for d in pooled.doc.tolist()}
     assert len(pooled) == 12 and docs <= {"a", "c", "e"}
+
+
+def test_retrieved_by_counts_the_runs_once_for_every_pool():
+    """a, c, e are retrieved by the three runs, b and d by two (poor lacks them); the
+    counts given to `drop_judgments` keep what it would count itself."""
+    qrels, runs = _tiny()
+    counts = retrieved_by(qrels, runs)
+    by_doc = {"a": 3, "b": 2, "c": 3, "d": 2, "e": 3}
+    assert counts.tolist() == [by_doc[qrels.docs.strings[d]] for d in qrels.doc.tolist()]
+    assert retrieved_by(qrels, runs[2:]).tolist() == [
+        0 if qrels.docs.strings[d] in ("b", "d") else 1 for d in qrels.doc.tolist()
+    ]
+    for keep in (0.2, 0.4, 0.8):
+        alone = drop_judgments(qrels, runs, keep, policy="pool", rng=np.random.default_rng(4))
+        given = drop_judgments(
+            qrels, runs, keep, policy="pool", rng=np.random.default_rng(4), retrieved=counts
+        )
+        assert alone.doc.tolist() == given.doc.tolist()
+        assert alone.query.tolist() == given.query.tolist()
 
 
 def test_study_and_meta_command(capsys):

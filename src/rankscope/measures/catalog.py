@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from ..errors import UsageError
 from ..judge import RelevanceTable
 from ..preference import METHODS, PreferenceResult, unknown_method
+from ..preference.rpp import Weights, rpp, rpp_together
 from .base import Measure, Request
 from .counts import num_nonrel_judged_ret, num_q, num_rel, num_rel_ret, num_ret, relstring, runid
 from .diversity import DIVERSITY_MEASURES
@@ -121,6 +122,29 @@ def compute_request(table: RelevanceTable, request: str | Request) -> Preference
     table's runs, labelled as the request."""
     request = parse_method(request)
     return method_of(request).compute(table, request.kwargs, request.label)
+
+
+def compute_requests(
+    table: RelevanceTable, requests: Sequence[str | Request]
+) -> list[PreferenceResult]:
+    """`compute_request` of each of ``requests``, in their order, with the same values; the
+    binary RPP methods at one relevance level (RPP, dcgRPP and invRPP, say) are computed
+    together (`rankscope.preference.rpp.rpp_together`: each query's pairs compared once)."""
+    parsed = [parse_method(request) for request in requests]
+    together: dict[int | None, list[tuple[int, Weights]]] = {}
+    for k, request in enumerate(parsed):
+        method = method_of(request)
+        if method.function is rpp:
+            arguments = method.arguments(request.kwargs)
+            together.setdefault(arguments["level"], []).append((k, arguments["weights"]))
+    found: dict[int, PreferenceResult] = {}
+    for level, members in together.items():
+        stacked = rpp_together(table, [weights for _, weights in members], level)
+        for (k, _), prefs in zip(members, stacked, strict=True):
+            found[k] = PreferenceResult(
+                parsed[k].label, list(table.run_names), list(table.query_ids), prefs
+            )
+    return [found[k] if k in found else compute_request(table, r) for k, r in enumerate(parsed)]
 
 def needs_rankings(methods: Iterable[str | Request]) -> bool:
     """Whether any of ``methods`` reads whole rankings (offline interleaving), so the

@@ -29,7 +29,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         ],
         "recall": ["LevelMeasure", "RecallLevel", "RecallLevels", "level_measure", "level_view"],
         "rpp": [
-            "graded_rpp", "lexiprecision", "lexirecall", "recall_weights", "rpp", "subtopic_rpp"
+            "graded_rpp", "lexiprecision", "lexirecall", "recall_weights", "rpp", "rpp_together",
+            "subtopic_rpp",
         ],
     },
 )
@@ -66,5 +67,6 @@ if TYPE_CHECKING:  # pragma: no cover
         lexirecall,
         recall_weights,
         rpp,
+        rpp_together,
         subtopic_rpp,
     )

@@ -88,7 +88,14 @@ def _distinct_rows(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
-    """RPP between every pair of runs from their sorted positions f (runs x m).
+    """RPP between every pair of runs from their sorted positions f (runs x m)."""
+    (prefs,) = _rpp_levels(f, [weights])
+    return prefs
+
+
+def _rpp_levels(f: np.ndarray, weightings: Sequence[Weights]) -> list[np.ndarray]:
+    """RPP between every pair of runs from their sorted positions f (runs x m), for each of
+    ``weightings``: the pairs' comparisons are made once and weighed by each.
 
     The sums over recall levels are matrix products: they may differ in the last bit from
     adding level by level (the authors' code; below 1e-15 on their data).  Runs with
@@ -97,16 +104,28 @@ def _rpp_level(f: np.ndarray, weights: Weights) -> np.ndarray:
     """
     m = f.shape[1]
     if m == 0:
-        return np.zeros((f.shape[0], f.shape[0]))
-    w = recall_weights(m, weights)
+        return [np.zeros((f.shape[0], f.shape[0])) for _ in weightings]
     unique, inverse = _distinct_rows(f)
     n = len(unique)
     a, b = unique[:, None, :], unique[None, :, :]
-    first = (b > a).reshape(n * n, m).astype(np.float64) @ w  # a reaches level i first
-    second = (b < a).reshape(n * n, m).astype(np.float64) @ w
-    upper = np.triu((first - second).reshape(n, n), 1)
-    prefs = upper - upper.T
-    return _clip(prefs[inverse][:, inverse])
+    later = (b > a).reshape(n * n, m).astype(np.float64)  # a reaches level i first
+    sooner = (b < a).reshape(n * n, m).astype(np.float64)
+    upper_half = _upper_half(n)
+    out = []
+    for weights in weightings:
+        w = recall_weights(m, weights)
+        upper = np.where(upper_half, (later @ w - sooner @ w).reshape(n, n), 0.0)
+        prefs = upper - upper.T
+        out.append(_clip(prefs[inverse][:, inverse]))
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _upper_half(n: int) -> np.ndarray:
+    """Which cells of an n x n matrix lie above the diagonal (`np.triu`'s mask, ``k=1``)."""
+    mask = np.triu(np.ones((n, n), dtype=bool), 1)
+    mask.setflags(write=False)
+    return mask
 
 
 def _clip(prefs: np.ndarray) -> np.ndarray:
@@ -119,10 +138,19 @@ def rpp(
     table: RelevanceTable, weights: Weights = "uniform", level: int | None = None
 ) -> np.ndarray:
     """Binary RPP at relevance level ``level`` (default: the table's), P[q, a, b]."""
+    return rpp_together(table, [weights], level)[0]
+
+
+def rpp_together(
+    table: RelevanceTable, weightings: Sequence[Weights], level: int | None = None
+) -> np.ndarray:
+    """Binary RPP at relevance level ``level`` for each of ``weightings`` (RPP, dcgRPP and
+    invRPP together, say), stacked: P[k, q, a, b], the values `rpp` gives for each, for the
+    cost of little more than one (each query's pairs are compared once)."""
     level = table.relevance_level if level is None else level
-    out = np.zeros((table.num_queries, table.num_runs, table.num_runs))
+    out = np.zeros((len(weightings), table.num_queries, table.num_runs, table.num_runs))
     for q in range(table.num_queries):
-        out[q] = _rpp_level(table.positions(q, level), weights)
+        out[:, q] = _rpp_levels(table.positions(q, level), weightings)
     return out
 
 

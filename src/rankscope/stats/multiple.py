@@ -436,20 +436,37 @@ def preference_tukey_pvalues(
     rng = np.random.default_rng(seed)
     observed = np.stack([np.abs(one.mean(axis=0)) for one in stack])  # (m, n, n)
     maxima = np.empty((m, permutations))
-    flat = stack.reshape(m, q * n * n)  # each method's cells, flat
-    # a narrower index gathers faster (a Python int keeps an array's integer type)
-    kind = np.dtype(np.int32 if q * n * n < 1 << 31 else np.int64)
-    first = (np.arange(q, dtype=kind) * (n * n))[None, :, None, None]
-    chunk = max(1, min(chunk, (1 << 23) // max(q * n * n, 1)))  # the draws depend on it
+    # antisymmetric preferences (RPP and its relatives) sum to an antisymmetric matrix with
+    # a zero diagonal under every relabelling: its largest cell is the largest |cell| above
+    # the diagonal, the same number from half the cells
+    antisymmetric = n > 1 and all(np.array_equal(one, -one.transpose(0, 2, 1)) for one in stack)
+    pairs = n * (n - 1) // 2 if antisymmetric else n * n
+    cells = np.ascontiguousarray(np.moveaxis(stack, 0, -1)).reshape(q, n * n, m)  # methods last
+    # a narrower index is built faster (a Python int keeps an array's integer type)
+    kind = np.dtype(np.int32 if n * n < 1 << 31 else np.int64)
+    chunk = max(1, min(chunk, (1 << 23) // max(q * pairs, 1)))  # the draws do not depend on it
     for start in range(0, permutations, chunk):
         b = min(chunk, permutations - start)
         sigma = np.argsort(rng.random((b, q, n)), axis=2).astype(kind)  # per query
-        # the flat cell of (permutation, query, system, system), one index for every method
-        index = first + sigma[:, :, :, None] * n + sigma[:, :, None, :]
-        for k in range(m):
-            # the largest mean over the pairs: the largest sum, divided (rounding is monotone)
-            sums = flat[k][index].sum(axis=1)  # (b, n, n)
-            maxima[k, start : start + b] = sums.max(axis=(1, 2)) / q
+        # per query, the cell of each pair of relabelled systems: row by row (a slice each)
+        index = np.empty((q, b, pairs), dtype=kind)
+        by_query = np.ascontiguousarray(sigma.transpose(1, 0, 2))
+        row_start = by_query * n
+        at = 0
+        for a in range(n):
+            low = a + 1 if antisymmetric else 0
+            width = n - low
+            np.add(row_start[:, :, a, None], by_query[:, :, low:], out=index[:, :, at : at + width])
+            at += width
+        # query by query (its cells stay in cache) and in order, as summing the relabelled
+        # tensor over the queries adds them
+        sums = np.zeros((b, pairs, m))
+        for t in range(q):
+            sums += np.take(cells[t], index[t], axis=0)
+        if antisymmetric:
+            np.abs(sums, out=sums)
+        # the largest mean over the pairs: the largest sum, divided (rounding is monotone)
+        maxima[:, start : start + b] = sums.max(axis=1).T / q
     # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
     out = np.empty((m, n, n))
     for k in range(m):

@@ -28,7 +28,7 @@ from ..judge import (
     relevance_table,
 )
 from ..judge.join import output_order
-from ..measures import Request, compute_request, needs_rankings, parse_measures
+from ..measures import Request, compute_requests, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4, query_orderings
@@ -89,8 +89,7 @@ def measure_data(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
             keep_rankings=needs_rankings(preferences),
         )  # fmt: skip
-        for req in preferences:
-            result = compute_request(table, req)
+        for req, result in zip(preferences, compute_requests(table, preferences), strict=True):
             data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
     return [data[r] for r in requests]
 
@@ -188,8 +187,8 @@ class Joins:
             data.update(_metric_data(results))
         if self.preferences:
             table = self._masked_table(reduced)
-            for req in self.preferences:
-                result = compute_request(table, req)
+            found = compute_requests(table, self.preferences)
+            for req, result in zip(self.preferences, found, strict=True):
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
 
@@ -399,6 +398,7 @@ def study(
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
     joins = Joins.of(qrels, runs, measures)
+    retrieved = retrieved_by(qrels, runs) if "pool" in policies else None
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
         sizes = query_sizes or sorted({max(2, int(nq * f)) for f in (0.1, 0.2, 0.4, 0.6, 0.8)})
@@ -415,7 +415,9 @@ def study(
         for fraction in fractions:
             by_measure: dict[str, list[float]] = {name: [] for name in names}
             for _ in range(samples if policy == "uniform" else 1):
-                reduced = drop_judgments(qrels, runs, fraction, policy=policy, rng=rng)
+                reduced = drop_judgments(
+                    qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved
+                )
                 reduced_data = (
                     measure_data(reduced, runs, measures)
                     if joins is None
@@ -476,6 +478,7 @@ def drop_judgments(
     *,
     policy: str = "uniform",
     rng: np.random.Generator | None = None,
+    retrieved: np.ndarray | None = None,
 ) -> Qrels:
     """Judgments with only a fraction ``keep`` of each query's judged documents (at least one).
 
@@ -484,15 +487,21 @@ def drop_judgments(
     would judge them.  With diversity judgments (``qid subtopic docno grade``) a document is
     kept or dropped with all its subtopic judgments: a judgment is a document read once
     against every subtopic of the query, as the TREC Web track's assessors judged them.
+    ``retrieved``: `retrieved_by` of the judgments and ``runs``, when several sets are drawn
+    from the same runs (counted once).
     """
     if not 0 < keep <= 1:
         raise ValueError("keep must be in (0, 1]")
     rng = np.random.default_rng(0) if rng is None else rng
+    if policy == "pool" and retrieved is None:
+        retrieved = retrieved_by(qrels, runs)
     if qrels.subtopic is None:
-        kept = _kept_judgments(qrels, runs, keep, policy, rng)
+        kept = _kept_judgments(qrels, keep, policy, rng, retrieved)
     else:
         documents = qrels.collapse()  # one row per judged (query, document)
-        chosen = _document_keys(documents)[_kept_judgments(documents, runs, keep, policy, rng)]
+        chosen = _document_keys(documents)[
+            _kept_judgments(documents, keep, policy, rng, retrieved)
+        ]
         kept = np.flatnonzero(np.isin(_document_keys(qrels), chosen))
     return Qrels(
         qrels.queries, qrels.docs, qrels.query[kept], qrels.doc[kept], qrels.grade[kept],
@@ -506,26 +515,44 @@ def _document_keys(qrels: Qrels) -> np.ndarray:
     return qrels.query.astype(np.int64) * np.int64(max(len(qrels.docs), 1)) + qrels.doc
 
 
-def _kept_judgments(
-    qrels: Qrels, runs: Sequence[Run], keep: float, policy: str, rng: np.random.Generator
-) -> np.ndarray:
-    """The rows of ``qrels`` (one per judged document) that `drop_judgments` keeps, ascending."""
+def retrieved_by(qrels: Qrels, runs: Sequence[Run]) -> np.ndarray:
+    """How many of ``runs`` retrieved each judged document: one count per row of the
+    judgments (with diversity judgments, per judged (query, document), in the order of
+    ``qrels.collapse()``), what `drop_judgments`' ``pool`` policy ranks them by."""
+    if qrels.subtopic is not None:
+        qrels = qrels.collapse()
     frequency = np.zeros(len(qrels), dtype=np.int64)
+    ndocs = np.int64(max(len(qrels.docs), 1))
+    qkeys = qrels.query.astype(np.int64) * ndocs + qrels.doc
+    order = np.argsort(qkeys)
+    for run in runs:
+        q_map = qrels.queries.translate(run.queries)
+        d_map = qrels.docs.translate(run.docs)
+        rq, rd = q_map[run.query], d_map[run.doc]
+        ok = (rq >= 0) & (rd >= 0)
+        rkeys = rq[ok].astype(np.int64) * ndocs + rd[ok]
+        pos = np.searchsorted(qkeys[order], rkeys)
+        pos = np.minimum(pos, len(order) - 1)
+        hit = qkeys[order][pos] == rkeys
+        np.add.at(frequency, order[pos[hit]], 1)
+    return frequency
+
+
+def _kept_judgments(
+    qrels: Qrels,
+    keep: float,
+    policy: str,
+    rng: np.random.Generator,
+    retrieved: np.ndarray | None,
+) -> np.ndarray:
+    """The rows of ``qrels`` (one per judged document) that `drop_judgments` keeps, ascending;
+    ``retrieved``: how many runs retrieved each row (the ``pool`` policy)."""
     if policy == "pool":
-        ndocs = np.int64(max(len(qrels.docs), 1))
-        qkeys = qrels.query.astype(np.int64) * ndocs + qrels.doc
-        order = np.argsort(qkeys)
-        for run in runs:
-            q_map = qrels.queries.translate(run.queries)
-            d_map = qrels.docs.translate(run.docs)
-            rq, rd = q_map[run.query], d_map[run.doc]
-            ok = (rq >= 0) & (rd >= 0)
-            rkeys = rq[ok].astype(np.int64) * ndocs + rd[ok]
-            pos = np.searchsorted(qkeys[order], rkeys)
-            pos = np.minimum(pos, len(order) - 1)
-            hit = qkeys[order][pos] == rkeys
-            np.add.at(frequency, order[pos[hit]], 1)
-    elif policy != "uniform":
+        assert retrieved is not None
+        frequency = retrieved
+    elif policy == "uniform":
+        frequency = np.zeros(len(qrels), dtype=np.int64)
+    else:
         raise ValueError(f"unknown policy {policy!r}: uniform or pool")
     noise = rng.random(len(qrels))
     # within each query: most frequently retrieved first, random among equals
