@@ -158,7 +158,7 @@ def logs(draw: st.DrawFn) -> bytes:
 
 
 @settings(
-    max_examples=200, derandomize=True, database=None, deadline=None,
+    max_examples=100, derandomize=True, database=None, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )  # fmt: skip
 @given(logs())
