@@ -208,9 +208,7 @@ def _plain(data: bytes) -> tuple[bytes, int, str | None, int, np.ndarray] | None
     if width < 2 or len(breaks) % width:
         return None
     lines = breaks[width - 1 :: width]
-    if (raw[lines[:-1]] != 10).any() or len(breaks) - len(lines) != np.count_nonzero(
-        raw[breaks[:-1]] == mark[0]
-    ):
+    if (raw[lines[:-1]] != 10).any() or len(breaks) - len(lines) != data.count(mark, 0, size):
         return None
     return data, size, sep, width, breaks
 
@@ -410,43 +408,56 @@ class Table:
             return None
         out = np.empty(len(starts), dtype=np.int64)
         for at in range(0, len(starts), _ROWS):
-            start, size = starts[at : at + _ROWS], lengths[at : at + _ROWS].astype(np.int64)
-            head = np.clip(size - _PACKED, 0, _PACKED)
-            first = self._words(start)
-            high, high_ok = _eight_digits(first, head)
-            low, low_ok = _eight_digits(self._words(start + head), np.minimum(size, _PACKED))
-            if not (high_ok.all() and low_ok.all() and size.all()):
+            start, size = starts[at : at + _ROWS], lengths[at : at + _ROWS]
+            if not size.all():
                 return None
+            first = self._words(start)
             if ids and (((first & np.uint64(0xFF)) == ord("0")) & (size > 1)).any():
                 return None
-            out[at : at + _ROWS] = (high * np.uint64(10**_PACKED) + low).view(np.int64)
+            if widest <= _PACKED:
+                number, ok = _eight_digits(first, size)
+            else:  # the digits before the last eight, and the last eight
+                head = np.clip(size - _PACKED, 0, _PACKED)
+                high, ok = _eight_digits(first, head)
+                number, low_ok = _eight_digits(self._words(start + head), np.minimum(size, 8))
+                number += high * np.uint64(10**_PACKED)
+                ok &= low_ok
+            if not ok.all():
+                return None
+            out[at : at + _ROWS] = number.view(np.int64)
         return out
 
     def _words(self, starts: np.ndarray) -> np.ndarray:
-        """The eight bytes from each of ``starts`` as an integer, the first byte lowest
-        (bytes past the end of the text 0)."""
+        """The eight bytes from each of ``starts`` (increasing) as an integer, the first
+        byte lowest (bytes past the end of the text 0)."""
         data = self.data if len(self.data) >= _PACKED else self.data.ljust(_PACKED, b"\0")
         count = len(data) - _PACKED + 1
-        words = np.ndarray((count,), dtype="<u8", buffer=data, strides=(1,))
-        clipped = np.minimum(starts, count - 1)
-        late = (starts - clipped).astype(np.uint64)  # (bytes of the last word past the end)
-        out = words[clipped] >> (np.minimum(late, np.uint64(_PACKED - 1)) * np.uint64(8))
-        return np.where(late >= _PACKED, np.uint64(0), out)
+        inside = int(np.searchsorted(starts, count))  # (the others: in the last 7 bytes)
+        out = np.empty(len(starts), dtype=np.uint64)
+        out[:inside] = np.ndarray((count,), dtype="<u8", buffer=data, strides=(1,))[
+            starts[:inside]]  # fmt: skip
+        for i, at in enumerate(starts[inside:].tolist(), start=inside):
+            out[i] = int.from_bytes(data[at : at + _PACKED], "little")
+        return out
 
     def _raw_at(self, starts: np.ndarray) -> np.ndarray:
         """The first byte of each field."""
         return np.frombuffer(self.data, np.uint8)[starts]
 
 
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZEROS = np.uint64(0x3030303030303030)  # eight "0"
+#: By length (0 to 8): the mask of that many low bytes of a 64-bit word, what moves them to
+#: its top (a multiplier), and the "0"s put below them.
+_LOW = np.asarray([(1 << 8 * n) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)
+_UP = np.asarray([1 << 8 * (_PACKED - n) if n else 0 for n in range(_PACKED + 1)],
+                 dtype=np.uint64)  # fmt: skip
+_FILL = np.asarray([0x3030303030303030 & ((1 << 8 * (_PACKED - n)) - 1)
+                    for n in range(_PACKED + 1)], dtype=np.uint64)  # fmt: skip
 
 
 def _low_bytes(lengths: np.ndarray) -> np.ndarray:
     """The mask of the low ``lengths`` (0 to 8) bytes of a 64-bit integer."""
-    bits = np.minimum(lengths, _PACKED).astype(np.uint64) * np.uint64(8)
-    below = (np.uint64(1) << np.minimum(bits, np.uint64(63))) - np.uint64(1)
-    return np.where(bits >= 64, _ALL, below)
+    return _LOW[lengths]
 
 
 def _eight_digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -454,10 +465,9 @@ def _eight_digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, n
     first byte lowest; 0 for none), and whether those bytes are all ASCII digits: the bytes
     moved up and "0"s put before them, each byte checked (its high half 3, and still 3 with
     6 added), then digits paired, pairs paired and so on, by multiplying and shifting."""
-    shift = (np.uint64(_PACKED) - np.minimum(lengths, _PACKED).astype(np.uint64)) * np.uint64(8)
-    shift = np.minimum(shift, np.uint64(63))  # (a length of 0: all "0"s, below)
-    moved = ((words & _low_bytes(lengths)) << shift) | (_ZEROS & ~(_ALL << shift))
-    padded = np.where(lengths == 0, _ZEROS, moved)
+    if lengths.min() == lengths.max():  # (one length: scalars)
+        lengths = lengths[:1].reshape(())
+    padded = (words & _LOW[lengths]) * _UP[lengths] | _FILL[lengths]
     high = np.uint64(0xF0F0F0F0F0F0F0F0)
     ok = ((padded & high) | (((padded + np.uint64(0x0606060606060606)) & high) >> np.uint64(4))
           ) == np.uint64(0x3333333333333333)  # fmt: skip
