@@ -27,8 +27,9 @@ Each row is one fresh process, timed inside it from before its imports to the la
 
 Each configuration runs ``--repeat`` times (default 2) and the best run is shown; the ratio
 is MS Recommenders' time over rankscope's.  The values are printed next to each other
-(P@10, Recall@10 and nDCG@10 are the same definitions; MS Recommenders' MAP@k divides by
-the number of relevant items, rankscope's by min(k, relevant)).  Prints; asserts nothing.
+(P@10, Recall@10 and nDCG@10 are the same definitions; rankscope's MAP@10 divides by the
+number of relevant items, MS Recommenders' ``map_at_k`` by min(k, relevant), rankscope's
+``MAP(denominator=min)@10``).  Prints; asserts nothing.
 """
 
 from __future__ import annotations
