@@ -271,8 +271,6 @@ _ROWS = 1 << 20
 #: and exponents, go through `rankscope.read.fields.Field.tokens`.
 _DIGITS = 15
 _POWERS = np.asarray([float(10**k) for k in range(_DIGITS + 1)])
-#: The most digits of an id read as an integer (below 2**63).
-_INTEGER_DIGITS = 18
 #: Ids of at most this many bytes are compared as one 64-bit integer.
 _PACKED = 8
 
