@@ -434,8 +434,8 @@ def test_column_wise_reading_gives_what_line_by_line_reading_does(tmp_path, monk
         path = tmp_path / f"r{at}.txt"
         path.write_text(text, encoding="utf-8", newline="")
         outcomes = []
-        for columns in (delimited.columns, lambda data, is_header: None):
-            monkeypatch.setattr(delimited, "columns", columns)
+        for table in (delimited.table, lambda data, is_header, source: None):
+            monkeypatch.setattr(delimited, "table", table)
             try:
                 run = recsys.read_recommendations(str(path))
             except InputError as error:

@@ -6,6 +6,12 @@ Text files (``.gz`` and ``-`` accepted) are separated by tabs, ``::``, semicolon
 (CSV quoting) or runs of white space; the first content line decides.  Blank lines and lines
 starting with ``#`` are skipped.  Used by the interaction, recommendation and item-feature
 readers and by `rankscope.read.impressions`.
+
+A plain text (one separator between fields, the same number on every line, nothing to skip
+or strip) is also read column-wise: `columns` splits it into strings at once, and `table`
+locates its fields in the bytes (`Table`), so that a log of millions of lines becomes codes
+and numbers without a Python string per field.  Both give what `rows` gives, and leave any
+other text, and any error, to it.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .fields import excerpt, field_count_error, nul_error, nul_line, text_start
+from ..model import Vocabulary
+from .fields import Field, excerpt, field_count_error, nul_error, nul_line, text_start
+from .frames import intern_distinct
 from .trec import read_bytes, source_name
 
 
@@ -143,13 +151,66 @@ def rows(
 
 #: The separators `columns` reads, and a pattern of the white space it leaves to `rows`
 #: (which strips it from lines and fields): any but the line break and the separator.
-_PLAIN_SEPARATORS = {"\t": "\t", ",": ",", ";": ";", None: " "}
+_PLAIN_SEPARATORS = {"\t": "\t", ",": ",", ";": ";", None: " ", "::": "\x1f"}
 _STRIPPED = {
     sep: re.compile(r"[^\S\n" + ("\t" if sep == "\t" else " " if sep is None else "") + "]")
     for sep in _PLAIN_SEPARATORS
 }
 #: ASCII white space but the line break: the check of an ASCII text, faster than the pattern's
 _STRIPPED_BYTES = b" \t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def _plain(data: bytes) -> tuple[bytes, int, str | None, int, np.ndarray] | None:
+    """(text, its length without the final line break, separator, fields per line, where
+    each field ends) of a plain delimited text (see `columns`): the text with a ``::``
+    separator replaced by the unit separator (``\x1f``, which no plain text holds), and the
+    end of each field (a separator, a line break or the end), row by row; None for any
+    other text."""
+    size = len(data) - data.endswith(b"\n")
+    if not size or b"\n\n" in data or b"#" in data or b'"' in data:
+        return None
+    ascii_ = data.isascii()
+    try:
+        newline = data.find(b"\n", 0, size)
+        first = data[: size if newline < 0 else newline].decode("utf-8")
+        text = None if ascii_ else data[:size].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    sep = separator(first)
+    if sep not in _PLAIN_SEPARATORS:
+        return None
+    others = _STRIPPED_BYTES.replace(b" " if sep is None else b"\t" if sep == "\t" else b"", b"")
+    if any(byte in data for byte in others):
+        return None
+    if text is not None and _STRIPPED[sep].search(text):  # Unicode white space
+        return None
+    del text
+    if sep == "::":  # split as str.split("::") does: from the left, without overlaps
+        data, first = data.replace(b"::", b"\x1f"), first.replace("::", "\x1f")
+        size = len(data) - data.endswith(b"\n")
+    mark = _PLAIN_SEPARATORS[sep].encode()
+    if data[:1] in (b"\n", mark) or data[size - 1 : size] == mark or b"\n" + mark in data or (
+        mark + b"\n" in data
+    ):
+        return None
+    if sep is None and b"  " in data:
+        return None
+    width = first.count(_PLAIN_SEPARATORS[sep]) + 1
+    # width - 1 separators on every line: every width-th break (a separator or a line's end)
+    # ends a line, and no other does
+    raw = np.frombuffer(data, np.uint8, size)
+    dtype = np.int32 if size < 2**31 - 1 else np.int64
+    breaks = np.concatenate(
+        [np.flatnonzero((raw[at : at + _CHUNK] == mark[0]) | (raw[at : at + _CHUNK] == 10))
+         .astype(dtype) + at for at in range(0, size, _CHUNK)]
+        + [np.asarray([size], dtype=dtype)]
+    )  # fmt: skip
+    if width < 2 or len(breaks) % width:
+        return None
+    lines = breaks[width - 1 :: width]
+    if (raw[lines[:-1]] != 10).any() or len(breaks) - len(lines) != data.count(mark, 0, size):
+        return None
+    return data, size, sep, width, breaks
 
 
 def columns(
@@ -160,42 +221,18 @@ def columns(
     line (several times faster on a file of millions of lines).
 
     Plain: UTF-8; every line of the same number (≥ 2) of fields separated by one tab, comma,
-    semicolon or space, none at either end of a line; no blank line, comment (``#``), CSV
-    quote or other white space.  None for any other text: `rows` reads it, and reports its
-    errors by line."""
-    body = data[:-1] if data.endswith(b"\n") else data
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
+    semicolon, space or ``::``, none at either end of a line; no blank line, comment (``#``),
+    CSV quote or other white space.  None for any other text: `rows` reads it, and reports
+    its errors by line.  `table` reads the same texts without making a string of each
+    field."""
+    plain = _plain(data)
+    if plain is None:
         return None
-    if not text or "\n\n" in text or "#" in text or '"' in text:
-        return None
-    first = text.partition("\n")[0]
-    sep = separator(first)
-    if sep not in _PLAIN_SEPARATORS:
-        return None
-    others = _STRIPPED_BYTES.replace(b" " if sep is None else b"\t" if sep == "\t" else b"", b"")
-    if any(byte in body for byte in others):
-        return None
-    if not body.isascii() and _STRIPPED[sep].search(text):  # Unicode white space
-        return None
+    data, size, sep, width, breaks = plain
+    ends = len(breaks) // width
+    del breaks
     mark = _PLAIN_SEPARATORS[sep]
-    if text[0] in "\n" + mark or text[-1] == mark or f"\n{mark}" in text or f"{mark}\n" in text:
-        return None
-    if sep is None and "  " in text:
-        return None
-    width = first.count(mark) + 1
-    # width - 1 separators on every line: every width-th break (a separator or a line's end)
-    # ends a line, and no other does
-    raw = np.frombuffer(body, np.uint8)
-    breaks = np.flatnonzero((raw == ord(mark)) | (raw == 10))
-    ends = int(np.count_nonzero(raw[breaks] == 10)) + 1
-    if width < 2 or len(breaks) + 1 != width * ends:
-        return None
-    if (raw[breaks[width - 1 :: width]] != 10).any():
-        return None
-    del raw, breaks
-    flat = text.replace("\n", mark).split(mark)
+    flat = data[:size].decode("utf-8").replace("\n", mark).split(mark)
     fields = [flat[j::width] for j in range(width)]
     del flat
     second = [column[1] for column in fields] if ends > 1 else None
@@ -204,3 +241,265 @@ def columns(
     if ends == 1:
         return None
     return [column.pop(0) for column in fields], fields, 2
+
+
+def table(
+    data: bytes, is_header: Callable[[list[str], list[str] | None], bool], source: str
+) -> Table | None:
+    """The plain delimited text ``data`` (the texts `columns` reads) as a `Table`: its fields
+    located, not copied; None for any other text, or a header without rows."""
+    plain = _plain(data)
+    if plain is None:
+        return None
+    data, _, _, width, breaks = plain
+    out = Table(data, breaks, width, source)
+    second = out.row(1) if out.rows > 1 else None
+    if not is_header(out.row(0), second):
+        return out
+    if out.rows == 1:
+        return None
+    return Table(data, breaks[width:], width, source, header=out.row(0))
+
+
+#: Bytes of the file scanned at once by `_plain`, and rows of a column parsed at once by
+#: `Table.numbers` (bound their temporary arrays).
+_CHUNK = 1 << 26
+_ROWS = 1 << 20
+#: The most digits a number read column-wise may have: below 2**53, so that the number
+#: without its decimal point and the power of ten of the point are exact floats, and their
+#: quotient is the float ``float()`` makes of the text (correctly rounded); longer numbers,
+#: and exponents, go through `rankscope.read.fields.Field.tokens`.
+_DIGITS = 15
+_POWERS = np.asarray([float(10**k) for k in range(_DIGITS + 1)])
+#: Ids of at most this many bytes are compared as one 64-bit integer.
+_PACKED = 8
+
+
+class Table:
+    """A plain delimited text (`table`) located column by column: each field is a span of
+    the text's bytes, and a column becomes codes or numbers without a Python string per
+    field (a log of millions of lines has far fewer distinct ids than lines).  The same
+    values, and the same errors (by line), as the fields `rows` gives."""
+
+    def __init__(
+        self, data: bytes, breaks: np.ndarray, width: int, source: str,
+        header: list[str] | None = None,
+    ) -> None:  # fmt: skip
+        self.data, self.breaks, self.width, self.source = data, breaks, width, source
+        self.header = header
+        self.rows = len(breaks) // width
+        #: the line number of the first row, and where it starts
+        self.first = 1 if header is None else 2
+        self.begin = 0 if header is None else data.index(b"\n") + 1
+
+    @property
+    def lines(self) -> np.ndarray:
+        """The line number of each row."""
+        return np.arange(self.first, self.first + self.rows, dtype=np.int64)
+
+    def spans(self, j: int, rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Where the fields of column ``j`` (of its first ``rows`` rows) start, and where
+        they end (past the last byte)."""
+        breaks = self.breaks if rows is None else self.breaks[: rows * self.width]
+        ends = breaks[j :: self.width]
+        if j:
+            return breaks[j - 1 :: self.width] + 1, ends
+        starts = np.empty_like(ends)
+        starts[:1] = self.begin
+        starts[1:] = breaks[self.width - 1 : -1 : self.width] + 1
+        return starts, ends
+
+    def row(self, i: int) -> list[str]:
+        """The fields of row ``i`` (from 0)."""
+        ends = self.breaks[i * self.width : (i + 1) * self.width].tolist()
+        starts = [self.begin if i == 0 else int(self.breaks[i * self.width - 1]) + 1]
+        starts += [end + 1 for end in ends[:-1]]
+        return [self.data[s:e].decode("utf-8") for s, e in zip(starts, ends, strict=True)]
+
+    def head(self, j: int, rows: int) -> list[str]:
+        """The first ``rows`` fields of column ``j``."""
+        starts, ends = self.spans(j, rows)
+        data = self.data
+        return [data[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist(),
+                                                          strict=True)]  # fmt: skip
+
+    def column(self, j: int) -> list[str]:
+        """The fields of column ``j``, as strings."""
+        return self.head(j, self.rows)
+
+    def _matrix(self, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+        """The first ``width`` bytes of each field, a row each (0 past its end)."""
+        raw = np.frombuffer(self.data, np.uint8)
+        if len(raw) < width:
+            raw = np.frombuffer(self.data + b"\0" * width, np.uint8)
+        last = len(raw) - width
+        windows = np.lib.stride_tricks.as_strided(raw, (last + 1, width), (1, 1))
+        out = windows[np.minimum(starts, last)]
+        for i in np.flatnonzero(starts > last).tolist():  # (the fields in the last bytes)
+            tail = self.data[starts[i] : starts[i] + lengths[i]]
+            out[i] = np.frombuffer(tail.ljust(width, b"\0"), np.uint8)
+        out[np.arange(width) >= lengths[:, None]] = 0
+        return out
+
+    def codes(self, j: int, vocabulary: Vocabulary) -> np.ndarray:
+        """The codes of column ``j``'s ids in ``vocabulary``, as ``vocabulary.intern_many``
+        gives them for `column` (`rankscope.read.frames.intern_distinct`): a column of
+        decimal integers (no sign, no leading zero) by their values, else by their bytes."""
+        starts, ends = self.spans(j)
+        lengths = ends - starts
+        widest = max(int(lengths.max()), 1)
+        numbers = self._integers(starts, lengths, widest, ids=True)
+        if numbers is not None:
+            return intern_distinct(vocabulary, numbers, lambda distinct: [
+                str(number) for number in distinct])  # fmt: skip
+        if widest <= _PACKED:  # each id as one integer, its first byte the lowest
+            keys = self._words(starts) & _low_bytes(lengths)
+            return intern_distinct(vocabulary, keys, lambda distinct: [
+                int(key).to_bytes(_PACKED, "little").rstrip(b"\0").decode("utf-8")
+                for key in distinct])  # fmt: skip
+        keys = self._matrix(starts, lengths, widest).view(f"S{widest}").reshape(-1)
+        return intern_distinct(vocabulary, keys, lambda distinct: [
+            key.decode("utf-8") for key in distinct])  # fmt: skip
+
+    def numbers(self, j: int, field: Field) -> np.ndarray:
+        """Column ``j`` as ``field``'s numbers (float64), as `Field.tokens` reads `column`,
+        or its `InputError` naming the line of the first bad one.  Plain decimals (a sign,
+        digits and, for a real, one decimal point; at most 15 digits) are read column-wise;
+        a column holding anything else goes through `Field.tokens`."""
+        starts, ends = self.spans(j)
+        lengths = ends - starts
+        widest = int(lengths.max())
+        integers = self._integers(starts, lengths, widest, ids=False)
+        if integers is not None:
+            return integers.astype(np.float64)
+        out = np.empty(len(starts), dtype=np.float64)
+        plain = 0 < widest <= _DIGITS + 2  # (digits, a sign and a decimal point)
+        for at in range(0, len(starts), _ROWS) if plain else ():
+            size = lengths[at : at + _ROWS]
+            signed, mantissa, count, dots, scale, ok = _scan(
+                self._matrix(starts[at : at + _ROWS], size, widest), size)  # fmt: skip
+            negative = signed & (self._raw_at(starts[at : at + _ROWS]) == ord("-"))
+            if not (
+                ok.all() and ((count >= 1) & (count <= _DIGITS)).all()
+                and (dots <= (0 if field.integer else 1)).all()
+                and not (field.non_negative and negative.any())
+            ):  # fmt: skip
+                plain = False
+                break
+            if field.integer:
+                out[at : at + _ROWS] = np.where(negative, -mantissa, mantissa)
+            else:
+                values = mantissa.astype(np.float64) / _POWERS[scale]
+                out[at : at + _ROWS] = np.where(negative, -values, values)
+        if plain:
+            return out
+        return field.tokens(self.column(j), self.source, self.lines.tolist())
+
+    def _integers(
+        self, starts: np.ndarray, lengths: np.ndarray, widest: int, ids: bool
+    ) -> np.ndarray | None:
+        """The fields as integers (int64) when each is 1 to 16 digits and nothing else
+        (``ids``: and no leading zero, so that ``str()`` gives the field back); else None.
+        The common case, read eight bytes at a time: a field's last eight digits and the
+        digits before them, each an integer of the bytes (`_eight_digits`)."""
+        if not 0 < widest <= 2 * _PACKED:
+            return None
+        out = np.empty(len(starts), dtype=np.int64)
+        for at in range(0, len(starts), _ROWS):
+            start, size = starts[at : at + _ROWS], lengths[at : at + _ROWS]
+            if not size.all():
+                return None
+            first = self._words(start)
+            if ids and (((first & np.uint64(0xFF)) == ord("0")) & (size > 1)).any():
+                return None
+            if widest <= _PACKED:
+                number, ok = _eight_digits(first, size)
+            else:  # the digits before the last eight, and the last eight
+                head = np.clip(size - _PACKED, 0, _PACKED)
+                high, ok = _eight_digits(first, head)
+                number, low_ok = _eight_digits(self._words(start + head), np.minimum(size, 8))
+                number += high * np.uint64(10**_PACKED)
+                ok &= low_ok
+            if not ok.all():
+                return None
+            out[at : at + _ROWS] = number.view(np.int64)
+        return out
+
+    def _words(self, starts: np.ndarray) -> np.ndarray:
+        """The eight bytes from each of ``starts`` (increasing) as an integer, the first
+        byte lowest (bytes past the end of the text 0)."""
+        data = self.data if len(self.data) >= _PACKED else self.data.ljust(_PACKED, b"\0")
+        count = len(data) - _PACKED + 1
+        inside = int(np.searchsorted(starts, count))  # (the others: in the last 7 bytes)
+        out = np.empty(len(starts), dtype=np.uint64)
+        out[:inside] = np.ndarray((count,), dtype="<u8", buffer=data, strides=(1,))[
+            starts[:inside]]  # fmt: skip
+        for i, at in enumerate(starts[inside:].tolist(), start=inside):
+            out[i] = int.from_bytes(data[at : at + _PACKED], "little")
+        return out
+
+    def _raw_at(self, starts: np.ndarray) -> np.ndarray:
+        """The first byte of each field."""
+        return np.frombuffer(self.data, np.uint8)[starts]
+
+
+_ZEROS = np.uint64(0x3030303030303030)  # eight "0"
+#: By length (0 to 8): the mask of that many low bytes of a 64-bit word, what moves them to
+#: its top (a multiplier), and the "0"s put below them.
+_LOW = np.asarray([(1 << 8 * n) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)
+_UP = np.asarray([1 << 8 * (_PACKED - n) if n else 0 for n in range(_PACKED + 1)],
+                 dtype=np.uint64)  # fmt: skip
+_FILL = np.asarray([0x3030303030303030 & ((1 << 8 * (_PACKED - n)) - 1)
+                    for n in range(_PACKED + 1)], dtype=np.uint64)  # fmt: skip
+
+
+def _low_bytes(lengths: np.ndarray) -> np.ndarray:
+    """The mask of the low ``lengths`` (0 to 8) bytes of a 64-bit integer."""
+    return _LOW[lengths]
+
+
+def _eight_digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The number written by the first ``lengths`` (0 to 8) bytes of each of ``words`` (the
+    first byte lowest; 0 for none), and whether those bytes are all ASCII digits: the bytes
+    moved up and "0"s put before them, each byte checked (its high half 3, and still 3 with
+    6 added), then digits paired, pairs paired and so on, by multiplying and shifting."""
+    if lengths.min() == lengths.max():  # (one length: scalars)
+        lengths = lengths[:1].reshape(())
+    padded = (words & _LOW[lengths]) * _UP[lengths] | _FILL[lengths]
+    high = np.uint64(0xF0F0F0F0F0F0F0F0)
+    ok = ((padded & high) | (((padded + np.uint64(0x0606060606060606)) & high) >> np.uint64(4))
+          ) == np.uint64(0x3333333333333333)  # fmt: skip
+    x = padded - _ZEROS
+    x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
+    x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
+    x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    return x, ok
+
+
+def _scan(
+    matrix: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of each field (``matrix``: its bytes, a row each, ``lengths`` of them): whether it
+    starts with a sign, its digits as an integer (meaningless past 18 digits), how many
+    digits and decimal points it has, how many digits follow its point, and whether it
+    holds nothing else (a sign first, digits, points)."""
+    columns = np.ascontiguousarray(matrix.T)
+    signed = (columns[0] == ord("-")) | (columns[0] == ord("+"))
+    mantissa = np.zeros(len(lengths), dtype=np.int64)
+    count = np.zeros(len(lengths), dtype=np.int64)
+    dots = np.zeros(len(lengths), dtype=np.int64)
+    after = np.zeros(len(lengths), dtype=np.int64)
+    ok = np.ones(len(lengths), dtype=bool)
+    for k, byte in enumerate(columns):
+        inside = lengths > k
+        if k == 0:
+            inside &= ~signed
+        value = byte - np.uint8(ord("0"))
+        digit = inside & (value < 10)
+        dot = inside & (byte == ord("."))
+        ok &= ~inside | digit | dot
+        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
+        after += digit & (dots > 0)
+        dots += dot
+        count += digit
+    return signed, mantissa, count, dots, after, ok

@@ -53,8 +53,8 @@ from ..errors import InputError, UsageError
 from ..model import Experiment, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import frames
-from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-from .roles import Role, check_roles, datetimes, header_columns, locate
+from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, excerpt
+from .roles import Columns, Role, check_roles, header_columns, locate
 
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
 COUNT = Field("trials", integer=True)
@@ -237,46 +237,11 @@ def _from_text(
 # -- the three shapes ----------------------------------------------------------------------
 
 
-class _Columns:
-    """The columns of one input, with how to read them and where each row came from."""
-
-    def __init__(self, table: dict[str, Any], source: str, lines: np.ndarray | None) -> None:
-        self.table, self.source, self.lines = table, source, lines
-        self.line_list = None if lines is None else lines.tolist()
-        self.rows = len(next(iter(table.values()))) if table else 0
-
-    def where(self, row: int) -> str:
-        if self.line_list is not None:
-            return at_line(self.source, self.line_list[row])
-        return at_row(self.source, row)
-
-    def numbers(self, name: str, field: Field) -> np.ndarray:
-        values = self.table[name]
-        if self.line_list is not None:
-            return field.tokens(values, self.source, self.line_list)
-        return field.values(np.asarray(values), self.source)
-
-    def codes(self, name: str, vocabulary: Vocabulary, what: str) -> np.ndarray:
-        values = self.table[name]
-        if self.line_list is not None:
-            return vocabulary.intern_many(list(values))
-        return frames.intern_ids(vocabulary, np.asarray(values), self.source, what)
-
-    def timestamps(self, name: str) -> np.ndarray:
-        try:
-            return self.numbers(name, TIMESTAMP)
-        except InputError:  # not numbers: ISO 8601 date-times?
-            stamps = datetimes(self.table[name])
-            if stamps is None:
-                raise
-            return stamps
-
-
 def _build(
     table: dict[str, Any], columns: dict[str, str], source: str, lines: np.ndarray | None,
     metrics: list[str] | None, variant: str | None,
 ) -> Experiment:  # fmt: skip
-    data = _Columns(table, source, lines)
+    data = Columns(table, source, lines)
     if data.rows == 0:
         raise InputError(f"{source}: no units found (an empty experiment)")
     names = list(table)
@@ -307,7 +272,7 @@ def _build(
     return _units(data, {role: names[j] for role, j in at.items()}, rest)
 
 
-def _selected(data: _Columns, rest: Sequence[str], metrics: Sequence[str]) -> list[str]:
+def _selected(data: Columns, rest: Sequence[str], metrics: Sequence[str]) -> list[str]:
     """The columns of the metrics asked for, and of their covariates."""
     missing = [m for m in metrics if m not in rest]
     if missing:
@@ -319,7 +284,7 @@ def _selected(data: _Columns, rest: Sequence[str], metrics: Sequence[str]) -> li
                                                  and n[len(PRE):] in metrics)]  # fmt: skip
 
 
-def _metric_names(data: _Columns, rest: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+def _metric_names(data: Columns, rest: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """The metric columns and the covariate column of each metric that has one."""
     covariates = {n[len(PRE):]: n for n in rest if n.lower().startswith(PRE) and len(n) > 4}
     metrics = [n for n in rest if n not in covariates.values()]
@@ -337,7 +302,7 @@ def _metric_names(data: _Columns, rest: Sequence[str]) -> tuple[list[str], dict[
     return metrics, covariates
 
 
-def _metric(data: _Columns, name: str) -> np.ndarray:
+def _metric(data: Columns, name: str) -> np.ndarray:
     """A metric column's numbers; a cell that is not one names the column as a metric."""
     try:
         return data.numbers(name, Field(name))
@@ -350,7 +315,7 @@ def _metric(data: _Columns, name: str) -> np.ndarray:
         ) from None
 
 
-def _units(data: _Columns, role: dict[str, str], rest: Sequence[str]) -> Experiment:
+def _units(data: Columns, role: dict[str, str], rest: Sequence[str]) -> Experiment:
     metrics, covariates = _metric_names(data, rest)
     variants = Vocabulary()
     variant = data.codes(role["variant"], variants, "variant")
@@ -363,13 +328,13 @@ def _units(data: _Columns, role: dict[str, str], rest: Sequence[str]) -> Experim
     pre = {metric: _metric(data, column) for metric, column in covariates.items()}
     strata = Vocabulary() if "stratum" in role else None
     stratum = None if strata is None else data.codes(role["stratum"], strata, "stratum")
-    timestamp = None if "timestamp" not in role else data.timestamps(role["timestamp"])
+    timestamp = None if "timestamp" not in role else data.timestamps(role["timestamp"], TIMESTAMP)
     return _experiment(data, variants, variant, values, units, pre, strata, stratum, timestamp,
                        "units", np.arange(data.rows))  # fmt: skip
 
 
 def _check_once(
-    data: _Columns, unit: np.ndarray, units: Vocabulary, variant: np.ndarray,
+    data: Columns, unit: np.ndarray, units: Vocabulary, variant: np.ndarray,
     variants: Vocabulary,
 ) -> None:  # fmt: skip
     """An `InputError` naming both lines of the first unit listed twice."""
@@ -391,7 +356,7 @@ def _check_once(
     )
 
 
-def _events(data: _Columns, role: dict[str, str], rest: Sequence[str]) -> Experiment:
+def _events(data: Columns, role: dict[str, str], rest: Sequence[str]) -> Experiment:
     if rest:
         raise InputError(
             f"{data.source}: column(s) {', '.join(map(excerpt, rest))} of an event log are not "
@@ -434,7 +399,7 @@ def _events(data: _Columns, role: dict[str, str], rest: Sequence[str]) -> Experi
     timestamp = None
     if "timestamp" in role:
         timestamp = np.full(count, np.inf)
-        np.minimum.at(timestamp, unit, data.timestamps(role["timestamp"]))
+        np.minimum.at(timestamp, unit, data.timestamps(role["timestamp"], TIMESTAMP))
     return _experiment(
         data, variants, unit_variant, {m: sums[m] for m in metrics}, units,
         {m: sums[c] for m, c in covariates.items()}, strata, stratum, timestamp, "events", first,
@@ -442,7 +407,7 @@ def _events(data: _Columns, role: dict[str, str], rest: Sequence[str]) -> Experi
 
 
 def _counts(
-    data: _Columns, trials_column: str, variant_column: str, rest: Sequence[str],
+    data: Columns, trials_column: str, variant_column: str, rest: Sequence[str],
     at: Mapping[str, int],
 ) -> Experiment:  # fmt: skip
     extra = [role for role in ("stratum", "timestamp") if role in at]
@@ -500,7 +465,7 @@ def _counts(
                        "counts", row_of_unit)  # fmt: skip
 
 
-def _whole(data: _Columns, name: str) -> np.ndarray:
+def _whole(data: Columns, name: str) -> np.ndarray:
     """A column of counts: whole numbers, not negative."""
     field = Field(name, integer=True)
     values = data.numbers(name, field).astype(np.int64)
@@ -513,7 +478,7 @@ def _whole(data: _Columns, name: str) -> np.ndarray:
 
 
 def _experiment(
-    data: _Columns, variants: Vocabulary, variant: np.ndarray, metrics: dict[str, np.ndarray],
+    data: Columns, variants: Vocabulary, variant: np.ndarray, metrics: dict[str, np.ndarray],
     units: Vocabulary | None, covariates: dict[str, np.ndarray], strata: Vocabulary | None,
     stratum: np.ndarray | None, timestamp: np.ndarray | None, shape: str, rows: np.ndarray,
 ) -> Experiment:  # fmt: skip

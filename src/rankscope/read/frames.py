@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +80,30 @@ def intern_ids(vocabulary: Vocabulary, values: np.ndarray, source: str, what: st
     appearance, so that the codes are the same."""
     if values.dtype.kind not in "iu" or len(values) < 2:
         return vocabulary.intern_many(id_strings(values, source, what))
-    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    return intern_distinct(vocabulary, values, lambda distinct: [str(v) for v in distinct])
+
+
+def intern_distinct(
+    vocabulary: Vocabulary, keys: np.ndarray, texts: Callable[[list[Any]], list[str]]
+) -> np.ndarray:
+    """The codes of a column of ids given as ``keys`` (numbers or byte strings, one key per
+    id), as ``vocabulary.intern_many`` gives them for the ids themselves: the distinct keys
+    are interned in the order of their first appearance, each as the id ``texts`` makes of
+    it (``texts``: the distinct keys, a list, to their ids), and no other id is made a
+    Python string (a column of millions of rows has far fewer distinct ids)."""
+    if keys.dtype.kind in "iu" and len(keys) and 0 <= keys.min() and keys.max() < 4 * len(keys):
+        # small integers (the ids of a large log): indexed, not sorted
+        first = np.full(int(keys.max()) + 1, len(keys), dtype=np.int64)
+        np.minimum.at(first, keys, np.arange(len(keys)))
+        distinct = np.flatnonzero(first < len(keys))
+        seen = distinct[np.argsort(first[distinct], kind="stable")]
+        codes = np.empty(len(first), dtype=np.int32)
+        codes[seen] = vocabulary.intern_many(texts(seen.tolist()))
+        return codes[keys]
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     seen = np.argsort(first, kind="stable")  # the distinct ids in order of first appearance
     codes = np.empty(len(distinct), dtype=np.int32)
-    codes[seen] = vocabulary.intern_many([str(v) for v in distinct[seen].tolist()])
+    codes[seen] = vocabulary.intern_many(texts(distinct[seen].tolist()))
     return codes[inverse.reshape(-1)]
 
 

@@ -60,8 +60,8 @@ from ..errors import InputError, UsageError
 from ..model import ImpressionLog, Vocabulary
 from ..model.frames import column_names, is_frame
 from . import delimited, frames
-from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, at_row, excerpt
-from .roles import Role, check_roles, datetimes, first_line_names, known_names, locate
+from .fields import PINNED_NOT_A_FINITE_NUMBER, Field, at_line, excerpt
+from .roles import Columns, Role, check_roles, first_line_names, known_names, locate
 
 POSITION = Field("position", integer=True)
 TIMESTAMP = Field("timestamp", not_finite=PINNED_NOT_A_FINITE_NUMBER)
@@ -257,31 +257,15 @@ class _Reader:
         n = len(next(iter(table.values()))) if table else 0
         if n == 0:
             raise InputError(f"{source}: no clicks found (an empty log)")
-        line_list = lines.tolist() if lines is not None else None
-
-        def where(row: int) -> str:
-            return at_line(source, line_list[row]) if line_list is not None else at_row(source, row)
+        data = Columns(table, source, lines)
+        line_list, where = data.line_list, data.where
 
         def numbers(role: str) -> np.ndarray | None:
             field = ROLES[role].field
-            if role not in table or field is None:
-                return None
-            if line_list is not None:
-                if field.integer:
-                    return np.asarray(
-                        [field.parse(t, source, k) for t, k in zip(table[role], line_list,
-                                                                    strict=True)],
-                        dtype=np.int64,
-                    )  # fmt: skip
-                return field.tokens(table[role], source, line_list)
-            return field.values(np.asarray(table[role]), source)
+            return None if role not in table or field is None else data.numbers(role, field)
 
         def codes(role: str, vocabulary: Vocabulary) -> np.ndarray | None:
-            if role not in table:
-                return None
-            if line_list is not None:
-                return vocabulary.intern_many(list(table[role]))
-            return frames.intern_ids(vocabulary, np.asarray(table[role]), source, f"{role} id")
+            return None if role not in table else data.codes(role, vocabulary, f"{role} id")
 
         position = numbers("position")
         assert position is not None  # (a required role)
@@ -293,12 +277,7 @@ class _Reader:
             self.clicks(table["click"], where, source, line_list) if "click" in table
             else np.zeros(n, dtype=np.float64)
         )  # fmt: skip
-        try:
-            timestamp = numbers("timestamp")
-        except InputError:  # not numbers: ISO 8601 date-times (the Open Bandit Dataset's)?
-            timestamp = datetimes(table["timestamp"])
-            if timestamp is None:
-                raise
+        timestamp = None if "timestamp" not in table else data.timestamps("timestamp", TIMESTAMP)
         propensity = {role: numbers(role) for role in PROPENSITIES}
         for role, values in propensity.items():
             if values is None:

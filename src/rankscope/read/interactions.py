@@ -115,8 +115,9 @@ def read_interactions(
     if format not in ("auto", "delimited", "trec"):
         raise UsageError(f"unknown format {format!r}: choose auto, delimited or trec")
     data, name = delimited.load(source)
-    if format != "trec":
-        fast = _fast_interactions(data, name, users, items, columns, format == "auto")
+    plain = delimited.table(data, is_header, name) if format != "trec" else None
+    if plain is not None:
+        fast = _interactions_from_table(plain, users, items, columns, format == "auto")
         if fast is not None:
             return fast
     name, header, rows, _ = delimited.rows(
@@ -132,60 +133,26 @@ def read_interactions(
     return _interactions_from_rows(rows, positions, users, items, name)
 
 
-def _fast_interactions(data, source, users, items, columns, detect_trec) -> Interactions | None:
-    """The same result as the line-by-line reader for a regular file (every line with the
-    same number of fields, no comments, quotes or blank lines), column-wise; None for
-    anything else, which the line-by-line reader then reads or reports."""
-    lines = delimited.lines(data)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if len(lines) < 2 or "#" in lines[0] or b"#" in data or b'"' in data:
-        return None
-    sep = delimited.separator(lines[0])
-    first = lines[0].split(sep) if sep else lines[0].split()
-    second = lines[1].split(sep) if sep else lines[1].split()
-    header = None
-    if is_header([f.strip() for f in first], [f.strip() for f in second]):
-        header = [f.strip() for f in first]
-        lines = lines[1:]
-    width = len(first)
-    if width < 2 or (
-        header is None
-        and detect_trec
-        and _trec_qrels_like([(n, ln.split()) for n, ln in enumerate(lines[:1000], 1)])
-    ):
-        return None
-    if sep is None:
-        counts = [len(ln.split()) for ln in lines]
-        tokens = " ".join(lines).split()
-    else:
-        counts = [ln.count(sep) + 1 for ln in lines]
-        tokens = sep.join(lines).split(sep)
-        if b" " in data or b"\r" in data:
-            tokens = [t.strip() for t in tokens]
-        if "" in tokens:
+def _interactions_from_table(
+    table: delimited.Table, users: Vocabulary, items: Vocabulary,
+    columns: Mapping[str, str] | None, detect_trec: bool,
+) -> Interactions | None:  # fmt: skip
+    """The interactions of a plain delimited file (`rankscope.read.delimited.table`), read
+    column-wise: the same as the line-by-line reader gives; None for TREC qrels (when
+    ``detect_trec``), which that reader reads."""
+    width = table.width
+    if table.header is None and detect_trec and width == 4:
+        second = table.head(1, 1000)
+        if all(f in ("0", "Q0", "q0") for f in second):
             return None
-    if min(counts) != width or max(counts) != width:
-        return None
-    positions = _positions(header, columns, source)
-    cols = [tokens[j::width] for j in range(width)]
-    numbers = {}
-    for role, at, field in (
-        ("rating", positions["rating"], RATING),
-        ("timestamp", positions["timestamp"], TIMESTAMP),
-    ):
-        if at is not None and at < width:
-            values = field.fast_tokens(cols[at])
-            if values is None:  # some value may be invalid: the line reader reports it
-                return None
-            numbers[role] = values
-    offset = 2 if header is not None else 1
+    positions = _positions(table.header, columns, table.source)
+    user, item = table.codes(positions["user"], users), table.codes(positions["item"], items)
+    r_at, t_at = positions["rating"], positions["timestamp"]
     return Interactions(
-        users, items,
-        users.intern_many(cols[positions["user"]]),
-        items.intern_many(cols[positions["item"]]),
-        numbers.get("rating"), numbers.get("timestamp"), source,
-        np.arange(offset, offset + len(lines), dtype=np.int64),
+        users, items, user, item,
+        table.numbers(r_at, RATING) if r_at is not None and r_at < width else None,
+        table.numbers(t_at, TIMESTAMP) if t_at is not None and t_at < width else None,
+        table.source, table.lines,
     )  # fmt: skip
 
 

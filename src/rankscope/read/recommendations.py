@@ -98,15 +98,17 @@ def read_recommendations(
     if delimited.separator(first) is None and len(first.split()) >= 6:
         # every line kept: a repeated pair is resolved below, with a warning
         return _deduplicated(parse_run_lines(data, src, users, items, name))
-    plain = delimited.columns(data, is_header)
+    plain = delimited.table(data, is_header, src)
     if plain is not None:  # read column-wise
-        header, fields, start = plain
-        u_at, i_at, s_at, by_rank = _layout(header, columns)
-        if max(u_at, i_at) < len(fields):
-            tokens = fields[s_at] if s_at is not None and s_at < len(fields) else None
-            lines = range(start, start + len(fields[0]))
+        u_at, i_at, s_at, by_rank = _layout(plain.header, columns)
+        if max(u_at, i_at) < plain.width:
+            uc = plain.codes(u_at, users)
+            score = None
+            if s_at is not None and s_at < plain.width:
+                score = plain.numbers(s_at, RANK if by_rank else SCORE)
+            ic = plain.codes(i_at, items)
             return _deduplicated(
-                _recs(fields[u_at], fields[i_at], tokens, lines, by_rank, users, items, name, src)
+                _recs(uc, ic, score, plain.lines, by_rank, users, items, name, src)
             )
     _, header, rows, _ = delimited.rows(
         source, min_fields=2, what="recommendations", is_header=is_header, data=(data, src)
@@ -138,21 +140,23 @@ def _recs_from_rows(rows, header, columns, users, items, name, source) -> Run:
     field = RANK if by_rank else SCORE
     scores = {field.name: s_at if has_score else None}
     us, its, values = user_item_rows(rows, u_at, i_at, scores, source)
-    tokens = values[field.name] if has_score else None
-    return _recs(us, its, tokens, [n for n, _ in rows], by_rank, users, items, name, source)
-
-
-def _recs(us, its, tokens, lines, by_rank, users, items, name, source) -> Run:
-    """The `Run` of the user, item and score (or rank: ``by_rank``) fields of lines ``lines``
-    (no scores: each user's lines in order)."""
+    lines = [n for n, _ in rows]
     uc = users.intern_many(us)
-    if tokens is not None:
-        score = (RANK if by_rank else SCORE).tokens(tokens, source, lines).astype(np.float64)
+    score = field.tokens(values[field.name], source, lines) if has_score else None
+    ic = items.intern_many(its)
+    return _recs(uc, ic, score, lines, by_rank, users, items, name, source)
+
+
+def _recs(uc, ic, score, lines, by_rank, users, items, name, source) -> Run:
+    """The `Run` of the user and item codes and the scores (or ranks: ``by_rank``) of lines
+    ``lines`` (no scores: each user's lines in order)."""
+    if score is not None:
+        score = score.astype(np.float64)
         score = -score if by_rank else score
     else:
         score = _order_scores(uc)
     return Run(
-        name or file_stem(source), users, items, uc, items.intern_many(its), score,
+        name or file_stem(source), users, items, uc, ic, score,
         source=source, line=np.asarray(lines, dtype=np.int64),
     )  # fmt: skip
 

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError
-from . import delimited
-from .fields import Field
+from ..model import Vocabulary
+from . import delimited, frames
+from .fields import Field, at_line, at_row
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,53 @@ def header_columns(
     return source, found, fields, [n for n, _ in rows]
 
 
+class Columns:
+    """The columns of one input of a log reader, by name — a delimited text's fields
+    (``lines``: the line of each row) or a frame's or a dict's arrays (``lines`` None) —
+    with the one way they become numbers or codes, and where each row came from (``file:
+    line`` or ``source: row``) for the reader's messages."""
+
+    def __init__(self, table: Mapping[str, Any], source: str, lines: np.ndarray | None) -> None:
+        self.table, self.source, self.lines = table, source, lines
+        self.line_list = None if lines is None else lines.tolist()
+        self.rows = len(next(iter(table.values()))) if table else 0
+
+    def where(self, row: int) -> str:
+        if self.line_list is not None:
+            return at_line(self.source, self.line_list[row])
+        return at_row(self.source, row)
+
+    def numbers(self, name: str, field: Field) -> np.ndarray:
+        """Column ``name`` as ``field``'s numbers: float64, int64 for an integer field (each
+        text token parsed exactly), or the `InputError` naming the first bad one."""
+        values = self.table[name]
+        if self.line_list is None:
+            return field.values(np.asarray(values), self.source)
+        if field.integer:
+            return np.asarray([field.parse(t, self.source, k)
+                               for t, k in zip(values, self.line_list, strict=True)],
+                              dtype=np.int64)  # fmt: skip
+        return field.tokens(values, self.source, self.line_list)
+
+    def codes(self, name: str, vocabulary: Vocabulary, what: str) -> np.ndarray:
+        """The codes of column ``name``'s ids (``what``, in messages) in ``vocabulary``."""
+        values = self.table[name]
+        if self.line_list is not None:
+            return vocabulary.intern_many(list(values))
+        return frames.intern_ids(vocabulary, np.asarray(values), self.source, what)
+
+    def timestamps(self, name: str, field: Field) -> np.ndarray:
+        """Column ``name`` as seconds: ``field``'s numbers, else ISO 8601 date-times
+        (`datetimes`; the Open Bandit Dataset's), else the numbers' error."""
+        try:
+            return self.numbers(name, field)
+        except InputError:
+            stamps = datetimes(self.table[name])
+            if stamps is None:
+                raise
+            return stamps
+
+
 def datetimes(values: Any) -> np.ndarray | None:
     """Seconds since 1970-01-01 UTC of a column of ISO 8601 date-times (a date-time without
     a zone taken as UTC), or None when any value is not one."""
@@ -174,6 +222,6 @@ def first_line_names(path: Any, names: Sequence[str]) -> bool:
 
 
 __all__ = [
-    "Role", "check_roles", "datetimes", "first_line_names", "header_columns", "known_names",
-    "locate",
+    "Columns", "Role", "check_roles", "datetimes", "first_line_names", "header_columns",
+    "known_names", "locate",
 ]  # fmt: skip
