@@ -122,6 +122,9 @@ class _States:
             self.n[keep], self.placed[keep],
         )  # fmt: skip
 
+    def slice(self, start: int, stop: int) -> _States:
+        return _States(*(getattr(self, f)[start:stop] for f in _STATE_FIELDS))
+
     @staticmethod
     def join(parts: list[_States]) -> _States:
         return _States(*(np.concatenate([getattr(p, f) for p in parts]) for f in _STATE_FIELDS))
@@ -146,6 +149,7 @@ class _TeamDraft:
         self.rank = batch.rank.ravel()
         self.columns = columns
         self.start_a, self.start_b = batch.first * width, batch.second * width
+        self.quiet = _Quiet(batch) if not truncate and _constant(batch.base) else None
 
     def doc_a(self, s: _States) -> np.ndarray:
         return self.docs[self.start_a[s.pair] + s.i]
@@ -200,10 +204,14 @@ class _TeamDraft:
         expanded = np.zeros(npairs, dtype=np.int64)
         merged = npairs
         given_up = np.zeros(npairs, dtype=bool)
-        while states.pair.size:
+        parked = _Parked(npairs)
+        while states.pair.size or parked.count:
+            if parked.count:
+                states = parked.release(states)
             s = states
+            counts = np.bincount(s.pair, minlength=npairs)
             if max_states is not None:
-                expanded += np.bincount(s.pair, minlength=npairs)
+                expanded += counts
                 over = expanded > max_states
                 if over.any():
                     given_up |= over
@@ -224,6 +232,8 @@ class _TeamDraft:
                 )  # fmt: skip
             alone = s.take(~done & ~both)
             normal = s.take(~done & both)
+            if self.quiet is not None and normal.pair.size:
+                normal = self.park(normal, counts, expanded, max_states, parked)
             parts = []
             if alone.pair.size:
                 side = alone.i < self.na[alone.pair]
@@ -238,14 +248,113 @@ class _TeamDraft:
             if normal.pair.size:
                 parts += self.round(normal)
             states = _States.join(parts) if parts else normal
+            if parked.count:
+                self.value += parked.drift  # each parked state's round (0 for the others)
+            parked.step += 1
             # merging is only bookkeeping (equal states evolve alike), so it waits until the
-            # splits have added a quarter more states
-            if states.pair.size > 1.25 * merged:
+            # splits have added a quarter more states (parked states count: they are states)
+            if states.pair.size + parked.count > 1.25 * merged:
                 states = self.merge(states)
-                merged = states.pair.size
+                merged = states.pair.size + parked.count
+                parked.merges += 1
         if given_up.any():
             self.value[given_up] = np.nan
         return self.value
+
+    def park(
+        self, s: _States, counts: np.ndarray, expanded: np.ndarray, max_states: int | None,
+        parked: _Parked,
+    ) -> _States:  # fmt: skip
+        """Take out of ``s`` the pairs whose states all run through quiet rounds, and return
+        the rest.
+
+        A round is quiet when neither ranking's next document is relevant or held by the
+        other ranking, nor the document after it (so no collision, no credit, no pointer
+        moved past a placed document): a state moves to (i + 1, j + 1, n + 2) and adds the
+        same amount as the round before (a constant browsing model; the list stays within
+        its depth).  When every state of a pair has L quiet rounds ahead, the pair is
+        parked: its states jump L rounds ahead at once and come back when the others have
+        done those L rounds; meanwhile the pair's amount (its states' amounts summed in
+        their order, as one round sums them) is added once per round — the same additions in
+        the same order, so the same value to the last bit.  Merges meanwhile would change
+        nothing of a parked pair whose states are distinct (all move alike) but their order,
+        which `_Parked.release` restores; with three states or more the order is also that
+        of the sums, so those pairs must already be in a merge's order (sorted)."""
+        assert self.quiet is not None
+        ahead = np.minimum(
+            self.quiet.ahead(s.pair, s.i, s.j), (self.b.depth[s.pair] - s.n) // 2
+        )
+        if max_states is not None:
+            # the programme counts a parked state once per round, as if it ran
+            ahead = np.minimum(ahead, (max_states - expanded[s.pair]) // counts[s.pair] + 1)
+        calm = ahead >= 2
+        if not calm.any():
+            return s
+        single = counts[s.pair] == 1
+        rows = np.flatnonzero(calm & single)
+        many = calm & ~single
+        if many.any():
+            # pairs all of whose states are here and calm; by pair, each pair's in order
+            whole = many & (
+                np.bincount(s.pair[many], minlength=counts.size)[s.pair] == counts[s.pair]
+            )
+            group_rows = np.flatnonzero(whole)
+            if group_rows.size:
+                group_rows = group_rows[np.argsort(s.pair[group_rows], kind="stable")]
+                rows = np.concatenate([rows, self.orderly(s, group_rows, ahead)])
+        if rows.size == 0:
+            return s
+        # by the round they come back at (a pair's states in their order)
+        rows = rows[np.argsort(ahead[rows], kind="stable")]
+        going = s.take(rows)
+        jump = ahead[rows]
+        no_credit = np.zeros(rows.size, dtype=np.int64)
+        amount = self.round_amount(going, no_credit, no_credit)
+        parked.drift[going.pair] = np.bincount(
+            going.pair, weights=amount, minlength=counts.size
+        )[going.pair]
+        if max_states is not None:
+            expanded += np.bincount(going.pair, weights=jump - 1, minlength=counts.size).astype(
+                np.int64
+            )
+        going.i += jump
+        going.j += jump
+        going.n += 2 * jump
+        parked.add(going, parked.step + jump)
+        keep = np.ones(s.pair.size, dtype=bool)
+        keep[rows] = False
+        return s.take(keep)
+
+    @staticmethod
+    def orderly(s: _States, rows: np.ndarray, ahead: np.ndarray) -> np.ndarray:
+        """Of ``rows`` (states of pairs with several, grouped by pair in their order), those
+        of pairs whose states are distinct, and sorted when three or more; ``ahead`` of
+        each set to the least of its pair's (in place)."""
+        pair, i, j, d = s.pair[rows], s.i[rows], s.j[rows], s.diff[rows]
+        starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+        size = np.diff(np.append(starts, rows.size))
+        group = np.repeat(np.arange(starts.size), size)
+        same = group[1:] == group[:-1]
+        up = (i[1:] > i[:-1]) | (
+            (i[1:] == i[:-1]) & ((j[1:] > j[:-1]) | ((j[1:] == j[:-1]) & (d[1:] > d[:-1])))
+        )
+        down = ~up & ((i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (d[1:] != d[:-1]))
+        wrong = same & ~up & ((size[group[1:]] >= 3) | ~down)
+        fine = np.ones(starts.size, dtype=bool)
+        fine[group[1:][wrong]] = False
+        ahead[rows] = np.minimum.reduceat(ahead[rows], starts)[group]
+        return rows[fine[group]]
+
+    def round_amount(self, s: _States, ga: np.ndarray, gb: np.ndarray) -> np.ndarray:
+        """What a round adds: a's document (credit ``ga``) and b's (``gb``) in either order
+        at positions n + 1 and n + 2, each order with probability 1/2."""
+        k = s.n + 1
+        w1 = self.browsing.weight(s.pair, k)
+        w2 = self.browsing.weight(s.pair, k + 1)
+        d = s.diff
+        return s.prob * (
+            0.5 * w1 * (np.sign(d + ga) + np.sign(d - gb)) + w2 * np.sign(d + ga - gb)
+        )
 
     def round(self, s: _States) -> list[_States]:
         """One round for states where both rankings have documents."""
@@ -265,15 +374,7 @@ class _TeamDraft:
             xa, yb = x[~split], y[~split]
             ga = self.b.relevant[xa].astype(np.int64)
             gb = self.b.relevant[yb].astype(np.int64)
-            k = plain.n + 1
-            w1 = self.browsing.weight(plain.pair, k)
-            w2 = self.browsing.weight(plain.pair, k + 1)
-            d = plain.diff
-            self.add(
-                plain.pair,
-                plain.prob
-                * (0.5 * w1 * (np.sign(d + ga) + np.sign(d - gb)) + w2 * np.sign(d + ga - gb)),
-            )
+            self.add(plain.pair, self.round_amount(plain, ga, gb))
             plain.i += 1
             plain.j += 1
             self.normalise(plain)
@@ -322,6 +423,146 @@ class _TeamDraft:
         out = s.take(starts)
         out.prob = prob
         return out
+
+
+class _Parked:
+    """States taken out of the programme for quiet rounds (`_TeamDraft.park`): each with the
+    round at which it comes back and the merges done when it left, and per pair the amount
+    each of its rounds adds.  Kept in few lists sorted by the round of return, so that each
+    round takes the states due back from their fronts."""
+
+    def __init__(self, npairs: int) -> None:
+        self.drift = np.zeros(npairs)
+        self.step = 0  # the programme's round
+        self.merges = 0  # merges done so far
+        self.count = 0
+        self.lists: list[tuple[_States, np.ndarray, np.ndarray]] = []
+
+    def add(self, states: _States, back: np.ndarray) -> None:
+        """Park ``states`` (sorted by ``back``, the round each comes back at)."""
+        self.lists.append((states, back, np.full(back.size, self.merges)))
+        self.count += back.size
+        if len(self.lists) > _LISTS:
+            states = _States.join([p[0] for p in self.lists])
+            back = np.concatenate([p[1] for p in self.lists])
+            stamp = np.concatenate([p[2] for p in self.lists])
+            order = np.argsort(back, kind="stable")
+            self.lists = [(states.take(order), back[order], stamp[order])]
+
+    def release(self, live: _States) -> _States:
+        """``live`` with the parked states due back at this round.  States a merge would
+        have sorted meanwhile come back sorted (by pair, i, j, difference), as it left them."""
+        parts, stamps, kept = [live], [], []
+        for states, back, stamp in self.lists:
+            due = int(np.searchsorted(back, self.step, side="right"))
+            if due:
+                parts.append(states.slice(0, due))
+                stamps.append(stamp[:due])
+            if due < back.size:
+                kept.append((states.slice(due, back.size), back[due:], stamp[due:]))
+        self.lists = kept
+        if len(parts) == 1:
+            return live
+        returning = _States.join(parts[1:])
+        self.count -= returning.pair.size
+        self.drift[returning.pair] = 0.0
+        moved = np.concatenate(stamps) != self.merges
+        if moved.any():
+            sort = returning.take(moved)
+            sort = sort.take(np.lexsort((sort.diff, sort.j, sort.i, sort.pair)))
+            returning = _States.join([returning.take(~moved), sort])
+        return _States.join([live, returning])
+
+
+#: Lists of parked states kept apart before they are merged into one.
+_LISTS = 4
+
+
+def _constant(base: np.ndarray) -> bool:
+    """Are the browsing weights all equal (then every round within the depth weighs the
+    same, which parking needs)?"""
+    return bool(np.all(base == base[0])) if base.size else True
+
+
+class _Quiet:
+    """Where the quiet rounds of each pair end (`_TeamDraft.park`): per ranking, the next
+    relevant document; per pair, the next document the other ranking holds (pairs × width
+    small integers, as many as the batch's rank table has cells at most).  When documents
+    are held by so many rankings that listing every pair holding each would take more than
+    `_SHARED` entries, every document two rankings hold counts as shared for every pair
+    (fewer quiet rounds, the same values)."""
+
+    def __init__(self, batch: Batch) -> None:
+        docs = batch.docs
+        slots, width = docs.shape
+        self.width = width
+        self.start_a, self.start_b = batch.first * width, batch.second * width
+        flat = docs.ravel()
+        holders = np.bincount(flat, minlength=batch.relevant.size)
+        holders[-1] = 0  # the padding
+        # every (document, two rankings holding it): by document, then by slot
+        where = np.flatnonzero(holders[flat] >= 2)
+        where = where[np.argsort(flat[where], kind="stable")]
+        doc = flat[where]
+        begin = np.flatnonzero(np.concatenate(([True], doc[1:] != doc[:-1])))
+        end = np.repeat(np.append(begin[1:], doc.size), np.diff(np.append(begin, doc.size)))
+        partners = end - np.arange(doc.size) - 1
+        per_pair = int(partners.sum()) <= _SHARED
+        loud = batch.relevant[docs] | (np.arange(width) >= batch.length[:, None])
+        if not per_pair:
+            loud |= holders[docs] >= 2
+        first = np.where(loud, np.arange(width), width)
+        self.loud = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1].ravel()
+        self.shared_a: np.ndarray | None = None
+        self.shared_b: np.ndarray | None = None
+        if not per_pair:
+            return
+        x = np.repeat(np.arange(doc.size), partners)
+        y = x + 1 + np.arange(x.size) - np.repeat(np.cumsum(partners) - partners, partners)
+        sx, sy = where[x] // width, where[y] // width
+        px, py = where[x] % width, where[y] % width
+        # the batch's pairs (first, second) by key, and each (x, y) in either orientation
+        key = batch.first * slots + batch.second
+        order = np.argsort(key)
+        sorted_key = key[order]
+        a_side, b_side = [], []
+        for k_first, k_second, pos_first, pos_second in (
+            (sx, sy, px, py), (sy, sx, py, px),
+        ):  # fmt: skip
+            wanted = k_first * slots + k_second
+            at = np.minimum(np.searchsorted(sorted_key, wanted), max(key.size - 1, 0))
+            hit = sorted_key[at] == wanted if key.size else np.zeros(0, dtype=bool)
+            pair = order[at[hit]]
+            a_side.append(pair * width + pos_first[hit])
+            b_side.append(pair * width + pos_second[hit])
+        npairs = batch.first.size
+        kind = np.int16 if width < 2**15 else np.int32
+        self.shared_a = _next_marked(np.concatenate(a_side), npairs, width, kind)
+        self.shared_b = _next_marked(np.concatenate(b_side), npairs, width, kind)
+
+    def ahead(self, pair: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Quiet rounds ahead of states (pair, i, j): rounds whose documents and the next
+        documents of both rankings are neither relevant nor held by the other ranking."""
+        end_a = self.loud[self.start_a[pair] + i]
+        end_b = self.loud[self.start_b[pair] + j]
+        if self.shared_a is not None and self.shared_b is not None:
+            end_a = np.minimum(end_a, self.shared_a[pair * self.width + i])
+            end_b = np.minimum(end_b, self.shared_b[pair * self.width + j])
+        return np.minimum(end_a - i, end_b - j) - 1
+
+
+#: Most (document, pair holding it) entries `_Quiet` lists.
+_SHARED = 10_000_000
+
+
+def _next_marked(keys: np.ndarray, rows: int, width: int, kind: type) -> np.ndarray:
+    """Flat (rows × width): at row r, column c, the first column >= c whose key r · width +
+    column is in ``keys`` (``width`` when none is)."""
+    first: np.ndarray = np.full(rows * width, width, dtype=kind)
+    first[keys] = (keys % width).astype(kind)
+    table = first.reshape(rows, width)[:, ::-1]
+    np.minimum.accumulate(table, axis=1, out=table)
+    return first
 
 
 def team_draft_values(
