@@ -142,7 +142,7 @@ def test_beyond_max_states_is_the_same_monte_carlo_estimate():
 # --------------------------------------------------------------------------------------
 # Quiet rounds skipped: the same values to the last bit
 
-def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 3000):
+def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 10_000):
     """Runs of unequal depth (0 to 150 documents, one query empty for every run, one run
     empty for one query) drawn from a large pool, so that most rounds are quiet; two runs
     alike (a tie) and one the mirror of another where the pool allows."""
@@ -159,7 +159,7 @@ def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 3000):
             runs_q[1][rng.choice(runs_q[1].size, size=12, replace=False)] = common
             runs_q[1] = np.array(list(dict.fromkeys(runs_q[1].tolist())), dtype=np.int64)
         rankings.append([r.astype(np.int64) for r in runs_q])
-        relevant.append(rng.choice(pool, size=int(rng.integers(60, 200)), replace=False))
+        relevant.append(rng.choice(pool, size=int(rng.integers(200, 700)), replace=False))
     return rankings, relevant
 
 
@@ -220,7 +220,9 @@ def test_skipping_quiet_rounds_changes_no_bit_on_random_rankings(runs, relevant)
     rankings = [[np.array(r, dtype=np.int64) for r in runs]]
     codes = [np.array(sorted(relevant), dtype=np.int64)]
     pairs = query_pairs(rankings, codes, "uniform")
-    fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "_LOUD", 1.0)  # parking tried however many documents are shared
+        fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
     with pytest.MonkeyPatch.context() as patch:
         _round_by_round(patch)
         slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)

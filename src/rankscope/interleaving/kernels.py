@@ -149,7 +149,7 @@ class _TeamDraft:
         self.rank = batch.rank.ravel()
         self.columns = columns
         self.start_a, self.start_b = batch.first * width, batch.second * width
-        self.quiet = _Quiet(batch) if not truncate and _constant(batch.base) else None
+        self.quiet = _Quiet.of(batch) if not truncate and _constant(batch.base) else None
 
     def doc_a(self, s: _States) -> np.ndarray:
         return self.docs[self.start_a[s.pair] + s.i]
@@ -206,8 +206,16 @@ class _TeamDraft:
         given_up = np.zeros(npairs, dtype=bool)
         parked = _Parked(npairs)
         while states.pair.size or parked.count:
-            if parked.count:
+            if parked.count and parked.due <= parked.step:
                 states = parked.release(states)
+            if not states.pair.size:  # every state parked: their rounds up to the next return
+                while parked.step < parked.due:
+                    self.value += parked.drift
+                    parked.step += 1
+                    if parked.count > 1.25 * merged:  # the merge of no live state
+                        merged = parked.count
+                        parked.merges += 1
+                continue
             s = states
             counts = np.bincount(s.pair, minlength=npairs)
             if max_states is not None:
@@ -230,9 +238,11 @@ class _TeamDraft:
                     s.prob[done] * self.browsing.tail(s.pair[done], s.n[done])
                     * np.sign(s.diff[done]),
                 )  # fmt: skip
-            alone = s.take(~done & ~both)
-            normal = s.take(~done & both)
-            if self.quiet is not None and normal.pair.size:
+            if done.any() or not both.all():
+                alone, normal = s.take(~done & ~both), s.take(~done & both)
+            else:  # every state has a round to play (the most common case)
+                alone, normal = s.take(np.zeros(0, dtype=np.int64)), s
+            if self.quiet is not None and normal.pair.size and parked.step % _EVERY == 0:
                 normal = self.park(normal, counts, expanded, max_states, parked)
             parts = []
             if alone.pair.size:
@@ -436,11 +446,13 @@ class _Parked:
         self.step = 0  # the programme's round
         self.merges = 0  # merges done so far
         self.count = 0
+        self.due = 0  # the first round at which a state comes back
         self.lists: list[tuple[_States, np.ndarray, np.ndarray]] = []
 
     def add(self, states: _States, back: np.ndarray) -> None:
         """Park ``states`` (sorted by ``back``, the round each comes back at)."""
         self.lists.append((states, back, np.full(back.size, self.merges)))
+        self.due = int(back[0]) if self.count == 0 else min(self.due, int(back[0]))
         self.count += back.size
         if len(self.lists) > _LISTS:
             states = _States.join([p[0] for p in self.lists])
@@ -461,6 +473,7 @@ class _Parked:
             if due < back.size:
                 kept.append((states.slice(due, back.size), back[due:], stamp[due:]))
         self.lists = kept
+        self.due = min((int(back[0]) for _, back, _ in kept), default=0)
         if len(parts) == 1:
             return live
         returning = _States.join(parts[1:])
@@ -477,6 +490,9 @@ class _Parked:
 #: Lists of parked states kept apart before they are merged into one.
 _LISTS = 4
 
+#: Rounds between two looks for pairs to park (each look costs as much as a few rounds).
+_EVERY = 8
+
 
 def _constant(base: np.ndarray) -> bool:
     """Are the browsing weights all equal (then every round within the depth weighs the
@@ -492,14 +508,24 @@ class _Quiet:
     `_SHARED` entries, every document two rankings hold counts as shared for every pair
     (fewer quiet rounds, the same values)."""
 
-    def __init__(self, batch: Batch) -> None:
+    @staticmethod
+    def of(batch: Batch) -> _Quiet | None:
+        """The batch's quiet rounds, or None when too few of its documents are neither
+        relevant nor held by two rankings (`_LOUD`) for parking to pay."""
+        holders = np.bincount(batch.docs.ravel(), minlength=batch.relevant.size)
+        holders[-1] = 0  # the padding
+        held = np.arange(batch.docs.shape[1]) < batch.length[:, None]
+        loud = batch.relevant[batch.docs] | (holders[batch.docs] >= 2)
+        if np.count_nonzero(loud & held) > _LOUD * max(int(np.count_nonzero(held)), 1):
+            return None
+        return _Quiet(batch, holders)
+
+    def __init__(self, batch: Batch, holders: np.ndarray) -> None:
         docs = batch.docs
         slots, width = docs.shape
         self.width = width
         self.start_a, self.start_b = batch.first * width, batch.second * width
         flat = docs.ravel()
-        holders = np.bincount(flat, minlength=batch.relevant.size)
-        holders[-1] = 0  # the padding
         # every (document, two rankings holding it): by document, then by slot
         where = np.flatnonzero(holders[flat] >= 2)
         where = where[np.argsort(flat[where], kind="stable")]
@@ -553,6 +579,10 @@ class _Quiet:
 
 #: Most (document, pair holding it) entries `_Quiet` lists.
 _SHARED = 10_000_000
+
+#: Parking is tried when at most this share of the documents in the rankings are relevant
+#: or held by two rankings (runs pooled from one track share most of theirs).
+_LOUD = 0.25
 
 
 def _next_marked(keys: np.ndarray, rows: int, width: int, kind: type) -> np.ndarray:
