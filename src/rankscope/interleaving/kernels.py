@@ -39,6 +39,14 @@ the other goes on alone.  This is the same computation as the original dynamic p
 (kept in ``tests/oi_reference.py`` as the slow reference), adding the same terms in another
 order: values agree to 1e-12 (on the 16 CLEF eHealth 2016 runs × 50 queries the largest
 difference is 9.2e-14 for team draft and 3.7e-15 for balanced interleaving).
+
+Quiet rounds.  Most rounds of runs that share few documents place two documents neither
+relevant nor held by the other ranking: the state moves to (i + 1, j + 1, n + 2) and, with a
+constant browsing model, adds what the round before added.  A pair all of whose states have
+such rounds ahead is *parked* for them (`_TeamDraft.park`): it leaves the arrays the rounds
+work on, its amount is added once per round as the rounds would add it (the same additions
+in the same order, so the same values to the last bit), and it comes back when the others
+have played those rounds.  On 100 independent runs this leaves one round in five to play.
 """
 
 from __future__ import annotations
