@@ -66,21 +66,30 @@ class Batch:
     ``docs[s]``: ranking (slot) s as document ids, padded with ``sentinel`` (one padding
     column at least).  ``length[s]``: its length.  ``rank[d, c]``: 0-based rank of document d
     in column c's ranking, `ABSENT` when it lacks d (a slot's column: ``column[s]``; slots of
-    different queries may share a column, their documents never meet).  ``relevant[d]``: is
-    d relevant (``relevant[sentinel]`` is False).  Pair k interleaves slots ``first[k]`` and
-    ``second[k]``; ``depth[k]`` is the depth K of its browsing model, whose weights are
-    ``base[:K]`` normalised.
+    different queries may share a column, their documents never meet); only documents two
+    rankings hold need a row: documents numbered from the last row on (the sentinel too) are
+    held by one ranking only, and the last row, all `ABSENT`, stands for them (`rank_in`
+    reads it so), which keeps the table small when rankings share few documents.
+    ``relevant[d]``: is d relevant (``relevant[sentinel]`` is False).  Pair k interleaves
+    slots ``first[k]`` and ``second[k]``; ``depth[k]`` is the depth K of its browsing model,
+    whose weights are ``base[:K]`` normalised.
     """
 
     docs: np.ndarray  # (slots, longest + 1) int64
     length: np.ndarray  # (slots,) int64
-    rank: np.ndarray  # (documents + 1, columns) int64
+    rank: np.ndarray  # (documents held twice + 1, columns) int64
     column: np.ndarray  # (slots,) int64
     relevant: np.ndarray  # (documents + 1,) bool
     first: np.ndarray  # (pairs,) int64 slots
     second: np.ndarray
     depth: np.ndarray  # (pairs,) int64
     base: np.ndarray  # unnormalised browsing weights for k = 1, 2, ...
+
+    def rank_in(self, doc: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """The rank of documents ``doc`` in the rankings of ``column`` (`ABSENT` when those
+        lack them), for a document held by another ranking of the column's query."""
+        rows, columns = self.rank.shape
+        return self.rank.ravel()[np.minimum(doc, rows - 1) * columns + column]
 
 
 class _Browsing:
@@ -156,6 +165,7 @@ class _TeamDraft:
         self.docs = batch.docs.ravel()
         self.rank = batch.rank.ravel()
         self.columns = columns
+        self.absent_row = batch.rank.shape[0] - 1  # where documents held once read
         self.start_a, self.start_b = batch.first * width, batch.second * width
         self.quiet = _Quiet.of(batch) if not truncate and _constant(batch.base) else None
 
@@ -173,10 +183,12 @@ class _TeamDraft:
             pair = s.pair[rows]
             i, j = s.i[rows], s.j[rows]
             doc = self.docs[self.start_a[pair] + i]
-            move_a = self.rank[doc * self.columns + self.col_b[pair]] < j
+            row = np.minimum(doc, self.absent_row)
+            move_a = self.rank[row * self.columns + self.col_b[pair]] < j
             i = i + move_a
             doc = self.docs[self.start_b[pair] + j]
-            move_b = self.rank[doc * self.columns + self.col_a[pair]] < i
+            row = np.minimum(doc, self.absent_row)
+            move_b = self.rank[row * self.columns + self.col_a[pair]] < i
             s.i[rows], s.j[rows] = i, j + move_b
             moved = np.flatnonzero(move_a | move_b)
             if moved.size == 0:
@@ -641,15 +653,14 @@ class _PairView:
     pairs), and prefix counts of relevant documents: what both interleavings read."""
 
     def __init__(self, batch: Batch, chunk: np.ndarray) -> None:
-        width, columns = batch.docs.shape[1], batch.rank.shape[1]
+        width = batch.docs.shape[1]
         self.chunk = chunk
         first, second = batch.first[chunk], batch.second[chunk]
         self.na, self.nb = batch.length[first], batch.length[second]
         self.col_a, self.col_b = batch.column[first], batch.column[second]
         docs_a, docs_b = batch.docs[first], batch.docs[second]
-        flat_rank = batch.rank.ravel()
-        self.rank_b_of_a = flat_rank[docs_a * columns + self.col_b[:, None]]
-        self.rank_a_of_b = flat_rank[docs_b * columns + self.col_a[:, None]]
+        self.rank_b_of_a = batch.rank_in(docs_a, self.col_b[:, None])
+        self.rank_a_of_b = batch.rank_in(docs_b, self.col_a[:, None])
         self.ranks = np.broadcast_to(np.arange(width), docs_a.shape)
         relevant_a = batch.relevant[docs_a]  # the padding is the sentinel: not relevant
         relevant_b = batch.relevant[docs_b]
@@ -717,12 +728,12 @@ def _balanced_one(
     if a_first:
         short = from_a & (ra < nb[pair])
         doc = batch.docs[batch.second[chunk], np.minimum(at, nb[pair])]
-        extra = batch.relevant[doc] & (batch.rank[doc, v.col_a[pair]] < j)
+        extra = batch.relevant[doc] & (batch.rank_in(doc, v.col_a[pair]) < j)
         h_b = np.where(short, v.prefix_b[pair, at] + extra, h_b)
     else:
         short = ~from_a & (rb < na[pair])
         doc = batch.docs[batch.first[chunk], np.minimum(at, na[pair])]
-        extra = batch.relevant[doc] & (batch.rank[doc, v.col_b[pair]] < j)
+        extra = batch.relevant[doc] & (batch.rank_in(doc, v.col_b[pair]) < j)
         h_a = np.where(short, v.prefix_a[pair, at] + extra, h_a)
     sign = np.sign(h_a - h_b).astype(np.float64)
     # stretches between consecutive relevant documents of one pair, in list order: the
@@ -795,16 +806,18 @@ def query_pairs(
     Each query's tables are built once for all its runs, never per pair: where every run
     holds every document (the batch's ``rank``), which run holds which document, and from
     that the documents and relevant documents each pair of runs shares — counted over the
-    documents two runs or more hold only, so runs that share little cost little."""
+    documents two runs or more hold only, so runs that share little cost little.  Those
+    documents are numbered first, across queries, and only they get a row of the rank table
+    (`Batch`); the others are numbered after them."""
     nruns = len(rankings[0]) if rankings else 0
     slots = len(rankings) * nruns
     lengths = np.array([r.size for runs in rankings for r in runs], dtype=np.int64)
     longest = int(lengths.max(initial=0))
     docs = np.empty((slots, longest + 1), dtype=np.int64)
-    relevant_parts, rank_rows = [], []
+    relevant_parts, relevant_once, rank_rows = [], [], []
     query, xs, ys, depth, total, mirror = [], [], [], [], [], []
     x, y = np.triu_indices(nruns, 1)
-    offset = 0
+    offset = once = 0  # documents held twice or more, and once, numbered so far
     # BLAS on one thread: many small products, which threads only slow down (the command
     # line starts numpy with one; a notebook's numpy has started its threads, limited here)
     from threadpoolctl import threadpool_limits
@@ -815,16 +828,23 @@ def query_pairs(
             codes = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
             union, local = np.unique(codes, return_inverse=True)
             local = local.ravel()
-            size = union.size
             bounds = np.concatenate(([0], np.cumsum(sizes)))
             run_of = np.repeat(np.arange(nruns), sizes)
             position = np.arange(codes.size) - bounds[run_of]
-            rank = np.full((size, nruns), ABSENT, dtype=np.int64)
-            rank[local, run_of] = position
-            docs[q * nruns + run_of, position] = local + offset
+            # a run holds a document once: its holders are its occurrences
+            many = np.bincount(local, minlength=union.size) >= 2
+            size = int(np.count_nonzero(many))
+            row_of = np.where(many, np.cumsum(many) - 1, size)  # held once: the ABSENT row
+            rank = np.full((size + 1, nruns), ABSENT, dtype=np.int64)
+            held = many[local]
+            rank[row_of[local[held]], run_of[held]] = position[held]
+            # held once: numbered -1, -2, ... here, after every document held twice below
+            code = np.where(many, row_of + offset, -1 - once - (np.cumsum(~many) - 1))
+            docs[q * nruns + run_of, position] = code[local]
             rel = np.isin(union, relevant_codes[q])
-            relevant_parts.append(rel)
-            rank_rows.append(rank)
+            relevant_parts.append(rel[many])
+            relevant_once.append(rel[~many])
+            rank_rows.append(rank[:-1])
             counts, rel_counts, shared, rel_shared = _overlaps(run_of, local, rel, nruns)
             query.append(np.full(x.size, q))
             xs.append(x)
@@ -832,12 +852,14 @@ def query_pairs(
             # |a ∪ b| (1 for two empty rankings)
             depth.append(np.maximum(counts[x] + counts[y] - shared[x, y], 1))
             total.append(rel_counts[x] + rel_counts[y] - rel_shared[x, y])
-            mirror.append(_mirrored(rank, rel, local, bounds, sizes, shared, x, y))
+            mirror.append(_mirrored(rank, row_of[local], rel, local, bounds, sizes, shared, x, y))
             offset += size
-    sentinel = offset
+            once += union.size - size
+    np.subtract(offset - 1, docs, out=docs, where=docs < 0)  # -1 - k: offset + k
+    sentinel = offset + once
     docs[np.arange(longest + 1) >= lengths[:, None]] = sentinel  # the padding
     rank = np.concatenate([*rank_rows, np.full((1, nruns), ABSENT, dtype=np.int64)])
-    relevant = np.concatenate([*relevant_parts, [False]])
+    relevant = np.concatenate([*relevant_parts, *relevant_once, [False]])
     query_ = np.concatenate(query) if query else np.zeros(0, dtype=np.int64)
     x_ = np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)
     y_ = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int64)
@@ -883,7 +905,7 @@ _MIRROR_CELLS = 4_000_000
 
 
 def _mirrored(
-    rank: np.ndarray, rel: np.ndarray, local: np.ndarray, bounds: np.ndarray,
+    rank: np.ndarray, row: np.ndarray, rel: np.ndarray, local: np.ndarray, bounds: np.ndarray,
     sizes: np.ndarray, shared: np.ndarray, x: np.ndarray, y: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
     """Per pair (x, y): do both rankings look alike from the other's side — one length, the
@@ -910,9 +932,9 @@ def _mirrored(
         for start in range(0, some.size, step):
             k = some[start : start + step]
             a, b = x[k], y[k]
-            docs_a = local[bounds[a][:, None] + ranks]
-            docs_b = local[bounds[b][:, None] + ranks]
-            out[k] = (rank[docs_a, b[:, None]] == rank[docs_b, a[:, None]]).all(axis=1)
+            rows_a = row[bounds[a][:, None] + ranks]
+            rows_b = row[bounds[b][:, None] + ranks]
+            out[k] = (rank[rows_a, b[:, None]] == rank[rows_b, a[:, None]]).all(axis=1)
     return out
 
 
