@@ -554,14 +554,14 @@ class _Quiet:
         end = np.repeat(np.append(begin[1:], doc.size), np.diff(np.append(begin, doc.size)))
         partners = end - np.arange(doc.size) - 1
         per_pair = int(partners.sum()) <= _SHARED
-        loud = batch.relevant[docs] | (np.arange(width) >= batch.length[:, None])
-        if not per_pair:
-            loud |= holders[docs] >= 2
-        first = np.where(loud, np.arange(width), width)
-        self.loud = np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1].ravel()
+        # a relevant document (or the end) stops the quiet rounds at its own round; a shared
+        # one a round earlier (the pointers might skip it as they move onto it)
+        self.loud = _next_true(batch.relevant[docs] | (np.arange(width) >= batch.length[:, None]))
+        self.held: np.ndarray | None = None
         self.shared_a: np.ndarray | None = None
         self.shared_b: np.ndarray | None = None
         if not per_pair:
+            self.held = _next_true(holders[docs] >= 2)
             return
         x = np.repeat(np.arange(doc.size), partners)
         y = x + 1 + np.arange(x.size) - np.repeat(np.cumsum(partners) - partners, partners)
@@ -587,14 +587,19 @@ class _Quiet:
         self.shared_b = _next_marked(np.concatenate(b_side), npairs, width, kind)
 
     def ahead(self, pair: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """Quiet rounds ahead of states (pair, i, j): rounds whose documents and the next
-        documents of both rankings are neither relevant nor held by the other ranking."""
-        end_a = self.loud[self.start_a[pair] + i]
-        end_b = self.loud[self.start_b[pair] + j]
-        if self.shared_a is not None and self.shared_b is not None:
-            end_a = np.minimum(end_a, self.shared_a[pair * self.width + i])
-            end_b = np.minimum(end_b, self.shared_b[pair * self.width + j])
-        return np.minimum(end_a - i, end_b - j) - 1
+        """Quiet rounds ahead of states (pair, i, j): rounds whose documents are neither
+        relevant nor held by the other ranking, and whose next documents not the latter."""
+        at_a, at_b = self.start_a[pair] + i, self.start_b[pair] + j
+        if self.held is not None:
+            shared_a, shared_b = self.held[at_a], self.held[at_b]
+        else:
+            assert self.shared_a is not None and self.shared_b is not None
+            shared_a = self.shared_a[pair * self.width + i]
+            shared_b = self.shared_b[pair * self.width + j]
+        return np.minimum(
+            np.minimum(self.loud[at_a] - i, self.loud[at_b] - j),
+            np.minimum(shared_a - i, shared_b - j) - 1,
+        )
 
 
 #: Most (document, pair holding it) entries `_Quiet` lists.
@@ -603,6 +608,14 @@ _SHARED = 10_000_000
 #: Parking is tried when at most this share of the documents in the rankings are relevant
 #: or held by two rankings (runs pooled from one track share most of theirs).
 _LOUD = 0.25
+
+
+def _next_true(flags: np.ndarray) -> np.ndarray:
+    """Flat like ``flags`` (rows × width): the first column >= each whose flag is set
+    (``width`` when none is)."""
+    width = flags.shape[1]
+    first = np.where(flags, np.arange(width), width)
+    return np.minimum.accumulate(first[:, ::-1], axis=1)[:, ::-1].ravel()
 
 
 def _next_marked(keys: np.ndarray, rows: int, width: int, kind: type) -> np.ndarray:
