@@ -12,11 +12,13 @@
    keeps whole rankings, and end to end from the files (issue 16: target <= 2 s);
    ``--reference`` also times the original pair-by-pair computation (tests/oi_reference.py,
    about half a minute).
-4. ``--runs-dir DIR``: OI (team draft) on the first 10, 25, 50, 100 runs (``--sizes``) of a
-   generated collection (``python bench/generate.py --queries 250 --runs 100 --runs-folder
-   --out DIR``) from a table keeping whole rankings, beside RPP on the same table: the
-   per-query tables of all pairs (`rankscope.interleaving.kernels.query_pairs`) and the
-   whole method, and OI's time as a multiple of RPP's.
+4. ``--runs-dir DIR``: ``rankscope prefer -m OI`` (team draft, uniform) on the first 10, 25,
+   50, 100 runs (``--sizes``) of a generated collection (``python bench/generate.py --queries
+   250 --runs 100 --runs-folder --out DIR``), each a whole process (reading included) timed
+   as bench/run.py times its tools (wall, CPU, peak memory; best of ``--repeat``), beside
+   ``rankscope prefer -m RPP`` on the same files; with ``--before SRC`` also OI from the tree
+   at SRC (e.g. the commit before a change) in the same run, its JSON output checked
+   byte-identical.
 
 Prints wall times; asserts nothing.
 """
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import glob
+import os
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -75,10 +79,12 @@ def main() -> None:
     )
     parser.add_argument("--runs-dir", type=Path, help="a generated collection: OI on many runs")
     parser.add_argument("--sizes", default="10,25,50,100", help="numbers of runs (--runs-dir)")
+    parser.add_argument("--before", type=Path, help="--runs-dir: also OI from this src tree")
+    parser.add_argument("--repeat", type=int, default=1, help="--runs-dir: best of N runs")
     args = parser.parse_args()
     warnings.simplefilter("ignore", rankscope.RankscopeWarning)
     if args.runs_dir:
-        many_runs(args.runs_dir, [int(n) for n in args.sizes.split(",")])
+        many_runs(args.runs_dir, [int(n) for n in args.sizes.split(",")], args.before, args.repeat)
         return
     runs = sorted(glob.glob(str(DATA / "runs" / "*.txt.gz")))
     if runs:
@@ -117,8 +123,6 @@ def offline_interleaving(qrels, named: dict, reference: bool) -> None:
         end = timed(lambda m=spec: rankscope.preferences(DATA / "task2.qrels", named, m), 1)
         print(f"  {spec:26s} {s:6.3f} s from the table, {end:6.3f} s end to end (target <= 2 s)")
         if reference:
-            import sys
-
             sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
             from oi_reference import reference_matrix
 
@@ -129,29 +133,47 @@ def offline_interleaving(qrels, named: dict, reference: bool) -> None:
             print(f"  {spec:26s} {time.perf_counter() - t:6.1f} s pair by pair (the original)")
 
 
-def many_runs(folder: Path, sizes: list[int]) -> None:
-    """OI on the first N runs of a generated collection, beside RPP (one timing each)."""
-    from rankscope.interleaving.kernels import query_pairs
-    from rankscope.read.sources import resolve_runs
+def many_runs(folder: Path, sizes: list[int], before: Path | None, repeat: int) -> None:
+    """``prefer -m OI`` on the first N runs of a generated collection, as whole processes,
+    beside RPP and (``before``) OI from another tree, whose output must be identical."""
+    from run import Sample, ToolFailed, run_once
 
-    qrels = rankscope.read_qrels(folder / "qrels.txt")
+    src = Path(__file__).resolve().parent.parent / "src"
+    here = {**os.environ, "PYTHONPATH": str(src)}
+    then = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
     paths = sorted((folder / "runs").glob("*.txt"))
-    print(f"{folder}: OI (team draft, uniform) from a table keeping whole rankings")
-    print("  runs  pairs x queries  pair tables    OI        RPP     OI / RPP")
+    with open(folder / "qrels.txt") as qrels:
+        queries = len({line.split()[0] for line in qrels})
+    print(f"{folder}: rankscope prefer, whole processes, best of {repeat}")
+    print(f"{'runs':>5}{'pairs x queries':>17}  {'row':<14}{'wall s':>9}{'CPU s':>8}{'peak MB':>9}"
+          f"{'vs OI':>8}")  # fmt: skip
     for n in sizes:
-        named = {p.name.removesuffix(".txt"): p for p in paths[:n]}
-        table = relevance_table(qrels, resolve_runs(named, qrels, "error"), keep_rankings=True)
-        assert table.rankings is not None and table.judgments is not None
-        relevant = [
-            np.array([d for d, g in judged.items() if g >= 1], dtype=np.int64)
-            for judged in table.judgments
-        ]
-        tables = timed(lambda t=table, r=relevant: query_pairs(t.rankings, r, "uniform"), 1)
-        oi = timed(lambda t=table: rankscope.preferences(None, None, "OI", table=t), 1)
-        rpp = timed(lambda t=table: rankscope.preferences(None, None, "RPP", table=t), 1)
-        cells = n * (n - 1) // 2 * table.num_queries
-        ratio = oi / rpp
-        print(f"  {n:4d}  {cells:15,d}  {tables:9.2f} s  {oi:7.1f} s  {rpp:6.2f} s  {ratio:8.0f}")
+        files = [str(p) for p in paths[:n]]
+        cells = n * (n - 1) // 2 * queries
+        rows = [("OI", "OI", here)]
+        if then is not None:
+            rows.append(("OI (before)", "OI", then))
+        rows.append(("RPP", "RPP", here))
+        best: dict[str, Sample] = {}
+        for name, method, env in rows:
+            command = [sys.executable, "-m", "rankscope", "prefer", "-m", method,
+                       "--format", "json", str(folder / "qrels.txt"), *files]  # fmt: skip
+            try:
+                samples = [run_once(command, env) for _ in range(repeat)]
+            except ToolFailed as failed:
+                print(f"  {name}: failed: {failed}")
+                continue
+            best[name] = min(samples, key=lambda sample: sample.wall_s)
+            b = best[name]
+            ratio = f"{b.wall_s / best['OI'].wall_s:.2f}x" if "OI" in best else ""
+            print(f"{n:>5}{cells:>17,d}  {name:<14}{b.wall_s:>9.1f}{b.cpu_s:>8.1f}"
+                  f"{b.peak_mb:>9.0f}{ratio:>8}", flush=True)  # fmt: skip
+        if "OI (before)" in best and "OI" in best:
+            same = best["OI"].output == best["OI (before)"].output
+            print(f"{'':>24}OI output {'identical' if same else 'DIFFERS'} to the byte")
+        if n == 100 and "OI" in best:
+            met = "met" if best["OI"].wall_s <= 30 else "NOT met"
+            print(f"{'':>24}target: OI on 100 runs <= 30 s: {met}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import rankscope
 from rankscope.interleaving import (
     interleaving_matrix,
+    kernels,
     offline_interleaving_preference,
 )
 from rankscope.interleaving.kernels import query_pairs
@@ -136,6 +137,96 @@ def test_beyond_max_states_is_the_same_monte_carlo_estimate():
     assert offline_interleaving_preference(a, b, relevant) == pytest.approx(
         reference_preference(a, b, relevant), abs=1e-12
     )
+
+
+# --------------------------------------------------------------------------------------
+# Quiet rounds skipped: the same values to the last bit
+
+def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 10_000):
+    """Runs of unequal depth (0 to 150 documents, one query empty for every run, one run
+    empty for one query) drawn from a large pool, so that most rounds are quiet; two runs
+    alike (a tie) and one the mirror of another where the pool allows."""
+    rng = np.random.default_rng(seed)
+    rankings, relevant = [], []
+    for q in range(queries):
+        lengths = rng.integers(20, 151, size=runs) if q else np.zeros(runs, dtype=np.int64)
+        runs_q = [rng.choice(pool, size=int(n), replace=False) for n in lengths]
+        if q == 1:
+            runs_q[2] = np.zeros(0, dtype=np.int64)
+            runs_q[3] = runs_q[4].copy()  # a tie: I = 0
+        if q == 2:
+            common = rng.choice(runs_q[0], size=12, replace=False)  # shared documents
+            runs_q[1][rng.choice(runs_q[1].size, size=12, replace=False)] = common
+            runs_q[1] = np.array(list(dict.fromkeys(runs_q[1].tolist())), dtype=np.int64)
+        rankings.append([r.astype(np.int64) for r in runs_q])
+        relevant.append(rng.choice(pool, size=int(rng.integers(200, 700)), replace=False))
+    return rankings, relevant
+
+
+def _round_by_round(monkeypatch) -> None:
+    """Every round run by the programme: no pair ever parked."""
+    monkeypatch.setattr(kernels, "_constant", lambda base: False)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("max_states", [None, 50_000, 40])
+def test_skipping_quiet_rounds_changes_no_bit(seed, max_states, monkeypatch):
+    rankings, relevant = _collection(seed)
+    pairs = query_pairs(rankings, relevant, "uniform")
+    parked = []
+    add = kernels._Parked.add
+    monkeypatch.setattr(
+        kernels._Parked, "add", lambda self, s, back: parked.append(back.size) or add(self, s, back)
+    )
+    fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=max_states)
+    assert sum(parked) > pairs.x.size  # pairs were parked, many more than once
+    _round_by_round(monkeypatch)
+    slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=max_states)
+    assert np.array_equal(fast, slow, equal_nan=True)  # bit for bit, NaN (given up) alike
+    if max_states == 40:
+        assert np.isnan(slow).any()  # the cap was reached by some pairs, the same ones
+
+
+def test_skipping_quiet_rounds_changes_no_bit_when_shared_documents_abound(monkeypatch):
+    # too many (document, pair) entries to list: every document two runs hold is loud
+    rankings, relevant = _collection(5)
+    pairs = query_pairs(rankings, relevant, "uniform")
+    monkeypatch.setattr(kernels, "_SHARED", 0)
+    fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
+    _round_by_round(monkeypatch)
+    slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
+    assert np.array_equal(fast, slow, equal_nan=True)
+
+
+def test_skipping_quiet_rounds_changes_no_bit_pair_by_pair(monkeypatch):
+    # the one-pair batch (offline_interleaving_preference) and the matrix of one query
+    rankings, relevant = _collection(4, queries=2, runs=5)
+    runs, judged = rankings[1], set(relevant[1].tolist())
+    fast = [offline_interleaving_preference(a, b, judged) for a in runs for b in runs]
+    matrix = interleaving_matrix(runs, judged)
+    _round_by_round(monkeypatch)
+    assert fast == [offline_interleaving_preference(a, b, judged) for a in runs for b in runs]
+    assert np.array_equal(matrix, interleaving_matrix(runs, judged))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 300), max_size=60, unique=True), min_size=2, max_size=4
+    ),
+    st.sets(st.integers(0, 300), max_size=25),
+)
+def test_skipping_quiet_rounds_changes_no_bit_on_random_rankings(runs, relevant):
+    rankings = [[np.array(r, dtype=np.int64) for r in runs]]
+    codes = [np.array(sorted(relevant), dtype=np.int64)]
+    pairs = query_pairs(rankings, codes, "uniform")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "_LOUD", 1.0)  # parking tried however many documents are shared
+        fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
+    with pytest.MonkeyPatch.context() as patch:
+        _round_by_round(patch)
+        slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
+    assert np.array_equal(fast, slow, equal_nan=True)
 
 
 # --------------------------------------------------------------------------------------
