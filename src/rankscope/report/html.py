@@ -175,7 +175,12 @@ def _value(x: float) -> float | None:
 
 
 def _values(xs: Any) -> list[float | None]:
-    return [_value(x) for x in np.asarray(xs, dtype=float).ravel()]
+    """`_value` of each number (read as Python floats at once: a numpy scalar each cost a
+    third of a 100-run page's formatting)."""
+    return [
+        float(f"{x:.6g}") if math.isfinite(x) else None
+        for x in np.asarray(xs, dtype=float).ravel().tolist()
+    ]
 
 
 def _short(xs: Any) -> list[float | int]:
