@@ -252,6 +252,22 @@ def test_the_streamed_page_is_the_whole_runs_page(tmp_path, monkeypatch, how):
     assert (tmp_path / "streamed.html").read_bytes() == (tmp_path / "whole.html").read_bytes()
 
 
+def test_report_jobs_share_the_runs_and_change_no_byte(tmp_path, capsys):
+    # `report --jobs N` as `compare --jobs N`: worker processes share the runs; the page is
+    # the one a single process writes
+    qrels = str(EXAMPLES / "qrels.txt")
+    runs = [str(EXAMPLES / f"run.{n}.txt") for n in ("weak", "medium", "strong")]
+    pages = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.html"
+        code, _, err = run_cli(["report", "--jobs", jobs, "-m", "AP", "-m", "nDCG@10", "-o",
+                                str(out), qrels, *runs], capsys)  # fmt: skip
+        assert code == 0, err
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]
+    assert b"run.strong" in pages[0]
+
+
 def test_all_pairs_and_robustness(tmp_path):
     from rankscope.read.sources import read_qrels, resolve_runs
     from rankscope.table.study import study

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     Option = options.Option
     options.judgments_and_runs(p, runs="TREC run files or directories (at least two runs)")
     options.add_all(p, (options.OUTPUT.worded("the HTML file to write", required=True),
-                        options.FORCE))  # fmt: skip
+                        options.FORCE, options.JOBS))  # fmt: skip
     add_comparison_options(p, all_pairs=False)
     options.add_all(p, (
         Option(("--topics",), "topics", "topic titles, shown when hovering a query: "
