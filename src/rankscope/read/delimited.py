@@ -93,6 +93,27 @@ def split(line: str, sep: str | None) -> list[str]:
     return [f.strip() for f in line.split(sep)]
 
 
+def split_lines(
+    content: Sequence[tuple[int, str]], sep: str | None, source: str
+) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of each content line; a line CSV cannot split (a carriage
+    return inside an unquoted field) is an error naming the file and the line."""
+    try:
+        return [(n, split(s, sep)) for n, s in content]
+    except csv.Error:
+        n, s = next((n, s) for n, s in content if not _splits(s, sep))
+        problem = "a carriage return (\\r) inside the line" if "\r" in s else "not CSV"
+        raise InputError(f"{source}:{n}: {problem}: {excerpt(s)}") from None
+
+
+def _splits(line: str, sep: str | None) -> bool:
+    try:
+        split(line, sep)
+    except csv.Error:
+        return False
+    return True
+
+
 def find(names: Sequence[str], candidates: Sequence[str]) -> int | None:
     """The index of the first of ``candidates`` (lower case) among ``names``, case ignored."""
     lowered = [n.strip().lower() for n in names]
@@ -133,7 +154,7 @@ def rows(
     if not kept:
         raise InputError(f"{source}: no {what} found")
     sep = separator(kept[0][1])
-    table = [(n, split(s, sep)) for n, s in kept]
+    table = split_lines(kept, sep, source)
     header = None
     if is_header(table[0][1], table[1][1] if len(table) > 1 else None):
         header = table.pop(0)[1]

@@ -71,7 +71,7 @@ def read_item_features(
     if content[0][1].count("|") >= 5 and "," not in content[0][1].split("|")[0]:
         return _movielens_items(content, items, name)
     sep = delimited.separator(content[0][1])
-    rows = [(n, delimited.split(s, sep)) for n, s in content]
+    rows = delimited.split_lines(content, sep, name)
     header = None
     if not all(looks_numeric(f) for f in rows[0][1][1:]):
         header = rows.pop(0)[1]

@@ -186,7 +186,7 @@ class _Reader:
         sep = delimited.separator(content[0][1])
         if sep is not None:  # keep a delimited line's empty last field (an empty team cell)
             content = [(n, text_lines[n - 1].rstrip("\r")) for n, _ in content]
-        rows = [(n, delimited.split(s, sep)) for n, s in content]
+        rows = delimited.split_lines(content, sep, source)
         first = rows[0][1]
         names_role = delimited.find(first, known_names(ROLES, self.columns)) is not None
         header = None

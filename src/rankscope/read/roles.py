@@ -11,6 +11,7 @@ any other; a required role without a column is an error telling how to name it
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -217,7 +218,10 @@ def first_line_names(path: Any, names: Sequence[str]) -> bool:
     first = next((text for _, text in delimited.content(delimited.lines(data[:65536]))), None)
     if first is None:
         return False
-    fields = delimited.split(first, delimited.separator(first))
+    try:
+        fields = delimited.split(first, delimited.separator(first))
+    except csv.Error:  # not a header; the reader says what is wrong with the line
+        return False
     return delimited.find(fields, names) is not None
 
 

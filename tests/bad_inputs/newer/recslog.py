@@ -48,3 +48,8 @@ def declare(make) -> None:
     log_case("crlf", "line endings", "identical", test=make.crlf(LOG), recs=make.crlf(RECS))
     log_case("header", "structure", "identical", test=b"user\titem\trating\ttimestamp\n" + LOG,
              recs=b"user\titem\tscore\n" + RECS)  # fmt: skip
+    # a carriage return inside a CSV line (not at its end): CSV cannot split it
+    csv_log = LOG.replace(b"\t", b",")
+    log_case("carriage-return-inside-a-csv-line", "line endings", "error",
+             test=line(csv_log, 2, b"7,12,\r,978300761"),
+             expect=["test.tsv:2", "a carriage return (\\r) inside the line"])  # fmt: skip
