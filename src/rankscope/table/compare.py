@@ -346,11 +346,18 @@ def compare_runs(
     elif whole:  # only preference methods, no curves: the evaluation's checks and warnings alone
         evaluation_options(qrels, [], FORMATS["qrels"], options)
     by_key: dict[Request, np.ndarray] = {}
+    # each run's values placed by the compared queries' columns, found once per run (a query
+    # the run has no value for stays 0, one not compared is left out)
+    query_column = {q: c for c, q in enumerate(query_ids)}
+    placed = []
+    for res in results:
+        cols = np.array([query_column.get(q, -1) for q in res.query_ids], dtype=np.int64)
+        placed.append((np.flatnonzero(cols >= 0), cols[cols >= 0]))
     for k, req in enumerate(results[0].requests if results else []):
         matrix = np.zeros((len(runs), len(query_ids)))
         for r, res in enumerate(results):
-            by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
-            matrix[r] = [by_query.get(q, 0.0) for q in query_ids]
+            value_rows, value_columns = placed[r]
+            matrix[r, value_columns] = np.asarray(res.values[k], dtype=np.float64)[value_rows]
         by_key[req] = matrix
         if req in wanted:
             values[req.label], kinds[req.label] = matrix, "metric"
@@ -370,14 +377,13 @@ def compare_runs(
             ties=options.ties or "docno-desc", max_docs=options.max_docs,
             keep_rankings=needs_rankings(methods),
         )  # fmt: skip
-    at = {q: i for i, q in enumerate(query_ids)}
     for req in methods:
         assert table is not None
         found = compute_request(table, req)
         tensor = np.zeros((len(query_ids), len(runs), len(runs)))
         for i, q in enumerate(found.query_ids):
-            if q in at:
-                tensor[at[q]] = found.prefs[i]
+            if q in query_column:
+                tensor[query_column[q]] = found.prefs[i]
         preferences[req.label], kinds[req.label] = tensor, "preference"
         reference = names.index(base) if base is not None else None
         if reference is not None:
