@@ -167,7 +167,7 @@ def _streamed_methods(
         return True
     return (
         not needs_rankings(methods)
-        and bool((judgments.collapse().grade >= relevance_level).any())
+        and bool((judgments.grade >= relevance_level).any())
         and (relevance_level == 1 or not levels)
     )
 

@@ -22,6 +22,7 @@ from ..preference import Method, PreferenceResult
 from ..preference.learned import LearnedWeights
 from ..read.runs import check_common_queries
 from ..read.sources import resolve_runs, run_sources
+from ..table.evaluation import positions_table
 from ..table.formats import FORMATS
 from ..table.many import check_jobs, evaluate_many_runs
 from .evaluation import read_qrels_for
@@ -117,7 +118,7 @@ def runs_relevance_table(
     ``check_common``: a run sharing no query with the judgments is an error
     (`rankscope.read.runs.check_common_queries`)."""
     check_jobs(jobs)
-    if keep_rankings or not (judgments.collapse().grade >= relevance_level).any():
+    if keep_rankings or not (judgments.grade >= relevance_level).any():
         found = resolve_runs(runs, judgments, duplicates, names=names, distinct_for="preferences")
         if check_common:
             check_common_queries(judgments, found)
@@ -136,6 +137,4 @@ def runs_relevance_table(
         raise UsageError("preferences compare rankings: give at least two runs")
     for result in evaluated:
         warn_unranked(docs, result.run_name, result.query_ids, result.missing)
-    return docs.table(
-        [r.run_name for r in evaluated], [r.positions for r in evaluated if r.positions is not None]
-    )
+    return positions_table(docs, evaluated, "preferences")

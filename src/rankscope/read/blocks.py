@@ -46,6 +46,8 @@ class RunBlock:
     def text(self) -> bytes:
         """The block's bytes (a block of a compressed file that comes without them, as
         workers send blocks back, is cut again from its file)."""
+        if self.data is not None:
+            return self.data
         buffer = bytearray(self.end - self.start)
         del buffer[self.read_into(buffer) :]
         return bytes(buffer)

@@ -374,7 +374,7 @@ class Table:
             return intern_distinct(vocabulary, numbers, lambda distinct: [
                 str(number) for number in distinct])  # fmt: skip
         if widest <= _PACKED:  # each id as one integer, its first byte the lowest
-            keys = self._words(starts) & _low_bytes(lengths)
+            keys = self._words(starts) & _LOW[lengths]  # its low ``lengths`` bytes
             return intern_distinct(vocabulary, keys, lambda distinct: [
                 int(key).to_bytes(_PACKED, "little").rstrip(b"\0").decode("utf-8")
                 for key in distinct])  # fmt: skip
@@ -397,9 +397,9 @@ class Table:
         plain = 0 < widest <= _DIGITS + 2  # (digits, a sign and a decimal point)
         for at in range(0, len(starts), _ROWS) if plain else ():
             size = lengths[at : at + _ROWS]
-            signed, mantissa, count, dots, scale, ok = _scan(
-                self._matrix(starts[at : at + _ROWS], size, widest), size)  # fmt: skip
-            negative = signed & (self._raw_at(starts[at : at + _ROWS]) == ord("-"))
+            matrix = self._matrix(starts[at : at + _ROWS], size, widest)
+            signed, mantissa, count, dots, scale, ok = _scan(matrix, size)
+            negative = signed & (matrix[:, 0] == ord("-"))
             if not (
                 ok.all() and ((count >= 1) & (count <= _DIGITS)).all()
                 and (dots <= (0 if field.integer else 1)).all()
@@ -459,11 +459,6 @@ class Table:
             out[i] = int.from_bytes(data[at : at + _PACKED], "little")
         return out
 
-    def _raw_at(self, starts: np.ndarray) -> np.ndarray:
-        """The first byte of each field."""
-        return np.frombuffer(self.data, np.uint8)[starts]
-
-
 _ZEROS = np.uint64(0x3030303030303030)  # eight "0"
 #: By length (0 to 8): the mask of that many low bytes of a 64-bit word, what moves them to
 #: its top (a multiplier), and the "0"s put below them.
@@ -472,11 +467,6 @@ _UP = np.asarray([1 << 8 * (_PACKED - n) if n else 0 for n in range(_PACKED + 1)
                  dtype=np.uint64)  # fmt: skip
 _FILL = np.asarray([0x3030303030303030 & ((1 << 8 * (_PACKED - n)) - 1)
                     for n in range(_PACKED + 1)], dtype=np.uint64)  # fmt: skip
-
-
-def _low_bytes(lengths: np.ndarray) -> np.ndarray:
-    """The mask of the low ``lengths`` (0 to 8) bytes of a 64-bit integer."""
-    return _LOW[lengths]
 
 
 def _eight_digits(words: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -76,10 +76,14 @@ def is_header(fields: list[str], second: list[str] | None) -> bool:
     )
 
 
+#: The second field of TREC qrels (``user 0 item grade``): what tells them from a log.
+_TREC_ITERATION = ("0", "Q0", "q0")
+
+
 def _trec_qrels_like(rows: list[tuple[int, list[str]]]) -> bool:
     """TREC qrels (``user 0 item grade``): four fields, the second always ``0`` or ``Q0``."""
     head = rows[:1000]
-    return all(len(f) == 4 and f[1] in ("0", "Q0", "q0") for _, f in head)
+    return all(len(f) == 4 and f[1] in _TREC_ITERATION for _, f in head)
 
 
 def read_interactions(
@@ -143,7 +147,7 @@ def _interactions_from_table(
     width = table.width
     if table.header is None and detect_trec and width == 4:
         second = table.head(1, 1000)
-        if all(f in ("0", "Q0", "q0") for f in second):
+        if all(f in _TREC_ITERATION for f in second):
             return None
     positions = _positions(table.header, columns, table.source)
     user, item = table.codes(positions["user"], users), table.codes(positions["item"], items)

@@ -42,7 +42,7 @@ from ..judge import (
     relevant_docs,
     warn_unranked,
 )
-from ..measures import Request, compute_request, needs_rankings, parse_measures
+from ..measures import Request, compute_requests, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import records_frame
 from ..preference.recall import DEFAULT_MEASURES as LEVEL_MEASURES
@@ -50,7 +50,7 @@ from ..preference.recall import RecallLevels, level_measure, level_view
 from ..stats.corrections import adjust, correction_named
 from ..stats.intervals import mean_interval
 from ..stats.procedures import StatisticalTest, named
-from .evaluation import RunEvaluation
+from .evaluation import RunEvaluation, positions_table
 from .formats import FORMATS, evaluate_runs, evaluation_options
 
 #: The measures compared when none are named: the mean of average precision (recall-oriented,
@@ -368,7 +368,7 @@ def compare_runs(
     table = None
     if methods and evaluated:  # their positions at the relevance level, as the table's
         docs = relevant_docs(qrels, options.relevance_level)
-        table = _positions_table(docs, evaluated, "preference methods")
+        table = positions_table(docs, evaluated, "preference methods")
         for res in evaluated:  # (what the table of runs read whole warns)
             warn_unranked(docs, res.run_name, res.query_ids, res.missing)
     elif methods:
@@ -377,15 +377,17 @@ def compare_runs(
             ties=options.ties or "docno-desc", max_docs=options.max_docs,
             keep_rankings=needs_rankings(methods),
         )  # fmt: skip
-    for req in methods:
+    reference = names.index(base) if base is not None else None
+    found_all = []
+    if methods:  # (the binary RPPs at one level computed together)
         assert table is not None
-        found = compute_request(table, req)
+        found_all = compute_requests(table, methods)
+    for req, found in zip(methods, found_all, strict=True):
         tensor = np.zeros((len(query_ids), len(runs), len(runs)))
         for i, q in enumerate(found.query_ids):
             if q in query_column:
                 tensor[query_column[q]] = found.prefs[i]
         preferences[req.label], kinds[req.label] = tensor, "preference"
-        reference = names.index(base) if base is not None else None
         if reference is not None:
             values[req.label] = tensor[:, :, reference].T  # each run over the baseline
     levels = {}
@@ -436,7 +438,7 @@ def _recall_levels(
     if docs is None:
         return {}
     if (table is None or table.relevance_level != 1) and evaluated:
-        table = _positions_table(docs, evaluated, "the recall levels")
+        table = positions_table(docs, evaluated, "the recall levels")
     elif table is None or table.relevance_level != 1:
         with warnings.catch_warnings():  # the comparison reports unranked queries itself
             warnings.simplefilter("ignore", RankscopeWarning)
@@ -449,19 +451,6 @@ def _recall_levels(
         for r, name in enumerate(table.run_names)
         if r != base
     }
-
-
-def _positions_table(
-    docs: RelevantDocs, evaluated: Sequence[RunEvaluation], what: str
-) -> RelevanceTable:
-    """The table of the ``evaluated`` runs from the positions of ``docs`` they kept;
-    `UsageError` naming ``what`` needs them when they did not keep them."""
-    positions = [
-        r.positions for r in evaluated if r.positions is not None and len(r.positions) == docs.count
-    ]
-    if len(positions) < len(evaluated):
-        raise UsageError(f"{what} of evaluated runs need their ranks")
-    return docs.table([r.run_name for r in evaluated], positions)
 
 
 def _tested(

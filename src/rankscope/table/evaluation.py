@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..judge import JoinOptions, JoinReport, Judged
+from ..judge import JoinOptions, JoinReport, Judged, RelevanceTable, RelevantDocs
 from ..measures import Request, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import plain, records_frame
@@ -282,3 +282,16 @@ def evaluation_table(results: Sequence[RunEvaluation], per_query: bool = True) -
     their `RunEvaluation.records`, one run after another."""
     records = [record for res in results for record in res.records(per_query)]
     return records_frame(records, RECORD_COLUMNS, "dict")
+
+
+def positions_table(
+    docs: RelevantDocs, evaluated: Sequence[RunEvaluation], what: str
+) -> RelevanceTable:
+    """The table of the ``evaluated`` runs from the positions of ``docs`` they kept;
+    `UsageError` naming ``what`` needs them when they did not keep them."""
+    positions = [
+        r.positions for r in evaluated if r.positions is not None and len(r.positions) == docs.count
+    ]
+    if len(positions) < len(evaluated):
+        raise UsageError(f"{what} of evaluated runs need their ranks")
+    return docs.table([r.run_name for r in evaluated], positions)

@@ -425,11 +425,11 @@ class _Assembly:
     def _unsorted(self, query: str, before: int, now: int) -> _Outcome:
         """A query in two blocks: the run is read whole, or is too long for that."""
         size = self.task.sizes[self.index]
-        if size <= WHOLE_RUN_BYTES and self.cluster is not None:
+        if size <= WHOLE_RUN_BYTES:
+            if self.cluster is None:
+                return _evaluate_one(self.task, self.index)
             [whole] = self.cluster.map(evaluate_piece, self.task, iter([_Piece(self.index)]))
             return whole
-        if size <= WHOLE_RUN_BYTES:
-            return _evaluate_one(self.task, self.index)
         (a, b), (c, _) = self.spans[before], self.spans[now]
         path = self.task.sources[self.index].given
         return self._error(

@@ -523,7 +523,7 @@ def retrieved_by(qrels: Qrels, runs: Sequence[Run]) -> np.ndarray:
         qrels = qrels.collapse()
     frequency = np.zeros(len(qrels), dtype=np.int64)
     ndocs = np.int64(max(len(qrels.docs), 1))
-    qkeys = qrels.query.astype(np.int64) * ndocs + qrels.doc
+    qkeys = _document_keys(qrels)
     order = np.argsort(qkeys)
     for run in runs:
         q_map = qrels.queries.translate(run.queries)
