@@ -293,6 +293,30 @@ def _ranking(table: RelevanceTable, rows: list[int], run: int, queries: _Queries
     return _Ranking(ranks, np.take_along_axis(grades, order, axis=1))
 
 
+def _summed(
+    table: RelevanceTable,
+    rows: list[int],
+    run: int,
+    queries: _Queries,
+    measures: Sequence[LevelMeasure],
+    *,
+    keep: bool = False,
+) -> tuple[_Ranking, np.ndarray]:
+    """Run ``run``'s `_ranking` of queries ``rows`` and each measure's terms added up over
+    them (measures x levels); with ``keep``, kept on the table for the next view against
+    the same run (a report compares every run with one baseline)."""
+    cache = table.__dict__.setdefault("_level_sums", {}) if keep else {}
+    key = (run, tuple(rows), tuple(m.label for m in measures))
+    if key not in cache:
+        ranking = _ranking(table, rows, run, queries)
+        sums = np.zeros((len(measures), queries.valid.shape[1]))
+        for k, measure in enumerate(measures):
+            sums[k] = _added(np.where(queries.valid, measure.terms(ranking, queries), 0.0))
+        cache[key] = ranking, sums
+    found: tuple[_Ranking, np.ndarray] = cache[key]
+    return found
+
+
 def _added(values: np.ndarray) -> np.ndarray:
     """The columns of ``values`` (queries x levels) added up query after query (as a loop
     over the queries adds them; numpy's sum is pairwise)."""
@@ -317,13 +341,8 @@ def level_view(
     rows = [at[qid] for qid in chosen if qid in at]  # the others add 0 at every level
     queries = _queries(table, rows)
     width = queries.valid.shape[1]
-    n = len(measures)
-    ra = _ranking(table, rows, a, queries)
-    rb = _ranking(table, rows, b, queries)
-    sum_a, sum_b = np.zeros((n, width)), np.zeros((n, width))
-    for k, measure in enumerate(measures):
-        sum_a[k] = _added(np.where(queries.valid, measure.terms(ra, queries), 0.0))
-        sum_b[k] = _added(np.where(queries.valid, measure.terms(rb, queries), 0.0))
+    ra, sum_a = _summed(table, rows, a, queries, measures)
+    rb, sum_b = _summed(table, rows, b, queries, measures, keep=True)
     sign = np.where(queries.valid, np.sign(rb.ranks - ra.ranks), 0)
     signs = np.array([
         ((sign > 0) & queries.valid).sum(axis=0), ((sign < 0) & queries.valid).sum(axis=0),
