@@ -190,3 +190,14 @@ def test_a_bad_number_is_reported_at_its_line():
     assert table is not None
     with pytest.raises(InputError, match=r"^log\.tsv:2: rating '4,5' is not a number$"):
         table.numbers(2, Field("rating"))
+
+
+def test_crlf_files_are_read_column_wise():
+    """A Windows file (every line ending in CRLF) is plain: read column-wise, its fields
+    without the carriage return; a carriage return anywhere else is not."""
+    crlf = b"1\ta\t4\r\n2\tb\t5\r\n"
+    table = delimited.table(crlf, lambda first, second: False, "log.txt")
+    assert table is not None
+    assert [table.row(0), table.row(1)] == [["1", "a", "4"], ["2", "b", "5"]]
+    assert delimited.table(b"1\ta\t4\r\n2\tb\r\t5\r\n", lambda f, s: False, "log.txt") is None
+    assert delimited.table(b"1\ta\t4\r", lambda f, s: False, "log.txt") is None

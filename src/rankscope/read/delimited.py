@@ -186,7 +186,13 @@ def _plain(data: bytes) -> tuple[bytes, int, str | None, int, np.ndarray] | None
     each field ends) of a plain delimited text (see `columns`): the text with a ``::``
     separator replaced by the unit separator (``\x1f``, which no plain text holds), and the
     end of each field (a separator, a line break or the end), row by row; None for any
-    other text."""
+    other text.  Lines may end in CRLF (a Windows file): every carriage return before a
+    line feed is taken out, which `rows` strips with the line (a copy of the text)."""
+    if b"\r" in data:
+        crlf = data.count(b"\r\n")
+        if crlf != data.count(b"\r"):
+            return None
+        data = data.replace(b"\r\n", b"\n")
     size = len(data) - data.endswith(b"\n")
     if not size or b"\n\n" in data or b"#" in data or b'"' in data:
         return None
@@ -242,10 +248,10 @@ def columns(
     line (several times faster on a file of millions of lines).
 
     Plain: UTF-8; every line of the same number (≥ 2) of fields separated by one tab, comma,
-    semicolon, space or ``::``, none at either end of a line; no blank line, comment (``#``),
-    CSV quote or other white space.  None for any other text: `rows` reads it, and reports
-    its errors by line.  `table` reads the same texts without making a string of each
-    field."""
+    semicolon, space or ``::``, none at either end of a line (lines may end in CRLF); no
+    blank line, comment (``#``), CSV quote or other white space.  None for any other text:
+    `rows` reads it, and reports its errors by line.  `table` reads the same texts without
+    making a string of each field."""
     plain = _plain(data)
     if plain is None:
         return None
