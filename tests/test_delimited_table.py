@@ -128,6 +128,7 @@ def test_odd_files(tmp_path):
         b"1  a\n2 b\n", b"1::a::3\n2:::b::4\n", b"1::a:3\n", b'1,"a",3\n', b"1\ta\xa0\t3\n",
         b"1\ta\t3\n2\tb\t\xff\n", b"1 0 a 1\n2 0 b 0\n", b"1\t0\ta\t1\n", b"1,0,a,1\n2,0,b,2\n",
         "1\tа\t3\n".encode(), b"u\ti\n1\ta\n", b"1;a;0,5\n", b"1\ta\t4\x0b\n",
+        b"1\ta\n2\tb\n\n\n", b"1\ta\r\n2\tb\r\n\r\n", b"\n\n", b"1\ta\n\n", b"u\ti\n\n",
     ]:  # fmt: skip
         assert disagreement(data, path) == "", data
 
@@ -193,11 +194,12 @@ def test_a_bad_number_is_reported_at_its_line():
 
 
 def test_crlf_files_are_read_column_wise():
-    """A Windows file (every line ending in CRLF) is plain: read column-wise, its fields
-    without the carriage return; a carriage return anywhere else is not."""
-    crlf = b"1\ta\t4\r\n2\tb\t5\r\n"
-    table = delimited.table(crlf, lambda first, second: False, "log.txt")
-    assert table is not None
-    assert [table.row(0), table.row(1)] == [["1", "a", "4"], ["2", "b", "5"]]
+    """A Windows file (every line ending in CRLF), blank lines at its end or not, is plain:
+    read column-wise, its fields without the carriage return; a carriage return anywhere
+    else is not."""
+    for crlf in (b"1\ta\t4\r\n2\tb\t5\r\n", b"1\ta\t4\r\n2\tb\t5\r\n\r\n\n"):
+        table = delimited.table(crlf, lambda first, second: False, "log.txt")
+        assert table is not None
+        assert [table.row(0), table.row(1)] == [["1", "a", "4"], ["2", "b", "5"]]
     assert delimited.table(b"1\ta\t4\r\n2\tb\r\t5\r\n", lambda f, s: False, "log.txt") is None
     assert delimited.table(b"1\ta\t4\r", lambda f, s: False, "log.txt") is None

@@ -187,12 +187,15 @@ def _plain(data: bytes) -> tuple[bytes, int, str | None, int, np.ndarray] | None
     separator replaced by the unit separator (``\x1f``, which no plain text holds), and the
     end of each field (a separator, a line break or the end), row by row; None for any
     other text.  Lines may end in CRLF (a Windows file): every carriage return before a
-    line feed is taken out, which `rows` strips with the line (a copy of the text)."""
+    line feed is taken out, which `rows` strips with the line, and so are blank lines at the
+    end (a copy of the text)."""
     if b"\r" in data:
         crlf = data.count(b"\r\n")
         if crlf != data.count(b"\r"):
             return None
         data = data.replace(b"\r\n", b"\n")
+    if data.endswith(b"\n\n"):  # blank lines at the end (an editor's), which `rows` skips
+        data = data.rstrip(b"\n") + b"\n"
     size = len(data) - data.endswith(b"\n")
     if not size or b"\n\n" in data or b"#" in data or b'"' in data:
         return None
