@@ -19,12 +19,17 @@ The rows take turns, one run of each per round, ``--repeat`` rounds, so that a b
 slows them alike; the median and the fastest of the rounds are printed, with the ratio of
 each row's median to this tree's, and how many of rankscope's modules each tree's ``eval``
 imports (``-X importtime``).  The two trees' outputs are compared byte for byte.
+
+``--instructions`` also counts the instructions each row executes, once, under valgrind's
+callgrind (about a minute a row): a figure other processes on a shared machine do not
+disturb, where wall and CPU times vary with the load.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -49,12 +54,29 @@ def modules_loaded(command: list[str], env: dict[str, str]) -> int:
     return sum(1 for name in names if name.split(".")[0] == "rankscope")
 
 
+#: valgrind, for ``--instructions``
+VALGRIND = shutil.which("valgrind") or "valgrind"
+
+
+def instructions(command: list[str], env: dict[str, str]) -> int:
+    """How many instructions ``command`` executes (valgrind's callgrind counts them)."""
+    with tempfile.TemporaryDirectory() as folder:
+        counted = [VALGRIND, "--tool=callgrind", f"--callgrind-out-file={folder}/out", *command]
+        err = subprocess.run(counted, env=env, capture_output=True, text=True, check=True).stderr
+    found = re.search(r"Collected : (\d+)", err)
+    if found is None:
+        raise RuntimeError(f"no instruction count from valgrind: {err[-300:]}")
+    return int(found.group(1))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=BENCH / "data" / "cold")
     parser.add_argument("--repeat", type=int, default=20, help="rounds (median, fastest)")
     parser.add_argument("--baseline", default=BASELINE, help=f"commit (default {BASELINE})")
     parser.add_argument("--trec-eval", help="a trec_eval binary (default: trec_eval on PATH)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each row's instructions once (valgrind)")  # fmt: skip
     args = parser.parse_args(argv)
     qrels, run = ensure_data(args.data, "cold")
     files = [str(qrels), str(run)]
@@ -85,16 +107,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         for _ in range(args.repeat):
             for name, row in rows.items():
                 samples[name].append(run_once(*row))
+        counted = {name: instructions(*row) for name, row in rows.items() if args.instructions}
     ours_wall = statistics.median(s.wall_s for s in samples["rankscope eval (this tree)"])
     print("\n| row | median wall s | fastest s | median CPU s | peak MB | median / this tree "
-          "| rankscope modules |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| rankscope modules | instructions M |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, taken in samples.items():
         wall = statistics.median(s.wall_s for s in taken)
+        count = f"{counted[name] / 1e6:,.0f}" if name in counted else ""
         print(f"| {name} | {wall:.3f} | {min(s.wall_s for s in taken):.3f} | "
               f"{statistics.median(s.cpu_s for s in taken):.3f} | "
               f"{max(s.peak_mb for s in taken):.0f} | {wall / ours_wall:.2f} | "
-              f"{counts.get(name, '')} |")  # fmt: skip
+              f"{counts.get(name, '')} | {count} |")  # fmt: skip
     print(f"\noutputs of the two trees: {'identical' if ours == theirs else 'DIFFERENT'}")
 
 

@@ -661,6 +661,30 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
     assert not loaded & unwanted, loaded & unwanted
 
 
+def test_the_command_line_freezes_its_objects_at_exit_only_as_the_program(files, capsys):
+    """`main` run as the process's command line (no ``argv``) freezes what is left at exit
+    (`gc.freeze`, so that the collections at exit skip it); called with arguments, from a
+    program that goes on, it leaves the collector as it was."""
+    import atexit
+    import gc
+
+    handlers = atexit._ncallbacks()
+    code, _, _ = run_cli(["eval", "-m", "P_5", files["qrels"], files["runA"]], capsys)
+    assert code == 0 and gc.get_freeze_count() == 0 and atexit._ncallbacks() == handlers
+    program = (
+        "import atexit, gc, sys\n"
+        "from rankscope.cli import main\n"
+        f"sys.argv = ['rankscope', 'eval', '-m', 'P_5', {files['qrels']!r}, {files['runA']!r}]\n"
+        "assert main() == 0\n"
+        "atexit._run_exitfuncs()\n"
+        "print(gc.get_freeze_count() > 0)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.splitlines()[-1] == "True"
+
+
 def test_a_query_whose_lines_are_apart_is_ranked_whole(tmp_path, capsys):
     """A query's lines split by another query's (q1, q2, q1) are ranked together, by score:
     q1 ranks d3 (5.0) above d1 (1.0), so its reciprocal rank is 1/2; the run whose lines are

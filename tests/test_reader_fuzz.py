@@ -406,6 +406,21 @@ def test_ids_longer_than_16_mb():
     assert vocabulary.code(long.decode()) == 1
 
 
+def test_a_file_smaller_than_a_piece_is_read_whole_as_in_pieces():
+    """A plain file smaller than a piece (`CHUNK`) is read into a buffer of its size (a byte
+    more, 64 KB at least): the two readers agree on files of about 100 KB read so, and read
+    in pieces of about their size (a byte less, the size, a byte more, two more), whole or
+    with their last newline missing or a bad line at their end."""
+    run = b"".join(b"q%d Q0 d%d %d %d.5 r\n" % (i % 7, i, i, -i) for i in range(4000))
+    qrels = b"".join(b"q%d 0 d%d %d\n" % (i % 7, i, i % 3) for i in range(6000))
+    for data, reader, bad in ((run, "read_run", b"q1 Q0 dx 1 nope r\n"),
+                              (qrels, "read_qrels", b"q1 0 dx nope\n")):  # fmt: skip
+        assert len(data) > 1 << 16
+        for case in (data, data[:-1], data + bad):
+            for chunk in (None, len(case) - 1, len(case), len(case) + 1, len(case) + 2):
+                assert compare_all(case, chunk, only=(reader,)) == "", (reader, chunk)
+
+
 def _comma_locale() -> str | None:
     """The name of a locale whose decimal point is a comma, made with ``localedef`` into
     a temporary folder (named by ``LOCPATH``, which the caller restores) when none is

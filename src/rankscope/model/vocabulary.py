@@ -27,7 +27,8 @@ class Vocabulary:
         self._strings: list[str] = []
         self._base: Vocabulary | None = None  # see `scoped`
         self._base_size = 0
-        self._roomy: dict[int, Any] = {}  # see `scoped`: room -> a copy with room for it
+        # see `scoped`: room -> a copy with room for it (None: asked once, the copy given)
+        self._roomy: dict[int, Any] = {}
         if strings:
             self.intern_many(list(strings))
 
@@ -40,16 +41,21 @@ class Vocabulary:
         ``room``: about how many ids will be added.  The compiled table is then copied from
         one sized for them, made once (per power of two of ``room``) and kept, rather than
         grown, id by id, in every copy: what keeps reading many blocks of a run against
-        large judgments fast."""
+        large judgments fast.  The first vocabulary asked with that room takes the table
+        made for it; the second makes the one kept: a single run (the cold start of
+        ``rankscope eval``) copies no table it will not use again."""
         out = Vocabulary(pure=self._native is None)
         if self._native is not None and room > 0:
             size = 1 << max(room - 1, 1).bit_length()
             roomy = self._roomy.get(size)
             if roomy is None or len(roomy) != len(self):  # (none yet, or ids added since)
-                roomy = self._native.copy()
-                roomy.reserve(size)
-                self._roomy[size] = roomy
-            out._native = roomy.copy()
+                made = self._native.copy()
+                made.reserve(size)
+                first = size not in self._roomy  # the first asked takes the table made
+                self._roomy[size] = None if first else made
+                out._native = made if first else made.copy()
+            else:
+                out._native = roomy.copy()
         elif self._native is not None:
             out._native = self._native.copy()
         else:

@@ -212,11 +212,14 @@ def _native_stream(
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
     stream = _Stream(path)
-    buf = bytearray(CHUNK)
+    size = stream.size()
+    # a plain file smaller than a piece is read whole into a buffer of its size (a byte
+    # more, to see its end; 64 KB at least, should the file grow meanwhile): a fresh 16 MB
+    # buffer costs 4,096 page faults to a small run
+    buf = bytearray(min(CHUNK, max(size + 1, 1 << 16)) if size else CHUNK)
     view = memoryview(buf)
     filled = 0
     first = True  # the first piece: its text is checked (and a byte-order mark skipped)
-    size = stream.size()
     try:
         while True:
             n = stream.readinto(view[filled:])
