@@ -1326,6 +1326,14 @@ static PyMethodDef Parser_methods[] = {
 
 static PyTypeObject ParserType = {PyVarObject_HEAD_INIT(NULL, 0)};  /* filled by add_type */
 
+/* The per-document stamps of first_duplicate, kept from one call to the next (under the
+   GIL) up to STAMPS_KEPT documents: a run read block by block checks every block, and fresh
+   stamps each time had the kernel fault in and zero them (3k page faults a block, most of
+   the check's time). */
+static int32_t *kept_stamps;
+static size_t kept_stamps_len;
+#define STAMPS_KEPT ((size_t)16 << 20)
+
 /* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
    whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
    pair is unique.  O(rows + docs): rows are visited query by query (a counting sort keeps
@@ -1338,11 +1346,19 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
     Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
     const int32_t *q = qb.buf, *d = db.buf;
     int64_t *start = calloc((size_t)nq + 1, sizeof(int64_t));
-    int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    int32_t *stamp = malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
-    int64_t *where = malloc((size_t)(nd ? nd : 1) * sizeof(int64_t));
+    int64_t *rows = NULL, *where = NULL;  /* (only where the rows are not grouped) */
+    size_t want = (size_t)(nd ? nd : 1);
+    if (kept_stamps && kept_stamps_len < want) {
+        free(kept_stamps);
+        kept_stamps = NULL;
+    }
+    if (!kept_stamps) {
+        kept_stamps = malloc(want * sizeof(int32_t));
+        kept_stamps_len = kept_stamps ? want : 0;
+    }
+    int32_t *stamp = kept_stamps;
     int64_t best_i = -1, best_j = -1;
-    if (!start || !rows || !stamp || !where) { PyErr_NoMemory(); goto done; }
+    if (!start || !stamp) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) {
         if (q[k] < 0 || q[k] >= nq || d[k] < 0 || d[k] >= nd) {
             PyErr_SetString(PyExc_IndexError, "code out of range");
@@ -1364,16 +1380,25 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
         if (grouped) {
             for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
             int32_t stretch = 0;
+            Py_ssize_t head = 0;  /* the first row of the stretch */
             for (Py_ssize_t k = 0; k < n; k++) {
-                if (k && q[k] != q[k - 1]) stretch++;
+                if (k && q[k] != q[k - 1]) { stretch++; head = k; }
                 int32_t doc = d[k];
-                if (stamp[doc] == stretch) { best_i = where[doc]; best_j = k; break; }
+                if (stamp[doc] == stretch) {  /* the earlier row: found again in the stretch */
+                    Py_ssize_t i = head;
+                    while (d[i] != doc) i++;
+                    best_i = i;
+                    best_j = k;
+                    break;
+                }
                 stamp[doc] = stretch;
-                where[doc] = k;
             }
             goto found;
         }
     }
+    rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    where = malloc(want * sizeof(int64_t));
+    if (!rows || !where) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
     {
         int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
@@ -1405,8 +1430,12 @@ found:
 done:
     free(start);
     free(rows);
-    free(stamp);
     free(where);
+    if (kept_stamps_len > STAMPS_KEPT) {  /* (a run read whole: not kept) */
+        free(kept_stamps);
+        kept_stamps = NULL;
+        kept_stamps_len = 0;
+    }
     PyBuffer_Release(&qb);
     PyBuffer_Release(&db);
     return result;
