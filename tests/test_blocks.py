@@ -382,3 +382,21 @@ def test_threads_reading_into_the_same_ids_take_turns():
     assert len(set(docs.strings)) == len(docs.strings)  # each id once
     for i in range(0, len(extra), 100):
         assert docs.strings_of(got[-1 - i][0]) == extra[i : i + 100]
+
+
+def test_columns_reuse_the_memory_of_freed_ones():
+    """The compiled reader's columns come from memory freed columns gave back (a block's
+    columns are those of the block before, reused): each read still gives its own text's
+    rows, read-only as bytes were."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.trec import parse_run_lines
+
+    for t in range(4):  # long enough for pooled columns (a megabyte and more)
+        lines = [f"q{r // 1000} Q0 d{t}-{r} {r % 1000 + 1} {-r - t / 3} x\n"
+                 for r in range(150_000)]  # fmt: skip
+        run = parse_run_lines("".join(lines).encode(), "run", Vocabulary(), Vocabulary())
+        fields = [line.split() for line in lines]
+        assert run.docs.strings_of(run.doc) == [f[2] for f in fields]
+        assert run.score.tolist() == [float(f[4]) for f in fields]
+        assert not run.score.flags.writeable and not run.doc.flags.writeable
+        del run

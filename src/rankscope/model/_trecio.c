@@ -796,39 +796,127 @@ static int parse_grade(const char *s, size_t n, int64_t *value) {
     return 0;
 }
 
-/* An output column written straight into a bytes object that grows as lines are fed
-   (large bytes objects are reallocated in place by the system), shrunk at the end. */
+/* Column memory kept from freed columns for the next parser's (under spare_mu): a run read
+   block by block made five new columns a block, and fresh memory each time had the kernel
+   fault in and zero 24 MB a block (5.8k page faults, as many as the rest of a block).  At
+   most POOL_BLOCKS blocks of POOL_MIN to POOL_MAX bytes: a default block's columns, the
+   next block's and a spare set, never those of a large file read whole. */
+#define POOL_BLOCKS 16
+#define POOL_MIN ((size_t)1 << 20)
+#define POOL_MAX ((size_t)32 << 20)
+static Block pool[POOL_BLOCKS];
+
+/* `b` kept in the pool when it fits there, else freed; `b` is emptied. */
+static void pool_put(Block *b) {
+    Block drop = *b;
+    if (b->size >= POOL_MIN && b->size <= POOL_MAX) {
+        pthread_mutex_lock(&spare_mu);
+        for (int i = 0; i < POOL_BLOCKS; i++) {
+            if (!pool[i].p) {
+                pool[i] = *b;
+                drop.p = NULL;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&spare_mu);
+    }
+    block_free(&drop);
+    b->p = NULL;
+    b->size = 0;
+}
+
+/* A pooled block of at least `size` bytes (and at most twice that), the smallest; an empty
+   block when none is. */
+static Block pool_take(size_t size) {
+    Block out = {0};
+    pthread_mutex_lock(&spare_mu);
+    int best = -1;
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pool[i].p && pool[i].size >= size && pool[i].size / 2 <= size &&
+            (best < 0 || pool[i].size < pool[best].size))
+            best = i;
+    if (best >= 0) {
+        out = pool[best];
+        pool[best].p = NULL;
+        pool[best].size = 0;
+    }
+    pthread_mutex_unlock(&spare_mu);
+    return out;
+}
+
+/* A finished column: its memory exposed read-only through the buffer protocol (numpy reads
+   it with frombuffer, as it read bytes objects before), back to the pool once freed. */
 typedef struct {
-    PyObject *bytes;
+    PyObject_HEAD
+    Block block;
+    Py_ssize_t len;
+} Buffer;
+
+static int Buffer_getbuffer(Buffer *self, Py_buffer *view, int flags) {
+    return PyBuffer_FillInfo(view, (PyObject *)self, self->block.p, self->len, 1, flags);
+}
+
+static void Buffer_dealloc(Buffer *self) {
+    pool_put(&self->block);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyBufferProcs Buffer_as_buffer = {.bf_getbuffer = (getbufferproc)Buffer_getbuffer};
+static PyTypeObject BufferType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_as_buffer = &Buffer_as_buffer,
+};  /* filled by add_type */
+
+/* An output column written straight into memory that grows as lines are fed, handed over
+   as a Buffer at the end. */
+typedef struct {
+    Block mem;
     char *data;
     size_t len, cap, item;
 } Column;
 
 static int column_reserve(Column *c, size_t rows) {
-    if (c->bytes && rows <= c->cap) return 0;
+    if (c->mem.p && rows <= c->cap) return 0;
     size_t cap = c->cap ? c->cap * 2 : 1024;
     if (cap < rows) cap = rows;
-    if (!c->bytes) {
-        c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * c->item));
-        if (!c->bytes) return -1;
-    } else if (_PyBytes_Resize(&c->bytes, (Py_ssize_t)(cap * c->item)) < 0) {
+    size_t size = cap * c->item;
+    if (!c->mem.p) {
+        c->mem = pool_take(size);
+        /* (an eighth more: the next block's columns, a little longer, fit in these) */
+        if (!c->mem.p && block_alloc(&c->mem, size + size / 8) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    } else if (block_grow(&c->mem, size) < 0) {
+        PyErr_NoMemory();
         return -1;
     }
-    c->data = PyBytes_AS_STRING(c->bytes);
-    c->cap = cap;
-    block_advise(c->data, cap * c->item);
+    c->data = c->mem.p;
+    c->cap = c->mem.size / c->item;
     return 0;
 }
 
-/* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
+/* The column's Buffer (a new reference) of its length; the column is emptied.  A column
+   using less than half its memory (grown by doubling) is copied to memory its size. */
 static PyObject *column_take(Column *c) {
-    if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
-    PyObject *b = c->bytes;
+    if (!c->mem.p && column_reserve(c, 1) < 0) return NULL;
     size_t size = c->len * c->item;
-    c->bytes = NULL;
+    if (size < c->mem.size / 2) {
+        Block fit = pool_take(size);
+        if (!fit.p && block_alloc(&fit, size ? size : 1) < 0) return PyErr_NoMemory();
+        memcpy(fit.p, c->mem.p, size);
+        pool_put(&c->mem);
+        c->mem = fit;
+    }
+    Buffer *b = PyObject_New(Buffer, &BufferType);
+    if (!b) return NULL;
+    b->block = c->mem;
+    b->len = (Py_ssize_t)size;
+    c->mem.p = NULL;
+    c->mem.size = 0;
+    c->data = NULL;
     c->cap = c->len = 0;
-    if (_PyBytes_Resize(&b, (Py_ssize_t)size) < 0) return NULL;
-    return b;
+    return (PyObject *)b;
 }
 
 /* error tuple: (None, line_number, kind, detail bytes) */
@@ -884,7 +972,7 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
 /* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
    Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
    (None, line, kind, detail); result() -> (query, doc, value, line[, tag, rank, fields,
-   tags]) as bytes (see Parser_result for a run's evidence). */
+   tags]) as read-only Buffers (see Parser_result for a run's evidence). */
 typedef struct {
     PyObject_HEAD
     Interner *queries, *docs;
@@ -962,11 +1050,11 @@ static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
-    Py_XDECREF(self->qc.bytes);
-    Py_XDECREF(self->dc.bytes);
-    Py_XDECREF(self->vc.bytes);
-    Py_XDECREF(self->lc.bytes);
-    Py_XDECREF(self->rc.bytes);
+    pool_put(&self->qc.mem);
+    pool_put(&self->dc.mem);
+    pool_put(&self->vc.mem);
+    pool_put(&self->lc.mem);
+    pool_put(&self->rc.mem);
     Py_XDECREF(self->tag);
     Py_XDECREF(self->tag0);
     Py_XDECREF(self->other_tag);
@@ -1318,8 +1406,9 @@ static PyMethodDef Parser_methods[] = {
      "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
      "(None, line, kind, detail) on bad input"},
     {"result", (PyCFunction)Parser_result, METH_NOARGS,
-     "(query, doc, value, line[, tag, rank, fields, tags]) as bytes: int32, int32, float64 "
-     "or int64, int32 (a run: its tag, float64 ranks, {field count: (lines, first line)}, "
+     "(query, doc, value, line[, tag, rank, fields, tags]) as read-only Buffers: int32, "
+     "int32, float64 or int64, int32 (a run: its tag, float64 ranks, {field count: (lines, "
+     "first line)}, "
      "(first tag, first line of another tag or 0, that tag))"},
     {NULL, NULL, 0, NULL},
 };
@@ -1489,7 +1578,10 @@ PyMODINIT_FUNC PyInit__trecio(void) {
                  "Interns byte-string ids into dense int32 codes.") < 0 ||
         add_type(m, &ParserType, "rankscope.model._trecio.Parser", sizeof(Parser),
                  (initproc)Parser_init, (destructor)Parser_dealloc, Parser_methods,
-                 "Incremental TREC qrels/run parser into interned columns.") < 0) {
+                 "Incremental TREC qrels/run parser into interned columns.") < 0 ||
+        add_type(m, &BufferType, "rankscope.model._trecio.Buffer", sizeof(Buffer), NULL,
+                 (destructor)Buffer_dealloc, NULL,
+                 "A parsed column's memory, read-only (numpy.frombuffer reads it).") < 0) {
         Py_DECREF(m);
         return NULL;
     }
