@@ -336,17 +336,20 @@ static int64_t raised(int64_t code) {
     return -2;
 }
 
-/* Wait, letting other threads run, until no parser feeds `busy`'s owner without the GIL
-   (`busy` is only written under the GIL: a feed marks its parser and interners before it
-   lets the GIL go, and clears them once it has it back).  Two threads reading into the
-   same ids take turns, as they did when every feed held the GIL. */
-static void wait_idle(const int *busy) {
-    while (*(const volatile int *)busy) {
+/* Wait, letting other threads run, until no parser feeds the owners of `a`, `b` and `c`
+   without the GIL (their busy counts, only written under the GIL: a feed marks its parser
+   and interners before it lets the GIL go, and clears them once it has it back).  All
+   three at once: waiting for one lets the GIL go, and another may have started meanwhile.
+   Two threads reading into the same ids take turns, as they did when every feed held the
+   GIL. */
+static void wait_idle3(const int *a, const int *b, const int *c) {
+    while (*(const volatile int *)a || *(const volatile int *)b || *(const volatile int *)c) {
         Py_BEGIN_ALLOW_THREADS
         usleep(100);
         Py_END_ALLOW_THREADS
     }
 }
+#define wait_idle(busy) wait_idle3((busy), (busy), (busy))
 
 static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {NULL};
@@ -500,8 +503,7 @@ static PyObject *Interner_translate(Interner *self, PyObject *arg) {
         return NULL;
     }
     Interner *other = (Interner *)arg;
-    wait_idle(&self->busy);
-    wait_idle(&other->busy);
+    wait_idle3(&self->busy, &other->busy, &other->busy);
     PyObject *out = PyBytes_FromStringAndSize(NULL, other->n * (Py_ssize_t)sizeof(int32_t));
     if (!out) return NULL;
     int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
@@ -1200,9 +1202,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     int final;
     if (!PyArg_ParseTuple(args, "y*p", &data, &final)) return NULL;
     Interner *queries = self->queries, *docs = self->docs;
-    wait_idle(&self->busy);
-    wait_idle(&queries->busy);
-    wait_idle(&docs->busy);
+    wait_idle3(&self->busy, &queries->busy, &docs->busy);
     const char *begin = data.buf, *p = begin, *end = p + data.len;
     if (!final) {
         /* only whole lines: stop after the last newline */
@@ -1374,8 +1374,7 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "negative reservation");
         return NULL;
     }
-    wait_idle(&self->busy);
-    wait_idle(&self->docs->busy);
+    wait_idle3(&self->busy, &self->docs->busy, &self->docs->busy);
     size_t need = self->qc.len + (size_t)rows;
     if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0)
         return PyErr_NoMemory();
