@@ -661,23 +661,22 @@ def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcom
     work: _BlockWork | None = None  # a block being parsed, not yet evaluated
     try:
         for piece in pieces:
-            if work is not None:
-                work.read()  # (its text read: the buffer is the next block's)
-            ahead = None if piece.block is None else _BlockWork(task, piece.run, piece.block,
-                                                                 ahead=True)  # fmt: skip
-            if work is not None:
-                done, work = work, None
-                yield done.finish()
-            if ahead is None:
-                yield _evaluate_piece(piece)
-            work = ahead
-        if work is not None:
-            work.read()
             done, work = work, None
+            if done is not None:
+                done.read()  # (its text read: the buffer is the next block's)
+            if piece.block is not None:
+                work = _BlockWork(task, piece.run, piece.block, ahead=True)
+            if done is not None:
+                yield done.finish()
+            if piece.block is None:
+                yield _evaluate_piece(piece)
+        done, work = work, None
+        if done is not None:
+            done.read()
             yield done.finish()
     finally:
-        if work is not None:  # abandoned (an error): its parse waited for
-            work.read()
+        if work is not None:  # abandoned (an error, or the caller stopped): its parse
+            work.read()  # waited for
 
 
 def _outcomes(pieces: Iterator[_Piece], workers: int) -> Iterator[_Outcome | _BlockOutcome]:
