@@ -801,21 +801,25 @@ static int parse_grade(const char *s, size_t n, int64_t *value) {
 /* Column memory kept from freed columns for the next parser's (under spare_mu): a run read
    block by block made five new columns a block, and fresh memory each time had the kernel
    fault in and zero 24 MB a block (5.8k page faults, as many as the rest of a block).  At
-   most POOL_BLOCKS blocks of POOL_MIN to POOL_MAX bytes: a default block's columns, the
-   next block's and a spare set, never those of a large file read whole. */
+   most POOL_BLOCKS blocks of POOL_MIN to POOL_MAX bytes, POOL_BYTES in all: a default
+   block's columns, the next block's and a spare set, never those of a large file read
+   whole. */
 #define POOL_BLOCKS 16
 #define POOL_MIN ((size_t)1 << 20)
 #define POOL_MAX ((size_t)32 << 20)
+#define POOL_BYTES ((size_t)128 << 20)
 static Block pool[POOL_BLOCKS];
+static size_t pooled;  /* bytes in the pool */
 
 /* `b` kept in the pool when it fits there, else freed; `b` is emptied. */
 static void pool_put(Block *b) {
     Block drop = *b;
     if (b->size >= POOL_MIN && b->size <= POOL_MAX) {
         pthread_mutex_lock(&spare_mu);
-        for (int i = 0; i < POOL_BLOCKS; i++) {
+        for (int i = 0; i < POOL_BLOCKS && pooled + b->size <= POOL_BYTES; i++) {
             if (!pool[i].p) {
                 pool[i] = *b;
+                pooled += b->size;
                 drop.p = NULL;
                 break;
             }
@@ -839,6 +843,7 @@ static Block pool_take(size_t size) {
             best = i;
     if (best >= 0) {
         out = pool[best];
+        pooled -= out.size;
         pool[best].p = NULL;
         pool[best].size = 0;
     }
