@@ -77,13 +77,13 @@ def error_of(qrels, runs, **options) -> str:
 def spy(monkeypatch):
     """The blocks evaluated (run, index), to check that blocks were used."""
     seen: list[tuple[int, int]] = []
-    evaluate_block = many._evaluate_block
 
-    def counted(task, index, block):
-        seen.append((index, block.index))
-        return evaluate_block(task, index, block)
+    class Counted(many._BlockWork):
+        def __init__(self, task, index, block, ahead=False):
+            seen.append((index, block.index))
+            super().__init__(task, index, block, ahead)
 
-    monkeypatch.setattr(many, "_evaluate_block", counted)
+    monkeypatch.setattr(many, "_BlockWork", Counted)
     return seen
 
 
@@ -334,3 +334,69 @@ def test_an_unsorted_run_too_long_to_read_whole_is_an_error_that_says_how_to_sor
     assert "query '3' has lines in two places" in message
     assert "from line 601" in message and "sort -s -k1,1" in message and str(run) in message
     assert error_of(judged, str(run), block_bytes=100, jobs=2) == message
+
+
+# --- reading without the GIL ------------------------------------------------------------
+
+
+def test_threads_reading_into_the_same_ids_take_turns():
+    """The compiled parser lets the GIL go while it scans and interns (so that a block is
+    parsed while the one before it is evaluated); threads reading runs into the same
+    vocabularies at once (the same new ids, in different orders), another thread interning
+    into them meanwhile, must still give every id one code and every row its own line's ids
+    (as split here by hand)."""
+    import threading
+
+    from rankscope.model import Vocabulary
+    from rankscope.read.trec import parse_run_lines
+
+    queries, docs = Vocabulary(), Vocabulary()
+    texts = []
+    for t in range(4):
+        order = random.Random(t).sample(range(100_000), 100_000)
+        lines = [f"q{d % 30} Q0 d{d} {r} {1e5 - r} t{t}\n" for r, d in enumerate(order)]
+        texts.append("".join(lines).encode())
+    extra = [f"d{i}" for i in range(0, 200_000, 7)]
+    got: dict[int, tuple] = {}
+    start = threading.Barrier(5)
+
+    def read(t: int) -> None:
+        start.wait()
+        run = parse_run_lines(texts[t], f"run{t}", queries, docs)
+        got[t] = (run.queries.strings_of(run.query), run.docs.strings_of(run.doc))
+
+    def intern() -> None:
+        start.wait()
+        for i in range(0, len(extra), 100):
+            got[-1 - i] = (docs.intern_many(extra[i : i + 100]),)
+
+    threads = [threading.Thread(target=read, args=(t,)) for t in range(4)]
+    threads.append(threading.Thread(target=intern))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for t, text in enumerate(texts):
+        fields = [line.split() for line in text.decode().splitlines()]
+        assert got[t] == ([f[0] for f in fields], [f[2] for f in fields])
+    assert len(set(docs.strings)) == len(docs.strings)  # each id once
+    for i in range(0, len(extra), 100):
+        assert docs.strings_of(got[-1 - i][0]) == extra[i : i + 100]
+
+
+def test_columns_reuse_the_memory_of_freed_ones():
+    """The compiled reader's columns come from memory freed columns gave back (a block's
+    columns are those of the block before, reused): each read still gives its own text's
+    rows, read-only as bytes were."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.trec import parse_run_lines
+
+    for t in range(4):  # long enough for pooled columns (a megabyte and more)
+        lines = [f"q{r // 1000} Q0 d{t}-{r} {r % 1000 + 1} {-r - t / 3} x\n"
+                 for r in range(150_000)]  # fmt: skip
+        run = parse_run_lines("".join(lines).encode(), "run", Vocabulary(), Vocabulary())
+        fields = [line.split() for line in lines]
+        assert run.docs.strings_of(run.doc) == [f[2] for f in fields]
+        assert run.score.tolist() == [float(f[4]) for f in fields]
+        assert not run.score.flags.writeable and not run.doc.flags.writeable
+        del run

@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -148,6 +149,7 @@ typedef struct {
     int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
+    int busy;            /* parsers feeding it without the GIL (see wait_idle) */
 } Interner;
 
 /* The length of the id in `slot`. */
@@ -180,13 +182,14 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     return h;
 }
 
-/* Resize the table to hold at least `entries` ids at load <= 3/4. */
+/* Resize the table to hold at least `entries` ids at load <= 3/4; -1 when memory runs out
+   (no exception set: this runs without the GIL too). */
 static int interner_reserve(Interner *self, size_t entries) {
     size_t cap = self->mask + 1;
     while (cap * 3 < 4 * entries + 4) cap *= 2;
     if (cap == self->mask + 1) return 0;
     Block block;
-    if (block_alloc(&block, cap * sizeof(Slot)) < 0) { PyErr_NoMemory(); return -1; }
+    if (block_alloc(&block, cap * sizeof(Slot)) < 0) return -1;
     Slot *slots = block.p;
     for (Py_ssize_t c = 0; c < self->n; c++) {
         uint64_t h = hash_bytes(self->arena + self->offsets[c],
@@ -213,23 +216,40 @@ static int interner_reserve(Interner *self, size_t entries) {
 static Block spare_slots, spare_arena;
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARE_MAX ((size_t)256 << 20)
+/* The spares (these two and spare_recs) are taken and given back under this lock: a parser
+   interning without the GIL may grow an arena while another thread frees an interner. */
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Room for `more` further bytes of ids in the arena. */
+/* The spare `spare`, taken (its memory now the caller's) when `fits` says its size will
+   do; else an empty block. */
+static Block spare_take(Block *spare, int (*fits)(size_t size, size_t want), size_t want) {
+    Block out = {0};
+    pthread_mutex_lock(&spare_mu);
+    if (spare->p && fits(spare->size, want)) {
+        out = *spare;
+        spare->p = NULL;
+        spare->size = 0;
+    }
+    pthread_mutex_unlock(&spare_mu);
+    return out;
+}
+
+/* (not an arena much larger than asked: the interner may live long) */
+static int arena_fits(size_t size, size_t want) { return size >= want && size / 2 <= want; }
+
+/* Room for `more` further bytes of ids in the arena; -1 when memory runs out (no exception
+   set: this runs without the GIL too). */
 static int interner_reserve_arena(Interner *self, size_t more) {
     size_t need = self->arena_len + more;
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    if (spare_arena.p && spare_arena.size >= cap && spare_arena.size / 2 <= cap) {
-        /* (not one much larger than asked: the interner may live long) */
-        Block spare = spare_arena;
-        spare_arena.p = NULL;
-        spare_arena.size = 0;
+    Block spare = spare_take(&spare_arena, arena_fits, cap);
+    if (spare.p) {
         if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
         block_free(&self->arena_block);
         self->arena_block = spare;
     } else if (block_grow(&self->arena_block, cap) < 0) {
-        PyErr_NoMemory();
         return -1;
     }
     self->arena = self->arena_block.p;
@@ -264,7 +284,10 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
 }
 
 /* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
-   added; -2 on error. */
+   added; NO_MEMORY or TOO_MANY_IDS on error, with no exception set (this runs without the
+   GIL too: `raised` sets it). */
+#define NO_MEMORY (-2)
+#define TOO_MANY_IDS (-3)
 static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
     size_t i = (size_t)h & self->mask;
     uint32_t tag = (uint32_t)(h >> 32);
@@ -277,15 +300,12 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         i = (i + 1) & self->mask;
     }
     if (!add) return -1;
-    if (self->n >= INT32_MAX - 1) {
-        PyErr_SetString(PyExc_OverflowError, "more than 2^31 distinct ids");
-        return -2;
-    }
-    if (interner_reserve_arena(self, len) < 0) return -2;
+    if (self->n >= INT32_MAX - 1) return TOO_MANY_IDS;
+    if (interner_reserve_arena(self, len) < 0) return NO_MEMORY;
     if (self->n + 1 >= self->ncap) {
         Py_ssize_t cap = self->ncap ? self->ncap * 2 : 1024;
         int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
-        if (!offsets) { PyErr_NoMemory(); return -2; }
+        if (!offsets) return NO_MEMORY;
         self->offsets = offsets;
         self->ncap = cap;
     }
@@ -299,7 +319,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
     self->offsets[c + 1] = (int64_t)self->arena_len;
     self->n++;
     if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
-        if (interner_reserve(self, (size_t)self->n * 2) < 0) return -2;
+        if (interner_reserve(self, (size_t)self->n * 2) < 0) return NO_MEMORY;
     }
     return c;
 }
@@ -307,6 +327,29 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
 static int64_t interner_get(Interner *self, const char *s, size_t len, int add) {
     return interner_get_hashed(self, s, len, hash_bytes(s, len), add);
 }
+
+/* The exception of an interner's error code (NO_MEMORY, TOO_MANY_IDS) set, under the GIL;
+   -2. */
+static int64_t raised(int64_t code) {
+    if (code == TOO_MANY_IDS) PyErr_SetString(PyExc_OverflowError, "more than 2^31 distinct ids");
+    else PyErr_NoMemory();
+    return -2;
+}
+
+/* Wait, letting other threads run, until no parser feeds the owners of `a`, `b` and `c`
+   without the GIL (their busy counts, only written under the GIL: a feed marks its parser
+   and interners before it lets the GIL go, and clears them once it has it back).  All
+   three at once: waiting for one lets the GIL go, and another may have started meanwhile.
+   Two threads reading into the same ids take turns, as they did when every feed held the
+   GIL. */
+static void wait_idle3(const int *a, const int *b, const int *c) {
+    while (*(const volatile int *)a || *(const volatile int *)b || *(const volatile int *)c) {
+        Py_BEGIN_ALLOW_THREADS
+        usleep(100);
+        Py_END_ALLOW_THREADS
+    }
+}
+#define wait_idle(busy) wait_idle3((busy), (busy), (busy))
 
 static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {NULL};
@@ -329,8 +372,11 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
    SPARE_MIN to SPARE_MAX bytes, else freed. */
 static void block_keep(Block *b, Block *spare) {
     if (b->size >= SPARE_MIN && b->size <= SPARE_MAX) {
-        block_free(spare);
+        pthread_mutex_lock(&spare_mu);
+        Block old = *spare;
         *spare = *b;
+        pthread_mutex_unlock(&spare_mu);
+        block_free(&old);
         b->p = NULL;
         b->size = 0;
     }
@@ -345,7 +391,10 @@ static void Interner_dealloc(Interner *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static Py_ssize_t Interner_len(Interner *self) { return self->n; }
+static Py_ssize_t Interner_len(Interner *self) {
+    wait_idle(&self->busy);
+    return self->n;
+}
 
 static PyObject *decode(Interner *self, Py_ssize_t c) {
     int64_t a = self->offsets[c], b = self->offsets[c + 1];
@@ -373,10 +422,11 @@ static int64_t code_of(Interner *self, PyObject *s, int add) {
     if (as_utf8(s, &buf, &len, &owner) < 0) return -2;
     int64_t c = interner_get(self, buf, (size_t)len, add);
     Py_DECREF(owner);
-    return c;
+    return c < -1 ? raised(c) : c;
 }
 
 static PyObject *codes_of(Interner *self, PyObject *iterable, int add) {
+    wait_idle(&self->busy);
     PyObject *seq = PySequence_Fast(iterable, "expected a sequence of str");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -401,6 +451,7 @@ static PyObject *Interner_intern_many(Interner *self, PyObject *arg) { return co
 static PyObject *Interner_lookup_many(Interner *self, PyObject *arg) { return codes_of(self, arg, 0); }
 
 static PyObject *code_as_int(Interner *self, PyObject *arg, int add) {
+    wait_idle(&self->busy);
     int64_t c = code_of(self, arg, add);
     return c == -2 ? NULL : PyLong_FromLongLong(c);
 }
@@ -409,6 +460,7 @@ static PyObject *Interner_intern(Interner *self, PyObject *arg) { return code_as
 static PyObject *Interner_lookup(Interner *self, PyObject *arg) { return code_as_int(self, arg, 0); }
 
 static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
     for (Py_ssize_t c = PyList_GET_SIZE(self->strings); c < self->n; c++) {
         PyObject *s = decode(self, c);
         if (!s || PyList_Append(self->strings, s) < 0) { Py_XDECREF(s); return NULL; }
@@ -419,6 +471,7 @@ static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) 
 }
 
 static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
+    wait_idle(&self->busy);
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
     Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
@@ -450,6 +503,7 @@ static PyObject *Interner_translate(Interner *self, PyObject *arg) {
         return NULL;
     }
     Interner *other = (Interner *)arg;
+    wait_idle3(&self->busy, &other->busy, &other->busy);
     PyObject *out = PyBytes_FromStringAndSize(NULL, other->n * (Py_ssize_t)sizeof(int32_t));
     if (!out) return NULL;
     int32_t *codes = (int32_t *)PyBytes_AS_STRING(out);
@@ -462,25 +516,22 @@ static PyObject *Interner_translate(Interner *self, PyObject *arg) {
 
 /* copy(): a new interner holding the same ids under the same codes (a memcpy of the table,
    the arena and the offsets, where interning every id again would hash each). */
+static int slots_fit(size_t size, size_t want) { return size == want; } /* overwritten whole */
+
 static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
     Interner *out = (Interner *)PyObject_CallNoArgs((PyObject *)Py_TYPE(self));
     if (!out) return NULL;
     size_t cap = self->mask + 1;
-    Block slots;
-    if (spare_slots.p && spare_slots.size == cap * sizeof(Slot)) {  /* overwritten whole */
-        slots = spare_slots;
-        spare_slots.p = NULL;
-        spare_slots.size = 0;
-    } else if (block_alloc(&slots, cap * sizeof(Slot)) < 0) {
-        goto nomemory;
-    }
+    Block slots = spare_take(&spare_slots, slots_fit, cap * sizeof(Slot));
+    if (!slots.p && block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
     memcpy(slots.p, self->slots, cap * sizeof(Slot));
     block_free(&out->slot_block);
     out->slot_block = slots;
     out->slots = slots.p;
     out->mask = self->mask;
     if (self->arena_len) {
-        if (interner_reserve_arena(out, self->arena_len) < 0) goto fail;
+        if (interner_reserve_arena(out, self->arena_len) < 0) goto nomemory;
         memcpy(out->arena, self->arena, self->arena_len);
     }
     out->arena_len = self->arena_len;
@@ -493,7 +544,6 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     return (PyObject *)out;
 nomemory:
     PyErr_NoMemory();
-fail:
     Py_DECREF(out);
     return NULL;
 }
@@ -505,7 +555,8 @@ static PyObject *Interner_reserve(Interner *self, PyObject *arg) {
         PyErr_SetString(PyExc_ValueError, "negative reservation");
         return NULL;
     }
-    if (interner_reserve(self, (size_t)self->n + (size_t)more) < 0) return NULL;
+    wait_idle(&self->busy);
+    if (interner_reserve(self, (size_t)self->n + (size_t)more) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -747,39 +798,132 @@ static int parse_grade(const char *s, size_t n, int64_t *value) {
     return 0;
 }
 
-/* An output column written straight into a bytes object that grows as lines are fed
-   (large bytes objects are reallocated in place by the system), shrunk at the end. */
+/* Column memory kept from freed columns for the next parser's (under spare_mu): a run read
+   block by block made five new columns a block, and fresh memory each time had the kernel
+   fault in and zero 24 MB a block (5.8k page faults, as many as the rest of a block).  At
+   most POOL_BLOCKS blocks of POOL_MIN to POOL_MAX bytes, POOL_BYTES in all: a default
+   block's columns, the next block's and a spare set, never those of a large file read
+   whole. */
+#define POOL_BLOCKS 16
+#define POOL_MIN ((size_t)1 << 20)
+#define POOL_MAX ((size_t)32 << 20)
+#define POOL_BYTES ((size_t)128 << 20)
+static Block pool[POOL_BLOCKS];
+static size_t pooled;  /* bytes in the pool */
+
+/* `b` kept in the pool when it fits there, else freed; `b` is emptied. */
+static void pool_put(Block *b) {
+    Block drop = *b;
+    if (b->size >= POOL_MIN && b->size <= POOL_MAX) {
+        pthread_mutex_lock(&spare_mu);
+        for (int i = 0; i < POOL_BLOCKS && pooled + b->size <= POOL_BYTES; i++) {
+            if (!pool[i].p) {
+                pool[i] = *b;
+                pooled += b->size;
+                drop.p = NULL;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&spare_mu);
+    }
+    block_free(&drop);
+    b->p = NULL;
+    b->size = 0;
+}
+
+/* A pooled block of at least `size` bytes (and at most twice that), the smallest; an empty
+   block when none is. */
+static Block pool_take(size_t size) {
+    Block out = {0};
+    pthread_mutex_lock(&spare_mu);
+    int best = -1;
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pool[i].p && pool[i].size >= size && pool[i].size / 2 <= size &&
+            (best < 0 || pool[i].size < pool[best].size))
+            best = i;
+    if (best >= 0) {
+        out = pool[best];
+        pooled -= out.size;
+        pool[best].p = NULL;
+        pool[best].size = 0;
+    }
+    pthread_mutex_unlock(&spare_mu);
+    return out;
+}
+
+/* A finished column: its memory exposed read-only through the buffer protocol (numpy reads
+   it with frombuffer, as it read bytes objects before), back to the pool once freed. */
 typedef struct {
-    PyObject *bytes;
+    PyObject_HEAD
+    Block block;
+    Py_ssize_t len;
+} Buffer;
+
+static int Buffer_getbuffer(Buffer *self, Py_buffer *view, int flags) {
+    return PyBuffer_FillInfo(view, (PyObject *)self, self->block.p, self->len, 1, flags);
+}
+
+static void Buffer_dealloc(Buffer *self) {
+    pool_put(&self->block);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyBufferProcs Buffer_as_buffer = {.bf_getbuffer = (getbufferproc)Buffer_getbuffer};
+static PyTypeObject BufferType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_as_buffer = &Buffer_as_buffer,
+};  /* filled by add_type */
+
+/* An output column written straight into memory that grows as lines are fed, handed over
+   as a Buffer at the end. */
+typedef struct {
+    Block mem;
     char *data;
     size_t len, cap, item;
 } Column;
 
 static int column_reserve(Column *c, size_t rows) {
-    if (c->bytes && rows <= c->cap) return 0;
+    if (c->mem.p && rows <= c->cap) return 0;
     size_t cap = c->cap ? c->cap * 2 : 1024;
     if (cap < rows) cap = rows;
-    if (!c->bytes) {
-        c->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * c->item));
-        if (!c->bytes) return -1;
-    } else if (_PyBytes_Resize(&c->bytes, (Py_ssize_t)(cap * c->item)) < 0) {
+    size_t size = cap * c->item;
+    if (!c->mem.p) {
+        c->mem = pool_take(size);
+        /* (an eighth more: the next block's columns, a little longer, fit in these) */
+        if (!c->mem.p && block_alloc(&c->mem, size + size / 8) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    } else if (block_grow(&c->mem, size) < 0) {
+        PyErr_NoMemory();
         return -1;
     }
-    c->data = PyBytes_AS_STRING(c->bytes);
-    c->cap = cap;
-    block_advise(c->data, cap * c->item);
+    c->data = c->mem.p;
+    c->cap = c->mem.size / c->item;
     return 0;
 }
 
-/* The column's bytes (a new reference), shrunk to its length; the column is emptied. */
+/* The column's Buffer (a new reference) of its length; the column is emptied.  A column
+   using less than half its memory (grown by doubling) is copied to memory its size. */
 static PyObject *column_take(Column *c) {
-    if (!c->bytes && column_reserve(c, 1) < 0) return NULL;
-    PyObject *b = c->bytes;
+    if (!c->mem.p && column_reserve(c, 1) < 0) return NULL;
     size_t size = c->len * c->item;
-    c->bytes = NULL;
+    if (size < c->mem.size / 2) {
+        Block fit = pool_take(size);
+        if (!fit.p && block_alloc(&fit, size ? size : 1) < 0) return PyErr_NoMemory();
+        memcpy(fit.p, c->mem.p, size);
+        pool_put(&c->mem);
+        c->mem = fit;
+    }
+    Buffer *b = PyObject_New(Buffer, &BufferType);
+    if (!b) return NULL;
+    b->block = c->mem;
+    b->len = (Py_ssize_t)size;
+    c->mem.p = NULL;
+    c->mem.size = 0;
+    c->data = NULL;
     c->cap = c->len = 0;
-    if (_PyBytes_Resize(&b, (Py_ssize_t)size) < 0) return NULL;
-    return b;
+    return (PyObject *)b;
 }
 
 /* error tuple: (None, line_number, kind, detail bytes) */
@@ -800,9 +944,10 @@ typedef struct {
    more: evidence for the suspicious-input warnings (a document id holding a space). */
 #define NFIELDS 17
 
-/* Intern records [from, to) of `recs` (`ready` of them are scanned).  Memory latency
-   dominates, so the loop prefetches ahead: the table slots of the record 16 places on, and
-   the strings of those slots for the record 8 places on. */
+/* Intern records [from, to) of `recs` (`ready` of them are scanned): 0, or an interner's
+   error code (NO_MEMORY, TOO_MANY_IDS; runs without the GIL).  Memory latency dominates,
+   so the loop prefetches ahead: the table slots of the record 16 places on, and the strings
+   of those slots for the record 8 places on. */
 static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
                           Column *lc, Column *rc) {
@@ -819,7 +964,8 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
                             ? ((int32_t *)qc->data)[qc->len - 1]
                             : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
-        if (qcode == -2 || dcode == -2) return -1;
+        if (qcode < -1) return (int)qcode;
+        if (dcode < -1) return (int)dcode;
         /* typed stores (a memcpy of the column's run-time item size was a call) */
         ((int32_t *)qc->data)[qc->len++] = (int32_t)qcode;
         ((int32_t *)dc->data)[dc->len++] = (int32_t)dcode;
@@ -833,7 +979,7 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
 /* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
    Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
    (None, line, kind, detail); result() -> (query, doc, value, line[, tag, rank, fields,
-   tags]) as bytes (see Parser_result for a run's evidence). */
+   tags]) as read-only Buffers (see Parser_result for a run's evidence). */
 typedef struct {
     PyObject_HEAD
     Interner *queries, *docs;
@@ -849,6 +995,7 @@ typedef struct {
     int tag0_count;
     long long other_line;
     Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
+    int busy;         /* being fed without the GIL (see wait_idle) */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -883,39 +1030,38 @@ static Block spare_recs;
 
 static void recs_release(Block *b) {
     if (!b->p) return;
+    Block old = *b;  /* freed: the block, or the spare it replaces */
+    pthread_mutex_lock(&spare_mu);
     if (b->size <= SPARE_MAX && b->size > spare_recs.size) {
-        block_free(&spare_recs);
+        old = spare_recs;
         spare_recs = *b;
-        b->p = NULL;
-        b->size = 0;
-        return;
     }
-    block_free(b);
+    pthread_mutex_unlock(&spare_mu);
+    b->p = NULL;
+    b->size = 0;
+    block_free(&old);
 }
+
+static int recs_fit(size_t size, size_t want) { return size >= want; }
 
 /* `b` at least `size` bytes (its content not kept): the spare buffer when it is large
    enough, else a new one. */
 static int recs_reserve(Block *b, size_t size) {
     if (b->p && b->size >= size) return 0;
     recs_release(b);
-    if (spare_recs.p && spare_recs.size >= size) {
-        *b = spare_recs;
-        spare_recs.p = NULL;
-        spare_recs.size = 0;
-        return 0;
-    }
-    return block_alloc(b, size);
+    *b = spare_take(&spare_recs, recs_fit, size);
+    return b->p ? 0 : block_alloc(b, size);
 }
 
 static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
-    Py_XDECREF(self->qc.bytes);
-    Py_XDECREF(self->dc.bytes);
-    Py_XDECREF(self->vc.bytes);
-    Py_XDECREF(self->lc.bytes);
-    Py_XDECREF(self->rc.bytes);
+    pool_put(&self->qc.mem);
+    pool_put(&self->dc.mem);
+    pool_put(&self->vc.mem);
+    pool_put(&self->lc.mem);
+    pool_put(&self->rc.mem);
     Py_XDECREF(self->tag);
     Py_XDECREF(self->tag0);
     Py_XDECREF(self->other_tag);
@@ -1061,6 +1207,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     int final;
     if (!PyArg_ParseTuple(args, "y*p", &data, &final)) return NULL;
     Interner *queries = self->queries, *docs = self->docs;
+    wait_idle3(&self->busy, &queries->busy, &docs->busy);
     const char *begin = data.buf, *p = begin, *end = p + data.len;
     if (!final) {
         /* only whole lines: stop after the last newline */
@@ -1069,7 +1216,6 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     PyObject *result = NULL;
     Scan sc;
     memset(&sc, 0, sizeof sc);
-    int started = 0;
 
     /* Room for one row per line of this piece. */
     size_t newlines = count_newlines(p, end), lines = newlines + 1;
@@ -1077,8 +1223,11 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
     }
-    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0) goto done;
-    if (interner_reserve_arena(docs, (size_t)(end - p)) < 0) goto done;
+    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0 ||
+        interner_reserve_arena(docs, (size_t)(end - p)) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     size_t rows = self->qc.len + lines;
     if (column_reserve(&self->qc, rows) < 0 || column_reserve(&self->dc, rows) < 0 ||
         column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0 ||
@@ -1103,6 +1252,15 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     sc.other_line = self->other_line;
     pthread_mutex_init(&sc.mu, NULL);
     pthread_cond_init(&sc.cv, NULL);
+    /* Scanning and interning touch no Python object: the GIL is let go meanwhile, so that
+       another thread (`rankscope.table.many` evaluating the block before) runs on.  The
+       parser and its interners are marked busy till then (see wait_idle). */
+    int failed = 0;
+    self->busy++;
+    queries->busy++;
+    docs->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    int started = 0;
     pthread_t worker;
     if (pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
         scan_lines(&sc); /* no thread: scan here first */
@@ -1118,13 +1276,10 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
             /* keep a prefetch distance behind the scanner unless it has finished */
             size_t upto = finished ? ready : (ready > used + 16 ? ready - 16 : used);
             if (upto > used) {
-                if (intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
-                                   &self->dc, &self->vc, &self->lc,
-                                   self->is_run ? &self->rc : NULL) < 0) {
-                    if (started) pthread_join(worker, NULL);
-                    started = 0;
-                    goto done;
-                }
+                failed = intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
+                                        &self->dc, &self->vc, &self->lc,
+                                        self->is_run ? &self->rc : NULL);
+                if (failed) break;
                 used = upto;
                 continue;
             }
@@ -1139,7 +1294,14 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         pthread_mutex_unlock(&sc.mu);
     }
     if (started) pthread_join(worker, NULL);
-    started = 0;
+    Py_END_ALLOW_THREADS
+    self->busy--;
+    queries->busy--;
+    docs->busy--;
+    if (failed) {
+        raised(failed);
+        goto done;
+    }
     self->line = sc.last_line;
     self->newlines += (long long)newlines;
     if (sc.err_line) {
@@ -1173,6 +1335,7 @@ done:
 }
 
 static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
     PyObject *qb = column_take(&self->qc), *db = column_take(&self->dc);
     PyObject *vb = column_take(&self->vc), *lb = column_take(&self->lc);
     if (!qb || !db || !vb || !lb) {
@@ -1216,9 +1379,11 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "negative reservation");
         return NULL;
     }
+    wait_idle3(&self->busy, &self->docs->busy, &self->docs->busy);
     size_t need = self->qc.len + (size_t)rows;
-    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0 ||
-        column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
+    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0)
+        return PyErr_NoMemory();
+    if (column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
         column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0 ||
         (self->is_run && column_reserve(&self->rc, need) < 0))
         return NULL;
@@ -1226,10 +1391,12 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
 }
 
 static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
     return PyLong_FromSize_t(self->qc.len);
 }
 
 static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
     return PyLong_FromLongLong(self->newlines);
 }
 
@@ -1243,13 +1410,22 @@ static PyMethodDef Parser_methods[] = {
      "feed(buffer, final) -> bytes consumed (whole lines unless final), or "
      "(None, line, kind, detail) on bad input"},
     {"result", (PyCFunction)Parser_result, METH_NOARGS,
-     "(query, doc, value, line[, tag, rank, fields, tags]) as bytes: int32, int32, float64 "
-     "or int64, int32 (a run: its tag, float64 ranks, {field count: (lines, first line)}, "
+     "(query, doc, value, line[, tag, rank, fields, tags]) as read-only Buffers: int32, "
+     "int32, float64 or int64, int32 (a run: its tag, float64 ranks, {field count: (lines, "
+     "first line)}, "
      "(first tag, first line of another tag or 0, that tag))"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject ParserType = {PyVarObject_HEAD_INIT(NULL, 0)};  /* filled by add_type */
+
+/* The per-document stamps of first_duplicate, kept from one call to the next (under the
+   GIL) up to STAMPS_KEPT documents: a run read block by block checks every block, and fresh
+   stamps each time had the kernel fault in and zero them (3k page faults a block, most of
+   the check's time). */
+static int32_t *kept_stamps;
+static size_t kept_stamps_len;
+#define STAMPS_KEPT ((size_t)16 << 20)
 
 /* first_duplicate(query, doc, num_queries, num_docs): the first row j (in input order)
    whose (query, doc) pair already appeared at an earlier row i, as (i, j); None if every
@@ -1263,11 +1439,19 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
     Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
     const int32_t *q = qb.buf, *d = db.buf;
     int64_t *start = calloc((size_t)nq + 1, sizeof(int64_t));
-    int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    int32_t *stamp = malloc((size_t)(nd ? nd : 1) * sizeof(int32_t));
-    int64_t *where = malloc((size_t)(nd ? nd : 1) * sizeof(int64_t));
+    int64_t *rows = NULL, *where = NULL;  /* (only where the rows are not grouped) */
+    size_t want = (size_t)(nd ? nd : 1);
+    if (kept_stamps && kept_stamps_len < want) {
+        free(kept_stamps);
+        kept_stamps = NULL;
+    }
+    if (!kept_stamps) {
+        kept_stamps = malloc(want * sizeof(int32_t));
+        kept_stamps_len = kept_stamps ? want : 0;
+    }
+    int32_t *stamp = kept_stamps;
     int64_t best_i = -1, best_j = -1;
-    if (!start || !rows || !stamp || !where) { PyErr_NoMemory(); goto done; }
+    if (!start || !stamp) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t k = 0; k < n; k++) {
         if (q[k] < 0 || q[k] >= nq || d[k] < 0 || d[k] >= nd) {
             PyErr_SetString(PyExc_IndexError, "code out of range");
@@ -1289,16 +1473,25 @@ static PyObject *py_first_duplicate(PyObject *self, PyObject *args) {
         if (grouped) {
             for (Py_ssize_t c = 0; c < nd; c++) stamp[c] = -1;
             int32_t stretch = 0;
+            Py_ssize_t head = 0;  /* the first row of the stretch */
             for (Py_ssize_t k = 0; k < n; k++) {
-                if (k && q[k] != q[k - 1]) stretch++;
+                if (k && q[k] != q[k - 1]) { stretch++; head = k; }
                 int32_t doc = d[k];
-                if (stamp[doc] == stretch) { best_i = where[doc]; best_j = k; break; }
+                if (stamp[doc] == stretch) {  /* the earlier row: found again in the stretch */
+                    Py_ssize_t i = head;
+                    while (d[i] != doc) i++;
+                    best_i = i;
+                    best_j = k;
+                    break;
+                }
                 stamp[doc] = stretch;
-                where[doc] = k;
             }
             goto found;
         }
     }
+    rows = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    where = malloc(want * sizeof(int64_t));
+    if (!rows || !where) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t c = 0; c < nq; c++) start[c + 1] += start[c];
     {
         int64_t *fill = malloc((size_t)(nq ? nq : 1) * sizeof(int64_t));
@@ -1330,8 +1523,12 @@ found:
 done:
     free(start);
     free(rows);
-    free(stamp);
     free(where);
+    if (kept_stamps_len > STAMPS_KEPT) {  /* (a run read whole: not kept) */
+        free(kept_stamps);
+        kept_stamps = NULL;
+        kept_stamps_len = 0;
+    }
     PyBuffer_Release(&qb);
     PyBuffer_Release(&db);
     return result;
@@ -1385,7 +1582,10 @@ PyMODINIT_FUNC PyInit__trecio(void) {
                  "Interns byte-string ids into dense int32 codes.") < 0 ||
         add_type(m, &ParserType, "rankscope.model._trecio.Parser", sizeof(Parser),
                  (initproc)Parser_init, (destructor)Parser_dealloc, Parser_methods,
-                 "Incremental TREC qrels/run parser into interned columns.") < 0) {
+                 "Incremental TREC qrels/run parser into interned columns.") < 0 ||
+        add_type(m, &BufferType, "rankscope.model._trecio.Buffer", sizeof(Buffer), NULL,
+                 (destructor)Buffer_dealloc, NULL,
+                 "A parsed column's memory, read-only (numpy.frombuffer reads it).") < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -22,8 +22,9 @@ import io
 import math
 import os
 import sys
+import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -261,7 +262,12 @@ def _grown(buf: bytearray, view: memoryview) -> memoryview:
 
 
 def _fed(parser, data, final: bool, source: str, is_run: bool, first_line: int = 1) -> int:
-    used = parser.feed(data, final)
+    return _checked(parser.feed(data, final), source, is_run, first_line)
+
+
+def _checked(used: int | tuple, source: str, is_run: bool, first_line: int) -> int:
+    """What the compiled parser's ``feed`` gave: the bytes it consumed, or the error its
+    tuple describes raised."""
     if isinstance(used, tuple):
         kind = used[2].replace("fields", "fields6" if is_run else "fields4")
         raise _error(source, used[1] + first_line - 1, kind, used[3])
@@ -495,16 +501,51 @@ def _native_parse(
     """Columns from the compiled parser, for input already in memory: a whole file, or
     lines of one (``at``); and the newlines of the text (the parser counts them once, as it
     sizes its columns)."""
+    return _native_parsing(data, source, queries, docs, is_run, at)()
+
+
+def _native_parsing(
+    data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines,
+    ahead: bool = False,
+) -> Callable[[], tuple]:  # fmt: skip
+    """`_native_parse` in two steps: the parse begun, and the function that gives its
+    result.  ``ahead``: the compiled parser scans and interns the text in another thread
+    meanwhile (it lets the GIL go: the caller runs on, and must leave ``data``,
+    ``queries`` and ``docs`` alone until the result is asked for)."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     parser = fast.Parser(queries.native, docs.native, is_run)
     start = text_start(data, source) if at.at_start else 0
-    with memoryview(data) as view:
-        _fed(parser, view[start:], True, source, is_run, at.first)
-    columns = _columns(parser, is_run)
-    if at.first != 1:
-        columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
-    return columns, parser.newlines()  # (a byte-order mark skipped holds none)
+    view = memoryview(data)
+    fed: list = []  # what feed gave (bytes consumed or an error tuple), or what it raised
+
+    def feed() -> None:
+        try:
+            fed.append(parser.feed(view[start:], True))
+        except BaseException as e:  # (memory): raised where the result is asked for
+            fed.append(e)
+
+    feeding = threading.Thread(target=feed, name="rankscope-reader") if ahead else None
+    if feeding is not None:
+        feeding.start()
+
+    def result() -> tuple:
+        try:
+            if feeding is None:
+                feed()
+            else:
+                feeding.join()
+        finally:
+            view.release()
+        if isinstance(fed[0], BaseException):
+            raise fed[0]
+        _checked(fed[0], source, is_run, at.first)
+        columns = _columns(parser, is_run)
+        if at.first != 1:
+            columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
+        return columns, parser.newlines()  # (a byte-order mark skipped holds none)
+
+    return result
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
@@ -616,21 +657,31 @@ def _tagged_run(
 
 
 def read_run_block(
-    data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines
-) -> tuple[tuple[Run, Suspicions] | None, int]:
+    data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
+    ahead: bool = False,
+) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, and their `Suspicions` (the
     caller adds up the blocks' and warns), or None when the block holds no ranked document
     (only comments or blank lines); and the block's newlines.  Documents repeated within a
-    query are kept (`resolve_duplicates` is the caller's).  Needs the compiled reader."""
+    query are kept (`resolve_duplicates` is the caller's).  Needs the compiled reader.
+
+    In two steps: the reading begun, and the function giving its result (a bad line
+    raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
+    go (`_native_parsing`): the caller evaluates the block before while this one is read."""
     assert _native_for(queries, docs) is not None
-    (*columns, shape), newlines = _native_parse(data, source, queries, docs, True, at)
-    if len(columns[0]) == 0:
-        return None, newlines
-    q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
-    before = at.first - 1
-    found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
-    return (_tagged_run(None, source, queries, docs, tuple(columns)), found), newlines
+    parsed = _native_parsing(data, source, queries, docs, True, at, ahead)
+
+    def result() -> tuple[tuple[Run, Suspicions] | None, int]:
+        (*columns, shape), newlines = parsed()
+        if len(columns[0]) == 0:
+            return None, newlines
+        q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
+        before = at.first - 1
+        found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
+        return (_tagged_run(None, source, queries, docs, tuple(columns)), found), newlines
+
+    return result
 
 
 def rank_ordered(

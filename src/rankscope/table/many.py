@@ -275,15 +275,16 @@ def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
 
 
 def _read_block(
-    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int
-) -> tuple[tuple[Run, Suspicions] | None, int]:
+    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False
+) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
-    ``first_line``."""
+    ``first_line``: begun (in another thread when ``ahead``), and the function giving its
+    result."""
     judgments = task.judgments
     # room for the ids of a block of ~32-byte lines: one table size for every block
     docs = judgments.docs.scoped(room=task.block_bytes // 32)
     at = Lines(first_line, at_start=block.start == 0)
-    return read_run_block(data, block.source, judgments.queries.scoped(), docs, at)
+    return read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
 
 
 def _judge_block(task: _Task, run: Run) -> BlockResult:
@@ -302,30 +303,73 @@ def _ranked_codes(q: np.ndarray) -> np.ndarray:
 def _evaluate_block(task: _Task, index: int, block: RunBlock) -> _BlockOutcome:
     """Read, judge and evaluate one block of run ``index``, its lines numbered as if it
     started the file (the true numbers are known only to the caller)."""
-    ranked: list[str] = []
-    result, failed, lines, found = None, None, 0, None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            data = task.scratch.text(block)
-        except OSError:
-            failed = "read"
-        else:
+    work = _BlockWork(task, index, block)
+    work.read()
+    return work.finish()
+
+
+class _BlockWork:
+    """`_evaluate_block` in its three steps, so that `_outcomes` in one process parses a
+    block's text while the block before it is judged and evaluated (the compiled reader
+    lets the GIL go: on two cores the two overlap, where one idled during each block's
+    Python part): begun (its text read, its parsing started, in another thread when
+    ``ahead``), `read` (waits for the parse: the block's rows), `finish` (its outcome).
+    Each step's warnings are caught apart, in this thread, and told in the steps' order."""
+
+    def __init__(self, task: _Task, index: int, block: RunBlock, ahead: bool = False) -> None:
+        self.task, self.index, self.block = task, index, block
+        self.caught: list[Warning] = []
+        self.failed: str | None = None  # as `_BlockOutcome.failed`
+        self.parsed: Callable[[], tuple[tuple[Run, Suspicions] | None, int]] | None = None
+        self.data: memoryview | None = None
+        self.rows: tuple[Run, Suspicions] | None = None
+        self.lines = 0
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             try:
-                with data:
-                    read, lines = _read_block(task, block, data, 1)
-            except RankscopeError:
-                failed = "read"
+                self.data = task.scratch.text(block)
+            except OSError:
+                self.failed = "read"
             else:
-                if read is not None:
-                    run, found = read
-                    ranked = run.queries.strings_of(_ranked_codes(run.query))
-                    try:
-                        result = _judge_block(task, run)
-                    except RankscopeError:
-                        failed = "later"
-    bare = dataclasses.replace(block, data=None)
-    return _BlockOutcome(index, bare, lines, ranked, result, _told(caught), failed, found)
+                try:
+                    self.parsed = _read_block(task, block, self.data, 1, ahead)
+                except RankscopeError:
+                    self.failed = "read"
+                    self.data.release()
+        self.caught += _told(caught)
+
+    def read(self) -> None:
+        """Wait for the block's rows (its text is then free for the next block's)."""
+        if self.parsed is None:
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                with self.data:  # type: ignore[union-attr]
+                    self.rows, self.lines = self.parsed()
+            except RankscopeError:
+                self.failed = "read"
+        self.parsed = self.data = None
+        self.caught += _told(caught)
+
+    def finish(self) -> _BlockOutcome:
+        """The block's rows judged and evaluated (`read` first)."""
+        ranked: list[str] = []
+        result, found = None, None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if self.rows is not None:
+                (run, found), self.rows = self.rows, None  # (the block's memory not held on)
+                ranked = run.queries.strings_of(_ranked_codes(run.query))
+                try:
+                    result = _judge_block(self.task, run)
+                except RankscopeError:
+                    self.failed = "later"
+        told = self.caught + _told(caught)
+        bare = dataclasses.replace(self.block, data=None)
+        return _BlockOutcome(
+            self.index, bare, self.lines, ranked, result, told, self.failed, found
+        )  # fmt: skip
 
 
 class _Assembly:
@@ -408,7 +452,7 @@ class _Assembly:
             warnings.simplefilter("ignore")
             try:
                 data = block.text()
-                read, _ = _read_block(task, block, data, first_line)
+                read, _ = _read_block(task, block, data, first_line)()
                 if read is not None:
                     _judge_block(task, read[0])
             except OSError as e:
@@ -608,11 +652,37 @@ def _workers(size: int, jobs: int | None) -> int:
     return jobs
 
 
+def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
+    """Each piece's outcome, evaluated in this process in the pieces' order: a block's text
+    parsed (without the GIL, `_BlockWork`) while the block before it is judged and
+    evaluated."""
+    assert _TASK is not None
+    task = _TASK
+    work: _BlockWork | None = None  # a block being parsed, not yet evaluated
+    try:
+        for piece in pieces:
+            done, work = work, None
+            if done is not None:
+                done.read()  # (its text read: the buffer is the next block's)
+            if piece.block is not None:
+                work = _BlockWork(task, piece.run, piece.block, ahead=True)
+            if done is not None:
+                yield done.finish()
+            if piece.block is None:
+                yield _evaluate_piece(piece)
+        done, work = work, None
+        if done is not None:
+            done.read()
+            yield done.finish()
+    finally:
+        if work is not None:  # abandoned (an error, or the caller stopped): its parse
+            work.read()  # waited for
+
+
 def _outcomes(pieces: Iterator[_Piece], workers: int) -> Iterator[_Outcome | _BlockOutcome]:
     """Each piece's outcome, in the pieces' order."""
     if workers == 1:
-        for piece in pieces:
-            yield _evaluate_piece(piece)
+        yield from _outcomes_here(pieces)
         return
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
