@@ -163,8 +163,14 @@ def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 10_000):
     return rankings, relevant
 
 
+def _numpy(monkeypatch) -> None:
+    """numpy's programme (`kernels._TeamDraft`, which parks pairs), the compiled one aside."""
+    monkeypatch.setattr(kernels, "_offline", None)
+
+
 def _round_by_round(monkeypatch) -> None:
-    """Every round run by the programme: no pair ever parked."""
+    """Every round run by numpy's programme: no pair ever parked."""
+    _numpy(monkeypatch)
     monkeypatch.setattr(kernels, "_constant", lambda base: False)
 
 
@@ -173,6 +179,7 @@ def _round_by_round(monkeypatch) -> None:
 def test_skipping_quiet_rounds_changes_no_bit(seed, max_states, monkeypatch):
     rankings, relevant = _collection(seed)
     pairs = query_pairs(rankings, relevant, "uniform")
+    _numpy(monkeypatch)
     parked = []
     add = kernels._Parked.add
     monkeypatch.setattr(
@@ -192,6 +199,7 @@ def test_skipping_quiet_rounds_changes_no_bit_when_shared_documents_abound(monke
     rankings, relevant = _collection(5)
     pairs = query_pairs(rankings, relevant, "uniform")
     monkeypatch.setattr(kernels, "_SHARED", 0)
+    _numpy(monkeypatch)
     fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
     _round_by_round(monkeypatch)
     slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
@@ -202,6 +210,7 @@ def test_skipping_quiet_rounds_changes_no_bit_pair_by_pair(monkeypatch):
     # the one-pair batch (offline_interleaving_preference) and the matrix of one query
     rankings, relevant = _collection(4, queries=2, runs=5)
     runs, judged = rankings[1], set(relevant[1].tolist())
+    _numpy(monkeypatch)
     fast = [offline_interleaving_preference(a, b, judged) for a in runs for b in runs]
     matrix = interleaving_matrix(runs, judged)
     _round_by_round(monkeypatch)
@@ -222,6 +231,7 @@ def test_skipping_quiet_rounds_changes_no_bit_on_random_rankings(runs, relevant)
     pairs = query_pairs(rankings, codes, "uniform")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(kernels, "_LOUD", 1.0)  # parking tried however many documents are shared
+        _numpy(patch)
         fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
     with pytest.MonkeyPatch.context() as patch:
         _round_by_round(patch)

@@ -51,9 +51,17 @@ have played those rounds.  On 100 independent runs this leaves one round in five
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
+
+_offline: ModuleType | None
+try:  # an optional compiled extension: absent, numpy's programme does the work
+    from . import _offline  # type: ignore[no-redef]
+except ImportError:
+    _offline = None
 
 #: 0-based rank standing for "not in this ranking": beyond every real rank.
 ABSENT = np.int64(1) << np.int64(40)
@@ -634,8 +642,37 @@ def team_draft_values(
 ) -> np.ndarray:  # fmt: skip
     """I(a, b) under team-draft interleaving for every pair of ``batch``, exact over the coin
     flips; NaN for a pair whose programme would expand more than ``max_states`` states
-    (``total_relevant[k]``: relevant documents in pair k's union)."""
-    return _TeamDraft(batch, truncate).run(total_relevant, max_states)
+    (``total_relevant[k]``: relevant documents in pair k's union).  The compiled programme
+    (`compiled`) when it is built, else numpy's: the same values to the last bit."""
+    module = compiled()
+    if module is None:
+        return _TeamDraft(batch, truncate).run(total_relevant, max_states)
+    value = np.empty(batch.first.size)
+    if value.size == 0:
+        return value
+    browsing = _Browsing(batch.base, batch.depth)
+    flat = [
+        np.ascontiguousarray(a, dtype=np.int64).ravel()
+        for a in (batch.docs, batch.length, batch.rank, batch.column)
+    ]
+    module.team_draft(
+        flat[0], batch.docs.shape[1], flat[1], flat[2], batch.rank.shape[1], flat[3],
+        np.ascontiguousarray(batch.relevant, dtype=bool).view(np.uint8),
+        *(np.ascontiguousarray(a, dtype=np.int64) for a in (batch.first, batch.second,
+                                                           batch.depth)),
+        browsing.base, browsing.cumulative, np.ascontiguousarray(total_relevant, dtype=np.int64),
+        truncate, -1 if max_states is None else max_states, _constant(batch.base), value,
+    )  # fmt: skip
+    return value
+
+
+def compiled() -> ModuleType | None:
+    """The compiled team-draft programme (``_offline.c``), or None when it is not built or
+    ``RANKSCOPE_PURE_PYTHON`` is set (then numpy's `_TeamDraft` runs, as the reader falls
+    back to its pure-Python twin)."""
+    if os.environ.get("RANKSCOPE_PURE_PYTHON"):
+        return None
+    return _offline
 
 
 # --------------------------------------------------------------------------------------
