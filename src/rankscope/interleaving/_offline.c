@@ -409,7 +409,77 @@ static int64_t quiet(const Batch *b, const int32_t *mark, const State *s, int64_
     return ahead;
 }
 
+/* Park pair p's states s[0..count) for `ahead` quiet rounds: each round's amount (their
+ * amounts summed in their order) added `ahead` times, the states moved as many rounds on
+ * into `to`. */
+static int park(const Batch *b, const State *s, int64_t count, int64_t ahead, double *value,
+                Buffer *to) {
+    int64_t p = s[0].pair;
+    double drift = 0.0;
+    for (int64_t k = 0; k < count; k++) {
+        int64_t d = s[k].diff;
+        double w1 = weight(b, p, s[k].n + 1), w2 = weight(b, p, s[k].n + 2);
+        drift += s[k].prob * (0.5 * w1 * (double)(sign(d) + sign(d)) + w2 * (double)sign(d));
+    }
+    for (int64_t k = 0; k < ahead; k++) *value += drift;
+    if (reserve(to, count)) return -1;
+    for (int64_t k = 0; k < count; k++) {
+        State x = s[k];
+        x.i += ahead;
+        x.j += ahead;
+        x.n += 2 * ahead;
+        to->states[to->size++] = x;
+    }
+    return 0;
+}
+
+/* Merge the states of each pair of buf (grouped by pair) in place. */
+static int merge_all(Buffer *buf, Buffer *tmp, Scratch *w) {
+    tmp->size = 0;
+    if (reserve(tmp, buf->size)) return -1;
+    int64_t kept = 0;
+    for (int64_t start = 0; start < buf->size;) {
+        int64_t p = buf->states[start].pair, stop = start + 1;
+        while (stop < buf->size && buf->states[stop].pair == p) stop++;
+        if (scratch_for(w, stop - start)) return -1;
+        int64_t left = merge_pair(buf->states + start, tmp->states, w->probs, stop - start);
+        memmove(buf->states + kept, buf->states + start, (size_t)left * sizeof(State));
+        kept += left;
+        start = stop;
+    }
+    buf->size = kept;
+    return 0;
+}
+
+/* Append buf's groups of states to cur, each sorted when a merge happened since it left
+ * (stamp) and it has several. */
+static int rejoin(Buffer *cur, Buffer *buf, const int64_t *stamp, int64_t merges,
+                  Scratch *w) {
+    if (reserve(cur, buf->size)) return -1;
+    for (int64_t start = 0; start < buf->size;) {
+        int64_t p = buf->states[start].pair, stop = start + 1;
+        while (stop < buf->size && buf->states[stop].pair == p) stop++;
+        int64_t count = stop - start;
+        memcpy(cur->states + cur->size, buf->states + start, (size_t)count * sizeof(State));
+        if (stamp && stamp[p] != merges && count > 1) {
+            if (scratch_for(w, count)) return -1;
+            sort_states(cur->states + cur->size, w->states, count);
+        }
+        cur->size += count;
+        start = stop;
+    }
+    buf->size = 0;
+    return 0;
+}
+
 /* The programme: returns 0, or -1 when memory ran out.
+ *
+ * Most pairs never split: their one state evolves whatever the others do (a merge leaves
+ * one state as it is), so each such pair is played alone, start to end, while its data is
+ * in the cache; a pair enters the rounds played for all pairs together only when a round
+ * splits its state, with the states that round made.  The rounds together then take the
+ * lone pairs' states into account (one per pair and round until it ends or splits) when
+ * they decide to merge, as the numpy programme counts them.
  *
  * With a constant browsing model and lists not truncated, a pair all of whose states have
  * L >= 2 quiet rounds ahead (`quiet`) is parked: each of those rounds would add the same
@@ -421,45 +491,68 @@ static int run(const Batch *b, int64_t slots, int64_t npairs, int64_t max_states
                int parking, double *value) {
     Buffer cur = {0}, next = {0};
     Scratch w = {0};
-    int64_t ring = b->width + 2;  /* a pair is parked fewer rounds than its rankings' length */
+    /* a state lives fewer rounds than its list has positions, and a list fewer than both
+     * rankings' lengths; a pair is parked fewer rounds than its rankings' length */
+    int64_t rounds = 2 * b->width + 4, ring = b->width + 2;
     Buffer *parked = calloc((size_t)ring, sizeof(Buffer));
+    Buffer *enter = calloc((size_t)(rounds + 1), sizeof(Buffer));
+    int64_t *single = calloc((size_t)(rounds + 1), sizeof(int64_t));
     int64_t *expanded = calloc((size_t)(npairs ? npairs : 1), sizeof(int64_t));
     int64_t *stamp = calloc((size_t)(npairs ? npairs : 1), sizeof(int64_t));
     uint8_t *given_up = calloc((size_t)(npairs ? npairs : 1), 1);
     parking = parking && b->width < INT32_MAX;  /* the marks are 32-bit ranks */
     int32_t *mark = parking ? marks(b, slots) : NULL;
     int status = -1;
-    if (!parked || !expanded || !stamp || !given_up || (parking && !mark) ||
-        reserve(&cur, npairs))
+    if (!parked || !enter || !single || !expanded || !stamp || !given_up ||
+        (parking && !mark) || scratch_for(&w, 1))
         goto out;
+    /* each pair alone while it has one state: single[r], how many of them after round r */
+    int64_t last = 0;  /* the round after the last at which a pair enters */
     for (int64_t p = 0; p < npairs; p++) {
+        State x = {p, 0, 0, 0, 0, 0, 1.0}, made[2];
         value[p] = 0.0;
-        State x = {p, 0, 0, 0, 0, 0, 1.0};
         normalise(b, &x);
-        cur.states[p] = x;
-    }
-    cur.size = npairs;
-    int64_t merged = npairs, merges = 0, waiting = 0;
-    for (int64_t step = 0; cur.size || waiting; step++) {
-        Buffer *back = &parked[step % ring];
-        if (back->size) {  /* the pairs due back this round */
-            if (reserve(&cur, back->size)) goto out;
-            for (int64_t start = 0; start < back->size;) {
-                int64_t p = back->states[start].pair, stop = start + 1;
-                while (stop < back->size && back->states[stop].pair == p) stop++;
-                int64_t count = stop - start;
-                memcpy(cur.states + cur.size, back->states + start,
-                       (size_t)count * sizeof(State));
-                if (stamp[p] != merges && count > 1) {
-                    if (scratch_for(&w, count)) goto out;
-                    sort_states(cur.states + cur.size, w.states, count);
-                }
-                cur.size += count;
-                start = stop;
+        int64_t r = 0;
+        for (;;) {
+            if (max_states >= 0 && r + 1 > max_states) {
+                given_up[p] = 1;
+                break;
             }
-            waiting -= back->size;
-            back->size = 0;
+            int64_t ahead = parking ? quiet(b, mark, &x, 1) : 0;
+            if (ahead >= 2 && max_states >= 0 && max_states - r < ahead) ahead = max_states - r;
+            if (ahead >= 2) {
+                Buffer one = {made, 0, 1};
+                park(b, &x, 1, ahead, &value[p], &one);
+                x = made[0];
+                r += ahead;
+                continue;
+            }
+            int64_t count = round_pair(b, &x, 1, &value[p], made, &w);
+            if (count == 1) {
+                x = made[0];
+                r++;
+                continue;
+            }
+            if (count > 1) {  /* split: the pair goes on with the others from round r + 1 */
+                Buffer *to = &enter[r + 1];
+                if (reserve(to, count)) goto out;
+                memcpy(to->states + to->size, made, (size_t)count * sizeof(State));
+                to->size += count;
+                expanded[p] = r + 1;
+                if (r + 2 > last) last = r + 2;
+            }
+            break;
         }
+        single[0] += 1;
+        single[r] -= 1;
+    }
+    for (int64_t r = 1; r <= rounds; r++) single[r] += single[r - 1];
+    int64_t merged = npairs, merges = 0, waiting = 0;
+    for (int64_t step = 0; step < rounds && (cur.size || waiting || step < last); step++) {
+        Buffer *back = &parked[step % ring];
+        waiting -= back->size;
+        if (rejoin(&cur, back, stamp, merges, &w) || rejoin(&cur, &enter[step], NULL, 0, &w))
+            goto out;
         next.size = 0;
         for (int64_t start = 0; start < cur.size;) {
             int64_t p = cur.states[start].pair, stop = start + 1;
@@ -478,24 +571,9 @@ static int run(const Batch *b, int64_t slots, int64_t npairs, int64_t max_states
                 if (most < ahead) ahead = most;
             }
             if (ahead >= 2) {
-                double drift = 0.0;
-                for (int64_t k = 0; k < count; k++) {
-                    int64_t d = s[k].diff;
-                    double w1 = weight(b, p, s[k].n + 1), w2 = weight(b, p, s[k].n + 2);
-                    drift += s[k].prob * (0.5 * w1 * (double)(sign(d) + sign(d)) +
-                                          w2 * (double)sign(d));
-                }
-                for (int64_t k = 0; k < ahead; k++) value[p] += drift;
+                if (park(b, s, count, ahead, &value[p], &parked[(step + ahead) % ring]))
+                    goto out;
                 if (max_states >= 0) expanded[p] += count * (ahead - 1);
-                Buffer *to = &parked[(step + ahead) % ring];
-                if (reserve(to, count)) goto out;
-                for (int64_t k = 0; k < count; k++) {
-                    State x = s[k];
-                    x.i += ahead;
-                    x.j += ahead;
-                    x.n += 2 * ahead;
-                    to->states[to->size++] = x;
-                }
                 stamp[p] = merges;
                 waiting += count;
                 continue;
@@ -506,26 +584,12 @@ static int run(const Batch *b, int64_t slots, int64_t npairs, int64_t max_states
         Buffer swap = cur;
         cur = next;
         next = swap;
-        /* merging waits until the splits have added a quarter more states */
-        if ((double)(cur.size + waiting) > 1.25 * (double)merged) {
-            if (cur.size >= 2) {
-                next.size = 0;  /* the sort's scratch */
-                if (reserve(&next, cur.size)) goto out;
-                int64_t kept = 0;
-                for (int64_t start = 0; start < cur.size;) {
-                    int64_t p = cur.states[start].pair, stop = start + 1;
-                    while (stop < cur.size && cur.states[stop].pair == p) stop++;
-                    if (scratch_for(&w, stop - start)) goto out;
-                    int64_t left = merge_pair(cur.states + start, next.states, w.probs,
-                                              stop - start);
-                    memmove(cur.states + kept, cur.states + start,
-                            (size_t)left * sizeof(State));
-                    kept += left;
-                    start = stop;
-                }
-                cur.size = kept;
-            }
-            merged = cur.size + waiting;
+        /* merging waits until the splits have added a quarter more states (the lone
+         * pairs' and those entering next round count) */
+        Buffer *coming = &enter[step + 1];
+        if ((double)(cur.size + waiting + single[step] + coming->size) > 1.25 * (double)merged) {
+            if (merge_all(&cur, &next, &w) || merge_all(coming, &next, &w)) goto out;
+            merged = cur.size + waiting + single[step] + coming->size;
             merges++;
         }
     }
@@ -541,7 +605,11 @@ out:
     free(w.probs);
     if (parked)
         for (int64_t k = 0; k < ring; k++) free(parked[k].states);
+    if (enter)
+        for (int64_t k = 0; k <= rounds; k++) free(enter[k].states);
     free(parked);
+    free(enter);
+    free(single);
     free(mark);
     free(expanded);
     free(stamp);

@@ -933,10 +933,11 @@ def _overlaps(
     """Per run, its distinct documents and relevant documents; per pair of runs, the
     documents and relevant documents both hold (runs x runs).  The pair counts are a
     product of 0/1 matrices restricted to the documents two runs or more hold: exact in
-    floating point (sums of ones), and small when the runs share little."""
+    floating point (sums of ones), and small when the runs share little.  A run holds a
+    document once, so its occurrences are the distinct (run, document) pairs, in no order
+    the counts depend on."""
     size = rel.size
-    held = np.unique(run_of * size + local)  # distinct (run, document)
-    run, doc = held // max(size, 1), held % max(size, 1)
+    run, doc = run_of, local
     counts = np.bincount(run, minlength=nruns)
     rel_counts = np.bincount(run[rel[doc]], minlength=nruns)
     holders = np.bincount(doc, minlength=size)
