@@ -146,6 +146,7 @@ def test_every_variant_of_the_matrix_is_numpys(runs, relevant, method, browsing,
     ["OI", "OI(browsing=dcg)", "OI(rel=2)", "OI(interleaving=balanced)",
      "OI(interleaving=balanced,browsing=dcg)"],
 )  # fmt: skip
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")  # runs ranking nothing
 def test_preferences_are_numpys(spec, monkeypatch, tmp_path):
     rankings, relevant = _collection(3, 5, 4, 200, 60, 0.08)
     qrels = tmp_path / "qrels"

@@ -472,6 +472,115 @@ static int rejoin(Buffer *cur, Buffer *buf, const int64_t *stamp, int64_t merges
     return 0;
 }
 
+/* Has round r more states (those of the lone pairs, of the pairs entering next, and of
+ * the pairs that split played so far) than a merge waits for? */
+static inline int merges_at(int64_t r, const int64_t *count_at, const int64_t *single,
+                            const Buffer *enter, int64_t npairs) {
+    return (double)(single[r] + enter[r + 1].size + count_at[r]) > 1.25 * (double)npairs;
+}
+
+/* The pairs that split, each played alone from the round it splits at to its end, as if
+ * no merge ever happened (its states then evolve whatever the others do), counting the
+ * states of every round; returns 1 when indeed no round has a quarter more states than
+ * the batch has pairs (then no merge happens: the values are final), 0 when one has (then
+ * the values, expanded states and given-up marks of those pairs are as they were, for
+ * the rounds played together: known as soon as a round's count reaches it, since counts
+ * only grow as pairs are played), -1 when memory ran out. */
+static int solo(const Batch *b, int64_t npairs, int64_t max_states, int parking,
+                const int32_t *mark, int64_t rounds, const Buffer *enter,
+                const int64_t *single, int64_t *expanded, uint8_t *given_up, double *value,
+                Scratch *w) {
+    Buffer cur = {0}, next = {0}, one = {0};
+    int64_t *count_at = calloc((size_t)(rounds + 1), sizeof(int64_t));
+    double *saved = NULL;
+    int64_t *saved_expanded = NULL, splits = 0, at = 0, done = 0;
+    int status = -1;
+    for (int64_t r = 0; r <= rounds; r++) splits += enter[r].size;
+    saved = malloc((size_t)(splits ? splits : 1) * sizeof(double));
+    saved_expanded = malloc((size_t)(splits ? splits : 1) * sizeof(int64_t));
+    if (!count_at || !saved || !saved_expanded) goto out;
+    for (int64_t entry = 0; entry <= rounds; entry++) {
+        const Buffer *in = &enter[entry];
+        for (int64_t start = 0; start < in->size;) {
+            int64_t p = in->states[start].pair, stop = start + 1;
+            while (stop < in->size && in->states[stop].pair == p) stop++;
+            saved[at] = value[p];
+            saved_expanded[at++] = expanded[p];
+            done = at;
+            cur.size = 0;
+            if (reserve(&cur, stop - start)) goto out;
+            memcpy(cur.states, in->states + start, (size_t)(stop - start) * sizeof(State));
+            cur.size = stop - start;
+            start = stop;
+            for (int64_t r = entry; cur.size && r < rounds;) {
+                int64_t count = cur.size;
+                if (max_states >= 0) {
+                    expanded[p] += count;
+                    if (expanded[p] > max_states) {
+                        given_up[p] = 1;
+                        break;
+                    }
+                }
+                int64_t ahead = parking ? quiet(b, mark, cur.states, count) : 0;
+                if (ahead >= 2 && max_states >= 0) {
+                    int64_t most = (max_states - expanded[p]) / count + 1;
+                    if (most < ahead) ahead = most;
+                }
+                if (ahead >= 2 && r + ahead < rounds) {
+                    one.size = 0;
+                    if (park(b, cur.states, count, ahead, &value[p], &one)) goto out;
+                    Buffer swap = cur;
+                    cur = one;
+                    one = swap;
+                    if (max_states >= 0) expanded[p] += count * (ahead - 1);
+                    for (int64_t k = 0; k < ahead; k++) {
+                        count_at[r + k] += count;
+                        if (merges_at(r + k, count_at, single, enter, npairs)) goto merging;
+                    }
+                    r += ahead;
+                    continue;
+                }
+                next.size = 0;
+                if (reserve(&next, 2 * count) || scratch_for(w, count)) goto out;
+                next.size = round_pair(b, cur.states, count, &value[p], next.states, w);
+                count_at[r] += next.size;
+                if (merges_at(r, count_at, single, enter, npairs)) goto merging;
+                Buffer swap = cur;
+                cur = next;
+                next = swap;
+                r++;
+            }
+        }
+    }
+    status = 1;
+    goto out;
+merging:  /* a merge happens (the counts only grow): the rounds played together decide */
+    status = 0;
+    {
+        at = 0;
+        for (int64_t entry = 0; entry <= rounds; entry++) {
+            const Buffer *in = &enter[entry];
+            for (int64_t start = 0; start < in->size;) {
+                int64_t p = in->states[start].pair, stop = start + 1;
+                while (stop < in->size && in->states[stop].pair == p) stop++;
+                value[p] = saved[at];
+                expanded[p] = saved_expanded[at++];
+                given_up[p] = 0;
+                start = stop;
+                if (at == done) goto out;
+            }
+        }
+    }
+out:
+    free(cur.states);
+    free(next.states);
+    free(one.states);
+    free(count_at);
+    free(saved);
+    free(saved_expanded);
+    return status;
+}
+
 /* The programme: returns 0, or -1 when memory ran out.
  *
  * Most pairs never split: their one state evolves whatever the others do (a merge leaves
@@ -547,6 +656,10 @@ static int run(const Batch *b, int64_t slots, int64_t npairs, int64_t max_states
         single[r] -= 1;
     }
     for (int64_t r = 1; r <= rounds; r++) single[r] += single[r - 1];
+    int solved = solo(b, npairs, max_states, parking, mark, rounds, enter, single, expanded,
+                      given_up, value, &w);
+    if (solved < 0) goto out;
+    if (solved) last = 0;  /* no merge: the pairs that split are done too */
     int64_t merged = npairs, merges = 0, waiting = 0;
     for (int64_t step = 0; step < rounds && (cur.size || waiting || step < last); step++) {
         Buffer *back = &parked[step % ring];
