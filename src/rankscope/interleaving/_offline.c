@@ -421,7 +421,8 @@ static int park(const Batch *b, const State *s, int64_t count, int64_t ahead, do
         double w1 = weight(b, p, s[k].n + 1), w2 = weight(b, p, s[k].n + 2);
         drift += s[k].prob * (0.5 * w1 * (double)(sign(d) + sign(d)) + w2 * (double)sign(d));
     }
-    for (int64_t k = 0; k < ahead; k++) *value += drift;
+    if (drift != 0.0)  /* adding 0 changes no value (none is -0: it starts at +0) */
+        for (int64_t k = 0; k < ahead; k++) *value += drift;
     if (reserve(to, count)) return -1;
     for (int64_t k = 0; k < count; k++) {
         State x = s[k];
