@@ -47,6 +47,14 @@ such rounds ahead is *parked* for them (`_TeamDraft.park`): it leaves the arrays
 work on, its amount is added once per round as the rounds would add it (the same additions
 in the same order, so the same values to the last bit), and it comes back when the others
 have played those rounds.  On 100 independent runs this leaves one round in five to play.
+
+Compiled.  ``_offline.c`` runs the same programme in C when it is built (`compiled`; setup.py
+builds it where a compiler is found, else numpy's `_TeamDraft` runs): every pair of a batch
+in one call, the GIL released, its values the numpy programme's to the last bit (the same
+additions in the same order, merges at the same rounds; tests/test_oi_compiled.py compares
+the two).  As most pairs never split, their single state evolving whatever the others do, it
+plays each pair alone from start to end while its data is in the cache, and the rounds of all
+pairs together only when merges (decided by every pair's states) would change something.
 """
 
 from __future__ import annotations
