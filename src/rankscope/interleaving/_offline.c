@@ -212,6 +212,35 @@ static int scratch_for(Scratch *w, int64_t count) {
 
 enum { ENDED, ALONE, PLAIN, SPLIT };
 
+/* After the first picks w->states[0..m) (w->side: which ranking took): those with no second
+ * pick appended to out[o..] in order, then the others after taking it, in order (the same
+ * ranking again when `again`, a lone ranking going on; else the other, after a coin's
+ * first pick); their amounts summed and added to *value.  Returns the new end of out. */
+static int64_t second_picks(const Batch *b, const Scratch *w, int64_t m, int64_t na,
+                            int64_t nb, int again, State *out, int64_t o, double *value) {
+    int any = 0;
+    for (int64_t k = 0; k < m; k++) {
+        const State *x = &w->states[k];
+        int on = again ? (w->side[k] ? x->i < na : x->j < nb) : (x->i < na && x->j < nb);
+        if (on) {
+            any = 1;
+        } else {
+            out[o++] = *x;
+        }
+    }
+    if (!any) return o;
+    double t = 0.0;
+    for (int64_t k = 0; k < m; k++) {
+        State x = w->states[k];
+        int on = again ? (w->side[k] ? x.i < na : x.j < nb) : (x.i < na && x.j < nb);
+        if (!on) continue;
+        t += pick(b, &x, again ? w->side[k] : !w->side[k]);
+        out[o++] = x;
+    }
+    *value += t;
+    return o;
+}
+
 /* One round of pair p's states s[0..count) (every state of the pair, in order), appended
  * to out (room for 2 × count); returns how many states it made. */
 static int64_t round_pair(const Batch *b, const State *s, int64_t count, double *value,
@@ -264,25 +293,7 @@ static int64_t round_pair(const Batch *b, const State *s, int64_t count, double 
             w->side[m++] = (uint8_t)side;
         }
         *value += t;
-        int any_more = 0;
-        for (int64_t k = 0; k < m; k++) {
-            const State *x = &w->states[k];
-            if (w->side[k] ? x->i < na : x->j < nb) {
-                any_more = 1;
-            } else {
-                out[o++] = *x;
-            }
-        }
-        if (any_more) {
-            t = 0.0;
-            for (int64_t k = 0; k < m; k++) {
-                State x = w->states[k];
-                if (!(w->side[k] ? x.i < na : x.j < nb)) continue;
-                t += pick(b, &x, w->side[k]);
-                out[o++] = x;
-            }
-            *value += t;
-        }
+        o = second_picks(b, w, m, na, nb, 1, out, o, value);
     }
     if (any_plain) {
         t = 0.0;
@@ -321,25 +332,7 @@ static int64_t round_pair(const Batch *b, const State *s, int64_t count, double 
             }
         }
         *value += t;
-        int any_on = 0;
-        for (int64_t k = 0; k < m; k++) {
-            const State *x = &w->states[k];
-            if (x->i < na && x->j < nb) {
-                any_on = 1;
-            } else {
-                out[o++] = *x;
-            }
-        }
-        if (any_on) {
-            t = 0.0;
-            for (int64_t k = 0; k < m; k++) {
-                State x = w->states[k];
-                if (!(x.i < na && x.j < nb)) continue;
-                t += pick(b, &x, !w->side[k]);
-                out[o++] = x;
-            }
-            *value += t;
-        }
+        o = second_picks(b, w, m, na, nb, 0, out, o, value);
     }
     return o;
 }
