@@ -487,20 +487,21 @@ static int solo(const Batch *b, int64_t npairs, int64_t max_states, int parking,
     Buffer cur = {0}, next = {0}, one = {0};
     int64_t *count_at = calloc((size_t)(rounds + 1), sizeof(int64_t));
     double *saved = NULL;
-    int64_t *saved_expanded = NULL, splits = 0, at = 0, done = 0;
+    int64_t *saved_expanded = NULL, *saved_pair = NULL, splits = 0, at = 0;
     int status = -1;
     for (int64_t r = 0; r <= rounds; r++) splits += enter[r].size;
     saved = malloc((size_t)(splits ? splits : 1) * sizeof(double));
     saved_expanded = malloc((size_t)(splits ? splits : 1) * sizeof(int64_t));
-    if (!count_at || !saved || !saved_expanded) goto out;
+    saved_pair = malloc((size_t)(splits ? splits : 1) * sizeof(int64_t));
+    if (!count_at || !saved || !saved_expanded || !saved_pair) goto out;
     for (int64_t entry = 0; entry <= rounds; entry++) {
         const Buffer *in = &enter[entry];
         for (int64_t start = 0; start < in->size;) {
             int64_t p = in->states[start].pair, stop = start + 1;
             while (stop < in->size && in->states[stop].pair == p) stop++;
+            saved_pair[at] = p;
             saved[at] = value[p];
             saved_expanded[at++] = expanded[p];
-            done = at;
             cur.size = 0;
             if (reserve(&cur, stop - start)) goto out;
             memcpy(cur.states, in->states + start, (size_t)(stop - start) * sizeof(State));
@@ -550,20 +551,11 @@ static int solo(const Batch *b, int64_t npairs, int64_t max_states, int parking,
     goto out;
 merging:  /* a merge happens (the counts only grow): the rounds played together decide */
     status = 0;
-    {
-        at = 0;
-        for (int64_t entry = 0; entry <= rounds; entry++) {
-            const Buffer *in = &enter[entry];
-            for (int64_t start = 0; start < in->size;) {
-                int64_t p = in->states[start].pair, stop = start + 1;
-                while (stop < in->size && in->states[stop].pair == p) stop++;
-                value[p] = saved[at];
-                expanded[p] = saved_expanded[at++];
-                given_up[p] = 0;
-                start = stop;
-                if (at == done) goto out;
-            }
-        }
+    for (int64_t k = 0; k < at; k++) {
+        int64_t p = saved_pair[k];
+        value[p] = saved[k];
+        expanded[p] = saved_expanded[k];
+        given_up[p] = 0;
     }
 out:
     free(cur.states);
@@ -572,6 +564,7 @@ out:
     free(count_at);
     free(saved);
     free(saved_expanded);
+    free(saved_pair);
     return status;
 }
 
