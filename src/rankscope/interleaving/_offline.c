@@ -342,10 +342,12 @@ static int64_t round_pair(const Batch *b, const State *s, int64_t count, double 
  * relevant nor held by the other ranking, nor the next one held by it (the other's pointer
  * would not skip it).  The marks jump over the documents no other ranking holds. */
 static int64_t quiet_ahead(const Batch *b, const int64_t *docs, const int32_t *mark,
-                           int64_t i, int64_t n, int64_t other, int64_t other_length) {
+                           int64_t i, int64_t n, int64_t other, int64_t other_length,
+                           int64_t limit) {
     int64_t k = i;
     for (;;) {
         k = mark[k];
+        if (k - i > limit) return limit;  /* ranks i..k - 1 quiet: limit rounds at least */
         if (k >= n || b->relevant[docs[k]] || rank_in(b, docs[k], other) < other_length) break;
         k++;
     }
@@ -353,11 +355,18 @@ static int64_t quiet_ahead(const Batch *b, const int64_t *docs, const int32_t *m
     return k - i - held;
 }
 
+/* Parking pays when few documents can end a quiet stretch: at most this share of the
+ * rankings' documents relevant or held by two rankings (runs pooled from one track share
+ * most of theirs: every round of theirs would look for quiet rounds and find none). */
+#define LOUD 0.25
+
 /* mark[s · width + k]: the first rank >= k of ranking s whose document is relevant or held
- * by another ranking, or its length when none is (k itself from there on). */
-static int32_t *marks(const Batch *b, int64_t slots) {
+ * by another ranking, or its length when none is (k itself from there on); *loud: more of
+ * the documents than LOUD are. */
+static int32_t *marks(const Batch *b, int64_t slots, int *loud) {
     int32_t *mark = malloc((size_t)(slots * b->width) * sizeof(int32_t));
     if (!mark) return NULL;
+    int64_t held = 0, stops = 0;
     for (int64_t s = 0; s < slots; s++) {
         const int64_t *docs = b->docs + s * b->width;
         int32_t *row = mark + s * b->width;
@@ -365,10 +374,15 @@ static int32_t *marks(const Batch *b, int64_t slots) {
         for (int64_t k = n; k < b->width; k++) row[k] = (int32_t)k;
         int32_t next = (int32_t)n;
         for (int64_t k = n - 1; k >= 0; k--) {
-            if (b->relevant[docs[k]] || docs[k] < b->absent_row) next = (int32_t)k;
+            if (b->relevant[docs[k]] || docs[k] < b->absent_row) {
+                next = (int32_t)k;
+                stops++;
+            }
             row[k] = next;
         }
+        held += n;
     }
+    *loud = (double)stops > LOUD * (double)(held ? held : 1);
     return mark;
 }
 
@@ -384,20 +398,28 @@ static int64_t quiet(const Batch *b, const int32_t *mark, const State *s, int64_
     int64_t na = b->length[slot_a], nb = b->length[slot_b];
     int64_t col_a = b->column[slot_a], col_b = b->column[slot_b];
     const int64_t *docs_a = b->docs + slot_a * b->width, *docs_b = b->docs + slot_b * b->width;
+    const int32_t *mark_a = mark + slot_a * b->width, *mark_b = mark + slot_b * b->width;
     int64_t ahead = INT64_MAX;
-    for (int64_t k = 0; k < count; k++) {
-        const State *x = &s[k];
-        if (k && !(count == 2 ? (x->i != s[0].i || x->j != s[0].j || x->diff != s[0].diff)
-                              : before(&s[k - 1], x)))
-            return 0;
-        if (x->placed >= b->total_relevant[p] || x->n >= b->depth[p]) return 0;
-        int64_t most = (b->depth[p] - x->n) / 2;
-        if (most < ahead) ahead = most;
-        int64_t a = quiet_ahead(b, docs_a, mark + slot_a * b->width, x->i, na, col_b, nb);
-        if (a < ahead) ahead = a;
-        int64_t c = quiet_ahead(b, docs_b, mark + slot_b * b->width, x->j, nb, col_a, na);
-        if (c < ahead) ahead = c;
-        if (ahead < 2) return 0;
+    /* with several states, each first asked for two quiet rounds only (scans as long as
+     * the limit), so that a pair kept in the rounds by one state costs little */
+    for (int64_t limit = count > 1 ? 2 : INT64_MAX; limit; limit = limit == 2 ? INT64_MAX : 0) {
+        for (int64_t k = 0; k < count; k++) {
+            const State *x = &s[k];
+            if (k && !(count == 2 ? (x->i != s[0].i || x->j != s[0].j || x->diff != s[0].diff)
+                                  : before(&s[k - 1], x)))
+                return 0;
+            if (x->placed >= b->total_relevant[p] || x->n >= b->depth[p]) return 0;
+            int64_t most = (b->depth[p] - x->n) / 2;
+            if (most < ahead) ahead = most;
+            int64_t upto = limit < ahead ? limit : ahead;
+            int64_t a = quiet_ahead(b, docs_a, mark_a, x->i, na, col_b, nb, upto);
+            if (a < ahead) ahead = a;
+            upto = limit < ahead ? limit : ahead;
+            int64_t c = quiet_ahead(b, docs_b, mark_b, x->j, nb, col_a, na, upto);
+            if (c < ahead) ahead = c;
+            if (ahead < 2) return 0;
+        }
+        if (limit == 2) ahead = INT64_MAX;  /* every state has two: now how many */
     }
     return ahead;
 }
@@ -597,11 +619,13 @@ static int run(const Batch *b, int64_t slots, int64_t npairs, int64_t max_states
     int64_t *stamp = calloc((size_t)(npairs ? npairs : 1), sizeof(int64_t));
     uint8_t *given_up = calloc((size_t)(npairs ? npairs : 1), 1);
     parking = parking && b->width < INT32_MAX;  /* the marks are 32-bit ranks */
-    int32_t *mark = parking ? marks(b, slots) : NULL;
+    int loud = 0;
+    int32_t *mark = parking ? marks(b, slots, &loud) : NULL;
     int status = -1;
     if (!parked || !enter || !single || !expanded || !stamp || !given_up ||
         (parking && !mark) || scratch_for(&w, 1))
         goto out;
+    parking = parking && !loud;
     /* each pair alone while it has one state: single[r], how many of them after round r */
     int64_t last = 0;  /* the round after the last at which a pair enters */
     for (int64_t p = 0; p < npairs; p++) {
