@@ -1,4 +1,5 @@
-"""Build the optional compiled reader; without a C compiler rankscope installs pure Python."""
+"""Build the optional compiled modules (the TREC reader; team-draft offline interleaving);
+without a C compiler rankscope installs pure Python (numpy)."""
 
 from setuptools import Extension, setup
 
@@ -9,6 +10,13 @@ setup(
             sources=["src/rankscope/model/_trecio.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "rankscope.interleaving._offline",
+            sources=["src/rankscope/interleaving/_offline.c"],
+            # no fused multiply-adds: the values are the numpy programme's to the last bit
+            extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
     ]
 )

@@ -163,8 +163,14 @@ def _collection(seed: int, queries: int = 4, runs: int = 6, pool: int = 10_000):
     return rankings, relevant
 
 
+def _numpy(monkeypatch) -> None:
+    """numpy's programme (`kernels._TeamDraft`, which parks pairs), the compiled one aside."""
+    monkeypatch.setattr(kernels, "_offline", None)
+
+
 def _round_by_round(monkeypatch) -> None:
-    """Every round run by the programme: no pair ever parked."""
+    """Every round run by numpy's programme: no pair ever parked."""
+    _numpy(monkeypatch)
     monkeypatch.setattr(kernels, "_constant", lambda base: False)
 
 
@@ -173,6 +179,7 @@ def _round_by_round(monkeypatch) -> None:
 def test_skipping_quiet_rounds_changes_no_bit(seed, max_states, monkeypatch):
     rankings, relevant = _collection(seed)
     pairs = query_pairs(rankings, relevant, "uniform")
+    _numpy(monkeypatch)
     parked = []
     add = kernels._Parked.add
     monkeypatch.setattr(
@@ -192,6 +199,7 @@ def test_skipping_quiet_rounds_changes_no_bit_when_shared_documents_abound(monke
     rankings, relevant = _collection(5)
     pairs = query_pairs(rankings, relevant, "uniform")
     monkeypatch.setattr(kernels, "_SHARED", 0)
+    _numpy(monkeypatch)
     fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
     _round_by_round(monkeypatch)
     slow = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
@@ -202,6 +210,7 @@ def test_skipping_quiet_rounds_changes_no_bit_pair_by_pair(monkeypatch):
     # the one-pair batch (offline_interleaving_preference) and the matrix of one query
     rankings, relevant = _collection(4, queries=2, runs=5)
     runs, judged = rankings[1], set(relevant[1].tolist())
+    _numpy(monkeypatch)
     fast = [offline_interleaving_preference(a, b, judged) for a in runs for b in runs]
     matrix = interleaving_matrix(runs, judged)
     _round_by_round(monkeypatch)
@@ -222,6 +231,7 @@ def test_skipping_quiet_rounds_changes_no_bit_on_random_rankings(runs, relevant)
     pairs = query_pairs(rankings, codes, "uniform")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(kernels, "_LOUD", 1.0)  # parking tried however many documents are shared
+        _numpy(patch)
         fast = kernels.team_draft_values(pairs.batch, pairs.total_relevant, max_states=50_000)
     with pytest.MonkeyPatch.context() as patch:
         _round_by_round(patch)
@@ -354,3 +364,35 @@ def test_cli_bad_interleaving_is_a_usage_error(files, capsys):
     qrels, runs = files
     code, _, err = run_cli(["prefer", "-m", "OI(interleaving=nope)", qrels, runs], capsys)
     assert code == 2 and "\n" not in err.strip()
+
+
+
+def _parked_states(pair, i, j, diff):
+    size = len(pair)
+    return kernels._States(
+        np.array(pair), np.array(i), np.array(j), np.array(diff), np.full(size, 1 / size),
+        np.array(i) + np.array(j), np.zeros(size, dtype=np.int64),
+    )  # fmt: skip
+
+
+def test_parked_states_come_back_as_a_merge_meanwhile_would_have_left_them():
+    # numpy's programme (the fallback) parks pair 0's three states and pair 1's two in the
+    # order they have, to come back at round 4; a merge at round 2 would have sorted every
+    # state by (pair, i, j, difference); pair 2's two states are parked after that merge.
+    parked = kernels._Parked(3)
+    parked.add(_parked_states([0, 0, 0, 1, 1], [5, 3, 5, 4, 4], [6, 6, 2, 1, 1],
+                              [0, 0, 0, 1, -1]), np.full(5, 4))  # fmt: skip
+    parked.drift[:2] = 0.25
+    parked.merges, parked.step = 1, 3
+    parked.add(_parked_states([2, 2], [7, 6], [1, 1], [0, 0]), np.full(2, 4))
+    parked.drift[2] = 0.5
+    parked.step = 4
+    live = _parked_states([1], [9], [9], [0]).take(np.zeros(0, dtype=np.int64))
+    back = parked.release(live)
+    # by hand: pair 2 as it left (no merge since), then pairs 0 and 1 sorted as the merge
+    # would have sorted them: (3, 6, 0) (5, 2, 0) (5, 6, 0), then (4, 1, -1) (4, 1, 1)
+    assert back.pair.tolist() == [2, 2, 0, 0, 0, 1, 1]
+    assert back.i.tolist() == [7, 6, 3, 5, 5, 4, 4]
+    assert back.j.tolist() == [1, 1, 6, 2, 6, 1, 1]
+    assert back.diff.tolist() == [0, 0, 0, 0, 0, -1, 1]
+    assert parked.count == 0 and not parked.drift.any()  # nothing left, nothing drifting

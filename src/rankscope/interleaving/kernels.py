@@ -47,13 +47,29 @@ such rounds ahead is *parked* for them (`_TeamDraft.park`): it leaves the arrays
 work on, its amount is added once per round as the rounds would add it (the same additions
 in the same order, so the same values to the last bit), and it comes back when the others
 have played those rounds.  On 100 independent runs this leaves one round in five to play.
+
+Compiled.  ``_offline.c`` runs the same programme in C when it is built (`compiled`; setup.py
+builds it where a compiler is found, else numpy's `_TeamDraft` runs): every pair of a batch
+in one call, the GIL released, its values the numpy programme's to the last bit (the same
+additions in the same order, merges at the same rounds; tests/test_oi_compiled.py compares
+the two).  As most pairs never split, their single state evolving whatever the others do, it
+plays each pair alone from start to end while its data is in the cache, and the rounds of all
+pairs together only when merges (decided by every pair's states) would change something.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
+
+_offline: ModuleType | None
+try:  # an optional compiled extension: absent, numpy's programme does the work
+    from . import _offline  # type: ignore[no-redef]
+except ImportError:
+    _offline = None
 
 #: 0-based rank standing for "not in this ranking": beyond every real rank.
 ABSENT = np.int64(1) << np.int64(40)
@@ -634,8 +650,37 @@ def team_draft_values(
 ) -> np.ndarray:  # fmt: skip
     """I(a, b) under team-draft interleaving for every pair of ``batch``, exact over the coin
     flips; NaN for a pair whose programme would expand more than ``max_states`` states
-    (``total_relevant[k]``: relevant documents in pair k's union)."""
-    return _TeamDraft(batch, truncate).run(total_relevant, max_states)
+    (``total_relevant[k]``: relevant documents in pair k's union).  The compiled programme
+    (`compiled`) when it is built, else numpy's: the same values to the last bit."""
+    module = compiled()
+    if module is None:
+        return _TeamDraft(batch, truncate).run(total_relevant, max_states)
+    value = np.empty(batch.first.size)
+    if value.size == 0:
+        return value
+    browsing = _Browsing(batch.base, batch.depth)
+    flat = [
+        np.ascontiguousarray(a, dtype=np.int64).ravel()
+        for a in (batch.docs, batch.length, batch.rank, batch.column)
+    ]
+    module.team_draft(
+        flat[0], batch.docs.shape[1], flat[1], flat[2], batch.rank.shape[1], flat[3],
+        np.ascontiguousarray(batch.relevant, dtype=bool).view(np.uint8),
+        *(np.ascontiguousarray(a, dtype=np.int64) for a in (batch.first, batch.second,
+                                                           batch.depth)),
+        browsing.base, browsing.cumulative, np.ascontiguousarray(total_relevant, dtype=np.int64),
+        truncate, -1 if max_states is None else max_states, _constant(batch.base), value,
+    )  # fmt: skip
+    return value
+
+
+def compiled() -> ModuleType | None:
+    """The compiled team-draft programme (``_offline.c``), or None when it is not built or
+    ``RANKSCOPE_PURE_PYTHON`` is set (then numpy's `_TeamDraft` runs, as the reader falls
+    back to its pure-Python twin)."""
+    if os.environ.get("RANKSCOPE_PURE_PYTHON"):
+        return None
+    return _offline
 
 
 # --------------------------------------------------------------------------------------
@@ -896,10 +941,11 @@ def _overlaps(
     """Per run, its distinct documents and relevant documents; per pair of runs, the
     documents and relevant documents both hold (runs x runs).  The pair counts are a
     product of 0/1 matrices restricted to the documents two runs or more hold: exact in
-    floating point (sums of ones), and small when the runs share little."""
+    floating point (sums of ones), and small when the runs share little.  A run holds a
+    document once, so its occurrences are the distinct (run, document) pairs, in no order
+    the counts depend on."""
     size = rel.size
-    held = np.unique(run_of * size + local)  # distinct (run, document)
-    run, doc = held // max(size, 1), held % max(size, 1)
+    run, doc = run_of, local
     counts = np.bincount(run, minlength=nruns)
     rel_counts = np.bincount(run[rel[doc]], minlength=nruns)
     holders = np.bincount(doc, minlength=size)

@@ -220,7 +220,11 @@ def relevance_table(
                 ranked: np.ndarray | list[int] = (
                     judged.doc[judged.offsets[i] : judged.offsets[i + 1]] if i is not None else []
                 )
-                rankings[q].append(shared[np.asarray(ranked, dtype=np.int64)])
+                rankings[q].append(
+                    np.array(ranked, dtype=np.int64)
+                    if shared is None
+                    else shared[np.asarray(ranked, dtype=np.int64)]
+                )
     judgments: list[dict[int, int]] | None = None
     if keep_rankings:
         judgments = [{} for _ in range(nq)]
@@ -234,12 +238,16 @@ def relevance_table(
     return docs.table(names, positions, rankings if keep_rankings else None, judgments)
 
 
-def _shared_codes(docs: Vocabulary, qrels_docs: Vocabulary, unjudged: dict[str, int]) -> np.ndarray:
+def _shared_codes(
+    docs: Vocabulary, qrels_docs: Vocabulary, unjudged: dict[str, int]
+) -> np.ndarray | None:
     """Each code of a run's document vocabulary in one space shared by every run: the qrels'
     code (the judgments are keyed by it), or, for a document the qrels lack, a code after
-    theirs that is the same in every run (interleaving merges rankings by document)."""
+    theirs that is the same in every run (interleaving merges rankings by document).  None
+    when the run was read with the qrels' vocabulary: its codes are those already (a table
+    of every code read so far, per run, cost time and memory growing with the runs)."""
     if docs is qrels_docs:
-        return np.arange(len(docs), dtype=np.int64)
+        return None
     codes = qrels_docs.translate(docs).astype(np.int64)
     missing = np.flatnonzero(codes < 0)
     for i, doc in zip(missing.tolist(), docs.strings_of(missing), strict=True):

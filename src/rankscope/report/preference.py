@@ -47,13 +47,14 @@ def preference_report(
     report = []
     for result in results:
         order, scores = result.ordering(aggregate)
+        mean = result.mean  # computed once, not per cell
         entry = {
             "method": result.method,
             "aggregate": aggregate,
             "queries": len(result.query_ids),
             "ordering": [{"run": r, "score": float(s)} for r, s in zip(order, scores, strict=True)],
             "mean_preference": {
-                a: {b: float(result.mean[i, j]) for j, b in enumerate(result.run_names)}
+                a: {b: float(mean[i, j]) for j, b in enumerate(result.run_names)}
                 for i, a in enumerate(result.run_names)
             },
         }
