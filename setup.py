@@ -1,4 +1,5 @@
-"""Build the optional compiled reader; without a C compiler rankscope installs pure Python."""
+"""Build the optional compiled reader and preference Tukey kernel; without a C compiler
+rankscope installs pure Python (numpy does the kernel's work)."""
 
 from setuptools import Extension, setup
 
@@ -9,6 +10,12 @@ setup(
             sources=["src/rankscope/model/_trecio.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "rankscope.stats._tukey",
+            sources=["src/rankscope/stats/_tukey.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )
