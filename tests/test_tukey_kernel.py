@@ -125,3 +125,36 @@ def test_kernel_refuses_wrong_shapes_and_labels():
         kernel.maxima(cells, sigma.astype(np.int32), True, out)
     with pytest.raises(ValueError, match="float64"):
         kernel.maxima(cells, sigma, True, np.zeros((4, 1), dtype=np.float32))
+
+
+def test_order_is_numpys_argsort_and_leaves_ties_to_numpy():
+    rng = np.random.default_rng(12)
+    for shape in [(3, 4, 1), (5, 7, 2), (9, 20, 100), (2, 3, 700), (0, 4, 3), (4, 5, 0)]:
+        draws = rng.random(shape)
+        sigma = np.empty(shape, dtype=np.int64)
+        assert kernel.order(draws, sigma, workers=2) is True
+        assert np.array_equal(sigma, np.argsort(draws, axis=2))
+    draws = rng.random((4, 5, 6))
+    sigma = np.empty(draws.shape, dtype=np.int64)
+    for value in ("tie", 1.0, -0.25, np.nan):
+        bad = draws.copy()
+        bad[2, 3, 4] = bad[2, 3, 1] if value == "tie" else value
+        assert kernel.order(bad, sigma) is False, value
+
+
+def test_a_tie_among_the_draws_orders_that_chunk_as_numpy(monkeypatch):
+    """Draws that tie (forced here: the generator's doubles rarely do) are ordered by
+    numpy's argsort, whose order of equal keys the kernel does not reproduce."""
+    stack = _stack(2, 9, 5, True, 4, False)
+    real = np.random.default_rng
+
+    class Coarse:  # draws on a grid of 4 values: ties in almost every query
+        def __init__(self, seed):
+            self.rng = real(seed)
+
+        def random(self, shape):
+            return np.floor(self.rng.random(shape) * 4) / 4
+
+    monkeypatch.setattr(multiple.np.random, "default_rng", Coarse)
+    compiled, plain = _both(stack, 120, 6, True, monkeypatch)
+    assert compiled.tobytes() == plain.tobytes()

@@ -129,6 +129,71 @@ done:
     return NULL;
 }
 
+/* The order of each row of uniform draws in [0, 1): a bucket sort (bucket floor(key * n),
+   monotone in the key, then insertion within a bucket; expected linear time).  Returns 0
+   when two draws of a row are equal or a draw is outside [0, 1): numpy's argsort decides
+   then (its order of equal keys is its own). */
+typedef struct {
+    const double *draws;
+    int64_t *sigma;
+    Py_ssize_t n, first, last; /* rows [first, last) */
+    int failed;                /* 1: out of memory, 2: a tie or a draw outside [0, 1) */
+} Order;
+
+static void *run_order(void *arg) {
+    Order *job = (Order *)arg;
+    const Py_ssize_t n = job->n;
+    Py_ssize_t *start = malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *bucket = malloc((size_t)n * sizeof(Py_ssize_t));
+    if (!start || !bucket) {
+        job->failed = 1;
+        goto done;
+    }
+    for (Py_ssize_t r = job->first; r < job->last; r++) {
+        const double *key = job->draws + r * n;
+        int64_t *out = job->sigma + r * n;
+        for (Py_ssize_t j = 0; j <= n; j++) start[j] = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (!(key[j] >= 0.0 && key[j] < 1.0)) {
+                job->failed = 2;
+                goto done;
+            }
+            Py_ssize_t k = (Py_ssize_t)(key[j] * (double)n);
+            if (k >= n) k = n - 1;
+            bucket[j] = k;
+            start[k + 1]++;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) start[k + 1] += start[k];
+        for (Py_ssize_t j = 0; j < n; j++) out[start[bucket[j]]++] = (int64_t)j;
+        /* start[k] is now the end of bucket k: sort each bucket by key */
+        Py_ssize_t begin = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_ssize_t end = start[k];
+            for (Py_ssize_t i = begin + 1; i < end; i++) {
+                int64_t v = out[i];
+                double kv = key[v];
+                Py_ssize_t h = i;
+                while (h > begin && key[out[h - 1]] > kv) {
+                    out[h] = out[h - 1];
+                    h--;
+                }
+                out[h] = v;
+            }
+            begin = end;
+        }
+        for (Py_ssize_t i = 1; i < n; i++) {
+            if (key[out[i - 1]] == key[out[i]]) {
+                job->failed = 2;
+                goto done;
+            }
+        }
+    }
+done:
+    free(start);
+    free(bucket);
+    return NULL;
+}
+
 static int get_buffer(PyObject *obj, Py_buffer *view, int flags, Py_ssize_t ndim,
                       const char *name, const char *kind) {
     if (PyObject_GetBuffer(obj, view, flags | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
@@ -227,7 +292,66 @@ release:
     return result;
 }
 
+static PyObject *py_order(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    static char *keywords[] = {"draws", "sigma", "workers", NULL};
+    PyObject *draws_obj, *sigma_obj;
+    int workers = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|i", keywords, &draws_obj, &sigma_obj,
+                                     &workers))
+        return NULL;
+    Py_buffer db, sb;
+    if (get_buffer(draws_obj, &db, PyBUF_SIMPLE, 3, "draws", "d") < 0) return NULL;
+    if (get_buffer(sigma_obj, &sb, PyBUF_WRITABLE, 3, "sigma", "q") < 0) {
+        PyBuffer_Release(&db);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (db.shape[0] != sb.shape[0] || db.shape[1] != sb.shape[1] || db.shape[2] != sb.shape[2]) {
+        PyErr_SetString(PyExc_ValueError, "draws and sigma: the same shape expected");
+        goto release;
+    }
+    const Py_ssize_t n = db.shape[2], rows = n > 0 ? db.len / (Py_ssize_t)sizeof(double) / n : 0;
+    if (workers < 1) workers = 1;
+    if (workers > rows) workers = rows > 0 ? (int)(rows < 64 ? rows : 64) : 1;
+    if (workers > 64) workers = 64;
+    Order jobs[64];
+    pthread_t threads[64];
+    int started[64] = {0};
+    for (int w = 0; w < workers; w++)
+        jobs[w] = (Order){(const double *)db.buf, (int64_t *)sb.buf, n, rows * w / workers,
+                          rows * (w + 1) / workers, 0};
+    Py_BEGIN_ALLOW_THREADS
+    for (int w = 1; w < workers; w++)
+        started[w] = pthread_create(&threads[w], NULL, run_order, &jobs[w]) == 0;
+    run_order(&jobs[0]);
+    for (int w = 1; w < workers; w++) {
+        if (started[w])
+            pthread_join(threads[w], NULL);
+        else
+            run_order(&jobs[w]);
+    }
+    Py_END_ALLOW_THREADS
+    int failed = 0;
+    for (int w = 0; w < workers; w++)
+        if (jobs[w].failed > failed) failed = jobs[w].failed;
+    if (failed == 1)
+        PyErr_NoMemory();
+    else
+        result = PyBool_FromLong(failed == 0);
+release:
+    PyBuffer_Release(&db);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
+    {"order", (PyCFunction)(void (*)(void))py_order, METH_VARARGS | METH_KEYWORDS,
+     "order(draws, sigma, workers=1) -> bool\n\n"
+     "draws: float64 (permutations, queries, n) in [0, 1); sigma: int64, the same shape,\n"
+     "filled with each row's argsort.  False (sigma then undefined) when a row holds two\n"
+     "equal draws or a draw outside [0, 1): numpy's argsort orders those its own way."},
+
     {"maxima", (PyCFunction)(void (*)(void))py_maxima, METH_VARARGS | METH_KEYWORDS,
      "maxima(cells, sigma, antisymmetric, out, workers=1, tile=0, block=0) -> None\n\n"
      "cells: float64 (queries, n*n, methods); sigma: int64 (permutations, queries, n), each\n"

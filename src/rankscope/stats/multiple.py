@@ -473,7 +473,9 @@ def _preference_maxima(
     The relabellings are ``argsort`` of uniform draws, one row of systems per query, drawn
     in permutation order from one generator; the sums over the queries add the relabelled
     cells in query order from 0.0.  The compiled kernel (``stats/_tukey.c``, on every CPU
-    available) and numpy add the same numbers in the same order: the same bits.
+    available) and numpy add the same numbers in the same order: the same bits.  The kernel
+    also orders the draws (the argsort of distinct keys is unique), leaving to numpy the
+    rare chunk where two draws of a query are equal.
     """
     m, q, n, _ = stack.shape
     rng = np.random.default_rng(seed)
@@ -487,7 +489,11 @@ def _preference_maxima(
         workers = _default_workers()
         for start in range(0, permutations, chunk):
             b = min(chunk, permutations - start)
-            sigma = np.argsort(rng.random((b, q, n)), axis=2)
+            draws = rng.random((b, q, n))
+            sigma = np.empty((b, q, n), dtype=np.int64)
+            # numpy's argsort where two draws of a query tie (its order of equal keys)
+            if not kernel.order(draws, sigma, workers=workers):
+                sigma = np.argsort(draws, axis=2)
             largest = np.empty((b, m))
             kernel.maxima(cells, sigma, antisymmetric, largest, workers=workers)
             maxima[:, start : start + b] = largest.T / q
