@@ -11,6 +11,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -377,23 +378,22 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    # metrics one by one; the preference methods together (one set of permutations)
-    found: dict[str, dict[str, float]] = {}
-    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
-        by_test = {
-            test: discriminative_powers(
-                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
-                seed=seed,
-            ) if group else []
-            for test in POWER_TESTS
-        }  # fmt: skip
-        for k, d in enumerate(group):
-            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
-            advance()
-    power = {d.name: found[d.name] for d in datas}
     run_names = [r.name for r in runs]
-    if not robustness:
-        return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
+    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
+    if not overlap_powers:
+        power = _powers(datas, alpha, permutations, seed)
+        for _ in datas:
+            advance()
+        if not robustness:
+            return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
+    else:
+        # the randomized tests (their own seeded draws; the GIL released while they count)
+        # on a second thread while this one draws the robustness curves: the same numbers
+        found: dict[str, Any] = {}
+        background = threading.Thread(
+            target=_powers_into, args=(found, datas, alpha, permutations, seed), daemon=True
+        )
+        background.start()
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
@@ -430,9 +430,55 @@ def study(
                 sample = by_measure[name]
                 point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
                 judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    if overlap_powers:
+        background.join()
+        if "error" in found:
+            raise found["error"]
+        power = found["power"]
+        for _ in datas:
+            advance()
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
+
+
+def _powers(
+    datas: Sequence[MeasureData], alpha: float, permutations: int, seed: int
+) -> dict[str, dict[str, float]]:
+    """Each measure's discriminative power under each of `POWER_TESTS`: the metrics one by
+    one, the preference methods together (one set of permutations)."""
+    found: dict[str, dict[str, float]] = {}
+    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
+        by_test = {
+            test: discriminative_powers(
+                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
+                seed=seed,
+            ) if group else []
+            for test in POWER_TESTS
+        }  # fmt: skip
+        for k, d in enumerate(group):
+            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
+    return {d.name: found[d.name] for d in datas}
+
+
+def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
+    """Whether `_powers` passes the checks of its tests (at least 2 runs and 2 queries,
+    finite values), so that it may run beside the robustness curves without an error of
+    its own coming after theirs (it comes first when computed first)."""
+    return runs >= 2 and all(
+        (d.data.shape[0] if d.preference else d.data.shape[1]) >= 2
+        and bool(np.isfinite(d.data).all())
+        for d in datas
+    )
+
+
+def _powers_into(found: dict[str, Any], *args: Any) -> None:
+    """`_powers` on a thread: its result (``power``) or its exception (``error``), for the
+    thread that waits for it to return or raise."""
+    try:
+        found["power"] = _powers(*args)
+    except BaseException as error:  # raised again by the waiting thread
+        found["error"] = error
 
 
 def top_documents(run: Run, depth: int) -> Run:
