@@ -26,6 +26,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_WORKERS 64
+
+/* Runs fn on each of the `workers` jobs (`size` bytes apart from `jobs`), the first on this
+   thread and each other on a thread of its own (or on this one when none can be started),
+   with the GIL released; returns when all are done. */
+static void run_parallel(void *(*fn)(void *), void *jobs, size_t size, int workers) {
+    pthread_t threads[MAX_WORKERS];
+    int started[MAX_WORKERS] = {0};
+    char *job = (char *)jobs;
+    Py_BEGIN_ALLOW_THREADS
+    for (int w = 1; w < workers; w++)
+        started[w] = pthread_create(&threads[w], NULL, fn, job + (size_t)w * size) == 0;
+    fn(job);
+    for (int w = 1; w < workers; w++) {
+        if (started[w])
+            pthread_join(threads[w], NULL);
+        else
+            fn(job + (size_t)w * size);
+    }
+    Py_END_ALLOW_THREADS
+}
+
 typedef struct {
     const double *cells;   /* queries x n*n x methods */
     const int64_t *sigma;  /* permutations x queries x n */
@@ -254,26 +276,14 @@ static PyObject *py_maxima(PyObject *self, PyObject *args, PyObject *kwargs) {
     }
     if (workers < 1) workers = 1;
     if (workers > b) workers = b > 0 ? (int)b : 1;
-    if (workers > 64) workers = 64;
-    Job jobs[64];
-    pthread_t threads[64];
-    int started[64] = {0};
+    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    Job jobs[MAX_WORKERS];
     for (int w = 0; w < workers; w++) {
         jobs[w] = (Job){(const double *)cb.buf, (const int64_t *)sb.buf, q, n, m, pairs,
                         antisymmetric, tile, block, (double *)ob.buf, b * w / workers,
                         b * (w + 1) / workers, 0};
     }
-    Py_BEGIN_ALLOW_THREADS
-    for (int w = 1; w < workers; w++)
-        started[w] = pthread_create(&threads[w], NULL, run_job, &jobs[w]) == 0;
-    run_job(&jobs[0]);
-    for (int w = 1; w < workers; w++) {
-        if (started[w])
-            pthread_join(threads[w], NULL);
-        else
-            run_job(&jobs[w]); /* no thread: this one does the work */
-    }
-    Py_END_ALLOW_THREADS
+    run_parallel(run_job, jobs, sizeof(Job), workers);
     int failed = 0;
     for (int w = 0; w < workers; w++)
         if (jobs[w].failed > failed) failed = jobs[w].failed;
@@ -313,25 +323,13 @@ static PyObject *py_order(PyObject *self, PyObject *args, PyObject *kwargs) {
     }
     const Py_ssize_t n = db.shape[2], rows = n > 0 ? db.len / (Py_ssize_t)sizeof(double) / n : 0;
     if (workers < 1) workers = 1;
-    if (workers > rows) workers = rows > 0 ? (int)(rows < 64 ? rows : 64) : 1;
-    if (workers > 64) workers = 64;
-    Order jobs[64];
-    pthread_t threads[64];
-    int started[64] = {0};
+    if (workers > rows) workers = rows > 0 ? (int)(rows < MAX_WORKERS ? rows : MAX_WORKERS) : 1;
+    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    Order jobs[MAX_WORKERS];
     for (int w = 0; w < workers; w++)
         jobs[w] = (Order){(const double *)db.buf, (int64_t *)sb.buf, n, rows * w / workers,
                           rows * (w + 1) / workers, 0};
-    Py_BEGIN_ALLOW_THREADS
-    for (int w = 1; w < workers; w++)
-        started[w] = pthread_create(&threads[w], NULL, run_order, &jobs[w]) == 0;
-    run_order(&jobs[0]);
-    for (int w = 1; w < workers; w++) {
-        if (started[w])
-            pthread_join(threads[w], NULL);
-        else
-            run_order(&jobs[w]);
-    }
-    Py_END_ALLOW_THREADS
+    run_parallel(run_order, jobs, sizeof(Order), workers);
     int failed = 0;
     for (int w = 0; w < workers; w++)
         if (jobs[w].failed > failed) failed = jobs[w].failed;

@@ -484,17 +484,22 @@ def _preference_maxima(
     cells = np.ascontiguousarray(np.moveaxis(stack, 0, -1)).reshape(q, n * n, m)  # methods last
     kernel = _compiled_tukey()
     if kernel is not None:
-        # the draws and their order do not depend on the chunk: about 2 M labels a chunk
-        chunk = max(1, (1 << 21) // max(q * n, 1))
+        # the draws and their order do not depend on the chunk: about 1 M labels a chunk,
+        # into buffers drawn again (fresh large arrays cost page faults on every chunk)
+        chunk = max(1, min(permutations, (1 << 20) // max(q * n, 1)))
+        draws_buffer = np.empty(chunk * q * n)
+        sigma_buffer = np.empty(chunk * q * n, dtype=np.int64)
+        largest_buffer = np.empty((chunk, m))
         workers = _default_workers()
         for start in range(0, permutations, chunk):
             b = min(chunk, permutations - start)
-            draws = rng.random((b, q, n))
-            sigma = np.empty((b, q, n), dtype=np.int64)
+            draws = draws_buffer[: b * q * n].reshape(b, q, n)
+            rng.random(out=draws)
+            sigma = sigma_buffer[: b * q * n].reshape(b, q, n)
             # numpy's argsort where two draws of a query tie (its order of equal keys)
             if not kernel.order(draws, sigma, workers=workers):
                 sigma = np.argsort(draws, axis=2)
-            largest = np.empty((b, m))
+            largest = largest_buffer[:b]
             kernel.maxima(cells, sigma, antisymmetric, largest, workers=workers)
             maxima[:, start : start + b] = largest.T / q
         return maxima
