@@ -166,7 +166,7 @@ static void *run_order(void *arg) {
     Order *job = (Order *)arg;
     const Py_ssize_t n = job->n;
     Py_ssize_t *start = malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *bucket = malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *bucket = malloc((size_t)(n + 1) * sizeof(Py_ssize_t)); /* (n may be 0) */
     if (!start || !bucket) {
         job->failed = 1;
         goto done;
