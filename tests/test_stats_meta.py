@@ -224,16 +224,16 @@ def test_study_and_meta_command(capsys):
 
 
 def test_study_powers_beside_the_curves_are_those_computed_alone():
-    """With the robustness curves, the discriminative powers are computed on a second
-    thread while the curves are drawn: the same numbers as `discriminative_powers` on the
-    measures' data (the metrics one by one, the preference methods together), and as the
-    study without the curves; progress counts every step once, in the end."""
+    """With the robustness curves, the metrics' discriminative powers are computed on a
+    second thread while the curves are drawn: the same numbers as `discriminative_powers`
+    on the measures' data (the metrics one by one, the preference methods together), and as
+    the study without the curves, in the measures' order; progress counts every step once."""
     from rankscope.examples import example_paths
 
     qpath, rpaths = example_paths()
     qrels = rankscope.read_qrels(qpath)
     runs = [rankscope.read_run(p) for p in rpaths]
-    measures = ["AP", "nDCG@10", "RPP", "invRPP"]
+    measures = ["RPP", "AP", "invRPP", "nDCG@10"]  # metrics and preference methods mixed
     steps = []
     result = study(
         qrels, runs, measures, permutations=300, samples=2, seed=4,
@@ -241,13 +241,16 @@ def test_study_powers_beside_the_curves_are_those_computed_alone():
     )  # fmt: skip
     alone = study(qrels, runs, measures, permutations=300, seed=4, robustness=False)
     assert result.power == alone.power
+    assert list(result.power) == list(alone.power) == measures
     datas = measure_data(qrels, runs, measures)
     for test in ("t-bonferroni", "randomized-tukey"):
-        metrics = discriminative_powers([d.data for d in datas[:2]], test=test,
+        metrics = discriminative_powers([datas[1].data, datas[3].data], test=test,
                                         permutations=300, seed=4)  # fmt: skip
-        prefs = discriminative_powers([d.data for d in datas[2:]], test=test,
+        prefs = discriminative_powers([datas[0].data, datas[2].data], test=test,
                                       permutations=300, seed=4)  # fmt: skip
-        assert [result.power[m][test] for m in measures] == metrics + prefs
+        assert [result.power[m][test] for m in ("AP", "nDCG@10", "RPP", "invRPP")] == [
+            *metrics, *prefs
+        ]
     total = steps[-1][1]
     assert [done for done, _ in steps] == list(range(1, total + 1))
     assert total == 1 + 2 * len(measures) + 5 * 2 + 5

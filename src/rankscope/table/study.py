@@ -379,21 +379,30 @@ def study(
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
     run_names = [r.name for r in runs]
+    metrics = [d for d in datas if not d.preference]
+    preferences = [d for d in datas if d.preference]
     overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
-    if not overlap_powers:
-        power = _powers(datas, alpha, permutations, seed)
-        for _ in datas:
-            advance()
-        if not robustness:
-            return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
-    else:
-        # the randomized tests (their own seeded draws; the GIL released while they count)
-        # on a second thread while this one draws the robustness curves: the same numbers
-        found: dict[str, Any] = {}
+    found: dict[str, Any] = {}
+    if overlap_powers:
+        # the metrics' randomized tests (their own seeded draws, small buffers; numpy
+        # releases the GIL while it sorts) on a second thread while this one draws the
+        # robustness curves: the same numbers
         background = threading.Thread(
-            target=_powers_into, args=(found, datas, alpha, permutations, seed), daemon=True
+            target=_powers_into, args=(found, metrics, alpha, permutations, seed), daemon=True
         )
         background.start()
+    else:
+        found["power"] = _powers(metrics, alpha, permutations, seed)
+        for _ in metrics:
+            advance()
+    # the preference methods' (a compiled kernel on every core, tensors of queries × runs²)
+    # alone, before the curves: their memory is not held beside the curves'
+    power = _powers(preferences, alpha, permutations, seed)
+    for _ in preferences:
+        advance()
+    if not robustness:
+        power = {d.name: (found["power"] | power)[d.name] for d in datas}
+        return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
@@ -434,31 +443,26 @@ def study(
         background.join()
         if "error" in found:
             raise found["error"]
-        power = found["power"]
-        for _ in datas:
+        for _ in metrics:
             advance()
+    power = {d.name: (found["power"] | power)[d.name] for d in datas}  # in the measures' order
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
 
 
 def _powers(
-    datas: Sequence[MeasureData], alpha: float, permutations: int, seed: int
+    group: Sequence[MeasureData], alpha: float, permutations: int, seed: int
 ) -> dict[str, dict[str, float]]:
-    """Each measure's discriminative power under each of `POWER_TESTS`: the metrics one by
-    one, the preference methods together (one set of permutations)."""
-    found: dict[str, dict[str, float]] = {}
-    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
-        by_test = {
-            test: discriminative_powers(
-                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
-                seed=seed,
-            ) if group else []
-            for test in POWER_TESTS
-        }  # fmt: skip
-        for k, d in enumerate(group):
-            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
-    return {d.name: found[d.name] for d in datas}
+    """The discriminative power of each measure of ``group`` (metrics, or preference
+    methods: tested together, one set of permutations) under each of `POWER_TESTS`."""
+    by_test = {
+        test: discriminative_powers(
+            [d.data for d in group], test=test, alpha=alpha, permutations=permutations, seed=seed
+        ) if group else []
+        for test in POWER_TESTS
+    }  # fmt: skip
+    return {d.name: {test: by_test[test][k] for test in POWER_TESTS} for k, d in enumerate(group)}
 
 
 def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
