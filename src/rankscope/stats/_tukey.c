@@ -28,10 +28,18 @@
 
 #define MAX_WORKERS 64
 
-/* Runs fn on each of the `workers` jobs (`size` bytes apart from `jobs`), the first on this
-   thread and each other on a thread of its own (or on this one when none can be started),
-   with the GIL released; returns when all are done. */
-static void run_parallel(void *(*fn)(void *), void *jobs, size_t size, int workers) {
+/* The number of workers for `items` items: at least 1, at most the items and MAX_WORKERS. */
+static int clamp_workers(int workers, Py_ssize_t items) {
+    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    if (items < workers) workers = (int)items;
+    return workers < 1 ? 1 : workers;
+}
+
+/* Runs fn on each of the `workers` jobs (`size` bytes apart from `jobs`, each starting with
+   its int `failed`), the first on this thread and each other on a thread of its own (or on
+   this one when none can be started), with the GIL released; returns the largest `failed`
+   when all are done. */
+static int run_parallel(void *(*fn)(void *), void *jobs, size_t size, int workers) {
     pthread_t threads[MAX_WORKERS];
     int started[MAX_WORKERS] = {0};
     char *job = (char *)jobs;
@@ -46,9 +54,17 @@ static void run_parallel(void *(*fn)(void *), void *jobs, size_t size, int worke
             fn(job + (size_t)w * size);
     }
     Py_END_ALLOW_THREADS
+    int failed = 0;
+    for (int w = 0; w < workers; w++) {
+        int one = *(int *)(job + (size_t)w * size);
+        if (one > failed) failed = one;
+    }
+    return failed;
 }
 
 typedef struct {
+    int failed;            /* (first, as run_parallel reads it) 1: out of memory, 2: a label
+                              outside [0, n) */
     const double *cells;   /* queries x n*n x methods */
     const int64_t *sigma;  /* permutations x queries x n */
     Py_ssize_t queries, n, methods, pairs;
@@ -57,7 +73,6 @@ typedef struct {
     Py_ssize_t block;      /* permutations per block */
     double *out;           /* permutations x methods */
     Py_ssize_t first, last; /* this worker's permutations [first, last) */
-    int failed;            /* 1: out of memory, 2: a label outside [0, n) */
 } Job;
 
 static void *run_job(void *arg) {
@@ -156,10 +171,11 @@ done:
    when two draws of a row are equal or a draw is outside [0, 1): numpy's argsort decides
    then (its order of equal keys is its own). */
 typedef struct {
+    int failed; /* (first, as run_parallel reads it) 1: out of memory, 2: a tie or a draw
+                   outside [0, 1) */
     const double *draws;
     int64_t *sigma;
     Py_ssize_t n, first, last; /* rows [first, last) */
-    int failed;                /* 1: out of memory, 2: a tie or a draw outside [0, 1) */
 } Order;
 
 static void *run_order(void *arg) {
@@ -274,19 +290,14 @@ static PyObject *py_maxima(PyObject *self, PyObject *args, PyObject *kwargs) {
         block = (Py_ssize_t)((2 << 20) / ((size_t)pairs * m * sizeof(double)));
         if (block < 1) block = 1;
     }
-    if (workers < 1) workers = 1;
-    if (workers > b) workers = b > 0 ? (int)b : 1;
-    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    workers = clamp_workers(workers, b);
     Job jobs[MAX_WORKERS];
     for (int w = 0; w < workers; w++) {
-        jobs[w] = (Job){(const double *)cb.buf, (const int64_t *)sb.buf, q, n, m, pairs,
+        jobs[w] = (Job){0, (const double *)cb.buf, (const int64_t *)sb.buf, q, n, m, pairs,
                         antisymmetric, tile, block, (double *)ob.buf, b * w / workers,
-                        b * (w + 1) / workers, 0};
+                        b * (w + 1) / workers};
     }
-    run_parallel(run_job, jobs, sizeof(Job), workers);
-    int failed = 0;
-    for (int w = 0; w < workers; w++)
-        if (jobs[w].failed > failed) failed = jobs[w].failed;
+    int failed = run_parallel(run_job, jobs, sizeof(Job), workers);
     if (failed == 2)
         PyErr_SetString(PyExc_ValueError, "sigma: a label outside [0, n)");
     else if (failed == 1)
@@ -322,17 +333,12 @@ static PyObject *py_order(PyObject *self, PyObject *args, PyObject *kwargs) {
         goto release;
     }
     const Py_ssize_t n = db.shape[2], rows = n > 0 ? db.len / (Py_ssize_t)sizeof(double) / n : 0;
-    if (workers < 1) workers = 1;
-    if (workers > rows) workers = rows > 0 ? (int)(rows < MAX_WORKERS ? rows : MAX_WORKERS) : 1;
-    if (workers > MAX_WORKERS) workers = MAX_WORKERS;
+    workers = clamp_workers(workers, rows);
     Order jobs[MAX_WORKERS];
     for (int w = 0; w < workers; w++)
-        jobs[w] = (Order){(const double *)db.buf, (int64_t *)sb.buf, n, rows * w / workers,
-                          rows * (w + 1) / workers, 0};
-    run_parallel(run_order, jobs, sizeof(Order), workers);
-    int failed = 0;
-    for (int w = 0; w < workers; w++)
-        if (jobs[w].failed > failed) failed = jobs[w].failed;
+        jobs[w] = (Order){0, (const double *)db.buf, (int64_t *)sb.buf, n, rows * w / workers,
+                          rows * (w + 1) / workers};
+    int failed = run_parallel(run_order, jobs, sizeof(Order), workers);
     if (failed == 1)
         PyErr_NoMemory();
     else
