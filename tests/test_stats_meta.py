@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 import rankscope
+from rankscope.errors import UsageError
 from rankscope.stats.meta import (
     discriminative_power,
     discriminative_powers,
@@ -19,7 +20,7 @@ from rankscope.stats.meta import (
     tau_ap,
 )
 from rankscope.stats.multiple import preference_tukey_pvalues
-from rankscope.table.study import drop_judgments, retrieved_by, study
+from rankscope.table.study import drop_judgments, measure_data, retrieved_by, study
 from tests.conftest import run_cli
 
 
@@ -220,6 +221,51 @@ def test_study_and_meta_command(capsys):
     report = json.loads(out)
     assert report["measures"] == ["AP", "RPP"]
     assert report["kendall_tau"][0][0] == 1.0 and not math.isnan(report["kendall_tau"][0][1])
+
+
+def test_study_powers_beside_the_curves_are_those_computed_alone():
+    """With the robustness curves, the metrics' discriminative powers are computed on a
+    second thread while the curves are drawn: the same numbers as `discriminative_powers`
+    on the measures' data (the metrics one by one, the preference methods together), and as
+    the study without the curves, in the measures' order; progress counts every step once."""
+    from rankscope.examples import example_paths
+
+    qpath, rpaths = example_paths()
+    qrels = rankscope.read_qrels(qpath)
+    runs = [rankscope.read_run(p) for p in rpaths]
+    measures = ["RPP", "AP", "invRPP", "nDCG@10"]  # metrics and preference methods mixed
+    steps = []
+    result = study(
+        qrels, runs, measures, permutations=300, samples=2, seed=4,
+        progress=lambda done, total: steps.append((done, total)),
+    )  # fmt: skip
+    alone = study(qrels, runs, measures, permutations=300, seed=4, robustness=False)
+    assert result.power == alone.power
+    assert list(result.power) == list(alone.power) == measures
+    datas = measure_data(qrels, runs, measures)
+    for test in ("t-bonferroni", "randomized-tukey"):
+        metrics = discriminative_powers([datas[1].data, datas[3].data], test=test,
+                                        permutations=300, seed=4)  # fmt: skip
+        prefs = discriminative_powers([datas[0].data, datas[2].data], test=test,
+                                      permutations=300, seed=4)  # fmt: skip
+        assert [result.power[m][test] for m in ("AP", "nDCG@10", "RPP", "invRPP")] == [
+            *metrics, *prefs
+        ]
+    total = steps[-1][1]
+    assert [done for done, _ in steps] == list(range(1, total + 1))
+    assert total == 1 + 2 * len(measures) + 5 * 2 + 5
+
+
+def test_study_raises_the_powers_error_before_drawing_curves(tmp_path):
+    """One query: the paired test's error, as when the powers came before the curves
+    (whose sampling of queries would fail otherwise)."""
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "r1").write_text("q1 Q0 a 1 2 r1\nq1 Q0 b 2 1 r1\n")
+    (tmp_path / "r2").write_text("q1 Q0 b 1 2 r2\nq1 Q0 a 2 1 r2\n")
+    qrels = rankscope.read_qrels(tmp_path / "q")
+    runs = [rankscope.read_run(tmp_path / name) for name in ("r1", "r2")]
+    with pytest.raises(UsageError, match="at least 2 queries, got 1"):
+        study(qrels, runs, ["AP", "RPP"], permutations=50, samples=2)
 
 
 def test_meta_plot(tmp_path, capsys):

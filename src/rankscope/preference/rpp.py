@@ -108,8 +108,10 @@ def _rpp_levels(f: np.ndarray, weightings: Sequence[Weights]) -> list[np.ndarray
     unique, inverse = _distinct_rows(f)
     n = len(unique)
     a, b = unique[:, None, :], unique[None, :, :]
-    later = (b > a).reshape(n * n, m).astype(np.float64)  # a reaches level i first
-    sooner = (b < a).reshape(n * n, m).astype(np.float64)
+    later = (b > a).astype(np.float64)  # a reaches level i first
+    # b reaches it first: the pair (b, a)'s row of `later`, the same 0s and 1s
+    sooner = np.ascontiguousarray(later.transpose(1, 0, 2)).reshape(n * n, m)
+    later = later.reshape(n * n, m)
     upper_half = _upper_half(n)
     out = []
     for weights in weightings:

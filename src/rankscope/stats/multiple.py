@@ -39,6 +39,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import ModuleType
 from typing import Any, TypeVar
 
 import numpy as np
@@ -66,6 +67,20 @@ __all__ = [
 # 1 MB buffers that stay in cache.  The chunking depends on the problem's shape only, so the
 # result for a seed is the same on every machine and for any number of workers.
 _PERMUTATION_BLOCK = 1 << 17
+
+_tukey: ModuleType | None
+try:  # an optional compiled extension: absent, numpy does the same additions
+    from . import _tukey  # type: ignore[no-redef]
+except ImportError:
+    _tukey = None
+
+
+def _compiled_tukey() -> ModuleType | None:
+    """The compiled preference Tukey kernel (``stats/_tukey.c``), or None when it is absent
+    or ``RANKSCOPE_PURE_PYTHON`` is set (as `rankscope.model._native` for the reader)."""
+    if os.environ.get("RANKSCOPE_PURE_PYTHON"):
+        return None
+    return _tukey
 
 
 # ---------------------------------------------------------------------------------------
@@ -432,16 +447,62 @@ def preference_tukey_pvalues(
     """
     p = np.asarray(prefs, dtype=np.float64)
     stack = p if p.ndim == 4 else p[None]
-    m, q, n, _ = stack.shape
-    rng = np.random.default_rng(seed)
+    m, _, n, _ = stack.shape
     observed = np.stack([np.abs(one.mean(axis=0)) for one in stack])  # (m, n, n)
-    maxima = np.empty((m, permutations))
     # antisymmetric preferences (RPP and its relatives) sum to an antisymmetric matrix with
     # a zero diagonal under every relabelling: its largest cell is the largest |cell| above
     # the diagonal, the same number from half the cells
     antisymmetric = n > 1 and all(np.array_equal(one, -one.transpose(0, 2, 1)) for one in stack)
+    maxima = _preference_maxima(stack, permutations, seed, chunk, antisymmetric)
+    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
+    out = np.empty((m, n, n))
+    for k in range(m):
+        tolerance = paired.TIE_TOLERANCE * float(np.abs(stack[k]).mean())
+        count = (maxima[k][None, None, :] >= observed[k][:, :, None] - tolerance).sum(axis=2)
+        out[k] = (count + 1) / (permutations + 1)
+    return out if p.ndim == 4 else out[0]
+
+
+def _preference_maxima(
+    stack: np.ndarray, permutations: int, seed: int, chunk: int, antisymmetric: bool
+) -> np.ndarray:
+    """The largest mean preference over the pairs after each of ``permutations`` relabellings
+    of the systems, per method of ``stack`` (methods × queries × systems × systems): float64,
+    (methods, permutations).
+
+    The relabellings are ``argsort`` of uniform draws, one row of systems per query, drawn
+    in permutation order from one generator; the sums over the queries add the relabelled
+    cells in query order from 0.0.  The compiled kernel (``stats/_tukey.c``, on every CPU
+    available) and numpy add the same numbers in the same order: the same bits.  The kernel
+    also orders the draws (the argsort of distinct keys is unique), leaving to numpy the
+    rare chunk where two draws of a query are equal.
+    """
+    m, q, n, _ = stack.shape
+    rng = np.random.default_rng(seed)
+    maxima = np.empty((m, permutations))
     pairs = n * (n - 1) // 2 if antisymmetric else n * n
     cells = np.ascontiguousarray(np.moveaxis(stack, 0, -1)).reshape(q, n * n, m)  # methods last
+    kernel = _compiled_tukey()
+    if kernel is not None:
+        # the draws and their order do not depend on the chunk: about 1 M labels a chunk,
+        # into buffers drawn again (fresh large arrays cost page faults on every chunk)
+        chunk = max(1, min(permutations, (1 << 20) // max(q * n, 1)))
+        draws_buffer = np.empty(chunk * q * n)
+        sigma_buffer = np.empty(chunk * q * n, dtype=np.int64)
+        largest_buffer = np.empty((chunk, m))
+        workers = _default_workers()
+        for start in range(0, permutations, chunk):
+            b = min(chunk, permutations - start)
+            draws = draws_buffer[: b * q * n].reshape(b, q, n)
+            rng.random(out=draws)
+            sigma = sigma_buffer[: b * q * n].reshape(b, q, n)
+            # numpy's argsort where two draws of a query tie (its order of equal keys)
+            if not kernel.order(draws, sigma, workers=workers):
+                sigma = np.argsort(draws, axis=2)
+            largest = largest_buffer[:b]
+            kernel.maxima(cells, sigma, antisymmetric, largest, workers=workers)
+            maxima[:, start : start + b] = largest.T / q
+        return maxima
     # a narrower index is built faster (a Python int keeps an array's integer type)
     kind = np.dtype(np.int32 if n * n < 1 << 31 else np.int64)
     chunk = max(1, min(chunk, (1 << 23) // max(q * pairs, 1)))  # the draws do not depend on it
@@ -467,13 +528,7 @@ def preference_tukey_pvalues(
             np.abs(sums, out=sums)
         # the largest mean over the pairs: the largest sum, divided (rounding is monotone)
         maxima[:, start : start + b] = sums.max(axis=1).T / q
-    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
-    out = np.empty((m, n, n))
-    for k in range(m):
-        tolerance = paired.TIE_TOLERANCE * float(np.abs(stack[k]).mean())
-        count = (maxima[k][None, None, :] >= observed[k][:, :, None] - tolerance).sum(axis=2)
-        out[k] = (count + 1) / (permutations + 1)
-    return out if p.ndim == 4 else out[0]
+    return maxima
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -377,22 +378,30 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    # metrics one by one; the preference methods together (one set of permutations)
-    found: dict[str, dict[str, float]] = {}
-    for group in ([d for d in datas if not d.preference], [d for d in datas if d.preference]):
-        by_test = {
-            test: discriminative_powers(
-                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
-                seed=seed,
-            ) if group else []
-            for test in POWER_TESTS
-        }  # fmt: skip
-        for k, d in enumerate(group):
-            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
-            advance()
-    power = {d.name: found[d.name] for d in datas}
     run_names = [r.name for r in runs]
+    metrics = [d for d in datas if not d.preference]
+    preferences = [d for d in datas if d.preference]
+    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
+    found: dict[str, Any] = {}
+    if overlap_powers:
+        # the metrics' randomized tests (their own seeded draws, small buffers; numpy
+        # releases the GIL while it sorts) on a second thread while this one draws the
+        # robustness curves: the same numbers
+        background = threading.Thread(
+            target=_powers_into, args=(found, metrics, alpha, permutations, seed), daemon=True
+        )
+        background.start()
+    else:
+        found["power"] = _powers(metrics, alpha, permutations, seed)
+        for _ in metrics:
+            advance()
+    # the preference methods' (a compiled kernel on every core, tensors of queries × runs²)
+    # alone, before the curves: their memory is not held beside the curves'
+    power = _powers(preferences, alpha, permutations, seed)
+    for _ in preferences:
+        advance()
     if not robustness:
+        power = {d.name: (found["power"] | power)[d.name] for d in datas}
         return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
@@ -430,9 +439,50 @@ def study(
                 sample = by_measure[name]
                 point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
                 judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    if overlap_powers:
+        background.join()
+        if "error" in found:
+            raise found["error"]
+        for _ in metrics:
+            advance()
+    power = {d.name: (found["power"] | power)[d.name] for d in datas}  # in the measures' order
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
+
+
+def _powers(
+    group: Sequence[MeasureData], alpha: float, permutations: int, seed: int
+) -> dict[str, dict[str, float]]:
+    """The discriminative power of each measure of ``group`` (metrics, or preference
+    methods: tested together, one set of permutations) under each of `POWER_TESTS`."""
+    by_test = {
+        test: discriminative_powers(
+            [d.data for d in group], test=test, alpha=alpha, permutations=permutations, seed=seed
+        ) if group else []
+        for test in POWER_TESTS
+    }  # fmt: skip
+    return {d.name: {test: by_test[test][k] for test in POWER_TESTS} for k, d in enumerate(group)}
+
+
+def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
+    """Whether `_powers` passes the checks of its tests (at least 2 runs and 2 queries,
+    finite values), so that it may run beside the robustness curves without an error of
+    its own coming after theirs (it comes first when computed first)."""
+    return runs >= 2 and all(
+        (d.data.shape[0] if d.preference else d.data.shape[1]) >= 2
+        and bool(np.isfinite(d.data).all())
+        for d in datas
+    )
+
+
+def _powers_into(found: dict[str, Any], *args: Any) -> None:
+    """`_powers` on a thread: its result (``power``) or its exception (``error``), for the
+    thread that waits for it to return or raise."""
+    try:
+        found["power"] = _powers(*args)
+    except BaseException as error:  # raised again by the waiting thread
+        found["error"] = error
 
 
 def top_documents(run: Run, depth: int) -> Run:
