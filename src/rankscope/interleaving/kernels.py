@@ -59,11 +59,12 @@ pairs together only when merges (decided by every pair's states) would change so
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
+
+from .. import model
 
 _offline: ModuleType | None
 try:  # an optional compiled extension: absent, numpy's programme does the work
@@ -678,9 +679,7 @@ def compiled() -> ModuleType | None:
     """The compiled team-draft programme (``_offline.c``), or None when it is not built or
     ``RANKSCOPE_PURE_PYTHON`` is set (then numpy's `_TeamDraft` runs, as the reader falls
     back to its pure-Python twin)."""
-    if os.environ.get("RANKSCOPE_PURE_PYTHON"):
-        return None
-    return _offline
+    return model.compiled(_offline)
 
 
 # --------------------------------------------------------------------------------------

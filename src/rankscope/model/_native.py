@@ -1,8 +1,10 @@
-"""Access to the optional compiled module ``rankscope.model._trecio`` (in C: the id interner
-and the TREC line scanner).
+"""Access to the optional compiled modules: ``rankscope.model._trecio`` (in C: the id
+interner and the TREC line scanner) here, and the one switch every compiled module obeys.
 
 The compiled reader and the pure-Python reader in `trec` accept and reject exactly the same
-input; tests run both.  Set ``RANKSCOPE_PURE_PYTHON=1`` to force the pure-Python one.
+input, and each compiled kernel (team-draft offline interleaving, the preference Tukey
+kernel) computes its numpy twin's values bit for bit; tests run both.  Set
+``RANKSCOPE_PURE_PYTHON=1`` to run pure Python (and numpy) everywhere.
 """
 
 from __future__ import annotations
@@ -17,8 +19,14 @@ except ImportError:
     _trecio = None
 
 
-def native() -> ModuleType | None:
-    """The compiled module, or None when it is absent or ``RANKSCOPE_PURE_PYTHON`` is set."""
+def compiled(module: ModuleType | None) -> ModuleType | None:
+    """``module`` (one of rankscope's optional compiled modules, None when it is not built),
+    or None when ``RANKSCOPE_PURE_PYTHON`` is set: the pure-Python (numpy) twin runs."""
     if os.environ.get("RANKSCOPE_PURE_PYTHON"):
         return None
-    return _trecio
+    return module
+
+
+def native() -> ModuleType | None:
+    """The compiled reader (`compiled`), or None."""
+    return compiled(_trecio)

@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import model
 from ..errors import UsageError, shown
 from ..model.frames import plain, records_frame
 from . import paired
@@ -77,10 +78,8 @@ except ImportError:
 
 def _compiled_tukey() -> ModuleType | None:
     """The compiled preference Tukey kernel (``stats/_tukey.c``), or None when it is absent
-    or ``RANKSCOPE_PURE_PYTHON`` is set (as `rankscope.model._native` for the reader)."""
-    if os.environ.get("RANKSCOPE_PURE_PYTHON"):
-        return None
-    return _tukey
+    or ``RANKSCOPE_PURE_PYTHON`` is set (`rankscope.model.compiled`)."""
+    return model.compiled(_tukey)
 
 
 # ---------------------------------------------------------------------------------------
