@@ -19,7 +19,11 @@ from rankscope.stats.meta import (
     paired_t_pvalues,
     tau_ap,
 )
-from rankscope.stats.multiple import preference_tukey_pvalues
+from rankscope.stats.multiple import (
+    preference_tukey_pvalues,
+    randomized_tukey_hsd,
+    randomized_tukey_pvalues,
+)
 from rankscope.table.study import drop_judgments, measure_data, retrieved_by, study
 from tests.conftest import run_cli
 
@@ -143,6 +147,33 @@ def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, 
     power = discriminative_power(stack[1], test="randomized-tukey", permutations=permutations,
                                  seed=3)  # fmt: skip
     assert power == float((expected < 0.05).mean())
+
+
+def test_randomized_tukey_of_a_stack_of_metrics_is_each_metric_alone():
+    """Metrics over the same runs and queries share the permutations of the randomized Tukey
+    HSD: each metric's p-values, bit for bit, are those of `randomized_tukey_hsd` on it
+    alone with the same seed (coarse values with ties, a constant query, a tied pair of
+    runs), and so are the discriminative powers, stacked with matrices of another shape
+    and a preference tensor."""
+    rng = np.random.default_rng(8)
+    effect = np.linspace(0.0, 0.3, 9)[:, None]
+    stack = np.stack([rng.random((9, 40)) * 0.6 + effect for _ in range(3)])
+    stack[1] = np.round(stack[1], 1)
+    stack[2][:, 7] = 0.5
+    stack[2][4] = stack[2][5]
+    got = randomized_tukey_pvalues(stack, permutations=700, seed=4)
+    assert got.shape == (3, 36)
+    for k in range(3):
+        alone = randomized_tukey_hsd(stack[k], permutations=700, seed=4).p_value
+        assert np.array_equal(got[k], alone), k
+    assert 0 < (got < 0.05).mean() < 1  # pairs found different and pairs not
+    prefs = rng.choice([-1.0, 0.0, 1.0], size=(40, 9, 9))
+    prefs = prefs - prefs.transpose(0, 2, 1)
+    datas = [stack[0], stack[1][:6], prefs, stack[2], stack[1]]
+    powers = discriminative_powers(datas, test="randomized-tukey", permutations=700, seed=4)
+    assert powers == [
+        discriminative_power(d, test="randomized-tukey", permutations=700, seed=4) for d in datas
+    ]
 
 
 def test_discriminative_power_extremes():

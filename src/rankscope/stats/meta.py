@@ -130,17 +130,23 @@ def discriminative_powers(
     if test not in POWER_TESTS:
         raise UsageError(f"unknown test {test!r}: {' or '.join(POWER_TESTS)}")
     procedure, correction = POWER_TESTS[test]
+    # the arrays of one shape tested under one draw of the permutations (the preference
+    # tensors; the metrics' matrices when the test has a way to): the same p-values
     p_values: dict[int, np.ndarray] = {}
-    if procedure.paired is None and procedure.preferences is not None:
+    if procedure.paired is None:
         together: dict[tuple[int, ...], list[int]] = {}
         for k, data in enumerate(arrays):
-            if data.ndim == 3:
+            if data.ndim == 3 or procedure.all_pairs_together is not None:
                 together.setdefault(data.shape, []).append(k)
-        for members in together.values():
-            stacked = procedure.preferences(
-                np.stack([arrays[k] for k in members]), permutations, seed
-            )
-            p_values.update(zip(members, stacked, strict=True))
+        for shape, members in together.items():
+            stack = np.stack([arrays[k] for k in members])
+            if len(shape) == 3:
+                assert procedure.preferences is not None
+                found = procedure.preferences(stack, permutations, seed)
+            else:
+                assert procedure.all_pairs_together is not None
+                found = procedure.all_pairs_together(stack, permutations, seed)
+            p_values.update(zip(members, found, strict=True))
     powers = []
     for k, data in enumerate(arrays):
         preference = data.ndim == 3
@@ -151,6 +157,8 @@ def discriminative_powers(
             p = adjust(result.p_value, correction)
         elif preference:
             p = p_values[k][i, j]
+        elif k in p_values:  # every pair a < b, in the order of (i, j)
+            p = p_values[k]
         else:
             assert procedure.all_pairs is not None
             p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]

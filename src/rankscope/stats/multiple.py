@@ -57,6 +57,7 @@ __all__ = [
     "check_alpha",
     "pairwise_result",
     "preference_tukey_pvalues",
+    "randomized_tukey_pvalues",
     "randomized_tukey_hsd",
     "seed_sequence",
     "studentized_range_sf",
@@ -292,10 +293,12 @@ def _default_workers() -> int:
 
 
 def _permuted_ranges(
-    matrix: np.ndarray, permutations: int, seed: Any, workers: int | None
+    stack: np.ndarray, permutations: int, seed: Any, workers: int | None
 ) -> np.ndarray:
     """Range (max - min) of the system means after each of ``permutations`` independent
-    within-query permutations of the systems' scores; float64, shape (permutations,).
+    within-query permutations of the systems' scores, for each of a ``stack`` of score
+    matrices (measures × systems × queries) under the same permutations: float64, shape
+    (measures, permutations); each measure's the numbers a stack of it alone gives.
 
     A permutation of the ``k`` scores of one query is drawn as the order of ``k`` uniform
     random keys.  The keys are float64 in [0, 1); their bit patterns order like the values,
@@ -305,14 +308,14 @@ def _permuted_ranges(
     keys of a query agree on them with probability below 2**-35, and are then ordered by
     position, a departure from a uniform permutation far below Monte Carlo error.
     """
-    systems, queries = matrix.shape
-    by_query = np.ascontiguousarray(matrix.T)  # queries x systems
+    measures, systems, queries = stack.shape
+    by_query = np.ascontiguousarray(stack.transpose(0, 2, 1))  # measures x queries x systems
     per_chunk = max(1, _PERMUTATION_BLOCK // (queries * systems))
     # queries per block when one permutation does not fit in a chunk
     per_block = queries if per_chunk > 1 else max(1, _PERMUTATION_BLOCK // systems)
     chunks = -(-permutations // per_chunk)
     seeds = seed_sequence(seed).spawn(chunks)
-    ranges = np.empty(permutations)
+    ranges = np.empty((measures, permutations))
 
     def work(chunk_ids: range) -> None:
         width = min(per_block, queries)
@@ -323,29 +326,30 @@ def _permuted_ranges(
         keys_buffer = np.empty(per_chunk * width * systems, dtype=np.uint64)
         values_buffer = np.empty(per_chunk * width * systems)
         partial_buffer = np.empty((per_chunk, systems))
-        sums_buffer = np.empty((per_chunk, systems))
+        sums_buffer = np.empty((measures, per_chunk, systems))
         for chunk in chunk_ids:
             start = chunk * per_chunk
             count = min(per_chunk, permutations - start)
             generator = np.random.Generator(np.random.SFC64(seeds[chunk]))
-            sums = sums_buffer[:count]
+            sums = sums_buffer[:, :count]
             sums[:] = 0.0
             for q0 in range(0, queries, width):
-                block = by_query[q0 : q0 + width]
-                rows = block.shape[0]
+                rows = min(width, queries - q0)
                 shape = (count, rows, systems)
                 keys = keys_buffer[: math.prod(shape)].reshape(shape)
                 generator.random(out=keys.view(np.float64))
                 keys &= high_bits
                 keys |= positions[:rows]
-                keys.sort(axis=-1)
+                keys.sort(axis=-1)  # the permutations, drawn once for every measure
                 keys &= low_bits
                 values = values_buffer[: math.prod(shape)].reshape(shape)
-                np.take(block.reshape(-1), keys.view(np.int64), out=values)
                 partial = partial_buffer[:count]
-                values.sum(axis=1, out=partial)
-                sums += partial
-            ranges[start : start + count] = sums.max(axis=1) - sums.min(axis=1)
+                for k in range(measures):
+                    block = by_query[k, q0 : q0 + width]
+                    np.take(block.reshape(-1), keys.view(np.int64), out=values)
+                    values.sum(axis=1, out=partial)
+                    sums[k] += partial
+            ranges[:, start : start + count] = sums.max(axis=2) - sums.min(axis=2)
 
     workers = _default_workers() if workers is None else max(1, int(workers))
     workers = min(workers, chunks)
@@ -409,23 +413,46 @@ def randomized_tukey_hsd(
     matrix, names = as_score_matrix(scores, names)
     alpha = check_alpha(alpha)
     permutations = int(permutations)
-    if permutations < 1:
-        raise UsageError("permutations must be at least 1")
-    ranges = np.sort(_permuted_ranges(matrix, permutations, seed, workers))
-    first, second = system_pairs(len(names))
-    means = matrix.mean(axis=1)
-    observed = np.abs(means[first] - means[second])
-    # ties of means within 1e-9 · mean|score| (rankscope.stats.paired.TIE_TOLERANCE)
-    tolerance = paired.TIE_TOLERANCE * float(np.abs(matrix).mean())
-    at_least = permutations - np.searchsorted(ranges, observed - tolerance, side="left")
-    if include_observed:
-        p_value = (at_least + 1) / (permutations + 1)
-    else:
-        p_value = at_least / permutations
+    (p_value,) = _tukey_pvalues(matrix[None], permutations, seed, include_observed, workers)
+    first = system_pairs(len(names))[0]
     info = {"permutations": permutations, "seed": seed, "include_observed": include_observed}
     method = f"randomized Tukey HSD ({permutations} permutations)"
     statistic = np.full(first.size, np.nan)
     return pairwise_result(names, matrix, statistic, p_value, None, alpha, method, info)
+
+
+def randomized_tukey_pvalues(
+    stack: ArrayLike, *, permutations: int = 10_000, seed: int = 0
+) -> np.ndarray:
+    """`randomized_tukey_hsd`'s p-values (pairs a < b in `system_pairs`' order) of each of
+    several score matrices over the same systems and queries (measures × systems ×
+    queries), tested under the same permutations: the numbers one call per measure with the
+    same seed gives, for the cost of drawing the permutations once (measures × pairs)."""
+    matrices = np.stack([as_score_matrix(matrix)[0] for matrix in np.asarray(stack)])
+    return _tukey_pvalues(matrices, int(permutations), seed, False, None)
+
+
+def _tukey_pvalues(
+    stack: np.ndarray, permutations: int, seed: Any, include_observed: bool,
+    workers: int | None,
+) -> np.ndarray:  # fmt: skip
+    """The randomized Tukey HSD p-values of every pair of each matrix of ``stack``."""
+    if permutations < 1:
+        raise UsageError("permutations must be at least 1")
+    ranges = np.sort(_permuted_ranges(stack, permutations, seed, workers), axis=1)
+    first, second = system_pairs(stack.shape[1])
+    out = np.empty((stack.shape[0], first.size))
+    for k, matrix in enumerate(stack):
+        means = matrix.mean(axis=1)
+        observed = np.abs(means[first] - means[second])
+        # ties of means within 1e-9 · mean|score| (rankscope.stats.paired.TIE_TOLERANCE)
+        tolerance = paired.TIE_TOLERANCE * float(np.abs(matrix).mean())
+        at_least = permutations - np.searchsorted(ranges[k], observed - tolerance, side="left")
+        if include_observed:
+            out[k] = (at_least + 1) / (permutations + 1)
+        else:
+            out[k] = at_least / permutations
+    return out
 
 
 def preference_tukey_pvalues(

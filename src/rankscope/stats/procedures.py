@@ -49,6 +49,7 @@ from .multiple import (
     pairwise_result,
     preference_tukey_pvalues,
     randomized_tukey_hsd,
+    randomized_tukey_pvalues,
     seed_sequence,
     system_pairs,
     tukey_hsd,
@@ -84,6 +85,9 @@ class PairedOutcome(NamedTuple):
 PairedFunction = Callable[[np.ndarray, int, Any], PairedOutcome]
 #: systems × queries scores, names, alpha, resamples, seed → every pair, family-wise
 AllPairsFunction = Callable[[Any, Any, float, int, Any], PairwiseResult]
+#: measures × systems × queries scores, resamples, seed → each measure's `AllPairsFunction`
+#: p-values (measures × pairs a < b), under one draw of the resamples for all
+TogetherFunction = Callable[[np.ndarray, int, int], np.ndarray]
 #: queries × systems × systems preferences, resamples, seed → systems × systems p-values
 #: (or a stack of preference tensors over the same queries → a stack of p-values)
 PreferenceFunction = Callable[[np.ndarray, int, int], np.ndarray]
@@ -103,6 +107,7 @@ class StatisticalTest:
     aliases: tuple[str, ...] = ()  # other spellings accepted for ``name``
     paired: PairedFunction | None = None
     all_pairs: AllPairsFunction | None = None
+    all_pairs_together: TogetherFunction | None = None
     preferences: PreferenceFunction | None = None
     unpaired: UnpairedFunction | None = None
     rates: RatesFunction | None = None
@@ -193,6 +198,10 @@ def _chi_square(yates: bool) -> RatesFunction:
     return test
 
 
+def _randomized_tukey_together(stack: np.ndarray, permutations: int, seed: int) -> np.ndarray:
+    return randomized_tukey_pvalues(stack, permutations=permutations, seed=seed)
+
+
 def _randomized_tukey_preferences(prefs: np.ndarray, permutations: int, seed: int):
     return preference_tukey_pvalues(prefs, permutations=permutations, seed=seed)
 
@@ -270,7 +279,8 @@ TESTS: tuple[StatisticalTest, ...] = (
     StatisticalTest(
         "randomized-tukey", "randomized Tukey HSD",
         "the systems are exchangeable on every query",
-        all_pairs=_randomized_tukey, preferences=_randomized_tukey_preferences,
+        all_pairs=_randomized_tukey, all_pairs_together=_randomized_tukey_together,
+        preferences=_randomized_tukey_preferences,
         resamples="permutations",
     ),  # fmt: skip
 )

@@ -384,22 +384,20 @@ def study(
     overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
     found: dict[str, Any] = {}
     if overlap_powers:
-        # the metrics' randomized tests (their own seeded draws, small buffers; numpy
-        # releases the GIL while it sorts) on a second thread while this one draws the
-        # robustness curves: the same numbers
+        # the randomized tests (their own seeded draws; numpy and the compiled preference
+        # kernel release the GIL while they count) on a second thread while this one draws
+        # the robustness curves: the same numbers
         background = threading.Thread(
-            target=_powers_into, args=(found, metrics, alpha, permutations, seed), daemon=True
-        )
+            target=_powers_into, args=(found, [metrics, preferences], alpha, permutations, seed),
+            daemon=True,
+        )  # fmt: skip
         background.start()
+        power: dict[str, dict[str, float]] = {}
     else:
         found["power"] = _powers(metrics, alpha, permutations, seed)
-        for _ in metrics:
+        power = _powers(preferences, alpha, permutations, seed)
+        for _ in datas:
             advance()
-    # the preference methods' (a compiled kernel on every core, tensors of queries × runs²)
-    # alone, before the curves: their memory is not held beside the curves'
-    power = _powers(preferences, alpha, permutations, seed)
-    for _ in preferences:
-        advance()
     if not robustness:
         power = {d.name: (found["power"] | power)[d.name] for d in datas}
         return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
@@ -443,7 +441,7 @@ def study(
         background.join()
         if "error" in found:
             raise found["error"]
-        for _ in metrics:
+        for _ in datas:
             advance()
     power = {d.name: (found["power"] | power)[d.name] for d in datas}  # in the measures' order
     return Study(
@@ -476,11 +474,13 @@ def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
     )
 
 
-def _powers_into(found: dict[str, Any], *args: Any) -> None:
-    """`_powers` on a thread: its result (``power``) or its exception (``error``), for the
-    thread that waits for it to return or raise."""
+def _powers_into(
+    found: dict[str, Any], groups: Sequence[Sequence[MeasureData]], *args: Any
+) -> None:
+    """`_powers` of each of ``groups`` on a thread: their results (``power``) or the
+    exception (``error``), for the thread that waits for it to return or raise."""
     try:
-        found["power"] = _powers(*args)
+        found["power"] = {name: p for group in groups for name, p in _powers(group, *args).items()}
     except BaseException as error:  # raised again by the waiting thread
         found["error"] = error
 
