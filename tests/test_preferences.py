@@ -27,7 +27,9 @@ from rankscope.preference import (
     lexiprecision,
     lexirecall,
     mc4,
+    mc4_positions,
     query_orderings,
+    query_positions,
     recall_weights,
     rpp,
     rpp_together,
@@ -677,6 +679,28 @@ def test_mc4_converged_random(orderings, damping):
         assert state[k] >= state[k + 1]
         if state[k] == state[k + 1]:
             assert order[k] > order[k + 1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 7), st.integers(1, 9), st.integers(0, 2**32 - 1))
+def test_mc4_of_positions_is_mc4_of_the_orderings(runs, queries, seed):
+    """Orderings given as indices (`query_positions`, `mc4_positions`, what meta's study
+    uses) aggregate to the ordering and masses, bit for bit, of the same orderings by name
+    (`query_orderings`, `mc4`): preferences with ties, the first query's order numbering
+    the chain's states."""
+    rng = np.random.default_rng(seed)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(queries, runs, runs))
+    prefs = (prefs - prefs.transpose(0, 2, 1)) / 2
+    names = [f"{i:06d}" for i in rng.permutation(runs)]
+    positions = query_positions(prefs, names)
+    assert [[names[i] for i in row] for row in positions.tolist()] == query_orderings(
+        prefs, names
+    )
+    for reference in (True, False):
+        order, mass = mc4(query_orderings(prefs, names), reference=reference)
+        got_order, got_mass = mc4_positions(positions, names, reference=reference)
+        assert got_order == order
+        assert got_mass.tobytes() == mass.tobytes()
 
 
 def test_mc4_converged_through_the_result():

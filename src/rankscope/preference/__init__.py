@@ -21,7 +21,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "aggregate": [
-            "borda", "bradley_terry", "mc4", "mean_preference", "query_orderings", "win_rates"
+            "borda", "bradley_terry", "mc4", "mc4_positions", "mean_preference",
+            "query_orderings", "query_positions", "win_rates",
         ],
         "methods": [
             "METHODS", "Method", "Option", "PreferenceResult", "compute", "method_named",
@@ -40,8 +41,10 @@ if TYPE_CHECKING:  # pragma: no cover
         borda,
         bradley_terry,
         mc4,
+        mc4_positions,
         mean_preference,
         query_orderings,
+        query_positions,
         win_rates,
     )
     from .methods import (  # noqa: F401

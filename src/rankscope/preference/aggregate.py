@@ -41,16 +41,21 @@ def order_by(scores: Sequence[float], names: Sequence[str]) -> list[str]:
     return [name for _, name in sorted(zip(scores, names, strict=True), reverse=True)]
 
 
-def query_orderings(prefs: np.ndarray, names: Sequence[str]) -> list[list[str]]:
-    """Per query, the runs ordered by win rate (`order_by` each query's, all at once)."""
+def query_positions(prefs: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """`query_orderings` as indices into ``names`` (queries × runs, best first)."""
     wins = win_rates(prefs)
     if not wins.size:
-        return [order_by(w.tolist(), names) for w in wins]
+        return np.zeros(wins.shape, dtype=np.int64)
     by_name = np.empty(len(names), dtype=np.int64)
     by_name[sorted(range(len(names)), key=lambda i: names[i])] = np.arange(len(names))
     # ascending by (win rate, name), reversed: descending, equal win rates by name descending
     ascending = np.lexsort((np.broadcast_to(by_name, wins.shape), wins), axis=-1)
-    return [[names[i] for i in row] for row in ascending[:, ::-1].tolist()]
+    return ascending[:, ::-1]
+
+
+def query_orderings(prefs: np.ndarray, names: Sequence[str]) -> list[list[str]]:
+    """Per query, the runs ordered by win rate (`order_by` each query's, all at once)."""
+    return [[names[i] for i in row] for row in query_positions(prefs, names).tolist()]
 
 
 def mc4(
@@ -72,14 +77,45 @@ def mc4(
     below ``tolerance``.
     """
     names = list(orderings[0])
-    n = len(names)
     index = {name: i for i, name in enumerate(names)}
-    margin = np.zeros((n, n))
-    for ordering in orderings:
-        pos = np.array([index[name] for name in ordering])
-        rank = np.empty(n, dtype=np.int64)
-        rank[pos] = np.arange(n)
-        margin += np.sign(rank[None, :] - rank[:, None])  # +1 where the row run is above
+    positions = np.array([[index[name] for name in ordering] for ordering in orderings])
+    return mc4_positions(
+        positions, names, reference=reference, damping=damping, iterations=iterations,
+        tolerance=tolerance, max_iterations=max_iterations,
+    )  # fmt: skip
+
+
+def mc4_positions(
+    positions: np.ndarray,
+    names: Sequence[str],
+    *,
+    reference: bool = True,
+    damping: float = 0.15,
+    iterations: int = 10,
+    tolerance: float = 1e-12,
+    max_iterations: int = 10_000,
+) -> tuple[list[str], np.ndarray]:
+    """`mc4` of orderings given as rows of indices into ``names`` (best first, every run
+    once in each; `query_positions`): the same ordering and masses, without a name looked
+    up per run and ordering.  The chain's states are the runs in the first ordering's
+    order, as `mc4` numbers them (the sums over states add in that order)."""
+    first = positions[0]
+    n = len(first)
+    relabel = np.empty(n, dtype=np.int64)
+    relabel[first] = np.arange(n)
+    names = [names[i] for i in first.tolist()]
+    ranks = np.empty(positions.shape, dtype=np.int16 if n < 1 << 15 else np.int64)
+    np.put_along_axis(ranks, relabel[positions], np.arange(n, dtype=ranks.dtype), axis=1)
+    # margin[i, j]: +1 for each ordering placing run i above run j, −1 for each placing it
+    # below; every ordering places each run once, so it is 2 · #(i above j) − #orderings
+    # off the diagonal (whole numbers: exact, as adding the orderings' ±1 one by one)
+    above = np.zeros((n, n), dtype=np.int64)
+    step = max(1, (1 << 22) // max(n * n, 1))  # orderings at a time: bounded memory
+    for start in range(0, len(ranks), step):
+        block = ranks[start : start + step]
+        above += (block[:, None, :] > block[:, :, None]).sum(axis=0, dtype=np.int64)
+    margin = (2 * above - len(ranks)).astype(np.float64)
+    np.fill_diagonal(margin, 0.0)
     transition = np.where(margin < 0, 1.0 / n, 0.0)
     np.fill_diagonal(transition, 0.0)
     for i, moves in enumerate((margin < 0).sum(axis=1).tolist()):
@@ -104,6 +140,7 @@ def mc4(
                 break
             state = new
     order = order_by(state.tolist(), names)
+    index = {name: i for i, name in enumerate(names)}
     return order, state[[index[name] for name in order]]
 
 

@@ -16,6 +16,7 @@ preference tensor — and every random one a seed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
         raise UsageError("kendall_tau needs two score vectors of the same length")
     if len(a) < 2:
         raise UsageError("kendall_tau needs at least two systems")
-    i, j = np.triu_indices(len(a), 1)
+    i, j = pair_indices(len(a))
     dx, dy = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
     concordance = float((dx * dy).sum())
     n0 = len(i)
@@ -68,9 +69,14 @@ def tau_ap(scores: ArrayLike, reference: ArrayLike) -> float:
     return 2.0 / (n - 1) * total - 1.0
 
 
+@functools.lru_cache(maxsize=16)
 def pair_indices(systems: int) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs (i < j) of ``systems`` systems."""
-    return np.triu_indices(systems, 1)
+    """All pairs (i < j) of ``systems`` systems (read-only: kept for the next call, meta's
+    robustness curves ask thousands of times)."""
+    i, j = np.triu_indices(systems, 1)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
 
 
 def paired_t_pvalues(differences: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from ..judge.join import output_order
 from ..measures import Request, compute_requests, needs_rankings, parse_measures
 from ..model import Qrels, Run
 from ..model.frames import NamedTables, plain
-from ..preference.aggregate import mc4, query_orderings
+from ..preference.aggregate import mc4_positions, query_positions
 from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
 from ..stats.rbo import rbo
 from .compare import at_least
@@ -65,7 +65,7 @@ class MeasureData:
         prefs = self.data if queries is None else self.data[queries]
         n = prefs.shape[1]
         names = [f"{i:06d}" for i in range(n)]
-        order, mass = mc4(query_orderings(prefs, names), reference=True)
+        order, mass = mc4_positions(query_positions(prefs, names), names, reference=True)
         # score = position from the bottom (the chain mass can tie at 0 for many runs)
         score = np.empty(n)
         score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
