@@ -77,3 +77,24 @@ def test_masking_is_left_to_joins_where_it_does_not_apply(tmp_path):
     assert Joins.of(qrels, runs, ["AP", "nDCG(judged_only=True)@10"]) is None
     result = study(qrels, runs, ["AP", "RPP"], permutations=20, samples=2)
     assert set(result.judgment_curves) == {"AP", "RPP"}
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_whole_judgments_data_are_the_joins_unmasked_and_warned_once(tmp_path, shared):
+    """With the robustness curves the study takes the whole judgments' data from its joins
+    (nothing masked): the values of joining every run (`measure_data`), number for number,
+    and each run's join warning (run r2 leaves a judged query out) said once, not once by
+    each join."""
+    qrels, runs = collection(tmp_path, shared)
+    with pytest.warns(rankscope.RankscopeWarning) as plain:
+        expected = measure_data(qrels, runs, MEASURES)
+    with pytest.warns(rankscope.RankscopeWarning) as joined:
+        got = Joins.of(qrels, runs, MEASURES).measure_data(qrels)
+    for a, b in zip(got, expected, strict=True):
+        assert (a.name, a.query_ids) == (b.name, b.query_ids)
+        assert np.array_equal(a.data, b.data)
+    with pytest.warns(rankscope.RankscopeWarning) as caught:
+        study(qrels, runs, ["AP", "RPP"], permutations=20, samples=1, fractions=(0.5,))
+    said = [str(w.message) for w in caught if "r2" in str(w.message)]
+    assert said and len(said) == len(set(said))
+    assert [str(w.message) for w in plain] == [str(w.message) for w in joined]

@@ -363,7 +363,10 @@ def study(
                 cli=f"-M must be at least 1 (got {max_docs!r})",
             )
         runs = [top_documents(run, max_docs) for run in runs]
-    datas = measure_data(qrels, runs, measures)
+    # the runs joined once: the curves mask these joins, and the whole judgments' data are
+    # theirs with nothing masked (each run's join warnings said once)
+    joins = Joins.of(qrels, runs, measures) if robustness else None
+    datas = measure_data(qrels, runs, measures) if joins is None else joins.measure_data(qrels)
     steps = 1 + len(datas)
     if robustness:
         steps += len(datas) + sum(
@@ -404,7 +407,6 @@ def study(
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
-    joins = Joins.of(qrels, runs, measures)
     retrieved = retrieved_by(qrels, runs) if "pool" in policies else None
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
@@ -575,16 +577,19 @@ def retrieved_by(qrels: Qrels, runs: Sequence[Run]) -> np.ndarray:
     ndocs = np.int64(max(len(qrels.docs), 1))
     qkeys = _document_keys(qrels)
     order = np.argsort(qkeys)
+    ordered = qkeys[order]
     for run in runs:
-        q_map = qrels.queries.translate(run.queries)
-        d_map = qrels.docs.translate(run.docs)
-        rq, rd = q_map[run.query], d_map[run.doc]
+        # runs read with the judgments' vocabularies (as the CLI reads them) need no map
+        rq = run.query if run.queries is qrels.queries else (
+            qrels.queries.translate(run.queries)[run.query]
+        )
+        rd = run.doc if run.docs is qrels.docs else qrels.docs.translate(run.docs)[run.doc]
         ok = (rq >= 0) & (rd >= 0)
         rkeys = rq[ok].astype(np.int64) * ndocs + rd[ok]
-        pos = np.searchsorted(qkeys[order], rkeys)
+        pos = np.searchsorted(ordered, rkeys)
         pos = np.minimum(pos, len(order) - 1)
-        hit = qkeys[order][pos] == rkeys
-        np.add.at(frequency, order[pos[hit]], 1)
+        hit = ordered[pos] == rkeys
+        frequency += np.bincount(order[pos[hit]], minlength=len(frequency))
     return frequency
 
 
