@@ -373,6 +373,20 @@ def study(
             len(fractions) * (samples if policy == "uniform" else 1) for policy in policies
         )
     advance()
+    metrics = [d for d in datas if not d.preference]
+    preferences = [d for d in datas if d.preference]
+    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
+    found: dict[str, Any] = {}
+    power: dict[str, dict[str, float]] = {}
+    if overlap_powers:
+        # the randomized tests (their own seeded draws; numpy and the compiled preference
+        # kernel release the GIL while they count) on a second thread while this one
+        # compares the orderings and draws the robustness curves: the same numbers
+        background = threading.Thread(
+            target=_powers_into, args=(found, [metrics, preferences], alpha, permutations, seed),
+            daemon=True,
+        )  # fmt: skip
+        background.start()
     names = [d.name for d in datas]
     full = [d.scores() for d in datas]
     tau = np.array([[kendall_tau(a, b) for b in full] for a in full])
@@ -382,21 +396,7 @@ def study(
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
     run_names = [r.name for r in runs]
-    metrics = [d for d in datas if not d.preference]
-    preferences = [d for d in datas if d.preference]
-    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
-    found: dict[str, Any] = {}
-    if overlap_powers:
-        # the randomized tests (their own seeded draws; numpy and the compiled preference
-        # kernel release the GIL while they count) on a second thread while this one draws
-        # the robustness curves: the same numbers
-        background = threading.Thread(
-            target=_powers_into, args=(found, [metrics, preferences], alpha, permutations, seed),
-            daemon=True,
-        )  # fmt: skip
-        background.start()
-        power: dict[str, dict[str, float]] = {}
-    else:
+    if not overlap_powers:
         found["power"] = _powers(metrics, alpha, permutations, seed)
         power = _powers(preferences, alpha, permutations, seed)
         for _ in datas:
