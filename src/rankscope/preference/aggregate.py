@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,31 +59,13 @@ def query_orderings(prefs: np.ndarray, names: Sequence[str]) -> list[list[str]]:
     return [[names[i] for i in row] for row in query_positions(prefs, names).tolist()]
 
 
-def mc4(
-    orderings: Sequence[Sequence[str]],
-    *,
-    reference: bool = True,
-    damping: float = 0.15,
-    iterations: int = 10,
-    tolerance: float = 1e-12,
-    max_iterations: int = 10_000,
-) -> tuple[list[str], np.ndarray]:
-    """MC4 rank aggregation of orderings; returns (ordering, each run's chain mass, in that
-    order).
-
-    The chain: from run i, move to each run j that a majority of the orderings places above
-    i with probability 1/n, stay otherwise.  ``reference``: no damping and ``iterations``
-    power iterations from the all-ones vector (the authors' aggregator); otherwise with
-    probability ``damping`` jump to a uniformly random run, iterated until the L1 change is
-    below ``tolerance``.
-    """
+def mc4(orderings: Sequence[Sequence[str]], **options: Any) -> tuple[list[str], np.ndarray]:
+    """MC4 rank aggregation of orderings of run names (best first): `mc4_positions` of
+    their indices, the runs numbered in the first ordering's order."""
     names = list(orderings[0])
     index = {name: i for i, name in enumerate(names)}
     positions = np.array([[index[name] for name in ordering] for ordering in orderings])
-    return mc4_positions(
-        positions, names, reference=reference, damping=damping, iterations=iterations,
-        tolerance=tolerance, max_iterations=max_iterations,
-    )  # fmt: skip
+    return mc4_positions(positions, names, **options)
 
 
 def mc4_positions(
@@ -95,10 +78,17 @@ def mc4_positions(
     tolerance: float = 1e-12,
     max_iterations: int = 10_000,
 ) -> tuple[list[str], np.ndarray]:
-    """`mc4` of orderings given as rows of indices into ``names`` (best first, every run
-    once in each; `query_positions`): the same ordering and masses, without a name looked
-    up per run and ordering.  The chain's states are the runs in the first ordering's
-    order, as `mc4` numbers them (the sums over states add in that order)."""
+    """MC4 rank aggregation of orderings given as rows of indices into ``names`` (best
+    first, every run once in each; `query_positions`); returns (ordering, each run's chain
+    mass, in that order).
+
+    The chain: from run i, move to each run j that a majority of the orderings places above
+    i with probability 1/n, stay otherwise.  ``reference``: no damping and ``iterations``
+    power iterations from the all-ones vector (the authors' aggregator); otherwise with
+    probability ``damping`` jump to a uniformly random run, iterated until the L1 change is
+    below ``tolerance``.  The chain's states are the runs in the first ordering's order (the
+    sums over states add in that order), whatever the order of ``names``.
+    """
     first = positions[0]
     n = len(first)
     relabel = np.empty(n, dtype=np.int64)
