@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankscope
+from rankscope.errors import InputError
 from rankscope.judge import NOT_RETRIEVED, relevance_table
 from rankscope.measures import compute_request, compute_requests
 from rankscope.preference import (
@@ -1012,6 +1013,11 @@ def test_property_matches_the_definitions(collection, level):
         ("rrlexiprecision", "rrlexiprecision", None),
         ("lexirecall", "lexirecall", None),
     ]
+    if all(max(grades.values()) < level for grades in qrels.values()):
+        # nothing relevant at this level: an error, not an ordering on no evidence
+        with pytest.raises(InputError, match="no judged document is relevant"):
+            _quiet(qrels, runs, "RPP", relevance_level=level)
+        return
     for method, kind, weights in cases:
         result = _quiet(qrels, runs, method, relevance_level=level)
         expected = _reference(qrels, runs, level, weights, kind)
