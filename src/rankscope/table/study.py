@@ -377,13 +377,12 @@ def study(
     preferences = [d for d in datas if d.preference]
     overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
     found: dict[str, Any] = {}
-    power: dict[str, dict[str, float]] = {}
     if overlap_powers:
         # the randomized tests (their own seeded draws; numpy and the compiled preference
         # kernel release the GIL while they count) on a second thread while this one
         # compares the orderings and draws the robustness curves: the same numbers
         background = threading.Thread(
-            target=_powers_into, args=(found, [metrics, preferences], alpha, permutations, seed),
+            target=_powers_into, args=(found, metrics, preferences, alpha, permutations, seed),
             daemon=True,
         )  # fmt: skip
         background.start()
@@ -397,12 +396,11 @@ def study(
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
     run_names = [r.name for r in runs]
     if not overlap_powers:
-        found["power"] = _powers(metrics, alpha, permutations, seed)
-        power = _powers(preferences, alpha, permutations, seed)
+        found["power"] = _powers(metrics, preferences, alpha, permutations, seed)
         for _ in datas:
             advance()
     if not robustness:
-        power = {d.name: (found["power"] | power)[d.name] for d in datas}
+        power = {d.name: found["power"][d.name] for d in datas}  # in the measures' order
         return Study(run_names, names, tau, power, overlap, topic_tau, rbo_p)
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
@@ -445,24 +443,33 @@ def study(
             raise found["error"]
         for _ in datas:
             advance()
-    power = {d.name: (found["power"] | power)[d.name] for d in datas}  # in the measures' order
+    power = {d.name: found["power"][d.name] for d in datas}  # in the measures' order
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
 
 
 def _powers(
-    group: Sequence[MeasureData], alpha: float, permutations: int, seed: int
+    metrics: Sequence[MeasureData],
+    preferences: Sequence[MeasureData],
+    alpha: float,
+    permutations: int,
+    seed: int,
 ) -> dict[str, dict[str, float]]:
-    """The discriminative power of each measure of ``group`` (metrics, or preference
-    methods: tested together, one set of permutations) under each of `POWER_TESTS`."""
-    by_test = {
-        test: discriminative_powers(
-            [d.data for d in group], test=test, alpha=alpha, permutations=permutations, seed=seed
-        ) if group else []
-        for test in POWER_TESTS
-    }  # fmt: skip
-    return {d.name: {test: by_test[test][k] for test in POWER_TESTS} for k, d in enumerate(group)}
+    """The discriminative power of each measure under each of `POWER_TESTS`: the metrics,
+    then the preference methods (each group tested together, one set of permutations)."""
+    found: dict[str, dict[str, float]] = {}
+    for group in (metrics, preferences):
+        by_test = {
+            test: discriminative_powers(
+                [d.data for d in group], test=test, alpha=alpha, permutations=permutations,
+                seed=seed,
+            ) if group else []
+            for test in POWER_TESTS
+        }  # fmt: skip
+        for k, d in enumerate(group):
+            found[d.name] = {test: by_test[test][k] for test in POWER_TESTS}
+    return found
 
 
 def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
@@ -476,13 +483,11 @@ def _powers_pass_checks(datas: Sequence[MeasureData], runs: int) -> bool:
     )
 
 
-def _powers_into(
-    found: dict[str, Any], groups: Sequence[Sequence[MeasureData]], *args: Any
-) -> None:
-    """`_powers` of each of ``groups`` on a thread: their results (``power``) or the
-    exception (``error``), for the thread that waits for it to return or raise."""
+def _powers_into(found: dict[str, Any], *args: Any) -> None:
+    """`_powers` on a thread: its result (``power``) or its exception (``error``), for the
+    thread that waits for it to return or raise."""
     try:
-        found["power"] = {name: p for group in groups for name, p in _powers(group, *args).items()}
+        found["power"] = _powers(*args)
     except BaseException as error:  # raised again by the waiting thread
         found["error"] = error
 
