@@ -11,7 +11,8 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
-from .base import Context, RecsysMeasure, Values, user_mean
+from ..stats.exact import ExactSum
+from .base import Context, RecsysMeasure, Values, finished, user_mean
 
 AVERAGE = Param(
     "average",
@@ -59,7 +60,7 @@ def _per_user(ctx: Context, users: np.ndarray, values: np.ndarray) -> tuple[np.n
     return sums, counts
 
 
-def _mean_error(ctx: Context, power: int, average: str, root: bool) -> Values:
+def _mean_error(ctx: Context, power: int, average: str, root: bool, finish) -> Values:
     users, error, _ = _joined(ctx)
     loss = np.abs(error) ** power
     sums, counts = _per_user(ctx, users, loss)
@@ -69,21 +70,34 @@ def _mean_error(ctx: Context, power: int, average: str, root: bool) -> Values:
         per_user = np.sqrt(per_user)
     if average == "users":
         return user_mean(per_user)
-    n = len(loss)
-    pooled = float(np.cumsum(loss)[-1] / n) if n else float("nan")
-    return Values(per_user, float(np.sqrt(pooled)) if root else pooled, n)
+    return finished(per_user, _loss_tally(loss), finish)
+
+
+def _loss_tally(loss: np.ndarray) -> dict:
+    return {"loss": ExactSum.of(loss), "n": len(loss)}
+
+
+def _finish_mean(tally: dict, **params: object) -> tuple[float, int]:
+    """The pooled mean of the losses, rounded once."""
+    n = tally["n"]
+    return (tally["loss"].divided(n) if n else float("nan")), n
 
 
 def _mae(ctx: Context, average: str = "ratings") -> Values:
-    return _mean_error(ctx, 1, average, root=False)
+    return _mean_error(ctx, 1, average, False, _finish_mean)
 
 
 def _mse(ctx: Context, average: str = "ratings") -> Values:
-    return _mean_error(ctx, 2, average, root=False)
+    return _mean_error(ctx, 2, average, False, _finish_mean)
 
 
 def _rmse(ctx: Context, average: str = "ratings") -> Values:
-    return _mean_error(ctx, 2, average, root=True)
+    return _mean_error(ctx, 2, average, True, _finish_rmse)
+
+
+def _finish_rmse(tally: dict, **params: object) -> tuple[float, int]:
+    pooled, n = _finish_mean(tally)
+    return float(np.sqrt(pooled)), n
 
 
 def _se(ctx: Context, average: str = "ratings") -> Values:
@@ -93,7 +107,11 @@ def _se(ctx: Context, average: str = "ratings") -> Values:
     per_user = np.where(counts > 0, sums, np.nan)
     if average == "users":
         return user_mean(per_user)
-    return Values(per_user, float(np.cumsum(loss)[-1]) if len(loss) else 0.0, len(loss))
+    return finished(per_user, _loss_tally(loss), _finish_se)
+
+
+def _finish_se(tally: dict, **params: object) -> tuple[float, int]:
+    return tally["loss"].value, tally["n"]
 
 
 def _prediction_coverage(ctx: Context, average: str = "ratings") -> Values:
@@ -103,13 +121,18 @@ def _prediction_coverage(ctx: Context, average: str = "ratings") -> Values:
     per_user = predicted / np.maximum(total, 1)
     if average == "users":
         return user_mean(per_user)
-    n = int(total.sum())
-    return Values(per_user, float(predicted.sum() / n) if n else float("nan"), n)
+    tally = {"predicted": int(predicted.sum()), "total": int(total.sum())}
+    return finished(per_user, tally, _finish_coverage)
+
+
+def _finish_coverage(tally: dict, **params: object) -> tuple[float, int]:
+    n = tally["total"]
+    return (float(tally["predicted"] / n) if n else float("nan")), n
 
 
 _POOLED = (
-    "pooled over all predicted test ratings (average=ratings, the default), or the mean of "
-    "the per-user values (average=users)"
+    "pooled over all predicted test ratings (average=ratings, the default; an exact sum, "
+    "rounded once), or the mean of the per-user values (average=users)"
 )
 _REF_HERLOCKER = (
     "Herlocker, Konstan, Terveen & Riedl, Evaluating collaborative filtering recommender "
@@ -118,7 +141,7 @@ _REF_HERLOCKER = (
 
 MAE = RecsysMeasure(
     "MAE", _mae, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MAE"),),
-    kind="rating", needs=("ratings",), summary_doc=_POOLED,
+    kind="rating", needs=("ratings",), summary_doc=_POOLED, finish=_finish_mean,
     doc="""\
     Mean absolute error of the predicted ratings: MAE = (1/N) Σ |p(u,i) − r(u,i)| over the N
     test ratings r with a prediction p.
@@ -132,6 +155,7 @@ RMSE = RecsysMeasure(
     "RMSE", _rmse,
     reference=_REF_HERLOCKER + " Bennett & Lanning, The Netflix Prize, KDD Cup and Workshop, 2007.",
     params=(AVERAGE,), ir=(IrSpelling("RMSE"),), kind="rating", needs=("ratings",),
+    finish=_finish_rmse,
     summary_doc=_POOLED,
     doc="""\
     Root mean squared error of the predicted ratings: RMSE = sqrt((1/N) Σ (p(u,i) − r(u,i))²)
@@ -144,7 +168,7 @@ RMSE = RecsysMeasure(
 
 MSE = RecsysMeasure(
     "MSE", _mse, reference=_REF_HERLOCKER, params=(AVERAGE,), ir=(IrSpelling("MSE"),),
-    kind="rating", needs=("ratings",), summary_doc=_POOLED,
+    kind="rating", needs=("ratings",), summary_doc=_POOLED, finish=_finish_mean,
     doc="""\
     Mean squared error of the predicted ratings: MSE = (1/N) Σ (p(u,i) − r(u,i))² = RMSE².
     Lower is better.
@@ -154,7 +178,7 @@ MSE = RecsysMeasure(
 SE = RecsysMeasure(
     "SE", _se, reference="Diaz, Offline Metrics (lecture notes); " + _REF_HERLOCKER,
     params=(AVERAGE,),
-    ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",),
+    ir=(IrSpelling("SE"),), kind="rating", needs=("ratings",), finish=_finish_se,
     summary_doc="the sum over all predicted test ratings (average=ratings, the default), or the "
         "mean of the per-user sums (average=users)",
     doc="""\
@@ -170,6 +194,7 @@ SE = RecsysMeasure(
 PredictionCoverage = RecsysMeasure(
     "PredictionCoverage", _prediction_coverage, reference=_REF_HERLOCKER, params=(AVERAGE,),
     ir=(IrSpelling("PredictionCoverage"),), kind="rating", needs=("ratings",),
+    finish=_finish_coverage,
     summary_doc="pooled over all test ratings (default), or the mean over users",
     doc="""\
     Prediction coverage: the share of the test ratings for which the system predicts a rating,

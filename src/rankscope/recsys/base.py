@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -31,11 +32,64 @@ KINDS = ("rating", "topn", "list", "catalog", "confidence")
 
 @dataclass
 class Values:
-    """A measure's result for one system."""
+    """A measure's result for one system.
+
+    ``tally``: for a measure whose summary is not a mean of its per-user values (the
+    catalog, pooled rating and confidence measures), the totals the summary is made from by
+    the measure's ``finish``: a dict whose entries add over disjoint sets of users (integers,
+    integer arrays element by element, `rankscope.stats.exact.ExactSum`, `Sample`), so that a
+    cluster adds its partitions' tallies (`add_tallies`) and finishes them into the very
+    summary one process makes."""
 
     per_user: np.ndarray | None  # one float per evaluated user; NaN: no value (left out)
     summary: float
     count: int  # users (ratings, for pooled rating measures) behind the summary
+    tally: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Rows kept whole in a tally (they add by concatenation): for the summaries that need
+    every pooled prediction, and whose finish does not depend on the rows' order."""
+
+    columns: tuple[np.ndarray, ...]
+
+    def __add__(self, other: Sample) -> Sample:
+        return Sample(tuple(np.concatenate(p) for p in zip(self.columns, other.columns,
+                                                           strict=True)))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Same:
+    """A tally's entry that does not add: the same for every set of users (made from inputs
+    every partition holds whole, such as the catalog's items per group)."""
+
+    value: Any
+
+    def __add__(self, other: Same) -> Same:
+        if not np.array_equal(self.value, other.value):
+            raise ValueError("tallies disagree on a value every partition shares")
+        return self
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.value, dtype=dtype)
+
+
+def add_tallies(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The tally of the union of two disjoint sets of users: each entry added (an entry one
+    side lacks is the other's)."""
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = out[key] + value if key in out else value
+    return out
+
+
+def finished(per_user: np.ndarray | None, tally: dict[str, Any], finish: Callable[..., Any],
+             **params: Any) -> Values:  # fmt: skip
+    """A pooled measure's `Values`: its summary and count made by ``finish(tally, **params)``,
+    as a cluster makes them from the added tallies of its partitions."""
+    summary, count = finish(tally, **params)
+    return Values(per_user, summary, count, tally)
 
 
 #: A recommender measure's kernel: a `Context` (and parameters) to `Values`.
@@ -61,8 +115,10 @@ class RecsysMeasure(Measure[Values]):
     no per-user value) or ``confidence`` (predicted probabilities joined with the test
     outcomes).  ``relevance``: the value needs relevant test items, so users
     without any follow the no-relevant policy.  ``needs``: inputs beyond test and
-    recommendations (``ratings``, ``popularity``, ``features``).  Every recommender measure
-    is of the ``recsys`` family.
+    recommendations (``ratings``, ``popularity``, ``features``).  ``finish``: for a measure
+    whose summary is not the mean of its per-user values, the function that makes the
+    summary and its count from the tally the kernel returns (`Values.tally`), with the
+    measure's parameters.  Every recommender measure is of the ``recsys`` family.
     """
 
     family: str = "recsys"
@@ -70,6 +126,7 @@ class RecsysMeasure(Measure[Values]):
     relevance: bool = False
     needs: tuple[str, ...] = ()
     summary_doc: str = ""  # how the summary is made; default: the kind's (KIND_SUMMARIES)
+    finish: Callable[..., tuple[float, int]] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -199,13 +256,18 @@ class Context:
 
     @functools.cached_property
     def catalog_codes(self) -> np.ndarray:
-        """The catalog's item codes (sorted): given, or every item of training and test."""
+        """The catalog's item codes, in the order of the item ids (sorted as strings, so that
+        every process holding the same catalog has it in the same order): given, or every
+        item of training and test."""
         if self.catalog is not None:
-            return np.unique(self.catalog)
-        parts = [self.test.item]
-        if self.train is not None:
-            parts.append(self.train.item)
-        return np.unique(np.concatenate(parts)).astype(np.int64)
+            codes = np.unique(self.catalog)
+        else:
+            parts = [self.test.item]
+            if self.train is not None:
+                parts.append(self.train.item)
+            codes = np.unique(np.concatenate(parts)).astype(np.int64)
+        ids = np.array(self.qrels.docs.strings_of(codes.astype(np.int32)), dtype=str)
+        return codes[np.argsort(ids, kind="stable")].astype(np.int64)
 
     @functools.cached_property
     def in_catalog(self) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import judge
 from ..measures.base import IrSpelling, Param
-from .base import Context, K, Lists, RecsysMeasure, Values, user_mean
+from .base import Context, K, Lists, RecsysMeasure, Values, finished, user_mean
 
 
 def _spell(name: str) -> tuple[IrSpelling, ...]:
@@ -44,50 +44,67 @@ def _user_coverage(ctx: Context) -> Values:
     return user_mean(has_list.astype(np.float64))
 
 
-def _exposure(ctx: Context, k: int) -> np.ndarray:
-    """Times each catalog item (in `catalog_codes` order) appears in the top-k lists."""
-    items = ctx.lists(k).items
-    outside = ~ctx.in_catalog[items]
-    if outside.any():
-        ctx.note(
-            "outside-catalog",
-            f"{int(outside.sum())} recommendations (top {k}) are of "
-            f"{len(np.unique(items[outside]))} items outside the catalog; coverage, Gini and "
-            "entropy count catalog items only",
-        )
-    counts = np.bincount(items[~outside], minlength=ctx.num_items)
-    return counts[ctx.catalog_codes].astype(np.float64)
+def _exposure(ctx: Context, k: int) -> dict:
+    """The catalog measures' tally: times each catalog item (in `catalog_codes` order)
+    appears in the top-k lists, and the users evaluated."""
+
+    def make() -> dict:
+        items = ctx.lists(k).items
+        outside = ~ctx.in_catalog[items]
+        if outside.any():
+            ctx.note(
+                "outside-catalog",
+                f"{int(outside.sum())} recommendations (top {k}) are of "
+                f"{len(np.unique(items[outside]))} items outside the catalog; coverage, Gini "
+                "and entropy count catalog items only",
+            )
+        counts = np.bincount(items[~outside], minlength=ctx.num_items)
+        return {"exposure": counts[ctx.catalog_codes].astype(np.int64), "users": ctx.num_users}
+
+    return ctx.cached(("exposure", k), make)
 
 
 def _catalog_coverage(ctx: Context, k: int) -> Values:
-    exposure = _exposure(ctx, k)
+    return finished(None, _exposure(ctx, k), _finish_coverage, k=k)
+
+
+def _finish_coverage(tally: dict, k: int) -> tuple[float, int]:
+    exposure = tally["exposure"]
     n = len(exposure)
-    return Values(None, float((exposure > 0).sum() / n) if n else float("nan"), ctx.num_users)
+    return (float((exposure > 0).sum() / n) if n else float("nan")), tally["users"]
 
 
 def _gini(ctx: Context, k: int) -> Values:
-    exposure = np.sort(_exposure(ctx, k))
+    return finished(None, _exposure(ctx, k), _finish_gini, k=k)
+
+
+def _finish_gini(tally: dict, k: int) -> tuple[float, int]:
+    exposure = np.sort(tally["exposure"]).astype(np.float64)
     n, total = len(exposure), exposure.sum()
     if total == 0 or n == 0:
-        return Values(None, float("nan"), ctx.num_users)
+        return float("nan"), tally["users"]
     if n == 1:
-        return Values(None, 0.0, ctx.num_users)
+        return 0.0, tally["users"]
     share = exposure / total
     j = np.arange(1, n + 1)
-    return Values(None, float(((2 * j - n - 1) * share).sum() / (n - 1)), ctx.num_users)
+    return float(((2 * j - n - 1) * share).sum() / (n - 1)), tally["users"]
 
 
 def _entropy(ctx: Context, k: int, normalize: bool = False) -> Values:
-    exposure = _exposure(ctx, k)
+    return finished(None, _exposure(ctx, k), _finish_entropy, k=k, normalize=normalize)
+
+
+def _finish_entropy(tally: dict, k: int, normalize: bool = False) -> tuple[float, int]:
+    exposure = tally["exposure"].astype(np.float64)
     total = exposure.sum()
     if total == 0:
-        return Values(None, float("nan"), ctx.num_users)
+        return float("nan"), tally["users"]
     share = exposure[exposure > 0] / total
     h = float(-(share * np.log2(share)).sum())
     if normalize:
         n = len(exposure)
         h = h / math.log2(n) if n > 1 else 0.0
-    return Values(None, h, ctx.num_users)
+    return h, tally["users"]
 
 
 # -- novelty, long tail ----------------------------------------------------------------------
@@ -265,7 +282,7 @@ UserCoverage = RecsysMeasure(
 CatalogCoverage = RecsysMeasure(
     "CatalogCoverage", _catalog_coverage,
     reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010.", params=(K,),
-    ir=_spell("CatalogCoverage"), kind="catalog",
+    ir=_spell("CatalogCoverage"), kind="catalog", finish=_finish_coverage,
     doc="""\
     Catalog coverage at k: the share of the catalog's items that appear in at least one user's
     top k, |∪_u top-k(u) ∩ I| / |I|. The catalog I is every item of the training and test data
@@ -276,7 +293,7 @@ CatalogCoverage = RecsysMeasure(
 )
 
 Gini = RecsysMeasure(
-    "Gini", _gini, params=(K,), ir=_spell("Gini"), kind="catalog",
+    "Gini", _gini, params=(K,), ir=_spell("Gini"), kind="catalog", finish=_finish_gini,
     reference="Fleder & Hosanagar, Blockbuster culture's next rise or fall, Management Science "
         "55(5), 2009; Shani & Gunawardana, Evaluating recommendation systems, Recommender "
         "Systems Handbook, 2011.",
@@ -294,7 +311,7 @@ Gini = RecsysMeasure(
 Entropy = RecsysMeasure(
     "Entropy", _entropy, reference="Shani & Gunawardana, Recommender Systems Handbook, 2011.",
     params=(K, Param("normalize", bool, False, "divide by log2 of the catalog size")),
-    ir=_spell("Entropy"), kind="catalog",
+    ir=_spell("Entropy"), kind="catalog", finish=_finish_entropy,
     doc=f"""\
     Shannon entropy of exposure at k: H = −Σ_i p_i log2 p_i, in bits, over the recommended
     items. {_EXPOSURE}. normalize=true divides by log2 n (1 = even).

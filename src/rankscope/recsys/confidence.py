@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
-from .base import Context, RecsysMeasure, Values
+from ..stats.exact import ExactSum
+from .base import Context, RecsysMeasure, Sample, Values, finished
 
 #: Log loss floors the probability of the observed outcome at EPSILON (log 0 is infinite).
 EPSILON = 1e-15
@@ -98,25 +99,34 @@ def _pooled(ctx: Context, data: Joined, loss: np.ndarray) -> Values:
     counts = np.bincount(data.slot, minlength=ctx.num_users)
     per_user = np.full(ctx.num_users, np.nan)
     np.divide(sums, counts, out=per_user, where=counts > 0)
-    n = len(loss)
-    return Values(per_user, float(loss.sum() / n) if n else float("nan"), n)
+    return finished(per_user, {"loss": ExactSum.of(loss), "n": len(loss)}, _finish_pooled)
 
 
-def _nothing(ctx: Context) -> Values:
-    return Values(None, float("nan"), 0)
+def _finish_pooled(tally: dict, **params: object) -> tuple[float, int]:
+    """The mean loss over the pooled predictions (rounded once); no value when some scores
+    were not probabilities."""
+    n = tally["n"]
+    if tally.get("invalid") or not n:
+        return float("nan"), 0 if tally.get("invalid") else n
+    return tally["loss"].divided(n), n
+
+
+def _nothing(ctx: Context, finish) -> Values:
+    """No value: the scores are not probabilities (a tally that says so, for a cluster)."""
+    return finished(None, {"invalid": 1, "n": 0}, finish)
 
 
 def _brier(ctx: Context) -> Values:
     data = probabilities(ctx, "Brier")
     if data is None:
-        return _nothing(ctx)
+        return _nothing(ctx, _finish_pooled)
     return _pooled(ctx, data, (data.score - data.outcome) ** 2)
 
 
 def _log_loss(ctx: Context, epsilon: float = EPSILON) -> Values:
     data = probabilities(ctx, "LogLoss")
     if data is None:
-        return _nothing(ctx)
+        return _nothing(ctx, _finish_pooled)
     y = data.outcome
     given = np.where(y == 1, data.score, 1 - data.score)  # probability of what happened
     return _pooled(ctx, data, -np.log(np.maximum(given, epsilon)))
@@ -155,12 +165,14 @@ def reliability_bins(
     edges = np.linspace(lower, upper, bins + 1)
     which = np.searchsorted(edges[1:-1], predicted, side="left")
     count = np.bincount(which, minlength=bins)
-    sum_p = np.bincount(which, weights=predicted, minlength=bins)
-    sum_y = np.bincount(which, weights=observed, minlength=bins)
     mean_p = np.full(bins, np.nan)
     mean_y = np.full(bins, np.nan)
-    np.divide(sum_p, count, out=mean_p, where=count > 0)
-    np.divide(sum_y, count, out=mean_y, where=count > 0)
+    order = np.argsort(which, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(count)))
+    for b in np.flatnonzero(count).tolist():  # exact sums: the same in any order
+        rows = order[starts[b] : starts[b + 1]]
+        mean_p[b] = ExactSum.of(predicted[rows]).divided(int(count[b]))
+        mean_y[b] = ExactSum.of(observed[rows]).divided(int(count[b]))
     return Bins(edges[:-1], edges[1:], count, mean_p, mean_y)
 
 
@@ -172,21 +184,43 @@ def calibration(ctx: Context, bins: int = 10, target: str = "relevance") -> Bins
         data = joined(ctx)
         if data.rating is None:
             raise UsageError("ECE(target=rating) needs ratings in the test data")
-        if not len(data.score):
-            return reliability_bins(data.score, data.rating, bins, 0.0, 1.0)
-        low, high = float(data.score.min()), float(data.score.max())
-        return reliability_bins(data.score, data.rating, bins if high > low else 1, low, high)
+        return _binned(data.score, data.rating, bins, target)
     probs = probabilities(ctx, "ECE")
     if probs is None:
         return None
-    return reliability_bins(probs.score, probs.outcome, bins, 0.0, 1.0)
+    return _binned(probs.score, probs.outcome, bins, target)
+
+
+def _binned(predicted: np.ndarray, observed: np.ndarray, bins: int, target: str) -> Bins:
+    """The reliability bins: over [0, 1] for probabilities, over the range of the predictions
+    for ratings (one bin when they are all equal)."""
+    if target != "rating" or not len(predicted):
+        return reliability_bins(predicted, observed, bins, 0.0, 1.0)
+    low, high = float(predicted.min()), float(predicted.max())
+    return reliability_bins(predicted, observed, bins if high > low else 1, low, high)
 
 
 def _ece(ctx: Context, bins: int = 10, target: str = "relevance") -> Values:
-    result = calibration(ctx, bins, target)
-    if result is None:
-        return _nothing(ctx)
-    return Values(None, result.ece, int(result.count.sum()))
+    if target == "rating":
+        data = joined(ctx)
+        if data.rating is None:
+            raise UsageError("ECE(target=rating) needs ratings in the test data")
+        pairs = Sample((data.score, data.rating))
+    else:
+        probs = probabilities(ctx, "ECE")
+        if probs is None:
+            return _nothing(ctx, _finish_ece)
+        pairs = Sample((probs.score, probs.outcome))
+    return finished(None, {"pairs": pairs, "n": len(pairs.columns[0])}, _finish_ece, bins=bins,
+                    target=target)  # fmt: skip
+
+
+def _finish_ece(tally: dict, bins: int = 10, target: str = "relevance") -> tuple[float, int]:
+    """ECE from the pooled (prediction, outcome) pairs: `calibration`'s bins."""
+    if tally.get("invalid"):
+        return float("nan"), 0
+    predicted, observed = tally["pairs"].columns
+    return _binned(predicted, observed, bins, target).ece, int(tally["n"])
 
 
 # -- coverage and accuracy -------------------------------------------------------------------
@@ -241,9 +275,17 @@ def coverage_accuracy_curve(probability: np.ndarray, outcome: np.ndarray) -> Cov
 def _coverage_accuracy(ctx: Context) -> Values:
     data = probabilities(ctx, "CoverageAccuracy")
     if data is None:
-        return _nothing(ctx)
-    curve = coverage_accuracy_curve(data.score, data.outcome)
-    return Values(None, curve.area, len(data.score))
+        return _nothing(ctx, _finish_coverage_accuracy)
+    pairs = Sample((data.score, data.outcome))
+    return finished(None, {"pairs": pairs, "n": len(data.score)}, _finish_coverage_accuracy)
+
+
+def _finish_coverage_accuracy(tally: dict, **params: object) -> tuple[float, int]:
+    """The curve's area from the pooled pairs (in any order: equally confident predictions
+    count in expectation over their order)."""
+    if tally.get("invalid"):
+        return float("nan"), 0
+    return coverage_accuracy_curve(*tally["pairs"].columns).area, int(tally["n"])
 
 
 # -- the measures ----------------------------------------------------------------------------
@@ -253,7 +295,7 @@ _INPUT = (
     "in the test log), read as the probability p that the item is relevant (test rating >= "
     "threshold; y = 1, else 0); they must lie in [0, 1], else the value is NaN with a warning"
 )
-_POOLED = "pooled over the N predicted test interactions"
+_POOLED = "pooled over the N predicted test interactions (an exact sum, rounded once)"
 BINS = Param("bins", int, 10, "number of equal-width bins (default 10)", minimum=1)
 TARGET = Param(
     "target",
@@ -266,6 +308,7 @@ TARGET = Param(
 
 Brier = RecsysMeasure(
     "Brier", _brier, ir=(IrSpelling("Brier"),), kind="confidence", summary_doc=_POOLED,
+    finish=_finish_pooled,
     reference="Brier, Verification of forecasts expressed in terms of probability, Monthly "
         "Weather Review 78(1), 1950.",
     doc=f"""\
@@ -279,6 +322,7 @@ Brier = RecsysMeasure(
 
 LogLoss = RecsysMeasure(
     "LogLoss", _log_loss, ir=(IrSpelling("LogLoss"),), kind="confidence", summary_doc=_POOLED,
+    finish=_finish_pooled,
     params=(
         Param(
             "epsilon", float, EPSILON,
@@ -301,7 +345,7 @@ LogLoss = RecsysMeasure(
 )
 
 ECE = RecsysMeasure(
-    "ECE", _ece, ir=(IrSpelling("ECE"),), kind="confidence",
+    "ECE", _ece, ir=(IrSpelling("ECE"),), kind="confidence", finish=_finish_ece,
     params=(BINS, TARGET),
     summary_doc="one value for the system, over the N predicted test interactions (no "
         "per-user value)",
@@ -324,7 +368,7 @@ ECE = RecsysMeasure(
 
 CoverageAccuracy = RecsysMeasure(
     "CoverageAccuracy", _coverage_accuracy, ir=(IrSpelling("CoverageAccuracy"),),
-    kind="confidence",
+    kind="confidence", finish=_finish_coverage_accuracy,
     summary_doc="one value for the system, over the N predicted test interactions (no "
         "per-user value)",
     reference="Geifman & El-Yaniv, Selective classification for deep neural networks, NeurIPS "

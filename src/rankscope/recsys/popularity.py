@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measures.base import Param
-from .base import Context, K, RecsysMeasure, Values, user_mean
+from .base import Context, K, RecsysMeasure, Same, Values, finished, user_mean
 from .beyond import _per_list, _spell, head_items
 
 HEAD = Param(
@@ -71,11 +71,12 @@ def _aclt(ctx: Context, k: int, head: str = "items", share: float = 0.2) -> Valu
 # -- per group -------------------------------------------------------------------------------
 
 
-def group_counts(ctx: Context, k: int, groups: np.ndarray, num_groups: int, discount: str = "log"):
-    """Per group (arrays of ``num_groups``): catalog items, exposure of the top-k lists,
-    recommended items the user had not seen in training (RSP's numerator), unseen catalog
-    items summed over users (RSP's denominator), relevant unseen recommended items (REO's
-    numerator) and relevant unseen test items (REO's denominator).
+def group_tally(ctx: Context, k: int, groups: np.ndarray, num_groups: int) -> dict:
+    """Per group, what adds over users: appearances in the top-k lists by rank (``exposure``,
+    groups × k), recommended items the user had not seen in training (RSP's numerator),
+    unseen catalog items summed over users (RSP's denominator), relevant unseen recommended
+    items (REO's numerator) and relevant unseen test items (REO's denominator); and the
+    catalog's items per group (``items``, the same for every set of users).
 
     ``groups``: a group code per item code (-1: in no group, not counted)."""
     lists = ctx.lists(k)
@@ -83,24 +84,21 @@ def group_counts(ctx: Context, k: int, groups: np.ndarray, num_groups: int, disc
     catalog = ctx.catalog_codes
     member = groups[catalog]
     member = member[member >= 0]
-    items = np.bincount(member, minlength=num_groups).astype(np.float64)
+    items = np.bincount(member, minlength=num_groups).astype(np.int64)
 
     entry_group = groups[lists.items]
     grouped = entry_group >= 0
-    rank = np.arange(len(lists.items)) - lists.offsets[:-1][lists.owner] + 1
-    weight = 1.0 / np.log2(rank + 1.0) if discount == "log" else np.ones(len(rank))
-    exposure = np.bincount(entry_group[grouped], weights=weight[grouped], minlength=num_groups)
+    rank = np.arange(len(lists.items)) - lists.offsets[:-1][lists.owner]  # 0 .. k - 1
+    by_rank = np.bincount(
+        entry_group[grouped] * k + rank[grouped], minlength=num_groups * k
+    ).reshape(num_groups, k)
 
     seen = ctx.seen_keys
     user_codes = ctx.user_codes
     keys = user_codes[lists.owner] * n_items + lists.items
     unseen = ~_isin_sorted(keys, seen)
-    recommended = np.bincount(
-        entry_group[grouped & unseen], minlength=num_groups
-    ).astype(np.float64)
-    hits = np.bincount(
-        entry_group[grouped & unseen & lists.relevant], minlength=num_groups
-    ).astype(np.float64)
+    recommended = np.bincount(entry_group[grouped & unseen], minlength=num_groups)
+    hits = np.bincount(entry_group[grouped & unseen & lists.relevant], minlength=num_groups)
 
     # unseen catalog items per group, summed over the evaluated users
     evaluated = np.zeros(len(ctx.qrels.queries), dtype=bool)
@@ -117,8 +115,36 @@ def group_counts(ctx: Context, k: int, groups: np.ndarray, num_groups: int, disc
     test_keys = qrels.query.astype(np.int64) * n_items + qrels.doc
     rel = relevant_rows & evaluated[qrels.query] & ~_isin_sorted(test_keys, seen)
     rel_group = groups[qrels.doc[rel]]
-    relevant = np.bincount(rel_group[rel_group >= 0], minlength=num_groups).astype(np.float64)
-    return items, exposure, recommended, candidates, hits, relevant
+    relevant = np.bincount(rel_group[rel_group >= 0], minlength=num_groups)
+    return {
+        "items": Same(items), "exposure": by_rank, "recommended": recommended,
+        "candidates": candidates, "hits": hits, "relevant": relevant, "users": ctx.num_users,
+    }  # fmt: skip
+
+
+def group_counts_of(tally: dict, discount: str = "log") -> tuple[np.ndarray, ...]:
+    """Per group (float arrays): catalog items, exposure of the top-k lists (each appearance
+    at rank r weighs 1/log2(r + 1), or 1 with ``discount="none"``), recommended, candidates,
+    hits and relevant, from a `group_tally` (of any set of users)."""
+    by_rank = tally["exposure"]
+    rank = np.arange(1, by_rank.shape[1] + 1, dtype=np.float64)
+    weight = 1.0 / np.log2(rank + 1.0) if discount == "log" else np.ones(len(rank))
+    exposure = (by_rank * weight[None, :]).sum(axis=1)
+    return tuple(
+        np.asarray(tally[key], dtype=np.float64) if key != "exposure" else exposure
+        for key in ("items", "exposure", "recommended", "candidates", "hits", "relevant")
+    )
+
+
+def group_counts(ctx: Context, k: int, groups: np.ndarray, num_groups: int, discount: str = "log"):
+    """Per group (arrays of ``num_groups``): catalog items, exposure of the top-k lists,
+    recommended items the user had not seen in training (RSP's numerator), unseen catalog
+    items summed over users (RSP's denominator), relevant unseen recommended items (REO's
+    numerator) and relevant unseen test items (REO's denominator): `group_counts_of` of
+    `group_tally`.
+
+    ``groups``: a group code per item code (-1: in no group, not counted)."""
+    return group_counts_of(group_tally(ctx, k, groups, num_groups), discount)
 
 
 def _isin_sorted(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
@@ -145,21 +171,31 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def _default_counts(ctx: Context, k: int, head: str, share: float, discount: str = "log"):
+def _default_tally(ctx: Context, k: int, head: str, share: float) -> dict:
     return ctx.cached(
-        ("popularity-groups", k, head, share, discount),
-        lambda: group_counts(ctx, k, popularity_groups(ctx, head, share), 2, discount),
+        ("popularity-groups", k, head, share),
+        lambda: group_tally(ctx, k, popularity_groups(ctx, head, share), 2),
     )
 
 
 def _pop_rsp(ctx: Context, k: int, head: str = "items", share: float = 0.2) -> Values:
-    _, _, recommended, candidates, _, _ = _default_counts(ctx, k, head, share)
-    return Values(None, relative_std(_ratio(recommended, candidates)), ctx.num_users)
+    return finished(None, _default_tally(ctx, k, head, share), _finish_rsp, k=k, head=head,
+                    share=share)  # fmt: skip
+
+
+def _finish_rsp(tally: dict, **params: object) -> tuple[float, int]:
+    _, _, recommended, candidates, _, _ = group_counts_of(tally)
+    return relative_std(_ratio(recommended, candidates)), tally["users"]
 
 
 def _pop_reo(ctx: Context, k: int, head: str = "items", share: float = 0.2) -> Values:
-    _, _, _, _, hits, relevant = _default_counts(ctx, k, head, share)
-    return Values(None, relative_std(_ratio(hits, relevant)), ctx.num_users)
+    return finished(None, _default_tally(ctx, k, head, share), _finish_reo, k=k, head=head,
+                    share=share)  # fmt: skip
+
+
+def _finish_reo(tally: dict, **params: object) -> tuple[float, int]:
+    _, _, _, _, hits, relevant = group_counts_of(tally)
+    return relative_std(_ratio(hits, relevant)), tally["users"]
 
 
 def exposure_ratio(items: np.ndarray, exposure: np.ndarray) -> float:
@@ -174,8 +210,14 @@ def exposure_ratio(items: np.ndarray, exposure: np.ndarray) -> float:
 def _exposure_ratio(
     ctx: Context, k: int, head: str = "items", share: float = 0.2, discount: str = "log"
 ) -> Values:
-    items, exposure, *_ = _default_counts(ctx, k, head, share, discount)
-    return Values(None, exposure_ratio(items, exposure), ctx.num_users)
+    return finished(None, _default_tally(ctx, k, head, share), _finish_exposure_ratio, k=k,
+                    head=head, share=share, discount=discount)  # fmt: skip
+
+
+def _finish_exposure_ratio(tally: dict, discount: str = "log", **params: object
+                           ) -> tuple[float, int]:  # fmt: skip
+    items, exposure, *_ = group_counts_of(tally, discount)
+    return exposure_ratio(items, exposure), tally["users"]
 
 
 def group_codes(ctx: Context, groups: dict[str, str]) -> tuple[np.ndarray, list[str]]:
@@ -245,7 +287,7 @@ ACLT = RecsysMeasure(
 
 PopRSP = RecsysMeasure(
     "PopRSP", _pop_rsp, params=_GROUP_PARAMS, ir=_spell("PopRSP"), kind="catalog",
-    needs=("popularity",),
+    needs=("popularity",), finish=_finish_rsp,
     reference=_ZHU,
     doc=f"""\
     Popularity-based ranking-based statistical parity at k: RSP = std(P(R@k | g)) /
@@ -261,7 +303,7 @@ PopRSP = RecsysMeasure(
 
 PopREO = RecsysMeasure(
     "PopREO", _pop_reo, params=_GROUP_PARAMS, ir=_spell("PopREO"), kind="catalog",
-    needs=("popularity",),
+    needs=("popularity",), finish=_finish_reo,
     reference=_ZHU,
     doc=f"""\
     Popularity-based ranking-based equal opportunity at k: REO = std(P(R@k | g, y=1)) /
@@ -277,7 +319,7 @@ PopREO = RecsysMeasure(
 
 ExposureRatio = RecsysMeasure(
     "ExposureRatio", _exposure_ratio, params=(*_GROUP_PARAMS, DISCOUNT), ir=_spell("ExposureRatio"),
-    kind="catalog", needs=("popularity",),
+    kind="catalog", needs=("popularity",), finish=_finish_exposure_ratio,
     reference="Singh & Joachims, Fairness of exposure in rankings, KDD 2018; Biega, Gummadi & "
         "Weikum, Equity of attention, SIGIR 2018; Abdollahpouri et al., FLAIRS 2019.",
     doc=f"""\
