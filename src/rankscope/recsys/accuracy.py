@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
 from ..stats.exact import ExactSum
-from .base import Context, RecsysMeasure, Values, finished, user_mean
+from .base import Context, Note, RecsysMeasure, Values, finished, user_mean
 
 AVERAGE = Param(
     "average",
@@ -42,13 +42,14 @@ def _joined(ctx: Context):
         slot[ctx.user_codes] = np.arange(ctx.num_users)
         users = slot[test.user]
         error = run.score[order[pos[found]]] - test.rating[found]
-        missing = int((~found).sum())
-        if missing:
-            ctx.note(
-                "unpredicted",
-                f"{missing} of {len(test)} test ratings have no prediction; rating errors are "
+        ctx.note(
+            "unpredicted",
+            Note(
+                "{missing} of {ratings} test ratings have no prediction; rating errors are "
                 "over the predicted ones (PredictionCoverage gives the share)",
-            )
+                (("missing", int((~found).sum())), ("ratings", len(test))), when="missing",
+            ),
+        )  # fmt: skip
         return users[found], error, users
 
     return ctx.cached("rating-join", make)

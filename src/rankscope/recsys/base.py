@@ -10,6 +10,7 @@ judged top-k lists per cutoff, item popularity, the popularity baseline) and cac
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import Judged, judge
 from ..measures.base import Measure, Param
-from ..model import Interactions, ItemFeatures, Qrels, Run
+from ..model import Interactions, ItemFeatures, Qrels, Run, Vocabulary
 
 #: The cutoff parameter of the top-N measures (None: the evaluation's ``k``).
 K = Param(
@@ -160,6 +161,77 @@ class Lists:
         return np.repeat(np.arange(len(self.offsets) - 1), self.lengths)
 
 
+@dataclass(frozen=True)
+class Note:
+    """Something a measure tells the user about a system's evaluation, in parts that add
+    over disjoint sets of users (so that a cluster tells what one process tells): counts,
+    distinct item ids and the first example by position in the input.
+
+    ``template``: a `str.format` string over the ``counts`` by name, ``items`` (how many
+    distinct ``item_ids``) and ``example``; ``when``: the count that must be positive for
+    the note to be told (``"!name"``: that must be zero; empty: always)."""
+
+    template: str
+    counts: tuple[tuple[str, int], ...]
+    item_ids: frozenset[str] = frozenset()
+    example: tuple[int, str] | None = None  # (position in the input, the text)
+    when: str = ""
+
+    def __add__(self, other: Note) -> Note:
+        counts = dict(self.counts)
+        for name, value in other.counts:
+            counts[name] = counts.get(name, 0) + value
+        examples = [e for e in (self.example, other.example) if e is not None]
+        return dataclasses.replace(
+            self, counts=tuple(counts.items()), item_ids=self.item_ids | other.item_ids,
+            example=min(examples, default=None),
+        )  # fmt: skip
+
+    @property
+    def told(self) -> bool:
+        counts = dict(self.counts)
+        if not self.when:
+            return True
+        if self.when.startswith("!"):
+            return counts[self.when[1:]] == 0
+        return counts[self.when] > 0
+
+    @property
+    def text(self) -> str:
+        example = "" if self.example is None else self.example[1]
+        return self.template.format(**dict(self.counts), items=len(self.item_ids),
+                                    example=example)  # fmt: skip
+
+
+def catalog_of(
+    items: Vocabulary, test: Interactions, train: Interactions | None, catalog: np.ndarray | None
+) -> np.ndarray:
+    """The catalog's item codes (``catalog``, or every item of training and test), in the
+    order of their ids (sorted as strings): the order every process holding the same catalog
+    gives it, whatever its codes."""
+    if catalog is not None:
+        codes = np.unique(catalog)
+    else:
+        parts = [test.item] if train is None else [test.item, train.item]
+        codes = np.unique(np.concatenate(parts)).astype(np.int64)
+    ids = np.array(items.strings_of(codes.astype(np.int32)), dtype=str)
+    return codes[np.argsort(ids, kind="stable")].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Popularity:
+    """Item popularity: the distinct users who interacted with each item code in the
+    popularity log, and how many users the log has (counted once over the whole log: a
+    cluster's partitions receive it counted)."""
+
+    per_item: np.ndarray  # int64, one per item code
+    users: int
+
+    @classmethod
+    def of(cls, log: Interactions, num_items: int) -> Popularity:
+        return cls(log.popularity(num_items), len(np.unique(log.user)))
+
+
 @dataclass(eq=False)
 class Context:
     """One system's recommendations with everything the measures need.
@@ -175,7 +247,7 @@ class Context:
     ties: str = "input-order"
     no_relevant: str = "exclude"  # exclude | zero
     train: Interactions | None = None
-    popularity_log: Interactions | None = None
+    item_popularity: Popularity | None = None  # None: no popularity log was given
     baseline: Run | None = None
     features: ItemFeatures | None = None
     catalog: np.ndarray | None = None  # item codes; None: items of training and test
@@ -189,9 +261,15 @@ class Context:
             self.notes[key] = make()
         return self.notes[key]
 
-    def note(self, key: str, value) -> None:
-        """Record something the user should be told (emitted once, as a warning)."""
-        self.notes.setdefault(("note", key), value)
+    def note(self, key: str, note: Note) -> None:
+        """Record something the user should be told (emitted once, as a warning, when it
+        says so: `Note.told`)."""
+        self.notes.setdefault(("note", key), note)
+
+    @property
+    def told_notes(self) -> dict[str, Note]:
+        """The notes the measures left, by key, in the order they were left."""
+        return {k[1]: v for k, v in self.notes.items() if isinstance(k, tuple) and k[0] == "note"}
 
     @property
     def num_items(self) -> int:
@@ -237,37 +315,27 @@ class Context:
 
     # -- popularity ---------------------------------------------------------------------------
 
-    def need_popularity(self, measure: str) -> Interactions:
-        if self.popularity_log is None:
+    def need_popularity(self, measure: str) -> Popularity:
+        if self.item_popularity is None:
             said = f"{measure} needs item popularity: give the training interactions ({{}})"
             raise UsageError(
                 said.format("train=..., or popularity=..."), cli=said.format("--train FILE")
             )
-        return self.popularity_log
+        return self.item_popularity
 
-    @functools.cached_property
+    @property
     def popularity(self) -> np.ndarray:
         """Distinct users per item code in the popularity log."""
-        return self.need_popularity("this measure").popularity(self.num_items)
+        return self.need_popularity("this measure").per_item
 
-    @functools.cached_property
+    @property
     def popularity_users(self) -> int:
-        return len(np.unique(self.need_popularity("this measure").user))
+        return self.need_popularity("this measure").users
 
     @functools.cached_property
     def catalog_codes(self) -> np.ndarray:
-        """The catalog's item codes, in the order of the item ids (sorted as strings, so that
-        every process holding the same catalog has it in the same order): given, or every
-        item of training and test."""
-        if self.catalog is not None:
-            codes = np.unique(self.catalog)
-        else:
-            parts = [self.test.item]
-            if self.train is not None:
-                parts.append(self.train.item)
-            codes = np.unique(np.concatenate(parts)).astype(np.int64)
-        ids = np.array(self.qrels.docs.strings_of(codes.astype(np.int32)), dtype=str)
-        return codes[np.argsort(ids, kind="stable")].astype(np.int64)
+        """The catalog's item codes, in the order of the item ids: `catalog_of`."""
+        return catalog_of(self.qrels.docs, self.test, self.train, self.catalog)
 
     @functools.cached_property
     def in_catalog(self) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import UsageError
 from ..judge import judge
 from ..measures.base import IrSpelling, Param
-from .base import Context, K, Lists, RecsysMeasure, Values, finished, user_mean
+from .base import Context, K, Lists, Note, RecsysMeasure, Values, finished, user_mean
 
 
 def _spell(name: str) -> tuple[IrSpelling, ...]:
@@ -51,17 +51,22 @@ def _exposure(ctx: Context, k: int) -> dict:
     def make() -> dict:
         items = ctx.lists(k).items
         outside = ~ctx.in_catalog[items]
-        if outside.any():
-            ctx.note(
-                "outside-catalog",
-                f"{int(outside.sum())} recommendations (top {k}) are of "
-                f"{len(np.unique(items[outside]))} items outside the catalog; coverage, Gini "
-                "and entropy count catalog items only",
-            )
+        ctx.note("outside-catalog", _items_note(
+            ctx, items[outside], f"{{outside}} recommendations (top {k}) are of {{items}} items "
+            "outside the catalog; coverage, Gini and entropy count catalog items only",
+            "outside",
+        ))  # fmt: skip
         counts = np.bincount(items[~outside], minlength=ctx.num_items)
         return {"exposure": counts[ctx.catalog_codes].astype(np.int64), "users": ctx.num_users}
 
     return ctx.cached(("exposure", k), make)
+
+
+def _items_note(ctx: Context, codes: np.ndarray, template: str, count: str) -> Note:
+    """A note counting the recommendations of some items (``codes``) and the distinct
+    items, told when there are any."""
+    ids = frozenset(ctx.qrels.docs.strings_of(np.unique(codes).astype(np.int32)))
+    return Note(template, ((count, len(codes)),), ids, when=count)
 
 
 def _catalog_coverage(ctx: Context, k: int) -> Values:
@@ -219,12 +224,10 @@ def _ild(ctx: Context, k: int, distance: str = "cosine") -> Values:
     lists = ctx.lists(k)
     rows = features.rows_of(ctx.num_items)[lists.items]
     known = rows >= 0
-    if not known.all():
-        ctx.note(
-            "no-features",
-            f"{int((~known).sum())} recommendations (top {k}) are of "
-            f"{len(np.unique(lists.items[~known]))} items without features; ILD leaves them out",
-        )
+    ctx.note("no-features", _items_note(
+        ctx, lists.items[~known], f"{{undescribed}} recommendations (top {k}) are of {{items}} "
+        "items without features; ILD leaves them out", "undescribed",
+    ))  # fmt: skip
     matrix = features.matrix
     if distance == "cosine":
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)

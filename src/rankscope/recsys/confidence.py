@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measures.base import IrSpelling, Param
 from ..stats.exact import ExactSum
-from .base import Context, RecsysMeasure, Sample, Values, finished
+from .base import Context, Note, RecsysMeasure, Sample, Values, finished
 
 #: Log loss floors the probability of the observed outcome at EPSILON (log 0 is infinite).
 EPSILON = 1e-15
@@ -38,6 +38,7 @@ class Joined:
     outcome: np.ndarray  # 1.0 relevant, 0.0 not
     rating: np.ndarray | None  # the test rating, when the test log has ratings
     line: np.ndarray | None  # input line of each prediction, for messages
+    test_line: np.ndarray  # the position of its test interaction (line, or row)
 
 
 def joined(ctx: Context) -> Joined:
@@ -61,7 +62,8 @@ def joined(ctx: Context) -> Joined:
         outcome = (ctx.qrels.grade[found] >= 1).astype(np.float64)
         rating = None if test.rating is None else test.rating[found]
         line = None if run.line is None else run.line[rows]
-        return Joined(slot[test.user[found]], run.score[rows], outcome, rating, line)
+        test_line = np.flatnonzero(found) if test.line is None else test.line[found]
+        return Joined(slot[test.user[found]], run.score[rows], outcome, rating, line, test_line)
 
     return ctx.cached("confidence-join", make)
 
@@ -71,6 +73,7 @@ def probabilities(ctx: Context, measure: str) -> Joined | None:
     with a warning naming the first score out of range."""
     data = joined(ctx)
     bad = (data.score < 0) | (data.score > 1)
+    example = None
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         where = ""
@@ -78,19 +81,19 @@ def probabilities(ctx: Context, measure: str) -> Joined | None:
             source = ctx.run.source
             unit = "row" if source.startswith("<") else "line"  # frames and dicts: rows
             where = f" ({source}, {unit} {int(data.line[i])})"
-        ctx.note(
-            "not-probabilities",
-            f"{int(bad.sum())} of {len(bad)} predictions for test interactions are not "
-            f"probabilities in [0, 1], e.g. {float(data.score[i])!r}{where}; {measure} and the "
-            "other probability measures have no value (ECE(target=rating) reads predicted "
-            "ratings)",
-        )
+        example = (int(data.test_line[i]), f"{float(data.score[i])!r}{where}")
+    ctx.note("not-probabilities", Note(
+        "{bad} of {predictions} predictions for test interactions are not probabilities in "
+        f"[0, 1], e.g. {{example}}; {measure} and the other probability measures have no "
+        "value (ECE(target=rating) reads predicted ratings)",
+        (("bad", int(bad.sum())), ("predictions", len(bad))), example=example, when="bad",
+    ))  # fmt: skip
+    if bad.any():
         return None
-    if not len(data.score):
-        ctx.note(
-            "no-predictions",
-            "no test interaction has a prediction: the confidence measures have no value",
-        )
+    ctx.note("no-predictions", Note(
+        "no test interaction has a prediction: the confidence measures have no value",
+        (("predicted", len(data.score)),), when="!predicted",
+    ))  # fmt: skip
     return data
 
 

@@ -42,12 +42,13 @@ def _contexts(
             cli="--seen drop needs the training interactions (--train FILE)",
         )
     qrels = read.test.to_qrels(threshold)
+    popularity = read.item_popularity()
     out = []
     for run in read.runs:
         run = _seen_policy(run, read.train, seen, len(read.items))
         ctx = Context(
             qrels=qrels, test=read.test, run=run, k=k, ties=ties, train=read.train,
-            popularity_log=read.popularity, catalog=read.catalog,
+            item_popularity=popularity, catalog=read.catalog,
         )  # fmt: skip
         check_one_sided(ctx)
         out.append(ctx)
@@ -98,7 +99,7 @@ def reliability(
         result = calibration(ctx, bins, target)
         if result is None:
             raise UsageError(_not_probabilities(ctx))
-        tell_notes(ctx)
+        tell_notes(ctx.run.name, ctx.told_notes.values())
         for b in range(len(result.count)):
             cols["run"].append(ctx.run.name)
             cols["bin"].append(b)
@@ -111,8 +112,8 @@ def reliability(
 
 
 def _not_probabilities(ctx: Context) -> str:
-    text = ctx.notes.get(("note", "not-probabilities"), "the scores are not probabilities")
-    return f"{ctx.run.name}: {text}"
+    note = ctx.told_notes.get("not-probabilities")
+    return f"{ctx.run.name}: {'the scores are not probabilities' if note is None else note.text}"
 
 
 def coverage_accuracy(
@@ -149,7 +150,7 @@ def coverage_accuracy(
         data = probabilities(ctx, "the coverage-accuracy curve")
         if data is None:
             raise UsageError(_not_probabilities(ctx))
-        tell_notes(ctx)
+        tell_notes(ctx.run.name, ctx.told_notes.values())
         curve = coverage_accuracy_curve(data.score, data.outcome)
         cols["run"] += [ctx.run.name] * len(curve.covered)
         cols["covered"] += curve.covered.tolist()
@@ -223,7 +224,7 @@ def group_exposure(
     )  # fmt: skip
     for ctx in contexts:
         if mapping is None:
-            if ctx.popularity_log is None:
+            if ctx.item_popularity is None:
                 said = (
                     "{}'s default groups (short head, long tail) need item popularity: "
                     "give {}"
@@ -238,7 +239,7 @@ def group_exposure(
         items, exposure, recommended, candidates, found, relevant = group_counts(
             ctx, k, codes, len(labels), discount
         )
-        tell_notes(ctx)
+        tell_notes(ctx.run.name, ctx.told_notes.values())
         total = exposure.sum()
         for g, label in enumerate(labels):
             cols["run"].append(ctx.run.name)

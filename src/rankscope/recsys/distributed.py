@@ -8,7 +8,11 @@ front door `rankscope.api.recsys` picks it."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import functools
+import math
+import pickle
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +22,7 @@ import numpy as np
 
 from ..errors import RankscopeWarning, UsageError, warn
 from ..measures import Request
-from ..model import Interactions, Vocabulary
+from ..model import Interactions, ItemFeatures, Vocabulary
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
@@ -47,16 +51,30 @@ from ..scale.kernels import (
     runs_table,
     told_warnings,
 )
-from .base import Context, Values, user_mean
-from .evaluation import check_options
+from .base import (
+    Context,
+    Note,
+    Popularity,
+    Values,
+    add_tallies,
+    catalog_of,
+    finished,
+    user_mean,
+)
+from .evaluation import check_options, check_unseen, prepare
 from .registry import parse
 from .systems import (
     DEFAULT_TOPN,
+    Inputs,
     SystemEvaluation,
     check_one_sided,
+    drop_rows,
     read_inputs,
+    seen_pairs,
     tell_no_relevant,
+    tell_notes,
     tell_one_sided,
+    tell_seen,
 )
 
 #: The names of the user and item columns of the lists' runs table.
@@ -76,6 +94,63 @@ class RecsysSpec:
     no_relevant: str = "exclude"
     ties: str = "input-order"
     test_source: str = "<interactions>"
+    seen: str = "keep"
+    train_source: str = "<train>"
+    baseline_source: str = "<baseline>"
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every partition needs whole, sent once to every worker: the catalog's item ids
+    (in id order), item popularity counted over the whole popularity log (the items with a
+    count, their counts, the log's users) and the item features."""
+
+    catalog: list[str]
+    popular_items: list[str] | None = None
+    popular_counts: np.ndarray | None = None
+    popularity_users: int = 0
+    feature_items: list[str] | None = None
+    features: ItemFeatures | None = None  # its codes: `feature_items`' order
+
+    @classmethod
+    def of(cls, read: Inputs) -> Shared:
+        """From inputs read on the client."""
+        items = read.items
+        catalog = catalog_of(items, read.test, read.train, read.catalog)
+        out = cls(items.strings_of(catalog.astype(np.int32)))
+        popularity = read.item_popularity()
+        if popularity is not None:
+            codes = np.flatnonzero(popularity.per_item)
+            out = dataclasses.replace(
+                out, popular_items=items.strings_of(codes.astype(np.int32)),
+                popular_counts=popularity.per_item[codes], popularity_users=popularity.users,
+            )  # fmt: skip
+        if read.features is not None:
+            f = read.features
+            out = dataclasses.replace(out, feature_items=items.strings_of(f.item), features=f)
+        return out
+
+    def item_inputs(self, items: Vocabulary) -> tuple[np.ndarray, ItemFeatures | None]:
+        """The catalog's codes and the features in a partition's item vocabulary (interned
+        into it: call before counting its items)."""
+        catalog = items.intern_many(self.catalog).astype(np.int64)
+        features = None
+        if self.features is not None and self.feature_items is not None:
+            f = self.features
+            codes = items.intern_many(self.feature_items).astype(np.int32)
+            features = ItemFeatures(items, codes, f.matrix, f.names, f.source)
+        return catalog, features
+
+    def popularity(self, items: Vocabulary) -> Popularity | None:
+        """Popularity per code of a partition's item vocabulary (0 for items no user of the
+        popularity log interacted with)."""
+        if self.popular_items is None or self.popular_counts is None:
+            return None
+        per_item = np.zeros(len(items), dtype=np.int64)
+        codes = items.lookup_many(self.popular_items)
+        known = codes >= 0
+        per_item[codes[known]] = self.popular_counts[known]
+        return Popularity(per_item, self.popularity_users)
 
 
 def interactions_table(log: Interactions, rows: np.ndarray | None = None) -> Any:
@@ -104,19 +179,34 @@ def _optional(column: Any) -> np.ndarray | None:
     return number_array(column, np.float64)
 
 
-def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
-    """Per-user values of every system on the whole users of one partition: the local path's
-    `rankscope.recsys.base.Context` and the measures' own kernels."""
+def _log_from(table: Any, users: Vocabulary, items: Vocabulary, source: str) -> Interactions:
+    """A canonical interactions table as a log coded with ``users`` and ``items``."""
+    return Interactions(
+        users, items, interned_codes(users, table.column("user")),
+        interned_codes(items, table.column("item")),
+        _optional(table.column("rating")), _optional(table.column("timestamp")),
+        source=source, line=number_array(table.column("line"), np.int64),
+    )  # fmt: skip
+
+
+def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec, train: Any = None,
+                  baseline: Any = None, shared: Shared | None = None) -> Any:  # fmt: skip
+    """Per-user values of every system on the whole users of one partition, and the tallies
+    of the pooled measures: the local path's `rankscope.recsys.base.Context` and the
+    measures' own kernels.  ``train``: the training interactions of the partition's users
+    (an interactions table), ``baseline``: their baseline lists (a runs table of one run),
+    ``shared``: what every partition holds whole."""
     pa = pyarrow()
     users, items = Vocabulary(), Vocabulary()
-    timestamp = test.column("timestamp")
-    log = Interactions(
-        users, items, interned_codes(users, test.column("user")),
-        interned_codes(items, test.column("item")),
-        _optional(test.column("rating")), _optional(timestamp),
-        source=spec.test_source, line=number_array(test.column("line"), np.int64),
-    )  # fmt: skip
+    log = _log_from(test, users, items, spec.test_source)
     run_list = runs_from(recommendations, spec, users, items, query="user", doc="item")
+    train_log = None if train is None else _log_from(train, users, items, spec.train_source)
+    base_run = None
+    if baseline is not None:
+        base_spec = RecsysSpec(["baseline"], [spec.baseline_source], [])
+        base_run = runs_from(baseline, base_spec, users, items, query="user", doc="item")[0]
+    catalog, features = (None, None) if shared is None else shared.item_inputs(items)
+    popularity = None if shared is None else shared.popularity(items)
     requests = spec.requests
     n = len(run_list)
     test_users = np.zeros(len(users), dtype=bool)
@@ -125,11 +215,14 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
     meta: dict[str, Any] = {
         "only_recs": [0] * n, "only_test": [0] * n, "test_users": int(test_users.sum()),
         "overlap": [False] * n, "no_relevant": [0] * n, "num_users": [0] * n,
-        "has_rating": ratings is not None and bool(len(ratings)),
+        "seen": [0] * n, "has_rating": ratings is not None and bool(len(ratings)),
         "looks_like_scores": bool(
             ratings is not None and len(ratings) and np.any(ratings != np.round(ratings))
         ),
         "users": distinct_ids(recommendations.column("user")),
+        "tallies": [[None] * len(requests) for _ in range(n)],
+        "no_per_user": [[] for _ in range(n)],
+        "notes": [None] * n,
         "warnings": [],
     }  # fmt: skip
     cols: dict[str, list] = {"run": [], "user": []}
@@ -143,23 +236,33 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
             meta["only_recs"][i] = int((rec_users & ~test_users).sum())
             meta["only_test"][i] = int((test_users & ~rec_users).sum())
             meta["overlap"][i] = bool((rec_users & test_users).any())
+            if train_log is not None:  # told by the client, with every partition's count
+                hit = seen_pairs(run, train_log, len(items))
+                meta["seen"][i] = int(hit.sum())
+                if spec.seen == "drop":
+                    run = drop_rows(run, hit)
             if qrels is None:
                 continue
             ctx = Context(
                 qrels=qrels, test=log, run=run, k=spec.k, ties=spec.ties,
-                no_relevant=spec.no_relevant,
+                no_relevant=spec.no_relevant, train=train_log, item_popularity=popularity,
+                baseline=base_run, features=features, catalog=catalog,
             )  # fmt: skip
             found: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+            meta["notes"][i] = _encoded(ctx.told_notes)  # told by the client, added up
             if any(getattr(r.measure, "relevance", False) for r in requests):
                 meta["no_relevant"][i] = int((ctx.num_relevant == 0).sum())
             meta["num_users"][i] = ctx.num_users
             cols["run"].extend([i] * ctx.num_users)
             cols["user"].extend(ctx.user_ids)
             for j, v in enumerate(found):
-                per_user = v.per_user
-                if per_user is None:  # pragma: no cover - refused before the kernels run
-                    raise UsageError(f"{requests[j].label} has no per-user values")
-                values[j].extend(per_user.tolist())
+                if v.tally is not None:
+                    meta["tallies"][i][j] = _encoded(v.tally)
+                if v.per_user is None:
+                    meta["no_per_user"][i].append(j)
+                    values[j].extend([math.nan] * ctx.num_users)
+                else:
+                    values[j].extend(v.per_user.tolist())
     meta["warnings"] = told_warnings(caught)
     columns: dict[str, Any] = {
         "run": pa.array(cols["run"], pa.int32()),
@@ -170,11 +273,23 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec) -> Any:
     return kernel_output(pa, columns, meta)
 
 
+def _encoded(parts: dict) -> str:
+    """Tallies and notes in the kernel's JSON metadata (pickled: exact integers, arrays and
+    sums)."""
+    return base64.b64encode(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL)).decode()
+
+
+def _decoded(text: str) -> dict:
+    return pickle.loads(base64.b64decode(text))  # noqa: S301 - written by our own kernel
+
+
 def recsys_results(
     outputs: Sequence[Any], spec: RecsysSpec, told: Sequence[Sequence[str]] | None = None
 ) -> list[SystemEvaluation]:
-    """One `rankscope.recsys.SystemEvaluation` per system, each summary the local path's
-    `rankscope.recsys.base.user_mean` of the per-user values in the local user order.
+    """One `rankscope.recsys.SystemEvaluation` per system: the per-user values in the local
+    user order, each summary the local path's `rankscope.recsys.base.user_mean` of them or,
+    for a pooled measure, its ``finish`` of the partitions' tallies added.  A measure has
+    per-user values when every partition gave them.
 
     The users on one side only are told (and lists sharing no user with the test log
     refused) from the partitions' counts, unless ``told`` gives each system's warnings
@@ -195,9 +310,11 @@ def recsys_results(
         else:
             for text in told[i]:
                 warn(text)
+        tell_seen(name, sum(m["seen"][i] for m in metas), spec.seen)
         rows = rows_in_order(which, users, i, spec.run_sources[i], "user")
-        values: list[Values] = [
-            user_mean(take_rows(columns[j], rows, False)) for j in range(len(requests))
+        values = [
+            _summarised(r, take_rows(columns[j], rows, False), metas, i, j)
+            for j, r in enumerate(requests)
         ]
         relevance = [r for r in requests if getattr(r.measure, "relevance", False)]
         if relevance:
@@ -207,21 +324,30 @@ def recsys_results(
                 rule=any(m["has_rating"] for m in metas), threshold=spec.threshold,
                 looks_like_scores=any(m["looks_like_scores"] for m in metas),
             )  # fmt: skip
+        notes: dict[str, Note] = {}
+        for m in metas:
+            if m["notes"][i] is not None:
+                for key, note in _decoded(m["notes"][i]).items():
+                    notes[key] = notes[key] + note if key in notes else note
+        tell_notes(name, notes.values())
         results.append(SystemEvaluation(name, [users[r] for r in rows], list(requests), values))
     tell_warnings(metas)
     return results
 
 
-def _recsys_requests(measures: Any, k: int) -> list[Request]:
-    requests = parse(measures if measures is not None else DEFAULT_TOPN, k)
-    for r in requests:
-        measure = r.measure
-        if measure.kind not in ("topn", "list") or measure.needs:  # type: ignore[attr-defined]
-            raise UsageError(
-                f"{r.label}: backend='dask' computes the top-N measures and UserCoverage "
-                "(per-user values with a mean); use the local backend for the others"
-            )
-    return requests
+def _summarised(request: Request, per_user: np.ndarray, metas: Sequence[dict], i: int,
+                j: int) -> Values:  # fmt: skip
+    """Request ``j``'s `Values` for system ``i`` from the partitions' outputs."""
+    gathered: np.ndarray | None = per_user
+    if any(j in m["no_per_user"][i] for m in metas if m["num_users"][i]):
+        gathered = None
+    tallies = [_decoded(m["tallies"][i][j]) for m in metas if m["tallies"][i][j] is not None]
+    if not tallies:
+        if gathered is None:  # pragma: no cover - every such measure gives a tally
+            raise UsageError(f"{request.label} has no per-user values")
+        return user_mean(gathered)
+    finish = request.measure.finish  # type: ignore[attr-defined]
+    return finished(gathered, functools.reduce(add_tallies, tallies), finish, **request.kwargs)
 
 
 def recsys_evaluate_systems(
@@ -230,45 +356,66 @@ def recsys_evaluate_systems(
     popularity: Any, baseline: Any, catalog: Any, relevance: str, no_relevant: str, seen: str,
     ties: str, columns: Mapping[str, str] | None, duplicates: str, partitions: int | None = None,
 ) -> list[SystemEvaluation]:
-    """`rankscope.evaluate_recsys_systems` on a Dask cluster (its arguments, see there), for
-    the top-N measures and UserCoverage: the same values, bit for bit.  ``partitions``: how
-    many partitions inputs read on the client are split into (default: twice the workers).
-    ``test_log`` and ``recommendations`` may be `Partitioned` datasets (by user; the lists: one
-    dataset, or a dict or list of them)."""
+    """`rankscope.evaluate_recsys_systems` on a Dask cluster (its arguments, see there): the
+    same values, bit for bit, for every measure.  ``partitions``: how many partitions inputs
+    read on the client are split into (default: twice the workers).  ``test_log`` and
+    ``recommendations`` may be `Partitioned` datasets (by user; the lists: one dataset, or a
+    dict or list of them)."""
     check_backend(backend)
-    given = {"train": train, "features": features, "popularity": popularity,
-             "baseline": baseline, "catalog": catalog}  # fmt: skip
-    for option, value in given.items():
-        if value is not None:
-            raise UsageError(f"backend='dask' does not take {option}= yet (top-N measures only)")
-    if seen != "keep":
-        raise UsageError("backend='dask' does not take seen='drop' yet")
     check_options(no_relevant, seen, relevance, k)
-    requests = _recsys_requests(measures, k)
     client, owned = connect(scheduler)
     try:
         in_place = partitioned_runs(recommendations)
-        spec = RecsysSpec([], [], requests, k, threshold, relevance, no_relevant, ties)
+        spec = RecsysSpec([], [], [], k, threshold, relevance, no_relevant, ties, seen=seen)
         if in_place is None:
-            return _recsys_split(client, test_log, recommendations, spec, partitions, columns,
-                                 duplicates)  # fmt: skip
+            read = read_inputs(test_log, recommendations, train, popularity, baseline, features,
+                               catalog, columns, duplicates)  # fmt: skip
+            return _recsys_split(client, read, measures, spec, partitions)
+        given = {"train": train, "features": features, "popularity": popularity,
+                 "baseline": baseline, "catalog": catalog}  # fmt: skip
+        for option, value in given.items():
+            if value is not None:
+                raise UsageError(
+                    f"backend='dask' with Partitioned lists does not take {option}= yet: "
+                    "give the lists as files or frames"
+                )
+        if seen != "keep":
+            raise UsageError("backend='dask' with Partitioned lists does not take seen='drop' yet")
+        spec = dataclasses.replace(spec, requests=_in_place_requests(measures, k))
         return _recsys_in_place(client, test_log, in_place, spec, columns, duplicates)
     finally:
         if owned:
             client.close()
 
 
-def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, columns,
-                  duplicates) -> list[SystemEvaluation]:  # fmt: skip
-    read = read_inputs(test, recommendations, None, None, None, None, None, columns, duplicates)
+def _in_place_requests(measures: Any, k: int) -> list[Request]:
+    requests = parse(measures if measures is not None else DEFAULT_TOPN, k)
+    for r in requests:
+        measure = r.measure
+        if measure.kind not in ("topn", "list") or measure.needs:  # type: ignore[attr-defined]
+            raise UsageError(
+                f"{r.label}: backend='dask' with Partitioned lists computes the top-N measures "
+                "and UserCoverage; give the lists as files or frames for the others"
+            )
+    return requests
+
+
+def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
+                  partitions: int | None) -> list[SystemEvaluation]:  # fmt: skip
+    """Inputs read on the client, split by user into partitions evaluated on the cluster;
+    what every partition needs whole (catalog, popularity, features) sent once to each
+    worker."""
     log = read.test
-    if spec.relevance == "graded" and (log.rating is None or spec.threshold is None):
-        raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
-    qrels = log.to_qrels(spec.threshold, spec.relevance)
+    qrels, requests = prepare(read, measures, k=spec.k, threshold=spec.threshold,
+                              relevance=spec.relevance, seen=spec.seen)  # fmt: skip
     told = []
+    num_items = len(read.items)
     for run in read.runs:  # the local path's warnings (and error), from the whole inputs
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            check_unseen(run, read.train, requests)
+            if read.train is not None and spec.seen == "drop":
+                run = drop_rows(run, seen_pairs(run, read.train, num_items))
             check_one_sided(Context(qrels=qrels, test=log, run=run))
         told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
     users = log.user_ids
@@ -278,17 +425,27 @@ def _recsys_split(client, test, recommendations, spec: RecsysSpec, partitions, c
     r_parts = [part[r.query] for r in read.runs]  # users without test data: in none
     spec = dataclasses.replace(
         spec, run_names=[r.name for r in read.runs], run_sources=[r.source for r in read.runs],
-        test_source=log.source,
+        test_source=log.source, requests=requests,
+        train_source=read.train.source if read.train is not None else spec.train_source,
+        baseline_source=read.baseline.source if read.baseline is not None else
+        spec.baseline_source,
     )  # fmt: skip
+    shared = client.scatter(Shared.of(read), broadcast=True, hash=False)
+    train, base = read.train, read.baseline
     tasks = [
         (
             recsys_kernel,
             interactions_table(log, np.flatnonzero(t_part == p)),
             runs_table(read.runs, [np.flatnonzero(rp == p) for rp in r_parts], RECSYS_KEYS),
             spec,
+            None if train is None else interactions_table(train,
+                                                          np.flatnonzero(part[train.user] == p)),
+            None if base is None else runs_table([base], [np.flatnonzero(part[base.query] == p)],
+                                                 RECSYS_KEYS),
+            shared,
         )
         for p in range(n)
-    ]
+    ]  # fmt: skip
     return recsys_results(run_tasks(tasks, client), spec, told)
 
 

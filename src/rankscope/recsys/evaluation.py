@@ -6,11 +6,13 @@ under the front door `rankscope.evaluate_recsys` (`rankscope.api.recsys`) and th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..model import Interactions, Run
+from ..measures import Request
+from ..model import Interactions, Qrels, Run
 from .base import Context, Values
 from .registry import parse
 from .systems import (
@@ -45,6 +47,32 @@ def evaluate_inputs(
 ) -> list[SystemEvaluation]:
     """Each system of ``read`` evaluated; one `SystemEvaluation` per system, in order (the
     options as `rankscope.evaluate_recsys` takes them, checked by `check_options`)."""
+    qrels, requests = prepare(read, measures, k=k, threshold=threshold, relevance=relevance,
+                              seen=seen)  # fmt: skip
+    popularity = read.item_popularity()
+    results = []
+    for run in read.runs:
+        check_unseen(run, read.train, requests)
+        run = _seen_policy(run, read.train, seen, len(read.items))
+        ctx = Context(
+            qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
+            train=read.train, item_popularity=popularity, baseline=read.baseline,
+            features=read.features, catalog=read.catalog,
+        )  # fmt: skip
+        check_one_sided(ctx)
+        values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
+        _report(ctx, requests, threshold, read.test)
+        results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
+    return results
+
+
+def prepare(
+    read: Inputs, measures: str | Sequence[str] | None, *, k: int, threshold: float | None,
+    relevance: str, seen: str,
+) -> tuple[Qrels, list[Request]]:
+    """The test log's judgments and the measures asked (default: those the inputs allow),
+    with the checks that they can be computed from ``read``: before any system is
+    evaluated, on one machine or on a cluster."""
     if relevance == "graded" and (read.test.rating is None or threshold is None):
         # (the command line says it as the API does: a test checks this wording)
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
@@ -59,20 +87,7 @@ def evaluate_inputs(
             "seen='drop' needs the training interactions (train=...)",
             cli="--seen drop needs the training interactions (--train FILE)",
         )
-    results = []
-    for run in read.runs:
-        _check_unseen(run, read.train, requests)
-        run = _seen_policy(run, read.train, seen, len(read.items))
-        ctx = Context(
-            qrels=qrels, test=read.test, run=run, k=k, ties=ties, no_relevant=no_relevant,
-            train=read.train, popularity_log=read.popularity, baseline=read.baseline,
-            features=read.features, catalog=read.catalog,
-        )  # fmt: skip
-        check_one_sided(ctx)
-        values: list[Values] = [r.measure.kernel(ctx, **r.kwargs) for r in requests]
-        _report(ctx, requests, threshold, read.test)
-        results.append(SystemEvaluation(run.name, ctx.user_ids, requests, values))
-    return results
+    return qrels, requests
 
 
 def _defaults(pop_log, base_run, item_features) -> list[str]:
@@ -86,7 +101,7 @@ def _defaults(pop_log, base_run, item_features) -> list[str]:
     return names
 
 
-def _check_unseen(run: Run, train: Interactions | None, requests) -> None:
+def check_unseen(run: Run, train: Interactions | None, requests: Sequence[Any]) -> None:
     """Warn when most of the items ``run`` recommends never occur in ``train`` while every
     measure asked is of accuracy: a recommender recommends what it was trained on, so this
     looks like ids mapped one way in training and another in the lists, where the accuracy
@@ -136,4 +151,4 @@ def _report(ctx: Context, requests, threshold, test_log) -> None:
             rule=test_log.rating is not None and threshold is not None, threshold=threshold,
             looks_like_scores=_looks_like_scores(test_log),
         )  # fmt: skip
-    tell_notes(ctx)
+    tell_notes(ctx.run.name, ctx.told_notes.values())

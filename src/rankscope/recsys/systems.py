@@ -6,7 +6,7 @@ side only or without a relevant test item."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..read.runs import unique_run_names
 from ..read.trec import run_files
-from .base import Context, Values
+from .base import Context, Note, Popularity, Values
 
 DEFAULT_TOPN = ["P", "Recall", "F1", "HitRate", "MRR", "MAP", "nDCG", "UserCoverage"]
 DEFAULT_CATALOG = ["CatalogCoverage", "Gini", "Entropy"]
@@ -138,6 +138,10 @@ class Inputs:
     features: ItemFeatures | None
     catalog: np.ndarray | None
 
+    def item_popularity(self) -> Popularity | None:
+        """The popularity log counted (None without one)."""
+        return None if self.popularity is None else Popularity.of(self.popularity, len(self.items))
+
 
 def read_inputs(
     test_log: Any, recommendations: Any, train: Any, popularity: Any, baseline: Any,
@@ -178,22 +182,39 @@ def _seen_policy(run: Run, train_log: Interactions | None, seen: str, num_items:
     """Find (and with ``seen="drop"`` remove) recommended items of the user's training data."""
     if train_log is None:
         return run
+    hit = seen_pairs(run, train_log, num_items)
+    tell_seen(run.name, int(hit.sum()), seen)
+    return drop_rows(run, hit) if seen == "drop" else run
+
+
+def seen_pairs(run: Run, train_log: Interactions, num_items: int) -> np.ndarray:
+    """Which rows of ``run`` recommend an item of the user's training data."""
     seen_keys = np.unique(train_log.keys(num_items))
     keys = run.query.astype(np.int64) * num_items + run.doc
     pos = np.minimum(np.searchsorted(seen_keys, keys), max(len(seen_keys) - 1, 0))
-    hit = seen_keys[pos] == keys if len(seen_keys) else np.zeros(len(keys), dtype=bool)
-    found = int(hit.sum())
+    return seen_keys[pos] == keys if len(seen_keys) else np.zeros(len(keys), dtype=bool)
+
+
+def tell_seen(name: str, found: int, seen: str) -> None:
+    """The warning for ``found`` recommended (user, item) pairs of the training data: kept
+    (``seen="keep"``) or removed."""
     if not found:
-        return run
+        return
     if seen == "keep":
         text = (
-            f"{run.name}: {found} recommended (user, item) pairs are in the training data; "
+            f"{name}: {found} recommended (user, item) pairs are in the training data; "
             "they count as non-relevant unless also in the test data"
         )
         warn(f"{text} (seen='drop' removes them)", cli=f"{text} (--seen drop removes them)")
+    else:
+        warn(f"{name}: {found} recommended (user, item) pairs of the training data removed")
+
+
+def drop_rows(run: Run, drop: np.ndarray) -> Run:
+    """``run`` without the rows ``drop`` marks."""
+    if not drop.any():
         return run
-    warn(f"{run.name}: {found} recommended (user, item) pairs of the training data removed")
-    keep = ~hit
+    keep = ~drop
     return Run(
         run.name, run.queries, run.docs, run.query[keep], run.doc[keep], run.score[keep],
         run.source, None if run.line is None else run.line[keep], run.tag,
@@ -262,12 +283,12 @@ def _looks_like_scores(test_log: Interactions) -> bool:
     return bool(np.any(ratings != np.round(ratings)))
 
 
-def tell_notes(ctx: Context) -> None:
-    """The notes the measures left on ``ctx`` (what they could not compute, and why), each a
-    warning naming the system."""
-    for key, text in ctx.notes.items():
-        if isinstance(key, tuple) and key[0] == "note":
-            warn(f"{ctx.run.name}: {text}")
+def tell_notes(name: str, notes: Iterable[Note]) -> None:
+    """The notes the measures left (what they could not compute, and why), each a warning
+    naming the system ``name``, when it says so."""
+    for note in notes:
+        if note.told:
+            warn(f"{name}: {note.text}")
 
 
 def tell_no_relevant(
