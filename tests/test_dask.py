@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import rankscope
-from rankscope.errors import UsageError
+from rankscope.errors import InputError, UsageError
 
 from .conftest import DATA, need, run_cli
 
@@ -502,6 +502,68 @@ def test_recsys_partitioned_parquet(client, logs, tmp_path):
         assert sorted(str(w.message) for w in caught) == sorted(w1)
 
 
+@pytest.mark.parametrize("layout", ["partitioned", "whole", "mixed"])
+def test_recsys_partitioned_with_every_input(client, logs, extras, tmp_path, layout):
+    """`Partitioned` lists with every measure: the test log, training log and baseline
+    lists partitioned alike (matched by path), read whole on the client, or mixed; the
+    catalog and popularity from a first pass over the partitioned logs."""
+    test, recs = logs
+    train, baseline = extras["train"], extras["baseline"]
+    users = sorted(set(test["user"]) | set(recs["pop"]["user"]) | set(train["user"]))
+    groups = [users[i::3] for i in range(3)]
+    for name, frame in recs.items():
+        _write_by_query(frame, tmp_path / name, "user", groups)
+    for name, frame in (("test", test), ("train", train), ("baseline", baseline)):
+        _write_by_query(frame, tmp_path / name, "user", groups)
+    given = {
+        "partitioned": {n: Partitioned(tmp_path / n) for n in ("test", "train", "baseline")},
+        "whole": {"test": test, "train": train, "baseline": baseline},
+        "mixed": {"test": Partitioned(tmp_path / "test"), "train": train,
+                  "baseline": Partitioned(tmp_path / "baseline")},
+    }[layout]  # fmt: skip
+    measures = ["all", "ILD(distance=jaccard)@5", "Entropy(normalize=true)@20",
+                "PopREO(head=interactions)"]  # fmt: skip
+    options = {"features": extras["features"], "seen": "drop", "ties": "docno-desc"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        local = rankscope.evaluate_recsys_systems(test, recs, measures, train=train,
+                                                  baseline=baseline, **options)  # fmt: skip
+    w1 = [str(w.message) for w in caught]
+    datasets = [Partitioned(tmp_path / n) for n in recs]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dask = rankscope.evaluate_recsys_systems(
+            given["test"], datasets, measures, train=given["train"],
+            baseline=given["baseline"], backend="dask", **options,
+        )  # fmt: skip
+    same_recsys(local, dask)
+    assert "Serendipity@10" in local[0].labels and "PopRSP@10" in local[0].labels
+    w2 = [str(w.message) for w in caught]
+    told = {w for w in w2 if "pairs of the training data removed" in w}
+    assert told and told <= set(w1)
+
+
+def test_a_partitioned_training_log_needs_a_partitioned_test_log(client, logs, extras, tmp_path):
+    """... and the two partitioned alike: a user's training rows in another file than its
+    test rows is an error naming both files."""
+    test, recs = logs
+    users = sorted(set(test["user"]))
+    _write_by_query(test, tmp_path / "t", "user", [users[::2], users[1::2]])
+    _write_by_query(extras["train"], tmp_path / "tr", "user", [users[1::2], users[::2]])
+    _write_by_query(recs["pop"], tmp_path / "p", "user", [users[::2], users[1::2]])
+    with pytest.raises(InputError, match=r"has training rows in part-1.parquet and test rows "
+                                         r"in part-0.parquet"):  # fmt: skip
+        rankscope.evaluate_recsys_systems(Partitioned(tmp_path / "t"), Partitioned(tmp_path / "p"),
+                                          ["P@5"], train=Partitioned(tmp_path / "tr"),
+                                          backend="dask")  # fmt: skip
+    _write_by_query(extras["train"], tmp_path / "train", "user", [sorted(set(test["user"]))])
+    _write_by_query(recs["pop"], tmp_path / "pop", "user", [sorted(set(test["user"]))])
+    with pytest.raises(UsageError, match="Partitioned training log needs a Partitioned test"):
+        rankscope.evaluate_recsys_systems(test, Partitioned(tmp_path / "pop"), ["P@5"],
+                                          train=Partitioned(tmp_path / "train"),
+                                          backend="dask")  # fmt: skip
+
+
 def test_kernel_without_dask():
     """The Arrow kernel mapped by hand, as another engine would (docs/dask.md: Spark's
     mapInArrow): partitions of whole queries, outputs through Arrow IPC (which keeps the
@@ -576,6 +638,12 @@ def test_cli_scheduler(client, logs, capsys, tmp_path):
             str(tmp_path / "test.tsv"), str(tmp_path / "pop.tsv")]  # fmt: skip
     local = run_cli(args, capsys)
     assert local[0] == 0 and "nDCG@10" in local[1]
+    assert run_cli([*args[:1], "--scheduler", address, *args[1:]], capsys) == local
+    extras = need(DATA / "movielens-100k")
+    args = ["recsys", "--train", str(extras / "u1.base"), "--features", str(extras / "u.item"),
+            "--seen", "drop", "-q", str(tmp_path / "test.tsv"), str(tmp_path / "pop.tsv")]
+    local = run_cli(args, capsys)
+    assert local[0] == 0 and "Gini@10" in local[1] and "ILD@10" in local[1]
     assert run_cli([*args[:1], "--scheduler", address, *args[1:]], capsys) == local
 
 

@@ -61,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         options.PER_QUERY.worded("also per-user values", flags=("-q", "--per-user")),
         options.FORMAT.worded(choices=("table", "json", "csv")),
         options.SCHEDULER.worded("evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the "
-                                 "dask extra; top-N measures and UserCoverage)"),
+                                 "dask extra; every measure, the same output)"),
         options.BASELINE.worded("--folds: the system compared with (default: the first)"),
         options.TEST.worded("--folds: the paired test across folds: %(choices)s (default t)",
                             choices=options.StatisticalTests("paired")),

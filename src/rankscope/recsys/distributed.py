@@ -14,15 +14,16 @@ import functools
 import math
 import pickle
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import RankscopeWarning, UsageError, warn
+from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..measures import Request
-from ..model import Interactions, ItemFeatures, Vocabulary
+from ..model import Interactions, ItemFeatures, Run, Vocabulary
+from ..read.features import read_item_features
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
@@ -61,10 +62,8 @@ from .base import (
     finished,
     user_mean,
 )
-from .evaluation import check_options, check_unseen, prepare
-from .registry import parse
+from .evaluation import check_options, check_unseen, prepare, requests_for
 from .systems import (
-    DEFAULT_TOPN,
     Inputs,
     SystemEvaluation,
     check_one_sided,
@@ -371,33 +370,13 @@ def recsys_evaluate_systems(
             read = read_inputs(test_log, recommendations, train, popularity, baseline, features,
                                catalog, columns, duplicates)  # fmt: skip
             return _recsys_split(client, read, measures, spec, partitions)
-        given = {"train": train, "features": features, "popularity": popularity,
-                 "baseline": baseline, "catalog": catalog}  # fmt: skip
-        for option, value in given.items():
-            if value is not None:
-                raise UsageError(
-                    f"backend='dask' with Partitioned lists does not take {option}= yet: "
-                    "give the lists as files or frames"
-                )
-        if seen != "keep":
-            raise UsageError("backend='dask' with Partitioned lists does not take seen='drop' yet")
-        spec = dataclasses.replace(spec, requests=_in_place_requests(measures, k))
-        return _recsys_in_place(client, test_log, in_place, spec, columns, duplicates)
+        return _recsys_in_place(
+            client, test_log, in_place, measures, spec, columns, duplicates, train=train,
+            popularity=popularity, baseline=baseline, features=features, catalog=catalog,
+        )  # fmt: skip
     finally:
         if owned:
             client.close()
-
-
-def _in_place_requests(measures: Any, k: int) -> list[Request]:
-    requests = parse(measures if measures is not None else DEFAULT_TOPN, k)
-    for r in requests:
-        measure = r.measure
-        if measure.kind not in ("topn", "list") or measure.needs:  # type: ignore[attr-defined]
-            raise UsageError(
-                f"{r.label}: backend='dask' with Partitioned lists computes the top-N measures "
-                "and UserCoverage; give the lists as files or frames for the others"
-            )
-    return requests
 
 
 def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
@@ -449,58 +428,280 @@ def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
     return recsys_results(run_tasks(tasks, client), spec, told)
 
 
-def recsys_files(test_file: str | None, test: Any, files: list[str | None], spec: RecsysSpec,
-                 columns: Mapping[str, str] | None, duplicates: str) -> Any:  # fmt: skip
-    """The task of one partition of Parquet datasets: read its files on the worker (the
-    local readers), then `recsys_kernel`."""
+def recsys_items(path: str, columns: Mapping[str, str] | None) -> dict[str, Any]:
+    """The first pass over one file of a `Partitioned` log (on the worker): its distinct
+    items, the distinct users of each (its users are whole in the file, so the counts of
+    the files add up), its users and whether it has ratings."""
+    log = read_interactions(path, columns=columns)
+    popularity = Popularity.of(log, len(log.items))
+    codes = np.flatnonzero(popularity.per_item)
+    return {
+        "items": log.items.strings_of(np.unique(log.item).astype(np.int32)),
+        "popular": (log.items.strings_of(codes.astype(np.int32)), popularity.per_item[codes]),
+        "users": popularity.users, "ratings": log.rating is not None,
+    }  # fmt: skip
+
+
+#: A log of an in-place evaluation (test, training, baseline lists): ``(files, whole)``, the
+#: files of a `Partitioned` dataset (each read by the task of the same path) or the whole
+#: input read on the client and sent once to every worker (an Arrow table, or the future
+#: Dask scattered it to: a plain tuple, so that Dask resolves it), each task taking its
+#: users' rows.
+Side = tuple[dict[str, str] | None, Any]
+
+
+def _file(side: Side, key: str) -> str | None:
+    return None if side[0] is None else side[0].get(key)
+
+
+def _rows_of(table: Any, users: Iterable[str]) -> Any:
+    """The rows of ``users`` of a table with a ``user`` column."""
     pa = pyarrow()
     import pyarrow.compute as pc
 
+    return table.filter(pc.is_in(table.column("user"), pa.array(sorted(users), pa.string())))
+
+
+def recsys_files(key: str, sides: dict[str, Side], files: list[str | None], spec: RecsysSpec,
+                 columns: Mapping[str, str] | None, duplicates: str,
+                 shared: Shared | None = None) -> Any:  # fmt: skip
+    """The task of one partition of `Partitioned` datasets: read its files on the worker
+    (the local readers; ``key``: their path inside each dataset), take its users' rows of
+    the inputs read whole, then `recsys_kernel`."""
     users, items = Vocabulary(), Vocabulary()
-    runs = partition_runs(
-        spec, files, users, items,
-        lambda path, name: read_recommendations(path, users=users, items=items, name=name,
-                                                columns=columns, duplicates=duplicates),
-    )  # fmt: skip
-    if test_file is not None:
-        log = keep_latest(read_interactions(test_file, users=users, items=items, columns=columns))
-        table = interactions_table(log)
-    else:
-        listed = sorted({u for r in runs for u in r.queries.strings_of(np.unique(r.query))})
-        table = test.filter(pc.is_in(test.column("user"), pa.array(listed, pa.string())))
-    return recsys_kernel(table, runs_table(runs, keys=RECSYS_KEYS), spec)
+
+    def lists(path: str, name: str) -> Run:
+        return read_recommendations(path, users=users, items=items, name=name, columns=columns,
+                                    duplicates=duplicates)  # fmt: skip
+
+    def log(path: str) -> Any:
+        read = read_interactions(path, users=users, items=items, columns=columns)
+        return interactions_table(keep_latest(read))
+
+    runs = partition_runs(spec, files, users, items, lists)
+    listed = {u for r in runs for u in r.queries.strings_of(np.unique(r.query))}
+    path = _file(sides["test"], key)
+    test = log(path) if path is not None else _rows_of(sides["test"][1], listed)
+    members = listed | set(distinct_ids(test.column("user")))
+    train = base = None
+    apart: dict[str, list[str]] = {}
+    if "train" in sides:
+        path = _file(sides["train"], key)
+        train = log(path) if path is not None else _rows_of(sides["train"][1], members)
+        if sides["train"][0] is not None:  # partitioned: whose rows may lie in another file
+            trained = set(distinct_ids(train.column("user")))
+            tested = set(distinct_ids(test.column("user")))
+            apart = {"train_only": sorted(trained - tested), "untrained": sorted(tested - trained)}
+    if "baseline" in sides:
+        path = _file(sides["baseline"], key)
+        if path is not None:
+            base = runs_table([lists(path, "baseline")], keys=RECSYS_KEYS)
+        elif sides["baseline"][1] is not None:
+            base = _rows_of(sides["baseline"][1], members)
+        else:  # no file of this path: no baseline list for its users
+            base = empty_runs(RECSYS_KEYS)
+    out = recsys_kernel(test, runs_table(runs, keys=RECSYS_KEYS), spec, train, base, shared)
+    if not apart:
+        return out
+    return kernel_output(pyarrow(), {n: out.column(n) for n in out.column_names},
+                         {**metadata(out), **apart, "path": key})  # fmt: skip
 
 
-def _recsys_in_place(client, test, runs: list[tuple[str, Partitioned]], spec: RecsysSpec,
-                     columns, duplicates) -> list[SystemEvaluation]:  # fmt: skip
+def _check_apart(outputs: Sequence[Any], train: Partitioned, test: Partitioned) -> None:
+    """A user with test rows and no training rows in one file, and training rows in another
+    file: the datasets are not partitioned alike (the user's training rows would be missed)."""
+    metas = [metadata(t) for t in outputs if "untrained" in metadata(t)]
+    found = {u: m["path"] for m in metas for u in m["train_only"]}
+    for m in metas:
+        for user in m["untrained"]:
+            if user in found:
+                raise InputError(
+                    f"{train.path}: user {user!r} has training rows in {found[user]} and test "
+                    f"rows in {m['path']} of {test.path}: a Partitioned training log must hold "
+                    "each user's rows in the file of the same path as the test log's"
+                )
+
+
+def _recsys_in_place(
+    client: Any, test: Any, runs: list[tuple[str, Partitioned]], measures: Any,
+    spec: RecsysSpec, columns: Mapping[str, str] | None, duplicates: str, *, train: Any,
+    popularity: Any, baseline: Any, features: Any, catalog: Any,
+) -> list[SystemEvaluation]:  # fmt: skip
+    """`Partitioned` lists read by the workers, against the other inputs: `Partitioned`
+    datasets matched by path, or read on the client and sent whole."""
     listed = [p.files() for _, p in runs]
-    test_files = test.files() if isinstance(test, Partitioned) else None
-    keys = sorted(set().union(*listed, test_files or {}))
+    if isinstance(train, Partitioned) and not isinstance(test, Partitioned):
+        raise UsageError(
+            "a Partitioned training log needs a Partitioned test log, its files matched by "
+            "path (each holding the same users)"
+        )
+    items = Vocabulary()
+
+    def whole_log(source: Any, latest: bool = True) -> Interactions:
+        read = read_interactions(source, items=items, columns=columns)
+        return keep_latest(read) if latest else read
+
+    # the inputs read on the client, in the local path's order
+    test_whole = None if isinstance(test, Partitioned) else whole_log(test)
+    train_whole = None if train is None or isinstance(train, Partitioned) else whole_log(train)
+    pop_given = popularity is not None
+    pop_whole = None
+    if pop_given and not isinstance(popularity, Partitioned):
+        pop_whole = whole_log(popularity, latest=False)
+    elif not pop_given and train_whole is not None:
+        pop_whole = train_whole
+    base_whole = None
+    if baseline is not None and not isinstance(baseline, Partitioned):
+        base_whole = read_recommendations(baseline, items=items, name="baseline",
+                                          columns=columns, duplicates=duplicates)  # fmt: skip
+    item_features = None
+    if features is not None:
+        item_features = read_item_features(features, items=items, columns=columns)
+    pop_files = None
+    if pop_given and isinstance(popularity, Partitioned):
+        pop_files = popularity.files()
+    elif not pop_given and isinstance(train, Partitioned):
+        pop_files = train.files()
+
+    def flags(ratings: bool) -> list[Request]:
+        return requests_for(
+            measures, spec.k, ratings=ratings, train=train is not None,
+            popularity=pop_given or train is not None, baseline=baseline is not None,
+            features=features is not None, seen=spec.seen, relevance=spec.relevance,
+            threshold=spec.threshold,
+        )  # fmt: skip
+
+    requests = flags(True)
+    need_catalog = any(
+        r.measure.kind == "catalog" or "popularity" in r.measure.needs  # type: ignore[attr-defined]
+        or ("baseline" in r.measure.needs and baseline is None)  # type: ignore[attr-defined]
+        for r in requests
+    )  # fmt: skip
+    need_ratings = spec.relevance == "graded" or any(
+        "ratings" in r.measure.needs for r in requests  # type: ignore[attr-defined]
+    )
+    # the first pass: what the Partitioned logs say of the catalog, popularity and ratings
+    first: dict[str, list[dict]] = {}
+    passes = {
+        "test": test.files() if isinstance(test, Partitioned) and (need_catalog or need_ratings)
+        else None,
+        "train": train.files() if isinstance(train, Partitioned) and need_catalog else None,
+        "popularity": pop_files if need_catalog else None,
+    }  # fmt: skip
+    for role, found in passes.items():
+        if found:
+            first[role] = run_tasks([(recsys_items, f, columns) for f in found.values()], client)
+    if test_whole is not None:
+        ratings = test_whole.rating is not None
+    else:
+        ratings = any(part["ratings"] for part in first.get("test", []))
+    if not ratings:
+        requests = flags(False)  # (the checks of the measures that need ratings)
+    shared = None
+    if need_catalog or item_features is not None:
+        shared = _in_place_shared(
+            items, first, test_whole, train_whole, pop_whole, item_features, catalog,
+            need_catalog,
+        )  # fmt: skip
     spec = dataclasses.replace(
         spec, run_names=[n for n, _ in runs], run_sources=[str(p.path) for _, p in runs],
-        test_source=str(getattr(test, "path", test)),
+        test_source=str(getattr(test, "path", test)), requests=requests,
+        train_source=str(getattr(train, "path", train)),
+        baseline_source=str(getattr(baseline, "path", baseline)),
     )  # fmt: skip
-    whole = shared = None
-    if test_files is None:
-        whole = keep_latest(read_interactions(test, columns=columns))
-        spec = dataclasses.replace(spec, test_source=whole.source)
-        shared = client.scatter(interactions_table(whole), broadcast=True, hash=False)
+    sides: dict[str, Side] = {}
+    test_table = None
+    if test_whole is not None:
+        spec = dataclasses.replace(spec, test_source=test_whole.source)
+        test_table = interactions_table(test_whole)
+        sides["test"] = (None, client.scatter(test_table, broadcast=True, hash=False))
+    else:
+        sides["test"] = (test.files(), None)
+    train_table = None
+    if train_whole is not None:
+        spec = dataclasses.replace(spec, train_source=train_whole.source)
+        train_table = interactions_table(train_whole)
+        sides["train"] = (None, client.scatter(train_table, broadcast=True, hash=False))
+    elif train is not None:
+        sides["train"] = (train.files(), None)
+    if base_whole is not None:
+        spec = dataclasses.replace(spec, baseline_source=base_whole.source)
+        table = runs_table([base_whole], keys=RECSYS_KEYS)
+        sides["baseline"] = (None, client.scatter(table, broadcast=True, hash=False))
+    elif baseline is not None:
+        sides["baseline"] = (baseline.files(), None)
+    everyone = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
+    keys = sorted(set().union(*listed, sides["test"][0] or {}))
     tasks = [
-        (
-            recsys_files, None if test_files is None else test_files.get(k), shared,
-            [files.get(k) for files in listed], spec, columns, duplicates,
-        )
+        (recsys_files, k, sides, [files.get(k) for files in listed], spec, columns, duplicates,
+         everyone)
         for k in keys
     ]  # fmt: skip
     outputs = run_tasks(tasks, client)
-    if whole is not None:  # test users no partition recommends to: evaluated with no list
+    if isinstance(train, Partitioned) and isinstance(test, Partitioned):
+        _check_apart(outputs, train, test)
+    if test_whole is not None and test_table is not None:
+        # the test users no partition recommends to: evaluated with no list
         seen = {u for t in outputs for u in metadata(t)["users"]}
-        rows = np.flatnonzero(
-            ~np.isin(whole.user, np.array(whole.users.lookup_many(sorted(seen)), dtype=np.int64))
-        )
+        rows = np.flatnonzero(~np.isin(
+            test_whole.user,
+            np.array(test_whole.users.lookup_many(sorted(seen)), dtype=np.int64),
+        ))  # fmt: skip
         if len(rows):
+            left = sorted(set(test_whole.users.strings_of(np.unique(test_whole.user[rows]))))
+            extra = None if train_table is None else _rows_of(train_table, left)
+            base = None if base_whole is None and baseline is None else empty_runs(RECSYS_KEYS)
             outputs += run_tasks(
-                [(recsys_kernel, interactions_table(whole, rows), empty_runs(RECSYS_KEYS), spec)],
+                [(recsys_kernel, interactions_table(test_whole, rows), empty_runs(RECSYS_KEYS),
+                  spec, extra, base, everyone)],
                 client,
-            )
+            )  # fmt: skip
     return recsys_results(outputs, spec)
+
+
+def _in_place_shared(items: Vocabulary, first: dict[str, list[dict]], test: Interactions | None,
+                     train: Interactions | None, popularity: Interactions | None,
+                     features: ItemFeatures | None, catalog: Any,
+                     need_catalog: bool) -> Shared:  # fmt: skip
+    """`Shared` from the logs read whole and the first pass over the `Partitioned` ones."""
+    if not need_catalog:
+        ids: list[str] = []
+    elif catalog is not None:
+        ids = sorted({str(i) for i in catalog})
+        if not ids:
+            raise InputError("catalog is empty")
+    else:
+        found: set[str] = set()
+        for log in (test, train):
+            if log is not None:
+                found.update(log.items.strings_of(np.unique(log.item).astype(np.int32)))
+        for role in ("test", "train"):
+            for part in first.get(role, []):
+                found.update(part["items"])
+        ids = sorted(found)
+    shared = Shared(ids)
+    counts: dict[str, int] = {}
+    users = 0
+    if popularity is not None:
+        counted = Popularity.of(popularity, len(popularity.items))
+        codes = np.flatnonzero(counted.per_item)
+        names = popularity.items.strings_of(codes.astype(np.int32))
+        counts = dict(zip(names, counted.per_item[codes].tolist(), strict=True))
+        users = counted.users
+    elif "popularity" in first:
+        for part in first["popularity"]:
+            for item, n in zip(part["popular"][0], part["popular"][1].tolist(), strict=True):
+                counts[item] = counts.get(item, 0) + n
+            users += part["users"]
+    if popularity is not None or "popularity" in first:
+        names = sorted(counts)
+        shared = dataclasses.replace(
+            shared, popular_items=names,
+            popular_counts=np.array([counts[n] for n in names], dtype=np.int64),
+            popularity_users=users,
+        )  # fmt: skip
+    if features is not None:
+        shared = dataclasses.replace(
+            shared, feature_items=items.strings_of(features.item), features=features
+        )
+    return shared

@@ -70,33 +70,62 @@ def prepare(
     read: Inputs, measures: str | Sequence[str] | None, *, k: int, threshold: float | None,
     relevance: str, seen: str,
 ) -> tuple[Qrels, list[Request]]:
-    """The test log's judgments and the measures asked (default: those the inputs allow),
-    with the checks that they can be computed from ``read``: before any system is
-    evaluated, on one machine or on a cluster."""
-    if relevance == "graded" and (read.test.rating is None or threshold is None):
+    """The test log's judgments and the measures asked (`requests_for`), before any system
+    is evaluated, on one machine or on a cluster."""
+    requests = requests_for(
+        measures, k, ratings=read.test.rating is not None, train=read.train is not None,
+        popularity=read.popularity is not None, baseline=read.baseline is not None,
+        features=read.features is not None, seen=seen, relevance=relevance, threshold=threshold,
+    )  # fmt: skip
+    return read.test.to_qrels(threshold, relevance), requests
+
+
+def requests_for(
+    measures: str | Sequence[str] | None, k: int, *, ratings: bool, train: bool,
+    popularity: bool, baseline: bool, features: bool, seen: str, relevance: str,
+    threshold: float | None,
+) -> list[Request]:
+    """The measures asked (default: those the inputs allow), checked against the inputs
+    given (whether the test log has ratings; whether training interactions, a popularity
+    log, a baseline and item features were given)."""
+    if relevance == "graded" and (not ratings or threshold is None):
         # (the command line says it as the API does: a test checks this wording)
         raise UsageError("relevance='graded' needs ratings in the test data and a threshold")
-    qrels = read.test.to_qrels(threshold, relevance)
-    requests = parse(
-        measures if measures is not None else _defaults(read.popularity, read.baseline,
-                                                        read.features), k
-    )  # fmt: skip
-    _check_inputs(requests, read.test, read.popularity, read.baseline, read.features)
-    if seen == "drop" and read.train is None:
+    requests = parse(measures if measures is not None else _defaults(popularity, baseline,
+                                                                     features), k)  # fmt: skip
+    for r in requests:
+        needs = r.measure.needs  # type: ignore[attr-defined]
+        if "ratings" in needs and not ratings:
+            raise UsageError(f"{r.label} needs ratings in the test data")
+        if "popularity" in needs and not popularity:
+            said = f"{r.label} needs item popularity: give the training interactions ({{}})"
+            raise UsageError(
+                said.format("train=..., or popularity=..."), cli=said.format("--train FILE")
+            )
+        if "baseline" in needs and not popularity and not baseline:
+            said = f"{r.label} needs a baseline: the training interactions ({{}}) for the {{}}"
+            raise UsageError(
+                said.format("train=...", "most-popular list, or baseline=..."),
+                cli=said.format("--train FILE", "most-popular list"),
+            )
+        if "features" in needs and not features:
+            said = f"{r.label} needs item features ({{}})"
+            raise UsageError(said.format("features=..."), cli=said.format("--features u.item"))
+    if seen == "drop" and not train:
         raise UsageError(
             "seen='drop' needs the training interactions (train=...)",
             cli="--seen drop needs the training interactions (--train FILE)",
         )
-    return qrels, requests
+    return requests
 
 
-def _defaults(pop_log, base_run, item_features) -> list[str]:
+def _defaults(popularity: bool, baseline: bool, features: bool) -> list[str]:
     names = DEFAULT_TOPN + DEFAULT_CATALOG
-    if pop_log is not None:
+    if popularity:
         names += DEFAULT_POPULARITY
-    elif base_run is not None:
+    elif baseline:
         names.append("Serendipity")
-    if item_features is not None:
+    if features:
         names.append("ILD")
     return names
 
@@ -118,28 +147,6 @@ def check_unseen(run: Run, train: Interactions | None, requests: Sequence[Any]) 
             "the item ids of the lists and of the training data the same?"
         )
         warn(said.format(train.source), cli=said.format(f"--train {train.source}"))
-
-
-def _check_inputs(requests, test_log, pop_log, base_run, item_features) -> None:
-    for r in requests:
-        needs = r.measure.needs
-        if "ratings" in needs and test_log.rating is None:
-            raise UsageError(f"{r.label} needs ratings in the test data")
-        if "popularity" in needs and pop_log is None:
-            said = f"{r.label} needs item popularity: give the training interactions ({{}})"
-            raise UsageError(
-                said.format("train=..., or popularity=..."),
-                cli=said.format("--train FILE"),
-            )
-        if "baseline" in needs and pop_log is None and base_run is None:
-            said = f"{r.label} needs a baseline: the training interactions ({{}}) for the {{}}"
-            raise UsageError(
-                said.format("train=...", "most-popular list, or baseline=..."),
-                cli=said.format("--train FILE", "most-popular list"),
-            )
-        if "features" in needs and item_features is None:
-            said = f"{r.label} needs item features ({{}})"
-            raise UsageError(said.format("features=..."), cli=said.format("--features u.item"))
 
 
 def _report(ctx: Context, requests, threshold, test_log) -> None:
