@@ -16,7 +16,7 @@ import pytest
 import rankscope
 from rankscope.errors import InputError, UsageError
 
-from .conftest import DATA, need, run_cli
+from .conftest import CONFORMANCE, DATA, need, run_cli
 
 distributed = pytest.importorskip(
     "distributed", reason="the Dask backend needs the dask extra: pip install 'rankscope[dask]'"
@@ -96,6 +96,26 @@ def both(fn, *args, **kwargs):
 
 
 # -- TREC --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "judgments", "run", "measures"),
+    [("prefs", "prefs.test", "prefs.results.test", "all_prefs"),
+     ("qrels_prefs", "qrels.test", "results.test", "all_prefs"),
+     ("qrels_jg", "qrels.123", "results.test", "qrels_jg")],
+)
+@pytest.mark.parametrize("complete", [False, True], ids=["", "complete"])
+def test_trec_other_judgment_formats(client, fmt, judgments, run, measures, complete):
+    """Preference judgments and judgment groups (trec_eval's -R) on the cluster: the run
+    file read by the workers, and the run read first (split by query): the local path's
+    values and warnings."""
+    suite = need(CONFORMANCE / "trec_eval" / "suite")
+    qrels, path = str(suite / judgments), str(suite / run)
+    for given in (path, {"r": rankscope.read_run(path)}):
+        (local, w1), (dask, w2) = both(rankscope.evaluate_many, qrels, given, measures,
+                                       rel_format=fmt, complete=complete)  # fmt: skip
+        same_trec(local, dask)
+        assert sorted(w1) == sorted(w2)
 
 
 @pytest.mark.parametrize(

@@ -35,16 +35,15 @@ def evaluate_on_dask(
 ) -> list[RunEvaluation]:
     """`rankscope.evaluate_many` on a Dask cluster (its arguments, see there): the same
     results, bit for bit.  ``partitions``: how many partitions inputs read on the client are
-    split into (default: twice the workers).  ``runs`` may also be a `Partitioned` dataset
+    split into (default: twice the workers).  Judgments in a format other than ``qrels``
+    come read (`rankscope.read_judgments`).  ``runs`` may also be a `Partitioned` dataset
     (or a dict or list of them), read by the workers; ``qrels`` then a `Partitioned` dataset
-    too, or anything `read_qrels` accepts.  Judgments in the ``qrels`` format only.
+    too, or anything `read_qrels` accepts.
 
     Run files (measures that do not compare the runs) are read by the workers, whole or in
     blocks of whole queries as ``--jobs`` reads them (gzipped ones whole): the client holds
     the judgments and the per-query values only."""
     scale.check_backend(backend)
-    if rel_format != "qrels":
-        raise UsageError(f"backend='dask' evaluates qrels judgments only (not {rel_format!r})")
     if no_common_query not in ("warn", "error"):
         raise UsageError(f"no_common_query must be 'warn' or 'error', not {no_common_query!r}")
     fmt = judgment_format(rel_format)
@@ -64,7 +63,7 @@ def evaluate_on_dask(
     try:
         in_place = scale.partitioned_runs(runs)
         if in_place is None:
-            judgments = read_qrels(qrels, diversity=diversity)
+            judgments = read_qrels(qrels, diversity=diversity) if fmt.name == "qrels" else qrels
             sources = run_sources(runs, judgments.source, names)
             if streams(requests) and all(_is_file(s.given) for s in sources):
                 return evaluate_many_runs(
@@ -77,16 +76,22 @@ def evaluate_on_dask(
                 check_common_queries(judgments, run_list)
             baseline = baseline_name(baseline, [(r.name, r.source) for r in run_list])
             results = scale.evaluate_split(
-                client, judgments, run_list, requests, options, num_docs, partitions, baseline
-            )
+                client, judgments, run_list, requests, options, num_docs, partitions, baseline,
+                fmt.name,
+            )  # fmt: skip
         else:
             files = [p.files() for _, p in in_place]
             judged = qrels
-            if not isinstance(qrels, scale.Partitioned):
+            if isinstance(qrels, scale.Partitioned) and fmt.name != "qrels":
+                raise UsageError(
+                    f"-R {fmt.name} judgments are read from a file: a Partitioned dataset "
+                    "holds qrels"
+                )
+            if not isinstance(qrels, scale.Partitioned) and fmt.name == "qrels":
                 judged = read_qrels(qrels, diversity=diversity)
             results = scale.evaluate_in_place(
                 client, judged, in_place, files, requests, options, num_docs, duplicates,
-                no_common_query, baseline,
+                no_common_query, baseline, fmt.name,
             )  # fmt: skip
     finally:
         if owned:

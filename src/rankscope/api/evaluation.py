@@ -226,6 +226,8 @@ def evaluate_many(
     if backend != "local" or scheduler is not None:
         if jobs is not None or block_bytes is not None:
             raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
+        if rel_format != "qrels":  # (the qrels are read by the Dask path, as it needs them)
+            qrels = read_judgments(qrels, rel_format)
         return evaluate_on_dask(
             qrels, runs, measures, backend="dask" if backend == "local" else backend,
             scheduler=scheduler, relevance_level=relevance_level, ties=ties,

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..judge import JoinOptions
 from ..measures import Request
-from ..model import Qrels, Run, Vocabulary
+from ..model import GroupedQrels, Prefs, Qrels, Run, Vocabulary
 from ..read import frames
 from ..table import RunEvaluation
 from ..table.formats import warn_if_nothing_relevant
@@ -201,25 +201,28 @@ def partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
 
 def evaluate_split(
     client: Any,
-    judgments: Qrels,
+    judgments: Qrels | Prefs | GroupedQrels,
     runs: Sequence[Run],
     requests: Sequence[Request],
     options: JoinOptions,
     num_docs: int = 0,
     partitions: int | None = None,
     baseline: str | None = None,
+    rel_format: str = "qrels",
 ) -> list[RunEvaluation]:
-    """Judgments and runs read on the client (the runs with the judgments' vocabularies),
-    split into ``partitions`` partitions of whole queries (default: twice the workers) and
-    evaluated on the cluster of ``client``; ``options`` as `evaluation_options` made them;
-    ``baseline``: the preference measures' reference run (default the first)."""
-    warn_if_nothing_relevant(judgments, options.relevance_level)
+    """Judgments (in the format ``rel_format``) and runs read on the client (the runs with
+    the judgments' vocabularies), split into ``partitions`` partitions of whole queries
+    (default: twice the workers) and evaluated on the cluster of ``client``; ``options`` as
+    `evaluation_options` made them; ``baseline``: the preference measures' reference run
+    (default the first)."""
+    if isinstance(judgments, Qrels):
+        warn_if_nothing_relevant(judgments, options.relevance_level)
     ids = judgments.queries.strings  # the runs share the judgments' vocabulary
     n = num_partitions(client, partitions, len(ids))
     part = partition_of(judgments.queries, partition_ids(list(ids), n))
     q_part = part[judgments.query]
     r_parts = [part[r.query] for r in runs]
-    spec = _trec_spec(runs, requests, options, num_docs, judgments.source, baseline)
+    spec = _trec_spec(runs, requests, options, num_docs, judgments.source, baseline, rel_format)
     tasks = [
         (
             trec_kernel,
@@ -233,7 +236,7 @@ def evaluate_split(
 
 
 def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
-               num_docs, qrels_source, baseline=None) -> TrecSpec:  # fmt: skip
+               num_docs, qrels_source, baseline=None, rel_format="qrels") -> TrecSpec:  # fmt: skip
     names, tags, sources = [], [], []
     for r in runs:
         if isinstance(r, Run):
@@ -245,7 +248,8 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests
             tags.append(None)
             sources.append(str(r[1].path))
     return TrecSpec(
-        names, tags, sources, list(requests), options, num_docs, qrels_source, baseline
+        names, tags, sources, list(requests), options, num_docs, qrels_source, baseline,
+        rel_format,
     )
 
 
@@ -287,7 +291,7 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
 
 def evaluate_in_place(
     client: Any,
-    judgments: Qrels | Partitioned,
+    judgments: Qrels | Prefs | GroupedQrels | Partitioned,
     runs: Sequence[tuple[str, Partitioned]],
     files: Sequence[dict[str, str]],
     requests: Sequence[Request],
@@ -296,6 +300,7 @@ def evaluate_in_place(
     duplicates: str = "error",
     no_common_query: str = "warn",
     baseline: str | None = None,
+    rel_format: str = "qrels",
 ) -> list[RunEvaluation]:
     """Runs given as `Partitioned` datasets (``files``: each one's `Partitioned.files`), read
     by the workers, against judgments read on the client or partitioned too (matched to the
@@ -306,10 +311,11 @@ def evaluate_in_place(
     else:
         whole, judged_files, source = judgments, None, judgments.source
     keys = sorted(set().union(*files, judged_files or {}))
-    spec = _trec_spec(runs, requests, options, num_docs, source, baseline)
+    spec = _trec_spec(runs, requests, options, num_docs, source, baseline, rel_format)
     shared = None
     if whole is not None:
-        warn_if_nothing_relevant(whole, options.relevance_level)
+        if isinstance(whole, Qrels):
+            warn_if_nothing_relevant(whole, options.relevance_level)
         shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
     tasks = [
         (

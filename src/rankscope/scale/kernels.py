@@ -36,9 +36,8 @@ import numpy as np
 from ..errors import RankscopeWarning, UsageError
 from ..judge import JoinOptions, JoinReport
 from ..measures import Request
-from ..model import Qrels, Run, Vocabulary
-from ..table.evaluation import evaluate_run
-from ..table.formats import with_preferences
+from ..model import GroupedQrels, Prefs, Qrels, Run, Vocabulary
+from ..table.formats import judgment_format, with_preferences
 
 META = b"rankscope"
 KEYS = ("query", "doc")
@@ -67,6 +66,7 @@ class TrecSpec:
     num_docs: int = 0
     qrels_source: str = "<qrels>"
     baseline: str | None = None  # the preference measures' reference (default the first run)
+    rel_format: str = "qrels"  # the judgments' format (trec_eval's -R)
 
 
 # -- model objects <-> canonical Arrow tables --------------------------------------------------
@@ -76,19 +76,55 @@ def line_numbers(line: np.ndarray | None, n: int) -> np.ndarray:
     return np.zeros(n, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
 
 
-def judgments_table(qrels: Qrels, rows: np.ndarray | None = None) -> Any:
-    """``qrels`` (its ``rows``, default all) as a canonical judgments table."""
+def judgments_table(qrels: Qrels | Prefs | GroupedQrels, rows: np.ndarray | None = None) -> Any:
+    """Judgments (their ``rows``, default all) as a canonical judgments table: qrels with
+    ``grade`` (and ``subtopic``), preference judgments with ``group``, ``subgroup`` and
+    ``level``, judgment groups with ``group`` and ``grade``."""
     pa = pyarrow()
-    rows = np.arange(len(qrels)) if rows is None else rows
+    rows = np.arange(len(qrels.query)) if rows is None else rows
     columns = {
         "query": ids_column(qrels.queries, qrels.query[rows]),
         "doc": ids_column(qrels.docs, qrels.doc[rows]),
-        "grade": pa.array(qrels.grade[rows].astype(np.int64)),
-        "line": pa.array(line_numbers(qrels.line, len(qrels))[rows]),
     }
-    if qrels.subtopic is not None:
+    if isinstance(qrels, Prefs):
+        columns["group"] = ids_column(qrels.labels, qrels.group[rows])
+        columns["subgroup"] = ids_column(qrels.labels, qrels.subgroup[rows])
+        columns["level"] = pa.array(qrels.level[rows].astype(np.float64))
+    else:
+        columns["grade"] = pa.array(qrels.grade[rows].astype(np.int64))
+        if isinstance(qrels, GroupedQrels):
+            columns["group"] = ids_column(qrels.groups, qrels.group[rows])
+    columns["line"] = pa.array(line_numbers(qrels.line, len(qrels.query))[rows])
+    if isinstance(qrels, Qrels) and qrels.subtopic is not None:
         columns["subtopic"] = pa.array(np.asarray(qrels.subtopic)[rows].astype(np.int64))
     return pa.table(columns)
+
+
+def judgments_from(table: Any, queries: Vocabulary, docs: Vocabulary,
+                   source: str) -> Qrels | Prefs | GroupedQrels:  # fmt: skip
+    """A canonical judgments table as the model object of its format."""
+    query = interned_codes(queries, table.column("query"))
+    doc = interned_codes(docs, table.column("doc"))
+    line = number_array(table.column("line"), np.int64)
+    names = table.column_names
+    if "level" in names:
+        labels = Vocabulary()
+        return Prefs(
+            queries, docs, query, doc, labels, interned_codes(labels, table.column("group")),
+            interned_codes(labels, table.column("subgroup")),
+            number_array(table.column("level"), np.float64), source=source, line=line,
+        )  # fmt: skip
+    grade = number_array(table.column("grade"), np.int64)
+    if "group" in names:
+        groups = Vocabulary()
+        return GroupedQrels(
+            queries, docs, query, doc, grade, groups,
+            interned_codes(groups, table.column("group")), source=source, line=line,
+        )  # fmt: skip
+    subtopic = None
+    if "subtopic" in names:
+        subtopic = number_array(table.column("subtopic"), np.int64)
+    return Qrels(queries, docs, query, doc, grade, source=source, line=line, subtopic=subtopic)
 
 
 def runs_table(
@@ -217,22 +253,16 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     `with_preferences`."""
     pa = pyarrow()
     queries, docs = Vocabulary(), Vocabulary()
-    subtopic = None
-    if "subtopic" in judgments.column_names:
-        subtopic = number_array(judgments.column("subtopic"), np.int64)
-    qrels = Qrels(
-        queries, docs, interned_codes(queries, judgments.column("query")),
-        interned_codes(docs, judgments.column("doc")),
-        number_array(judgments.column("grade"), np.int64), source=spec.qrels_source,
-        line=number_array(judgments.column("line"), np.int64), subtopic=subtopic,
-    )  # fmt: skip
+    qrels = judgments_from(judgments, queries, docs, spec.qrels_source)
+    fmt = judgment_format(spec.rel_format)
     run_list = runs_from(runs, spec, queries, docs)
     requests = spec.requests
     per_run = [r for r in requests if r.measure.family != "preference"]
     wanted = [r for r in requests if r.measure.family == "preference"]
     n = len(run_list)
     meta: dict[str, Any] = {
-        "run_only": [sorted(set(_ids(r))) for r in run_list] if not len(qrels) else [[]] * n,
+        "run_only": [sorted(set(_ids(r))) for r in run_list] if not len(qrels.query)
+        else [[]] * n,
         "qrels_only": [[] for _ in range(n)],
         "summaries": [[None] * len(requests) for _ in range(n)],
         "complete_num_rel": [None] * n,
@@ -244,16 +274,15 @@ def trec_kernel(judgments: Any, runs: Any, spec: TrecSpec) -> Any:
     }
     cols: dict[str, list] = {"run": [], "query": [], "missing": []}
     values: list[list] = [[] for _ in requests]
-    if len(qrels):
+    if len(qrels.query):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             reports = [JoinReport() for _ in run_list]
             results = [
-                evaluate_run(qrels, run, per_run, spec.options, num_docs=spec.num_docs,
-                             report=report)
+                fmt.evaluate_one(qrels, run, per_run, spec.options, spec.num_docs, report)
                 for run, report in zip(run_list, reports, strict=True)
-            ]  # fmt: skip
-            if wanted:
+            ]
+            if wanted and isinstance(qrels, Qrels):  # (qrels serve the preference measures)
                 results = with_preferences(
                     results, wanted, qrels, run_list, spec.options, spec.baseline
                 )

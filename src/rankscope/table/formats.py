@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError, warn
-from ..judge import JoinOptions, relevance_table
+from ..judge import JoinOptions, JoinReport, relevance_table
 from ..measures import Request, compute_request, needs_rankings
 from ..model import GroupedQrels, Prefs, Qrels, Run, ZScores
 from .evaluation import RunEvaluation, evaluate_run, in_order
@@ -37,8 +37,9 @@ class JudgmentFormat:
     default_measures: str  # nickname computed when no measure is named
     family: str  # the measure family it serves ("" for the qrels: every other family)
     ties: str  # trec_eval's order of equally scored documents with this format
-    # one run's evaluation: (judgments, run, requests, options, -N)
-    evaluate_one: Callable[[Any, Run, Sequence[Request], JoinOptions, int], RunEvaluation]
+    # one run's evaluation: (judgments, run, requests, options, -N, report); a `JoinReport`
+    # records the queries on one side only (told either way)
+    evaluate_one: Callable[..., RunEvaluation]
 
     def evaluate(
         self,
@@ -121,20 +122,22 @@ def _mean(column: np.ndarray) -> float:
     return float(np.cumsum(column)[-1] / len(column)) if len(column) else 0.0
 
 
-def _without_num_docs(
-    evaluate_one: Callable[[Any, Run, Sequence[Request], JoinOptions], RunEvaluation],
-) -> Callable[[Any, Run, Sequence[Request], JoinOptions, int], RunEvaluation]:
+def _without_num_docs(evaluate_one: Callable[..., RunEvaluation]) -> Callable[..., RunEvaluation]:
     """A format's one-run evaluation from one that takes no ``-N`` (it serves no measure of
     the preference and judgment-group formats)."""
-    return lambda judgments, run, requests, options, num_docs: evaluate_one(
-        judgments, run, requests, options
-    )
+
+    def evaluate(judgments: Any, run: Run, requests: Sequence[Request], options: JoinOptions,
+                 num_docs: int, report: JoinReport | None = None) -> RunEvaluation:  # fmt: skip
+        return evaluate_one(judgments, run, requests, options, report=report)
+
+    return evaluate
 
 
 def _qrels_run(
-    qrels: Qrels, run: Run, requests: Sequence[Request], options: JoinOptions, num_docs: int
+    qrels: Qrels, run: Run, requests: Sequence[Request], options: JoinOptions, num_docs: int,
+    report: JoinReport | None = None,
 ) -> RunEvaluation:
-    return evaluate_run(qrels, run, requests, options, num_docs=num_docs)
+    return evaluate_run(qrels, run, requests, options, num_docs=num_docs, report=report)
 
 
 FORMATS: dict[str, JudgmentFormat] = {

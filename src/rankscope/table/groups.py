@@ -31,21 +31,23 @@ def evaluate_judgment_groups(
     run: Run,
     requests: Sequence[Request],
     options: JoinOptions | None = None,
+    report: JoinReport | None = None,
 ) -> RunEvaluation:
     """Evaluate ``run`` against judgments in groups: each request's per-query value is the
-    mean over the query's groups (``runid`` and ``num_q`` as usual)."""
+    mean over the query's groups (``runid`` and ``num_q`` as usual).  ``report``: where
+    the queries on one side only are recorded (they are told either way)."""
     pair_qrels, of_query = qrels.pairs()
     expanded = expand_run(run, pair_qrels.queries, of_query)
     options = JoinOptions() if options is None else options
     complete = options.complete
-    report = JoinReport()
-    judged = options.judge(pair_qrels, expanded, report, doc_lengths=None)
+    pairs = JoinReport()
+    judged = options.judge(pair_qrels, expanded, pairs, doc_lengths=None)
     owner = [pair.split(PAIR_SEPARATOR, 1)[0] for pair in judged.query_ids]
     query_ids = list(dict.fromkeys(owner))
     starts = np.flatnonzero([i == 0 or owner[i] != owner[i - 1] for i in range(len(owner))])
     groups = np.diff(np.append(starts, len(owner)))
-    qrels_only = sorted({p.split(PAIR_SEPARATOR, 1)[0] for p in report.qrels_only})
-    _report(run, qrels, qrels_only, complete)
+    qrels_only = sorted({p.split(PAIR_SEPARATOR, 1)[0] for p in pairs.qrels_only})
+    _report(run, qrels, qrels_only, complete, report)
 
     values = []
     for req in requests:
@@ -72,10 +74,15 @@ def evaluate_judgment_groups(
     )
 
 
-def _report(run: Run, qrels: GroupedQrels, qrels_only: list[str], complete: bool) -> None:
-    """Warn about queries on one side only, as for ordinary qrels."""
+def _report(run: Run, qrels: GroupedQrels, qrels_only: list[str], complete: bool,
+            report: JoinReport | None) -> None:  # fmt: skip
+    """Warn about queries on one side only, as for ordinary qrels (and record them in
+    ``report``)."""
     judged_ids = set(qrels.query_ids)
     ranked_ids = run.queries.strings_of(np.unique(run.query))
     run_only = sorted(s for s in ranked_ids if s not in judged_ids)
+    if report is not None:
+        report.run_only.extend(run_only)
+        report.qrels_only.extend(qrels_only)
     for line in JoinReport(run_only, qrels_only).summary(run.name, complete):
         warn(line)

@@ -19,17 +19,19 @@ def evaluate_prefs(
     run: Run,
     requests: Sequence[Request],
     options: JoinOptions | None = None,
+    report: JoinReport | None = None,
 ) -> RunEvaluation:
     """Evaluate ``run`` against preference judgments: the preference measures (family
     ``trec_prefs``), and ``runid`` and ``num_q``.
 
     A judged query the run does not rank is left out, or with ``complete`` evaluated on an
     empty ranking (trec_eval ``-c``: counts of possible preferences keep their values, every
-    other measure is 0).
+    other measure is 0).  ``report``: where the queries on one side only are recorded (as
+    `rankscope.table.evaluation.evaluate_run` records them; they are told either way).
     """
     options = JoinOptions(ties="docno-asc") if options is None else options
     complete = options.complete
-    report = JoinReport()
+    report = JoinReport() if report is None else report
     # every judged document counts: no relevance level, no condensed list, no lengths
     judged = options.judge(
         prefs.judged_documents(), run, report, relevance_level=1, judged_only=False,
