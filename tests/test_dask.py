@@ -693,7 +693,7 @@ class KillFirstKernel(distributed.WorkerPlugin):
 
 
 @pytest.mark.slow  # the cluster's every other path runs by default
-def test_worker_killed_mid_run(client, logs, tmp_path):
+def test_worker_killed_mid_run(client, logs, extras, tmp_path):
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -708,10 +708,11 @@ def test_worker_killed_mid_run(client, logs, tmp_path):
         same_trec(local, dask)
         marker.unlink()
         test, recs = logs
-        reference = rankscope.evaluate_recsys_systems(test, recs, TOPN)
+        given = {"train": extras["train"], "features": extras["features"]}
+        reference = rankscope.evaluate_recsys_systems(test, recs, EVERY, **given)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = rankscope.evaluate_recsys_systems(test, recs, TOPN, backend="dask")
+            found = rankscope.evaluate_recsys_systems(test, recs, EVERY, backend="dask", **given)
         assert marker.exists()
         same_recsys(reference, found)
     finally:

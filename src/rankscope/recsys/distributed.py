@@ -30,6 +30,7 @@ from ..scale.cluster import (
     Partitioned,
     check_backend,
     connect,
+    held,
     num_partitions,
     partition_ids,
     partition_of,
@@ -409,7 +410,7 @@ def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
         baseline_source=read.baseline.source if read.baseline is not None else
         spec.baseline_source,
     )  # fmt: skip
-    shared = client.scatter(Shared.of(read), broadcast=True, hash=False)
+    shared = held(client, Shared.of(read))
     train, base = read.train, read.baseline
     tasks = [
         (
@@ -614,23 +615,23 @@ def _recsys_in_place(
     if test_whole is not None:
         spec = dataclasses.replace(spec, test_source=test_whole.source)
         test_table = interactions_table(test_whole)
-        sides["test"] = (None, client.scatter(test_table, broadcast=True, hash=False))
+        sides["test"] = (None, held(client, test_table))
     else:
         sides["test"] = (test.files(), None)
     train_table = None
     if train_whole is not None:
         spec = dataclasses.replace(spec, train_source=train_whole.source)
         train_table = interactions_table(train_whole)
-        sides["train"] = (None, client.scatter(train_table, broadcast=True, hash=False))
+        sides["train"] = (None, held(client, train_table))
     elif train is not None:
         sides["train"] = (train.files(), None)
     if base_whole is not None:
         spec = dataclasses.replace(spec, baseline_source=base_whole.source)
         table = runs_table([base_whole], keys=RECSYS_KEYS)
-        sides["baseline"] = (None, client.scatter(table, broadcast=True, hash=False))
+        sides["baseline"] = (None, held(client, table))
     elif baseline is not None:
         sides["baseline"] = (baseline.files(), None)
-    everyone = None if shared is None else client.scatter(shared, broadcast=True, hash=False)
+    everyone = None if shared is None else held(client, shared)
     keys = sorted(set().union(*listed, sides["test"][0] or {}))
     tasks = [
         (recsys_files, k, sides, [files.get(k) for files in listed], spec, columns, duplicates,

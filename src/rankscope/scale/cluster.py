@@ -137,6 +137,20 @@ def partition_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
     return np.array([part.get(s, -1) for s in vocab.strings], dtype=np.int64)
 
 
+def _given(value: Any) -> Any:
+    return value
+
+
+def held(client: Any, value: Any) -> Any:
+    """``value`` as a future every task may depend on, sent to the cluster once and kept
+    by the scheduler as a task's input: a worker lost with it, the scheduler makes it
+    again on another (data scattered to workers would be lost with the last of them, as
+    when a worker restarting missed the scatter); each worker fetches it once."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")
+        return client.submit(_given, value, pure=False)
+
+
 def run_tasks(tasks: list[tuple], client: Any) -> list[Any]:
     """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order.
 
@@ -171,7 +185,7 @@ class ClusterPieces:
         worker runs again on another (each worker holds the task, and the piece names what
         it reads).  Stopped early (an error), the futures still ahead go with the window,
         and the scheduler then forgets their tasks."""
-        shared = self.client.scatter(task, broadcast=True, hash=False)
+        shared = held(self.client, task)
         window: collections.deque[Any] = collections.deque()
         tag = uuid.uuid4().hex
         ahead = 2 * self.workers()
@@ -316,7 +330,7 @@ def evaluate_in_place(
     if whole is not None:
         if isinstance(whole, Qrels):
             warn_if_nothing_relevant(whole, options.relevance_level)
-        shared = client.scatter(judgments_table(whole), broadcast=True, hash=False)
+        shared = held(client, judgments_table(whole))
     tasks = [
         (
             trec_files, None if judged_files is None else judged_files.get(k), shared,
