@@ -196,13 +196,13 @@ def test_trec_nothing_judged_told_once_for_the_whole_run(client):
 
 
 class Recorded:
-    """`ClusterPieces`, the pieces it sends noted."""
+    """`DaskEngine`, the pieces it sends noted."""
 
     def __init__(self, client) -> None:
-        from rankscope.scale import ClusterPieces
+        from rankscope.scale import DaskEngine
 
         self.pieces: list = []
-        self.inner = ClusterPieces(client)
+        self.inner = DaskEngine(client, False)
 
     def workers(self) -> int:
         return self.inner.workers()
@@ -585,7 +585,7 @@ def test_a_partitioned_training_log_needs_a_partitioned_test_log(client, logs, e
 
 
 def test_kernel_without_dask():
-    """The Arrow kernel mapped by hand, as another engine would (docs/dask.md: Spark's
+    """The Arrow kernel mapped by hand, as another engine would (docs/distributed.md: Spark's
     mapInArrow): partitions of whole queries, outputs through Arrow IPC (which keeps the
     schema metadata), gathered: the local path's results."""
     import pyarrow.compute as pc
@@ -618,8 +618,8 @@ def test_kernel_without_dask():
 
 def test_usage_errors(client, logs, monkeypatch):
     test, recs = logs
-    with pytest.raises(UsageError, match="backend must be 'local' or 'dask'"):
-        rankscope.evaluate_many(QRELS, RUNS, ["AP"], backend="spark")
+    with pytest.raises(UsageError, match="backend must be one of local, dask, spark"):
+        rankscope.evaluate_many(QRELS, RUNS, ["AP"], backend="ray")
     with pytest.raises(UsageError, match="scheduler must be"):
         rankscope.evaluate_many(QRELS, RUNS, ["AP"], scheduler=3)
     with pytest.raises(UsageError, match="Novelty@10 needs item popularity"):

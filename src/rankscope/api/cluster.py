@@ -2,7 +2,7 @@
 checked and read here, on the client, in the local path's order (so that its errors come in
 the same order), and handed to `rankscope.scale` as model objects or `Partitioned` datasets;
 run files are named, not read: the workers read them (`rankscope.table.many` on the
-cluster's workers, `rankscope.scale.ClusterPieces`).  `rankscope.scale` is loaded on first
+cluster's workers, the engine's `map`).  `rankscope.scale` is loaded on first
 use: a local evaluation does not pay for it."""
 
 from __future__ import annotations
@@ -59,8 +59,7 @@ def evaluate_on_dask(
         num_docs,
     )  # fmt: skip
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
-    client, owned = scale.connect(scheduler)
-    try:
+    with scale.connect(backend, scheduler) as engine:
         in_place = scale.partitioned_runs(runs)
         if in_place is None:
             judgments = read_qrels(qrels, diversity=diversity) if fmt.name == "qrels" else qrels
@@ -69,14 +68,14 @@ def evaluate_on_dask(
                 return evaluate_many_runs(
                     judgments, sources, requests, fmt, options, num_docs=num_docs,
                     zscores=table, duplicates=duplicates, order=order, names=names,
-                    check_common=no_common_query == "error", cluster=scale.ClusterPieces(client),
+                    check_common=no_common_query == "error", cluster=engine,
                 )  # fmt: skip
             run_list = resolve_runs(runs, judgments, duplicates, order, names)
             if no_common_query == "error":
                 check_common_queries(judgments, run_list)
             baseline = baseline_name(baseline, [(r.name, r.source) for r in run_list])
             results = scale.evaluate_split(
-                client, judgments, run_list, requests, options, num_docs, partitions, baseline,
+                engine, judgments, run_list, requests, options, num_docs, partitions, baseline,
                 fmt.name,
             )  # fmt: skip
         else:
@@ -90,12 +89,9 @@ def evaluate_on_dask(
             if not isinstance(qrels, scale.Partitioned) and fmt.name == "qrels":
                 judged = read_qrels(qrels, diversity=diversity)
             results = scale.evaluate_in_place(
-                client, judged, in_place, files, requests, options, num_docs, duplicates,
+                engine, judged, in_place, files, requests, options, num_docs, duplicates,
                 no_common_query, baseline, fmt.name,
             )  # fmt: skip
-    finally:
-        if owned:
-            client.close()
     if table is not None:
         results = [to_zscores(r, table) for r in results]
     return results

@@ -211,11 +211,13 @@ def evaluate_many(
         must list each query's lines together if it is longer than 2 GB (else it is read
         whole): see docs/scale.md.
     backend, scheduler:
-        ``local`` (default) or ``dask``: the runs (their blocks of whole queries, read by
-        the workers from run files; or the queries of inputs read here) split over a Dask
-        cluster, the numbers identical; ``scheduler`` an address, a cluster or a client
-        (default: the current client; giving one implies ``dask``).  Runs may then also be
-        `rankscope.scale.Partitioned` Parquet datasets.  See docs/dask.md.
+        ``local`` (default), ``dask`` or ``spark``: the runs (their blocks of whole queries,
+        read by the workers from run files; or the queries of inputs read here) split over
+        a Dask or Spark cluster, the numbers identical; ``scheduler`` for Dask an address, a
+        cluster or a client (default: the current client; giving one implies ``dask``), for
+        Spark a master URL (``"local[2]"``, ``"spark://HOST:7077"``) or a `SparkSession`
+        (default: the active session).  Runs may then also be
+        `rankscope.scale.Partitioned` Parquet datasets.  See docs/distributed.md.
 
     Judgments from ir_datasets (``"ir_datasets:ID"``) are evaluated by the dataset's
     official measures (`dataset_measures`) when none is named.
@@ -225,7 +227,9 @@ def evaluate_many(
         measures = dataset_measures(qrels)
     if backend != "local" or scheduler is not None:
         if jobs is not None or block_bytes is not None:
-            raise UsageError("jobs and block_bytes are the local backend's: Dask has its workers")
+            raise UsageError(
+                "jobs and block_bytes are the local backend's: a cluster has its workers"
+            )
         if rel_format != "qrels":  # (the qrels are read by the Dask path, as it needs them)
             qrels = read_judgments(qrels, rel_format)
         return evaluate_on_dask(

@@ -1,8 +1,8 @@
 """The recommender evaluation's front door: `evaluate_recsys` and `evaluate_recsys_systems`
 read recommendation lists (or rating predictions), a test log and the optional training log,
 item features, catalog and baseline from anything (files, frames, dicts, `Partitioned`
-datasets), pick the backend (local, or Dask through `rankscope.recsys.distributed`) and hand
-model objects to `rankscope.recsys.evaluation`."""
+datasets), pick the backend (local, or Dask or Spark through `rankscope.recsys.distributed`)
+and hand model objects to `rankscope.recsys.evaluation`."""
 
 from __future__ import annotations
 
@@ -146,9 +146,9 @@ def evaluate_recsys(
         An item listed twice for a user in a recommendation list: ``max-score`` (default;
         its best score is kept, with a warning), ``first`` or ``error``.
     backend, scheduler:
-        ``local`` (default) or ``dask``: the users split over a Dask cluster (the top-N
-        measures and UserCoverage; the same numbers); ``scheduler`` an address, a cluster
-        or a client (default: the current client).  See docs/dask.md.
+        ``local`` (default), ``dask`` or ``spark``: the users split over a Dask or Spark
+        cluster (every measure; the same numbers); ``scheduler`` as for `evaluate_many`
+        (giving one implies ``dask``).  See docs/distributed.md.
     per_user, output:
         Per-user rows as well as the summaries; ``pandas`` (default), ``polars`` or ``dict``.
 

@@ -69,6 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         Option(("--doc-lengths",), "doc_lengths", "document lengths in words, 'docno words' per "
                "line (time-biased gain)", metavar="FILE"),
         options.SCHEDULER,
+        options.BACKEND,
     ))  # fmt: skip
     segments.add_arguments(p)
 
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         block_bytes=None if args.block_mb is None else args.block_mb << 20,
         scheduler=args.scheduler,
+        backend=args.backend,
     )
     output = format_evaluations(
         results, args.format, per_query=args.per_query, summary=not args.no_summary,

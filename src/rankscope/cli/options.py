@@ -465,9 +465,14 @@ PERMUTATIONS = Option(("--permutations",), "permutations", "random sign flips, r
                       type=whole(1), default=10_000, metavar="B")  # fmt: skip
 DEPTH = Option(("--depth",), "depth", "the top N documents of each ranking (default 1000, a TREC "
                "run's depth)", type=whole(1), default=1000, metavar="N")  # fmt: skip
-SCHEDULER = Option(("--scheduler",), "scheduler", "evaluate on the Dask cluster whose scheduler is "
-                   "at ADDRESS (tcp://host:8786; the dask extra); the numbers are the same",
-                   metavar="ADDRESS")  # fmt: skip
+SCHEDULER = Option(("--scheduler",), "scheduler", "evaluate on the cluster at ADDRESS: a Dask "
+                   "scheduler (tcp://host:8786; the dask extra) or, with --backend spark, a Spark "
+                   "master (local[2], spark://host:7077; the spark extra); the numbers are the "
+                   "same", metavar="ADDRESS")  # fmt: skip
+BACKEND = Option(("--backend",), "backend", "where the evaluation runs: local (this machine's "
+                 "cores, the default), dask or spark (the cluster at --scheduler; --scheduler "
+                 "alone means dask)", choices=("local", "dask", "spark"),
+                 default="local")  # fmt: skip
 PER_QUERY = Option(("-q",), "per_query", "also per-query values",
                    action="store_true", default=False)  # fmt: skip
 THRESHOLD = Option(("--threshold",), "threshold", "a test rating at least this is relevant "
@@ -495,7 +500,7 @@ GLOSSARY: dict[str, Option] = {
     "force": FORCE, "quiet": QUIET,
     "baseline": BASELINE, "per_query": PER_QUERY, "relevance_level": RELEVANCE_LEVEL,
     "threshold": THRESHOLD, "correction": CORRECTION, "permutations": PERMUTATIONS,
-    "scheduler": SCHEDULER, "depth": DEPTH, "columns": COLUMNS,
+    "scheduler": SCHEDULER, "backend": BACKEND, "depth": DEPTH, "columns": COLUMNS,
     "complete": COMPLETE, "max_docs": MAX_DOCS, "power": POWER, "split": SPLIT,
 }  # fmt: skip
 

@@ -60,8 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                choices=("max-score", "first", "error"), default="max-score"),
         options.PER_QUERY.worded("also per-user values", flags=("-q", "--per-user")),
         options.FORMAT.worded(choices=("table", "json", "csv")),
-        options.SCHEDULER.worded("evaluate on the Dask cluster at ADDRESS (tcp://host:8786; the "
-                                 "dask extra; every measure, the same output)"),
+        options.SCHEDULER,
+        options.BACKEND,
         options.BASELINE.worded("--folds: the system compared with (default: the first)"),
         options.TEST.worded("--folds: the paired test across folds: %(choices)s (default t)",
                             choices=options.StatisticalTests("paired")),
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         args.test_log, args.recs, args.measures, k=args.k, threshold=args.threshold,
         train=args.train, features=args.features, relevance=args.relevance,
         no_relevant=args.no_relevant, seen=args.seen or "keep", ties=args.ties,
-        duplicates=args.repeated_items, scheduler=args.scheduler,
+        duplicates=args.repeated_items, scheduler=args.scheduler, backend=args.backend,
     )  # fmt: skip
     output = format_systems(results, args.format, per_user=args.per_query)
     if segments.asked(args):
@@ -136,9 +136,10 @@ def _diagnostic(args: argparse.Namespace) -> int:
     from ..recsys import coverage_accuracy, group_exposure, reliability
     from ..report.tables import format_columns
 
-    if args.measures or args.per_query or segments.asked(args) or args.scheduler:
+    if (args.measures or args.per_query or segments.asked(args) or args.scheduler
+            or args.backend != "local"):  # fmt: skip
         raise UsageError("--table prints a table of its own: no -m, --per-user, --weights, "
-                         "--segments or --scheduler with it")  # fmt: skip
+                         "--segments, --scheduler or --backend with it")  # fmt: skip
     if args.groups is not None and args.diagnostic != "group-exposure":
         raise UsageError("--groups goes with --table group-exposure")
     if args.bins != 10 and args.diagnostic != "reliability":
@@ -170,8 +171,8 @@ def _folds(args: argparse.Namespace) -> int:
         raise UsageError("rankscope recsys --folds DIR needs the recommendations: RECS...")
     if args.per_query:
         raise UsageError("--per-user does not go with --folds (it prints values per fold)")
-    if args.scheduler:
-        raise UsageError("--scheduler does not go with --folds")
+    if args.scheduler or args.backend != "local":
+        raise UsageError("--scheduler and --backend do not go with --folds")
     if segments.asked(args):
         raise UsageError("--weights and --segments do not go with --folds")
     if args.train:

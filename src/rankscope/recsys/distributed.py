@@ -27,15 +27,14 @@ from ..read.features import read_item_features
 from ..read.interactions import keep_latest, read_interactions
 from ..read.recommendations import read_recommendations
 from ..scale.cluster import (
+    Engine,
     Partitioned,
     check_backend,
     connect,
-    held,
     num_partitions,
     partition_ids,
     partition_of,
     partitioned_runs,
-    run_tasks,
 )
 from ..scale.gather import gathered_columns, rows_in_order, take_rows, tell_warnings
 from ..scale.kernels import (
@@ -363,24 +362,20 @@ def recsys_evaluate_systems(
     dict or list of them)."""
     check_backend(backend)
     check_options(no_relevant, seen, relevance, k)
-    client, owned = connect(scheduler)
-    try:
+    with connect(backend, scheduler) as engine:
         in_place = partitioned_runs(recommendations)
         spec = RecsysSpec([], [], [], k, threshold, relevance, no_relevant, ties, seen=seen)
         if in_place is None:
             read = read_inputs(test_log, recommendations, train, popularity, baseline, features,
                                catalog, columns, duplicates)  # fmt: skip
-            return _recsys_split(client, read, measures, spec, partitions)
+            return _recsys_split(engine, read, measures, spec, partitions)
         return _recsys_in_place(
-            client, test_log, in_place, measures, spec, columns, duplicates, train=train,
+            engine, test_log, in_place, measures, spec, columns, duplicates, train=train,
             popularity=popularity, baseline=baseline, features=features, catalog=catalog,
         )  # fmt: skip
-    finally:
-        if owned:
-            client.close()
 
 
-def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
+def _recsys_split(engine: Engine, read: Inputs, measures: Any, spec: RecsysSpec,
                   partitions: int | None) -> list[SystemEvaluation]:  # fmt: skip
     """Inputs read on the client, split by user into partitions evaluated on the cluster;
     what every partition needs whole (catalog, popularity, features) sent once to each
@@ -399,7 +394,7 @@ def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
             check_one_sided(Context(qrels=qrels, test=log, run=run))
         told.append([str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)])
     users = log.user_ids
-    n = num_partitions(client, partitions, len(users))
+    n = num_partitions(engine, partitions, len(users))
     part = partition_of(log.users, partition_ids(users, n))
     t_part = part[log.user]
     r_parts = [part[r.query] for r in read.runs]  # users without test data: in none
@@ -410,7 +405,7 @@ def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
         baseline_source=read.baseline.source if read.baseline is not None else
         spec.baseline_source,
     )  # fmt: skip
-    shared = held(client, Shared.of(read))
+    shared = engine.held(Shared.of(read))
     train, base = read.train, read.baseline
     tasks = [
         (
@@ -426,7 +421,7 @@ def _recsys_split(client: Any, read: Inputs, measures: Any, spec: RecsysSpec,
         )
         for p in range(n)
     ]  # fmt: skip
-    return recsys_results(run_tasks(tasks, client), spec, told)
+    return recsys_results(engine.run(tasks), spec, told)
 
 
 def recsys_items(path: str, columns: Mapping[str, str] | None) -> dict[str, Any]:
@@ -524,7 +519,7 @@ def _check_apart(outputs: Sequence[Any], train: Partitioned, test: Partitioned) 
 
 
 def _recsys_in_place(
-    client: Any, test: Any, runs: list[tuple[str, Partitioned]], measures: Any,
+    engine: Engine, test: Any, runs: list[tuple[str, Partitioned]], measures: Any,
     spec: RecsysSpec, columns: Mapping[str, str] | None, duplicates: str, *, train: Any,
     popularity: Any, baseline: Any, features: Any, catalog: Any,
 ) -> list[SystemEvaluation]:  # fmt: skip
@@ -591,7 +586,7 @@ def _recsys_in_place(
     }  # fmt: skip
     for role, found in passes.items():
         if found:
-            first[role] = run_tasks([(recsys_items, f, columns) for f in found.values()], client)
+            first[role] = engine.run([(recsys_items, f, columns) for f in found.values()])
     if test_whole is not None:
         ratings = test_whole.rating is not None
     else:
@@ -615,30 +610,30 @@ def _recsys_in_place(
     if test_whole is not None:
         spec = dataclasses.replace(spec, test_source=test_whole.source)
         test_table = interactions_table(test_whole)
-        sides["test"] = (None, held(client, test_table))
+        sides["test"] = (None, engine.held(test_table))
     else:
         sides["test"] = (test.files(), None)
     train_table = None
     if train_whole is not None:
         spec = dataclasses.replace(spec, train_source=train_whole.source)
         train_table = interactions_table(train_whole)
-        sides["train"] = (None, held(client, train_table))
+        sides["train"] = (None, engine.held(train_table))
     elif train is not None:
         sides["train"] = (train.files(), None)
     if base_whole is not None:
         spec = dataclasses.replace(spec, baseline_source=base_whole.source)
         table = runs_table([base_whole], keys=RECSYS_KEYS)
-        sides["baseline"] = (None, held(client, table))
+        sides["baseline"] = (None, engine.held(table))
     elif baseline is not None:
         sides["baseline"] = (baseline.files(), None)
-    everyone = None if shared is None else held(client, shared)
+    everyone = None if shared is None else engine.held(shared)
     keys = sorted(set().union(*listed, sides["test"][0] or {}))
     tasks = [
         (recsys_files, k, sides, [files.get(k) for files in listed], spec, columns, duplicates,
          everyone)
         for k in keys
     ]  # fmt: skip
-    outputs = run_tasks(tasks, client)
+    outputs = engine.run(tasks)
     if isinstance(train, Partitioned) and isinstance(test, Partitioned):
         _check_apart(outputs, train, test)
     if test_whole is not None and test_table is not None:
@@ -652,10 +647,9 @@ def _recsys_in_place(
             left = sorted(set(test_whole.users.strings_of(np.unique(test_whole.user[rows]))))
             extra = None if train_table is None else _rows_of(train_table, left)
             base = None if base_whole is None and baseline is None else empty_runs(RECSYS_KEYS)
-            outputs += run_tasks(
+            outputs += engine.run(
                 [(recsys_kernel, interactions_table(test_whole, rows), empty_runs(RECSYS_KEYS),
                   spec, extra, base, everyone)],
-                client,
             )  # fmt: skip
     return recsys_results(outputs, spec)
 

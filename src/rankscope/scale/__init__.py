@@ -1,5 +1,6 @@
-"""Evaluation beyond one process: the Dask backend (``backend="dask"``) and the Arrow
-partition kernels any engine can map over partitions of whole queries (users).
+"""Evaluation beyond one process: the Dask and Spark backends (``backend="dask"``,
+``backend="spark"``) and the Arrow partition kernels any engine can map over partitions of
+whole queries (users).
 
 >>> import rankscope
 >>> from rankscope.scale import Partitioned
@@ -7,8 +8,8 @@ partition kernels any engine can map over partitions of whole queries (users).
 >>> rankscope.evaluate("qrels.txt", Partitioned("bm25/"), backend="dask",
 ...                    scheduler="tcp://scheduler:8786")               # doctest: +SKIP
 
-Dask and distributed are the optional extra ``rankscope[dask]``, imported only when a Dask
-evaluation runs.  See docs/dask.md.
+Dask and distributed are the optional extra ``rankscope[dask]``, pyspark ``rankscope[spark]``,
+each imported only when an evaluation on it runs.  See docs/distributed.md.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "cluster": [
-            "ClusterPieces", "Partitioned", "check_backend", "connect", "evaluate_in_place",
-            "evaluate_split", "partitioned_runs",
+            "BACKENDS", "DaskEngine", "Engine", "Partitioned", "check_backend", "connect",
+            "evaluate_in_place", "evaluate_split", "partitioned_runs",
         ],
         "gather": ["trec_results"],
         "kernels": ["TrecSpec", "empty_runs", "judgments_table", "runs_table", "trec_kernel"],
@@ -33,7 +34,9 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cluster import (  # noqa: F401
-        ClusterPieces,
+        BACKENDS,
+        DaskEngine,
+        Engine,
         Partitioned,
         check_backend,
         connect,

@@ -4,7 +4,7 @@ on a `distributed` cluster, their outputs gathered into the local path's results
 Three kinds of input:
 
 * TREC run files: each read by the workers themselves, whole or in blocks of whole queries
-  (`ClusterPieces`: the local ``--jobs`` path's pieces, paths and byte ranges, evaluated on
+  (`Engine.map`: the local ``--jobs`` path's pieces, paths and byte ranges, evaluated on
   the cluster), the judgments read on the client and sent once to every worker;
 * anything else the local path accepts (DataFrames, dicts): read on the client, split into
   partitions of whole queries (users), each partition sent with its task (so a task lost with
@@ -17,13 +17,14 @@ Three kinds of input:
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -79,10 +80,74 @@ class Partitioned:
         return found
 
 
-def connect(scheduler: Any) -> tuple[Any, bool]:
-    """The client to run on, and whether it was made here (then closed after): the current
-    client (``scheduler=None``), a `distributed.Client`, a cluster object (LocalCluster,
-    KubeCluster, SLURMCluster, ...) or a scheduler address."""
+class Engine(Protocol):
+    """What runs the partition tasks: a Dask client (`DaskEngine`) or a Spark session
+    (`rankscope.scale.spark.SparkEngine`).  Every cluster path is written against it, so
+    both run the same tasks of the same kernels.  An engine is also a
+    `rankscope.table.many.Cluster` (``workers``, ``map``) for the pieces of run files."""
+
+    name: str
+
+    def workers(self) -> int:
+        """How many tasks run at once."""
+        ...
+
+    def partitions(self) -> int:
+        """How many partitions inputs read on the client are split into by default."""
+        ...
+
+    def held(self, value: Any) -> Any:
+        """``value`` as a handle every task may take as an argument (at any depth of
+        tuples, lists and dicts), sent to the cluster once and kept where the loss of a
+        worker does not lose it; the task receives the value."""
+        ...
+
+    def run(self, tasks: list[tuple]) -> list[Any]:
+        """The outputs of the tasks ``(function, *arguments)``, in order; a task lost with
+        its worker runs again elsewhere."""
+        ...
+
+    def map(
+        self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
+    ) -> Iterator[Any]:
+        """``evaluate(task, piece)`` of each piece, in order (``task`` sent once)."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the engine made (a client or a session it created)."""
+        ...
+
+
+BACKENDS = ("local", "dask", "spark")
+
+
+def check_backend(backend: str) -> None:
+    if backend not in BACKENDS[1:]:
+        raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+
+
+@contextlib.contextmanager
+def connect(backend: str, scheduler: Any) -> Iterator[Engine]:
+    """The engine of ``backend`` (``dask`` or ``spark``) on ``scheduler`` (see `DaskEngine`
+    and `rankscope.scale.spark.SparkEngine`), closed after when made here."""
+    check_backend(backend)
+    engine: Engine
+    if backend == "spark":
+        from .spark import spark_engine  # pyspark loaded only for a Spark evaluation
+
+        engine = spark_engine(scheduler)
+    else:
+        engine = dask_engine(scheduler)
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def dask_engine(scheduler: Any) -> DaskEngine:
+    """The Dask engine on the current client (``scheduler=None``), a `distributed.Client`,
+    a cluster object (LocalCluster, KubeCluster, SLURMCluster, ...) or a scheduler address
+    (a client made here, closed after)."""
     try:
         import distributed
     except ImportError:
@@ -92,17 +157,17 @@ def connect(scheduler: Any) -> tuple[Any, bool]:
         ) from None
     if scheduler is None:
         try:
-            return distributed.get_client(), False
+            return DaskEngine(distributed.get_client(), False)
         except ValueError:
             raise UsageError(
                 "backend='dask' needs a Dask cluster: create a distributed.Client first, or "
                 "give scheduler='tcp://HOST:8786' (or a cluster object)"
             ) from None
     if isinstance(scheduler, distributed.Client):
-        return scheduler, False
+        return DaskEngine(scheduler, False)
     if isinstance(scheduler, str | os.PathLike) or hasattr(scheduler, "scheduler_address"):
         try:
-            return distributed.Client(scheduler, set_as_default=False), True
+            return DaskEngine(distributed.Client(scheduler, set_as_default=False), True)
         except OSError as e:
             raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
     raise UsageError(
@@ -111,17 +176,76 @@ def connect(scheduler: Any) -> tuple[Any, bool]:
     )
 
 
-def check_backend(backend: str) -> None:
-    if backend != "dask":
-        raise UsageError(f"backend must be 'local' or 'dask', not {backend!r}")
+def _given(value: Any) -> Any:
+    return value
 
 
-def num_partitions(client: Any, partitions: int | None, items: int) -> int:
+class DaskEngine:
+    """A Dask client as the engine: tasks submitted with their inputs (the scheduler keeps
+    them, so a task lost with its worker runs again elsewhere), shared inputs held as a
+    task's input, run-file pieces in a window of tasks ahead."""
+
+    name = "dask"
+
+    def __init__(self, client: Any, owned: bool) -> None:
+        self.client = client
+        self.owned = owned
+
+    def workers(self) -> int:
+        """The threads of every worker: how many pieces run at once."""
+        found = self.client.scheduler_info().get("workers", {}).values()
+        return sum(int(w.get("nthreads", 1)) for w in found) or 1
+
+    def partitions(self) -> int:
+        return 2 * (len(self.client.scheduler_info().get("workers", {})) or 1)
+
+    def held(self, value: Any) -> Any:
+        """A future of ``value`` kept by the scheduler as a task's input: a worker lost with
+        it, the scheduler makes it again on another (data scattered to workers would be lost
+        with the last of them, as when a worker restarting missed the scatter); each worker
+        fetches it once."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            return self.client.submit(_given, value, pure=False)
+
+    def run(self, tasks: list[tuple]) -> list[Any]:
+        """Each task carries its partition (Dask's note on large task graphs says what the
+        design already accepts)."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            futures = [self.client.submit(f, *args, pure=False) for f, *args in tasks]
+        return list(self.client.gather(futures))
+
+    def map(
+        self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
+    ) -> Iterator[Any]:
+        """A window of tasks ahead (two per worker thread), so that the client holds a few
+        outcomes at a time.  A task lost with its worker runs again on another (each worker
+        holds the task, and the piece names what it reads).  Stopped early (an error), the
+        futures still ahead go with the window, and the scheduler then forgets their
+        tasks."""
+        shared = self.held(task)
+        window: collections.deque[Any] = collections.deque()
+        tag = uuid.uuid4().hex
+        ahead = 2 * self.workers()
+        for n, piece in enumerate(pieces):
+            key = f"trec_kernel-{tag}-{n}"  # (a kernel task, as the scheduler tells it)
+            window.append(self.client.submit(evaluate, shared, piece, key=key, pure=False))
+            if len(window) >= ahead:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+    def close(self) -> None:
+        if self.owned:
+            self.client.close()
+
+
+def num_partitions(engine: Engine, partitions: int | None, items: int) -> int:
     if partitions is not None and partitions < 1:
         raise UsageError(f"partitions must be >= 1 (got {partitions})")
     if partitions is None:
-        workers = len(client.scheduler_info().get("workers", {})) or 1
-        partitions = 2 * workers
+        partitions = engine.partitions()
     return max(1, min(partitions, items))
 
 
@@ -135,67 +259,6 @@ def partition_ids(ids: list[str], n: int) -> dict[str, int]:
 def partition_of(vocab: Vocabulary, part: dict[str, int]) -> np.ndarray:
     """Partition per code of ``vocab`` (-1: in no partition)."""
     return np.array([part.get(s, -1) for s in vocab.strings], dtype=np.int64)
-
-
-def _given(value: Any) -> Any:
-    return value
-
-
-def held(client: Any, value: Any) -> Any:
-    """``value`` as a future every task may depend on, sent to the cluster once and kept
-    by the scheduler as a task's input: a worker lost with it, the scheduler makes it
-    again on another (data scattered to workers would be lost with the last of them, as
-    when a worker restarting missed the scatter); each worker fetches it once."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Sending large graph")
-        return client.submit(_given, value, pure=False)
-
-
-def run_tasks(tasks: list[tuple], client: Any) -> list[Any]:
-    """Map the tasks ``(function, *arguments)`` over the cluster; their outputs, in order.
-
-    Each task carries its partition (the scheduler keeps it, so a task lost with its worker
-    runs again elsewhere; data scattered to one worker would be lost with it): Dask's note
-    on large task graphs says what the design already accepts."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Sending large graph")
-        futures = [client.submit(f, *args, pure=False) for f, *args in tasks]
-    return list(client.gather(futures))
-
-
-class ClusterPieces:
-    """The pieces of `rankscope.table.many.evaluate_many_runs` (whole runs, blocks of run
-    files: paths and byte ranges) evaluated on the workers of a Dask client, each reading
-    its run or block itself; the task (judgments, measures, options) sent once to every
-    worker.  A `rankscope.table.many.Cluster`."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-
-    def workers(self) -> int:
-        """The threads of every worker: how many pieces run at once."""
-        found = self.client.scheduler_info().get("workers", {}).values()
-        return sum(int(w.get("nthreads", 1)) for w in found) or 1
-
-    def map(
-        self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
-    ) -> Iterator[Any]:
-        """``evaluate(task, piece)`` of each piece, in order: a window of tasks ahead (two per
-        worker thread), so that the client holds a few outcomes at a time.  A task lost with its
-        worker runs again on another (each worker holds the task, and the piece names what
-        it reads).  Stopped early (an error), the futures still ahead go with the window,
-        and the scheduler then forgets their tasks."""
-        shared = held(self.client, task)
-        window: collections.deque[Any] = collections.deque()
-        tag = uuid.uuid4().hex
-        ahead = 2 * self.workers()
-        for n, piece in enumerate(pieces):
-            key = f"trec_kernel-{tag}-{n}"  # (a kernel task, as the scheduler tells it)
-            window.append(self.client.submit(evaluate, shared, piece, key=key, pure=False))
-            if len(window) >= ahead:
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
 
 
 # -- TREC --------------------------------------------------------------------------------------
@@ -214,7 +277,7 @@ def partitioned_runs(runs: Any) -> list[tuple[str, Partitioned]] | None:
 
 
 def evaluate_split(
-    client: Any,
+    engine: Engine,
     judgments: Qrels | Prefs | GroupedQrels,
     runs: Sequence[Run],
     requests: Sequence[Request],
@@ -232,7 +295,7 @@ def evaluate_split(
     if isinstance(judgments, Qrels):
         warn_if_nothing_relevant(judgments, options.relevance_level)
     ids = judgments.queries.strings  # the runs share the judgments' vocabulary
-    n = num_partitions(client, partitions, len(ids))
+    n = num_partitions(engine, partitions, len(ids))
     part = partition_of(judgments.queries, partition_ids(list(ids), n))
     q_part = part[judgments.query]
     r_parts = [part[r.query] for r in runs]
@@ -246,7 +309,7 @@ def evaluate_split(
         )
         for p in range(n)
     ]
-    return trec_results(run_tasks(tasks, client), spec)
+    return trec_results(engine.run(tasks), spec)
 
 
 def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
@@ -304,7 +367,7 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
 
 
 def evaluate_in_place(
-    client: Any,
+    engine: Engine,
     judgments: Qrels | Prefs | GroupedQrels | Partitioned,
     runs: Sequence[tuple[str, Partitioned]],
     files: Sequence[dict[str, str]],
@@ -330,7 +393,7 @@ def evaluate_in_place(
     if whole is not None:
         if isinstance(whole, Qrels):
             warn_if_nothing_relevant(whole, options.relevance_level)
-        shared = held(client, judgments_table(whole))
+        shared = engine.held(judgments_table(whole))
     tasks = [
         (
             trec_files, None if judged_files is None else judged_files.get(k), shared,
@@ -338,14 +401,13 @@ def evaluate_in_place(
         )
         for k in keys
     ]  # fmt: skip
-    outputs = run_tasks(tasks, client)
+    outputs = engine.run(tasks)
     if whole is not None:  # judged queries no partition ranks: evaluated against no rows
         seen = {q for t in outputs for q in metadata(t)["queries"]}
         left = [c for c, s in enumerate(whole.queries.strings) if s not in seen]
         rows = np.flatnonzero(np.isin(whole.query, np.array(left, dtype=np.int64)))
         if len(rows):
-            outputs += run_tasks([(trec_kernel, judgments_table(whole, rows), empty_runs(), spec)],
-                            client)  # fmt: skip
+            outputs += engine.run([(trec_kernel, judgments_table(whole, rows), empty_runs(), spec)])
     results = trec_results(outputs, spec)
     if no_common_query == "error":
         for res, source in zip(results, spec.run_sources, strict=True):

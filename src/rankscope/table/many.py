@@ -100,7 +100,8 @@ def check_jobs(jobs: int | None) -> None:
 class Cluster(Protocol):
     """Workers other than this machine's forked processes, given the pieces of an
     evaluation (whole runs, blocks of run files: paths and byte ranges, never their text)
-    to evaluate where they are: the Dask backend's `rankscope.scale.ClusterPieces`."""
+    to evaluate where they are: the engine of the Dask or Spark backend
+    (`rankscope.scale.Engine`)."""
 
     def workers(self) -> int:
         """How many pieces the workers evaluate at once (blocks are cut to give each of
