@@ -84,10 +84,10 @@ def same_recsys(local, dask) -> None:
             assert a.count == b.count, label
 
 
-def both(fn, *args, **kwargs):
-    """The local result and the Dask one, with the warnings each gave."""
+def both(fn, *args, other: str = "dask", **kwargs):
+    """The local result and the Dask one (``other``'s), with the warnings each gave."""
     out = []
-    for backend in ("local", "dask"):
+    for backend in ("local", other):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = fn(*args, backend=backend, **kwargs)

@@ -6,6 +6,7 @@ worker dies is run again and changes nothing."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -28,6 +29,9 @@ from .test_dask import (
     logs,  # noqa: F401
     same_recsys,
     same_trec,
+)
+from .test_dask import (
+    both as dask_both,
 )
 
 pyspark = pytest.importorskip("pyspark", reason="the Spark backend needs the spark extra: "
@@ -57,17 +61,8 @@ def spark():
     session.stop()
 
 
-def both(fn, *args, **kwargs):
-    """The local result and the Spark one, with the warnings each gave."""
-    out = []
-    for backend in ("local", "spark"):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = fn(*args, backend=backend, **kwargs)
-        texts = [str(w.message) for w in caught
-                 if isinstance(w.message, rankscope.errors.RankscopeWarning)]  # fmt: skip
-        out.append((result, texts))
-    return out
+#: The local result and the Spark one, with the warnings each gave.
+both = functools.partial(dask_both, other="spark")
 
 
 def test_trec_run_files_and_runs_read_first(spark):
