@@ -12,32 +12,43 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import InputError, UsageError, warn
 from ..judge import (
     UNJUDGED,
     JoinOptions,
     JoinReport,
     Judged,
     RelevanceTable,
+    RelevantDocs,
+    judged_positions,
     order_run,
     relevance_table,
+    relevant_docs,
+    warn_unranked,
 )
 from ..judge.join import output_order
 from ..measures import Request, compute_requests, needs_rankings, parse_measures
-from ..model import Qrels, Run
+from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4_positions, query_positions
-from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
+from ..read.blocks import BLOCK_BYTES
+from ..read.runs import no_common_query, run_names
+from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau, kendall_taus
 from ..stats.rbo import rbo
 from .compare import at_least
 from .evaluation import RunEvaluation, evaluate_judged, nothing_judged, warn_if_nothing_judged
 from .formats import FORMATS, evaluate_runs
+from .many import RunToRead, _renamed, _text_bytes
+
+#: A judged run's documents, which `Joins` does not keep (the masks need none).
+_NO_DOCS = np.zeros(0, dtype=np.int32)
 
 
 @dataclass
@@ -100,14 +111,94 @@ def _metric_data(results: Sequence[RunEvaluation]) -> dict[Request, MeasureData]
     queries (0 where a run has no value)."""
     data = {}
     queries = results[0].query_ids
+    # per run: where each of the first run's queries is among its own (None: the same list)
+    at: list[np.ndarray | None] = []
+    for res in results:
+        if res.query_ids == queries:
+            at.append(None)
+        else:
+            where = {q: i for i, q in enumerate(res.query_ids)}
+            at.append(np.array([where.get(q, -1) for q in queries], dtype=np.int64))
     for k, req in enumerate(results[0].requests):
-        rows = []
-        for res in results:
-            by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
-            rows.append([by_query.get(q, 0.0) for q in queries])
-        values = np.array(rows, dtype=np.float64)
+        values = np.zeros((len(results), len(queries)), dtype=np.float64)
+        for row, (res, columns) in enumerate(zip(results, at, strict=True)):
+            value = np.asarray(res.values[k], dtype=np.float64)
+            if columns is None:
+                values[row] = value
+            else:
+                found = columns >= 0
+                values[row, found] = value[columns[found]]
         data[req] = MeasureData(req.label, False, values, queries)
     return data
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """Runs still to be read (the front door's sources: `rankscope.read.sources.run_sources`)
+    that a study reads one at a time, each into vocabularies of its own (the judgments' ids
+    under their codes, the run's others dropped with it), keeping of each only what the
+    study needs (`Joins`): memory flat in the number of runs.  They are read and named as
+    `rankscope.read.sources.resolve_runs` reads and names them (``duplicates``, ``order``,
+    ``names``; distinct for a meta-evaluation); ``check_common``: a run sharing no query with
+    the judgments is an error (`rankscope.read.runs.check_common_queries`'s)."""
+
+    sources: Sequence[RunToRead]
+    duplicates: str = "error"
+    order: str = "score"
+    names: str = "file"
+    check_common: bool = False
+
+    def each(self, qrels: Qrels) -> Iterator[Run]:
+        """The runs, read one at a time (their reading warnings told as they are read)."""
+        for source in self.sources:
+            length = _text_bytes(source)
+            docs = qrels.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
+            yield source.read(qrels.queries.scoped(), docs, self.duplicates, self.order)
+
+    def whole(self, qrels: Qrels) -> list[Run]:
+        """Every run read (held whole), named and checked as `final_names` says."""
+        runs = list(self.each(qrels))
+        read = [_Read(r.name, r.source, self.ranked(r), []) for r in runs]
+        names = self.final_names(qrels, read)
+        return [
+            r if r.name == n else dataclasses.replace(r, name=n)
+            for r, n in zip(runs, names, strict=True)
+        ]
+
+    def ranked(self, run: Run) -> list[str]:
+        """The queries ``run`` ranks, for `final_names`' check (none kept without it)."""
+        if not self.check_common:
+            return []
+        return run.queries.strings_of(np.flatnonzero(np.bincount(run.query)))
+
+    def final_names(self, qrels: Qrels, read: Sequence[_Read]) -> list[str]:
+        """The names of the runs ``read``, as `resolve_runs` names them, and the error of
+        the first that shares no query with the judgments (``check_common``)."""
+        names = run_names([(r.name, r.source) for r in read], self.names, DISTINCT_FOR)
+        if self.check_common:
+            for name, r in zip(names, read, strict=True):
+                error = no_common_query(qrels, name, r.source, r.ranked)
+                if error is not None:
+                    raise error
+        return names
+
+
+#: What a meta-evaluation's runs must be distinct for (`resolve_runs`' ``distinct_for``).
+DISTINCT_FOR = "meta-evaluation"
+
+
+@dataclass
+class _Read:
+    """What `Joins` keeps of a run read: its name and source as read, the queries it ranks
+    (for `RunFiles.final_names`' check), its join's warnings (told once the runs are
+    named, after every run is read, as when the runs were read all at once) and, for the
+    preference methods, which judged queries it did not rank."""
+
+    name: str
+    source: str
+    ranked: list[str]
+    told: list[Warning]
+    unranked: tuple[list[str], np.ndarray] | None = None
 
 
 class Joins:
@@ -117,13 +208,31 @@ class Joins:
     not mention, and the counts of judged documents are taken from the subset.  The values
     are those `measure_data` gives on the subset, number for number.
 
+    The runs are taken one at a time and only what the masks need is kept of each: its
+    join's judged entries (positions, grades, query and document keys) without the run's
+    documents, and where it ranks the relevant documents (the preference methods'
+    `rankscope.judge.RelevantDocs` positions), so that ``runs`` may be `RunFiles.each`,
+    each run read, joined and dropped.  The join warnings of every run are told after the
+    last is read, in the runs' order, then the preference methods' (what reading every run
+    first, then joining them, then building the relevance table told, in that order).
+
     It serves the ad hoc judgments `drop_judgments` reduces (every query keeps a judgment)
     and the default join; `Joins.of` says None where masking would not reproduce a join
     (diversity judgments, ``judged_only`` measures), and the study joins again there.
+    Methods that replay whole rankings (offline interleaving) keep the runs whole.
+    ``files``: the runs' `RunFiles` (their final names, the check of common queries);
+    ``retrieved``: also count how many runs retrieve each judgment (`retrieved_by`).
     """
 
-    def __init__(self, qrels: Qrels, runs: Sequence[Run], requests: Sequence[Request]) -> None:
-        self.qrels, self.runs, self.requests = qrels, list(runs), list(requests)
+    def __init__(
+        self,
+        qrels: Qrels,
+        runs: Iterable[Run],
+        requests: Sequence[Request],
+        files: RunFiles | None = None,
+        retrieved: bool = False,
+    ) -> None:
+        self.qrels, self.requests = qrels, list(requests)
         self.ndocs = np.int64(max(len(qrels.docs), 1))
         self.metrics = [r for r in requests if r.measure.family != "preference"]
         self.preferences = [r for r in requests if r.measure.family == "preference"]
@@ -132,33 +241,59 @@ class Joins:
         self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
         self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
         self.slots: list[np.ndarray] = []  # per run: the slot of each query code (-1: none)
-        if self.metrics:
-            for run in self.runs:
-                # what joining again would say (as `evaluate_run` says it), said once
-                report = JoinReport()
-                judged = self.options.judge(qrels, run, report)
-                for line in report.summary(run.name, self.options.complete):
-                    warn(line)
-                warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
-                slot = np.full(len(qrels.queries), -1, dtype=np.int64)
-                codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
-                slot[codes] = np.arange(len(codes))
-                pos = judged.judged_positions
-                entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
-                docs = judged.doc[pos].astype(np.int64)
-                if run.docs is not qrels.docs:
-                    docs = qrels.docs.translate(run.docs)[docs].astype(np.int64)
-                self.judged.append(judged)
-                self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
-                self.entry_slots.append(entry_slot)
-                self.slots.append(slot)
+        self.retrieved = np.zeros(len(qrels), dtype=np.int64) if retrieved else None
+        level = self.options.relevance_level
+        whole = needs_rankings(self.preferences)
+        whole_runs: list[Run] = []  # kept whole for the methods that replay rankings
+        docs: RelevantDocs | None = None
+        no_docs: InputError | None = None  # relevance_table's error, raised where it was
+        if self.preferences and not whole:
+            try:
+                docs = relevant_docs(qrels, level)
+            except InputError as error:
+                no_docs = error
+        positions: list[np.ndarray] = []
+        read: list[_Read] = []
+        for run in runs:
+            ranked = [] if files is None else files.ranked(run)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                if self.metrics:
+                    self._join(run)
+            told = [w.message for w in caught if isinstance(w.message, Warning)]
+            kept = _Read(run.name, run.source, ranked, told)
+            if whole:
+                whole_runs.append(run)
+            elif docs is not None:
+                found, judged = judged_positions(docs, run)
+                positions.append(found)
+                kept.unranked = (judged.query_ids, judged.missing)
+            if self.retrieved is not None:
+                self.retrieved += retrieved_by(qrels, [run])
+            read.append(kept)
+        self.names = [r.name for r in read] if files is None else files.final_names(qrels, read)
+        for r, name in zip(read, self.names, strict=True):
+            for message in r.told:
+                warnings.warn(_renamed(message, r.name, name), stacklevel=2)
         self.table: RelevanceTable | None = None
         if self.preferences:
-            level = self.options.relevance_level
-            self.table = relevance_table(
-                qrels, self.runs, relevance_level=level,
-                keep_rankings=needs_rankings(self.preferences),
-            )  # fmt: skip
+            if whole:
+                self.table = relevance_table(qrels, whole_runs, relevance_level=level,
+                                             keep_rankings=True)  # fmt: skip
+            else:
+                if len(read) < 2:  # relevance_table's checks, in its order
+                    raise UsageError("preferences compare rankings: give at least two runs")
+                check_distinct_names(
+                    [dataclasses.replace(r, name=n) for r, n in zip(read, self.names, strict=True)],
+                    "preferences",
+                )
+                if no_docs is not None:
+                    raise no_docs
+                assert docs is not None
+                for r, name in zip(read, self.names, strict=True):
+                    assert r.unranked is not None
+                    warn_unranked(docs, name, *r.unranked)
+                self.table = docs.table(self.names, positions)
             relevant = qrels.grade >= level
             rq, rd = qrels.query[relevant], qrels.doc[relevant]
             _, _, self.table_slot = output_order(qrels, np.unique(rq))
@@ -167,13 +302,56 @@ class Joins:
             self.table_keys = qs[by].astype(np.int64) * self.ndocs + rd[by]
             self.table_starts = np.searchsorted(qs[by], np.arange(self.table.num_queries + 1))
 
+    def _join(self, run: Run) -> None:
+        """Join ``run`` with the judgments (its warnings said as `evaluate_run` says them)
+        and keep its judged entries, not its documents."""
+        qrels = self.qrels
+        report = JoinReport()
+        judged = self.options.judge(qrels, run, report)
+        for line in report.summary(run.name, self.options.complete):
+            warn(line)
+        warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
+        slot = np.full(len(qrels.queries), -1, dtype=np.int64)
+        codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
+        slot[codes] = np.arange(len(codes))
+        pos = judged.judged_positions
+        entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
+        docs = judged.doc[pos].astype(np.int64)
+        if run.docs is not qrels.docs:
+            docs = qrels.docs.translate(run.docs)[docs].astype(np.int64)
+        # the masks need the judged entries only: not the run's documents (its vocabulary)
+        self.judged.append(dataclasses.replace(judged, doc=_NO_DOCS, docs=None))
+        self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
+        self.entry_slots.append(entry_slot)
+        self.slots.append(slot)
+
+    @staticmethod
+    def apply(qrels: Qrels, measures: Sequence[str]) -> bool:
+        """Whether masking these joins reproduces joining again for ``measures`` (not with
+        diversity judgments, nor for ``judged_only`` measures)."""
+        return qrels.subtopic is None and not any(r.judged_only for r in parse_measures(measures))
+
+    @staticmethod
+    def stream(qrels: Qrels, measures: Sequence[str]) -> bool:
+        """Whether a study of ``measures`` with its robustness curves may read the runs one
+        at a time (`RunFiles`): the joins apply, and no method replays whole rankings."""
+        return Joins.apply(qrels, measures) and not needs_rankings(
+            [r for r in parse_measures(measures) if r.measure.family == "preference"]
+        )
+
     @classmethod
-    def of(cls, qrels: Qrels, runs: Sequence[Run], measures: Sequence[str]) -> Joins | None:
+    def of(
+        cls,
+        qrels: Qrels,
+        runs: Iterable[Run],
+        measures: Sequence[str],
+        files: RunFiles | None = None,
+        retrieved: bool = False,
+    ) -> Joins | None:
         """The joins of ``runs`` for ``measures``, or None where masking does not apply."""
-        requests = parse_measures(measures)
-        if qrels.subtopic is not None or any(r.judged_only for r in requests):
+        if not cls.apply(qrels, measures):
             return None
-        return cls(qrels, runs, requests)
+        return cls(qrels, runs, parse_measures(measures), files, retrieved)
 
     def measure_data(self, reduced: Qrels) -> list[MeasureData]:
         """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
@@ -183,7 +361,7 @@ class Joins:
         if self.metrics:
             results = [
                 evaluate_judged(self._masked(i, reduced, keys), self.metrics)
-                for i in range(len(self.runs))
+                for i in range(len(self.judged))
             ]
             data.update(_metric_data(results))
         if self.preferences:
@@ -317,7 +495,7 @@ class Study(NamedTables):
 
 def study(
     qrels: Qrels,
-    runs: Sequence[Run],
+    runs: Sequence[Run] | RunFiles,
     measures: Sequence[str],
     *,
     alpha: float = 0.05,
@@ -332,7 +510,9 @@ def study(
     rbo_p: float = 0.9,
     max_docs: int | None = None,
 ) -> Study:
-    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``.
+    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``
+    (`Run` objects, or `RunFiles` read one at a time where `Joins.stream` allows: memory
+    flat in the number of runs; else read whole).
 
     ``max_docs`` (trec_eval's ``-M``): each ranking is cut to its top ``max_docs`` documents
     (in trec_eval's order) before anything else, so that every measure, every preference and
@@ -362,10 +542,23 @@ def study(
                 f"max_docs must be at least 1 (got {max_docs!r})",
                 cli=f"-M must be at least 1 (got {max_docs!r})",
             )
-        runs = [top_documents(run, max_docs) for run in runs]
+
+    def cut(run: Run) -> Run:
+        return run if max_docs is None else top_documents(run, max_docs)
+
+    if isinstance(runs, RunFiles) and not (robustness and Joins.stream(qrels, measures)):
+        runs = runs.whole(qrels)
+    pool = "pool" in policies
     # the runs joined once: the curves mask these joins, and the whole judgments' data are
     # theirs with nothing masked (each run's join warnings said once)
-    joins = Joins.of(qrels, runs, measures) if robustness else None
+    joins: Joins | None = None
+    if isinstance(runs, RunFiles):  # read, joined and dropped one at a time
+        joins = Joins(qrels, map(cut, runs.each(qrels)), parse_measures(measures), runs, pool)
+        runs, run_names = [], joins.names
+    else:
+        runs = [cut(run) for run in runs]
+        joins = Joins.of(qrels, runs, measures, retrieved=pool) if robustness else None
+        run_names = [r.name for r in runs] if joins is None else joins.names
     datas = measure_data(qrels, runs, measures) if joins is None else joins.measure_data(qrels)
     steps = 1 + len(datas)
     if robustness:
@@ -375,7 +568,7 @@ def study(
     advance()
     metrics = [d for d in datas if not d.preference]
     preferences = [d for d in datas if d.preference]
-    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
+    overlap_powers = robustness and _powers_pass_checks(datas, len(run_names))
     found: dict[str, Any] = {}
     if overlap_powers:
         # the randomized tests (their own seeded draws; numpy and the compiled preference
@@ -394,7 +587,6 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    run_names = [r.name for r in runs]
     if not overlap_powers:
         found["power"] = _powers(metrics, preferences, alpha, permutations, seed)
         for _ in datas:
@@ -405,7 +597,9 @@ def study(
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
-    retrieved = retrieved_by(qrels, runs) if "pool" in policies else None
+    retrieved = (
+        joins.retrieved if joins is not None else retrieved_by(qrels, runs) if pool else None
+    )
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
         sizes = query_sizes or sorted({max(2, int(nq * f)) for f in (0.1, 0.2, 0.4, 0.6, 0.8)})
@@ -523,7 +717,7 @@ def _topic_tau(a: MeasureData, b: MeasureData) -> float:
     at_b = {q: i for i, q in enumerate(b.query_ids)}
     x = a.per_query()[:, [at_a[q] for q in shared]]
     y = b.per_query()[:, [at_b[q] for q in shared]]
-    taus = [kendall_tau(x[:, i], y[:, i]) for i in range(len(shared))]
+    taus = kendall_taus(x, y).tolist()
     defined = [t for t in taus if not np.isnan(t)]
     return float(np.mean(defined)) if defined else float("nan")
 
