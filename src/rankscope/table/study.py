@@ -10,10 +10,12 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -612,25 +614,35 @@ def study(
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
         query_curves[d.name] = curve
         advance()
-    for policy in policies:
-        for fraction in fractions:
-            by_measure: dict[str, list[float]] = {name: [] for name in names}
-            for _ in range(samples if policy == "uniform" else 1):
-                reduced = drop_judgments(
-                    qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved
-                )
-                reduced_data = (
-                    measure_data(reduced, runs, measures)
-                    if joins is None
-                    else joins.measure_data(reduced)
-                )
-                for d, reference in zip(reduced_data, full, strict=True):
-                    by_measure[d.name].append(kendall_tau(d.scores(), reference))
-                advance()
-            for name in names:
-                sample = by_measure[name]
-                point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
-                judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    # the reduced judgments drawn in order (one generator); with the joins, their data are
+    # computed two at a time on threads (numpy lets the GIL go while it counts), taken back
+    # in order: the same numbers, the orderings compared here meanwhile
+    draws = [
+        (policy, point, fraction)
+        for policy in policies
+        for point, fraction in enumerate(fractions)
+        for _ in range(samples if policy == "uniform" else 1)
+    ]
+    reduced_sets = (
+        drop_judgments(qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved)
+        for policy, _, fraction in draws
+    )
+    reduced_datas: Iterator[list[MeasureData]]
+    if joins is None:
+        reduced_datas = (measure_data(reduced, runs, measures) for reduced in reduced_sets)
+    else:
+        reduced_datas = _in_order(joins.measure_data, reduced_sets, REDUCED_THREADS)
+    samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
+    for draw, reduced_data in zip(draws, reduced_datas, strict=True):
+        by_measure = samples_of.setdefault(draw, {name: [] for name in names})
+        for d, reference in zip(reduced_data, full, strict=True):
+            by_measure[d.name].append(kendall_tau(d.scores(), reference))
+        advance()
+    for (policy, _, fraction), by_measure in samples_of.items():
+        for name in names:
+            sample = by_measure[name]
+            point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
+            judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
     if overlap_powers:
         background.join()
         if "error" in found:
@@ -641,6 +653,28 @@ def study(
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
+
+
+#: How many reduced judgment sets the study computes at a time (threads).
+REDUCED_THREADS = 2
+
+
+def _in_order(function: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``function`` of each of ``items`` in their order, computed by ``workers`` threads, at
+    most ``workers`` ahead of the caller (each item taken from ``items`` in this thread, in
+    order); an error is raised when its item's turn comes."""
+    with ThreadPoolExecutor(workers) as pool:
+        pending: collections.deque[Future[Any]] = collections.deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(function, item))
+                if len(pending) > workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def _powers(
