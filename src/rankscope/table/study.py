@@ -45,7 +45,7 @@ from ..read.runs import no_common_query, run_names
 from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau, kendall_taus
 from ..stats.rbo import rbo
 from .compare import at_least
-from .evaluation import RunEvaluation, evaluate_judged, nothing_judged, warn_if_nothing_judged
+from .evaluation import evaluate_judged, nothing_judged, warn_if_nothing_judged
 from .formats import FORMATS, evaluate_runs
 from .many import RunToRead, _renamed, _text_bytes
 
@@ -97,7 +97,7 @@ def measure_data(
     if metrics:
         options_ = JoinOptions(**options)
         results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options_)
-        data.update(_metric_data(results))
+        data.update(_metric_data(results[0].requests, [(r.query_ids, r.values) for r in results]))
     if preferences:
         table = relevance_table(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
@@ -108,23 +108,26 @@ def measure_data(
     return [data[r] for r in requests]
 
 
-def _metric_data(results: Sequence[RunEvaluation]) -> dict[Request, MeasureData]:
-    """Each metric's runs × queries values from the runs' evaluations, on the first run's
-    queries (0 where a run has no value)."""
+def _metric_data(
+    requests: Sequence[Request], results: Sequence[tuple[list[str], Sequence[np.ndarray]]]
+) -> dict[Request, MeasureData]:
+    """Each of ``requests``' runs × queries values from the runs' evaluations (per run: its
+    query ids and one array of values per request), on the first run's queries (0 where a
+    run has no value)."""
     data = {}
-    queries = results[0].query_ids
+    queries = results[0][0]
     # per run: where each of the first run's queries is among its own (None: the same list)
     at: list[np.ndarray | None] = []
-    for res in results:
-        if res.query_ids == queries:
+    for ids, _ in results:
+        if ids == queries:
             at.append(None)
         else:
-            where = {q: i for i, q in enumerate(res.query_ids)}
+            where = {q: i for i, q in enumerate(ids)}
             at.append(np.array([where.get(q, -1) for q in queries], dtype=np.int64))
-    for k, req in enumerate(results[0].requests):
+    for k, req in enumerate(requests):
         values = np.zeros((len(results), len(queries)), dtype=np.float64)
-        for row, (res, columns) in enumerate(zip(results, at, strict=True)):
-            value = np.asarray(res.values[k], dtype=np.float64)
+        for row, ((_, computed), columns) in enumerate(zip(results, at, strict=True)):
+            value = np.asarray(computed[k], dtype=np.float64)
             if columns is None:
                 values[row] = value
             else:
@@ -239,10 +242,10 @@ class Joins:
         self.metrics = [r for r in requests if r.measure.family != "preference"]
         self.preferences = [r for r in requests if r.measure.family == "preference"]
         self.options = JoinOptions(ties=FORMATS["qrels"].ties)
-        self.judged: list[Judged] = []
+        self.judged: list[Judged] = []  # per run: its judged entries (no documents)
         self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
         self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
-        self.slots: list[np.ndarray] = []  # per run: the slot of each query code (-1: none)
+        self.query_codes: list[np.ndarray] = []  # per run: the code of each of its queries
         self.retrieved = np.zeros(len(qrels), dtype=np.int64) if retrieved else None
         level = self.options.relevance_level
         whole = needs_rankings(self.preferences)
@@ -274,6 +277,8 @@ class Joins:
                 self.retrieved += retrieved_by(qrels, [run])
             read.append(kept)
         self.names = [r.name for r in read] if files is None else files.final_names(qrels, read)
+        if self.metrics:
+            self._join_all()
         for r, name in zip(read, self.names, strict=True):
             for message in r.told:
                 warnings.warn(_renamed(message, r.name, name), stacklevel=2)
@@ -313,9 +318,7 @@ class Joins:
         for line in report.summary(run.name, self.options.complete):
             warn(line)
         warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
-        slot = np.full(len(qrels.queries), -1, dtype=np.int64)
         codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
-        slot[codes] = np.arange(len(codes))
         pos = judged.judged_positions
         entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
         docs = judged.doc[pos].astype(np.int64)
@@ -325,7 +328,33 @@ class Joins:
         self.judged.append(dataclasses.replace(judged, doc=_NO_DOCS, docs=None))
         self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
         self.entry_slots.append(entry_slot)
-        self.slots.append(slot)
+        self.query_codes.append(codes.astype(np.int64))
+
+    def _join_all(self) -> None:
+        """The runs' joins one after another, as one join whose queries are every run's
+        (`all_joined`; ``starts``: each run's first query there), so that the metrics of a
+        reduced set are computed in one pass (each query's values are its own, whatever the
+        queries computed with it)."""
+        judged = self.judged
+        sizes = [j.num_queries for j in judged]
+        self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        entries = np.concatenate(([0], np.cumsum([int(j.offsets[-1]) for j in judged])))
+        offsets = [j.offsets[:-1] + shift for j, shift in zip(judged, entries, strict=False)]
+        self.all_joined = dataclasses.replace(
+            judged[0], query_ids=[q for j in judged for q in j.query_ids],
+            offsets=np.concatenate([*offsets, entries[-1:]]).astype(np.int64),
+            judged_positions=np.concatenate(
+                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
+            ).astype(np.int64),
+            judged_grades=np.concatenate([j.judged_grades for j in judged]).astype(np.int64),
+            missing=np.concatenate([j.missing for j in judged]),
+        )  # fmt: skip
+        self.all_keys = np.concatenate(self.entry_keys).astype(np.int64)
+        self.all_slots = np.concatenate(
+            [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
+        ).astype(np.int64)
+        self.all_codes = np.concatenate(self.query_codes).astype(np.int64)
+        self.entry_keys, self.entry_slots, self.query_codes = [], [], []
 
     @staticmethod
     def apply(qrels: Qrels, measures: Sequence[str]) -> bool:
@@ -361,11 +390,12 @@ class Joins:
         keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
         data: dict[Request, MeasureData] = {}
         if self.metrics:
-            results = [
-                evaluate_judged(self._masked(i, reduced, keys), self.metrics)
-                for i in range(len(self.judged))
-            ]
-            data.update(_metric_data(results))
+            evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
+            starts = self.starts.tolist()
+            data.update(_metric_data(self.metrics, [
+                (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
+                for i, j in enumerate(self.judged)
+            ]))  # fmt: skip
         if self.preferences:
             table = self._masked_table(reduced)
             found = compute_requests(table, self.preferences)
@@ -373,21 +403,25 @@ class Joins:
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
 
-    def _masked(self, i: int, reduced: Qrels, keys: np.ndarray) -> Judged:
-        """Run ``i`` as `judge` joins it with ``reduced``."""
-        judged, slot, entry_slot = self.judged[i], self.slots[i], self.entry_slots[i]
-        kept = _member(self.entry_keys[i], keys)
+    def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
+        """Every run as `judge` joins it with ``reduced`` (sorted keys ``keys``), one after
+        another (`all_joined`'s queries): each query's judged documents counted by grade
+        from ``reduced``, the entries it drops made documents the judgments do not mention."""
+        judged = self.all_joined
+        kept = _member(self.all_keys, keys)
         grades = judged.judged_grades[kept]
         nq = judged.num_queries
         g = reduced.grade
         top = max(int(g.max(initial=0)), 0)
-        qslot = slot[reduced.query]
-        ok = (qslot >= 0) & (g >= 0)
-        levels = np.bincount(qslot[ok] * (top + 1) + g[ok], minlength=nq * (top + 1))
-        kept_slot = entry_slot[kept]
+        ok = g >= 0
+        by_code = np.bincount(
+            reduced.query[ok].astype(np.int64) * (top + 1) + g[ok],
+            minlength=len(self.qrels.queries) * (top + 1),
+        ).reshape(-1, top + 1)
+        kept_slot = self.all_slots[kept]
         return dataclasses.replace(
             judged, judged_positions=judged.judged_positions[kept], judged_grades=grades,
-            rel_levels=levels.reshape(nq, top + 1).astype(np.int64),
+            rel_levels=by_code[self.all_codes].astype(np.int64),
             num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
             num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
         )  # fmt: skip
