@@ -10,12 +10,11 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +46,7 @@ from ..stats.rbo import rbo
 from .compare import at_least
 from .evaluation import evaluate_judged, nothing_judged, warn_if_nothing_judged
 from .formats import FORMATS, evaluate_runs
-from .many import RunToRead, _renamed, _text_bytes
+from .many import RunToRead, _renamed, _text_bytes, in_order
 
 #: A judged run's documents, which `Joins` does not keep (the masks need none).
 _NO_DOCS = np.zeros(0, dtype=np.int32)
@@ -695,20 +694,9 @@ REDUCED_THREADS = 2
 
 def _in_order(function: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
     """``function`` of each of ``items`` in their order, computed by ``workers`` threads, at
-    most ``workers`` ahead of the caller (each item taken from ``items`` in this thread, in
-    order); an error is raised when its item's turn comes."""
+    most ``workers`` ahead of the caller (`rankscope.table.many.in_order`)."""
     with ThreadPoolExecutor(workers) as pool:
-        pending: collections.deque[Future[Any]] = collections.deque()
-        try:
-            for item in items:
-                pending.append(pool.submit(function, item))
-                if len(pending) > workers:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for future in pending:
-                future.cancel()
+        yield from in_order(pool, function, items, workers)
 
 
 def _powers(
