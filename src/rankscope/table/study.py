@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError, warn
+from ..errors import InputError, RankscopeWarning, UsageError
 from ..judge import (
     UNJUDGED,
     JoinOptions,
@@ -44,7 +44,7 @@ from ..read.runs import no_common_query, run_names
 from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau, kendall_taus
 from ..stats.rbo import rbo
 from .compare import at_least
-from .evaluation import evaluate_judged, nothing_judged, warn_if_nothing_judged
+from .evaluation import evaluate_judged, nothing_judged, nothing_judged_warning
 from .formats import FORMATS, evaluate_runs
 from .many import RunToRead, _renamed, _text_bytes, in_order
 
@@ -258,13 +258,9 @@ class Joins:
                 no_docs = error
         positions: list[np.ndarray] = []
         read: list[_Read] = []
-        for run in runs:
+        for run in _read_ahead(runs):
             ranked = [] if files is None else files.ranked(run)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                if self.metrics:
-                    self._join(run)
-            told = [w.message for w in caught if isinstance(w.message, Warning)]
+            told = self._join(run) if self.metrics else []
             kept = _Read(run.name, run.source, ranked, told)
             if whole:
                 whole_runs.append(run)
@@ -308,15 +304,17 @@ class Joins:
             self.table_keys = qs[by].astype(np.int64) * self.ndocs + rd[by]
             self.table_starts = np.searchsorted(qs[by], np.arange(self.table.num_queries + 1))
 
-    def _join(self, run: Run) -> None:
-        """Join ``run`` with the judgments (its warnings said as `evaluate_run` says them)
-        and keep its judged entries, not its documents."""
+    def _join(self, run: Run) -> list[Warning]:
+        """Join ``run`` with the judgments and keep its judged entries, not its documents;
+        its warnings (what `evaluate_run` says), to be told once every run is read."""
         qrels = self.qrels
         report = JoinReport()
         judged = self.options.judge(qrels, run, report)
-        for line in report.summary(run.name, self.options.complete):
-            warn(line)
-        warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
+        lines = report.summary(run.name, self.options.complete)
+        nothing = nothing_judged_warning(run.name, *nothing_judged(judged, run), qrels)
+        told: list[Warning] = [
+            RankscopeWarning(line) for line in [*lines, *([nothing] if nothing else [])]
+        ]
         codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
         pos = judged.judged_positions
         entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
@@ -328,6 +326,7 @@ class Joins:
         self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
         self.entry_slots.append(entry_slot)
         self.query_codes.append(codes.astype(np.int64))
+        return told
 
     def _join_all(self) -> None:
         """The runs' joins one after another, as one join whose queries are every run's
@@ -690,6 +689,19 @@ def study(
 
 #: How many reduced judgment sets the study computes at a time (threads).
 REDUCED_THREADS = 2
+
+
+def _read_ahead(runs: Iterable[Run]) -> Iterator[Run]:
+    """``runs``, each taken (read, when they are `RunFiles.each`) by another thread while
+    this one works on the one before: the compiled reader lets the GIL go while it parses.
+    Taken in order by one thread, so their reading warnings are told in order; an error
+    is raised at its run's turn."""
+    iterator = iter(runs)
+    with ThreadPoolExecutor(1) as reader:
+        coming = reader.submit(next, iterator, None)
+        while (run := coming.result()) is not None:
+            coming = reader.submit(next, iterator, None)
+            yield run
 
 
 def _in_order(function: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
