@@ -113,7 +113,8 @@ def run_once(command: Sequence[str], env: dict[str, str] | None = None) -> Sampl
 def baseline_tree(commit: str, into: Path, own_reader: bool = False) -> Path:
     """The ``src`` folder of ``commit`` (``git archive``) under ``into``, with this tree's
     compiled reader beside its pure-Python one, or (``own_reader``, to time a change of
-    the reader itself) the commit's own, compiled as setup.py compiles it."""
+    the reader itself) the commit's own, compiled as setup.py compiles it; and this tree's
+    other compiled kernels where the commit has their very source."""
     archive = subprocess.run(
         ["git", "-C", str(BENCH.parent), "archive", "--format=tar", commit, "src"],
         check=True, capture_output=True,
@@ -135,6 +136,16 @@ def baseline_tree(commit: str, into: Path, own_reader: bool = False) -> Path:
         return into / "src"
     for compiled in (BENCH.parent / "src/rankscope/model").glob("_trecio*.so"):
         shutil.copy(compiled, into / "src/rankscope/model" / compiled.name)
+    # the other compiled kernels too, where the commit has the same source (else it would
+    # time their numpy fallbacks)
+    for compiled in (BENCH.parent / "src/rankscope").glob("*/_*.so"):
+        name = compiled.name.split(".")[0]
+        if name == "_trecio":
+            continue
+        source = compiled.parent / f"{name}.c"
+        theirs = into / "src/rankscope" / compiled.parent.name / f"{name}.c"
+        if theirs.exists() and source.exists() and theirs.read_bytes() == source.read_bytes():
+            shutil.copy(compiled, theirs.parent / compiled.name)
     return into / "src"
 
 

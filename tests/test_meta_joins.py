@@ -7,11 +7,15 @@ read with vocabularies of their own."""
 
 from __future__ import annotations
 
+import json
+import warnings
+
 import numpy as np
 import pytest
 
 import rankscope
-from rankscope.table.study import Joins, drop_judgments, measure_data, study
+from rankscope.read.sources import run_sources
+from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
 from tests.conftest import write_qrels, write_ranked_run
 
 MEASURES = ["AP", "nDCG", "bpref", "infAP", "P@5", "RR", "nDCG@10", "num_nonrel_judged_ret", "RPP",
@@ -98,3 +102,60 @@ def test_the_whole_judgments_data_are_the_joins_unmasked_and_warned_once(tmp_pat
     said = [str(w.message) for w in caught if "r2" in str(w.message)]
     assert said and len(said) == len(set(said))
     assert [str(w.message) for w in plain] == [str(w.message) for w in joined]
+
+
+def _told(call):
+    """``call()``'s result and the warnings it told, in order."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize(
+    ("measures", "max_docs"),
+    [(["AP", "nDCG", "bpref", "P@5", "RR", "RPP", "dcgRPP", "invRPP"], None),
+     (["AP", "RPP", "invRPP"], 7),
+     (["AP", "RPP", "OI"], None)],  # OI replays rankings: the runs are read whole
+)  # fmt: skip
+def test_runs_read_one_at_a_time_give_the_study_of_the_runs_read_whole(
+    tmp_path, measures, max_docs
+):
+    """`RunFiles` (each run read, joined, reduced to its judged entries and its ranks of the
+    relevant documents, and dropped) give the study of the same runs read whole with the
+    judgments' vocabularies, value for value, and the same warnings in the same order:
+    every run's join warnings (run r2 leaves a judged query out), then the preference
+    methods' (r2 ranks nothing for a query with relevant documents)."""
+    qrels, runs = collection(tmp_path, True)
+    # a sixth run, with tied scores, that ranks only some queries: two runs warn
+    rng = np.random.default_rng(2)
+    with open(tmp_path / "r5.txt", "w") as out:
+        for q in ("q0", "q1", "q4", "q5"):
+            for k, d in enumerate(rng.choice(45, 20, replace=False)):
+                out.write(f"{q} Q0 d{d} {k + 1} {k % 3} r5\n")
+    runs.append(rankscope.read_run(tmp_path / "r5.txt", queries=qrels.queries, docs=qrels.docs))
+    options = dict(permutations=50, samples=2, max_docs=max_docs, seed=3)
+    expected, expected_told = _told(lambda: study(qrels, runs, measures, **options))
+    paths = [tmp_path / f"r{r}.txt" for r in range(6)]
+    got, got_told = _told(
+        lambda: study(qrels, RunFiles(run_sources(paths), check_common=True), measures, **options)
+    )
+    assert got.run_names == expected.run_names == [f"r{r}" for r in range(6)]
+    assert json.dumps(got.to_dict()) == json.dumps(expected.to_dict())
+    assert got_told == expected_told
+    assert [m for m in got_told if "r2" in m] and [m for m in got_told if "r5" in m]
+
+
+def test_runs_read_one_at_a_time_are_checked_as_read_whole(tmp_path):
+    """A run sharing no query with the judgments is the error of reading them whole, after
+    every run is read (a run that cannot be read comes first)."""
+    qrels, _ = collection(tmp_path, True)
+    other = write_ranked_run(tmp_path / "other.txt", "other", {"z1": ["d1", "d2"]})
+    files = RunFiles(run_sources([tmp_path / "r0.txt", other]), check_common=True)
+    with pytest.raises(rankscope.InputError, match="run 'other' .* no query in common"):
+        study(qrels, files, ["AP", "RPP"], permutations=20, samples=1)
+    broken = tmp_path / "broken.txt"
+    broken.write_text("q1 Q0 d1 1\n")
+    files = RunFiles(run_sources([other, broken]), check_common=True)
+    with pytest.raises(rankscope.InputError, match="broken.txt"):
+        study(qrels, files, ["AP", "RPP"], permutations=20, samples=1)

@@ -16,6 +16,7 @@ from rankscope.stats.meta import (
     discriminative_power,
     discriminative_powers,
     kendall_tau,
+    kendall_taus,
     paired_t_pvalues,
     tau_ap,
 )
@@ -311,3 +312,20 @@ def test_meta_plot(tmp_path, capsys):
     )
     assert code == 0, err
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_kendall_taus_are_each_columns_kendall_tau():
+    """Column by column, the τ_b of `kendall_tau` bit for bit (ties, constant columns: NaN),
+    and by hand: (1, 2, 3) against (1, 3, 2) has 2 concordant pairs and 1 discordant, τ = 1/3."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 4, size=(9, 40)).astype(np.float64)
+    y = rng.integers(0, 3, size=(9, 40)).astype(np.float64)
+    x[:, 3] = 1.0  # every pair tied: undefined
+    got = kendall_taus(x, y)
+    for k in range(x.shape[1]):
+        expected = kendall_tau(x[:, k], y[:, k])
+        assert (np.isnan(got[k]) and np.isnan(expected)) or got[k] == expected
+    assert np.isnan(got[3])
+    assert kendall_taus(np.array([[1.0], [2.0], [3.0]]), np.array([[1.0], [3.0], [2.0]]))[0] == (
+        pytest.approx(1 / 3)
+    )

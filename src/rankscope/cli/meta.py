@@ -56,10 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..api import read_qrels_for
     from ..errors import UsageError
-    from ..read.runs import check_common_queries
+    from ..read.sources import run_sources
+    from ..read.trec import run_files
     from ..report.meta import format_study, plot_robustness
-    from ..table.study import study
+    from ..table.study import RunFiles, study
     from .progress import progress_bar
 
     qrels_path, run_paths = options.positionals(args)
@@ -69,8 +71,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--plot draws the robustness curves, which --no-robustness skips")
     options.check_outputs(args, {"--plot": args.plot})
     measures = args.measures or DEFAULT_MEASURES
-    qrels, runs = options.judged_runs(args, measures, "meta-evaluation", (qrels_path, run_paths))
-    check_common_queries(qrels, runs)
+    qrels = read_qrels_for(qrels_path, measures)
+    # read one at a time by the study (each run joined, reduced to what it needs, dropped)
+    runs = RunFiles(
+        run_sources(run_files(run_paths, judgments=qrels_path), qrels.source, args.names),
+        args.duplicates, args.order, args.names, check_common=True,
+    )  # fmt: skip
     with progress_bar("rankscope meta", args.quiet) as progress:
         result = study(
             qrels, runs, measures, alpha=args.alpha, permutations=args.permutations,

@@ -48,6 +48,27 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     return concordance / denom if denom > 0 else float("nan")
 
 
+def kendall_taus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`kendall_tau` between each column of ``x`` and the same column of ``y`` (systems ×
+    columns, per-query scores say), the same values (the concordances are sums of −1, 0
+    and 1: exact in any order); NaN where either column ties every pair."""
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 2:
+        raise UsageError("kendall_taus needs two score matrices of the same shape")
+    if a.shape[0] < 2:
+        raise UsageError("kendall_tau needs at least two systems")
+    i, j = pair_indices(a.shape[0])
+    dx, dy = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+    concordance = (dx * dy).sum(axis=0)
+    n0 = len(i)
+    tied_x, tied_y = (dx == 0).sum(axis=0), (dy == 0).sum(axis=0)
+    denom = np.sqrt((n0 - tied_x).astype(np.float64) * (n0 - tied_y).astype(np.float64))
+    out = np.full(a.shape[1], np.nan)
+    defined = denom > 0
+    out[defined] = concordance[defined] / denom[defined]
+    return out
+
+
 def tau_ap(scores: ArrayLike, reference: ArrayLike) -> float:
     """τ_AP of the ordering by ``scores`` against the ordering by ``reference``.
 

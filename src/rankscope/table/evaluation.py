@@ -201,10 +201,20 @@ def warn_if_nothing_judged(
     usually document ids spelled otherwise (case, a prefix), the commonest silent mistake.
     ``retrieved``, ``judged``, ``first``: as `nothing_judged` gives them (summed over the
     blocks of a run read block by block, ``first`` the earliest in output order)."""
+    message = nothing_judged_warning(name, retrieved, judged, first, qrels)
+    if message is not None:
+        warn(message)
+
+
+def nothing_judged_warning(
+    name: str, retrieved: int, judged: int, first: tuple[str, str] | None, qrels: Qrels
+) -> str | None:
+    """What `warn_if_nothing_judged` says (None: nothing), for a caller that tells it later
+    (`rankscope.table.study.Joins`, its runs joined while the next is read)."""
     if retrieved == 0 or judged or first is None:
-        return
+        return None
     judged_sample = qrels.docs.strings_of(qrels.doc[:1])[0]
-    warn(
+    return (
         f"run '{name}': none of its {retrieved} retrieved documents on the judged queries "
         f"is in the judgments, so every measure is 0; are the document ids spelled as in "
         f"{qrels.source} (the run has {first[1]!r}, the judgments {judged_sample!r})?"

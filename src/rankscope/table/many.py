@@ -27,10 +27,10 @@ import dataclasses
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
 from .zscores import to_zscores
+
+if TYPE_CHECKING:  # (the pools are imported when used: not by a cold start of eval)
+    from concurrent.futures import Executor, Future
 
 # Below this many bytes of run files, a pool costs more than it saves: ``jobs=None`` runs
 # them in this process (an explicit ``jobs`` is always obeyed).
@@ -686,21 +689,31 @@ def _outcomes(pieces: Iterator[_Piece], workers: int) -> Iterator[_Outcome | _Bl
         yield from _outcomes_here(pieces)
         return
     import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
     # Pieces are submitted from this thread, a bounded window ahead, and an error (a bad
     # line) cancels the rest and waits for the running ones: multiprocessing.Pool's
     # terminate, with its own thread iterating the pieces, could deadlock there.
-    window: collections.deque[Future] = collections.deque()
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as executor:
-        try:
-            for piece in pieces:
-                window.append(executor.submit(_evaluate_piece, piece))
-                if len(window) >= 2 * workers:
-                    yield window.popleft().result()
-            while window:
+        yield from in_order(executor, _evaluate_piece, pieces, 2 * workers - 1)
+
+
+def in_order(
+    executor: Executor, function: Callable[[Any], Any], items: Iterable[Any], ahead: int
+) -> Iterator[Any]:
+    """``function`` of each of ``items`` on ``executor``, the results in the items' order:
+    the items are taken and submitted from this thread, at most ``ahead`` beyond the one
+    whose result is awaited; an error is raised at its item's turn, and cancels the rest
+    (the running ones are waited for by the executor's exit)."""
+    window: collections.deque[Future[Any]] = collections.deque()
+    try:
+        for item in items:
+            window.append(executor.submit(function, item))
+            if len(window) > ahead:
                 yield window.popleft().result()
-        finally:
-            for future in window:
-                future.cancel()
+        while window:
+            yield window.popleft().result()
+    finally:
+        for future in window:
+            future.cancel()

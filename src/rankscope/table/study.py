@@ -12,32 +12,44 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError, warn
+from ..errors import InputError, RankscopeWarning, UsageError
 from ..judge import (
     UNJUDGED,
     JoinOptions,
     JoinReport,
     Judged,
     RelevanceTable,
+    RelevantDocs,
+    judged_positions,
     order_run,
     relevance_table,
+    relevant_docs,
+    warn_unranked,
 )
 from ..judge.join import output_order
 from ..measures import Request, compute_requests, needs_rankings, parse_measures
-from ..model import Qrels, Run
+from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4_positions, query_positions
-from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau
+from ..read.blocks import BLOCK_BYTES
+from ..read.runs import no_common_query, run_names
+from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau, kendall_taus
 from ..stats.rbo import rbo
 from .compare import at_least
-from .evaluation import RunEvaluation, evaluate_judged, nothing_judged, warn_if_nothing_judged
+from .evaluation import evaluate_judged, nothing_judged, nothing_judged_warning
 from .formats import FORMATS, evaluate_runs
+from .many import RunToRead, _renamed, _text_bytes, in_order
+
+#: A judged run's documents, which `Joins` does not keep (the masks need none).
+_NO_DOCS = np.zeros(0, dtype=np.int32)
 
 
 @dataclass
@@ -84,7 +96,7 @@ def measure_data(
     if metrics:
         options_ = JoinOptions(**options)
         results = evaluate_runs(qrels, list(runs), metrics, FORMATS["qrels"], options_)
-        data.update(_metric_data(results))
+        data.update(_metric_data(results[0].requests, [(r.query_ids, r.values) for r in results]))
     if preferences:
         table = relevance_table(
             qrels, list(runs), relevance_level=options.get("relevance_level", 1),
@@ -95,19 +107,102 @@ def measure_data(
     return [data[r] for r in requests]
 
 
-def _metric_data(results: Sequence[RunEvaluation]) -> dict[Request, MeasureData]:
-    """Each metric's runs × queries values from the runs' evaluations, on the first run's
-    queries (0 where a run has no value)."""
+def _metric_data(
+    requests: Sequence[Request], results: Sequence[tuple[list[str], Sequence[np.ndarray]]]
+) -> dict[Request, MeasureData]:
+    """Each of ``requests``' runs × queries values from the runs' evaluations (per run: its
+    query ids and one array of values per request), on the first run's queries (0 where a
+    run has no value)."""
     data = {}
-    queries = results[0].query_ids
-    for k, req in enumerate(results[0].requests):
-        rows = []
-        for res in results:
-            by_query = dict(zip(res.query_ids, res.values[k].tolist(), strict=True))
-            rows.append([by_query.get(q, 0.0) for q in queries])
-        values = np.array(rows, dtype=np.float64)
+    queries = results[0][0]
+    # per run: where each of the first run's queries is among its own (None: the same list)
+    at: list[np.ndarray | None] = []
+    for ids, _ in results:
+        if ids == queries:
+            at.append(None)
+        else:
+            where = {q: i for i, q in enumerate(ids)}
+            at.append(np.array([where.get(q, -1) for q in queries], dtype=np.int64))
+    for k, req in enumerate(requests):
+        values = np.zeros((len(results), len(queries)), dtype=np.float64)
+        for row, ((_, computed), columns) in enumerate(zip(results, at, strict=True)):
+            value = np.asarray(computed[k], dtype=np.float64)
+            if columns is None:
+                values[row] = value
+            else:
+                found = columns >= 0
+                values[row, found] = value[columns[found]]
         data[req] = MeasureData(req.label, False, values, queries)
     return data
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """Runs still to be read (the front door's sources: `rankscope.read.sources.run_sources`)
+    that a study reads one at a time, each into vocabularies of its own (the judgments' ids
+    under their codes, the run's others dropped with it), keeping of each only what the
+    study needs (`Joins`): memory flat in the number of runs.  They are read and named as
+    `rankscope.read.sources.resolve_runs` reads and names them (``duplicates``, ``order``,
+    ``names``; distinct for a meta-evaluation); ``check_common``: a run sharing no query with
+    the judgments is an error (`rankscope.read.runs.check_common_queries`'s)."""
+
+    sources: Sequence[RunToRead]
+    duplicates: str = "error"
+    order: str = "score"
+    names: str = "file"
+    check_common: bool = False
+
+    def each(self, qrels: Qrels) -> Iterator[Run]:
+        """The runs, read one at a time (their reading warnings told as they are read)."""
+        for source in self.sources:
+            length = _text_bytes(source)
+            docs = qrels.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
+            yield source.read(qrels.queries.scoped(), docs, self.duplicates, self.order)
+
+    def whole(self, qrels: Qrels) -> list[Run]:
+        """Every run read (held whole), named and checked as `final_names` says."""
+        runs = list(self.each(qrels))
+        read = [_Read(r.name, r.source, self.ranked(r), []) for r in runs]
+        names = self.final_names(qrels, read)
+        return [
+            r if r.name == n else dataclasses.replace(r, name=n)
+            for r, n in zip(runs, names, strict=True)
+        ]
+
+    def ranked(self, run: Run) -> list[str]:
+        """The queries ``run`` ranks, for `final_names`' check (none kept without it)."""
+        if not self.check_common:
+            return []
+        return run.queries.strings_of(np.flatnonzero(np.bincount(run.query)))
+
+    def final_names(self, qrels: Qrels, read: Sequence[_Read]) -> list[str]:
+        """The names of the runs ``read``, as `resolve_runs` names them, and the error of
+        the first that shares no query with the judgments (``check_common``)."""
+        names = run_names([(r.name, r.source) for r in read], self.names, DISTINCT_FOR)
+        if self.check_common:
+            for name, r in zip(names, read, strict=True):
+                error = no_common_query(qrels, name, r.source, r.ranked)
+                if error is not None:
+                    raise error
+        return names
+
+
+#: What a meta-evaluation's runs must be distinct for (`resolve_runs`' ``distinct_for``).
+DISTINCT_FOR = "meta-evaluation"
+
+
+@dataclass
+class _Read:
+    """What `Joins` keeps of a run read: its name and source as read, the queries it ranks
+    (for `RunFiles.final_names`' check), its join's warnings (told once the runs are
+    named, after every run is read, as when the runs were read all at once) and, for the
+    preference methods, which judged queries it did not rank."""
+
+    name: str
+    source: str
+    ranked: list[str]
+    told: list[Warning]
+    unranked: tuple[list[str], np.ndarray] | None = None
 
 
 class Joins:
@@ -117,48 +212,90 @@ class Joins:
     not mention, and the counts of judged documents are taken from the subset.  The values
     are those `measure_data` gives on the subset, number for number.
 
+    The runs are taken one at a time and only what the masks need is kept of each: its
+    join's judged entries (positions, grades, query and document keys) without the run's
+    documents, and where it ranks the relevant documents (the preference methods'
+    `rankscope.judge.RelevantDocs` positions), so that ``runs`` may be `RunFiles.each`,
+    each run read, joined and dropped.  The join warnings of every run are told after the
+    last is read, in the runs' order, then the preference methods' (what reading every run
+    first, then joining them, then building the relevance table told, in that order).
+
     It serves the ad hoc judgments `drop_judgments` reduces (every query keeps a judgment)
     and the default join; `Joins.of` says None where masking would not reproduce a join
     (diversity judgments, ``judged_only`` measures), and the study joins again there.
+    Methods that replay whole rankings (offline interleaving) keep the runs whole.
+    ``files``: the runs' `RunFiles` (their final names, the check of common queries);
+    ``retrieved``: also count how many runs retrieve each judgment (`retrieved_by`).
     """
 
-    def __init__(self, qrels: Qrels, runs: Sequence[Run], requests: Sequence[Request]) -> None:
-        self.qrels, self.runs, self.requests = qrels, list(runs), list(requests)
+    def __init__(
+        self,
+        qrels: Qrels,
+        runs: Iterable[Run],
+        requests: Sequence[Request],
+        files: RunFiles | None = None,
+        retrieved: bool = False,
+    ) -> None:
+        self.qrels, self.requests = qrels, list(requests)
         self.ndocs = np.int64(max(len(qrels.docs), 1))
         self.metrics = [r for r in requests if r.measure.family != "preference"]
         self.preferences = [r for r in requests if r.measure.family == "preference"]
         self.options = JoinOptions(ties=FORMATS["qrels"].ties)
-        self.judged: list[Judged] = []
+        self.judged: list[Judged] = []  # per run: its judged entries (no documents)
         self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
         self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
-        self.slots: list[np.ndarray] = []  # per run: the slot of each query code (-1: none)
+        self.query_codes: list[np.ndarray] = []  # per run: the code of each of its queries
+        self.retrieved = np.zeros(len(qrels), dtype=np.int64) if retrieved else None
+        level = self.options.relevance_level
+        whole = needs_rankings(self.preferences)
+        whole_runs: list[Run] = []  # kept whole for the methods that replay rankings
+        docs: RelevantDocs | None = None
+        no_docs: InputError | None = None  # relevance_table's error, raised where it was
+        if self.preferences and not whole:
+            try:
+                docs = relevant_docs(qrels, level)
+            except InputError as error:
+                no_docs = error
+        positions: list[np.ndarray] = []
+        read: list[_Read] = []
+        for run in _read_ahead(runs):
+            ranked = [] if files is None else files.ranked(run)
+            told = self._join(run) if self.metrics else []
+            kept = _Read(run.name, run.source, ranked, told)
+            if whole:
+                whole_runs.append(run)
+            elif docs is not None:
+                found, judged = judged_positions(docs, run)
+                positions.append(found)
+                kept.unranked = (judged.query_ids, judged.missing)
+            if self.retrieved is not None:
+                self.retrieved += retrieved_by(qrels, [run])
+            read.append(kept)
+        self.names = [r.name for r in read] if files is None else files.final_names(qrels, read)
         if self.metrics:
-            for run in self.runs:
-                # what joining again would say (as `evaluate_run` says it), said once
-                report = JoinReport()
-                judged = self.options.judge(qrels, run, report)
-                for line in report.summary(run.name, self.options.complete):
-                    warn(line)
-                warn_if_nothing_judged(run.name, *nothing_judged(judged, run), qrels)
-                slot = np.full(len(qrels.queries), -1, dtype=np.int64)
-                codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
-                slot[codes] = np.arange(len(codes))
-                pos = judged.judged_positions
-                entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
-                docs = judged.doc[pos].astype(np.int64)
-                if run.docs is not qrels.docs:
-                    docs = qrels.docs.translate(run.docs)[docs].astype(np.int64)
-                self.judged.append(judged)
-                self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
-                self.entry_slots.append(entry_slot)
-                self.slots.append(slot)
+            self._join_all()
+        for r, name in zip(read, self.names, strict=True):
+            for message in r.told:
+                warnings.warn(_renamed(message, r.name, name), stacklevel=2)
         self.table: RelevanceTable | None = None
         if self.preferences:
-            level = self.options.relevance_level
-            self.table = relevance_table(
-                qrels, self.runs, relevance_level=level,
-                keep_rankings=needs_rankings(self.preferences),
-            )  # fmt: skip
+            if whole:
+                self.table = relevance_table(qrels, whole_runs, relevance_level=level,
+                                             keep_rankings=True)  # fmt: skip
+            else:
+                if len(read) < 2:  # relevance_table's checks, in its order
+                    raise UsageError("preferences compare rankings: give at least two runs")
+                check_distinct_names(
+                    [dataclasses.replace(r, name=n) for r, n in zip(read, self.names, strict=True)],
+                    "preferences",
+                )
+                if no_docs is not None:
+                    raise no_docs
+                assert docs is not None
+                for r, name in zip(read, self.names, strict=True):
+                    assert r.unranked is not None
+                    warn_unranked(docs, name, *r.unranked)
+                self.table = docs.table(self.names, positions)
             relevant = qrels.grade >= level
             rq, rd = qrels.query[relevant], qrels.doc[relevant]
             _, _, self.table_slot = output_order(qrels, np.unique(rq))
@@ -167,13 +304,83 @@ class Joins:
             self.table_keys = qs[by].astype(np.int64) * self.ndocs + rd[by]
             self.table_starts = np.searchsorted(qs[by], np.arange(self.table.num_queries + 1))
 
+    def _join(self, run: Run) -> list[Warning]:
+        """Join ``run`` with the judgments and keep its judged entries, not its documents;
+        its warnings (what `evaluate_run` says), to be told once every run is read."""
+        qrels = self.qrels
+        report = JoinReport()
+        judged = self.options.judge(qrels, run, report)
+        lines = report.summary(run.name, self.options.complete)
+        nothing = nothing_judged_warning(run.name, *nothing_judged(judged, run), qrels)
+        told: list[Warning] = [
+            RankscopeWarning(line) for line in [*lines, *([nothing] if nothing else [])]
+        ]
+        codes = qrels.queries.lookup_many(judged.query_ids, missing=-1)
+        pos = judged.judged_positions
+        entry_slot = np.searchsorted(judged.offsets, pos, side="right") - 1
+        docs = judged.doc[pos].astype(np.int64)
+        if run.docs is not qrels.docs:
+            docs = qrels.docs.translate(run.docs)[docs].astype(np.int64)
+        # the masks need the judged entries only: not the run's documents (its vocabulary)
+        self.judged.append(dataclasses.replace(judged, doc=_NO_DOCS, docs=None))
+        self.entry_keys.append(codes[entry_slot].astype(np.int64) * self.ndocs + docs)
+        self.entry_slots.append(entry_slot)
+        self.query_codes.append(codes.astype(np.int64))
+        return told
+
+    def _join_all(self) -> None:
+        """The runs' joins one after another, as one join whose queries are every run's
+        (`all_joined`; ``starts``: each run's first query there), so that the metrics of a
+        reduced set are computed in one pass (each query's values are its own, whatever the
+        queries computed with it)."""
+        judged = self.judged
+        sizes = [j.num_queries for j in judged]
+        self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        entries = np.concatenate(([0], np.cumsum([int(j.offsets[-1]) for j in judged])))
+        offsets = [j.offsets[:-1] + shift for j, shift in zip(judged, entries, strict=False)]
+        self.all_joined = dataclasses.replace(
+            judged[0], query_ids=[q for j in judged for q in j.query_ids],
+            offsets=np.concatenate([*offsets, entries[-1:]]).astype(np.int64),
+            judged_positions=np.concatenate(
+                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
+            ).astype(np.int64),
+            judged_grades=np.concatenate([j.judged_grades for j in judged]).astype(np.int64),
+            missing=np.concatenate([j.missing for j in judged]),
+        )  # fmt: skip
+        self.all_keys = np.concatenate(self.entry_keys).astype(np.int64)
+        self.all_slots = np.concatenate(
+            [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
+        ).astype(np.int64)
+        self.all_codes = np.concatenate(self.query_codes).astype(np.int64)
+        self.entry_keys, self.entry_slots, self.query_codes = [], [], []
+
+    @staticmethod
+    def apply(qrels: Qrels, measures: Sequence[str]) -> bool:
+        """Whether masking these joins reproduces joining again for ``measures`` (not with
+        diversity judgments, nor for ``judged_only`` measures)."""
+        return qrels.subtopic is None and not any(r.judged_only for r in parse_measures(measures))
+
+    @staticmethod
+    def stream(qrels: Qrels, measures: Sequence[str]) -> bool:
+        """Whether a study of ``measures`` with its robustness curves may read the runs one
+        at a time (`RunFiles`): the joins apply, and no method replays whole rankings."""
+        return Joins.apply(qrels, measures) and not needs_rankings(
+            [r for r in parse_measures(measures) if r.measure.family == "preference"]
+        )
+
     @classmethod
-    def of(cls, qrels: Qrels, runs: Sequence[Run], measures: Sequence[str]) -> Joins | None:
+    def of(
+        cls,
+        qrels: Qrels,
+        runs: Iterable[Run],
+        measures: Sequence[str],
+        files: RunFiles | None = None,
+        retrieved: bool = False,
+    ) -> Joins | None:
         """The joins of ``runs`` for ``measures``, or None where masking does not apply."""
-        requests = parse_measures(measures)
-        if qrels.subtopic is not None or any(r.judged_only for r in requests):
+        if not cls.apply(qrels, measures):
             return None
-        return cls(qrels, runs, requests)
+        return cls(qrels, runs, parse_measures(measures), files, retrieved)
 
     def measure_data(self, reduced: Qrels) -> list[MeasureData]:
         """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
@@ -181,11 +388,12 @@ class Joins:
         keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
         data: dict[Request, MeasureData] = {}
         if self.metrics:
-            results = [
-                evaluate_judged(self._masked(i, reduced, keys), self.metrics)
-                for i in range(len(self.runs))
-            ]
-            data.update(_metric_data(results))
+            evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
+            starts = self.starts.tolist()
+            data.update(_metric_data(self.metrics, [
+                (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
+                for i, j in enumerate(self.judged)
+            ]))  # fmt: skip
         if self.preferences:
             table = self._masked_table(reduced)
             found = compute_requests(table, self.preferences)
@@ -193,21 +401,25 @@ class Joins:
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
 
-    def _masked(self, i: int, reduced: Qrels, keys: np.ndarray) -> Judged:
-        """Run ``i`` as `judge` joins it with ``reduced``."""
-        judged, slot, entry_slot = self.judged[i], self.slots[i], self.entry_slots[i]
-        kept = _member(self.entry_keys[i], keys)
+    def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
+        """Every run as `judge` joins it with ``reduced`` (sorted keys ``keys``), one after
+        another (`all_joined`'s queries): each query's judged documents counted by grade
+        from ``reduced``, the entries it drops made documents the judgments do not mention."""
+        judged = self.all_joined
+        kept = _member(self.all_keys, keys)
         grades = judged.judged_grades[kept]
         nq = judged.num_queries
         g = reduced.grade
         top = max(int(g.max(initial=0)), 0)
-        qslot = slot[reduced.query]
-        ok = (qslot >= 0) & (g >= 0)
-        levels = np.bincount(qslot[ok] * (top + 1) + g[ok], minlength=nq * (top + 1))
-        kept_slot = entry_slot[kept]
+        ok = g >= 0
+        by_code = np.bincount(
+            reduced.query[ok].astype(np.int64) * (top + 1) + g[ok],
+            minlength=len(self.qrels.queries) * (top + 1),
+        ).reshape(-1, top + 1)
+        kept_slot = self.all_slots[kept]
         return dataclasses.replace(
             judged, judged_positions=judged.judged_positions[kept], judged_grades=grades,
-            rel_levels=levels.reshape(nq, top + 1).astype(np.int64),
+            rel_levels=by_code[self.all_codes].astype(np.int64),
             num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
             num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
         )  # fmt: skip
@@ -317,7 +529,7 @@ class Study(NamedTables):
 
 def study(
     qrels: Qrels,
-    runs: Sequence[Run],
+    runs: Sequence[Run] | RunFiles,
     measures: Sequence[str],
     *,
     alpha: float = 0.05,
@@ -332,7 +544,9 @@ def study(
     rbo_p: float = 0.9,
     max_docs: int | None = None,
 ) -> Study:
-    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``.
+    """τ table, discriminative power, and robustness curves for ``measures`` over ``runs``
+    (`Run` objects, or `RunFiles` read one at a time where `Joins.stream` allows: memory
+    flat in the number of runs; else read whole).
 
     ``max_docs`` (trec_eval's ``-M``): each ranking is cut to its top ``max_docs`` documents
     (in trec_eval's order) before anything else, so that every measure, every preference and
@@ -362,10 +576,23 @@ def study(
                 f"max_docs must be at least 1 (got {max_docs!r})",
                 cli=f"-M must be at least 1 (got {max_docs!r})",
             )
-        runs = [top_documents(run, max_docs) for run in runs]
+
+    def cut(run: Run) -> Run:
+        return run if max_docs is None else top_documents(run, max_docs)
+
+    if isinstance(runs, RunFiles) and not (robustness and Joins.stream(qrels, measures)):
+        runs = runs.whole(qrels)
+    pool = "pool" in policies
     # the runs joined once: the curves mask these joins, and the whole judgments' data are
     # theirs with nothing masked (each run's join warnings said once)
-    joins = Joins.of(qrels, runs, measures) if robustness else None
+    joins: Joins | None = None
+    if isinstance(runs, RunFiles):  # read, joined and dropped one at a time
+        joins = Joins(qrels, map(cut, runs.each(qrels)), parse_measures(measures), runs, pool)
+        runs, run_names = [], joins.names
+    else:
+        runs = [cut(run) for run in runs]
+        joins = Joins.of(qrels, runs, measures, retrieved=pool) if robustness else None
+        run_names = [r.name for r in runs] if joins is None else joins.names
     datas = measure_data(qrels, runs, measures) if joins is None else joins.measure_data(qrels)
     steps = 1 + len(datas)
     if robustness:
@@ -375,7 +602,7 @@ def study(
     advance()
     metrics = [d for d in datas if not d.preference]
     preferences = [d for d in datas if d.preference]
-    overlap_powers = robustness and _powers_pass_checks(datas, len(runs))
+    overlap_powers = robustness and _powers_pass_checks(datas, len(run_names))
     found: dict[str, Any] = {}
     if overlap_powers:
         # the randomized tests (their own seeded draws; numpy and the compiled preference
@@ -394,7 +621,6 @@ def study(
     # against itself is 1)
     overlap = np.array([[rbo(a, b, rbo_p, ties="b").ext for b in orderings] for a in orderings])
     topic_tau = np.array([[_topic_tau(a, b) for b in datas] for a in datas])
-    run_names = [r.name for r in runs]
     if not overlap_powers:
         found["power"] = _powers(metrics, preferences, alpha, permutations, seed)
         for _ in datas:
@@ -405,7 +631,9 @@ def study(
     query_curves: dict[str, list[tuple[int, float, float]]] = {}
     judgment_curves: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     rng = np.random.default_rng(seed)
-    retrieved = retrieved_by(qrels, runs) if "pool" in policies else None
+    retrieved = (
+        joins.retrieved if joins is not None else retrieved_by(qrels, runs) if pool else None
+    )
     for d, reference in zip(datas, full, strict=True):
         nq = len(d.query_ids)
         sizes = query_sizes or sorted({max(2, int(nq * f)) for f in (0.1, 0.2, 0.4, 0.6, 0.8)})
@@ -418,25 +646,35 @@ def study(
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
         query_curves[d.name] = curve
         advance()
-    for policy in policies:
-        for fraction in fractions:
-            by_measure: dict[str, list[float]] = {name: [] for name in names}
-            for _ in range(samples if policy == "uniform" else 1):
-                reduced = drop_judgments(
-                    qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved
-                )
-                reduced_data = (
-                    measure_data(reduced, runs, measures)
-                    if joins is None
-                    else joins.measure_data(reduced)
-                )
-                for d, reference in zip(reduced_data, full, strict=True):
-                    by_measure[d.name].append(kendall_tau(d.scores(), reference))
-                advance()
-            for name in names:
-                sample = by_measure[name]
-                point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
-                judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+    # the reduced judgments drawn in order (one generator); with the joins, their data are
+    # computed two at a time on threads (numpy lets the GIL go while it counts), taken back
+    # in order: the same numbers, the orderings compared here meanwhile
+    draws = [
+        (policy, point, fraction)
+        for policy in policies
+        for point, fraction in enumerate(fractions)
+        for _ in range(samples if policy == "uniform" else 1)
+    ]
+    reduced_sets = (
+        drop_judgments(qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved)
+        for policy, _, fraction in draws
+    )
+    reduced_datas: Iterator[list[MeasureData]]
+    if joins is None:
+        reduced_datas = (measure_data(reduced, runs, measures) for reduced in reduced_sets)
+    else:
+        reduced_datas = _in_order(joins.measure_data, reduced_sets, REDUCED_THREADS)
+    samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
+    for draw, reduced_data in zip(draws, reduced_datas, strict=True):
+        by_measure = samples_of.setdefault(draw, {name: [] for name in names})
+        for d, reference in zip(reduced_data, full, strict=True):
+            by_measure[d.name].append(kendall_tau(d.scores(), reference))
+        advance()
+    for (policy, _, fraction), by_measure in samples_of.items():
+        for name in names:
+            sample = by_measure[name]
+            point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
+            judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
     if overlap_powers:
         background.join()
         if "error" in found:
@@ -447,6 +685,30 @@ def study(
     return Study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
+
+
+#: How many reduced judgment sets the study computes at a time (threads).
+REDUCED_THREADS = 2
+
+
+def _read_ahead(runs: Iterable[Run]) -> Iterator[Run]:
+    """``runs``, each taken (read, when they are `RunFiles.each`) by another thread while
+    this one works on the one before: the compiled reader lets the GIL go while it parses.
+    Taken in order by one thread, so their reading warnings are told in order; an error
+    is raised at its run's turn."""
+    iterator = iter(runs)
+    with ThreadPoolExecutor(1) as reader:
+        coming = reader.submit(next, iterator, None)
+        while (run := coming.result()) is not None:
+            coming = reader.submit(next, iterator, None)
+            yield run
+
+
+def _in_order(function: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``function`` of each of ``items`` in their order, computed by ``workers`` threads, at
+    most ``workers`` ahead of the caller (`rankscope.table.many.in_order`)."""
+    with ThreadPoolExecutor(workers) as pool:
+        yield from in_order(pool, function, items, workers)
 
 
 def _powers(
@@ -523,7 +785,7 @@ def _topic_tau(a: MeasureData, b: MeasureData) -> float:
     at_b = {q: i for i, q in enumerate(b.query_ids)}
     x = a.per_query()[:, [at_a[q] for q in shared]]
     y = b.per_query()[:, [at_b[q] for q in shared]]
-    taus = [kendall_tau(x[:, i], y[:, i]) for i in range(len(shared))]
+    taus = kendall_taus(x, y).tolist()
     defined = [t for t in taus if not np.isnan(t)]
     return float(np.mean(defined)) if defined else float("nan")
 
