@@ -159,3 +159,31 @@ def test_runs_read_one_at_a_time_are_checked_as_read_whole(tmp_path):
     files = RunFiles(run_sources([other, broken]), check_common=True)
     with pytest.raises(rankscope.InputError, match="broken.txt"):
         study(qrels, files, ["AP", "RPP"], permutations=20, samples=1)
+
+
+def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_undefined(
+    tmp_path, capsys
+):
+    """Two queries with one relevant document each: most reduced judgment sets keep no
+    relevant document, so a preference method has no query to order the runs by; its tau is
+    undefined (nan), as a metric's is, instead of MC4 failing on no orderings."""
+    from tests.conftest import run_cli
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq2 0 d4 0\n")
+    rankings = {"a": ("d1 d2 d5", "d3 d4 d6"), "b": ("d5 d1 d2", "d6 d4 d3"),
+                "c": ("d2 d5 d1", "d4 d3 d6")}  # fmt: skip
+    for name, (q1, q2) in rankings.items():
+        lines = [f"{q} Q0 {d} {r + 1} {10 - r} {name}"
+                 for q, docs in (("q1", q1), ("q2", q2)) for r, d in enumerate(docs.split())]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(["meta", str(tmp_path / "qrels"),
+                              *(str(tmp_path / n) for n in rankings)], capsys)  # fmt: skip
+    assert code == 0, err
+    uniform = out.split("tau by fraction of judgments kept (uniform)")[1]
+    rpp = next(line for line in uniform.splitlines() if line.startswith("RPP "))
+    assert "nan" in rpp
+    measures = measure_data(
+        rankscope.read_qrels(str(tmp_path / "qrels")),
+        [rankscope.read_run(str(tmp_path / n)) for n in rankings], ["RPP"],
+    )  # fmt: skip
+    assert np.isnan(measures[0].scores(np.zeros(0, dtype=np.int64))).all()

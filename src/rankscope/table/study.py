@@ -76,6 +76,8 @@ class MeasureData:
             return d.mean(axis=1)
         prefs = self.data if queries is None else self.data[queries]
         n = prefs.shape[1]
+        if not len(prefs):  # no query to order the runs by: no score (as a metric's mean)
+            return np.full(n, np.nan)
         names = [f"{i:06d}" for i in range(n)]
         order, mass = mc4_positions(query_positions(prefs, names), names, reference=True)
         # score = position from the bottom (the chain mass can tie at 0 for many runs)
