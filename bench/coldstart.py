@@ -82,7 +82,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     files = [str(qrels), str(run)]
     for path in files:  # into the page cache
         Path(path).read_bytes()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # (bytecode written and read: a fresh process of an installed tool compiles nothing)
+    unset = ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     head = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; this tree {head}, "

@@ -75,6 +75,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``rankscope eval`` (arguments as parsed by `add_arguments`)."""
+    from ..read.ahead import reading_ahead  # (imports no numpy: see `reading_ahead`)
+
+    # the judgments and a lone run read and parsed in a thread while the evaluation's
+    # modules are imported, when they are to be read as qrels and a run ranked by score
+    ahead = args.rel_format == "qrels" and args.order == "score" and not args.diversity
+    with reading_ahead(args.qrels, args.runs if ahead else []):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..api import evaluate_many
     from ..read.trec import run_files
     from ..report.evaluation import format_evaluations
