@@ -144,3 +144,28 @@ def test_reading_ahead_imports_no_numpy():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.split() == ["False"]
+
+
+def test_a_serial_parser_reads_what_a_threaded_one_reads():
+    """``Parser.serial`` (no scanner thread: the reading-ahead thread's) gives the same rows,
+    codes and run evidence, and the same error at the same line, as the threaded parser."""
+    fast = native()
+    lines = [
+        f"q{i % 13} Q0 d{(i * 7919) % 5000} {i} {(i % 97) / 7:.4f} t{i % 3}" for i in range(20000)
+    ]
+    good = ("\n".join(lines) + "\n").encode()
+    bad = good.replace(b" 1000 ", b" 1000 x ", 1).replace(b"\nq5 Q0", b"\nq5\x00Q0", 1)
+
+    def parsed(data: bytes, serial: bool):
+        parser = fast.Parser(fast.Interner(), fast.Interner(), True)
+        if serial:
+            parser.serial()
+        fed = parser.feed(data, True)
+        if not isinstance(fed, int):
+            return fed
+        out = parser.result()
+        return [bytes(b) for b in out[:4]], out[4], bytes(out[5]), out[6], out[7]
+
+    for data in (good, bad, good[: len(good) // 2]):
+        assert parsed(data, serial=True) == parsed(data, serial=False)
+    assert not isinstance(parsed(bad, serial=True), list)  # (the bad text: an error)

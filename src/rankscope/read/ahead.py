@@ -145,4 +145,5 @@ def _parsed(
     if len(data) != status.st_size:
         return None
     parser = fast.Parser(queries, docs, is_run)
+    parser.serial()  # (this thread alone: the other core imports)
     return Ahead(stamp(status), data, parser, parser.feed(data, True), queries, docs, origins)
