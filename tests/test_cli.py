@@ -726,3 +726,30 @@ def test_runs_are_named_after_their_files_unless_names_tag(files, capsys):
     # trec_eval's output prints the tag as runid, whatever the runs are called
     code, out, _ = run_cli(["eval", "-m", "runid", files["qrels"], files["runA"]], capsys)
     assert code == 0 and out == line("runid", "all", "A")
+
+
+def test_a_command_imports_with_the_collector_paused(monkeypatch):
+    """`rankscope.cli.importing`: the cyclic collector paused while a command imports, as it
+    was after; what was imported frozen (`gc.freeze`) only in the process's command line."""
+    import gc
+
+    from rankscope import cli
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with cli.importing():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with cli.importing():
+            pass
+        assert not gc.isenabled()  # (paused by the caller: left so)
+    finally:
+        gc.enable()
+    monkeypatch.setattr(cli, "_PROGRAM", True)
+    try:
+        with cli.importing():
+            pass
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import options, segments
+from . import importing, options, segments
 
 EXAMPLES = """\
 examples:
@@ -85,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..api import evaluate_many
-    from ..read.trec import run_files
-    from ..report.evaluation import format_evaluations
+    with importing():
+        from ..api import evaluate_many
+        from ..read.trec import run_files
+        from ..report.evaluation import format_evaluations
 
     segments.check(args)
     paths = run_files(args.runs, judgments=args.qrels)
