@@ -78,8 +78,13 @@ def run(args: argparse.Namespace) -> int:
     from ..read.ahead import reading_ahead  # (imports no numpy: see `reading_ahead`)
 
     # the judgments and a lone run read and parsed in a thread while the evaluation's
-    # modules are imported, when they are to be read as qrels and a run ranked by score
-    ahead = args.rel_format == "qrels" and args.order == "score" and not args.diversity
+    # modules are imported, when they are to be read as qrels and a run ranked by score,
+    # whole and here (not in blocks, which worker processes may share: none is forked
+    # while the thread may be reading)
+    ahead = (
+        args.rel_format == "qrels" and args.order == "score" and not args.diversity
+        and args.block_mb is None and args.scheduler is None
+    )  # fmt: skip
     with reading_ahead(args.qrels, args.runs if ahead else []):
         return _run(args)
 
