@@ -172,15 +172,17 @@ def test_a_serial_parser_reads_what_a_threaded_one_reads():
 
 
 def test_a_large_run_or_a_directory_is_not_read_ahead(tmp_path, monkeypatch):
-    """A run longer than `LARGEST`, a directory of runs, several runs: nothing is read ahead
-    and no thread runs (the evaluation may fork worker processes for them)."""
+    """A run longer than `LARGEST`, a directory of runs, several runs, judgments that are no
+    file: nothing is read ahead and no thread runs (the evaluation may fork worker
+    processes for a large run)."""
     qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
     threads = threading.active_count()
     monkeypatch.setattr(ahead, "LARGEST", len(RUN) - 1)
-    for runs in ([str(run)], [str(tmp_path)], [str(run), str(run)]):
-        with ahead.reading_ahead(str(qrels), runs):
+    cases = [(qrels, [str(run)]), (qrels, [str(tmp_path)]), (qrels, [str(run), str(run)])]
+    for given, runs in [*cases, (tmp_path / "none", [str(qrels)])]:
+        with ahead.reading_ahead(str(given), runs):
             assert threading.active_count() == threads
-            assert not ahead.pending(str(qrels), is_run=False) and not ahead.pending(runs[0])
+            assert not ahead.pending(str(given), is_run=False) and not ahead.pending(runs[0])
     monkeypatch.setattr(ahead, "LARGEST", len(RUN))
     with ahead.reading_ahead(str(qrels), [str(run)]):
         assert ahead.pending(str(run))

@@ -67,7 +67,7 @@ def reading_ahead(qrels: str, runs: Sequence[str]) -> Iterator[None]:
     compiled reader is built and each is a plain file of at most `LARGEST` bytes; at the
     block's end, whatever the reader did not take is dropped."""
     fast = native()
-    if fast is None or _DONE or len(runs) != 1 or "-" in (qrels, runs[0]) or not _small(runs[0]):
+    if fast is None or _DONE or len(runs) != 1 or not (_small(qrels) and _small(runs[0])):
         yield
         return
     run = runs[0]
@@ -84,9 +84,10 @@ def reading_ahead(qrels: str, runs: Sequence[str]) -> Iterator[None]:
 
 
 def _small(path: str) -> bool:
-    """Whether ``path`` is a plain file of at most `LARGEST` bytes: a run read ahead.  (A
-    larger one, or a directory of runs, is read as before, and no thread runs meanwhile:
-    the evaluation may share it among worker processes, forked while only one thread runs.)"""
+    """Whether ``path`` is a plain file of at most `LARGEST` bytes: a file read ahead (not
+    ``-``, an ir_datasets id, a directory of runs).  Anything else is read as before, and no
+    thread runs meanwhile: the evaluation may share a larger run among worker processes,
+    forked while only one thread runs."""
     try:
         status = os.stat(path)
     except OSError:
