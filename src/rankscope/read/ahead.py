@@ -67,7 +67,8 @@ def reading_ahead(qrels: str, runs: Sequence[str]) -> Iterator[None]:
     compiled reader is built and each is a plain file of at most `LARGEST` bytes; at the
     block's end, whatever the reader did not take is dropped."""
     fast = native()
-    if fast is None or _DONE or len(runs) != 1 or not (_small(qrels) and _small(runs[0])):
+    files = len(runs) == 1 and all(p != "-" and _small(p) for p in (qrels, runs[0]))
+    if fast is None or _DONE or not files:  # (``-``: standard input, whatever file so named)
         yield
         return
     run = runs[0]
