@@ -210,7 +210,10 @@ class _Prefixed(io.RawIOBase):
 def _native_stream(
     path: PathLike, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool
 ):
-    """Columns from the compiled parser, reading ``path`` through one reused buffer."""
+    """Columns from the compiled parser, reading ``path`` through one reused buffer; or
+    those of the parse the command line began ahead (`rankscope.read.ahead`), where it read
+    this file, unchanged, into id tables that continue ``queries`` and ``docs`` (which then
+    take them), its errors and warnings said here from the same bytes."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
     stream = _Stream(path)
