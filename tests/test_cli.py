@@ -661,6 +661,31 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
     assert not loaded & unwanted, loaded & unwanted
 
 
+def test_eval_starts_reading_its_files_before_numpy_is_imported(files):
+    """``rankscope eval QRELS RUN`` starts the thread that reads its files ahead
+    (`rankscope.read.ahead`) before numpy is imported: the parse hides behind that import."""
+    from rankscope.model import native
+
+    if native() is None:
+        pytest.skip("reading ahead needs the compiled reader")
+    code = (
+        "import sys, threading\n"
+        "seen = []\n"
+        "start = threading.Thread.start\n"
+        "def recorded(self):\n"
+        "    seen.append('numpy' in sys.modules)\n"
+        "    start(self)\n"
+        "threading.Thread.start = recorded\n"
+        "from rankscope.cli import main\n"
+        f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
+        "print(seen)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.splitlines()[-1] == "[False]"
+
+
 def test_the_command_line_freezes_its_objects_at_exit_only_as_the_program(files, capsys):
     """`main` run as the process's command line (no ``argv``) freezes what is left at exit
     (`gc.freeze`, so that the collections at exit skip it); called with arguments, from a
