@@ -636,6 +636,14 @@ def test_building_the_parser_imports_no_command_body():
     assert loaded <= expected, loaded - expected
 
 
+def last_line_of(program: str) -> str:
+    """The last line ``program`` prints, run in a fresh Python process."""
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    return result.stdout.splitlines()[-1]
+
+
 def test_eval_loads_only_what_evaluating_a_run_needs(files):
     """``rankscope eval QRELS RUN`` (issue 24's cold start): no other command's module, and
     none of the preference methods' computations, online interleaving, or statistics beyond
@@ -647,10 +655,7 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
         f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('rankscope'))))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    loaded = set(result.stdout.splitlines()[-1].split())
+    loaded = set(last_line_of(code).split())
     unwanted = {f"rankscope.cli.{c}" for c in rankscope.cli.COMMANDS if c != "eval"}
     unwanted |= {
         "rankscope.preference.recall", "rankscope.preference.learned",
@@ -680,10 +685,7 @@ def test_eval_starts_reading_its_files_before_numpy_is_imported(files):
         f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
         "print(seen)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert result.stdout.splitlines()[-1] == "[False]"
+    assert last_line_of(code) == "[False]"
 
 
 def test_the_command_line_freezes_its_objects_at_exit_only_as_the_program(files, capsys):
