@@ -20,6 +20,10 @@ slows them alike; the median and the fastest of the rounds are printed, with the
 each row's median to this tree's, and how many of rankscope's modules each tree's ``eval``
 imports (``-X importtime``).  The two trees' outputs are compared byte for byte.
 
+The rankscope rows are also run once a round as a script that prints its main thread's
+CPU time at exit (`MAIN_THREAD`): the work the command waits on, the run being read ahead
+in another thread meanwhile (`rankscope.read.ahead`).
+
 ``--instructions`` also counts the instructions each row executes, once, under valgrind's
 callgrind (about a minute a row): a figure other processes on a shared machine do not
 disturb, where wall and CPU times vary with the load.
@@ -54,6 +58,25 @@ def modules_loaded(command: list[str], env: dict[str, str]) -> int:
     return sum(1 for name in names if name.split(".")[0] == "rankscope")
 
 
+#: ``python -m rankscope ...`` as a script that also prints, at exit, its main thread's CPU
+#: seconds (``time.thread_time``): the work the command waits on, whatever its other threads
+#: (the run read ahead) do meanwhile; on an idle machine with a core to spare, the wall time
+#: follows it, and a busy machine changes it less than the wall time.
+MAIN_THREAD = (
+    "import atexit, runpy, sys, time\n"
+    "atexit.register(lambda: print('main thread', time.thread_time(), file=sys.stderr))\n"
+    "sys.argv[0] = 'rankscope'\n"
+    "runpy.run_module('rankscope', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def main_thread_cpu(command: list[str], env: dict[str, str]) -> float:
+    """The main thread's CPU seconds of ``command`` (a ``python -m rankscope`` line)."""
+    traced = [command[0], "-c", MAIN_THREAD, *command[3:]]
+    err = subprocess.run(traced, env=env, capture_output=True, text=True, check=True).stderr
+    return float(err.strip().splitlines()[-1].split()[-1])
+
+
 #: valgrind, for ``--instructions``
 VALGRIND = shutil.which("valgrind") or "valgrind"
 
@@ -82,7 +105,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     files = [str(qrels), str(run)]
     for path in files:  # into the page cache
         Path(path).read_bytes()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # (bytecode written and read: a fresh process of an installed tool compiles nothing)
+    unset = ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     head = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; this tree {head}, "
@@ -104,19 +129,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         theirs = outputs[f"rankscope eval ({args.baseline})"]
         counts = {name: modules_loaded(*rows[name]) for name in rows if "rankscope" in name}
         samples: dict[str, list[Sample]] = {name: [] for name in rows}
+        main_cpu: dict[str, list[float]] = {name: [] for name in counts}
         for _ in range(args.repeat):
             for name, row in rows.items():
                 samples[name].append(run_once(*row))
+                if name in main_cpu:
+                    main_cpu[name].append(main_thread_cpu(*row))
         counted = {name: instructions(*row) for name, row in rows.items() if args.instructions}
     ours_wall = statistics.median(s.wall_s for s in samples["rankscope eval (this tree)"])
-    print("\n| row | median wall s | fastest s | median CPU s | peak MB | median / this tree "
-          "| rankscope modules | instructions M |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n| row | median wall s | fastest s | median CPU s | main thread CPU s | peak MB "
+          "| median / this tree | rankscope modules | instructions M |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, taken in samples.items():
         wall = statistics.median(s.wall_s for s in taken)
         count = f"{counted[name] / 1e6:,.0f}" if name in counted else ""
+        main = f"{statistics.median(main_cpu[name]):.3f}" if name in main_cpu else ""
         print(f"| {name} | {wall:.3f} | {min(s.wall_s for s in taken):.3f} | "
-              f"{statistics.median(s.cpu_s for s in taken):.3f} | "
+              f"{statistics.median(s.cpu_s for s in taken):.3f} | {main} | "
               f"{max(s.peak_mb for s in taken):.0f} | {wall / ours_wall:.2f} | "
               f"{counts.get(name, '')} | {count} |")  # fmt: skip
     print(f"\noutputs of the two trees: {'identical' if ours == theirs else 'DIFFERENT'}")

@@ -636,6 +636,14 @@ def test_building_the_parser_imports_no_command_body():
     assert loaded <= expected, loaded - expected
 
 
+def last_line_of(program: str) -> str:
+    """The last line ``program`` prints, run in a fresh Python process."""
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    return result.stdout.splitlines()[-1]
+
+
 def test_eval_loads_only_what_evaluating_a_run_needs(files):
     """``rankscope eval QRELS RUN`` (issue 24's cold start): no other command's module, and
     none of the preference methods' computations, online interleaving, or statistics beyond
@@ -647,10 +655,7 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
         f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('rankscope'))))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    loaded = set(result.stdout.splitlines()[-1].split())
+    loaded = set(last_line_of(code).split())
     unwanted = {f"rankscope.cli.{c}" for c in rankscope.cli.COMMANDS if c != "eval"}
     unwanted |= {
         "rankscope.preference.recall", "rankscope.preference.learned",
@@ -659,6 +664,28 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
     }  # fmt: skip
     assert "rankscope.cli.eval" in loaded and "rankscope.measures.catalog" in loaded
     assert not loaded & unwanted, loaded & unwanted
+
+
+def test_eval_starts_reading_its_files_before_numpy_is_imported(files):
+    """``rankscope eval QRELS RUN`` starts the thread that reads its files ahead
+    (`rankscope.read.ahead`) before numpy is imported: the parse hides behind that import."""
+    from rankscope.model import native
+
+    if native() is None:
+        pytest.skip("reading ahead needs the compiled reader")
+    code = (
+        "import sys, threading\n"
+        "seen = []\n"
+        "start = threading.Thread.start\n"
+        "def recorded(self):\n"
+        "    seen.append('numpy' in sys.modules)\n"
+        "    start(self)\n"
+        "threading.Thread.start = recorded\n"
+        "from rankscope.cli import main\n"
+        f"assert main(['eval', {files['qrels']!r}, {files['runA']!r}]) == 0\n"
+        "print(seen)"
+    )
+    assert last_line_of(code) == "[False]"
 
 
 def test_the_command_line_freezes_its_objects_at_exit_only_as_the_program(files, capsys):
@@ -726,3 +753,30 @@ def test_runs_are_named_after_their_files_unless_names_tag(files, capsys):
     # trec_eval's output prints the tag as runid, whatever the runs are called
     code, out, _ = run_cli(["eval", "-m", "runid", files["qrels"], files["runA"]], capsys)
     assert code == 0 and out == line("runid", "all", "A")
+
+
+def test_a_command_imports_with_the_collector_paused(monkeypatch):
+    """`rankscope.cli.importing`: the cyclic collector paused while a command imports, as it
+    was after; what was imported frozen (`gc.freeze`) only in the process's command line."""
+    import gc
+
+    from rankscope import cli
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with cli.importing():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with cli.importing():
+            pass
+        assert not gc.isenabled()  # (paused by the caller: left so)
+    finally:
+        gc.enable()
+    monkeypatch.setattr(cli, "_PROGRAM", True)
+    try:
+        with cli.importing():
+            pass
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

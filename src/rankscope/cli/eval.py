@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import options, segments
+from . import importing, options, segments
 
 EXAMPLES = """\
 examples:
@@ -76,9 +76,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``rankscope eval`` (arguments as parsed by `add_arguments`)."""
-    from ..api import evaluate_many
-    from ..read.trec import run_files
-    from ..report.evaluation import format_evaluations
+    from ..read.ahead import reading_ahead  # (imports no numpy: see `reading_ahead`)
+
+    # the judgments and a lone run read and parsed in a thread while the evaluation's
+    # modules are imported, when they are to be read as qrels and a run ranked by score,
+    # whole and here (not in blocks, which worker processes may share: none is forked
+    # while the thread may be reading)
+    ahead = (
+        args.rel_format == "qrels" and args.order == "score" and not args.diversity
+        and args.block_mb is None and args.scheduler is None
+    )  # fmt: skip
+    with reading_ahead(args.qrels, args.runs if ahead else []):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    with importing():
+        from ..api import evaluate_many
+        from ..read.trec import run_files
+        from ..report.evaluation import format_evaluations
 
     segments.check(args)
     paths = run_files(args.runs, judgments=args.qrels)

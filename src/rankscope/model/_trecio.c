@@ -996,6 +996,7 @@ typedef struct {
     long long other_line;
     Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
     int busy;         /* being fed without the GIL (see wait_idle) */
+    int serial;       /* scan, then intern, in the feeding thread (see Parser_serial) */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -1262,7 +1263,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     int started = 0;
     pthread_t worker;
-    if (pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
+    if (self->serial || pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
         scan_lines(&sc); /* no thread: scan here first */
     } else {
         started = 1;
@@ -1400,8 +1401,19 @@ static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
     return PyLong_FromLongLong(self->newlines);
 }
 
+/* serial(): every later feed scans its text and then interns it in the feeding thread,
+   without a scanner thread of its own: for a parse that runs beside other work on as many
+   cores as threads (`rankscope.read.ahead`, beside the imports), where a second thread
+   would take a core from that work.  The rows are the same. */
+static PyObject *Parser_serial(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    self->serial = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Parser_methods[] = {
     {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
+    {"serial", (PyCFunction)Parser_serial, METH_NOARGS,
+     "scan and intern in the feeding thread, one after the other (no scanner thread)"},
     {"newlines", (PyCFunction)Parser_newlines, METH_NOARGS,
      "number of newlines in the text fed so far (counted once, as the rows are reserved)"},
     {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,

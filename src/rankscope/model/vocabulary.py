@@ -63,6 +63,29 @@ class Vocabulary:
         out._base, out._base_size = self, len(self)
         return out
 
+    def continues(self, origin: tuple[Any, int] | None) -> bool:
+        """Whether this vocabulary holds exactly the ids of ``origin``, a compiled id table
+        as it held so many ids (None: no id), under the same codes: what ids interned into
+        a copy of ``origin`` then may be taken for its own (`adopt`).  True when it is empty
+        (and ``origin`` None), or `scoped` from the vocabulary of ``origin`` that held as
+        many ids, none added to either since."""
+        if self._native is None:
+            return False
+        if origin is None:
+            return len(self) == 0
+        table, size = origin
+        base = self._base
+        return (
+            base is not None and base._native is table and len(base) == size
+            and self._base_size == size and len(self) == size
+        )  # fmt: skip
+
+    def adopt(self, table: Any) -> None:
+        """Take the compiled id table ``table`` for this vocabulary's: ids interned into a
+        copy of what this one holds (`continues`), by the reader that read them ahead
+        (`rankscope.read.ahead`)."""
+        self._native = table
+
     def __reduce__(self) -> tuple[Any, tuple[list[str], bool]]:
         """Pickled as its ids in code order (the compiled interner does not pickle): what
         sends judgments to the workers of a cluster.  The copy is a vocabulary of its own

@@ -31,10 +31,12 @@ import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary, native
+from .ahead import taken
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import check_judged_once, first_repeated, resolve_duplicates
 from .fields import (
     OUT_OF_RANGE,
+    UTF8_BOM,
     Field,
     at_line,
     content_lines,
@@ -208,12 +210,24 @@ class _Prefixed(io.RawIOBase):
 def _native_stream(
     path: PathLike, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool
 ):
-    """Columns from the compiled parser, reading ``path`` through one reused buffer."""
+    """Columns from the compiled parser, reading ``path`` through one reused buffer; or
+    those of the parse the command line began ahead (`rankscope.read.ahead`), where it read
+    this file, unchanged, into id tables that continue ``queries`` and ``docs`` (which then
+    take them), its errors and warnings said here from the same bytes."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
-    parser = fast.Parser(queries.native, docs.native, is_run)
     stream = _Stream(path)
     size = stream.size()
+    ahead = taken(path, is_run) if size else None  # (the command line's, `reading_ahead`)
+    if ahead is not None and len(ahead.data) == size and not ahead.data.startswith(UTF8_BOM):
+        if queries.continues(ahead.origins[0]) and docs.continues(ahead.origins[1]):
+            stream.close()
+            text_start(ahead.data, source)  # (a CR-only line ending: its error first)
+            _checked(ahead.fed, source, is_run, 1)
+            queries.adopt(ahead.queries)
+            docs.adopt(ahead.docs)
+            return _columns(ahead.parser, is_run)
+    parser = fast.Parser(queries.native, docs.native, is_run)
     # a plain file smaller than a piece is read whole into a buffer of its size (a byte
     # more, to see its end; 64 KB at least, should the file grow meanwhile): a fresh 16 MB
     # buffer costs 4,096 page faults to a small run

@@ -38,6 +38,7 @@ from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevantDocs, judged_positions
 from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, native
+from ..read.ahead import pending
 from ..read.blocks import BLOCK_BYTES, RunBlock, is_gzip, run_blocks, text_size
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
@@ -235,7 +236,9 @@ def _evaluate_one(task: _Task, index: int) -> _Outcome:
                 # every run, rather than grown in each (a long one is sized as it is read)
                 queries = judgments.queries.scoped()
                 length = task.sizes[index]
-                docs = judgments.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
+                # (none for a run read ahead: the reader takes the table it was read into)
+                roomy = length <= BLOCK_BYTES and not pending(source.given)
+                docs = judgments.docs.scoped(room=length // 32 if roomy else 0)
             else:
                 queries, docs = judgments.queries, judgments.docs
             run = source.read(queries, docs, task.duplicates, task.order)

@@ -1,0 +1,188 @@
+"""Reading ahead (`rankscope.read.ahead`, issue 24's cold start): the judgments and a run
+read and parsed in a thread while ``rankscope eval`` imports, and taken by the reader.  What
+the reader returns, raises and warns is what it does without reading ahead: the same rows,
+the same codes, the same errors at the same lines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankscope import InputError
+from rankscope.model import Vocabulary, native
+from rankscope.read import ahead, trec
+from rankscope.read.trec import read_qrels, read_run
+
+pytestmark = pytest.mark.skipif(native() is None, reason="reading ahead needs the compiled reader")
+
+QRELS = b"q1 0 d1 1\nq1 0 d2 0\n# a comment\nq2 0 d3 2\nq2 0 d9 1\n"
+RUN = b"q1 Q0 d1 1 2.5 tag\nq1 Q0 d7 2 1.5 tag\nq2 Q0 d3 1 0.5 tag\nq3 Q0 d1 1 0.25 tag\n"
+
+
+def read_both(qrels: Path, run: Path) -> tuple:
+    """Judgments and a run read as ``rankscope eval`` reads them (the run into vocabularies
+    scoped from the judgments'): their codes, values and lines, the run's ids, and the
+    warnings; or the error raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            judged = read_qrels(qrels)
+            ranked = read_run(run, judged.queries.scoped(), judged.docs.scoped())
+        except InputError as error:
+            return ("error", str(error), [str(w.message) for w in caught])
+    columns = [judged.query, judged.doc, judged.grade, judged.line]
+    columns += [ranked.query, ranked.doc, ranked.score, ranked.line]
+    ids = (ranked.queries.strings, ranked.docs.strings, ranked.name, ranked.tag)
+    return ([np.asarray(c).tolist() for c in columns], ids, [str(w.message) for w in caught])
+
+
+def read_ahead_both(qrels: Path, run: Path, monkeypatch) -> tuple[tuple, list]:
+    """`read_both` within `reading_ahead`, and what the reader took (the `Ahead`s)."""
+    took: list = []
+
+    def recorded(path, is_run):
+        found = ahead.taken(path, is_run)
+        took.append(found)
+        return found
+
+    monkeypatch.setattr(trec, "taken", recorded)
+    with ahead.reading_ahead(str(qrels), [str(run)]):
+        assert ahead.pending(str(run)) and ahead.pending(str(qrels), is_run=False)
+        got = read_both(qrels, run)
+        assert not ahead.pending(str(qrels), is_run=False)
+        assert got[0] == "error" or not ahead.pending(str(run))  # (the run: unless no need)
+    return got, took
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_what_is_read_ahead_is_what_is_read(tmp_path, monkeypatch):
+    """The judgments' and the run's rows, codes (q3 and d7, in the run only, after the
+    judgments' ids) and ids, read ahead, are those read without; the reader took the id
+    tables the thread filled."""
+    qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
+    expected = read_both(qrels, run)
+    assert expected[1][:2] == (["q1", "q2", "q3"], ["d1", "d2", "d3", "d9", "d7"])
+    got, took = read_ahead_both(qrels, run, monkeypatch)
+    assert got == expected
+    assert all(a is not None for a in took) and len(took) == 2
+
+
+BAD = {  # which file is bad, and how
+    "a NUL byte in the run": ("run", RUN.replace(b"d7", b"d\x007")),
+    "a score that is no number": ("run", RUN.replace(b"1.5", b"1,5")),
+    "too few fields in the run": ("run", RUN + b"q4 Q0 d1 1\n"),
+    "CR-only line endings in the run": ("run", RUN.replace(b"\n", b"\r")),
+    "a byte-order mark on the run": ("run", b"\xef\xbb\xbf" + RUN),
+    "a grade that is no integer": ("qrels", QRELS.replace(b"d9 1", b"d9 1.5")),
+    "a run given as judgments": ("qrels", RUN),
+    "a byte-order mark on the judgments": ("qrels", b"\xef\xbb\xbf" + QRELS),
+    "CR-only line endings in the judgments": ("qrels", QRELS.replace(b"\n", b"\r")),
+    "only comments in the run": ("run", b"# nothing\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_read_ahead_says_what_it_says_read(tmp_path, monkeypatch, case):
+    """A bad or surprising file read ahead gives the error (its line) or the warnings it
+    gives read without."""
+    kind, data = BAD[case]
+    qrels = write(tmp_path / "q.txt", data if kind == "qrels" else QRELS)
+    run = write(tmp_path / "r.txt", data if kind == "run" else RUN)
+    expected = read_both(qrels, run)
+    assert expected[0] == "error" or expected[2], expected  # (each case says something)
+    got, _ = read_ahead_both(qrels, run, monkeypatch)
+    assert got == expected
+
+
+def test_a_file_changed_after_it_was_read_ahead_is_read_again(tmp_path, monkeypatch):
+    """The run rewritten once the thread has read it: the reader reads the new run."""
+    qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
+    changed = RUN.replace(b"2.5", b"9.75")
+    with ahead.reading_ahead(str(qrels), [str(run)]):
+        judged = read_qrels(qrels)
+        for thread in threading.enumerate():  # the reading thread done
+            if thread is not threading.current_thread():
+                thread.join()
+        run.write_bytes(changed)
+        ranked = read_run(run, judged.queries.scoped(), judged.docs.scoped())
+    assert ranked.score.tolist() == [9.75, 1.5, 0.5, 0.25]
+
+
+def test_a_vocabulary_continues_what_its_table_held():
+    """`Vocabulary.continues`: an empty vocabulary continues an empty table; one scoped from
+    a vocabulary continues that one's table as it held as many ids, and no longer once an
+    id is added to either; a pure-Python vocabulary never does."""
+    assert Vocabulary().continues(None)
+    base = Vocabulary(["a", "b"])
+    assert not base.continues(None)
+    table = base.native
+    scoped = base.scoped()
+    assert scoped.continues((table, 2))
+    assert not scoped.continues((table, 1)) and not scoped.continues((table.copy(), 2))
+    scoped.intern("c")
+    assert not scoped.continues((table, 2))
+    later = base.scoped()
+    base.intern("d")
+    assert not later.continues((table, 2)) and not later.continues((table, 3))
+    assert not Vocabulary(pure=True).continues(None)
+
+
+def test_reading_ahead_imports_no_numpy():
+    """The command line starts reading before numpy is imported (the point of it)."""
+    code = "import sys, rankscope.read.ahead\nprint('numpy' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.split() == ["False"]
+
+
+def test_a_serial_parser_reads_what_a_threaded_one_reads():
+    """``Parser.serial`` (no scanner thread: the reading-ahead thread's) gives the same rows,
+    codes and run evidence, and the same error at the same line, as the threaded parser."""
+    fast = native()
+    lines = [
+        f"q{i % 13} Q0 d{(i * 7919) % 5000} {i} {(i % 97) / 7:.4f} t{i % 3}" for i in range(20000)
+    ]
+    good = ("\n".join(lines) + "\n").encode()
+    bad = good.replace(b" 1000 ", b" 1000 x ", 1).replace(b"\nq5 Q0", b"\nq5\x00Q0", 1)
+
+    def parsed(data: bytes, serial: bool):
+        parser = fast.Parser(fast.Interner(), fast.Interner(), True)
+        if serial:
+            parser.serial()
+        fed = parser.feed(data, True)
+        if not isinstance(fed, int):
+            return fed
+        out = parser.result()
+        return [bytes(b) for b in out[:4]], out[4], bytes(out[5]), out[6], out[7]
+
+    for data in (good, bad, good[: len(good) // 2]):
+        assert parsed(data, serial=True) == parsed(data, serial=False)
+    assert not isinstance(parsed(bad, serial=True), list)  # (the bad text: an error)
+
+
+def test_a_large_run_or_a_directory_is_not_read_ahead(tmp_path, monkeypatch):
+    """A run longer than `LARGEST`, a directory of runs, several runs, judgments that are no
+    file: nothing is read ahead and no thread runs (the evaluation may fork worker
+    processes for a large run)."""
+    qrels, run = write(tmp_path / "q.txt", QRELS), write(tmp_path / "r.txt", RUN)
+    threads = threading.active_count()
+    monkeypatch.setattr(ahead, "LARGEST", len(RUN) - 1)
+    cases = [(qrels, [str(run)]), (qrels, [str(tmp_path)]), (qrels, [str(run), str(run)])]
+    for given, runs in [*cases, (tmp_path / "none", [str(qrels)])]:
+        with ahead.reading_ahead(str(given), runs):
+            assert threading.active_count() == threads
+            assert not ahead.pending(str(given), is_run=False) and not ahead.pending(runs[0])
+    monkeypatch.setattr(ahead, "LARGEST", len(RUN))
+    with ahead.reading_ahead(str(qrels), [str(run)]):
+        assert ahead.pending(str(run))
