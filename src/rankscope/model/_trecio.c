@@ -150,6 +150,11 @@ typedef struct {
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
     int busy;            /* parsers feeding it without the GIL (see wait_idle) */
+    size_t indexed;      /* codes in the table: n, but for a per-query interner's */
+    int per_query;       /* a parser numbers the ids it lacks query by query (see
+                            Interner_per_query): those are in the arena, not the table */
+    uint64_t *filter;    /* a per-query interner's: two bits set per id of the table */
+    size_t filter_mask;  /* bits - 1 */
 } Interner;
 
 /* The length of the id in `slot`. */
@@ -191,14 +196,15 @@ static int interner_reserve(Interner *self, size_t entries) {
     Block block;
     if (block_alloc(&block, cap * sizeof(Slot)) < 0) return -1;
     Slot *slots = block.p;
-    for (Py_ssize_t c = 0; c < self->n; c++) {
-        uint64_t h = hash_bytes(self->arena + self->offsets[c],
-                                (size_t)(self->offsets[c + 1] - self->offsets[c]));
+    /* the table's own entries moved (not every code: a per-query interner's codes beyond
+       its table are not looked up) */
+    for (size_t k = 0; k <= self->mask; k++) {
+        const Slot *old = &self->slots[k];
+        if (!old->code1) continue;
+        uint64_t h = hash_bytes(self->arena + WHERE_OFF(old->where), slot_len(self, old));
         size_t i = (size_t)h & (cap - 1);
         while (slots[i].code1) i = (i + 1) & (cap - 1);
-        slots[i].tag = (uint32_t)(h >> 32);
-        slots[i].code1 = (uint32_t)(c + 1);
-        slots[i].where = WHERE(self->offsets[c], self->offsets[c + 1] - self->offsets[c]);
+        slots[i] = *old;
     }
     block_free(&self->slot_block);
     self->slot_block = block;
@@ -274,6 +280,52 @@ static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
     }
 }
 
+/* The two bits of a per-query interner's filter for hash h: both from the tag (the hash's
+   high 32 bits), which the table keeps, so that the filter is made from the table alone. */
+static inline size_t filter_bit1(const Interner *self, uint64_t h) {
+    return (size_t)(h >> 32) & self->filter_mask;
+}
+static inline size_t filter_bit2(const Interner *self, uint64_t h) {
+    return (size_t)(((h >> 32) * 0x9E3779B1u) >> 7) & self->filter_mask;
+}
+static inline void filter_add(Interner *self, uint64_t h) {
+    size_t a = filter_bit1(self, h), b = filter_bit2(self, h);
+    self->filter[a >> 6] |= (uint64_t)1 << (a & 63);
+    self->filter[b >> 6] |= (uint64_t)1 << (b & 63);
+}
+/* 0: the table has no id of hash h (a per-query interner's lookups skip the table, far
+   larger than the filter, for the many ids it lacks); 1: it may have one. */
+static inline int filter_may_have(const Interner *self, uint64_t h) {
+    size_t a = filter_bit1(self, h), b = filter_bit2(self, h);
+    return (int)((self->filter[a >> 6] >> (a & 63)) & (self->filter[b >> 6] >> (b & 63)) & 1);
+}
+static inline void filter_prefetch(const Interner *self, uint64_t h) {
+    /* (GCC 12 at -O2 dropped these as __builtin_prefetch: the loads that follow were
+       found to be the same words?) */
+    const char *bits = (const char *)self->filter;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ volatile("prefetcht0 %0" : : "m"(bits[filter_bit1(self, h) >> 3]));
+    __asm__ volatile("prefetcht0 %0" : : "m"(bits[filter_bit2(self, h) >> 3]));
+#else
+    __builtin_prefetch(bits + (filter_bit1(self, h) >> 3));
+    __builtin_prefetch(bits + (filter_bit2(self, h) >> 3));
+#endif
+}
+
+/* The filter made from the table: 16 bits per id or more; -1 when memory runs out. */
+static int filter_make(Interner *self) {
+    size_t bits = (size_t)1 << 16;
+    while (bits < 16 * self->indexed) bits *= 2;
+    uint64_t *filter = calloc(bits / 64, sizeof(uint64_t));
+    if (!filter) return -1;
+    free(self->filter);
+    self->filter = filter;
+    self->filter_mask = bits - 1;
+    for (size_t k = 0; k <= self->mask; k++)
+        if (self->slots[k].code1) filter_add(self, (uint64_t)self->slots[k].tag << 32);
+    return 0;
+}
+
 /* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
    cost more than comparing them here. */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
@@ -283,11 +335,40 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
     return 1;
 }
 
+#define NO_MEMORY (-2)
+#define TOO_MANY_IDS (-3)
+
+/* Room for `more` further codes in `offsets`; -1 when memory runs out. */
+static int interner_reserve_codes(Interner *self, size_t more) {
+    if ((size_t)self->n + more < (size_t)self->ncap) return 0;
+    Py_ssize_t cap = self->ncap ? self->ncap : 1024;
+    while ((size_t)cap <= (size_t)self->n + more) cap *= 2;
+    int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
+    if (!offsets) return -1;
+    self->offsets = offsets;
+    self->ncap = cap;
+    return 0;
+}
+
+/* The byte string s given the next code, in the arena but not in the table (the caller
+   enters it there, or keeps it out: see Interner_per_query); NO_MEMORY or TOO_MANY_IDS on
+   error (no exception set). */
+static int64_t interner_append(Interner *self, const char *s, size_t len) {
+    if (self->n >= INT32_MAX - 1) return TOO_MANY_IDS;
+    if (interner_reserve_arena(self, len) < 0 || interner_reserve_codes(self, 1) < 0)
+        return NO_MEMORY;
+    Py_ssize_t c = self->n;
+    memcpy(self->arena + self->arena_len, s, len);
+    self->offsets[c] = (int64_t)self->arena_len;
+    self->arena_len += len;
+    self->offsets[c + 1] = (int64_t)self->arena_len;
+    self->n++;
+    return c;
+}
+
 /* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
    added; NO_MEMORY or TOO_MANY_IDS on error, with no exception set (this runs without the
    GIL too: `raised` sets it). */
-#define NO_MEMORY (-2)
-#define TOO_MANY_IDS (-3)
 static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
     size_t i = (size_t)h & self->mask;
     uint32_t tag = (uint32_t)(h >> 32);
@@ -300,26 +381,16 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         i = (i + 1) & self->mask;
     }
     if (!add) return -1;
-    if (self->n >= INT32_MAX - 1) return TOO_MANY_IDS;
-    if (interner_reserve_arena(self, len) < 0) return NO_MEMORY;
-    if (self->n + 1 >= self->ncap) {
-        Py_ssize_t cap = self->ncap ? self->ncap * 2 : 1024;
-        int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
-        if (!offsets) return NO_MEMORY;
-        self->offsets = offsets;
-        self->ncap = cap;
-    }
-    Py_ssize_t c = self->n;
-    memcpy(self->arena + self->arena_len, s, len);
-    self->offsets[c] = (int64_t)self->arena_len;
+    size_t at = self->arena_len;
+    int64_t c = interner_append(self, s, len);
+    if (c < 0) return c;
     self->slots[i].tag = tag;
     self->slots[i].code1 = (uint32_t)(c + 1);
-    self->slots[i].where = WHERE(self->arena_len, len);
-    self->arena_len += len;
-    self->offsets[c + 1] = (int64_t)self->arena_len;
-    self->n++;
-    if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
-        if (interner_reserve(self, (size_t)self->n * 2) < 0) return NO_MEMORY;
+    self->slots[i].where = WHERE(at, len);
+    self->indexed++;
+    if (self->filter) filter_add(self, h);
+    if (self->indexed * 4 > (self->mask + 1) * 3) {
+        if (interner_reserve(self, self->indexed * 2) < 0) return NO_MEMORY;
     }
     return c;
 }
@@ -387,6 +458,7 @@ static void Interner_dealloc(Interner *self) {
     block_keep(&self->slot_block, &spare_slots);
     block_keep(&self->arena_block, &spare_arena);
     free(self->offsets);
+    free(self->filter);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -541,6 +613,14 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     out->offsets = offsets;
     out->ncap = self->ncap;
     out->n = self->n;
+    out->indexed = self->indexed;
+    out->per_query = self->per_query;
+    if (self->filter) {
+        out->filter = malloc((self->filter_mask + 1) / 8);
+        if (!out->filter) goto nomemory;
+        memcpy(out->filter, self->filter, (self->filter_mask + 1) / 8);
+        out->filter_mask = self->filter_mask;
+    }
     return (PyObject *)out;
 nomemory:
     PyErr_NoMemory();
@@ -556,7 +636,21 @@ static PyObject *Interner_reserve(Interner *self, PyObject *arg) {
         return NULL;
     }
     wait_idle(&self->busy);
-    if (interner_reserve(self, (size_t)self->n + (size_t)more) < 0) return PyErr_NoMemory();
+    if (interner_reserve(self, self->indexed + (size_t)more) < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* per_query(): from now on a parser reading into this interner looks each id up, and gives
+   one it lacks a code of its own for the query whose line holds it, in the arena and never
+   in the table: the same id in two queries gets two codes.  What a block of a large run is
+   read into (rankscope.table.many): a measure needs of a document only its judgment, found
+   in the table, and, to break ties and find a document listed twice for a query, its id
+   within its query; interning every document of the run probed a table far larger than
+   the caches at random.  intern() and lookup() use the table as before. */
+static PyObject *Interner_per_query(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
+    if (!self->per_query && filter_make(self) < 0) return PyErr_NoMemory();
+    self->per_query = 1;
     Py_RETURN_NONE;
 }
 
@@ -569,6 +663,8 @@ static PyMethodDef Interner_methods[] = {
     {"copy", (PyCFunction)Interner_copy, METH_NOARGS, "a new interner with the same ids and codes"},
     {"reserve", (PyCFunction)Interner_reserve, METH_O,
      "reserve(more): size the table once for that many more ids"},
+    {"per_query", (PyCFunction)Interner_per_query, METH_NOARGS,
+     "a parser then gives the ids this lacks codes query by query, outside the table"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},
@@ -944,27 +1040,108 @@ typedef struct {
    more: evidence for the suspicious-input warnings (a document id holding a space). */
 #define NFIELDS 17
 
+/* The ids a parser gives codes query by query (see Interner_per_query): a small table of
+   the current query's, emptied at each new query by moving on its stamp. */
+typedef struct {
+    uint64_t hash;
+    uint32_t stamp;  /* the query's stamp (0: never used) */
+    int32_t code;
+} LocalSlot;
+
+typedef struct {
+    LocalSlot *slots;
+    size_t mask, count;  /* capacity - 1; ids of the current query */
+    uint32_t stamp;
+} Local;
+
+/* A new query: its table empty. */
+static void local_next(Local *loc) {
+    loc->count = 0;
+    if (++loc->stamp == 0) {  /* stamps wrapped: every slot freed once */
+        if (loc->slots) memset(loc->slots, 0, (loc->mask + 1) * sizeof(LocalSlot));
+        loc->stamp = 1;
+    }
+}
+
+/* The table doubled (or made), the current query's ids kept; -1 when memory runs out. */
+static int local_grow(Local *loc) {
+    size_t cap = loc->slots ? 2 * (loc->mask + 1) : 1024;
+    LocalSlot *slots = calloc(cap, sizeof(LocalSlot));
+    if (!slots) return -1;
+    for (size_t k = 0; loc->slots && k <= loc->mask; k++) {
+        const LocalSlot *old = &loc->slots[k];
+        if (old->stamp != loc->stamp) continue;
+        size_t i = (size_t)old->hash & (cap - 1);
+        while (slots[i].stamp == loc->stamp) i = (i + 1) & (cap - 1);
+        slots[i] = *old;
+    }
+    free(loc->slots);
+    loc->slots = slots;
+    loc->mask = cap - 1;
+    return 0;
+}
+
+/* The code within the current query of the id s (hash h) that `docs` lacks: the one it
+   was given at its first line in this query, else a new one (in the arena only); NO_MEMORY
+   or TOO_MANY_IDS on error (no exception set: runs without the GIL). */
+static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len, uint64_t h) {
+    if (!loc->slots || (loc->count + 1) * 4 > (loc->mask + 1) * 3) {
+        if (local_grow(loc) < 0) return NO_MEMORY;
+    }
+    size_t i = (size_t)h & loc->mask;
+    for (;;) {
+        const LocalSlot *slot = &loc->slots[i];
+        if (slot->stamp != loc->stamp) break;
+        if (slot->hash == h) {
+            int64_t a = docs->offsets[slot->code], b = docs->offsets[slot->code + 1];
+            if ((size_t)(b - a) == len && same_bytes(docs->arena + a, s, len)) return slot->code;
+        }
+        i = (i + 1) & loc->mask;
+    }
+    int64_t c = interner_append(docs, s, len);
+    if (c < 0) return c;
+    loc->slots[i].hash = h;
+    loc->slots[i].stamp = loc->stamp;
+    loc->slots[i].code = (int32_t)c;
+    loc->count++;
+    return c;
+}
+
 /* Intern records [from, to) of `recs` (`ready` of them are scanned): 0, or an interner's
    error code (NO_MEMORY, TOO_MANY_IDS; runs without the GIL).  Memory latency dominates,
    so the loop prefetches ahead: the table slots of the record 16 places on, and the strings
    of those slots for the record 8 places on. */
 static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
-                          Column *lc, Column *rc) {
+                          Column *lc, Column *rc, Local *loc) {
     for (size_t k = from; k < to; k++) {
-        if (k + 16 < ready) {
-            interner_prefetch(queries, recs[k + 16].qh);
-            interner_prefetch(docs, recs[k + 16].dh);
+        if (loc) {  /* the filter, then the table only where the filter may find an id */
+            if (k + 16 < ready) filter_prefetch(docs, recs[k + 16].dh);
+            if (k + 8 < ready && filter_may_have(docs, recs[k + 8].dh))
+                interner_prefetch(docs, recs[k + 8].dh);
+        } else {
+            if (k + 16 < ready) {
+                interner_prefetch(queries, recs[k + 16].qh);
+                interner_prefetch(docs, recs[k + 16].dh);
+            }
+            if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
         }
-        if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
         Pending *r = &recs[k], *before = k ? r - 1 : NULL;
         /* a query's lines come together: the query of the line before, found again */
         int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
                                 same_bytes(r->q, before->q, r->qlen)
                             ? ((int32_t *)qc->data)[qc->len - 1]
                             : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
-        int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode < -1) return (int)qcode;
+        int64_t dcode;
+        if (loc) {  /* per query (see Interner_per_query) */
+            if (!qc->len || qcode != ((int32_t *)qc->data)[qc->len - 1]) local_next(loc);
+            dcode = filter_may_have(docs, r->dh) ? interner_get_hashed(docs, r->d, r->dlen, r->dh, 0)
+                                                 : -1;
+            if (dcode == -1) dcode = local_code(loc, docs, r->d, r->dlen, r->dh);
+        } else {
+            dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
+        }
         if (dcode < -1) return (int)dcode;
         /* typed stores (a memcpy of the column's run-time item size was a call) */
         ((int32_t *)qc->data)[qc->len++] = (int32_t)qcode;
@@ -996,6 +1173,7 @@ typedef struct {
     long long other_line;
     Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
     int busy;         /* being fed without the GIL (see wait_idle) */
+    Local local;      /* the current query's ids, when docs is per query */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -1055,6 +1233,7 @@ static int recs_reserve(Block *b, size_t size) {
 
 static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
+    free(self->local.slots);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     pool_put(&self->qc.mem);
@@ -1223,7 +1402,9 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
     }
-    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0 ||
+    /* (a per-query interner's table takes no id: its codes and arena grow instead) */
+    if ((docs->per_query ? interner_reserve_codes(docs, lines)
+                         : interner_reserve(docs, docs->indexed + lines / 3)) < 0 ||
         interner_reserve_arena(docs, (size_t)(end - p)) < 0) {
         PyErr_NoMemory();
         goto done;
@@ -1278,7 +1459,8 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
             if (upto > used) {
                 failed = intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
                                         &self->dc, &self->vc, &self->lc,
-                                        self->is_run ? &self->rc : NULL);
+                                        self->is_run ? &self->rc : NULL,
+                                        docs->per_query ? &self->local : NULL);
                 if (failed) break;
                 used = upto;
                 continue;
@@ -1381,7 +1563,7 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
     }
     wait_idle3(&self->busy, &self->docs->busy, &self->docs->busy);
     size_t need = self->qc.len + (size_t)rows;
-    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0)
+    if (interner_reserve(self->docs, self->docs->indexed + (size_t)ids) < 0)
         return PyErr_NoMemory();
     if (column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
         column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0 ||

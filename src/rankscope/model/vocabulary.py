@@ -32,7 +32,7 @@ class Vocabulary:
         if strings:
             self.intern_many(list(strings))
 
-    def scoped(self, room: int = 0) -> Vocabulary:
+    def scoped(self, room: int = 0, per_query: bool = False) -> Vocabulary:
         """A new vocabulary holding this one's ids under the same codes, to which ids are
         then added without growing this one: a run read into ``judgments.docs.scoped()``
         joins the judgments on the codes they share, and its other ids go with it (where a
@@ -43,7 +43,18 @@ class Vocabulary:
         grown, id by id, in every copy: what keeps reading many blocks of a run against
         large judgments fast.  The first vocabulary asked with that room takes the table
         made for it; the second makes the one kept: a single run (the cold start of
-        ``rankscope eval``) copies no table it will not use again."""
+        ``rankscope eval``) copies no table it will not use again.
+
+        ``per_query``: the compiled reader gives the ids of a run that this vocabulary
+        lacks codes query by query, never looked up across queries: the same id in two
+        queries may have two codes (an id keeps one code within its query's lines when
+        they come together), and `code` or `lookup_many` find only the ids interned
+        otherwise.  What a block of a large run is read into (`rankscope.table.many`):
+        evaluating it needs of a document its judgment (its code here, for a judged one)
+        and its id within its query (ties, a document listed twice); numbering every
+        document of the block in one table probed a table far larger than the caches at
+        random.  ``room`` is then not needed (the table takes none of them); the
+        pure-Python backend numbers them across queries, which satisfies the same."""
         out = Vocabulary(pure=self._native is None)
         if self._native is not None and room > 0:
             size = 1 << max(room - 1, 1).bit_length()
@@ -60,6 +71,8 @@ class Vocabulary:
             out._native = self._native.copy()
         else:
             out._index, out._strings = dict(self._index), list(self._strings)
+        if per_query and out._native is not None:
+            out._native.per_query()
         out._base, out._base_size = self, len(self)
         return out
 

@@ -275,16 +275,41 @@ def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
 
 
 def _read_block(
-    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False
-) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:
+    task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False,
+    whole: bool = False,
+) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:  # fmt: skip
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
     ``first_line``: begun (in another thread when ``ahead``), and the function giving its
-    result."""
+    result.  Its documents the judgments lack are numbered query by query
+    (`Vocabulary.scoped`'s ``per_query``), unless ``whole`` or the task looks documents up
+    by id (``doc_lengths``)."""
     judgments = task.judgments
-    # room for the ids of a block of ~32-byte lines: one table size for every block
-    docs = judgments.docs.scoped(room=task.block_bytes // 32)
     at = Lines(first_line, at_start=block.start == 0)
-    return read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
+    if task.options.doc_lengths is not None or whole:
+        # every id in one table (document lengths are looked up by id); room for the ids
+        # of a block of ~32-byte lines: one table size for every block
+        docs = judgments.docs.scoped(room=task.block_bytes // 32)
+        return read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
+    # the documents the judgments lack numbered query by query (`Vocabulary.scoped`)
+    docs = judgments.docs.scoped(per_query=True)
+    parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
+
+    def result() -> tuple[tuple[Run, Suspicions] | None, int]:
+        read = parsed()
+        rows = read[0]
+        if rows is None or _queries_together(rows[0].query):
+            return read
+        # a query's lines in two places of the block: its documents must be numbered
+        # across them (a document listed twice for it), so the block is read again
+        return _read_block(task, block, data, first_line, whole=True)()
+
+    return result
+
+
+def _queries_together(q: np.ndarray) -> bool:
+    """Whether the rows ``q`` (query codes) list each query's rows in one stretch."""
+    heads = q[np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))]
+    return int(np.bincount(heads).max()) <= 1
 
 
 def _judge_block(task: _Task, run: Run) -> BlockResult:
