@@ -45,3 +45,34 @@ def test_a_pickled_vocabulary_keeps_every_code(pure):
     assert [copy.code(s) for s in ("q7", "a", "ü", "b", "late")] == [0, 1, 2, 3, 4]
     assert (copy.native is None) == pure
     assert copy.intern("new") == 5 and "new" not in vocab
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_a_scoped_vocabulary_shares_its_bases_codes_until_the_base_grows(pure):
+    base = Vocabulary(["a", "b", "c"], pure=pure)
+    scoped = base.scoped()
+    scoped.intern_many(["x", "a", "y"])
+    assert base.shared_codes(base) == 3 and base.shared_codes(scoped) == 3
+    assert base.translate(scoped).tolist() == [0, 1, 2, -1, -1]
+    assert scoped.shared_codes(base) is None and Vocabulary(pure=pure).shared_codes(base) is None
+    base.intern("z")  # grown since: a lookup of every id again
+    assert base.shared_codes(scoped) is None
+    assert base.translate(scoped).tolist() == [0, 1, 2, -1, -1]
+
+
+def test_judging_again_after_the_shared_vocabulary_grew():
+    """`judge` keeps what it works out of a qrels once (its duplicates checked, the judged
+    queries and documents): a run read later into the same vocabularies, with ids the first
+    did not have, is judged against all of them (grades by hand)."""
+    from rankscope.judge import judge
+    from rankscope.read.trec import parse_qrels, parse_run_lines
+
+    queries, docs = Vocabulary(), Vocabulary()
+    qrels = parse_qrels(b"1 0 a 1\n1 0 b 0\n2 0 c 2\n", "qrels", queries, docs)
+    first = parse_run_lines(b"1 Q0 b 1 2 t\n1 Q0 a 2 1 t\n", "r1", queries, docs)
+    assert judge(qrels, first).judged_grades.tolist() == [0, 1]
+    later = parse_run_lines(b"1 Q0 new 1 3 t\n1 Q0 a 2 2 t\n1 Q0 newer 3 1 t\n3 Q0 c 1 1 t\n"
+                            b"2 Q0 c 1 1 t\n", "r2", queries, docs)  # fmt: skip
+    judged = judge(qrels, later)
+    assert judged.query_ids == ["1", "2"]
+    assert judged.judged_positions.tolist() == [1, 3] and judged.judged_grades.tolist() == [1, 2]

@@ -149,13 +149,21 @@ class Vocabulary:
         strings = self._strings
         return [strings[c] for c in np.asarray(codes).tolist()]
 
+    def shared_codes(self, other: Vocabulary) -> int | None:
+        """How many codes ``other`` shares with this vocabulary: every id of this one under
+        the same code in ``other`` (``other`` is this one, or `scoped` from it and this one
+        has not grown since), and none of ``other``'s later codes here; None when unknown
+        (`translate` then looks every id up)."""
+        if other is self or (other._base is self and other._base_size == len(self)):
+            return len(self)
+        return None
+
     def translate(self, other: Vocabulary) -> np.ndarray:
         """Array mapping each code of ``other`` to this vocabulary's code (-1 if absent)."""
-        if other is self:
-            return np.arange(len(self), dtype=np.int32)
-        if other._base is self and other._base_size == len(self):
+        shared = self.shared_codes(other)
+        if shared is not None:
             codes = np.arange(len(other), dtype=np.int32)
-            codes[other._base_size :] = -1  # added to ``other`` after it was made from this
+            codes[shared:] = -1  # added to ``other`` after it was made from this
             return codes
         if self._native is not None and other._native is not None:
             return np.frombuffer(self._native.translate(other._native), dtype=np.int32)
