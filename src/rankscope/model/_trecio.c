@@ -213,28 +213,35 @@ static int interner_reserve(Interner *self, size_t entries) {
     return 0;
 }
 
-/* The table and the arena of the last large interner freed, kept (under the GIL) for the
-   next interner that needs one as large: a run read block by block copies the judged
-   documents' interner for each block, and fresh memory each time had the kernel fault in
-   and zero pages that the copy and the block's ids then overwrite (a table is copied over
-   whole, an arena is read only up to its length: neither needs zeroing).  Only blocks from
-   SPARE_MIN to SPARE_MAX bytes are kept (see spare_recs). */
-static Block spare_slots, spare_arena;
+/* The tables and the arenas of the last two large interners freed, kept (under the GIL)
+   for the next interners that need one as large: a run read block by block copies the
+   judged documents' interner for each block, and fresh memory each time had the kernel
+   fault in and zero pages that the copy and the block's ids then overwrite (a table is
+   copied over whole, an arena is read only up to its length: neither needs zeroing).  Two:
+   a block's interner lives on while the next block is read (rankscope.table.many parses a
+   block while the one before is evaluated).  Only blocks from SPARE_MIN to SPARE_MAX bytes
+   are kept (see spare_recs). */
+#define SPARES 2
+static Block spare_slots[SPARES], spare_arena[SPARES];
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARE_MAX ((size_t)256 << 20)
 /* The spares (these two and spare_recs) are taken and given back under this lock: a parser
    interning without the GIL may grow an arena while another thread frees an interner. */
 static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The spare `spare`, taken (its memory now the caller's) when `fits` says its size will
-   do; else an empty block. */
-static Block spare_take(Block *spare, int (*fits)(size_t size, size_t want), size_t want) {
+/* One of the `n` spares `spares` whose size `fits` says will do, taken (its memory now the
+   caller's); else an empty block. */
+static Block spare_take(Block *spares, int n, int (*fits)(size_t size, size_t want),
+                        size_t want) {
     Block out = {0};
     pthread_mutex_lock(&spare_mu);
-    if (spare->p && fits(spare->size, want)) {
-        out = *spare;
-        spare->p = NULL;
-        spare->size = 0;
+    for (int i = 0; i < n; i++) {
+        if (spares[i].p && fits(spares[i].size, want)) {
+            out = spares[i];
+            spares[i].p = NULL;
+            spares[i].size = 0;
+            break;
+        }
     }
     pthread_mutex_unlock(&spare_mu);
     return out;
@@ -250,7 +257,7 @@ static int interner_reserve_arena(Interner *self, size_t more) {
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    Block spare = spare_take(&spare_arena, arena_fits, cap);
+    Block spare = spare_take(spare_arena, SPARES, arena_fits, cap);
     if (spare.p) {
         if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
         block_free(&self->arena_block);
@@ -438,13 +445,21 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     return self->strings ? 0 : -1;
 }
 
-/* `b`, emptied, kept as the spare `spare` (its previous one freed) when it is from
-   SPARE_MIN to SPARE_MAX bytes, else freed. */
-static void block_keep(Block *b, Block *spare) {
+/* `b`, emptied, kept among the SPARES spares `spares` (in a free place, else in the place
+   of the one kept longest, which is freed) when it is from SPARE_MIN to SPARE_MAX bytes,
+   else freed. */
+static void block_keep(Block *b, Block *spares) {
     if (b->size >= SPARE_MIN && b->size <= SPARE_MAX) {
+        Block old = {0};
         pthread_mutex_lock(&spare_mu);
-        Block old = *spare;
-        *spare = *b;
+        int i = 0;
+        while (i < SPARES && spares[i].p) i++;
+        if (i == SPARES) {  /* none free: the oldest (first) goes */
+            old = spares[0];
+            memmove(spares, spares + 1, (SPARES - 1) * sizeof(Block));
+            i = SPARES - 1;
+        }
+        spares[i] = *b;
         pthread_mutex_unlock(&spare_mu);
         block_free(&old);
         b->p = NULL;
@@ -454,8 +469,8 @@ static void block_keep(Block *b, Block *spare) {
 }
 
 static void Interner_dealloc(Interner *self) {
-    block_keep(&self->slot_block, &spare_slots);
-    block_keep(&self->arena_block, &spare_arena);
+    block_keep(&self->slot_block, spare_slots);
+    block_keep(&self->arena_block, spare_arena);
     free(self->offsets);
     free(self->filter);
     Py_XDECREF(self->strings);
@@ -594,7 +609,7 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     Interner *out = (Interner *)PyObject_CallNoArgs((PyObject *)Py_TYPE(self));
     if (!out) return NULL;
     size_t cap = self->mask + 1;
-    Block slots = spare_take(&spare_slots, slots_fit, cap * sizeof(Slot));
+    Block slots = spare_take(spare_slots, SPARES, slots_fit, cap * sizeof(Slot));
     if (!slots.p && block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
     memcpy(slots.p, self->slots, cap * sizeof(Slot));
     block_free(&out->slot_block);
@@ -1226,7 +1241,7 @@ static int recs_fit(size_t size, size_t want) { return size >= want; }
 static int recs_reserve(Block *b, size_t size) {
     if (b->p && b->size >= size) return 0;
     recs_release(b);
-    *b = spare_take(&spare_recs, recs_fit, size);
+    *b = spare_take(&spare_recs, 1, recs_fit, size);
     return b->p ? 0 : block_alloc(b, size);
 }
 
@@ -1511,6 +1526,9 @@ done:
         pthread_mutex_destroy(&sc.mu);
         pthread_cond_destroy(&sc.cv);
     }
+    /* the last piece: its scan buffer given back now for the next parser, not when this
+       one is freed (a block's parser lives on while the next block is read) */
+    if (final) recs_release(&self->recs_block);
     PyBuffer_Release(&data);
     return result;
 }

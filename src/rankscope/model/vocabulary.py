@@ -18,7 +18,7 @@ class Vocabulary:
     only on request), else by a dict; both behave the same.
     """
 
-    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size", "_roomy")
+    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size", "_roomy", "_per_query")
 
     def __init__(self, strings: Iterable[str] = (), *, pure: bool | None = None) -> None:
         module = None if pure else native()
@@ -29,6 +29,8 @@ class Vocabulary:
         self._base_size = 0
         # see `scoped`: room -> a copy with room for it (None: asked once, the copy given)
         self._roomy: dict[int, Any] = {}
+        self._per_query: Any = None  # see `scoped`: a per-query copy, copied for each
+
         if strings:
             self.intern_many(list(strings))
 
@@ -54,9 +56,16 @@ class Vocabulary:
         and its id within its query (ties, a document listed twice); numbering every
         document of the block in one table probed a table far larger than the caches at
         random.  ``room`` is then not needed (the table takes none of them); the
-        pure-Python backend numbers them across queries, which satisfies the same."""
+        pure-Python backend numbers them across queries, which satisfies the same.  Such a
+        copy is made once (with the filter its lookups go through) and copied for each."""
         out = Vocabulary(pure=self._native is None)
-        if self._native is not None and room > 0:
+        if self._native is not None and per_query:
+            made = self._per_query
+            if made is None or len(made) != len(self):  # (none yet, or ids added since)
+                made = self._per_query = self._native.copy()
+                made.per_query()
+            out._native = made.copy()
+        elif self._native is not None and room > 0:
             size = 1 << max(room - 1, 1).bit_length()
             roomy = self._roomy.get(size)
             if roomy is None or len(roomy) != len(self):  # (none yet, or ids added since)
@@ -71,8 +80,6 @@ class Vocabulary:
             out._native = self._native.copy()
         else:
             out._index, out._strings = dict(self._index), list(self._strings)
-        if per_query and out._native is not None:
-            out._native.per_query()
         out._base, out._base_size = self, len(self)
         return out
 
