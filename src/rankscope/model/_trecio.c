@@ -1367,9 +1367,9 @@ static void *scan_lines(void *arg) {
                 sc->tag0_len = f.len[5];
                 sc->tag0_new = 1;
                 *sc->tag0_count = f.count;
-            } else if (!sc->other_line && f.count == *sc->tag0_count &&
-                       (f.len[5] != sc->tag0_len ||
-                                           memcmp(f.start[5], sc->tag0, f.len[5]) != 0)) {
+            } else if (!sc->other_line && f.count == *sc->tag0_count &&  /* (same_bytes: */
+                       (f.len[5] != sc->tag0_len ||                 /* a memcmp call per */
+                        !same_bytes(f.start[5], sc->tag0, f.len[5]))) {  /* line cost) */
                 sc->other_line = line;
                 sc->other = f.start[5];
                 sc->other_len = f.len[5];
