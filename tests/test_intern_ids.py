@@ -76,3 +76,23 @@ def test_judging_again_after_the_shared_vocabulary_grew():
     judged = judge(qrels, later)
     assert judged.query_ids == ["1", "2"]
     assert judged.judged_positions.tolist() == [1, 3] and judged.judged_grades.tolist() == [1, 2]
+
+
+@pytest.mark.skipif(native() is None, reason="the compiled reader")
+def test_ids_read_from_text_are_found_by_lookups_at_every_length():
+    """The compiled reader hashes a line's document id reading its last bytes as one word
+    (the rest of the line follows it): the same hash as an id looked up or interned alone,
+    at every length and at the end of the text."""
+    from rankscope.read.trec import parse_qrels, parse_run_lines
+
+    ids = ["x" * n + str(n % 10) for n in range(0, 24)] + ["ü", "日本語", "a"]
+    queries, docs = Vocabulary(), Vocabulary()
+    text = "".join(f"q 0 {d} 1\n" for d in ids)
+    qrels = parse_qrels(text.rstrip("\n").encode(), "qrels", queries, docs)
+    assert docs.strings_of(qrels.doc) == ids
+    assert [docs.code(d) for d in ids] == qrels.doc.tolist()
+    assert docs.intern_many(ids).tolist() == qrels.doc.tolist()
+    block = docs.scoped(per_query=True)
+    lines = "".join(f"q Q0 {d} 1 1 t\n" for d in ids + ["new"])
+    run = parse_run_lines(lines.encode(), "run", queries, block)
+    assert run.doc.tolist() == [*qrels.doc.tolist(), len(docs)]

@@ -165,7 +165,10 @@ static inline size_t slot_len(const Interner *self, const Slot *slot) {
     return (size_t)(self->offsets[c + 1] - self->offsets[c]);
 }
 
-static uint64_t hash_bytes(const char *s, size_t len) {
+/* The hash of the `len` bytes at s; `limit`: where the memory readable after them ends
+   (s + len at least), so that the last 0-7 bytes may be read as one word when 8 bytes are
+   there to read (the rest of a line's fields follow a document id). */
+static inline uint64_t hash_bytes_within(const char *s, size_t len, const char *limit) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
     size_t i = 0;
     while (i + 8 <= len) {
@@ -178,7 +181,16 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     }
     uint64_t w = 0;  /* the last 0-7 bytes, as memcpy would load them on little-endian
                         machines, without a call for a run-time length */
-    for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len > i && (size_t)(limit - (s + i)) >= 8) {  /* one load, the bytes after masked */
+        memcpy(&w, s + i, 8);
+        w &= ~(uint64_t)0 >> (8 * (8 - (len - i)));
+    } else
+#endif
+    {
+        (void)limit;
+        for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+    }
     h ^= w;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 29;
@@ -186,6 +198,8 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     h ^= h >> 32;
     return h;
 }
+
+static uint64_t hash_bytes(const char *s, size_t len) { return hash_bytes_within(s, len, s + len); }
 
 /* Resize the table to hold at least `entries` ids at load <= 3/4; -1 when memory runs out
    (no exception set: this runs without the GIL too). */
@@ -1385,7 +1399,7 @@ static void *scan_lines(void *arg) {
         pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
                      ? before->qh
                      : hash_bytes(pd->q, pd->qlen);
-        pd->dh = hash_bytes(pd->d, pd->dlen);
+        pd->dh = hash_bytes_within(pd->d, pd->dlen, end);
         pd->line = (int32_t)line;
         n++;
         if ((n & 4095) == 0) scan_publish(sc, n, 0);
