@@ -475,3 +475,37 @@ def test_a_query_in_two_places_of_one_block_finds_its_repeated_document(tmp_path
         got = evaluated(judged, str(run), ["all_trec"], block_bytes=5000, jobs=1,
                         duplicates=policy)  # fmt: skip
         assert got == expected
+
+
+def test_the_reader_finds_the_first_repeated_document_as_first_repeated_does():
+    """Reading a block's documents query by query, the compiled reader notes the first
+    document listed twice for a query (`RunShape.repeated`): the rows `first_repeated`
+    finds, for judged and unjudged documents, on seeded runs with and without repeats (and
+    by hand on one)."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.duplicates import first_repeated
+    from rankscope.read.trec import Lines, read_run_block
+
+    judged = Vocabulary(["j0", "j1", "j2"])
+    text = (b"1 Q0 a 1 5 t\n1 Q0 j1 2 4 t\n"
+            b"2 Q0 a 1 5 t\n2 Q0 j1 2 4 t\n2 Q0 b 3 3 t\n2 Q0 j1 4 2 t\n")  # fmt: skip
+    (run, _, repeated), _ = read_run_block(
+        text, "run", Vocabulary(), judged.scoped(per_query=True), Lines(1, at_start=True)
+    )()
+    assert repeated == (3, 5) == first_repeated(run.query, run.doc)
+    rng = random.Random(24)
+    for trial in range(40):
+        lines = []
+        for q in range(rng.randint(1, 6)):
+            pool = [f"j{i}" for i in range(3)] + [f"u{i}" for i in range(rng.randint(1, 30))]
+            for r in range(rng.randint(1, 25)):
+                lines.append(f"{q} Q0 {rng.choice(pool)} {r} {-r} t\n")
+        docs = judged.scoped(per_query=True)
+        (run, _, repeated), _ = read_run_block(
+            "".join(lines).encode(), "run", Vocabulary(), docs, Lines(1, at_start=True)
+        )()
+        assert repeated == (first_repeated(run.query, run.doc) or ()), trial
+    # not looked for when documents are numbered across queries
+    (run, _, repeated), _ = read_run_block(text, "run", Vocabulary(), judged.scoped(),
+                                           Lines(1, at_start=True))()  # fmt: skip
+    assert repeated is None

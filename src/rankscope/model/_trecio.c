@@ -1114,17 +1114,22 @@ typedef struct {
 #define NFIELDS 17
 
 /* The ids a parser gives codes query by query (see Interner_per_query): a small table of
-   the current query's, emptied at each new query by moving on its stamp. */
+   the current query's (the judged ones too, under their codes), emptied at each new query
+   by moving on its stamp; an id found there again is a document listed twice for the
+   query, the first such pair of rows kept. */
 typedef struct {
     uint64_t hash;
     uint32_t stamp;  /* the query's stamp (0: never used) */
     int32_t code;
+    int64_t row;     /* the row of the id's first line in the query */
 } LocalSlot;
 
 typedef struct {
     LocalSlot *slots;
     size_t mask, count;  /* capacity - 1; ids of the current query */
     uint32_t stamp;
+    int repeated;              /* a document listed twice for a query was found: */
+    int64_t first, again;      /* the rows of its first and second lines (the first pair) */
 } Local;
 
 /* A new query: its table empty. */
@@ -1154,10 +1159,12 @@ static int local_grow(Local *loc) {
     return 0;
 }
 
-/* The code within the current query of the id s (hash h) that `docs` lacks: the one it
-   was given at its first line in this query, else a new one (in the arena only); NO_MEMORY
-   or TOO_MANY_IDS on error (no exception set: runs without the GIL). */
-static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len, uint64_t h) {
+/* The code within the current query of the id s (hash h) on row `row`: the one it was
+   given at its first line in this query (a repeat, noted), else `judged` (its code in the
+   judged ids; -1: none) or a new one (in the arena only); NO_MEMORY or TOO_MANY_IDS on
+   error (no exception set: runs without the GIL). */
+static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len, uint64_t h,
+                          int64_t judged, int64_t row) {
     if (!loc->slots || (loc->count + 1) * 4 > (loc->mask + 1) * 3) {
         if (local_grow(loc) < 0) return NO_MEMORY;
     }
@@ -1167,15 +1174,23 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
         if (slot->stamp != loc->stamp) break;
         if (slot->hash == h) {
             int64_t a = docs->offsets[slot->code], b = docs->offsets[slot->code + 1];
-            if ((size_t)(b - a) == len && same_bytes(docs->arena + a, s, len)) return slot->code;
+            if ((size_t)(b - a) == len && same_bytes(docs->arena + a, s, len)) {
+                if (!loc->repeated) {
+                    loc->repeated = 1;
+                    loc->first = slot->row;
+                    loc->again = row;
+                }
+                return slot->code;
+            }
         }
         i = (i + 1) & loc->mask;
     }
-    int64_t c = interner_append(docs, s, len);
+    int64_t c = judged >= 0 ? judged : interner_append(docs, s, len);
     if (c < 0) return c;
     loc->slots[i].hash = h;
     loc->slots[i].stamp = loc->stamp;
     loc->slots[i].code = (int32_t)c;
+    loc->slots[i].row = row;
     loc->count++;
     return c;
 }
@@ -1209,9 +1224,10 @@ static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
         int64_t dcode;
         if (loc) {  /* per query (see Interner_per_query) */
             if (!qc->len || qcode != ((int32_t *)qc->data)[qc->len - 1]) local_next(loc);
-            dcode = filter_may_have(docs, r->dh) ? interner_get_hashed(docs, r->d, r->dlen, r->dh, 0)
-                                                 : -1;
-            if (dcode == -1) dcode = local_code(loc, docs, r->d, r->dlen, r->dh);
+            int64_t judged = filter_may_have(docs, r->dh)
+                                 ? interner_get_hashed(docs, r->d, r->dlen, r->dh, 0)
+                                 : -1;
+            dcode = local_code(loc, docs, r->d, r->dlen, r->dh, judged, (int64_t)qc->len);
         } else {
             dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         }
@@ -1662,6 +1678,17 @@ static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
     return PyLong_FromSize_t(self->qc.len);
 }
 
+/* repeated(): the rows (first, second) of the first document listed twice for a query, as
+   rankscope.read.duplicates.first_repeated finds them when each query's lines come together
+   (the caller checks that they do); () when none; None when not tracked (docs is not per
+   query). */
+static PyObject *Parser_repeated(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
+    if (!self->docs->per_query) Py_RETURN_NONE;
+    if (!self->local.repeated) return PyTuple_New(0);
+    return Py_BuildValue("(LL)", (long long)self->local.first, (long long)self->local.again);
+}
+
 static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
     wait_idle(&self->busy);
     return PyLong_FromLongLong(self->newlines);
@@ -1669,6 +1696,9 @@ static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef Parser_methods[] = {
     {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
+    {"repeated", (PyCFunction)Parser_repeated, METH_NOARGS,
+     "rows (first, second) of the first document listed twice for a query, () when none, "
+     "None when not tracked (docs not per query)"},
     {"newlines", (PyCFunction)Parser_newlines, METH_NOARGS,
      "number of newlines in the text fed so far (counted once, as the rows are reserved)"},
     {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,

@@ -274,10 +274,15 @@ def _told(caught: list[warnings.WarningMessage]) -> list[Warning]:
     return [w.message for w in caught if isinstance(w.message, Warning)]
 
 
+#: A block's rows as `read_run_block` gives them: the run, its suspicious lines and the
+#: first document listed twice for a query (`RunShape.repeated`).
+_Rows = tuple[Run, Suspicions, tuple[int, ...] | None]
+
+
 def _read_block(
     task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False,
     whole: bool = False,
-) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:  # fmt: skip
+) -> Callable[[], tuple[_Rows | None, int]]:  # fmt: skip
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
     ``first_line``: begun (in another thread when ``ahead``), and the function giving its
     result.  Its documents the judgments lack are numbered query by query
@@ -294,7 +299,7 @@ def _read_block(
     docs = judgments.docs.scoped(per_query=True)
     parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
 
-    def result() -> tuple[tuple[Run, Suspicions] | None, int]:
+    def result() -> tuple[_Rows | None, int]:
         read = parsed()
         rows = read[0]
         if rows is None or _queries_together(rows[0].query):
@@ -312,8 +317,8 @@ def _queries_together(q: np.ndarray) -> bool:
     return int(np.bincount(heads).max()) <= 1
 
 
-def _judge_block(task: _Task, run: Run) -> BlockResult:
-    run = resolve_duplicates(run, task.duplicates)
+def _judge_block(task: _Task, run: Run, repeated: tuple[int, ...] | None = None) -> BlockResult:
+    run = resolve_duplicates(run, task.duplicates, repeated=repeated)
     return evaluate_block(task.judgments, run, task.requests, task.options, task.num_docs)
 
 
@@ -345,9 +350,9 @@ class _BlockWork:
         self.task, self.index, self.block = task, index, block
         self.caught: list[Warning] = []
         self.failed: str | None = None  # as `_BlockOutcome.failed`
-        self.parsed: Callable[[], tuple[tuple[Run, Suspicions] | None, int]] | None = None
+        self.parsed: Callable[[], tuple[_Rows | None, int]] | None = None
         self.data: memoryview | None = None
-        self.rows: tuple[Run, Suspicions] | None = None
+        self.rows: _Rows | None = None
         self.lines = 0
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -384,10 +389,10 @@ class _BlockWork:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if self.rows is not None:
-                (run, found), self.rows = self.rows, None  # (the block's memory not held on)
+                (run, found, repeated), self.rows = self.rows, None  # (not held on)
                 ranked = run.queries.strings_of(_ranked_codes(run.query))
                 try:
-                    result = _judge_block(self.task, run)
+                    result = _judge_block(self.task, run, repeated)
                 except RankscopeError:
                     self.failed = "later"
         told = self.caught + _told(caught)
@@ -479,7 +484,7 @@ class _Assembly:
                 data = block.text()
                 read, _ = _read_block(task, block, data, first_line)()
                 if read is not None:
-                    _judge_block(task, read[0])
+                    _judge_block(task, read[0], read[2])
             except OSError as e:
                 return self._error(InputError(f"{block.source}: cannot be read ({e.strerror})"))
             except RankscopeError as e:
