@@ -400,3 +400,112 @@ def test_columns_reuse_the_memory_of_freed_ones():
         assert run.score.tolist() == [float(f[4]) for f in fields]
         assert not run.score.flags.writeable and not run.doc.flags.writeable
         del run
+
+
+# --- a block's documents numbered query by query ------------------------------------------
+
+
+def test_a_per_query_vocabulary_numbers_the_ids_it_lacks_query_by_query():
+    """What a block is read into (`Vocabulary.scoped(per_query=True)`): the judged ids
+    keep their codes; every other id gets a code of its own per query, the same one for
+    each of its lines in that query (codes worked out by hand)."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.trec import parse_run_lines
+
+    judged = Vocabulary(["a", "b"])
+    docs = judged.scoped(per_query=True)
+    text = ("q1 Q0 a 1 5 t\nq1 Q0 x 2 4 t\nq1 Q0 y 3 3 t\nq1 Q0 x 4 2 t\n"
+            "q2 Q0 x 1 5 t\nq2 Q0 b 2 4 t\nq2 Q0 a 3 3 t\nq2 Q0 y 4 2 t\n")  # fmt: skip
+    run = parse_run_lines(text.encode(), "run", Vocabulary(), docs)
+    assert run.doc.tolist() == [0, 2, 3, 2, 4, 1, 0, 5]
+    assert run.docs.strings_of(run.doc) == ["a", "x", "y", "x", "x", "b", "a", "y"]
+    assert len(judged) == 2 and "x" not in judged
+    assert docs.code("b") == 1 and "x" not in docs  # (lookups: the judged ids only)
+    assert docs.intern("z") == 6 and docs.code("z") == 6  # interning works as before
+    # each query's ids still found when a query holds thousands (the table grows)
+    many_ids = "".join(f"q3 Q0 {'b' if i == 1500 else 'z' + str(i % 2500)} 1 1 t\n"
+                       for i in range(5000))  # fmt: skip
+    third = parse_run_lines(many_ids.encode(), "run", Vocabulary(), docs)
+    codes = third.doc.tolist()
+    assert codes[1500] == 1 and len(set(codes)) == 2501
+    assert all(codes[i] == codes[i + 2500] for i in range(2500) if i != 1500)
+    assert third.docs.strings_of(third.doc[:3]) == ["z0", "z1", "z2"]
+
+
+def shared_track(tmp: Path, seed: int, queries: int = 60) -> tuple[Path, Path]:
+    """Judgments and a run whose documents come from one pool shared by every query (the
+    same unjudged and judged ids in many queries), with tied scores."""
+    rng = random.Random(seed)
+    qrels = [f"{q} 0 D{d} {rng.choice([-1, 0, 1, 2])}\n"
+             for q in range(queries) for d in rng.sample(range(80), 10)]  # fmt: skip
+    run = [f"{q} Q0 D{d} {r} {rng.choice([1.0, 0.5, rng.random()])} t\n"
+           for q in range(queries) for r, d in enumerate(rng.sample(range(80), 30))]  # fmt: skip
+    (tmp / "qrels.txt").write_text("".join(qrels))
+    (tmp / "run.txt").write_text("".join(run))
+    return tmp / "qrels.txt", tmp / "run.txt"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_documents_shared_by_queries_give_the_whole_runs_values(tmp_path, spy, seed):
+    qrels, run = shared_track(tmp_path, seed)
+    measures = ("all_trec", "nDCG@10", "RBP(p=0.8)")
+    expected = evaluated(qrels, str(run), measures, block_bytes=WHOLE, jobs=1, ties="docno-asc")
+    for block, jobs in [(64, 1), (2000, 1), (900, 2)]:
+        got = evaluated(qrels, str(run), measures, block_bytes=block, jobs=jobs, ties="docno-asc")
+        assert got == expected
+    assert spy
+
+
+def test_a_query_in_two_places_of_one_block_finds_its_repeated_document(tmp_path, judged):
+    """A block whose query's lines come in two stretches is read again with its documents
+    numbered across the block: the document listed in both is found as whole reading finds
+    it (an error naming both lines, or one kept)."""
+    lines = sorted_run()
+    lines.insert(45, "1 Q0 d19x 20 0.5 t\n")  # query 1 again, inside query 3's lines
+    lines.insert(46, "1 Q0 unjudged 21 0.25 t\n")
+    lines.insert(50, "1 Q0 unjudged 22 0.125 t\n")  # and its document again
+    run = lines_of(tmp_path, lines)
+    message = error_of(judged, str(run), block_bytes=WHOLE, jobs=1)
+    assert "document 'unjudged' appears twice for query '1'" in message
+    assert "lines 47 and 51" in message
+    assert error_of(judged, str(run), block_bytes=5000, jobs=1) == message
+    for policy in ("first", "max-score"):
+        expected = evaluated(judged, str(run), ["all_trec"], block_bytes=WHOLE, jobs=1,
+                             duplicates=policy)  # fmt: skip
+        got = evaluated(judged, str(run), ["all_trec"], block_bytes=5000, jobs=1,
+                        duplicates=policy)  # fmt: skip
+        assert got == expected
+
+
+def test_the_reader_finds_the_first_repeated_document_as_first_repeated_does():
+    """Reading a block's documents query by query, the compiled reader notes the first
+    document listed twice for a query (`RunShape.repeated`): the rows `first_repeated`
+    finds, for judged and unjudged documents, on seeded runs with and without repeats (and
+    by hand on one)."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.duplicates import first_repeated
+    from rankscope.read.trec import Lines, read_run_block
+
+    judged = Vocabulary(["j0", "j1", "j2"])
+    text = (b"1 Q0 a 1 5 t\n1 Q0 j1 2 4 t\n"
+            b"2 Q0 a 1 5 t\n2 Q0 j1 2 4 t\n2 Q0 b 3 3 t\n2 Q0 j1 4 2 t\n")  # fmt: skip
+    (run, _, repeated), _ = read_run_block(
+        text, "run", Vocabulary(), judged.scoped(per_query=True), Lines(1, at_start=True)
+    )()
+    assert repeated == (3, 5) == first_repeated(run.query, run.doc)
+    rng = random.Random(24)
+    for trial in range(40):
+        lines = []
+        for q in range(rng.randint(1, 6)):
+            pool = [f"j{i}" for i in range(3)] + [f"u{i}" for i in range(rng.randint(1, 30))]
+            for r in range(rng.randint(1, 25)):
+                lines.append(f"{q} Q0 {rng.choice(pool)} {r} {-r} t\n")
+        docs = judged.scoped(per_query=True)
+        (run, _, repeated), _ = read_run_block(
+            "".join(lines).encode(), "run", Vocabulary(), docs, Lines(1, at_start=True)
+        )()
+        assert repeated == (first_repeated(run.query, run.doc) or ()), trial
+    # not looked for when documents are numbered across queries
+    (run, _, repeated), _ = read_run_block(text, "run", Vocabulary(), judged.scoped(),
+                                           Lines(1, at_start=True))()  # fmt: skip
+    assert repeated is None

@@ -45,3 +45,54 @@ def test_a_pickled_vocabulary_keeps_every_code(pure):
     assert [copy.code(s) for s in ("q7", "a", "ü", "b", "late")] == [0, 1, 2, 3, 4]
     assert (copy.native is None) == pure
     assert copy.intern("new") == 5 and "new" not in vocab
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_a_scoped_vocabulary_shares_its_bases_codes_until_the_base_grows(pure):
+    base = Vocabulary(["a", "b", "c"], pure=pure)
+    scoped = base.scoped()
+    scoped.intern_many(["x", "a", "y"])
+    assert base.shared_codes(base) == 3 and base.shared_codes(scoped) == 3
+    assert base.translate(scoped).tolist() == [0, 1, 2, -1, -1]
+    assert scoped.shared_codes(base) is None and Vocabulary(pure=pure).shared_codes(base) is None
+    base.intern("z")  # grown since: a lookup of every id again
+    assert base.shared_codes(scoped) is None
+    assert base.translate(scoped).tolist() == [0, 1, 2, -1, -1]
+
+
+def test_judging_again_after_the_shared_vocabulary_grew():
+    """`judge` keeps what it works out of a qrels once (its duplicates checked, the judged
+    queries and documents): a run read later into the same vocabularies, with ids the first
+    did not have, is judged against all of them (grades by hand)."""
+    from rankscope.judge import judge
+    from rankscope.read.trec import parse_qrels, parse_run_lines
+
+    queries, docs = Vocabulary(), Vocabulary()
+    qrels = parse_qrels(b"1 0 a 1\n1 0 b 0\n2 0 c 2\n", "qrels", queries, docs)
+    first = parse_run_lines(b"1 Q0 b 1 2 t\n1 Q0 a 2 1 t\n", "r1", queries, docs)
+    assert judge(qrels, first).judged_grades.tolist() == [0, 1]
+    later = parse_run_lines(b"1 Q0 new 1 3 t\n1 Q0 a 2 2 t\n1 Q0 newer 3 1 t\n3 Q0 c 1 1 t\n"
+                            b"2 Q0 c 1 1 t\n", "r2", queries, docs)  # fmt: skip
+    judged = judge(qrels, later)
+    assert judged.query_ids == ["1", "2"]
+    assert judged.judged_positions.tolist() == [1, 3] and judged.judged_grades.tolist() == [1, 2]
+
+
+@pytest.mark.skipif(native() is None, reason="the compiled reader")
+def test_ids_read_from_text_are_found_by_lookups_at_every_length():
+    """The compiled reader hashes a line's document id reading its last bytes as one word
+    (the rest of the line follows it): the same hash as an id looked up or interned alone,
+    at every length and at the end of the text."""
+    from rankscope.read.trec import parse_qrels, parse_run_lines
+
+    ids = ["x" * n + str(n % 10) for n in range(0, 24)] + ["ü", "日本語", "a"]
+    queries, docs = Vocabulary(), Vocabulary()
+    text = "".join(f"q 0 {d} 1\n" for d in ids)
+    qrels = parse_qrels(text.rstrip("\n").encode(), "qrels", queries, docs)
+    assert docs.strings_of(qrels.doc) == ids
+    assert [docs.code(d) for d in ids] == qrels.doc.tolist()
+    assert docs.intern_many(ids).tolist() == qrels.doc.tolist()
+    block = docs.scoped(per_query=True)
+    lines = "".join(f"q Q0 {d} 1 1 t\n" for d in ids + ["new"])
+    run = parse_run_lines(lines.encode(), "run", queries, block)
+    assert run.doc.tolist() == [*qrels.doc.tolist(), len(docs)]

@@ -28,6 +28,7 @@ import contextlib
 import gzip
 import locale
 import os
+import random
 import shutil
 import subprocess
 import tempfile
@@ -469,3 +470,34 @@ def test_numbers_do_not_follow_the_locale():
         os.environ.pop("LOCPATH", None)
         if locpath is not None:
             os.environ["LOCPATH"] = locpath
+
+
+def test_lines_split_64_bytes_at_a_time():
+    """The compiled scanner splits a line ending within the 64 bytes it reads at once from
+    bit masks of its blanks and its newline (a longer line, or one near the end of the text,
+    byte by byte): every blank byte between fields and around them, 0 to 12 fields, lines
+    of 1 to 70 bytes, odd bytes in a field, each followed by enough lines to be split the
+    fast way."""
+    rng = random.Random(64)
+    tail = b"1 Q0 d0 1 9 tag\n" * 5  # (more than 64 bytes after each line)
+    blanks = [b" ", b"\t", b"\v", b"\f", b"\r", b" \t", b"\r\r", b"\x0b \x0c"]
+    odd = [b"\x00", b"\x80", b"\xff", b"\x08", b"\x0e", b"\x1f", b"!", b"~"]
+    inputs = []
+    for count in range(13):
+        for length in (1, 3, 7, 12):
+            fields = [b"x" * rng.randint(1, length) for _ in range(count)]
+            if count >= 5:  # a rank and a score where a run has them
+                fields[3:5] = [b"1", b"2.5"]
+            line = rng.choice(blanks).join(fields)
+            edge = rng.choice(blanks) if rng.random() < 0.5 else b""
+            inputs.append(tail + edge + line + edge + b"\n" + tail)
+    for width in range(55, 72):  # lines ending around the 64th byte
+        pad = b"d" * (width - len(b"1 Q0  1 9 tag"))
+        inputs.append(tail + b"1 Q0 " + pad + b" 1 9 tag\n" + tail)
+    for byte in odd:
+        for at in range(6):
+            fields = [b"1", b"Q0", b"d1", b"1", b"2.5", b"tag"]
+            fields[at] += byte
+            inputs.append(tail + b" ".join(fields) + b"\n" + tail)
+    for data in inputs:
+        assert compare_all(data, None, only=SWEPT) == "", data

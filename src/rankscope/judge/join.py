@@ -11,6 +11,7 @@ and joined with the judgments; measures never re-sort or re-join.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -243,11 +244,9 @@ def judge(
         )
     diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
-    _check_qrels_duplicates(qrels)
+    judged_q, in_qrels = _checked(qrels)
     # Queries: those of the qrels, in output order (ids sorted as strings).
     q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code
-    judged_q = np.zeros(len(qrels.queries), dtype=bool)
-    judged_q[qrels.query] = True
     per_run_query = _query_sizes(run)
     ranked_q = per_run_query > 0
     present = np.zeros(len(qrels.queries), dtype=bool)
@@ -288,10 +287,15 @@ def judge(
     np.cumsum(counts, out=offsets[1:])
 
     # Join: only documents the qrels mention can have a grade.
-    in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
-    in_qrels[qrels.doc] = True
-    qdocs = docs if run.docs is qrels.docs else qrels.docs.translate(run.docs)[docs]
-    cand = np.flatnonzero(in_qrels[qdocs])
+    shared = qrels.docs.shared_codes(run.docs)
+    if shared is not None:  # the run's codes below ``shared`` are the judgments' own
+        cand = np.flatnonzero(docs < shared)
+        cand = cand[in_qrels[docs[cand]]]
+        cand_docs = docs[cand]
+    else:
+        qdocs = qrels.docs.translate(run.docs)[docs]
+        cand = np.flatnonzero(in_qrels[qdocs])
+        cand_docs = qdocs[cand]
     cand_slot = np.searchsorted(offsets, cand, side="right") - 1
     grades = np.zeros(0, dtype=np.int64)
     entry_key = np.zeros(0, dtype=np.int64)  # per judged entry: its row of the sorted keys
@@ -304,7 +308,7 @@ def judge(
         by_key = np.argsort(qkeys, kind="stable")
         qkeys, qgrades = qkeys[by_key], qgrades[by_key]
     if len(cand):
-        rkeys = cand_slot * ndocs + qdocs[cand]
+        rkeys = cand_slot * ndocs + cand_docs
         pos = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
         found = qkeys[pos] == rkeys
         cand, cand_slot = cand[found], cand_slot[found]
@@ -380,6 +384,33 @@ def _query_sizes(run: Run) -> np.ndarray:
     sizes = np.zeros(len(run.queries), dtype=np.int64)
     np.add.at(sizes, q[starts], np.diff(np.concatenate((starts, [len(q)]))))
     return sizes
+
+
+# Per judgments judged against (the blocks of a large run judge one block at a time against
+# the same qrels): how many queries and documents their vocabularies had, which queries they
+# judge and which documents (with one False more, for the code -1), once their duplicates
+# are checked.
+_CHECKED: weakref.WeakKeyDictionary[Qrels, tuple[tuple[int, int], np.ndarray, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _checked(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """The queries ``qrels`` judges (a mask of their codes) and the documents (a mask of
+    their codes and one False more), its duplicates checked: once per qrels (read-only
+    masks), not once per block of a run."""
+    sizes = (len(qrels.queries), len(qrels.docs))
+    known = _CHECKED.get(qrels)
+    if known is not None and known[0] == sizes:
+        return known[1], known[2]
+    _check_qrels_duplicates(qrels)
+    judged_q = np.zeros(len(qrels.queries), dtype=bool)
+    judged_q[qrels.query] = True
+    in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
+    in_qrels[qrels.doc] = True
+    judged_q.flags.writeable = in_qrels.flags.writeable = False
+    _CHECKED[qrels] = (sizes, judged_q, in_qrels)
+    return judged_q, in_qrels
 
 
 def _check_qrels_duplicates(qrels: Qrels) -> None:

@@ -150,6 +150,11 @@ typedef struct {
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
     int busy;            /* parsers feeding it without the GIL (see wait_idle) */
+    size_t indexed;      /* codes in the table: n, but for a per-query interner's */
+    int per_query;       /* a parser numbers the ids it lacks query by query (see
+                            Interner_per_query): those are in the arena, not the table */
+    uint64_t *filter;    /* a per-query interner's: two bits set per id of the table */
+    size_t filter_mask;  /* bits - 1 */
 } Interner;
 
 /* The length of the id in `slot`. */
@@ -160,7 +165,10 @@ static inline size_t slot_len(const Interner *self, const Slot *slot) {
     return (size_t)(self->offsets[c + 1] - self->offsets[c]);
 }
 
-static uint64_t hash_bytes(const char *s, size_t len) {
+/* The hash of the `len` bytes at s; `limit`: where the memory readable after them ends
+   (s + len at least), so that the last 0-7 bytes may be read as one word when 8 bytes are
+   there to read (the rest of a line's fields follow a document id). */
+static inline uint64_t hash_bytes_within(const char *s, size_t len, const char *limit) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
     size_t i = 0;
     while (i + 8 <= len) {
@@ -173,7 +181,16 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     }
     uint64_t w = 0;  /* the last 0-7 bytes, as memcpy would load them on little-endian
                         machines, without a call for a run-time length */
-    for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len > i && (size_t)(limit - (s + i)) >= 8) {  /* one load, the bytes after masked */
+        memcpy(&w, s + i, 8);
+        w &= ~(uint64_t)0 >> (8 * (8 - (len - i)));
+    } else
+#endif
+    {
+        (void)limit;
+        for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+    }
     h ^= w;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 29;
@@ -181,6 +198,8 @@ static uint64_t hash_bytes(const char *s, size_t len) {
     h ^= h >> 32;
     return h;
 }
+
+static uint64_t hash_bytes(const char *s, size_t len) { return hash_bytes_within(s, len, s + len); }
 
 /* Resize the table to hold at least `entries` ids at load <= 3/4; -1 when memory runs out
    (no exception set: this runs without the GIL too). */
@@ -191,14 +210,15 @@ static int interner_reserve(Interner *self, size_t entries) {
     Block block;
     if (block_alloc(&block, cap * sizeof(Slot)) < 0) return -1;
     Slot *slots = block.p;
-    for (Py_ssize_t c = 0; c < self->n; c++) {
-        uint64_t h = hash_bytes(self->arena + self->offsets[c],
-                                (size_t)(self->offsets[c + 1] - self->offsets[c]));
+    /* the table's own entries moved (not every code: a per-query interner's codes beyond
+       its table are not looked up) */
+    for (size_t k = 0; k <= self->mask; k++) {
+        const Slot *old = &self->slots[k];
+        if (!old->code1) continue;
+        uint64_t h = hash_bytes(self->arena + WHERE_OFF(old->where), slot_len(self, old));
         size_t i = (size_t)h & (cap - 1);
         while (slots[i].code1) i = (i + 1) & (cap - 1);
-        slots[i].tag = (uint32_t)(h >> 32);
-        slots[i].code1 = (uint32_t)(c + 1);
-        slots[i].where = WHERE(self->offsets[c], self->offsets[c + 1] - self->offsets[c]);
+        slots[i] = *old;
     }
     block_free(&self->slot_block);
     self->slot_block = block;
@@ -207,28 +227,35 @@ static int interner_reserve(Interner *self, size_t entries) {
     return 0;
 }
 
-/* The table and the arena of the last large interner freed, kept (under the GIL) for the
-   next interner that needs one as large: a run read block by block copies the judged
-   documents' interner for each block, and fresh memory each time had the kernel fault in
-   and zero pages that the copy and the block's ids then overwrite (a table is copied over
-   whole, an arena is read only up to its length: neither needs zeroing).  Only blocks from
-   SPARE_MIN to SPARE_MAX bytes are kept (see spare_recs). */
-static Block spare_slots, spare_arena;
+/* The tables and the arenas of the last two large interners freed, kept (under the GIL)
+   for the next interners that need one as large: a run read block by block copies the
+   judged documents' interner for each block, and fresh memory each time had the kernel
+   fault in and zero pages that the copy and the block's ids then overwrite (a table is
+   copied over whole, an arena is read only up to its length: neither needs zeroing).  Two:
+   a block's interner lives on while the next block is read (rankscope.table.many parses a
+   block while the one before is evaluated).  Only blocks from SPARE_MIN to SPARE_MAX bytes
+   are kept (see spare_recs). */
+#define SPARES 2
+static Block spare_slots[SPARES], spare_arena[SPARES];
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARE_MAX ((size_t)256 << 20)
 /* The spares (these two and spare_recs) are taken and given back under this lock: a parser
    interning without the GIL may grow an arena while another thread frees an interner. */
 static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The spare `spare`, taken (its memory now the caller's) when `fits` says its size will
-   do; else an empty block. */
-static Block spare_take(Block *spare, int (*fits)(size_t size, size_t want), size_t want) {
+/* One of the `n` spares `spares` whose size `fits` says will do, taken (its memory now the
+   caller's); else an empty block. */
+static Block spare_take(Block *spares, int n, int (*fits)(size_t size, size_t want),
+                        size_t want) {
     Block out = {0};
     pthread_mutex_lock(&spare_mu);
-    if (spare->p && fits(spare->size, want)) {
-        out = *spare;
-        spare->p = NULL;
-        spare->size = 0;
+    for (int i = 0; i < n; i++) {
+        if (spares[i].p && fits(spares[i].size, want)) {
+            out = spares[i];
+            spares[i].p = NULL;
+            spares[i].size = 0;
+            break;
+        }
     }
     pthread_mutex_unlock(&spare_mu);
     return out;
@@ -244,7 +271,7 @@ static int interner_reserve_arena(Interner *self, size_t more) {
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    Block spare = spare_take(&spare_arena, arena_fits, cap);
+    Block spare = spare_take(spare_arena, SPARES, arena_fits, cap);
     if (spare.p) {
         if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
         block_free(&self->arena_block);
@@ -274,6 +301,51 @@ static inline void interner_prefetch_strings(const Interner *self, uint64_t h) {
     }
 }
 
+/* The two bits of a per-query interner's filter for hash h: both from the tag (the hash's
+   high 32 bits), which the table keeps, so that the filter is made from the table alone. */
+static inline size_t filter_bit1(const Interner *self, uint64_t h) {
+    return (size_t)(h >> 32) & self->filter_mask;
+}
+static inline size_t filter_bit2(const Interner *self, uint64_t h) {
+    return (size_t)(((h >> 32) * 0x9E3779B1u) >> 7) & self->filter_mask;
+}
+static inline void filter_add(Interner *self, uint64_t h) {
+    size_t a = filter_bit1(self, h), b = filter_bit2(self, h);
+    self->filter[a >> 6] |= (uint64_t)1 << (a & 63);
+    self->filter[b >> 6] |= (uint64_t)1 << (b & 63);
+}
+/* 0: the table has no id of hash h (a per-query interner's lookups skip the table, far
+   larger than the filter, for the many ids it lacks); 1: it may have one. */
+static inline int filter_may_have(const Interner *self, uint64_t h) {
+    size_t a = filter_bit1(self, h), b = filter_bit2(self, h);
+    return (int)((self->filter[a >> 6] >> (a & 63)) & (self->filter[b >> 6] >> (b & 63)) & 1);
+}
+static inline void filter_prefetch(const Interner *self, uint64_t h) {
+    /* (as __builtin_prefetch, GCC 12 at -O2 emitted no instruction for these two) */
+    const char *bits = (const char *)self->filter;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ volatile("prefetcht0 %0" : : "m"(bits[filter_bit1(self, h) >> 3]));
+    __asm__ volatile("prefetcht0 %0" : : "m"(bits[filter_bit2(self, h) >> 3]));
+#else
+    __builtin_prefetch(bits + (filter_bit1(self, h) >> 3));
+    __builtin_prefetch(bits + (filter_bit2(self, h) >> 3));
+#endif
+}
+
+/* The filter made from the table: 16 bits per id or more; -1 when memory runs out. */
+static int filter_make(Interner *self) {
+    size_t bits = (size_t)1 << 16;
+    while (bits < 16 * self->indexed) bits *= 2;
+    uint64_t *filter = calloc(bits / 64, sizeof(uint64_t));
+    if (!filter) return -1;
+    free(self->filter);
+    self->filter = filter;
+    self->filter_mask = bits - 1;
+    for (size_t k = 0; k <= self->mask; k++)
+        if (self->slots[k].code1) filter_add(self, (uint64_t)self->slots[k].tag << 32);
+    return 0;
+}
+
 /* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
    cost more than comparing them here. */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
@@ -283,11 +355,40 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
     return 1;
 }
 
+#define NO_MEMORY (-2)
+#define TOO_MANY_IDS (-3)
+
+/* Room for `more` further codes in `offsets`; -1 when memory runs out. */
+static int interner_reserve_codes(Interner *self, size_t more) {
+    if ((size_t)self->n + more < (size_t)self->ncap) return 0;
+    Py_ssize_t cap = self->ncap ? self->ncap : 1024;
+    while ((size_t)cap <= (size_t)self->n + more) cap *= 2;
+    int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
+    if (!offsets) return -1;
+    self->offsets = offsets;
+    self->ncap = cap;
+    return 0;
+}
+
+/* The byte string s given the next code, in the arena but not in the table (the caller
+   enters it there, or keeps it out: see Interner_per_query); NO_MEMORY or TOO_MANY_IDS on
+   error (no exception set). */
+static int64_t interner_append(Interner *self, const char *s, size_t len) {
+    if (self->n >= INT32_MAX - 1) return TOO_MANY_IDS;
+    if (interner_reserve_arena(self, len) < 0 || interner_reserve_codes(self, 1) < 0)
+        return NO_MEMORY;
+    Py_ssize_t c = self->n;
+    memcpy(self->arena + self->arena_len, s, len);
+    self->offsets[c] = (int64_t)self->arena_len;
+    self->arena_len += len;
+    self->offsets[c + 1] = (int64_t)self->arena_len;
+    self->n++;
+    return c;
+}
+
 /* Code of the byte string with hash h, adding it when `add`; -1 when absent and not
    added; NO_MEMORY or TOO_MANY_IDS on error, with no exception set (this runs without the
    GIL too: `raised` sets it). */
-#define NO_MEMORY (-2)
-#define TOO_MANY_IDS (-3)
 static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, uint64_t h, int add) {
     size_t i = (size_t)h & self->mask;
     uint32_t tag = (uint32_t)(h >> 32);
@@ -300,26 +401,16 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         i = (i + 1) & self->mask;
     }
     if (!add) return -1;
-    if (self->n >= INT32_MAX - 1) return TOO_MANY_IDS;
-    if (interner_reserve_arena(self, len) < 0) return NO_MEMORY;
-    if (self->n + 1 >= self->ncap) {
-        Py_ssize_t cap = self->ncap ? self->ncap * 2 : 1024;
-        int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
-        if (!offsets) return NO_MEMORY;
-        self->offsets = offsets;
-        self->ncap = cap;
-    }
-    Py_ssize_t c = self->n;
-    memcpy(self->arena + self->arena_len, s, len);
-    self->offsets[c] = (int64_t)self->arena_len;
+    size_t at = self->arena_len;
+    int64_t c = interner_append(self, s, len);
+    if (c < 0) return c;
     self->slots[i].tag = tag;
     self->slots[i].code1 = (uint32_t)(c + 1);
-    self->slots[i].where = WHERE(self->arena_len, len);
-    self->arena_len += len;
-    self->offsets[c + 1] = (int64_t)self->arena_len;
-    self->n++;
-    if ((size_t)self->n * 4 > (self->mask + 1) * 3) {
-        if (interner_reserve(self, (size_t)self->n * 2) < 0) return NO_MEMORY;
+    self->slots[i].where = WHERE(at, len);
+    self->indexed++;
+    if (self->filter) filter_add(self, h);
+    if (self->indexed * 4 > (self->mask + 1) * 3) {
+        if (interner_reserve(self, self->indexed * 2) < 0) return NO_MEMORY;
     }
     return c;
 }
@@ -368,13 +459,21 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     return self->strings ? 0 : -1;
 }
 
-/* `b`, emptied, kept as the spare `spare` (its previous one freed) when it is from
-   SPARE_MIN to SPARE_MAX bytes, else freed. */
-static void block_keep(Block *b, Block *spare) {
+/* `b`, emptied, kept among the SPARES spares `spares` (in a free place, else in the place
+   of the one kept longest, which is freed) when it is from SPARE_MIN to SPARE_MAX bytes,
+   else freed. */
+static void block_keep(Block *b, Block *spares) {
     if (b->size >= SPARE_MIN && b->size <= SPARE_MAX) {
+        Block old = {0};
         pthread_mutex_lock(&spare_mu);
-        Block old = *spare;
-        *spare = *b;
+        int i = 0;
+        while (i < SPARES && spares[i].p) i++;
+        if (i == SPARES) {  /* none free: the oldest (first) goes */
+            old = spares[0];
+            memmove(spares, spares + 1, (SPARES - 1) * sizeof(Block));
+            i = SPARES - 1;
+        }
+        spares[i] = *b;
         pthread_mutex_unlock(&spare_mu);
         block_free(&old);
         b->p = NULL;
@@ -384,9 +483,10 @@ static void block_keep(Block *b, Block *spare) {
 }
 
 static void Interner_dealloc(Interner *self) {
-    block_keep(&self->slot_block, &spare_slots);
-    block_keep(&self->arena_block, &spare_arena);
+    block_keep(&self->slot_block, spare_slots);
+    block_keep(&self->arena_block, spare_arena);
     free(self->offsets);
+    free(self->filter);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -523,7 +623,7 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     Interner *out = (Interner *)PyObject_CallNoArgs((PyObject *)Py_TYPE(self));
     if (!out) return NULL;
     size_t cap = self->mask + 1;
-    Block slots = spare_take(&spare_slots, slots_fit, cap * sizeof(Slot));
+    Block slots = spare_take(spare_slots, SPARES, slots_fit, cap * sizeof(Slot));
     if (!slots.p && block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
     memcpy(slots.p, self->slots, cap * sizeof(Slot));
     block_free(&out->slot_block);
@@ -541,6 +641,14 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     out->offsets = offsets;
     out->ncap = self->ncap;
     out->n = self->n;
+    out->indexed = self->indexed;
+    out->per_query = self->per_query;
+    if (self->filter) {
+        out->filter = malloc((self->filter_mask + 1) / 8);
+        if (!out->filter) goto nomemory;
+        memcpy(out->filter, self->filter, (self->filter_mask + 1) / 8);
+        out->filter_mask = self->filter_mask;
+    }
     return (PyObject *)out;
 nomemory:
     PyErr_NoMemory();
@@ -556,7 +664,21 @@ static PyObject *Interner_reserve(Interner *self, PyObject *arg) {
         return NULL;
     }
     wait_idle(&self->busy);
-    if (interner_reserve(self, (size_t)self->n + (size_t)more) < 0) return PyErr_NoMemory();
+    if (interner_reserve(self, self->indexed + (size_t)more) < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* per_query(): from now on a parser reading into this interner looks each id up, and gives
+   one it lacks a code of its own for the query whose line holds it, in the arena and never
+   in the table: the same id in two queries gets two codes.  What a block of a large run is
+   read into (rankscope.table.many): a measure needs of a document only its judgment, found
+   in the table, and, to break ties and find a document listed twice for a query, its id
+   within its query; interning every document of the run probed a table far larger than
+   the caches at random.  intern() and lookup() use the table as before. */
+static PyObject *Interner_per_query(Interner *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
+    if (!self->per_query && filter_make(self) < 0) return PyErr_NoMemory();
+    self->per_query = 1;
     Py_RETURN_NONE;
 }
 
@@ -569,6 +691,8 @@ static PyMethodDef Interner_methods[] = {
     {"copy", (PyCFunction)Interner_copy, METH_NOARGS, "a new interner with the same ids and codes"},
     {"reserve", (PyCFunction)Interner_reserve, METH_O,
      "reserve(more): size the table once for that many more ids"},
+    {"per_query", (PyCFunction)Interner_per_query, METH_NOARGS,
+     "a parser then gives the ids this lacks codes query by query, outside the table"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},
@@ -624,6 +748,51 @@ static const char *split_line(const char *p, Fields *f) {
     }
     return p;
 }
+
+#if defined(__SSE2__) && defined(__GNUC__)
+/* The bits of the 16 bytes at p that are a blank or the newline (the bytes split_line's
+   walk stops a field at: ' ' and '\t' to '\r'), and those that are the newline. */
+static inline void split_masks16(const char *p, uint32_t *sep, uint32_t *nl) {
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    __m128i low = _mm_sub_epi8(x, _mm_set1_epi8('\t'));  /* '\t'..'\r' -> 0..4 */
+    __m128i ctl = _mm_cmpeq_epi8(_mm_subs_epu8(low, _mm_set1_epi8(4)), _mm_setzero_si128());
+    __m128i blank = _mm_or_si128(ctl, _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+    *sep = (uint32_t)_mm_movemask_epi8(blank);
+    *nl = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')));
+}
+
+/* split_line for a line that ends within the 64 bytes at p (which must be readable): the
+   fields found from bit masks of its blanks and its newline, where the walk looked each
+   byte's class up; NULL when the line is longer (split_line then walks it). */
+static inline const char *split_line64(const char *p, Fields *f) {
+    uint64_t sep = 0, nl = 0;
+    for (int k = 0; k < 4; k++) {
+        uint32_t a, b;
+        split_masks16(p + 16 * k, &a, &b);
+        sep |= (uint64_t)a << (16 * k);
+        nl |= (uint64_t)b << (16 * k);
+    }
+    if (!nl) return NULL;
+    int end = __builtin_ctzll(nl);
+    uint64_t within = ((uint64_t)1 << end) - 1;  /* (end <= 63) */
+    uint64_t field = ~sep & within;               /* the fields' bytes */
+    uint64_t starts = field & ~(field << 1);      /* a field's first byte */
+    uint64_t ends = field & ~(field >> 1);        /* a field's last byte */
+    int count = 0;
+    while (starts) {
+        int a = __builtin_ctzll(starts), b = __builtin_ctzll(ends);
+        if (count < MAX_FIELDS) {
+            f->start[count] = p + a;
+            f->len[count] = (size_t)(b - a + 1);
+        }
+        count++;
+        starts &= starts - 1;
+        ends &= ends - 1;
+    }
+    f->count = count;
+    return p + end;
+}
+#endif
 
 /* The newlines in [p, end): 16 bytes at a time where SSE2 is there (every x86-64), at
    the speed of memory, where a memchr per line paid a call per line. */
@@ -944,27 +1113,124 @@ typedef struct {
    more: evidence for the suspicious-input warnings (a document id holding a space). */
 #define NFIELDS 17
 
+/* The ids a parser gives codes query by query (see Interner_per_query): a small table of
+   the current query's (the judged ones too, under their codes), emptied at each new query
+   by moving on its stamp; an id found there again is a document listed twice for the
+   query, the first such pair of rows kept. */
+typedef struct {
+    uint64_t hash;
+    uint32_t stamp;  /* the query's stamp (0: never used) */
+    int32_t code;
+    int64_t row;     /* the row of the id's first line in the query */
+} LocalSlot;
+
+typedef struct {
+    LocalSlot *slots;
+    size_t mask, count;  /* capacity - 1; ids of the current query */
+    uint32_t stamp;
+    int repeated;              /* a document listed twice for a query was found: */
+    int64_t first, again;      /* the rows of its first and second lines (the first pair) */
+} Local;
+
+/* A new query: its table empty. */
+static void local_next(Local *loc) {
+    loc->count = 0;
+    if (++loc->stamp == 0) {  /* stamps wrapped: every slot freed once */
+        if (loc->slots) memset(loc->slots, 0, (loc->mask + 1) * sizeof(LocalSlot));
+        loc->stamp = 1;
+    }
+}
+
+/* The table doubled (or made), the current query's ids kept; -1 when memory runs out. */
+static int local_grow(Local *loc) {
+    size_t cap = loc->slots ? 2 * (loc->mask + 1) : 1024;
+    LocalSlot *slots = calloc(cap, sizeof(LocalSlot));
+    if (!slots) return -1;
+    for (size_t k = 0; loc->slots && k <= loc->mask; k++) {
+        const LocalSlot *old = &loc->slots[k];
+        if (old->stamp != loc->stamp) continue;
+        size_t i = (size_t)old->hash & (cap - 1);
+        while (slots[i].stamp == loc->stamp) i = (i + 1) & (cap - 1);
+        slots[i] = *old;
+    }
+    free(loc->slots);
+    loc->slots = slots;
+    loc->mask = cap - 1;
+    return 0;
+}
+
+/* The code within the current query of the id s (hash h) on row `row`: the one it was
+   given at its first line in this query (a repeat, noted), else `judged` (its code in the
+   judged ids; -1: none) or a new one (in the arena only); NO_MEMORY or TOO_MANY_IDS on
+   error (no exception set: runs without the GIL). */
+static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len, uint64_t h,
+                          int64_t judged, int64_t row) {
+    if (!loc->slots || (loc->count + 1) * 4 > (loc->mask + 1) * 3) {
+        if (local_grow(loc) < 0) return NO_MEMORY;
+    }
+    size_t i = (size_t)h & loc->mask;
+    for (;;) {
+        const LocalSlot *slot = &loc->slots[i];
+        if (slot->stamp != loc->stamp) break;
+        if (slot->hash == h) {
+            int64_t a = docs->offsets[slot->code], b = docs->offsets[slot->code + 1];
+            if ((size_t)(b - a) == len && same_bytes(docs->arena + a, s, len)) {
+                if (!loc->repeated) {
+                    loc->repeated = 1;
+                    loc->first = slot->row;
+                    loc->again = row;
+                }
+                return slot->code;
+            }
+        }
+        i = (i + 1) & loc->mask;
+    }
+    int64_t c = judged >= 0 ? judged : interner_append(docs, s, len);
+    if (c < 0) return c;
+    loc->slots[i].hash = h;
+    loc->slots[i].stamp = loc->stamp;
+    loc->slots[i].code = (int32_t)c;
+    loc->slots[i].row = row;
+    loc->count++;
+    return c;
+}
+
 /* Intern records [from, to) of `recs` (`ready` of them are scanned): 0, or an interner's
    error code (NO_MEMORY, TOO_MANY_IDS; runs without the GIL).  Memory latency dominates,
    so the loop prefetches ahead: the table slots of the record 16 places on, and the strings
    of those slots for the record 8 places on. */
 static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
-                          Column *lc, Column *rc) {
+                          Column *lc, Column *rc, Local *loc) {
     for (size_t k = from; k < to; k++) {
-        if (k + 16 < ready) {
-            interner_prefetch(queries, recs[k + 16].qh);
-            interner_prefetch(docs, recs[k + 16].dh);
+        if (loc) {  /* the filter, then the table only where the filter may find an id */
+            if (k + 16 < ready) filter_prefetch(docs, recs[k + 16].dh);
+            if (k + 8 < ready && filter_may_have(docs, recs[k + 8].dh))
+                interner_prefetch(docs, recs[k + 8].dh);
+        } else {
+            if (k + 16 < ready) {
+                interner_prefetch(queries, recs[k + 16].qh);
+                interner_prefetch(docs, recs[k + 16].dh);
+            }
+            if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
         }
-        if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
         Pending *r = &recs[k], *before = k ? r - 1 : NULL;
         /* a query's lines come together: the query of the line before, found again */
         int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
                                 same_bytes(r->q, before->q, r->qlen)
                             ? ((int32_t *)qc->data)[qc->len - 1]
                             : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
-        int64_t dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
         if (qcode < -1) return (int)qcode;
+        int64_t dcode;
+        if (loc) {  /* per query (see Interner_per_query) */
+            if (!qc->len || qcode != ((int32_t *)qc->data)[qc->len - 1]) local_next(loc);
+            int64_t judged = filter_may_have(docs, r->dh)
+                                 ? interner_get_hashed(docs, r->d, r->dlen, r->dh, 0)
+                                 : -1;
+            dcode = local_code(loc, docs, r->d, r->dlen, r->dh, judged, (int64_t)qc->len);
+        } else {
+            dcode = interner_get_hashed(docs, r->d, r->dlen, r->dh, 1);
+        }
         if (dcode < -1) return (int)dcode;
         /* typed stores (a memcpy of the column's run-time item size was a call) */
         ((int32_t *)qc->data)[qc->len++] = (int32_t)qcode;
@@ -997,6 +1263,7 @@ typedef struct {
     Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
     int busy;         /* being fed without the GIL (see wait_idle) */
     int serial;       /* scan, then intern, in the feeding thread (see Parser_serial) */
+    Local local;      /* the current query's ids, when docs is per query */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -1050,12 +1317,14 @@ static int recs_fit(size_t size, size_t want) { return size >= want; }
 static int recs_reserve(Block *b, size_t size) {
     if (b->p && b->size >= size) return 0;
     recs_release(b);
-    *b = spare_take(&spare_recs, recs_fit, size);
-    return b->p ? 0 : block_alloc(b, size);
+    *b = spare_take(&spare_recs, 1, recs_fit, size);
+    /* (an eighth more: the next block, a few lines longer, fits in it once it is spare) */
+    return b->p ? 0 : block_alloc(b, size + size / 8);
 }
 
 static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
+    free(self->local.slots);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     pool_put(&self->qc.mem);
@@ -1131,7 +1400,15 @@ static void *scan_lines(void *arg) {
             while (CLASS_OF(*q) == BYTE_BLANK) q++;
             if (*q == '\n') stop = q;
             else if (*q == '#') stop = memchr(q, '\n', (size_t)(guard - q));
-            else stop = split_line(q, &f);
+            else {
+#if defined(__SSE2__) && defined(__GNUC__)
+                /* (64 bytes read from q: within the text) */
+                stop = end - q >= 64 ? split_line64(q, &f) : NULL;
+                if (!stop) stop = split_line(q, &f);
+#else
+                stop = split_line(q, &f);
+#endif
+            }
         } else {
             stop = end;
             while (q < stop && is_space(*q)) q++;
@@ -1175,9 +1452,9 @@ static void *scan_lines(void *arg) {
                 sc->tag0_len = f.len[5];
                 sc->tag0_new = 1;
                 *sc->tag0_count = f.count;
-            } else if (!sc->other_line && f.count == *sc->tag0_count &&
-                       (f.len[5] != sc->tag0_len ||
-                                           memcmp(f.start[5], sc->tag0, f.len[5]) != 0)) {
+            } else if (!sc->other_line && f.count == *sc->tag0_count &&  /* (same_bytes: */
+                       (f.len[5] != sc->tag0_len ||                 /* a memcmp call per */
+                        !same_bytes(f.start[5], sc->tag0, f.len[5]))) {  /* line cost) */
                 sc->other_line = line;
                 sc->other = f.start[5];
                 sc->other_len = f.len[5];
@@ -1192,7 +1469,7 @@ static void *scan_lines(void *arg) {
         pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
                      ? before->qh
                      : hash_bytes(pd->q, pd->qlen);
-        pd->dh = hash_bytes(pd->d, pd->dlen);
+        pd->dh = hash_bytes_within(pd->d, pd->dlen, end);
         pd->line = (int32_t)line;
         n++;
         if ((n & 4095) == 0) scan_publish(sc, n, 0);
@@ -1224,7 +1501,9 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
     }
-    if (interner_reserve(docs, (size_t)docs->n + lines / 3) < 0 ||
+    /* (a per-query interner's table takes no id: its codes and arena grow instead) */
+    if ((docs->per_query ? interner_reserve_codes(docs, lines)
+                         : interner_reserve(docs, docs->indexed + lines / 3)) < 0 ||
         interner_reserve_arena(docs, (size_t)(end - p)) < 0) {
         PyErr_NoMemory();
         goto done;
@@ -1279,7 +1558,8 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
             if (upto > used) {
                 failed = intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
                                         &self->dc, &self->vc, &self->lc,
-                                        self->is_run ? &self->rc : NULL);
+                                        self->is_run ? &self->rc : NULL,
+                                        docs->per_query ? &self->local : NULL);
                 if (failed) break;
                 used = upto;
                 continue;
@@ -1331,6 +1611,9 @@ done:
         pthread_mutex_destroy(&sc.mu);
         pthread_cond_destroy(&sc.cv);
     }
+    /* the last piece: its scan buffer given back now for the next parser, not when this
+       one is freed (a block's parser lives on while the next block is read) */
+    if (final) recs_release(&self->recs_block);
     PyBuffer_Release(&data);
     return result;
 }
@@ -1382,7 +1665,7 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
     }
     wait_idle3(&self->busy, &self->docs->busy, &self->docs->busy);
     size_t need = self->qc.len + (size_t)rows;
-    if (interner_reserve(self->docs, (size_t)self->docs->n + (size_t)ids) < 0)
+    if (interner_reserve(self->docs, self->docs->indexed + (size_t)ids) < 0)
         return PyErr_NoMemory();
     if (column_reserve(&self->qc, need) < 0 || column_reserve(&self->dc, need) < 0 ||
         column_reserve(&self->vc, need) < 0 || column_reserve(&self->lc, need) < 0 ||
@@ -1394,6 +1677,17 @@ static PyObject *Parser_reserve(Parser *self, PyObject *args) {
 static PyObject *Parser_rows(Parser *self, PyObject *Py_UNUSED(ignored)) {
     wait_idle(&self->busy);
     return PyLong_FromSize_t(self->qc.len);
+}
+
+/* repeated(): the rows (first, second) of the first document listed twice for a query, as
+   rankscope.read.duplicates.first_repeated finds them when each query's lines come together
+   (the caller checks that they do); () when none; None when not tracked (docs is not per
+   query). */
+static PyObject *Parser_repeated(Parser *self, PyObject *Py_UNUSED(ignored)) {
+    wait_idle(&self->busy);
+    if (!self->docs->per_query) Py_RETURN_NONE;
+    if (!self->local.repeated) return PyTuple_New(0);
+    return Py_BuildValue("(LL)", (long long)self->local.first, (long long)self->local.again);
 }
 
 static PyObject *Parser_newlines(Parser *self, PyObject *Py_UNUSED(ignored)) {
@@ -1414,6 +1708,9 @@ static PyMethodDef Parser_methods[] = {
     {"rows", (PyCFunction)Parser_rows, METH_NOARGS, "number of rows parsed so far"},
     {"serial", (PyCFunction)Parser_serial, METH_NOARGS,
      "scan and intern in the feeding thread, one after the other (no scanner thread)"},
+    {"repeated", (PyCFunction)Parser_repeated, METH_NOARGS,
+     "rows (first, second) of the first document listed twice for a query, () when none, "
+     "None when not tracked (docs not per query)"},
     {"newlines", (PyCFunction)Parser_newlines, METH_NOARGS,
      "number of newlines in the text fed so far (counted once, as the rows are reserved)"},
     {"reserve", (PyCFunction)Parser_reserve, METH_VARARGS,

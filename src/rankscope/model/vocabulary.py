@@ -18,7 +18,7 @@ class Vocabulary:
     only on request), else by a dict; both behave the same.
     """
 
-    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size", "_roomy")
+    __slots__ = ("_native", "_index", "_strings", "_base", "_base_size", "_roomy", "_per_query")
 
     def __init__(self, strings: Iterable[str] = (), *, pure: bool | None = None) -> None:
         module = None if pure else native()
@@ -29,10 +29,12 @@ class Vocabulary:
         self._base_size = 0
         # see `scoped`: room -> a copy with room for it (None: asked once, the copy given)
         self._roomy: dict[int, Any] = {}
+        self._per_query: Any = None  # see `scoped`: a per-query copy, copied for each
+
         if strings:
             self.intern_many(list(strings))
 
-    def scoped(self, room: int = 0) -> Vocabulary:
+    def scoped(self, room: int = 0, per_query: bool = False) -> Vocabulary:
         """A new vocabulary holding this one's ids under the same codes, to which ids are
         then added without growing this one: a run read into ``judgments.docs.scoped()``
         joins the judgments on the codes they share, and its other ids go with it (where a
@@ -43,9 +45,27 @@ class Vocabulary:
         grown, id by id, in every copy: what keeps reading many blocks of a run against
         large judgments fast.  The first vocabulary asked with that room takes the table
         made for it; the second makes the one kept: a single run (the cold start of
-        ``rankscope eval``) copies no table it will not use again."""
+        ``rankscope eval``) copies no table it will not use again.
+
+        ``per_query``: the compiled reader gives the ids of a run that this vocabulary
+        lacks codes query by query, never looked up across queries: the same id in two
+        queries may have two codes (an id keeps one code within its query's lines when
+        they come together), and `code` or `lookup_many` find only the ids interned
+        otherwise.  What a block of a large run is read into (`rankscope.table.many`):
+        evaluating it needs of a document its judgment (its code here, for a judged one)
+        and its id within its query (ties, a document listed twice); numbering every
+        document of the block in one table probed a table far larger than the caches at
+        random.  ``room`` is then not needed (the table takes none of them); the
+        pure-Python backend numbers them across queries, which satisfies the same.  Such a
+        copy is made once (with the filter its lookups go through) and copied for each."""
         out = Vocabulary(pure=self._native is None)
-        if self._native is not None and room > 0:
+        if self._native is not None and per_query:
+            made = self._per_query
+            if made is None or len(made) != len(self):  # (none yet, or ids added since)
+                made = self._per_query = self._native.copy()
+                made.per_query()
+            out._native = made.copy()
+        elif self._native is not None and room > 0:
             size = 1 << max(room - 1, 1).bit_length()
             roomy = self._roomy.get(size)
             if roomy is None or len(roomy) != len(self):  # (none yet, or ids added since)
@@ -159,13 +179,21 @@ class Vocabulary:
         strings = self._strings
         return [strings[c] for c in np.asarray(codes).tolist()]
 
+    def shared_codes(self, other: Vocabulary) -> int | None:
+        """How many codes ``other`` shares with this vocabulary: every id of this one under
+        the same code in ``other`` (``other`` is this one, or `scoped` from it and this one
+        has not grown since), and none of ``other``'s later codes here; None when unknown
+        (`translate` then looks every id up)."""
+        if other is self or (other._base is self and other._base_size == len(self)):
+            return len(self)
+        return None
+
     def translate(self, other: Vocabulary) -> np.ndarray:
         """Array mapping each code of ``other`` to this vocabulary's code (-1 if absent)."""
-        if other is self:
-            return np.arange(len(self), dtype=np.int32)
-        if other._base is self and other._base_size == len(self):
+        shared = self.shared_codes(other)
+        if shared is not None:
             codes = np.arange(len(other), dtype=np.int32)
-            codes[other._base_size :] = -1  # added to ``other`` after it was made from this
+            codes[shared:] = -1  # added to ``other`` after it was made from this
             return codes
         if self._native is not None and other._native is not None:
             return np.frombuffer(self._native.translate(other._native), dtype=np.int32)

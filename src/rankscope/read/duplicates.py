@@ -73,19 +73,27 @@ def check_judged_once(
         )
 
 
-def resolve_duplicates(run: Run, policy: str = "error", option: str = "--duplicates") -> Run:
+def resolve_duplicates(
+    run: Run, policy: str = "error", option: str = "--duplicates",
+    repeated: tuple[int, ...] | None = None,
+) -> Run:  # fmt: skip
     """Deal with a document listed twice for one query.
 
     ``error`` (default) raises naming query, document and both lines (trec_eval refuses
     such runs too); ``first`` keeps the first occurrence; ``max-score`` keeps the
     highest-scored one (the first among equals).  ``option``: the command-line option the
-    error names (``recsys --repeated-items`` for recommendation lists).
+    error names (``recsys --repeated-items`` for recommendation lists).  ``repeated``:
+    what `first_repeated` gives for the run's rows (``()`` for None) when the reader found
+    it already (`RunShape.repeated`); None: found here.
     """
     if policy not in DUPLICATE_POLICIES:
         raise UsageError(
             f"unknown duplicates policy {policy!r}; choose one of {', '.join(DUPLICATE_POLICIES)}"
         )
-    pair = first_repeated(run.query, run.doc)
+    if repeated is None:
+        pair = first_repeated(run.query, run.doc)
+    else:
+        pair = (repeated[0], repeated[1]) if repeated else None
     if pair is None:
         return run
     if policy == "error":

@@ -296,7 +296,7 @@ def _columns(parser, is_run: bool):
     if is_run:
         first, other_line, other = out[7]
         tags = (decode(first), other_line, decode(other))
-        shape = RunShape(np.frombuffer(out[5], np.float64), out[6], tags)
+        shape = RunShape(np.frombuffer(out[5], np.float64), out[6], tags, parser.repeated())
         return q, d, value, line, decode(out[4]), shape
     return q, d, value, line
 
@@ -317,6 +317,10 @@ class RunShape:
     #: the first line's tag, the first line of as many fields tagged otherwise (0: none),
     #: and that tag
     tags: tuple[str, int, str]
+    #: the rows of the first document listed twice for a query, as `first_repeated` finds
+    #: them when each query's lines come together (() when none), found by the compiled
+    #: reader as it numbers a block's documents query by query; None: not looked for
+    repeated: tuple[int, ...] | None = None
 
 
 class ShapeOf:
@@ -673,12 +677,13 @@ def _tagged_run(
 def read_run_block(
     data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
     ahead: bool = False,
-) -> Callable[[], tuple[tuple[Run, Suspicions] | None, int]]:  # fmt: skip
+) -> Callable[[], tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
-    `rankscope.read.blocks`), numbered from ``at.first``, and their `Suspicions` (the
-    caller adds up the blocks' and warns), or None when the block holds no ranked document
-    (only comments or blank lines); and the block's newlines.  Documents repeated within a
-    query are kept (`resolve_duplicates` is the caller's).  Needs the compiled reader.
+    `rankscope.read.blocks`), numbered from ``at.first``, their `Suspicions` (the caller
+    adds up the blocks' and warns) and `RunShape.repeated` (for `resolve_duplicates`), or
+    None when the block holds no ranked document (only comments or blank lines); and the
+    block's newlines.  Documents repeated within a query are kept (`resolve_duplicates` is
+    the caller's).  Needs the compiled reader.
 
     In two steps: the reading begun, and the function giving its result (a bad line
     raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
@@ -686,14 +691,15 @@ def read_run_block(
     assert _native_for(queries, docs) is not None
     parsed = _native_parsing(data, source, queries, docs, True, at, ahead)
 
-    def result() -> tuple[tuple[Run, Suspicions] | None, int]:
+    def result() -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
         (*columns, shape), newlines = parsed()
         if len(columns[0]) == 0:
             return None, newlines
         q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
         before = at.first - 1
         found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
-        return (_tagged_run(None, source, queries, docs, tuple(columns)), found), newlines
+        run = _tagged_run(None, source, queries, docs, tuple(columns))
+        return (run, found, shape.repeated), newlines
 
     return result
 
