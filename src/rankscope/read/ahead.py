@@ -59,6 +59,9 @@ class Ahead(NamedTuple):
 _DONE: dict[tuple[str, bool], threading.Event] = {}
 _READ: dict[tuple[str, bool], Ahead | None] = {}
 
+#: The name of the reading thread.
+THREAD = "rankscope-read-ahead"
+
 
 @contextmanager
 def reading_ahead(qrels: str, runs: Sequence[str]) -> Iterator[None]:
@@ -74,7 +77,7 @@ def reading_ahead(qrels: str, runs: Sequence[str]) -> Iterator[None]:
     run = runs[0]
     events = threading.Event(), threading.Event()
     _DONE[(qrels, False)], _DONE[(run, True)] = events
-    thread = threading.Thread(target=_read_both, args=(fast, qrels, run, events))
+    thread = threading.Thread(target=_read_both, args=(fast, qrels, run, events), name=THREAD)
     thread.start()
     try:
         yield
