@@ -46,6 +46,7 @@ from .kernels import (
     runs_table,
     trec_kernel,
 )
+from .spark import spark_engine
 
 EXTRA = "pip install 'rankscope[dask]'"
 
@@ -133,9 +134,7 @@ def connect(backend: str, scheduler: Any) -> Iterator[Engine]:
     check_backend(backend)
     engine: Engine
     if backend == "spark":
-        from .spark import spark_engine  # pyspark loaded only for a Spark evaluation
-
-        engine = spark_engine(scheduler)
+        engine = spark_engine(scheduler)  # (pyspark is imported there, when it runs)
     else:
         engine = dask_engine(scheduler)
     try:
