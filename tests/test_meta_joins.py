@@ -166,7 +166,8 @@ def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_
 ):
     """Two queries with one relevant document each: most reduced judgment sets keep no
     relevant document, so a preference method has no query to order the runs by; its tau is
-    undefined (nan), as a metric's is, instead of MC4 failing on no orderings."""
+    undefined (nan), as a metric's is, instead of MC4 failing on no orderings; a warning
+    names the points without a tau."""
     from tests.conftest import run_cli
 
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq2 0 d4 0\n")
@@ -179,6 +180,7 @@ def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_
     code, out, err = run_cli(["meta", str(tmp_path / "qrels"),
                               *(str(tmp_path / n) for n in rankings)], capsys)  # fmt: skip
     assert code == 0, err
+    assert "warning: robustness by judgments kept: tau is undefined (nan) for AP at " in err
     uniform = out.split("tau by fraction of judgments kept (uniform)")[1]
     rpp = next(line for line in uniform.splitlines() if line.startswith("RPP "))
     assert "nan" in rpp

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RankscopeWarning, UsageError
+from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..judge import (
     UNJUDGED,
     JoinOptions,
@@ -672,11 +672,22 @@ def study(
         for d, reference in zip(reduced_data, full, strict=True):
             by_measure[d.name].append(kendall_tau(d.scores(), reference))
         advance()
+    undefined: list[str] = []
     for (policy, _, fraction), by_measure in samples_of.items():
         for name in names:
             sample = by_measure[name]
             point = (float(fraction), float(np.mean(sample)), float(np.std(sample)))
             judgment_curves.setdefault(name, {}).setdefault(policy, []).append(point)
+            if np.isnan(point[1]):
+                undefined.append(f"{name} at {fraction:g} ({policy})")
+    if undefined:
+        shown = ", ".join(undefined[:4]) + (f", ... {len(undefined) - 4} more"
+                                            if len(undefined) > 4 else "")  # fmt: skip
+        warn(
+            f"robustness by judgments kept: tau is undefined (nan) for {shown}: the reduced "
+            "judgments leave no query to order the runs by, or tie every run, in at least "
+            "one sample"
+        )
     if overlap_powers:
         background.join()
         if "error" in found:
