@@ -231,6 +231,11 @@ class Popularity:
     def of(cls, log: Interactions, num_items: int) -> Popularity:
         return cls(log.popularity(num_items), len(np.unique(log.user)))
 
+    def by_id(self, items: Vocabulary) -> tuple[list[str], np.ndarray]:
+        """The items someone interacted with, as ids of ``items``, and their counts."""
+        codes = np.flatnonzero(self.per_item)
+        return items.strings_of(codes.astype(np.int32)), self.per_item[codes]
+
 
 @dataclass(eq=False)
 class Context:

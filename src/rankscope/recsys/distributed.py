@@ -119,11 +119,9 @@ class Shared:
         out = cls(items.strings_of(catalog.astype(np.int32)))
         popularity = read.item_popularity()
         if popularity is not None:
-            codes = np.flatnonzero(popularity.per_item)
-            out = dataclasses.replace(
-                out, popular_items=items.strings_of(codes.astype(np.int32)),
-                popular_counts=popularity.per_item[codes], popularity_users=popularity.users,
-            )  # fmt: skip
+            ids, counts = popularity.by_id(items)
+            out = dataclasses.replace(out, popular_items=ids, popular_counts=counts,
+                                      popularity_users=popularity.users)  # fmt: skip
         if read.features is not None:
             f = read.features
             out = dataclasses.replace(out, feature_items=items.strings_of(f.item), features=f)
@@ -430,10 +428,9 @@ def recsys_items(path: str, columns: Mapping[str, str] | None) -> dict[str, Any]
     the files add up), its users and whether it has ratings."""
     log = read_interactions(path, columns=columns)
     popularity = Popularity.of(log, len(log.items))
-    codes = np.flatnonzero(popularity.per_item)
     return {
         "items": log.items.strings_of(np.unique(log.item).astype(np.int32)),
-        "popular": (log.items.strings_of(codes.astype(np.int32)), popularity.per_item[codes]),
+        "popular": popularity.by_id(log.items),
         "users": popularity.users, "ratings": log.rating is not None,
     }  # fmt: skip
 
@@ -679,9 +676,8 @@ def _in_place_shared(items: Vocabulary, first: dict[str, list[dict]], test: Inte
     users = 0
     if popularity is not None:
         counted = Popularity.of(popularity, len(popularity.items))
-        codes = np.flatnonzero(counted.per_item)
-        names = popularity.items.strings_of(codes.astype(np.int32))
-        counts = dict(zip(names, counted.per_item[codes].tolist(), strict=True))
+        names, popular = counted.by_id(popularity.items)
+        counts = dict(zip(names, popular.tolist(), strict=True))
         users = counted.users
     elif "popularity" in first:
         for part in first["popularity"]:
