@@ -29,6 +29,25 @@ means the same bits as the dataset's first row (the local one, when it runs).  T
 in 5, 10 and 20 partitions are three different logs (each partition has its own seed).
 Prints; asserts nothing.
 
+Against MS Recommenders (``--spark``, issue 25): the 100M log (``--big``) with the measures
+both tools have, P@10, Recall@10, nDCG@10 and MAP@10 (Spark's ``meanAveragePrecisionAt``:
+``MAP(denominator=min)@10`` here), every test interaction relevant (``threshold=None``, as
+``SparkRankingEvaluation`` takes its ground truth), each row a fresh process:
+
+* ``local``: the one-process path on the two datasets read whole (as above);
+* ``dask``: a 2-worker ``LocalCluster`` reading the ``Partitioned`` datasets;
+* ``spark``: a ``local[2]`` session (``--spark-memory`` for the driver's JVM, which in local
+  mode is the executor too), ``backend="spark"`` on the ``Partitioned`` datasets: the Dask
+  row's tasks run by Spark;
+* ``spark-frames``: the same session, the datasets as Spark DataFrames
+  (``spark.read.parquet``), ``backend="spark"``: grouped by user by Spark;
+* ``recommenders``: MS Recommenders' ``SparkRankingEvaluation`` on the same DataFrames and
+  session settings, its four metrics (``--recommenders-python``: an interpreter with
+  ``recommenders`` and ``pyspark``; rankscope is not imported there).
+
+Memory per process: every process of the row's tree (the Python driver, the JVM, Spark's
+Python workers, Dask's workers) sampled by psutil every 20 ms; the peak of each.
+
 The IR part (``--trec``, issue 24): one TREC run file of 1M and of 7M lines (``generate.py``:
 1,000 and 7,000 queries x 1,000; made under ``--small-root`` when missing), trec_eval's
 small set (AP, nDCG, P@10, RR, nDCG@10), rows as above: ``local`` with ``--jobs`` 1 and 2
@@ -154,6 +173,160 @@ def one_dask(data: Path, workers: int) -> dict[str, Any]:
     return {**out, "summary": summary, "hash": hashed, "users": len(results[0].user_ids)}
 
 
+#: The measures rankscope and MS Recommenders' `SparkRankingEvaluation` both have (Spark's
+#: MAP@k divides by min(k, relevant)).
+SPARK_MEASURES = ["P@10", "Recall@10", "nDCG@10", "MAP(denominator=min)@10"]
+RECOMMENDERS_METRICS = ["precision_at_k", "recall_at_k", "ndcg_at_k", "map_at_k"]
+
+
+class TreeSampler(Sampler):
+    """Peak RSS of this process and of every process it starts (found as they appear)."""
+
+    def __init__(self) -> None:
+        super().__init__({"driver": os.getpid()})
+        self.names: dict[int, str] = {os.getpid(): "driver"}
+        self.by_pid: dict[int, int] = {}
+
+    def run(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self.stop.is_set():
+            for proc in [me, *me.children(recursive=True)]:
+                try:
+                    rss = proc.memory_info().rss
+                    if proc.pid not in self.names:
+                        line = " ".join(proc.cmdline())
+                        name = proc.name()
+                        self.names[proc.pid] = (
+                            "jvm" if name == "java" else
+                            "spark-worker" if "pyspark" in line and "python" in name else
+                            "worker" if "python" in name else name
+                        )  # fmt: skip
+                except Exception:  # noqa: BLE001 - a process that has gone: keep its peak
+                    continue
+                self.by_pid[proc.pid] = max(self.by_pid.get(proc.pid, 0), rss)
+            self.stop.wait(SAMPLE_SECONDS)
+
+    def peaks(self) -> dict[str, list[int]]:
+        """Peak RSS by kind of process (each process's own), largest first; helpers under
+        20 MB (shells, ``ps``, the JVM's spawn helper) left out."""
+        out: dict[str, list[int]] = {}
+        for pid, peak in self.by_pid.items():
+            if peak < 20 * 2**20:
+                continue
+            out.setdefault(self.names.get(pid, "?"), []).append(peak)
+        return {k: sorted(v, reverse=True) for k, v in out.items()}
+
+
+def spark_session(memory: str) -> Any:
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]").appName("recsys-scale")
+        .config("spark.driver.memory", memory).config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false").getOrCreate()
+    )  # fmt: skip
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def one_versus(data: Path, mode: str, memory: str) -> dict[str, Any]:
+    """One row of ``--spark``, timed and sampled in this process."""
+    with TreeSampler() as sampler:
+        started = time.perf_counter()
+        if mode == "recommenders":
+            values = _recommenders(data, spark_session(memory))
+            start, seconds = None, time.perf_counter() - started
+        else:
+            values, start, seconds = _rankscope_versus(data, mode, memory)
+    return {"seconds": seconds, "start": start, "values": values, "peaks": sampler.peaks()}
+
+
+def _recommenders(data: Path, session: Any) -> dict[str, str]:
+    from recommenders.evaluation.spark_evaluation import SparkRankingEvaluation
+
+    test = session.read.parquet(str(data / "interactions"))
+    recs = session.read.parquet(str(data / "recommendations"))
+    found = SparkRankingEvaluation(test, recs, k=10, col_user="user", col_item="item",
+                                   col_rating="rating", col_prediction="score")  # fmt: skip
+    pairs = zip(SPARK_MEASURES, RECOMMENDERS_METRICS, strict=True)
+    return {m: getattr(found, name)().hex() for m, name in pairs}
+
+
+def _rankscope_versus(data: Path, mode: str, memory: str) -> tuple[dict[str, str], Any, float]:
+    from rankscope import evaluate_recsys_systems
+    from rankscope.scale import Partitioned
+
+    options: dict[str, Any] = {"threshold": None}
+    start = None
+    if mode == "local":
+        import pyarrow.dataset as ds
+
+        began = time.perf_counter()
+        test: Any = ds.dataset(data / "interactions", format="parquet").to_table()
+        recs: Any = ds.dataset(data / "recommendations", format="parquet").to_table()
+    elif mode == "dask":
+        from distributed import Client, LocalCluster
+
+        began = time.perf_counter()
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)  # fmt: skip
+        options.update(backend="dask", scheduler=Client(cluster))
+        start = time.perf_counter() - began
+        began = time.perf_counter()
+        test, recs = Partitioned(data / "interactions"), Partitioned(data / "recommendations")
+    else:
+        began = time.perf_counter()
+        session = spark_session(memory)
+        options.update(backend="spark", scheduler=session)
+        start = time.perf_counter() - began
+        began = time.perf_counter()
+        if mode == "spark":
+            test, recs = Partitioned(data / "interactions"), Partitioned(data / "recommendations")
+        else:
+            test = session.read.parquet(str(data / "interactions"))
+            recs = session.read.parquet(str(data / "recommendations"))
+    (found,) = evaluate_recsys_systems(test, {"recs": recs}, SPARK_MEASURES, **options)
+    seconds = time.perf_counter() - began
+    return {k: float(v).hex() for k, v in found.summary.items()}, start, seconds
+
+
+def versus_main(args: argparse.Namespace) -> None:
+    """The ``--spark`` rows: local, Dask, Spark (files and DataFrames), MS Recommenders."""
+    print(f"measures: {', '.join(SPARK_MEASURES)} (threshold=None); {os.cpu_count()} cores; "
+          f"{args.big}")  # fmt: skip
+    rows = [m for m in args.spark.split(",") if m]
+    first: dict[str, str] | None = None
+    for mode in rows:
+        python = args.recommenders_python if mode == "recommenders" else sys.executable
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYSPARK_PYTHON=python)
+        command = [python, __file__, "--one", mode, "--data", str(args.big), "--versus",
+                   "--spark-memory", args.spark_memory]  # fmt: skip
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            print(f"{mode:<13} failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+            continue
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        values = {k: float.fromhex(v) for k, v in r["values"].items()}
+        if first is None and mode != "recommenders":
+            first = r["values"]
+        same = "-"
+        if first is not None:
+            if mode == "recommenders":
+                gap = max(abs(values[k] - float.fromhex(first[k])) for k in values)
+                same = f"max |diff| {gap:.1e}"
+            else:
+                same = "==" if r["values"] == first else "DIFFERENT"
+        peaks = "; ".join(f"{kind} {' '.join(mb(p) for p in ps[:3])}"
+                          for kind, ps in sorted(r["peaks"].items()))  # fmt: skip
+        start = f"{r['start']:.1f}" if r.get("start") is not None else "-"
+        shown = " ".join(f"{values[k]:.6f}" for k in SPARK_MEASURES)
+        print(f"{mode:<13} start {start:>5} s  eval {r['seconds']:7.1f} s  {shown}  {same}  "
+              f"peak MB: {peaks}", flush=True)  # fmt: skip
+
+
 TREC_MEASURES = ["AP", "nDCG", "P@10", "RR", "nDCG@10"]  # run.py's "small" set
 TREC_SIZES = {"1M": 1000, "7M": 7000}  # queries x 1,000 lines
 
@@ -232,6 +405,10 @@ def one(args: argparse.Namespace) -> None:
 
     warnings.simplefilter("ignore")  # users without relevant items: told, and expected here
     data = Path(args.data)
+    if args.versus:
+        out = one_versus(data, args.one, args.spark_memory)
+        print(json.dumps(out))
+        return
     if (data / "run.1.txt").exists():  # a --trec row
         out = one_trec(data, args.one, int(args.workers))
     elif args.one == "local":
@@ -289,11 +466,24 @@ def main() -> None:
     parser.add_argument(
         "--trec", help="the IR rows instead, on these run sizes (1M,7M): local --jobs 1/2, Dask"
     )
-    parser.add_argument("--one", choices=["local", "dask", "dask-client"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--spark", nargs="?", const="local,dask,spark,spark-frames,recommenders",
+        help="the rows against MS Recommenders on --big instead (default all: local, dask, "
+             "spark, spark-frames, recommenders)",
+    )  # fmt: skip
+    parser.add_argument("--spark-memory", default="8g", help="the Spark driver's JVM heap (8g)")
+    parser.add_argument("--recommenders-python", default=sys.executable,
+                        help="a Python with recommenders and pyspark, for that row")  # fmt: skip
+    parser.add_argument("--one", choices=["local", "dask", "dask-client", "spark", "spark-frames",
+                                          "recommenders"], help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument("--versus", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         one(args)
+        return
+    if args.spark:
+        versus_main(args)
         return
     if args.trec:
         trec_main(args)

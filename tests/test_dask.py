@@ -561,6 +561,9 @@ def test_recsys_partitioned_with_every_input(client, logs, extras, tmp_path, lay
     w2 = [str(w.message) for w in caught]
     told = {w for w in w2 if "pairs of the training data removed" in w}
     assert told and told <= set(w1)
+    # the users left with no list once seen="drop" has emptied theirs, counted as locally
+    empty = {w for w in w1 if "have no recommendations" in w}
+    assert empty and empty == {w for w in w2 if "have no recommendations" in w}
 
 
 def test_a_partitioned_training_log_needs_a_partitioned_test_log(client, logs, extras, tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sys
 import warnings
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import rankscope
-from rankscope.errors import InputError, UsageError
+from rankscope.errors import InputError, RankscopeWarning, UsageError
 
 from .conftest import CONFORMANCE, need, run_cli
 from .test_dask import (
@@ -24,6 +25,7 @@ from .test_dask import (
     MEASURES,
     QRELS,
     RUNS,
+    _frames,
     _write_by_query,
     extras,  # noqa: F401 - fixtures shared with the Dask tests
     logs,  # noqa: F401
@@ -115,6 +117,117 @@ def test_recsys_partitioned(spark, logs, extras, tmp_path):  # noqa: F811
         train=Partitioned(tmp_path / "train"), features=extras["features"], backend="spark",
     )  # fmt: skip
     same_recsys(local, found)
+
+
+def _results(fn, *args, **kwargs):
+    """``fn``'s result and the texts of rankscope's warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args, **kwargs)
+    return result, [str(w.message) for w in caught if isinstance(w.message, RankscopeWarning)]
+
+
+def test_recsys_spark_frames(spark, logs, extras):  # noqa: F811
+    """Every input a Spark DataFrame (grouped by user by Spark, each partition's rows read
+    by the local frame readers in the frame's order): the values and warnings of the same
+    frames read by the local path; then only the lists, the other inputs read whole."""
+    test, recs = logs
+    frame = spark.createDataFrame
+    systems = {**recs, "predicted": extras["predicted"], "probability": extras["probability"]}
+    options = {"features": extras["features"], "seen": "drop"}
+    local, w1 = _results(rankscope.evaluate_recsys_systems, test, systems, EVERY,
+                         train=extras["train"], baseline=extras["baseline"], **options)  # fmt: skip
+    found, w2 = _results(
+        rankscope.evaluate_recsys_systems, frame(test), {n: frame(f) for n, f in systems.items()},
+        EVERY, train=frame(extras["train"]), baseline=frame(extras["baseline"]),
+        backend="spark", **options,
+    )  # fmt: skip
+    same_recsys(local, found)
+    # the same warnings, a frame named as what it is, its rows the frame's (an example row 1
+    # of the pandas frame is row 1 of the Spark one)
+    named = [re.sub(r"<Spark DataFrame (\w+)>", r"<recommendations frame \1>", t) for t in w2]
+    assert sorted(w1) == sorted(named) and any("frame pop>, row" in t for t in w1)
+    found, w3 = _results(
+        rankscope.evaluate_recsys_systems, test, {n: frame(f) for n, f in systems.items()},
+        EVERY, train=extras["train"], baseline=extras["baseline"], backend="spark", **options,
+    )  # fmt: skip
+    same_recsys(local, found)
+    named = [re.sub(r"<Spark DataFrame (\w+)>", r"<recommendations frame \1>", t) for t in w3]
+    assert sorted(w1) == sorted(named)
+
+
+def test_recsys_spark_frames_columns_and_timestamps(spark, logs, extras):  # noqa: F811
+    """Columns found by the local readers' names (``columns=`` renames), a Spark timestamp
+    column, a separate popularity log and the lists as ranks: the local path's values."""
+    import pandas as pd
+
+    test, recs = logs
+    names = {"user": "userId", "item": "movieId"}
+    renamed = test.rename(columns=names)
+    renamed["timestamp"] = pd.to_datetime(renamed["timestamp"], unit="s")
+    ranked = recs["pop"].assign(rank=recs["pop"].groupby("user").cumcount() + 1)
+    ranked = ranked.drop(columns="score").rename(columns=names)
+    measures = ["P@10", "nDCG@10", "Novelty", "CatalogCoverage", "PopRSP"]
+    popularity = extras["train"].iloc[::2].rename(columns=names)
+    local = rankscope.evaluate_recsys_systems(
+        renamed, {"ranked": ranked}, measures, popularity=popularity,
+        columns={"user": "userId", "item": "movieId"},
+    )  # fmt: skip
+    frame = spark.createDataFrame
+    found = rankscope.evaluate_recsys_systems(
+        frame(renamed), {"ranked": frame(ranked)}, measures, popularity=frame(popularity),
+        columns={"user": "userId", "item": "movieId"}, backend="spark",
+    )  # fmt: skip
+    same_recsys(local, found)
+
+
+def test_trec_spark_frames(spark):
+    """Runs and judgments as Spark DataFrames (grouped by query), or only the runs: the
+    values and warnings of the same frames evaluated locally."""
+    qrels, runs, _, _ = _frames()
+    frame = spark.createDataFrame
+    for judged in (qrels, frame(qrels)):
+        local, w1 = _results(rankscope.evaluate_many, qrels, runs, MEASURES, complete=True)
+        found, w2 = _results(rankscope.evaluate_many, judged,
+                             {n: frame(f) for n, f in runs.items()}, MEASURES, complete=True,
+                             backend="spark")  # fmt: skip
+        same_trec(local, found)
+        assert sorted(w1) == sorted(w2)
+    (name, one), *_ = runs.items()
+    local = rankscope.evaluate_many(qrels, {"run": one}, MEASURES)
+    same_trec(local, rankscope.evaluate_many(frame(qrels), frame(one), MEASURES,
+                                             backend="spark"))  # fmt: skip
+
+
+def test_spark_frames_mistakes(spark, logs, tmp_path):  # noqa: F811
+    """A Spark DataFrame where it cannot be read, inputs partitioned unalike, and a bad
+    value in a frame: clear errors, raised on the driver."""
+    import pandas as pd
+
+    test, recs = logs
+    frame = spark.createDataFrame
+    with pytest.raises(UsageError, match="Spark DataFrames are inputs of backend='spark'"):
+        rankscope.evaluate_recsys_systems(frame(test), frame(recs["pop"]), ["P@10"],
+                                          backend="dask", scheduler=object())  # fmt: skip
+    with pytest.raises(UsageError, match="is a Spark DataFrame: an input of backend='spark'"):
+        rankscope.evaluate_recsys_systems(frame(test), recs["pop"], ["P@10"])
+    with pytest.raises(UsageError, match=r"as a dict \{name: DataFrame\}"):
+        rankscope.evaluate_recsys_systems(test, {"a": frame(recs["pop"]), "b": recs["half"]},
+                                          ["P@10"], backend="spark")  # fmt: skip
+    with pytest.raises(UsageError, match="must be a Spark DataFrame too"):
+        _write_by_query(test, tmp_path / "test", "user", [sorted(set(test["user"]))])
+        rankscope.evaluate_recsys_systems(Partitioned(tmp_path / "test"), frame(recs["pop"]),
+                                          ["P@10"], backend="spark")  # fmt: skip
+    bad = recs["pop"].astype({"score": object})
+    bad.loc[7, "score"] = "high"
+    with pytest.raises(InputError, match="<Spark DataFrame recommendations>: row 7: score 'high' "
+                       "is not a number"):  # (the frame's row, not its partition's)
+        rankscope.evaluate_recsys_systems(test, frame(pd.DataFrame(bad)), ["P@10"],
+                                          backend="spark")  # fmt: skip
+    qrels, runs, _, _ = _frames()
+    with pytest.raises(InputError, match=r"<Spark DataFrame run>: missing column\(s\) 'score'"):
+        rankscope.evaluate_many(qrels, frame(next(iter(runs.values())).drop(columns="score")),
+                                ["AP"], backend="spark")  # fmt: skip
 
 
 def test_usage(spark, monkeypatch):

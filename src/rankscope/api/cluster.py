@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..judge import JoinOptions
 from ..measures import Request, reads_subtopics
 from ..model import ZScores
+from ..model.frames import is_spark_frame
 from ..read.prefs import read_zscores
 from ..read.runs import baseline_name, check_common_queries
 from ..read.sources import read_doc_lengths, read_qrels, resolve_runs, run_sources
@@ -60,7 +61,9 @@ def evaluate_on_dask(
     )  # fmt: skip
     table = zscores if zscores is None or isinstance(zscores, ZScores) else read_zscores(zscores)
     with scale.connect(backend, scheduler) as engine:
-        in_place = scale.partitioned_runs(runs)
+        in_place = scale.partitioned_runs(runs) or scale.spark_frames(runs, "run")
+        if in_place is not None and is_spark_frame(in_place[0][1]) and backend != "spark":
+            raise UsageError("Spark DataFrames are inputs of backend='spark'")
         if in_place is None:
             judgments = read_qrels(qrels, diversity=diversity) if fmt.name == "qrels" else qrels
             sources = run_sources(runs, judgments.source, names)
@@ -79,17 +82,17 @@ def evaluate_on_dask(
                 fmt.name,
             )  # fmt: skip
         else:
-            files = [p.files() for _, p in in_place]
             judged = qrels
-            if isinstance(qrels, scale.Partitioned) and fmt.name != "qrels":
+            parted = isinstance(qrels, scale.Partitioned) or is_spark_frame(qrels)
+            if parted and fmt.name != "qrels":
                 raise UsageError(
                     f"-R {fmt.name} judgments are read from a file: a Partitioned dataset "
-                    "holds qrels"
+                    "or a Spark DataFrame holds qrels"
                 )
-            if not isinstance(qrels, scale.Partitioned) and fmt.name == "qrels":
+            if not parted and fmt.name == "qrels":
                 judged = read_qrels(qrels, diversity=diversity)
             results = scale.evaluate_in_place(
-                engine, judged, in_place, files, requests, options, num_docs, duplicates,
+                engine, judged, in_place, requests, options, num_docs, duplicates,
                 no_common_query, baseline, fmt.name,
             )  # fmt: skip
     if table is not None:

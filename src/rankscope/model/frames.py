@@ -15,6 +15,13 @@ def is_frame(obj: Any) -> bool:
     return hasattr(obj, "columns") or hasattr(obj, "column_names")
 
 
+def is_spark_frame(value: Any) -> bool:
+    """Whether ``value`` is a Spark DataFrame (told without importing pyspark): an input of
+    the Spark backend only, never read into one process."""
+    kind = type(value)
+    return kind.__name__ == "DataFrame" and kind.__module__.startswith("pyspark.")
+
+
 def column_names(frame: Any) -> list[str]:
     """The column names of a pandas/polars DataFrame or Arrow table."""
     present: Any = getattr(frame, "column_names", None)  # Arrow tables (.columns are arrays)

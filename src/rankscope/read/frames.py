@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError, UsageError
 from ..model import Qrels, Run, Vocabulary
-from ..model.frames import column_names, is_frame
+from ..model.frames import column_names, is_frame, is_spark_frame
 from .duplicates import resolve_duplicates
 from .fields import NOT_A_NUMBER, PINNED_NOT_A_FINITE_NUMBER, Field, at_row, vocabularies
 
@@ -54,6 +54,11 @@ def frame_columns(
 ) -> list[np.ndarray]:
     """Columns of a pandas/polars DataFrame or Arrow table as numpy arrays.  ``roles``: the
     roles the names stand for (`role_columns`), for the error when one is missing."""
+    if is_spark_frame(frame):
+        raise UsageError(
+            f"{source} is a Spark DataFrame: an input of backend='spark' only, with the test "
+            "log and every list given as Spark DataFrames"
+        )
     available = column_names(frame)
     missing = [n for n in names if n not in available]
     if missing:

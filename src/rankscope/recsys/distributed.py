@@ -23,9 +23,19 @@ import numpy as np
 from ..errors import InputError, RankscopeWarning, UsageError, warn
 from ..measures import Request
 from ..model import Interactions, ItemFeatures, Run, Vocabulary
+from ..model.frames import is_spark_frame
 from ..read.features import read_item_features
-from ..read.interactions import keep_latest, read_interactions
-from ..read.recommendations import read_recommendations
+from ..read.interactions import (
+    ITEM_NAMES,
+    RATING_NAMES,
+    TIME_NAMES,
+    USER_NAMES,
+    frame_column,
+    frame_role,
+    keep_latest,
+    read_interactions,
+)
+from ..read.recommendations import RANK_NAMES, SCORE_NAMES, read_recommendations
 from ..scale.cluster import (
     Engine,
     Partitioned,
@@ -48,10 +58,13 @@ from ..scale.kernels import (
     number_array,
     partition_runs,
     pyarrow,
+    read_part,
     runs_from,
     runs_table,
     told_warnings,
+    with_warnings,
 )
+from ..scale.spark import spark_frames
 from .base import (
     Context,
     Note,
@@ -228,16 +241,16 @@ def recsys_kernel(test: Any, recommendations: Any, spec: RecsysSpec, train: Any 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for i, run in enumerate(run_list):
-            rec_users = np.zeros(len(users), dtype=bool)
-            rec_users[run.query] = True
-            meta["only_recs"][i] = int((rec_users & ~test_users).sum())
-            meta["only_test"][i] = int((test_users & ~rec_users).sum())
-            meta["overlap"][i] = bool((rec_users & test_users).any())
             if train_log is not None:  # told by the client, with every partition's count
                 hit = seen_pairs(run, train_log, len(items))
                 meta["seen"][i] = int(hit.sum())
                 if spec.seen == "drop":
                     run = drop_rows(run, hit)
+            rec_users = np.zeros(len(users), dtype=bool)  # (after seen="drop", as locally)
+            rec_users[run.query] = True
+            meta["only_recs"][i] = int((rec_users & ~test_users).sum())
+            meta["only_test"][i] = int((test_users & ~rec_users).sum())
+            meta["overlap"][i] = bool((rec_users & test_users).any())
             if qrels is None:
                 continue
             ctx = Context(
@@ -360,8 +373,13 @@ def recsys_evaluate_systems(
     dict or list of them)."""
     check_backend(backend)
     check_options(no_relevant, seen, relevance, k)
+    in_place = partitioned_runs(recommendations) or spark_frames(recommendations, "recommendations")
+    if in_place is not None and is_spark_frame(in_place[0][1]) and backend != "spark":
+        raise UsageError(
+            "Spark DataFrames are inputs of backend='spark'",
+            cli="Spark DataFrames are inputs of --backend spark",
+        )  # fmt: skip
     with connect(backend, scheduler) as engine:
-        in_place = partitioned_runs(recommendations)
         spec = RecsysSpec([], [], [], k, threshold, relevance, no_relevant, ties, seen=seen)
         if in_place is None:
             read = read_inputs(test_log, recommendations, train, popularity, baseline, features,
@@ -370,6 +388,7 @@ def recsys_evaluate_systems(
         return _recsys_in_place(
             engine, test_log, in_place, measures, spec, columns, duplicates, train=train,
             popularity=popularity, baseline=baseline, features=features, catalog=catalog,
+            partitions=partitions,
         )  # fmt: skip
 
 
@@ -422,11 +441,12 @@ def _recsys_split(engine: Engine, read: Inputs, measures: Any, spec: RecsysSpec,
     return recsys_results(engine.run(tasks), spec, told)
 
 
-def recsys_items(path: str, columns: Mapping[str, str] | None) -> dict[str, Any]:
-    """The first pass over one file of a `Partitioned` log (on the worker): its distinct
-    items, the distinct users of each (its users are whole in the file, so the counts of
-    the files add up), its users and whether it has ratings."""
-    log = read_interactions(path, columns=columns)
+def recsys_items(source: Any, columns: Mapping[str, str] | None) -> dict[str, Any]:
+    """The first pass over one part of a partitioned log (on the worker: a file of a
+    `Partitioned` dataset, or a Spark partition's rows as an Arrow table): its distinct
+    items, the distinct users of each (its users are whole in the part, so the counts of
+    the parts add up), its users and whether it has ratings."""
+    log = read_interactions(source, columns=columns)
     popularity = Popularity.of(log, len(log.items))
     return {
         "items": log.items.strings_of(np.unique(log.item).astype(np.int32)),
@@ -462,25 +482,34 @@ def recsys_files(key: str, sides: dict[str, Side], files: list[str | None], spec
     (the local readers; ``key``: their path inside each dataset), take its users' rows of
     the inputs read whole, then `recsys_kernel`."""
     users, items = Vocabulary(), Vocabulary()
+    told: list[str] = []  # the readers' warnings
+    sources = dict(zip(spec.run_names, spec.run_sources, strict=True))
 
-    def lists(path: str, name: str) -> Run:
-        return read_recommendations(path, users=users, items=items, name=name, columns=columns,
-                                    duplicates=duplicates)  # fmt: skip
+    def lists(path: Any, name: str, source: str | None = None) -> Run:
+        return read_part(
+            lambda: read_recommendations(path, users=users, items=items, name=name,
+                                         columns=columns, duplicates=duplicates),
+            path, f"<recommendations frame {name}>", source or sources[name], told,
+        )  # fmt: skip
 
-    def log(path: str) -> Any:
-        read = read_interactions(path, users=users, items=items, columns=columns)
-        return interactions_table(keep_latest(read))
+    def log(path: Any, source: str) -> Any:
+        return interactions_table(read_part(
+            lambda: keep_latest(read_interactions(path, users=users, items=items,
+                                                  columns=columns)),
+            path, "<interactions frame>", source, told,
+        ))  # fmt: skip
 
     runs = partition_runs(spec, files, users, items, lists)
     listed = {u for r in runs for u in r.queries.strings_of(np.unique(r.query))}
     path = _file(sides["test"], key)
-    test = log(path) if path is not None else _rows_of(sides["test"][1], listed)
+    test = log(path, spec.test_source) if path is not None else _rows_of(sides["test"][1], listed)
     members = listed | set(distinct_ids(test.column("user")))
     train = base = None
     apart: dict[str, list[str]] = {}
     if "train" in sides:
         path = _file(sides["train"], key)
-        train = log(path) if path is not None else _rows_of(sides["train"][1], members)
+        train = (log(path, spec.train_source) if path is not None
+                 else _rows_of(sides["train"][1], members))  # fmt: skip
         if sides["train"][0] is not None:  # partitioned: whose rows may lie in another file
             trained = set(distinct_ids(train.column("user")))
             tested = set(distinct_ids(test.column("user")))
@@ -488,12 +517,14 @@ def recsys_files(key: str, sides: dict[str, Side], files: list[str | None], spec
     if "baseline" in sides:
         path = _file(sides["baseline"], key)
         if path is not None:
-            base = runs_table([lists(path, "baseline")], keys=RECSYS_KEYS)
+            base = runs_table([lists(path, "baseline", spec.baseline_source)], keys=RECSYS_KEYS)
         elif sides["baseline"][1] is not None:
             base = _rows_of(sides["baseline"][1], members)
         else:  # no file of this path: no baseline list for its users
             base = empty_runs(RECSYS_KEYS)
-    out = recsys_kernel(test, runs_table(runs, keys=RECSYS_KEYS), spec, train, base, shared)
+    out = with_warnings(
+        recsys_kernel(test, runs_table(runs, keys=RECSYS_KEYS), spec, train, base, shared), told
+    )
     if not apart:
         return out
     return kernel_output(pyarrow(), {n: out.column(n) for n in out.column_names},
@@ -515,19 +546,127 @@ def _check_apart(outputs: Sequence[Any], train: Partitioned, test: Partitioned) 
                 )
 
 
+def _spark_source(role: str) -> str:
+    return f"<Spark DataFrame {role}>"
+
+
+def _spark_frame(frame: Any, role: str, lists: bool, columns: Mapping[str, str] | None) -> Any:
+    """A Spark DataFrame with the local frame readers' columns, found by the same names
+    (``columns`` renames): ``user``, ``item`` (as strings, as those readers make ids of
+    numbers) and ``rating``, ``timestamp`` (a log; a Spark timestamp as nanoseconds, as
+    the readers take a datetime) or ``score`` or ``rank`` (lists)."""
+    import pyspark.sql.functions as F
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
+
+    source = _spark_source(role)
+    names = list(frame.columns)
+    picked = [
+        F.col(frame_role(names, columns, "user", USER_NAMES, source)).cast("string").alias("user"),
+        F.col(frame_role(names, columns, "item", ITEM_NAMES, source)).cast("string").alias("item"),
+    ]  # fmt: skip
+    if lists:
+        score = frame_column(names, columns, "score", SCORE_NAMES, source)
+        rank = None if score is not None else frame_column(names, columns, "rank", RANK_NAMES,
+                                                           source)  # fmt: skip
+        picked += [F.col(c).alias(n) for c, n in ((score, "score"), (rank, "rank")) if c]
+        return frame.select(*picked)
+    rating = frame_column(names, columns, "rating", RATING_NAMES, source)
+    time = frame_column(names, columns, "timestamp", TIME_NAMES, source)
+    if rating is not None:
+        picked.append(F.col(rating).alias("rating"))
+    if time is not None:
+        kind = frame.schema[time].dataType
+        stamp = F.col(time)
+        if isinstance(kind, TimestampType | TimestampNTZType | DateType):
+            stamp = F.unix_micros(stamp.cast("timestamp")) * 1000
+        picked.append(stamp.alias("timestamp"))
+    return frame.select(*picked)
+
+
+def _parted(source: Any) -> bool:
+    """Whether an input is partitioned by user: a `Partitioned` dataset or a Spark
+    DataFrame (the others are read whole on the client)."""
+    return isinstance(source, Partitioned) or is_spark_frame(source)
+
+
+def _first_pass(engine: Engine, logs: dict[str, Any], columns: Mapping[str, str] | None,
+                partitions: int | None) -> dict[str, list[dict]]:  # fmt: skip
+    """`recsys_items` of each part of each partitioned log (by role): a task per file of a
+    `Partitioned` dataset; one Spark job over Spark DataFrames."""
+    if not logs:
+        return {}
+    frames = {role: log for role, log in logs.items() if is_spark_frame(log)}
+    first = {
+        role: engine.run([(recsys_items, f, columns) for f in log.files().values()])
+        for role, log in logs.items() if role not in frames
+    }  # fmt: skip
+    if frames:
+        found = engine.grouped(  # type: ignore[attr-defined]
+            {role: _spark_frame(f, role, False, columns) for role, f in frames.items()},
+            "user", _items_of, partitions=partitions,
+        )  # fmt: skip
+        first.update({role: [part[role] for part in found if role in part] for role in frames})
+    return first
+
+
+def _items_of(partition: int, tables: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """`recsys_items` of a Spark partition's rows of each log that has some."""
+    return {
+        role: read_part(functools.partial(recsys_items, t, None), t, "<interactions frame>",
+                        _spark_source(role), [])  # (its warnings: told by the second pass)
+        for role, t in tables.items() if t.num_rows
+    }  # fmt: skip
+
+
+def _spark_recsys(partition: int, tables: dict[str, Any], whole: dict[str, Any],
+                  runs: int, spec: RecsysSpec, duplicates: str,
+                  shared: Shared | None) -> Any:  # fmt: skip
+    """The task of one Spark partition: its rows of each Spark DataFrame (``tables``, by
+    role; the lists as ``run0``, ``run1``...) and the inputs read whole (``whole``), then
+    `recsys_files` as for the files of a `Partitioned` dataset."""
+    sides: dict[str, Side] = {}
+    for role in ("test", "train", "baseline"):
+        if role in tables and (tables[role].num_rows or role == "baseline"):
+            sides[role] = ({str(partition): tables[role]} if tables[role].num_rows else {}, None)
+        elif role in tables:  # none of its rows here
+            sides[role] = (None, _empty_log())
+        elif role in whole:
+            sides[role] = (None, whole[role])
+    files = [tables[f"run{i}"] if tables[f"run{i}"].num_rows else None for i in range(runs)]
+    return recsys_files(str(partition), sides, files, spec, None, duplicates, shared)
+
+
+def _empty_log() -> Any:
+    none = np.zeros(0, dtype=np.int32)
+    return interactions_table(Interactions(Vocabulary(), Vocabulary(), none, none, None, None))
+
+
 def _recsys_in_place(
-    engine: Engine, test: Any, runs: list[tuple[str, Partitioned]], measures: Any,
+    engine: Engine, test: Any, runs: list[tuple[str, Any]], measures: Any,
     spec: RecsysSpec, columns: Mapping[str, str] | None, duplicates: str, *, train: Any,
-    popularity: Any, baseline: Any, features: Any, catalog: Any,
+    popularity: Any, baseline: Any, features: Any, catalog: Any, partitions: int | None = None,
 ) -> list[SystemEvaluation]:  # fmt: skip
-    """`Partitioned` lists read by the workers, against the other inputs: `Partitioned`
-    datasets matched by path, or read on the client and sent whole."""
-    listed = [p.files() for _, p in runs]
-    if isinstance(train, Partitioned) and not isinstance(test, Partitioned):
+    """Lists partitioned by user — `Partitioned` datasets read by the workers, or Spark
+    DataFrames partitioned by Spark — against the other inputs: partitioned alike (the
+    files of `Partitioned` datasets matched by path; Spark DataFrames), or read on the
+    client and sent whole."""
+    spark = is_spark_frame(runs[0][1])
+    for role, given in (("test", test), ("train", train), ("popularity", popularity),
+                        ("baseline", baseline)):  # fmt: skip
+        if _parted(given) and is_spark_frame(given) != spark:
+            kinds = ("a Partitioned dataset", "Partitioned datasets")
+            if spark:
+                kinds = ("a Spark DataFrame", "Spark DataFrames")
+            raise UsageError(
+                f"the lists are {kinds[1]}: the {role} input must be {kinds[0]} too, or an "
+                "input read whole"
+            )  # fmt: skip
+    if _parted(train) and not _parted(test):
         raise UsageError(
+            "a Spark DataFrame training log needs a Spark DataFrame test log" if spark else
             "a Partitioned training log needs a Partitioned test log, its files matched by "
             "path (each holding the same users)"
-        )
+        )  # fmt: skip
     items = Vocabulary()
 
     def whole_log(source: Any, latest: bool = True) -> Interactions:
@@ -535,26 +674,26 @@ def _recsys_in_place(
         return keep_latest(read) if latest else read
 
     # the inputs read on the client, in the local path's order
-    test_whole = None if isinstance(test, Partitioned) else whole_log(test)
-    train_whole = None if train is None or isinstance(train, Partitioned) else whole_log(train)
+    test_whole = None if _parted(test) else whole_log(test)
+    train_whole = None if train is None or _parted(train) else whole_log(train)
     pop_given = popularity is not None
     pop_whole = None
-    if pop_given and not isinstance(popularity, Partitioned):
+    if pop_given and not _parted(popularity):
         pop_whole = whole_log(popularity, latest=False)
     elif not pop_given and train_whole is not None:
         pop_whole = train_whole
     base_whole = None
-    if baseline is not None and not isinstance(baseline, Partitioned):
+    if baseline is not None and not _parted(baseline):
         base_whole = read_recommendations(baseline, items=items, name="baseline",
                                           columns=columns, duplicates=duplicates)  # fmt: skip
     item_features = None
     if features is not None:
         item_features = read_item_features(features, items=items, columns=columns)
-    pop_files = None
-    if pop_given and isinstance(popularity, Partitioned):
-        pop_files = popularity.files()
-    elif not pop_given and isinstance(train, Partitioned):
-        pop_files = train.files()
+    pop_parted = None
+    if pop_given and _parted(popularity):
+        pop_parted = popularity
+    elif not pop_given and _parted(train):
+        pop_parted = train
 
     def flags(ratings: bool) -> list[Request]:
         return requests_for(
@@ -573,17 +712,14 @@ def _recsys_in_place(
     need_ratings = spec.relevance == "graded" or any(
         "ratings" in r.measure.needs for r in requests  # type: ignore[attr-defined]
     )
-    # the first pass: what the Partitioned logs say of the catalog, popularity and ratings
-    first: dict[str, list[dict]] = {}
+    # the first pass: what the partitioned logs say of the catalog, popularity and ratings
     passes = {
-        "test": test.files() if isinstance(test, Partitioned) and (need_catalog or need_ratings)
-        else None,
-        "train": train.files() if isinstance(train, Partitioned) and need_catalog else None,
-        "popularity": pop_files if need_catalog else None,
+        "test": test if _parted(test) and (need_catalog or need_ratings) else None,
+        "train": train if _parted(train) and need_catalog else None,
+        "popularity": pop_parted if need_catalog else None,
     }  # fmt: skip
-    for role, found in passes.items():
-        if found:
-            first[role] = engine.run([(recsys_items, f, columns) for f in found.values()])
+    first = _first_pass(engine, {r: p for r, p in passes.items() if p is not None}, columns,
+                        partitions)  # fmt: skip
     if test_whole is not None:
         ratings = test_whole.rating is not None
     else:
@@ -596,43 +732,57 @@ def _recsys_in_place(
             items, first, test_whole, train_whole, pop_whole, item_features, catalog,
             need_catalog,
         )  # fmt: skip
+
+    def source(given: Any, role: str) -> str:
+        if is_spark_frame(given):
+            return _spark_source(role)
+        return str(getattr(given, "path", given))
+
     spec = dataclasses.replace(
-        spec, run_names=[n for n, _ in runs], run_sources=[str(p.path) for _, p in runs],
-        test_source=str(getattr(test, "path", test)), requests=requests,
-        train_source=str(getattr(train, "path", train)),
-        baseline_source=str(getattr(baseline, "path", baseline)),
+        spec, run_names=[n for n, _ in runs], run_sources=[source(p, n) for n, p in runs],
+        test_source=source(test, "test"), requests=requests,
+        train_source=source(train, "train"), baseline_source=source(baseline, "baseline"),
     )  # fmt: skip
-    sides: dict[str, Side] = {}
+    whole: dict[str, Any] = {}  # the inputs read on the client, held for every task
     test_table = None
     if test_whole is not None:
         spec = dataclasses.replace(spec, test_source=test_whole.source)
         test_table = interactions_table(test_whole)
-        sides["test"] = (None, engine.held(test_table))
-    else:
-        sides["test"] = (test.files(), None)
+        whole["test"] = engine.held(test_table)
     train_table = None
     if train_whole is not None:
         spec = dataclasses.replace(spec, train_source=train_whole.source)
         train_table = interactions_table(train_whole)
-        sides["train"] = (None, engine.held(train_table))
-    elif train is not None:
-        sides["train"] = (train.files(), None)
+        whole["train"] = engine.held(train_table)
     if base_whole is not None:
         spec = dataclasses.replace(spec, baseline_source=base_whole.source)
-        table = runs_table([base_whole], keys=RECSYS_KEYS)
-        sides["baseline"] = (None, engine.held(table))
-    elif baseline is not None:
-        sides["baseline"] = (baseline.files(), None)
+        whole["baseline"] = engine.held(runs_table([base_whole], keys=RECSYS_KEYS))
     everyone = None if shared is None else engine.held(shared)
-    keys = sorted(set().union(*listed, sides["test"][0] or {}))
-    tasks = [
-        (recsys_files, k, sides, [files.get(k) for files in listed], spec, columns, duplicates,
-         everyone)
-        for k in keys
-    ]  # fmt: skip
-    outputs = engine.run(tasks)
-    if isinstance(train, Partitioned) and isinstance(test, Partitioned):
-        _check_apart(outputs, train, test)
+    if spark:
+        frames = {f"run{i}": _spark_frame(p, n, True, columns) for i, (n, p) in enumerate(runs)}
+        for role, given in (("test", test), ("train", train), ("baseline", baseline)):
+            if is_spark_frame(given):
+                frames[role] = _spark_frame(given, role, role == "baseline", columns)
+        outputs = engine.grouped(  # type: ignore[attr-defined]
+            frames, "user", _spark_recsys, whole, len(runs), spec, duplicates, everyone,
+            partitions=partitions,
+        )  # fmt: skip
+    else:
+        listed = [p.files() for _, p in runs]
+        sides: dict[str, Side] = {
+            role: (None, whole[role]) if role in whole else (given.files(), None)
+            for role, given in (("test", test), ("train", train), ("baseline", baseline))
+            if given is not None
+        }  # fmt: skip
+        keys = sorted(set().union(*listed, sides["test"][0] or {}))
+        tasks = [
+            (recsys_files, k, sides, [files.get(k) for files in listed], spec, columns,
+             duplicates, everyone)
+            for k in keys
+        ]  # fmt: skip
+        outputs = engine.run(tasks)
+        if isinstance(train, Partitioned) and isinstance(test, Partitioned):
+            _check_apart(outputs, train, test)
     if test_whole is not None and test_table is not None:
         # the test users no partition recommends to: evaluated with no list
         seen = {u for t in outputs for u in metadata(t)["users"]}

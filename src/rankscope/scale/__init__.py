@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         ],
         "gather": ["trec_results"],
         "kernels": ["TrecSpec", "empty_runs", "judgments_table", "runs_table", "trec_kernel"],
+        "spark": ["SparkEngine", "spark_frames"],
     },
 )  # fmt: skip
 
@@ -52,3 +53,4 @@ if TYPE_CHECKING:  # pragma: no cover
         runs_table,
         trec_kernel,
     )
+    from .spark import SparkEngine, spark_frames  # noqa: F401

@@ -32,6 +32,7 @@ from ..errors import InputError, UsageError
 from ..judge import JoinOptions
 from ..measures import Request
 from ..model import GroupedQrels, Prefs, Qrels, Run, Vocabulary
+from ..model.frames import is_frame, is_spark_frame
 from ..read import frames
 from ..table import RunEvaluation
 from ..table.formats import warn_if_nothing_relevant
@@ -43,8 +44,10 @@ from .kernels import (
     metadata,
     partition_runs,
     pyarrow,
+    read_part,
     runs_table,
     trec_kernel,
+    with_warnings,
 )
 from .spark import spark_engine
 
@@ -311,7 +314,7 @@ def evaluate_split(
     return trec_results(engine.run(tasks), spec)
 
 
-def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests, options,
+def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Any]], requests, options,
                num_docs, qrels_source, baseline=None, rel_format="qrels") -> TrecSpec:  # fmt: skip
     names, tags, sources = [], [], []
     for r in runs:
@@ -322,39 +325,53 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Partitioned]], requests
         else:
             names.append(r[0])
             tags.append(None)
-            sources.append(str(r[1].path))
+            sources.append(f"<Spark DataFrame {r[0]}>" if is_spark_frame(r[1]) else str(r[1].path))
     return TrecSpec(
         names, tags, sources, list(requests), options, num_docs, qrels_source, baseline,
         rel_format,
     )
 
 
-def _read_parquet_run(path: str, name: str, duplicates: str, queries: Vocabulary,
-                      docs: Vocabulary) -> Run:  # fmt: skip
-    """A run's Parquet file of one partition, read as `rankscope.read_run` reads one."""
+def _run_part(part: Any, name: str, source: str, duplicates: str, queries: Vocabulary,
+              docs: Vocabulary) -> Run:  # fmt: skip
+    """A run's part of one partition — a Parquet file, or a Spark partition's rows (an
+    Arrow table; ``source`` names the frame) — read as `rankscope.read_run` reads a
+    frame."""
+    if is_frame(part):
+        return frames.run_from_frame(part, frames.RUN_COLUMNS, name, queries, docs, duplicates,
+                                     source=source)  # fmt: skip
     return frames.run_from_frame(
-        frames.read_parquet(path), frames.RUN_COLUMNS, name, queries, docs, duplicates,
-        source=path,
+        frames.read_parquet(part), frames.RUN_COLUMNS, name, queries, docs, duplicates,
+        source=str(part),
     )  # fmt: skip
 
 
-def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], spec: TrecSpec,
+def trec_files(qrels_part: Any, judgments: Any, files: list[Any], spec: TrecSpec,
                duplicates: str) -> Any:  # fmt: skip
-    """The task of one partition of Parquet datasets: read its files (on the worker), then
-    `trec_kernel`.  ``judgments``: the whole judgments table when they are not partitioned
-    (the partition's queries are taken from it)."""
+    """The task of one partition of Parquet datasets (its files, read on the worker) or of
+    Spark DataFrames (its rows, Arrow tables), then `trec_kernel`.  ``judgments``: the whole
+    judgments table when they are not partitioned (the partition's queries are taken from
+    it)."""
     pa = pyarrow()
     import pyarrow.compute as pc
 
     queries, docs = Vocabulary(), Vocabulary()
+    sources = dict(zip(spec.run_names, spec.run_sources, strict=True))
+    told: list[str] = []  # the readers' warnings
     run_list = partition_runs(
         spec, files, queries, docs,
-        lambda path, name: _read_parquet_run(path, name, duplicates, queries, docs),
+        lambda part, name: read_part(
+            lambda: _run_part(part, name, sources[name], duplicates, queries, docs),
+            part, sources[name], sources[name], told,
+        ),
     )  # fmt: skip
-    if qrels_file is not None:
-        qrels = frames.qrels_from_frame(
-            frames.read_parquet(qrels_file), queries=queries, docs=docs, source=qrels_file
-        )
+    if qrels_part is not None:
+        frame = qrels_part if is_frame(qrels_part) else frames.read_parquet(qrels_part)
+        source = spec.qrels_source if is_frame(qrels_part) else qrels_part
+        qrels = read_part(
+            lambda: frames.qrels_from_frame(frame, queries=queries, docs=docs, source=source),
+            qrels_part, source, source, told,
+        )  # fmt: skip
         table = judgments_table(qrels)
     elif judgments is not None:
         ranked = sorted({q for r in run_list for q in r.queries.strings_of(np.unique(r.query))})
@@ -362,14 +379,40 @@ def trec_files(qrels_file: str | None, judgments: Any, files: list[str | None], 
     else:
         none = np.zeros(0, dtype=np.int32)
         table = judgments_table(Qrels(queries, docs, none, none, np.zeros(0, dtype=np.int64)))
-    return trec_kernel(table, runs_table(run_list), spec)
+    return with_warnings(trec_kernel(table, runs_table(run_list), spec), told)
+
+
+def _spark_trec(partition: int, tables: dict[str, Any], judgments: Any, runs: int,
+                spec: TrecSpec, duplicates: str) -> Any:  # fmt: skip
+    """The task of one Spark partition of runs (``run0``, ``run1``...) and judgments given
+    as Spark DataFrames (``qrels``; else ``judgments``, read whole): `trec_files` of its
+    rows."""
+    qrels = tables.get("qrels")
+    files = [tables[f"run{i}"] if tables[f"run{i}"].num_rows else None for i in range(runs)]
+    return trec_files(qrels if qrels is not None and qrels.num_rows else None,
+                      judgments, files, spec, duplicates)  # fmt: skip
+
+
+def _spark_trec_frame(frame: Any, roles: Mapping[str, str], source: str) -> Any:
+    """A Spark DataFrame of a run or of judgments with the columns of ``roles``
+    (`rankscope.read.frames.RUN_COLUMNS`, `QRELS_COLUMNS`), its ids as strings."""
+    import pyspark.sql.functions as F
+
+    query, doc, value = frames.role_columns(roles, None)
+    missing = [c for c in (query, doc, value) if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing column(s) {', '.join(map(repr, missing))}; columns are "
+            f"{', '.join(map(repr, frame.columns))}"
+        )
+    return frame.select(F.col(query).cast("string").alias(query),
+                        F.col(doc).cast("string").alias(doc), F.col(value))  # fmt: skip
 
 
 def evaluate_in_place(
     engine: Engine,
-    judgments: Qrels | Prefs | GroupedQrels | Partitioned,
-    runs: Sequence[tuple[str, Partitioned]],
-    files: Sequence[dict[str, str]],
+    judgments: Qrels | Prefs | GroupedQrels | Partitioned | Any,
+    runs: Sequence[tuple[str, Any]],
     requests: Sequence[Request],
     options: JoinOptions,
     num_docs: int = 0,
@@ -378,29 +421,51 @@ def evaluate_in_place(
     baseline: str | None = None,
     rel_format: str = "qrels",
 ) -> list[RunEvaluation]:
-    """Runs given as `Partitioned` datasets (``files``: each one's `Partitioned.files`), read
-    by the workers, against judgments read on the client or partitioned too (matched to the
-    runs' files by their path inside the directory); ``no_common_query="error"``: a run that
-    ranks no judged query is an `InputError`."""
+    """Runs partitioned by query — `Partitioned` datasets read by the workers, or Spark
+    DataFrames (`frames.RUN_COLUMNS`) partitioned by Spark — against judgments read on the
+    client or partitioned alike (a `Partitioned` dataset, its files matched to the runs'
+    by their path inside the directory; a Spark DataFrame, `frames.QRELS_COLUMNS`);
+    ``no_common_query="error"``: a run that ranks no judged query is an `InputError`."""
+    spark = is_spark_frame(runs[0][1])
+    whole, source = None, "<Spark DataFrame qrels>"
     if isinstance(judgments, Partitioned):
-        whole, judged_files, source = None, judgments.files(), str(judgments.path)
-    else:
-        whole, judged_files, source = judgments, None, judgments.source
-    keys = sorted(set().union(*files, judged_files or {}))
+        source = str(judgments.path)
+    elif not is_spark_frame(judgments):
+        whole, source = judgments, judgments.source
+    if (isinstance(judgments, Partitioned) and spark) or (is_spark_frame(judgments) and not spark):
+        raise UsageError(
+            "the judgments and the runs must be partitioned alike: Partitioned datasets, or "
+            "Spark DataFrames (or the judgments read whole)"
+        )
     spec = _trec_spec(runs, requests, options, num_docs, source, baseline, rel_format)
     shared = None
     if whole is not None:
         if isinstance(whole, Qrels):
             warn_if_nothing_relevant(whole, options.relevance_level)
         shared = engine.held(judgments_table(whole))
-    tasks = [
-        (
-            trec_files, None if judged_files is None else judged_files.get(k), shared,
-            [listed.get(k) for listed in files], spec, duplicates,
+    if spark:
+        spark_frames = {
+            f"run{i}": _spark_trec_frame(f, frames.RUN_COLUMNS, spec.run_sources[i])
+            for i, (_, f) in enumerate(runs)
+        }  # fmt: skip
+        if whole is None:
+            spark_frames["qrels"] = _spark_trec_frame(judgments, frames.QRELS_COLUMNS, source)
+        key = frames.role_columns(frames.RUN_COLUMNS, None)[0]
+        outputs = engine.grouped(  # type: ignore[attr-defined]
+            spark_frames, key, _spark_trec, shared, len(runs), spec, duplicates
         )
-        for k in keys
-    ]  # fmt: skip
-    outputs = engine.run(tasks)
+    else:
+        files = [p.files() for _, p in runs]
+        judged_files = judgments.files() if isinstance(judgments, Partitioned) else None
+        keys = sorted(set().union(*files, judged_files or {}))
+        tasks = [
+            (
+                trec_files, None if judged_files is None else judged_files.get(k), shared,
+                [listed.get(k) for listed in files], spec, duplicates,
+            )
+            for k in keys
+        ]  # fmt: skip
+        outputs = engine.run(tasks)
     if whole is not None:  # judged queries no partition ranks: evaluated against no rows
         seen = {q for t in outputs for q in metadata(t)["queries"]}
         left = [c for c, s in enumerate(whole.queries.strings) if s not in seen]

@@ -25,22 +25,30 @@ metadata under ``rankscope``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import RankscopeWarning, UsageError
+from ..errors import RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions, JoinReport
 from ..measures import Request
 from ..model import GroupedQrels, Prefs, Qrels, Run, Vocabulary
+from ..model.frames import column_names, is_frame
 from ..table.formats import judgment_format, with_preferences
 
 META = b"rankscope"
 KEYS = ("query", "doc")
+#: The column of a Spark partition's Arrow tables holding each row's place in its frame
+#: (0 first, in the frame's order; `rankscope.scale.spark.SparkEngine.grouped`).
+ROW = "_rankscope_row"
+
+T = TypeVar("T")
 
 
 def pyarrow() -> Any:
@@ -216,6 +224,56 @@ def partition_runs(spec: Any, files: Sequence[str | None], queries: Vocabulary, 
         else:
             out.append(read(path, name))
     return out
+
+
+def read_part(read: Callable[[], T], part: Any, said: str, source: str,
+              told: list[str]) -> T:  # fmt: skip
+    """``read()`` of one partition's part of an input (a file, or a Spark partition's rows:
+    an Arrow table with a `ROW` column), its warnings added to ``told`` (the kernel's output
+    tells them on the client).  For a Spark partition, what the reader calls the part
+    (``said``, as ``<interactions frame>``) and its rows (``row 3``, ``rows 3 and 4``: of
+    the partition) are, in its errors, warnings and the rows' ``line``, the frame's
+    (``source``, ``row 1207``)."""
+    rows = None
+    if is_frame(part) and ROW in column_names(part):
+        rows = number_array(part.column(ROW), np.int64)
+
+    def said_of_frame(text: str) -> str:
+        if rows is None:
+            return text
+        # every message of the reader is of this part: each "row 3", "rows 4 and 5" of it
+        text = re.sub(r"\b(rows?) (\d+)(?: and (\d+))?", lambda m: f"{m[1]} {rows[int(m[2])]}"
+                      + (f" and {rows[int(m[3])]}" if m[3] else ""), text)  # fmt: skip
+        return text.replace(said, source)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            found = read()
+        except RankscopeError as error:
+            if rows is None:
+                raise
+            raise type(error)(said_of_frame(str(error))) from None
+    for w in caught:
+        if isinstance(w.message, RankscopeWarning):
+            text = said_of_frame(str(w.message))
+            if text not in told:
+                told.append(text)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    line = getattr(found, "line", None)
+    if rows is not None and line is not None:
+        found = dataclasses.replace(found, line=rows[line], source=source)  # type: ignore[type-var]
+    return found
+
+
+def with_warnings(table: Any, told: list[str]) -> Any:
+    """A kernel's output with warnings raised before the kernel ran (``told``) first."""
+    if not told:
+        return table
+    meta = metadata(table)
+    meta["warnings"] = told + [t for t in meta["warnings"] if t not in told]
+    return kernel_output(pyarrow(), {n: table.column(n) for n in table.column_names}, meta)
 
 
 def kernel_output(pa: Any, columns: dict[str, Any], meta: dict) -> Any:

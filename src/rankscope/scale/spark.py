@@ -20,11 +20,15 @@ import os
 import pickle
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import RankscopeError, UsageError
+from ..model.frames import is_spark_frame
+from .kernels import ROW
 
 EXTRA = "pip install 'rankscope[spark]'"
 
@@ -119,6 +123,79 @@ def _run_batches(batches: Iterator[Any], shared: list[Any]) -> Iterator[Any]:
         )
 
 
+def spark_frames(given: Any, name: str) -> list[tuple[str, Any]] | None:
+    """(name, frame) per run (system) when the runs are Spark DataFrames: one (named
+    ``name``) or a ``{name: frame}`` dict; None when none is a Spark DataFrame."""
+    if is_spark_frame(given):
+        return [(name, given)]
+    values = list(given.values()) if isinstance(given, Mapping) else (
+        list(given) if isinstance(given, list | tuple) else []
+    )  # fmt: skip
+    if not any(is_spark_frame(v) for v in values):
+        return None
+    if not isinstance(given, Mapping) or not all(is_spark_frame(v) for v in values):
+        raise UsageError(
+            "Spark DataFrames of several runs are given as a dict {name: DataFrame}, every "
+            "one a Spark DataFrame"
+        )
+    return [(str(k), v) for k, v in given.items()]
+
+
+#: The column `SparkEngine.grouped` adds to each frame: which frame a row is of (the other,
+#: `ROW`, first holds Spark's `monotonically_increasing_id`: the row's Spark partition in
+#: its upper 31 bits, its place in that partition in the lower 33).
+SIDE = "_rankscope_side"
+_LOWER = (1 << 33) - 1
+
+
+def _run_groups(batches: Iterator[Any], roles: list[str], columns: dict[str, list[str]],
+                starts: dict[str, np.ndarray], function: Callable, args: tuple,
+                shared: list[Any]) -> Iterator[Any]:  # fmt: skip
+    """The ``mapInArrow`` function of `SparkEngine.grouped`: the partition's rows as one
+    Arrow table per frame (each frame's own columns and `ROW`, each row's place in its frame
+    from the first row of each of the frame's Spark partitions, ``starts``; its rows in the
+    frame's order), then ``function(partition, tables, *args)``, its output pickled."""
+    import cloudpickle
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark import TaskContext
+
+    found = list(batches)
+    if not found or not sum(b.num_rows for b in found):
+        return
+    table = pa.Table.from_batches(found).sort_by([(SIDE, "ascending"), (ROW, "ascending")])
+    side = table.column(SIDE)
+    tables = {}
+    for i, role in enumerate(roles):
+        part = table.filter(pc.equal(side, i))
+        ids = np.asarray(part.column(ROW).to_numpy(), dtype=np.int64)
+        rows = starts[role][ids >> 33] + (ids & _LOWER)
+        tables[role] = part.select(columns[role]).append_column(ROW, pa.array(rows, pa.int64()))
+    context = TaskContext.get()
+    partition = context.partitionId() if context is not None else 0
+    try:
+        done: tuple = (True, function(partition, tables, *_resolved(args, shared, {})))
+    except RankscopeError as error:  # the user's mistake: raised by the driver
+        done = (False, error)
+    yield pa.RecordBatch.from_arrays(
+        [pa.array([partition], pa.int64()),
+         pa.array([cloudpickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL)], pa.binary())],
+        ["task", "output"],
+    )  # fmt: skip
+
+
+def _partition_starts(frame: Any) -> np.ndarray:
+    """The place in ``frame`` of the first row of each of its Spark partitions (one job
+    counting the rows of each)."""
+    import pyspark.sql.functions as F
+
+    counted = frame.select(F.spark_partition_id().alias("p")).groupBy("p").count().collect()
+    sizes = np.zeros(max((r["p"] for r in counted), default=0) + 1, dtype=np.int64)
+    for r in counted:
+        sizes[r["p"]] = r["count"]
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+
 class SparkEngine:
     """A Spark session as the engine (`rankscope.scale.cluster.Engine`)."""
 
@@ -171,6 +248,49 @@ class SparkEngine:
             if not ok:
                 raise value
             outputs[row["task"]] = value
+        return outputs
+
+    def grouped(self, frames: dict[str, Any], key: str, function: Callable, *args: Any,
+                partitions: int | None = None) -> list[Any]:  # fmt: skip
+        """``function(partition, tables, *args)`` on each partition of Spark DataFrames
+        partitioned alike by their column ``key`` (every row of a key's value in one
+        partition, whatever the frame): ``tables`` maps each role of ``frames`` to that
+        partition's rows of its frame, as an Arrow table of the frame's columns, its rows
+        in the frame's order.  The frames are tagged and unioned, then one shuffle (into
+        ``partitions``, default Spark's shuffle partitions) and one ``mapInArrow`` job; the
+        outputs in partition order (partitions without rows give none).  ``args`` may hold
+        `held` values."""
+        import pyspark.sql.functions as F
+
+        roles = list(frames)
+        columns = {role: list(frame.columns) for role, frame in frames.items()}
+        starts = {role: _partition_starts(frame) for role, frame in frames.items()}
+        tagged = [
+            frames[role].select("*", F.lit(i).alias(SIDE),
+                                F.monotonically_increasing_id().alias(ROW))
+            for i, role in enumerate(roles)
+        ]  # fmt: skip
+        union = tagged[0]
+        for frame in tagged[1:]:
+            union = union.unionByName(frame, allowMissingColumns=True)
+        # Spark's shuffle partitions (spark.sql.shuffle.partitions), which adaptive execution
+        # coalesces to its advisory size: a partition's rows fit a worker whatever the data
+        shuffled = union.repartition(key) if partitions is None else union.repartition(
+            partitions, key)  # fmt: skip
+        shared = list(self._shared)
+
+        def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
+            return _run_groups(batches, roles, columns, starts, function, args, shared)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
+            found = shuffled.mapInArrow(run_partition, "task long, output binary").collect()
+        outputs = []
+        for row in sorted(found, key=lambda r: r["task"]):
+            ok, value = pickle.loads(row["output"])  # noqa: S301 - our tasks'
+            if not ok:
+                raise value
+            outputs.append(value)
         return outputs
 
     def map(
