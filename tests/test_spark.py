@@ -268,6 +268,11 @@ def flaky(marker: str, function, *args):
     os._exit(1)
 
 
+def flaky_group(partition: int, tables, marker: str, function, *args):
+    """`flaky` for a function of `SparkEngine.grouped` (its partition and tables first)."""
+    return flaky(marker, function, partition, tables, *args)
+
+
 @pytest.mark.slow  # Spark restarts its Python worker
 def test_a_task_whose_worker_dies_runs_again(spark, logs, monkeypatch, tmp_path):  # noqa: F811
     import cloudpickle
@@ -288,5 +293,17 @@ def test_a_task_whose_worker_dies_runs_again(spark, logs, monkeypatch, tmp_path)
     reference = rankscope.evaluate_recsys_systems(test, recs, ["P@10", "Gini", "nDCG@10"])
     found = rankscope.evaluate_recsys_systems(test, recs, ["P@10", "Gini", "nDCG@10"],
                                               backend="spark")  # fmt: skip
+    assert os.path.exists(marker)
+    same_recsys(reference, found)
+    # Spark DataFrames, grouped by user by Spark: the first partition's worker dies
+    os.unlink(marker)
+    grouped = SparkEngine.grouped
+    monkeypatch.setattr(SparkEngine, "grouped", lambda self, frames, key, function, *args, **kw:
+                        grouped(self, frames, key, flaky_group, marker, function, *args,
+                                **kw))  # fmt: skip
+    found = rankscope.evaluate_recsys_systems(
+        spark.createDataFrame(test), {n: spark.createDataFrame(f) for n, f in recs.items()},
+        ["P@10", "Gini", "nDCG@10"], backend="spark",
+    )  # fmt: skip
     assert os.path.exists(marker)
     same_recsys(reference, found)
