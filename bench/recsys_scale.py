@@ -195,7 +195,7 @@ class TreeSampler(Sampler):
             for proc in [me, *me.children(recursive=True)]:
                 try:
                     rss = proc.memory_info().rss
-                    if proc.pid not in self.names:
+                    if self.names.get(proc.pid) in (None, "bash", "sh"):  # (may exec java)
                         line = " ".join(proc.cmdline())
                         name = proc.name()
                         self.names[proc.pid] = (
