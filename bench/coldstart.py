@@ -25,8 +25,8 @@ CPU time at exit (`MAIN_THREAD`): the work the command waits on, the run being r
 in another thread meanwhile (`rankscope.read.ahead`).
 
 ``--instructions`` also counts the instructions each row executes, once, under valgrind's
-callgrind (about a minute a row): a figure other processes on a shared machine do not
-disturb, where wall and CPU times vary with the load.
+callgrind (about a minute a row), in all and in the main thread: figures other processes on
+a shared machine do not disturb, where wall and CPU times vary with the load.
 """
 
 from __future__ import annotations
@@ -81,15 +81,18 @@ def main_thread_cpu(command: list[str], env: dict[str, str]) -> float:
 VALGRIND = shutil.which("valgrind") or "valgrind"
 
 
-def instructions(command: list[str], env: dict[str, str]) -> int:
-    """How many instructions ``command`` executes (valgrind's callgrind counts them)."""
+def instructions(command: list[str], env: dict[str, str]) -> tuple[int, int]:
+    """How many instructions ``command`` executes, in all and in its main thread (valgrind's
+    callgrind counts them, thread by thread: the main thread's file is the first)."""
     with tempfile.TemporaryDirectory() as folder:
-        counted = [VALGRIND, "--tool=callgrind", f"--callgrind-out-file={folder}/out", *command]
+        counted = [VALGRIND, "--tool=callgrind", "--separate-threads=yes",
+                   f"--callgrind-out-file={folder}/out", *command]  # fmt: skip
         err = subprocess.run(counted, env=env, capture_output=True, text=True, check=True).stderr
+        main = re.search(r"^summary: (\d+)", Path(f"{folder}/out-01").read_text(), re.MULTILINE)
     found = re.search(r"Collected : (\d+)", err)
-    if found is None:
+    if found is None or main is None:
         raise RuntimeError(f"no instruction count from valgrind: {err[-300:]}")
-    return int(found.group(1))
+    return int(found.group(1)), int(main.group(1))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -138,16 +141,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         counted = {name: instructions(*row) for name, row in rows.items() if args.instructions}
     ours_wall = statistics.median(s.wall_s for s in samples["rankscope eval (this tree)"])
     print("\n| row | median wall s | fastest s | median CPU s | main thread CPU s | peak MB "
-          "| median / this tree | rankscope modules | instructions M |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| median / this tree | rankscope modules | instructions M | main thread M |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, taken in samples.items():
         wall = statistics.median(s.wall_s for s in taken)
-        count = f"{counted[name] / 1e6:,.0f}" if name in counted else ""
+        count = in_main = ""
+        if name in counted:
+            count, in_main = (f"{n / 1e6:,.0f}" for n in counted[name])
         main = f"{statistics.median(main_cpu[name]):.3f}" if name in main_cpu else ""
         print(f"| {name} | {wall:.3f} | {min(s.wall_s for s in taken):.3f} | "
               f"{statistics.median(s.cpu_s for s in taken):.3f} | {main} | "
               f"{max(s.peak_mb for s in taken):.0f} | {wall / ours_wall:.2f} | "
-              f"{counts.get(name, '')} | {count} |")  # fmt: skip
+              f"{counts.get(name, '')} | {count} | {in_main} |")  # fmt: skip
     print(f"\noutputs of the two trees: {'identical' if ours == theirs else 'DIFFERENT'}")
 
 

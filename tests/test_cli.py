@@ -661,6 +661,10 @@ def test_eval_loads_only_what_evaluating_a_run_needs(files):
         "rankscope.preference.recall", "rankscope.preference.learned",
         "rankscope.interleaving.online", "rankscope.interleaving.outcomes",
         "rankscope.interleaving.power", "rankscope.stats.paired", "rankscope.read.impressions",
+        # the preference methods' table is declared without offline interleaving's kernels
+        # and the aggregators (`rankscope.interleaving.names`)
+        "rankscope.interleaving.methods", "rankscope.interleaving.kernels",
+        "rankscope.interleaving.offline", "rankscope.preference.aggregate", "rankscope.stats",
     }  # fmt: skip
     assert "rankscope.cli.eval" in loaded and "rankscope.measures.catalog" in loaded
     assert not loaded & unwanted, loaded & unwanted

@@ -645,16 +645,24 @@ def test_cli_csv_keeps_every_digit(tmp_path: Path) -> None:
 def test_one_table_of_methods() -> None:
     """`rankscope.interleaving.METHODS` is the one declaration: the command's choices, the OI
     measure's choices and every alias come from it, and no other module spells an alias (a
-    function's name, such as ``team_draft``, aside)."""
+    function's name, such as ``team_draft``, aside); its names are those of
+    `rankscope.interleaving.names.NAMES`, which says which methods are computed offline
+    without importing their rules: exactly those with an offline rule."""
     import rankscope.interleaving
     from rankscope.cli.clicks.interleave import METHOD_CHOICES
     from rankscope.interleaving import METHODS, method_named
+    from rankscope.interleaving.names import NAMES
     from rankscope.preference.methods import INTERLEAVING
 
     assert tuple(METHOD_CHOICES) == tuple(METHODS) == ("team-draft", "balanced", "probabilistic")
+    assert tuple(NAMES) == tuple(METHODS)
+    assert [offline for _, offline in NAMES.values()] == [True, True, False]
+    assert [m.offline is not None for m in METHODS.values()] == [True, True, False]
     assert set(INTERLEAVING.choices) == {
         name for m in METHODS.values() if m.offline is not None for name in m.names
     }
+    assert METHODS["team-draft"].names == ("team-draft", "team_draft", "teamdraft", "td")
+    assert METHODS["probabilistic"].aliases == ("pi",) and METHODS["balanced"].aliases == ()
     for method in METHODS.values():
         assert all(method_named(name) is method for name in method.names)
     src = Path(SRC) / "rankscope"
@@ -663,4 +671,4 @@ def test_one_table_of_methods() -> None:
         if any(f'"{alias}"' in path.read_text() for m in METHODS.values() for alias in m.aliases
                if alias not in rankscope.interleaving.__all__)
     ]  # fmt: skip
-    assert spelled == ["interleaving/methods.py"]
+    assert spelled == ["interleaving/names.py"]

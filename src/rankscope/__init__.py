@@ -10,9 +10,11 @@ quick.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import lazy_loader
+
+# (`typing.TYPE_CHECKING`, which type checkers read as true, without importing typing here:
+# the command line imports it later, with the collector paused, as numpy does)
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 

@@ -6,6 +6,8 @@ clicks wins the impression.  Everything here reads one table,
 `rankscope.interleaving.methods.METHODS` (team draft, balanced, probabilistic: each its
 names, how it builds a list, how it credits clicks and the expected sign of an outcome):
 
+* `names`: each method's spellings and whether it is computed offline (no numpy: what the
+  preference methods' table reads to declare ``OI``);
 * `methods`: the table, the interleaved list (`Interleaving`) and its credit rules;
 * `offline`: the experiment simulated from judgments (Diaz & Ferraro 2022, §5.5), exact over
   the coin flips, every pair of runs at once through the numpy kernels of `kernels`; the
@@ -34,8 +36,9 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "balanced", "balanced_credit", "interleaved_list", "method_named",
             "probabilistic_interleave", "probabilistic_outcome", "team_draft", "team_draft_credit"
         ],
+        "names": ["MAX_STATES"],
         "offline": [
-            "MAX_STATES", "Browsing", "browsing_distribution", "dcg", "expected_outcome",
+            "Browsing", "all_pairs", "browsing_distribution", "dcg", "expected_outcome",
             "interleaving_matrix", "offline_interleaving_preference", "relevant_mask", "uniform"
         ],
         "online": [
@@ -63,9 +66,10 @@ if TYPE_CHECKING:  # pragma: no cover
         team_draft,
         team_draft_credit,
     )
+    from .names import MAX_STATES  # noqa: F401
     from .offline import (  # noqa: F401
-        MAX_STATES,
         Browsing,
+        all_pairs,
         browsing_distribution,
         dcg,
         expected_outcome,

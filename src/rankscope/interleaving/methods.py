@@ -80,6 +80,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..read.fields import excerpt
 from .kernels import Batch, balanced_values, team_draft_values
+from .names import NAMES, canonical, spellings
 
 #: Hofmann et al.'s softmax exponent (probabilistic interleaving).
 TAU = 3.0
@@ -809,8 +810,7 @@ class InterleavingMethod:
     logged team is credited, as team draft does).
     """
 
-    name: str
-    aliases: tuple[str, ...]
+    name: str  # canonical: its spellings are declared in `rankscope.interleaving.names`
     build: Callable[..., Interleaving]
     observe: Callable[..., Interleaving]
     credit: Callable[[Interleaving, np.ndarray], tuple[float, float]]
@@ -822,54 +822,39 @@ class InterleavingMethod:
     marginalises: bool = False
 
     @property
+    def aliases(self) -> tuple[str, ...]:
+        """The method's other spellings (`rankscope.interleaving.names.NAMES`)."""
+        return NAMES[self.name][0]
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Every spelling of the method, canonical name first."""
-        return (self.name, *self.aliases)
+        return spellings(self.name)
 
 
 TEAM_DRAFT = InterleavingMethod(
-    "team-draft", ("team_draft", "teamdraft", "td"), _build_team_draft, _observe_team_draft,
-    _credit_by_team, _sign_by_team, needs_rankings=False, signs=_team_signs,
-    offline=_team_draft_kernel, estimate=_team_draft_monte_carlo,
+    "team-draft", _build_team_draft, _observe_team_draft, _credit_by_team, _sign_by_team,
+    needs_rankings=False, signs=_team_signs, offline=_team_draft_kernel,
+    estimate=_team_draft_monte_carlo,
 )  # fmt: skip
 BALANCED = InterleavingMethod(
-    "balanced", (), _build_balanced, _observe_balanced, _credit_by_ranks, _sign_by_ranks,
+    "balanced", _build_balanced, _observe_balanced, _credit_by_ranks, _sign_by_ranks,
     needs_rankings=True, signs=_ranked_signs, offline=_balanced_kernel,
 )  # fmt: skip
 PROBABILISTIC = InterleavingMethod(
-    "probabilistic", ("pi",), _build_probabilistic, _observed_probabilistic,
-    _credit_by_posterior, _sign_by_posterior, needs_rankings=True, marginalises=True,
+    "probabilistic", _build_probabilistic, _observed_probabilistic, _credit_by_posterior,
+    _sign_by_posterior, needs_rankings=True, marginalises=True,
 )  # fmt: skip
 
-#: The interleaving methods, by canonical name: the one declaration of each.
+#: The interleaving methods' rules, by canonical name, in the order of their names
+#: (`rankscope.interleaving.names.NAMES`, which says which are computed offline).
 METHODS: dict[str, InterleavingMethod] = {m.name: m for m in (TEAM_DRAFT, BALANCED, PROBABILISTIC)}
-
-#: Every spelling of a method (lower case) -> its canonical name.
-_SPELLINGS = {spelling: m.name for m in METHODS.values() for spelling in m.names}
-
-
-def offline_names() -> tuple[str, ...]:
-    """Every spelling of the methods with an offline computation (``OI(interleaving=...)``)."""
-    return tuple(s for m in METHODS.values() if m.offline is not None for s in m.names)
-
-
-def listed(*, offline: bool = False) -> str:
-    """The methods' canonical names as a sentence lists them (``team-draft or balanced``);
-    with ``offline``, only those with an offline computation."""
-    names = [m.name for m in METHODS.values() if m.offline is not None or not offline]
-    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def method_named(name: Any, *, offline: bool = False) -> InterleavingMethod:
     """The method a name (any spelling, any case) denotes; with ``offline``, only methods
     with an offline computation.  `UsageError` listing the methods otherwise."""
-    try:
-        found = METHODS[_SPELLINGS[name.lower()]]
-    except (KeyError, AttributeError, TypeError):
-        found = None
-    if found is None or (offline and found.offline is None):
-        raise UsageError(f"unknown interleaving method {name!r}: {listed(offline=offline)}")
-    return found
+    return METHODS[canonical(name, offline=offline)]
 
 
 def interleaved_list(
@@ -913,9 +898,7 @@ __all__ = [
     "check_tau",
     "expected_sign",
     "interleaved_list",
-    "listed",
     "method_named",
-    "offline_names",
     "probabilistic_interleave",
     "probabilistic_outcome",
     "team_draft",

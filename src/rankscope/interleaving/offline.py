@@ -75,12 +75,10 @@ import numpy as np
 from ..errors import InputError, UsageError, shown
 from .kernels import pair_batch, query_pairs, settle
 from .methods import Interleaving, _pair, _ranking, expected_sign, method_named
+from .names import MAX_STATES
 
 #: A browsing model: ``"uniform"``, ``"dcg"``, weights for k = 1, 2, ..., or depth -> weights.
 Browsing = str | Sequence[float] | np.ndarray | Callable[[int], Sequence[float]]
-
-#: Default bound on the states the exact team-draft computation expands (``exact=None``).
-MAX_STATES = 50_000
 
 
 # --------------------------------------------------------------------------------------

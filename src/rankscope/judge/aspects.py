@@ -23,8 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Aspects:
+    """Diversity judgments as the measures read them: which subtopics each judged entry of
+    the ranking is relevant to, and each query's relevant documents per subtopic (arrays:
+    no generated ``==`` or hash, which could not compare them)."""
+
     entry: np.ndarray  # bool (n_entries, S): judged entry relevant to subtopic slot s
     count: np.ndarray  # int64 (nq, S): relevant documents per subtopic slot
     pool: np.ndarray  # bool (nq, D, S): relevant documents' subtopic vectors, docno descending

@@ -13,21 +13,20 @@ and the API alike.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+# offline interleaving's kernels and the aggregators through their packages' names, each
+# module imported on first use: the measure registry reads `METHODS` at every start
+from .. import interleaving as simulation
+from .. import preference as aggregators
 from ..errors import UsageError
-from ..interleaving.methods import listed as interleaving_methods
-from ..interleaving.methods import method_named as interleaving_method
-from ..interleaving.methods import offline_names
-from ..interleaving.offline import MAX_STATES, all_pairs, offline_interleaving_preference
+from ..interleaving.names import MAX_STATES, canonical, listed, offline_names
 from ..judge import RelevanceTable
 from ..model.frames import plain, records_frame
-from .aggregate import borda, bradley_terry, mc4, mean_preference, query_orderings, win_rates
 from .rpp import graded_rpp, lexiprecision, lexirecall, rpp, subtopic_rpp
 
 
@@ -48,15 +47,15 @@ def offline_interleaving(
         raise UsageError(
             "offline interleaving needs whole rankings: relevance_table(keep_rankings=True)"
         )
-    method = interleaving_method(interleaving, offline=True).name
+    method = canonical(interleaving, offline=True)
     level = table.relevance_level if level is None else level
     relevant = [
         np.array([d for d, g in judged.items() if g >= level], dtype=np.int64)
         for judged in table.judgments
     ]
-    return all_pairs(
+    return simulation.all_pairs(
         table.rankings, relevant, method=method, browsing=browsing,
-        fallback=lambda q, x, y: offline_interleaving_preference(
+        fallback=lambda q, x, y: simulation.offline_interleaving_preference(
             table.rankings[q][x], table.rankings[q][y], table.judgments[q],  # type: ignore[index]
             method=method, browsing=browsing, level=level, exact=False, seed=seed,
         ),
@@ -92,7 +91,7 @@ WEIGHTS = Option(
 )  # fmt: skip
 INTERLEAVING = Option(
     "interleaving", str, "team-draft",
-    f"how the two rankings are merged: {interleaving_methods(offline=True)}", offline_names(),
+    f"how the two rankings are merged: {listed(offline=True)}", offline_names(),
 )  # fmt: skip
 BROWSING = Option(
     "browsing", str, "uniform",
@@ -280,6 +279,8 @@ def unknown_method(spec: str) -> UsageError:
     """The error for a name that is no preference method, with the closest ones."""
     name = spec.strip().split("(")[0]
     same = [m for m in METHODS if m.lower() == name.lower()]  # names are case-sensitive
+    import difflib  # (only for this message: a cold start of `rankscope eval` saves ~1 ms)
+
     close = same or difflib.get_close_matches(name, list(METHODS))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return UsageError(f"unknown preference method '{spec}'{hint} (methods: {', '.join(METHODS)})")
@@ -297,15 +298,15 @@ class PreferenceResult:
     @property
     def mean(self) -> np.ndarray:
         """N x N preferences averaged over queries."""
-        return mean_preference(self.prefs)
+        return aggregators.mean_preference(self.prefs)
 
     @property
     def win_rate(self) -> np.ndarray:
         """(queries, runs): Σ_b P[q, a, b] (eq. 7)."""
-        return win_rates(self.prefs)
+        return aggregators.win_rates(self.prefs)
 
     def query_orderings(self) -> list[list[str]]:
-        return query_orderings(self.prefs, self.run_names)
+        return aggregators.query_orderings(self.prefs, self.run_names)
 
     def ordering(
         self, aggregate: str = "mc4", **options: Any
@@ -317,16 +318,16 @@ class PreferenceResult:
         """
         names = self.run_names
         if aggregate == "mc4":
-            return mc4(self.query_orderings(), reference=True, **options)
+            return aggregators.mc4(self.query_orderings(), reference=True, **options)
         if aggregate == "mc4-converged":
-            return mc4(self.query_orderings(), reference=False, **options)
+            return aggregators.mc4(self.query_orderings(), reference=False, **options)
         if aggregate == "borda":
-            order, points = borda(self.query_orderings())
+            order, points = aggregators.borda(self.query_orderings())
             return order, np.array([points[n] for n in order], dtype=float)
         if aggregate == "mean":
             score = self.win_rate.mean(axis=0)
         elif aggregate == "bradley-terry":
-            score = bradley_terry(self.prefs, names, **options)["strength"]
+            score = aggregators.bradley_terry(self.prefs, names, **options)["strength"]
         else:
             raise UsageError(
                 f"unknown aggregation {aggregate!r}: mc4, mc4-converged, borda, mean, bradley-terry"

@@ -23,7 +23,6 @@ On the command line a bare id is accepted too (see `rankscope.cli.options.judgme
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -83,6 +82,8 @@ def load(source: str) -> Any:
     try:
         return module.load(name)
     except KeyError:
+        import difflib  # (only for this message: not on every command's start)
+
         close = difflib.get_close_matches(name, list(module.registry), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise UsageError(

@@ -16,8 +16,12 @@ from ..errors import InputError, UsageError, warn
 from ..model import Run, check_distinct_names
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class _Named:
+    """A run's name and where it was read from, while `run_names` names the runs (never
+    compared, hashed or shown: the decorator writes only ``__init__``, and the frozen
+    class's guards, when ``rankscope eval`` starts)."""
+
     name: str
     source: str
 

@@ -306,11 +306,12 @@ def _columns(parser, is_run: bool):
 MANY_FIELDS = 16
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class RunShape:
     """What a run file's lines show beyond the columns read, gathered as they are read (by
     the compiled reader, or `ShapeOf` line by line): the evidence for `warn_suspicious`'s
-    warnings about input that parses but is probably not what was meant."""
+    warnings about input that parses but is probably not what was meant.  (An array and a
+    dict: no generated ``==`` or hash, which could not compare them.)"""
 
     rank: np.ndarray  #: the rank column, a row's; NaN where it is not a number
     fields: dict[int, tuple[int, int]]  #: field count -> (lines, the first of them)

@@ -27,9 +27,10 @@ from .prefs import evaluate_prefs
 from .zscores import to_zscores
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JudgmentFormat:
-    """One judgment format: how it is read and evaluated, and what it computes by default."""
+    """One judgment format: how it is read and evaluated, and what it computes by default.
+    (A row of `FORMATS`, one object per format: no generated ``==`` or hash.)"""
 
     name: str
     explanation: str
