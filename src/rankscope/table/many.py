@@ -417,7 +417,7 @@ class _BlockWork:
                     self.rows, self.lines = self.parsed()
             except RankscopeError:
                 self.failed = "read"
-        self.parsed = self.data = None
+        self.parsed = self.data = self.done = None  # (the text let go: the next is read)
         self.caught += _told(caught)
 
     def finish(self) -> _BlockOutcome:
