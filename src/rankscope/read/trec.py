@@ -26,6 +26,7 @@ import threading
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -515,6 +516,27 @@ class Lines:
     at_start: bool = True
 
 
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsing(Generic[T]):
+    """A parse begun (`read_run_block`), called for what it read (waiting for it; a bad
+    line raised there); `wait` returns once the compiled parser is done with the text (the
+    caller may then begin the next block's parse, this one's Python part still to do)."""
+
+    wait: Callable[[], None]
+    result: Callable[[], T]
+
+    def __call__(self) -> T:
+        return self.result()
+
+    def then(self, after: Callable[[T], U]) -> Parsing[U]:
+        """The same parse, what it read passed through ``after``."""
+        return Parsing(self.wait, lambda: after(self.result()))
+
+
 def _native_parse(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines = Lines()
 ):
@@ -527,11 +549,11 @@ def _native_parse(
 def _native_parsing(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines,
     ahead: bool = False, done: Ahead | None = None,
-) -> Callable[[], tuple]:  # fmt: skip
-    """`_native_parse` in two steps: the parse begun, and the function that gives its
-    result.  ``ahead``: the compiled parser scans and interns the text in another thread
-    meanwhile (it lets the GIL go: the caller runs on, and must leave ``data``,
-    ``queries`` and ``docs`` alone until the result is asked for).  ``done``: ``data``
+) -> Parsing[tuple]:  # fmt: skip
+    """`_native_parse` in two steps: the parse begun, and its `Parsing`.  ``ahead``: the
+    compiled parser scans and interns the text in another thread meanwhile (it lets the
+    GIL go: the caller runs on, and must leave ``data``, ``queries`` and ``docs`` alone
+    until the result is asked for).  ``done``: ``data``
     as the command line parsed it ahead (`rankscope.read.ahead`), whose parse is taken
     where it read the same bytes into id tables that continue ``queries`` and ``docs``
     (which then take them)."""
@@ -580,7 +602,7 @@ def _native_parsing(
             columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
         return columns, parser.newlines()  # (a byte-order mark skipped holds none)
 
-    return result
+    return Parsing(feed if feeding is None else feeding.join, result)
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
@@ -694,7 +716,7 @@ def _tagged_run(
 def read_run_block(
     data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
     ahead: bool = False, done: Ahead | None = None,
-) -> Callable[[], tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
+) -> Parsing[tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, their `Suspicions` (the caller
     adds up the blocks' and warns) and `RunShape.repeated` (for `resolve_duplicates`), or
@@ -702,7 +724,7 @@ def read_run_block(
     block's newlines.  Documents repeated within a query are kept (`resolve_duplicates` is
     the caller's).  Needs the compiled reader.
 
-    In two steps: the reading begun, and the function giving its result (a bad line
+    In two steps: the reading begun, and its `Parsing` (called: the result, a bad line
     raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
     go (`_native_parsing`): the caller evaluates the block before while this one is read.
     ``done``: the first block as the command line read it ahead (`rankscope.read.ahead`),
@@ -710,8 +732,8 @@ def read_run_block(
     assert _native_for(queries, docs) is not None
     parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done)
 
-    def result() -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
-        (*columns, shape), newlines = parsed()
+    def rows(read: tuple) -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
+        (*columns, shape), newlines = read
         if len(columns[0]) == 0:
             return None, newlines
         q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
@@ -720,7 +742,7 @@ def read_run_block(
         run = _tagged_run(None, source, queries, docs, tuple(columns))
         return (run, found, shape.repeated), newlines
 
-    return result
+    return parsed.then(rows)
 
 
 def rank_ordered(

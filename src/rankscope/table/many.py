@@ -43,7 +43,7 @@ from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
 from ..read.cuts import BLOCK_BYTES
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
-from ..read.trec import Lines, Suspicions, read_run_block, warn_suspicious
+from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
@@ -295,12 +295,12 @@ _Rows = tuple[Run, Suspicions, tuple[int, ...] | None]
 def _read_block(
     task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False,
     whole: bool = False, done: Ahead | None = None,
-) -> Callable[[], tuple[_Rows | None, int]]:  # fmt: skip
+) -> Parsing[tuple[_Rows | None, int]]:  # fmt: skip
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
-    ``first_line``: begun (in another thread when ``ahead``), and the function giving its
-    result.  Its documents the judgments lack are numbered query by query
-    (`Vocabulary.scoped`'s ``per_query``), unless ``whole`` or the task looks documents up
-    by id (``doc_lengths``).  ``done``: the block as the command line read it ahead
+    ``first_line``: begun (in another thread when ``ahead``), and its `Parsing`.  Its
+    documents the judgments lack are numbered query by query (`Vocabulary.scoped`'s
+    ``per_query``), unless ``whole`` or the task looks documents up by id
+    (``doc_lengths``).  ``done``: the block as the command line read it ahead
     (`_ahead_of`; ``data`` its bytes), its parse taken where it was read that way."""
     judgments = task.judgments
     at = Lines(first_line, at_start=block.start == 0)
@@ -313,8 +313,7 @@ def _read_block(
     docs = judgments.docs.scoped(per_query=True)
     parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead, done)
 
-    def result() -> tuple[_Rows | None, int]:
-        read = parsed()
+    def together(read: tuple[_Rows | None, int]) -> tuple[_Rows | None, int]:
         rows = read[0]
         if rows is None or _queries_together(rows[0].query):
             return read
@@ -322,7 +321,7 @@ def _read_block(
         # across them (a document listed twice for it), so the block is read again
         return _read_block(task, block, data, first_line, whole=True)()
 
-    return result
+    return parsed.then(together)
 
 
 def _ahead_of(block: RunBlock) -> Ahead | None:
@@ -365,20 +364,20 @@ def _evaluate_block(task: _Task, index: int, block: RunBlock) -> _BlockOutcome:
 
 
 class _BlockWork:
-    """`_evaluate_block` in its four steps, so that `_outcomes` in one process parses a
+    """`_evaluate_block` in its steps, so that `_outcomes` in one process parses a
     block's text while the block before it is judged and evaluated (the compiled reader
     lets the GIL go: on two cores the two overlap, where one idled during each block's
     Python part), and reads the next block's text meanwhile: made (its text read; with
     ``ahead``, into the other of the two buffers), `begin` (its parsing started, in another
-    thread when ``ahead``), `read` (waits for the parse: the block's rows), `finish` (its
-    outcome).  Each step's warnings are caught apart, in this thread, and told in the
-    steps' order."""
+    thread when ``ahead``), `fed` (waits for the compiled parser), `read` (the block's
+    rows), `finish` (its outcome).  Each step's warnings are caught apart, in this thread,
+    and told in the steps' order."""
 
     def __init__(self, task: _Task, index: int, block: RunBlock, ahead: bool = False) -> None:
         self.task, self.index, self.block, self.ahead = task, index, block, ahead
         self.caught: list[Warning] = []
         self.failed: str | None = None  # as `_BlockOutcome.failed`
-        self.parsed: Callable[[], tuple[_Rows | None, int]] | None = None
+        self.parsed: Parsing[tuple[_Rows | None, int]] | None = None
         self.data: memoryview | None = None
         self.done: Ahead | None = None  # the block as the command line read it ahead
         self.rows: _Rows | None = None
@@ -405,6 +404,12 @@ class _BlockWork:
                 self.failed = "read"
                 self.data.release()
         self.caught += _told(caught)
+
+    def fed(self) -> None:
+        """Wait until the compiled parser is done with the block's text (its rows are still
+        to be made, by `read`): the next block's parse may begin."""
+        if self.parsed is not None:
+            self.parsed.wait()
 
     def read(self) -> None:
         """Wait for the block's rows (its text is then free for another block's)."""
@@ -737,11 +742,12 @@ def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcom
                 after = _BlockWork(task, piece.run, piece.block, ahead=True)
             done, work = work, None
             if done is not None:
-                done.read()
+                done.fed()  # (its rows made once the next parse has begun)
             if after is not None:
                 after.begin()
                 work = after
             if done is not None:
+                done.read()
                 yield done.finish()
             if piece.block is None:
                 yield _evaluate_piece(piece)
