@@ -368,10 +368,12 @@ class _BlockWork:
     block's text while the block before it is judged and evaluated (the compiled reader
     lets the GIL go: on two cores the two overlap, where one idled during each block's
     Python part), and reads the next block's text meanwhile: made (its text read; with
-    ``ahead``, into the other of the two buffers), `begin` (its parsing started, in another
-    thread when ``ahead``), `fed` (waits for the compiled parser), `read` (the block's
-    rows), `finish` (its outcome).  Each step's warnings are caught apart, in this thread,
-    and told in the steps' order."""
+    ``ahead``, into the other of the two buffers), `begin` (its parsing started; with
+    ``ahead``, in another thread, which then makes its rows too), `fed` (waits for the
+    compiled parser), `read` (the block's rows), `finish` (its outcome).  Each step's
+    warnings are caught apart, in this thread, and told in the steps' order (making the
+    rows, numpy's work on the columns, warns of nothing: it runs beside the block before's
+    judging, most of it without the GIL)."""
 
     def __init__(self, task: _Task, index: int, block: RunBlock, ahead: bool = False) -> None:
         self.task, self.index, self.block, self.ahead = task, index, block, ahead
@@ -382,6 +384,9 @@ class _BlockWork:
         self.done: Ahead | None = None  # the block as the command line read it ahead
         self.rows: _Rows | None = None
         self.lines = 0
+        self.making: threading.Thread | None = None  # with ``ahead``: parses, makes the rows
+        self.text_done = threading.Event()  # ... the parser done with the text
+        self.made: tuple[_Rows | None, int] | BaseException | None = None  # ... its result
         try:
             self.done = _ahead_of(block)
             self.data = task.scratch.text(block, ahead) if self.done is None else memoryview(
@@ -391,24 +396,40 @@ class _BlockWork:
             self.failed = "read"
 
     def begin(self) -> None:
-        """Start parsing the block's text."""
+        """Start parsing the block's text (with ``ahead``, in another thread)."""
         if self.data is None:
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self.parsed = _read_block(
-                    self.task, self.block, self.data, 1, self.ahead, done=self.done
-                )  # fmt: skip
+                self.parsed = _read_block(self.task, self.block, self.data, 1, done=self.done)
             except RankscopeError:
                 self.failed = "read"
                 self.data.release()
         self.caught += _told(caught)
+        if self.parsed is not None and self.ahead:
+            self.making = threading.Thread(target=self._make, name="rankscope-reader")
+            self.making.start()
+
+    def _make(self) -> None:
+        """The thread `begin` starts: the parse, then its rows (or what it raised)."""
+        parsed = self.parsed
+        assert parsed is not None
+        try:
+            parsed.wait()  # (the compiled parser, the GIL let go)
+        finally:
+            self.text_done.set()
+        try:
+            self.made = parsed()
+        except BaseException as e:  # raised by `read`, in the caller's thread
+            self.made = e
 
     def fed(self) -> None:
         """Wait until the compiled parser is done with the block's text (its rows are still
-        to be made, by `read`): the next block's parse may begin."""
-        if self.parsed is not None:
+        to be made): the next block's parse may begin."""
+        if self.making is not None:
+            self.text_done.wait()
+        elif self.parsed is not None:
             self.parsed.wait()
 
     def read(self) -> None:
@@ -419,11 +440,23 @@ class _BlockWork:
             warnings.simplefilter("always")
             try:
                 with self.data:  # type: ignore[union-attr]
-                    self.rows, self.lines = self.parsed()
+                    self.rows, self.lines = self._rows()
             except RankscopeError:
                 self.failed = "read"
-        self.parsed = self.data = self.done = None  # (the text let go: the next is read)
-        self.caught += _told(caught)
+        self.parsed = self.data = self.done = self.made = None  # (the text let go: the
+        self.caught += _told(caught)  # next is read)
+
+    def _rows(self) -> tuple[_Rows | None, int]:
+        """The block's rows and newlines (made by the thread `begin` started, if any)."""
+        assert self.parsed is not None
+        if self.making is None:
+            return self.parsed()
+        self.making.join()
+        self.making, made = None, self.made
+        if isinstance(made, BaseException):
+            raise made
+        assert made is not None
+        return made
 
     def finish(self) -> _BlockOutcome:
         """The block's rows judged and evaluated (`read` first)."""
