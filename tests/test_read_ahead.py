@@ -257,6 +257,20 @@ def test_a_large_runs_first_block_read_ahead_gives_what_reading_gives(
     assert first.queries in adopted and first.docs in adopted and len(adopted) == 4
 
 
+def test_a_first_block_read_ahead_with_document_lengths_is_read_again(
+    tmp_path, monkeypatch, small_blocks
+):
+    """With document lengths every block's ids go in one table (they are looked up by id):
+    the first block read ahead is parsed again from its bytes, with the same values."""
+    qrels, run = write_track(tmp_path, seed=15)
+    lengths = {f"d{q}-{d}": 10 + (q * 7 + d) % 50 for q in range(40) for d in range(45)}
+    options = {"measures": ("map", "tbg"), "doc_lengths": lengths}
+    expected = expected_of(qrels, run, **options)
+    got, took, adopted = evaluated_ahead(qrels, run, monkeypatch, **options)
+    assert got == expected and len(took) == 1
+    assert took[0].docs not in adopted and took[0].queries not in adopted
+
+
 def _lines(run: Path) -> list[str]:
     return run.read_text().split("\n")
 
