@@ -17,7 +17,11 @@ import pytest
 from rankscope import InputError
 from rankscope.model import Vocabulary, native
 from rankscope.read import ahead, trec
+from rankscope.read.blocks import run_blocks
 from rankscope.read.trec import read_qrels, read_run
+from rankscope.table import many
+
+from .test_blocks import WHOLE, evaluated, write_track
 
 pytestmark = pytest.mark.skipif(native() is None, reason="reading ahead needs the compiled reader")
 
@@ -185,4 +189,184 @@ def test_a_large_run_or_a_directory_is_not_read_ahead(tmp_path, monkeypatch):
             assert not ahead.pending(str(given), is_run=False) and not ahead.pending(runs[0])
     monkeypatch.setattr(ahead, "LARGEST", len(RUN))
     with ahead.reading_ahead(str(qrels), [str(run)]):
+        assert ahead.pending(str(run))
+
+
+# --- the first block of a large run (``blocks``: `rankscope eval --jobs 1`) -------------
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 2,000 bytes: a run of a few kilobytes is read as a large one is (each
+    test sets `LARGEST` between the judgments' length and the run's)."""
+    monkeypatch.setattr(ahead, "BLOCK_BYTES", 2000)
+    monkeypatch.setattr(many, "BLOCK_BYTES", 2000)
+
+
+def evaluated_ahead(qrels: Path, run: Path, monkeypatch, **options) -> tuple[tuple, list, list]:
+    """`evaluated` with ``jobs=1`` within ``reading_ahead(..., blocks=True)``, as ``rankscope
+    eval --jobs 1`` reads a large run; and the first blocks read ahead that the evaluation
+    took (`many._ahead_of`), and the id tables adopted."""
+    took: list = []
+    adopted: list = []
+    taking, adopting = many._ahead_of, Vocabulary.adopt
+
+    def recorded(block):
+        found = taking(block)
+        if found is not None:
+            took.append(found)
+        return found
+
+    def adopt(self, table):
+        adopted.append(table)
+        adopting(self, table)
+
+    monkeypatch.setattr(many, "_ahead_of", recorded)
+    monkeypatch.setattr(Vocabulary, "adopt", adopt)
+    largest(qrels, run, monkeypatch)
+    with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
+        got = evaluated(qrels, [str(run)], jobs=1, **options)
+    return got, took, adopted
+
+
+def largest(qrels: Path, run: Path, monkeypatch) -> None:
+    """`LARGEST` set to the judgments' length: they are read ahead whole, ``run`` not."""
+    assert qrels.stat().st_size < run.stat().st_size
+    monkeypatch.setattr(ahead, "LARGEST", qrels.stat().st_size)
+
+
+def expected_of(qrels: Path, run: Path, **options) -> tuple:
+    """What evaluating without reading ahead gives, in blocks and whole (the same)."""
+    blocks = evaluated(qrels, [str(run)], jobs=1, block_bytes=2000, **options)
+    assert blocks == evaluated(qrels, [str(run)], jobs=1, block_bytes=WHOLE, **options)
+    return blocks
+
+
+def test_a_large_runs_first_block_read_ahead_gives_what_reading_gives(
+    tmp_path, monkeypatch, small_blocks
+):
+    """A run longer than a block: its first block, cut as `run_blocks` cuts it, parsed
+    ahead and taken (its id tables adopted, the judgments' too), the evaluation's table
+    and warnings those of reading every block, and of reading the run whole."""
+    qrels, run = write_track(tmp_path, seed=11)
+    expected = expected_of(qrels, run, measures=("all_trec",))
+    got, took, adopted = evaluated_ahead(qrels, run, monkeypatch, measures=("all_trec",))
+    assert got == expected
+    [first] = took
+    assert first.block and first.data == next(run_blocks(run, 2000)).text()
+    assert first.queries in adopted and first.docs in adopted and len(adopted) == 4
+
+
+def test_a_first_block_read_ahead_with_document_lengths_is_read_again(
+    tmp_path, monkeypatch, small_blocks
+):
+    """With document lengths every block's ids go in one table (they are looked up by id):
+    the first block read ahead is parsed again from its bytes, with the same values."""
+    qrels, run = write_track(tmp_path, seed=15)
+    lengths = {f"d{q}-{d}": 10 + (q * 7 + d) % 50 for q in range(40) for d in range(45)}
+    options = {"measures": ("map", "tbg"), "doc_lengths": lengths}
+    expected = expected_of(qrels, run, **options)
+    got, took, adopted = evaluated_ahead(qrels, run, monkeypatch, **options)
+    assert got == expected and len(took) == 1
+    assert took[0].docs not in adopted and took[0].queries not in adopted
+
+
+def _lines(run: Path) -> list[str]:
+    return run.read_text().split("\n")
+
+
+def _first_query_lines(lines: list[str]) -> tuple[int, int]:
+    """The first ranked line and the first line of the next query (indices in ``lines``)."""
+    ranked = [i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")]
+    first = lines[ranked[0]].split()[0]
+    return ranked[0], next(i for i in ranked if lines[i].split()[0] != first)
+
+
+def _edited(run: Path, case: str) -> None:
+    lines = _lines(run)
+    first, second = _first_query_lines(lines)
+    if case == "a bad score":
+        fields = lines[first].split()
+        lines[first] = " ".join([*fields[:4], "x", *fields[5:]])
+    elif case == "a document twice":
+        lines.insert(first + 1, lines[first])
+    elif case == "a query in two places":
+        lines.insert(second + 1, lines[first])
+        del lines[first]
+    elif case == "a byte-order mark":
+        lines[0] = "\ufeff" + lines[0]
+    run.write_text("\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    "case", ["a bad score", "a document twice", "a query in two places", "a byte-order mark"]
+)
+@pytest.mark.parametrize("duplicates", ["error", "first"])
+def test_a_first_block_read_ahead_says_what_reading_says(
+    tmp_path, monkeypatch, small_blocks, case, duplicates
+):
+    """A bad or surprising first block read ahead: the same error (its line), or the same
+    table and warnings, as reading it."""
+    qrels, run = write_track(tmp_path, seed=12)
+    _edited(run, case)
+    options = {"measures": ("map", "P_5"), "duplicates": duplicates}
+    try:
+        expected: tuple | str = expected_of(qrels, run, **options)
+    except InputError as error:
+        expected = str(error)
+    try:
+        got: tuple | str = evaluated_ahead(qrels, run, monkeypatch, **options)[0]
+    except InputError as error:
+        got = str(error)
+    assert got == expected
+    if case == "a bad score":
+        assert isinstance(got, str) and ":" in got
+
+
+def test_a_run_changed_after_its_first_block_was_read_ahead_is_read_again(
+    tmp_path, monkeypatch, small_blocks
+):
+    """The run rewritten once the thread has read its first block: the evaluation reads
+    the new run."""
+    qrels, run = write_track(tmp_path, seed=13)
+    lines = _lines(run)
+    first, _ = _first_query_lines(lines)
+    fields = lines[first].split()
+    lines[first] = " ".join([*fields[:4], "99.5", *fields[5:]])
+    changed = "\n".join(lines)
+    expected = evaluated(qrels, [str(run)], ("map",), jobs=1)
+    largest(qrels, run, monkeypatch)
+    with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
+        for thread in threading.enumerate():
+            if thread.name == ahead.THREAD:
+                thread.join()
+        run.write_text(changed)
+        got = evaluated(qrels, [str(run)], ("map",), jobs=1)
+    run.write_text(changed)
+    assert got == evaluated(qrels, [str(run)], ("map",), jobs=1) != expected
+
+
+def test_only_a_plain_run_longer_than_a_block_has_its_first_block_read_ahead(
+    tmp_path, monkeypatch, small_blocks
+):
+    """``blocks``: a gzipped run, or one no longer than a block (read whole, not in blocks),
+    is not read ahead; nor is a large run without ``blocks`` (worker processes may be
+    forked)."""
+    qrels, run = write_track(tmp_path, seed=14)
+    (tmp_path / "gz").mkdir()
+    zipped = write_track(tmp_path / "gz", seed=14, queries=400, gz=True)[1]
+    assert zipped.stat().st_size > max(qrels.stat().st_size, 2000)
+    short = write(tmp_path / "short.txt", RUN)
+    largest(qrels, run, monkeypatch)
+    threads = threading.active_count()
+    for path, blocks in [(zipped, True), (run, False)]:
+        with ahead.reading_ahead(str(qrels), [str(path)], blocks=blocks):
+            assert threading.active_count() == threads and not ahead.pending(str(path))
+    with ahead.reading_ahead(str(qrels), [str(short)], blocks=True):  # (read whole, if
+        assert ahead.pending(str(short))  # short enough; not as a block)
+    monkeypatch.setattr(ahead, "BLOCK_BYTES", 1 << 20)
+    with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
+        assert not ahead.pending(str(run))
+    monkeypatch.setattr(ahead, "BLOCK_BYTES", 2000)
+    with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
         assert ahead.pending(str(run))

@@ -80,13 +80,13 @@ def run(args: argparse.Namespace) -> int:
 
     # the judgments and a lone run read and parsed in a thread while the evaluation's
     # modules are imported, when they are to be read as qrels and a run ranked by score,
-    # whole and here (not in blocks, which worker processes may share: none is forked
-    # while the thread may be reading)
+    # here: whole, or in blocks of the default length in this process (its first block;
+    # no worker process is forked while the thread may be reading)
     ahead = (
         args.rel_format == "qrels" and args.order == "score" and not args.diversity
         and args.block_mb is None and args.scheduler is None
     )  # fmt: skip
-    with reading_ahead(args.qrels, args.runs if ahead else []):
+    with reading_ahead(args.qrels, args.runs if ahead else [], blocks=args.jobs == 1):
         return _run(args)
 
 

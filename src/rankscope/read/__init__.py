@@ -11,7 +11,8 @@
 * `labels`: several assessors' labels, ``qid assessor docno grade`` (assessor agreement);
 * `sources`: anything a user passes (paths, directories, frames, dicts) → `Qrels` / `Run`,
   and the runs' names;
-* `ahead`: the command line's reading ahead of a small run (`trec` takes what it read).
+* `ahead`: the command line's reading ahead of a small run, or of the first block of a large one
+  (`trec` takes what it read; `cuts` finds where a block ends, without numpy).
 """
 
 from __future__ import annotations

@@ -15,17 +15,11 @@ file is cut by seeking: a block counts its own lines once read (`RunBlock.lines`
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .cuts import BLOCK_BYTES, WINDOW, block_end, cut
 from .trec import PathLike, _Stream, source_name
-
-# What one block holds at most (a query longer than this makes its block longer): the text
-# of a block, its rows and its documents' ids are what a worker holds at once.
-BLOCK_BYTES = 32 << 20
-
-# How far a cut looks at a time for the end of a query's lines.
-_WINDOW = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -109,7 +103,7 @@ def run_blocks(path: PathLike, block_bytes: int = BLOCK_BYTES) -> Iterator[RunBl
 
         start, index = 0, 0
         while True:
-            end = size if start + block_bytes >= size else _cut(read, start + block_bytes)
+            end = block_end(read, start, size, block_bytes)
             yield RunBlock(str(path), source, index, start, end, end >= size, block_bytes)
             if end >= size:
                 return
@@ -130,7 +124,7 @@ def _stream_blocks(path: PathLike, block_bytes: int) -> Iterator[RunBlock]:
         """Decompress until ``buf`` holds text offset ``upto`` (or the file ends)."""
         nonlocal done
         while not done and base + len(buf) < upto:
-            piece = bytearray(min(max(_WINDOW, upto - base - len(buf)), 16 * _WINDOW))
+            piece = bytearray(min(max(WINDOW, upto - base - len(buf)), 16 * WINDOW))
             n = stream.readinto(memoryview(piece))
             if not n:
                 done = True
@@ -147,7 +141,7 @@ def _stream_blocks(path: PathLike, block_bytes: int) -> Iterator[RunBlock]:
             if done and len(buf) <= block_bytes:
                 end = base + len(buf)
             else:
-                end = _cut(read, base + block_bytes)
+                end = cut(read, base + block_bytes)
                 fill(end + 1)  # is there anything after the cut?
             last = done and end >= base + len(buf)
             data = bytes(buf[: end - base])
@@ -158,67 +152,3 @@ def _stream_blocks(path: PathLike, block_bytes: int) -> Iterator[RunBlock]:
             base, index = end, index + 1
     finally:
         stream.close()
-
-
-def _cut(read: Callable[[int, int], bytes], target: int) -> int:
-    """Where the block reaching ``target`` ends: the start of the first line, from the line
-    that starts at or after ``target``, whose query differs from that line's query (blank
-    and comment lines skipped); the end of the text if none does.  ``read(at, n)``: the
-    text's bytes ``at`` to ``at + n`` (fewer at its end)."""
-    at = target
-    if read(target - 1, 1) != b"\n":  # inside a line: the next line starts after its end
-        at = _after_newline(read, target)
-        if at < 0:  # the line holding ``target`` is the last
-            return _end(read, target)
-    first: bytes | None = None
-    window, base = b"", at
-    pos = 0  # in window
-    while True:
-        newline = window.find(b"\n", pos)
-        if newline < 0:
-            more = read(base + len(window), _WINDOW)
-            if not more:  # the last line, without a newline
-                line = window[pos:]
-                if line:
-                    query = _query(line)
-                    if query is not None and first is not None and query != first:
-                        return base + pos
-                return base + len(window)
-            window, base, pos = window[pos:] + more, base + pos, 0
-            continue
-        query = _query(window[pos:newline])
-        if query is not None:
-            if first is None:
-                first = query
-            elif query != first:
-                return base + pos
-        pos = newline + 1
-
-
-def _after_newline(read: Callable[[int, int], bytes], at: int) -> int:
-    """The offset after the first newline at or after ``at``; -1 if none."""
-    while True:
-        window = read(at, _WINDOW)
-        if not window:
-            return -1
-        newline = window.find(b"\n")
-        if newline >= 0:
-            return at + newline + 1
-        at += len(window)
-
-
-def _end(read: Callable[[int, int], bytes], at: int) -> int:
-    """The end of the text (reading on from ``at``)."""
-    while True:
-        window = read(at, _WINDOW)
-        if not window:
-            return at
-        at += len(window)
-
-
-def _query(line: bytes) -> bytes | None:
-    """The query id of a line of a run; None for a blank or comment line."""
-    fields = line.split(None, 1)
-    if not fields or fields[0].startswith(b"#"):
-        return None
-    return fields[0]

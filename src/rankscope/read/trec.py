@@ -26,12 +26,13 @@ import threading
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
 from ..model import Qrels, Run, Vocabulary, native
-from .ahead import taken
+from .ahead import Ahead, taken
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import check_judged_once, first_repeated, resolve_duplicates
 from .fields import (
@@ -219,6 +220,8 @@ def _native_stream(
     stream = _Stream(path)
     size = stream.size()
     ahead = taken(path, is_run) if size else None  # (the command line's, `reading_ahead`)
+    if ahead is not None and ahead.block:  # (a first block: `read_run_block`'s to take)
+        ahead = None
     if ahead is not None and len(ahead.data) == size and not ahead.data.startswith(UTF8_BOM):
         if queries.continues(ahead.origins[0]) and docs.continues(ahead.origins[1]):
             stream.close()
@@ -514,6 +517,27 @@ class Lines:
     at_start: bool = True
 
 
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsing(Generic[T]):
+    """A parse begun (`read_run_block`), called for what it read (waiting for it; a bad
+    line raised there); `wait` returns once the compiled parser is done with the text (the
+    caller may then begin the next block's parse, this one's Python part still to do)."""
+
+    wait: Callable[[], None]
+    result: Callable[[], T]
+
+    def __call__(self) -> T:
+        return self.result()
+
+    def then(self, after: Callable[[T], U]) -> Parsing[U]:
+        """The same parse, what it read passed through ``after``."""
+        return Parsing(self.wait, lambda: after(self.result()))
+
+
 def _native_parse(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines = Lines()
 ):
@@ -525,26 +549,41 @@ def _native_parse(
 
 def _native_parsing(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines,
-    ahead: bool = False,
-) -> Callable[[], tuple]:  # fmt: skip
-    """`_native_parse` in two steps: the parse begun, and the function that gives its
-    result.  ``ahead``: the compiled parser scans and interns the text in another thread
-    meanwhile (it lets the GIL go: the caller runs on, and must leave ``data``,
-    ``queries`` and ``docs`` alone until the result is asked for)."""
+    ahead: bool = False, done: Ahead | None = None,
+) -> Parsing[tuple]:  # fmt: skip
+    """`_native_parse` in two steps: the parse begun, and its `Parsing`.  ``ahead``: the
+    compiled parser scans and interns the text in another thread meanwhile (it lets the
+    GIL go: the caller runs on, and must leave ``data``, ``queries`` and ``docs`` alone
+    until the result is asked for).  ``done``: ``data``
+    as the command line parsed it ahead (`rankscope.read.ahead`), whose parse is taken
+    where it read the same bytes into id tables that continue ``queries`` and ``docs``
+    (which then take them)."""
     fast = native()
     assert fast is not None  # called only where _native_for found the compiled module
-    parser = fast.Parser(queries.native, docs.native, is_run)
     start = text_start(data, source) if at.at_start else 0
-    view = memoryview(data)
     fed: list = []  # what feed gave (bytes consumed or an error tuple), or what it raised
+    if (
+        done is not None and start == 0
+        and (data.obj if isinstance(data, memoryview) else data) is done.data
+        and queries.continues(done.origins[0]) and docs.continues(done.origins[1])
+    ):  # fmt: skip
+        queries.adopt(done.queries)
+        docs.adopt(done.docs)
+        parser = done.parser
+        fed.append(done.fed)
+    else:
+        parser = fast.Parser(queries.native, docs.native, is_run)
+    view = memoryview(data)
 
     def feed() -> None:
+        if fed:  # (parsed ahead)
+            return
         try:
             fed.append(parser.feed(view[start:], True))
         except BaseException as e:  # (memory): raised where the result is asked for
             fed.append(e)
 
-    feeding = threading.Thread(target=feed, name="rankscope-reader") if ahead else None
+    feeding = threading.Thread(target=feed, name="rankscope-reader") if ahead and not fed else None
     if feeding is not None:
         feeding.start()
 
@@ -564,7 +603,7 @@ def _native_parsing(
             columns = (*columns[:3], columns[3] + np.int32(at.first - 1), *columns[4:])
         return columns, parser.newlines()  # (a byte-order mark skipped holds none)
 
-    return result
+    return Parsing(feed if feeding is None else feeding.join, result)
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
@@ -677,8 +716,8 @@ def _tagged_run(
 
 def read_run_block(
     data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
-    ahead: bool = False,
-) -> Callable[[], tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
+    ahead: bool = False, done: Ahead | None = None,
+) -> Parsing[tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, their `Suspicions` (the caller
     adds up the blocks' and warns) and `RunShape.repeated` (for `resolve_duplicates`), or
@@ -686,14 +725,16 @@ def read_run_block(
     block's newlines.  Documents repeated within a query are kept (`resolve_duplicates` is
     the caller's).  Needs the compiled reader.
 
-    In two steps: the reading begun, and the function giving its result (a bad line
+    In two steps: the reading begun, and its `Parsing` (called: the result, a bad line
     raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
-    go (`_native_parsing`): the caller evaluates the block before while this one is read."""
+    go (`_native_parsing`): the caller evaluates the block before while this one is read.
+    ``done``: the first block as the command line read it ahead (`rankscope.read.ahead`),
+    ``data`` its bytes: its parse is taken where it can be (`_native_parsing`)."""
     assert _native_for(queries, docs) is not None
-    parsed = _native_parsing(data, source, queries, docs, True, at, ahead)
+    parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done)
 
-    def result() -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
-        (*columns, shape), newlines = parsed()
+    def rows(read: tuple) -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
+        (*columns, shape), newlines = read
         if len(columns[0]) == 0:
             return None, newlines
         q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
@@ -702,7 +743,7 @@ def read_run_block(
         run = _tagged_run(None, source, queries, docs, tuple(columns))
         return (run, found, shape.repeated), newlines
 
-    return result
+    return parsed.then(rows)
 
 
 def rank_ordered(

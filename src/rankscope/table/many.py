@@ -38,11 +38,12 @@ from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevantDocs, judged_positions
 from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, native
-from ..read.ahead import pending
-from ..read.blocks import BLOCK_BYTES, RunBlock, is_gzip, run_blocks, text_size
+from ..read.ahead import Ahead, pending, taken
+from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
+from ..read.cuts import BLOCK_BYTES
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
-from ..read.trec import Lines, Suspicions, read_run_block, warn_suspicious
+from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
 from .blocks import BlockResult, evaluate_block, merge_blocks
 from .evaluation import RunEvaluation
 from .formats import JudgmentFormat, evaluation_options
@@ -123,23 +124,28 @@ class Cluster(Protocol):
 class _Scratch(threading.local):
     """The buffer the text of each block a process evaluates is read into, kept from one
     block to the next: a new one per block had the kernel map and zero its pages each time
-    (half the page faults of a 7M-line run).  One per thread (a Dask worker may run
+    (half the page faults of a 7M-line run).  Two where one block's text is read while the
+    block before it is parsed (`_outcomes_here`).  One per thread (a Dask worker may run
     several), and none sent with the task to another process."""
 
     def __init__(self) -> None:
-        self.buffer = bytearray()
+        self.buffers = [bytearray(), bytearray()]
+        self.turn = 0  # the buffer of the last block read
 
     def __reduce__(self) -> tuple[type, tuple]:
         return _Scratch, ()
 
-    def text(self, block: RunBlock) -> memoryview:
-        """The text of ``block``: a view of the buffer, to be released before the next
-        block is read."""
+    def text(self, block: RunBlock, alternate: bool = False) -> memoryview:
+        """The text of ``block``: a view of the first buffer, to be released before the
+        next block is read; ``alternate``: of the buffer the last block's text is not in,
+        to be released before the block after next is read."""
+        self.turn = self.turn ^ 1 if alternate else 0
+        buffer = self.buffers[self.turn]
         size = block.end - block.start
-        if len(self.buffer) < size:  # a new buffer, never a resize: a view may be held;
-            self.buffer = bytearray(size + size // 8)  # blocks' lengths differ a little
-        n = block.read_into(self.buffer)
-        return memoryview(self.buffer)[:n]
+        if len(buffer) < size:  # a new buffer, never a resize: a view may be held;
+            buffer = self.buffers[self.turn] = bytearray(size + size // 8)  # (blocks'
+        n = block.read_into(buffer)  # lengths differ a little)
+        return memoryview(buffer)[:n]
 
 
 @dataclass(frozen=True)
@@ -288,13 +294,14 @@ _Rows = tuple[Run, Suspicions, tuple[int, ...] | None]
 
 def _read_block(
     task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False,
-    whole: bool = False,
-) -> Callable[[], tuple[_Rows | None, int]]:  # fmt: skip
+    whole: bool = False, done: Ahead | None = None,
+) -> Parsing[tuple[_Rows | None, int]]:  # fmt: skip
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
-    ``first_line``: begun (in another thread when ``ahead``), and the function giving its
-    result.  Its documents the judgments lack are numbered query by query
-    (`Vocabulary.scoped`'s ``per_query``), unless ``whole`` or the task looks documents up
-    by id (``doc_lengths``)."""
+    ``first_line``: begun (in another thread when ``ahead``), and its `Parsing`.  Its
+    documents the judgments lack are numbered query by query (`Vocabulary.scoped`'s
+    ``per_query``), unless ``whole`` or the task looks documents up by id
+    (``doc_lengths``).  ``done``: the block as the command line read it ahead
+    (`_ahead_of`; ``data`` its bytes), its parse taken where it was read that way."""
     judgments = task.judgments
     at = Lines(first_line, at_start=block.start == 0)
     if task.options.doc_lengths is not None or whole:
@@ -304,10 +311,9 @@ def _read_block(
         return read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
     # the documents the judgments lack numbered query by query (`Vocabulary.scoped`)
     docs = judgments.docs.scoped(per_query=True)
-    parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
+    parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead, done)
 
-    def result() -> tuple[_Rows | None, int]:
-        read = parsed()
+    def together(read: tuple[_Rows | None, int]) -> tuple[_Rows | None, int]:
         rows = read[0]
         if rows is None or _queries_together(rows[0].query):
             return read
@@ -315,7 +321,18 @@ def _read_block(
         # across them (a document listed twice for it), so the block is read again
         return _read_block(task, block, data, first_line, whole=True)()
 
-    return result
+    return parsed.then(together)
+
+
+def _ahead_of(block: RunBlock) -> Ahead | None:
+    """The first block of a run file as the command line read it ahead (`rankscope.read
+    .ahead`, ``blocks``), if ``block`` is that block: its bytes need not be read again."""
+    if block.index != 0 or block.compressed or block.data is not None:
+        return None
+    done = taken(block.path, True)
+    if done is None or not done.block or len(done.data) != block.end - block.start:
+        return None
+    return done
 
 
 def _queries_together(q: np.ndarray) -> bool:
@@ -341,53 +358,105 @@ def _evaluate_block(task: _Task, index: int, block: RunBlock) -> _BlockOutcome:
     """Read, judge and evaluate one block of run ``index``, its lines numbered as if it
     started the file (the true numbers are known only to the caller)."""
     work = _BlockWork(task, index, block)
+    work.begin()
     work.read()
     return work.finish()
 
 
 class _BlockWork:
-    """`_evaluate_block` in its three steps, so that `_outcomes` in one process parses a
+    """`_evaluate_block` in its steps, so that `_outcomes` in one process parses a
     block's text while the block before it is judged and evaluated (the compiled reader
     lets the GIL go: on two cores the two overlap, where one idled during each block's
-    Python part): begun (its text read, its parsing started, in another thread when
-    ``ahead``), `read` (waits for the parse: the block's rows), `finish` (its outcome).
-    Each step's warnings are caught apart, in this thread, and told in the steps' order."""
+    Python part), and reads the next block's text meanwhile: made (its text read; with
+    ``ahead``, into the other of the two buffers), `begin` (its parsing started; with
+    ``ahead``, in another thread, which then makes its rows too), `fed` (waits for the
+    compiled parser), `read` (the block's rows), `finish` (its outcome).  Each step's
+    warnings are caught apart, in this thread, and told in the steps' order (making the
+    rows, numpy's work on the columns, warns of nothing: it runs beside the block before's
+    judging, most of it without the GIL)."""
 
     def __init__(self, task: _Task, index: int, block: RunBlock, ahead: bool = False) -> None:
-        self.task, self.index, self.block = task, index, block
+        self.task, self.index, self.block, self.ahead = task, index, block, ahead
         self.caught: list[Warning] = []
         self.failed: str | None = None  # as `_BlockOutcome.failed`
-        self.parsed: Callable[[], tuple[_Rows | None, int]] | None = None
+        self.parsed: Parsing[tuple[_Rows | None, int]] | None = None
         self.data: memoryview | None = None
+        self.done: Ahead | None = None  # the block as the command line read it ahead
         self.rows: _Rows | None = None
         self.lines = 0
+        self.making: threading.Thread | None = None  # with ``ahead``: parses, makes the rows
+        self.text_done = threading.Event()  # ... the parser done with the text
+        self.made: tuple[_Rows | None, int] | BaseException | None = None  # ... its result
+        try:
+            self.done = _ahead_of(block)
+            self.data = task.scratch.text(block, ahead) if self.done is None else memoryview(
+                self.done.data
+            )  # fmt: skip
+        except OSError:
+            self.failed = "read"
+
+    def begin(self) -> None:
+        """Start parsing the block's text (with ``ahead``, in another thread)."""
+        if self.data is None:
+            return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self.data = task.scratch.text(block)
-            except OSError:
+                self.parsed = _read_block(self.task, self.block, self.data, 1, done=self.done)
+            except RankscopeError:
                 self.failed = "read"
-            else:
-                try:
-                    self.parsed = _read_block(task, block, self.data, 1, ahead)
-                except RankscopeError:
-                    self.failed = "read"
-                    self.data.release()
+                self.data.release()
         self.caught += _told(caught)
+        if self.parsed is not None and self.ahead:
+            self.making = threading.Thread(target=self._make, name="rankscope-reader")
+            self.making.start()
+
+    def _make(self) -> None:
+        """The thread `begin` starts: the parse, then its rows (or what it raised)."""
+        parsed = self.parsed
+        assert parsed is not None
+        try:
+            parsed.wait()  # (the compiled parser, the GIL let go)
+        finally:
+            self.text_done.set()
+        try:
+            self.made = parsed()
+        except BaseException as e:  # raised by `read`, in the caller's thread
+            self.made = e
+
+    def fed(self) -> None:
+        """Wait until the compiled parser is done with the block's text (its rows are still
+        to be made): the next block's parse may begin."""
+        if self.making is not None:
+            self.text_done.wait()
+        elif self.parsed is not None:
+            self.parsed.wait()
 
     def read(self) -> None:
-        """Wait for the block's rows (its text is then free for the next block's)."""
+        """Wait for the block's rows (its text is then free for another block's)."""
         if self.parsed is None:
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 with self.data:  # type: ignore[union-attr]
-                    self.rows, self.lines = self.parsed()
+                    self.rows, self.lines = self._rows()
             except RankscopeError:
                 self.failed = "read"
-        self.parsed = self.data = None
-        self.caught += _told(caught)
+        self.parsed = self.data = self.done = self.made = None  # (the text let go: the
+        self.caught += _told(caught)  # next is read)
+
+    def _rows(self) -> tuple[_Rows | None, int]:
+        """The block's rows and newlines (made by the thread `begin` started, if any)."""
+        assert self.parsed is not None
+        if self.making is None:
+            return self.parsed()
+        self.making.join()
+        self.making, made = None, self.made
+        if isinstance(made, BaseException):
+            raise made
+        assert made is not None
+        return made
 
     def finish(self) -> _BlockOutcome:
         """The block's rows judged and evaluated (`read` first)."""
@@ -694,18 +763,24 @@ def _workers(size: int, jobs: int | None) -> int:
 def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
     """Each piece's outcome, evaluated in this process in the pieces' order: a block's text
     parsed (without the GIL, `_BlockWork`) while the block before it is judged and
-    evaluated."""
+    evaluated, and the next block's text read meanwhile (into the other buffer: the parse
+    starts as soon as the one before has ended)."""
     assert _TASK is not None
     task = _TASK
     work: _BlockWork | None = None  # a block being parsed, not yet evaluated
     try:
         for piece in pieces:
+            after = None
+            if piece.block is not None:  # (its text read while ``work`` parses)
+                after = _BlockWork(task, piece.run, piece.block, ahead=True)
             done, work = work, None
             if done is not None:
-                done.read()  # (its text read: the buffer is the next block's)
-            if piece.block is not None:
-                work = _BlockWork(task, piece.run, piece.block, ahead=True)
+                done.fed()  # (its rows made once the next parse has begun)
+            if after is not None:
+                after.begin()
+                work = after
             if done is not None:
+                done.read()
                 yield done.finish()
             if piece.block is None:
                 yield _evaluate_piece(piece)

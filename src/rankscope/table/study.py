@@ -39,7 +39,7 @@ from ..measures import Request, compute_requests, needs_rankings, parse_measures
 from ..model import Qrels, Run, check_distinct_names
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4_positions, query_positions
-from ..read.blocks import BLOCK_BYTES
+from ..read.cuts import BLOCK_BYTES
 from ..read.runs import no_common_query, run_names
 from ..stats.meta import POWER_TESTS, discriminative_powers, kendall_tau, kendall_taus
 from ..stats.rbo import rbo

@@ -1,0 +1,88 @@
+"""Where a block of a TREC run file ends: where one query's lines end and the next
+query's begin, found with a few reads near the block's target length (`cut`).
+
+Apart from `rankscope.read.blocks` (which cuts a file into its blocks) so that it imports
+nothing but the standard library: the command line's reading ahead (`rankscope.read.ahead`)
+cuts the first block of a large run while numpy is still being imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+# What one block holds at most (a query longer than this makes its block longer): the text
+# of a block, its rows and its documents' ids are what a worker holds at once.
+BLOCK_BYTES = 32 << 20
+
+# How far a cut looks at a time for the end of a query's lines.
+WINDOW = 1 << 20
+
+
+def block_end(read: Callable[[int, int], bytes], start: int, size: int, block_bytes: int) -> int:
+    """Where the block of a text of ``size`` bytes that starts at ``start`` ends, for blocks
+    of ``block_bytes``: the end of the text, or the `cut` reaching ``start + block_bytes``."""
+    return size if start + block_bytes >= size else cut(read, start + block_bytes)
+
+
+def cut(read: Callable[[int, int], bytes], target: int) -> int:
+    """Where the block reaching ``target`` ends: the start of the first line, from the line
+    that starts at or after ``target``, whose query differs from that line's query (blank
+    and comment lines skipped); the end of the text if none does.  ``read(at, n)``: the
+    text's bytes ``at`` to ``at + n`` (fewer at its end)."""
+    at = target
+    if read(target - 1, 1) != b"\n":  # inside a line: the next line starts after its end
+        at = _after_newline(read, target)
+        if at < 0:  # the line holding ``target`` is the last
+            return _end(read, target)
+    first: bytes | None = None
+    window, base = b"", at
+    pos = 0  # in window
+    while True:
+        newline = window.find(b"\n", pos)
+        if newline < 0:
+            more = read(base + len(window), WINDOW)
+            if not more:  # the last line, without a newline
+                line = window[pos:]
+                if line:
+                    query = _query(line)
+                    if query is not None and first is not None and query != first:
+                        return base + pos
+                return base + len(window)
+            window, base, pos = window[pos:] + more, base + pos, 0
+            continue
+        query = _query(window[pos:newline])
+        if query is not None:
+            if first is None:
+                first = query
+            elif query != first:
+                return base + pos
+        pos = newline + 1
+
+
+def _after_newline(read: Callable[[int, int], bytes], at: int) -> int:
+    """The offset after the first newline at or after ``at``; -1 if none."""
+    while True:
+        window = read(at, WINDOW)
+        if not window:
+            return -1
+        newline = window.find(b"\n")
+        if newline >= 0:
+            return at + newline + 1
+        at += len(window)
+
+
+def _end(read: Callable[[int, int], bytes], at: int) -> int:
+    """The end of the text (reading on from ``at``)."""
+    while True:
+        window = read(at, WINDOW)
+        if not window:
+            return at
+        at += len(window)
+
+
+def _query(line: bytes) -> bytes | None:
+    """The query id of a line of a run; None for a blank or comment line."""
+    fields = line.split(None, 1)
+    if not fields or fields[0].startswith(b"#"):
+        return None
+    return fields[0]
