@@ -15,6 +15,7 @@ import pytest
 
 import rankscope
 from rankscope.read.sources import run_sources
+from rankscope.table import study as study_module
 from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
 from tests.conftest import write_qrels, write_ranked_run
 
@@ -63,6 +64,31 @@ def test_masked_joins_are_the_joins_of_the_reduced_judgments(tmp_path, shared, p
             assert g.preference == e.preference
             assert g.data.shape == e.data.shape, g.name
             assert np.array_equal(g.data, e.data), g.name
+
+
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
+@pytest.mark.parametrize("block", [1, 50, 1 << 20])  # one query, two, every query a block
+@pytest.mark.parametrize("measures", [MEASURES, ["RPP", "AP", "invRPP", "lexiprecision"]])
+def test_scores_on_reduced_judgments_are_those_of_the_joins_of_the_reduced_judgments(
+    tmp_path, monkeypatch, block, measures
+):
+    """`Joins.scores` (what the curves of fewer judgments compare: the preference methods
+    computed a block of queries at a time, only each query's order of the runs kept) gives
+    the scores of `measure_data` on the reduced judgments, joined again with every run and
+    every query's preferences at once: the same numbers, NaN where no query is left."""
+    monkeypatch.setattr(study_module, "BLOCK_CELLS", block)
+    qrels, runs = collection(tmp_path, False)
+    joins = Joins.of(qrels, runs, measures)
+    assert joins is not None
+    rng = np.random.default_rng(7)
+    for keep, policy in [(0.1, "uniform"), (0.3, "pool"), (0.7, "uniform"), (1.0, "pool")]:
+        reduced = drop_judgments(qrels, runs, keep, policy=policy, rng=rng)
+        expected = [d.scores() for d in measure_data(reduced, runs, measures)]
+        got = joins.scores(reduced)
+        assert len(got) == len(expected) == len(measures)
+        for g, e in zip(got, expected, strict=True):
+            assert g.shape == e.shape == (len(runs),)
+            assert np.array_equal(g, e, equal_nan=True)
 
 
 @pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")

@@ -144,6 +144,19 @@ def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, 
         assert powers == [
             discriminative_power(d, test=test, permutations=permutations, seed=3) for d in datas
         ]
+    # the methods as the slices of the one tensor they were computed in (tested without a
+    # copy), in another order, or some of them: the powers of each alone
+    alone = {
+        k: discriminative_power(stack[k], test="randomized-tukey", permutations=permutations,
+                                seed=3)
+        for k in range(3)
+    }  # fmt: skip
+    for order in ([0, 1, 2], [2, 1, 0], [0, 1], [1, 2]):
+        datas = [stack[k] for k in order]
+        powers = discriminative_powers(
+            datas, test="randomized-tukey", permutations=permutations, seed=3
+        )
+        assert powers == [alone[k] for k in order], order
     expected = _tukey_by_relabelling(stack[1], permutations, 3)[np.triu_indices(systems, 1)]
     power = discriminative_power(stack[1], test="randomized-tukey", permutations=permutations,
                                  seed=3)  # fmt: skip

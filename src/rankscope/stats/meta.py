@@ -166,7 +166,7 @@ def discriminative_powers(
             if data.ndim == 3 or procedure.all_pairs_together is not None:
                 together.setdefault(data.shape, []).append(k)
         for shape, members in together.items():
-            stack = np.stack([arrays[k] for k in members])
+            stack = _stacked([arrays[k] for k in members])
             if len(shape) == 3:
                 assert procedure.preferences is not None
                 found = procedure.preferences(stack, permutations, seed)
@@ -191,6 +191,27 @@ def discriminative_powers(
             p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
         powers.append(float((p < alpha).mean()))
     return powers
+
+
+def _stacked(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.stack(arrays)``; without a copy when ``arrays`` are the consecutive slices of
+    one array (the preference methods computed together, `rankscope.measures.compute_requests`:
+    its tensors, the largest data of a study, are not held twice)."""
+    base = arrays[0].base
+    if (
+        isinstance(base, np.ndarray)
+        and base.flags.c_contiguous
+        and base.dtype == arrays[0].dtype
+        and base.shape == (len(arrays), *arrays[0].shape)
+        and all(
+            a.base is base
+            and a.flags.c_contiguous
+            and a.ctypes.data == base.ctypes.data + k * base.strides[0]
+            for k, a in enumerate(arrays)
+        )
+    ):
+        return base
+    return np.stack(arrays)
 
 
 def robustness_curve(

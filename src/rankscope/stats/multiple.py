@@ -478,7 +478,10 @@ def preference_tukey_pvalues(
     # antisymmetric preferences (RPP and its relatives) sum to an antisymmetric matrix with
     # a zero diagonal under every relabelling: its largest cell is the largest |cell| above
     # the diagonal, the same number from half the cells
-    antisymmetric = n > 1 and all(np.array_equal(one, -one.transpose(0, 2, 1)) for one in stack)
+    # (query by query: no copy of a whole tensor)
+    antisymmetric = n > 1 and all(
+        np.array_equal(query, -query.T) for one in stack for query in one
+    )
     maxima = _preference_maxima(stack, permutations, seed, chunk, antisymmetric)
     # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
     out = np.empty((m, n, n))

@@ -76,14 +76,26 @@ class MeasureData:
             return d.mean(axis=1)
         prefs = self.data if queries is None else self.data[queries]
         n = prefs.shape[1]
-        if not len(prefs):  # no query to order the runs by: no score (as a metric's mean)
-            return np.full(n, np.nan)
-        names = [f"{i:06d}" for i in range(n)]
-        order, mass = mc4_positions(query_positions(prefs, names), names, reference=True)
-        # score = position from the bottom (the chain mass can tie at 0 for many runs)
-        score = np.empty(n)
-        score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
-        return score
+        return mc4_scores(query_positions(prefs, _index_names(n)), n)
+
+
+def _index_names(n: int) -> list[str]:
+    """Names of ``n`` runs sorted as their indices (what `MeasureData.scores` orders by)."""
+    return [f"{i:06d}" for i in range(n)]
+
+
+def mc4_scores(positions: np.ndarray, n: int) -> np.ndarray:
+    """The scores of ``n`` runs from their orderings on each query (`query_positions` of
+    the preferences with `_index_names`, queries × runs): MC4's ordering (reference
+    aggregator) as the position from the bottom (the chain mass can tie at 0 for many
+    runs); NaN without a query to order the runs by (as a metric's mean)."""
+    if not len(positions):
+        return np.full(n, np.nan)
+    names = _index_names(n)
+    order, _ = mc4_positions(positions, names, reference=True)
+    score = np.empty(n)
+    score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
+    return score
 
 
 def measure_data(
@@ -387,21 +399,53 @@ class Joins:
     def measure_data(self, reduced: Qrels) -> list[MeasureData]:
         """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
         that keeps a judgment of every query."""
-        keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
-        data: dict[Request, MeasureData] = {}
-        if self.metrics:
-            evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
-            starts = self.starts.tolist()
-            data.update(_metric_data(self.metrics, [
-                (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
-                for i, j in enumerate(self.judged)
-            ]))  # fmt: skip
+        data = self._metric_data(reduced)
         if self.preferences:
             table = self._masked_table(reduced)
             found = compute_requests(table, self.preferences)
             for req, result in zip(self.preferences, found, strict=True):
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
+
+    def scores(self, reduced: Qrels) -> list[np.ndarray]:
+        """`MeasureData.scores` of each of `measure_data`'s on ``reduced`` (what the curves
+        of fewer judgments compare), the same numbers, without a preference tensor of every
+        query: the preference methods are computed a block of queries at a time (each
+        query's preferences are its own) and only the runs' order on each query kept, what
+        MC4 aggregates (runs per query instead of runs² per query)."""
+        found = {req: d.scores() for req, d in self._metric_data(reduced).items()}
+        if self.preferences:
+            table = self._masked_table(reduced)
+            n = table.num_runs
+            names = _index_names(n)
+            # a block's tensors in about 8 MB; the methods replaying whole rankings at once
+            step = max(1, BLOCK_CELLS // max(len(self.preferences) * n * n, 1))
+            if needs_rankings(self.preferences):
+                step = max(table.num_queries, 1)
+            positions: dict[Request, list[np.ndarray]] = {r: [] for r in self.preferences}
+            for start in range(0, table.num_queries, step):
+                block = _queries_of(table, slice(start, start + step))
+                computed = compute_requests(block, self.preferences)
+                for req, result in zip(self.preferences, computed, strict=True):
+                    positions[req].append(query_positions(result.prefs, names))
+                del computed
+            for req, parts in positions.items():
+                at = np.concatenate(parts) if parts else np.zeros((0, n), dtype=np.int64)
+                found[req] = mc4_scores(at, n)
+        return [found[r] for r in self.requests]
+
+    def _metric_data(self, reduced: Qrels) -> dict[Request, MeasureData]:
+        """The metrics' `MeasureData` on ``reduced`` (every run's masked join evaluated in
+        one pass)."""
+        if not self.metrics:
+            return {}
+        keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
+        evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
+        starts = self.starts.tolist()
+        return _metric_data(self.metrics, [
+            (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
+            for i, j in enumerate(self.judged)
+        ])  # fmt: skip
 
     def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
         """Every run as `judge` joins it with ``reduced`` (sorted keys ``keys``), one after
@@ -459,6 +503,18 @@ class Joins:
             None if table.rankings is None else [table.rankings[q] for q in queries],
             judgments,
         )  # fmt: skip
+
+
+def _queries_of(table: RelevanceTable, queries: slice) -> RelevanceTable:
+    """``table`` on the queries ``queries`` (a slice of its queries) only."""
+    def part(values: list[Any] | None) -> list[Any] | None:
+        return None if values is None else values[queries]
+
+    return dataclasses.replace(
+        table, query_ids=table.query_ids[queries], grades=table.grades[queries],
+        ranks=table.ranks[queries], subtopics=part(table.subtopics),
+        rankings=part(table.rankings), judgments=part(table.judgments),
+    )  # fmt: skip
 
 
 def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
@@ -648,9 +704,10 @@ def study(
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
         query_curves[d.name] = curve
         advance()
-    # the reduced judgments drawn in order (one generator); with the joins, their data are
-    # computed two at a time on threads (numpy lets the GIL go while it counts), taken back
-    # in order: the same numbers, the orderings compared here meanwhile
+    # the reduced judgments drawn in order (one generator); with the joins, the measures'
+    # scores on them are computed two at a time on threads (numpy lets the GIL go while it
+    # counts), taken back in order: the same numbers, each set's tensors dropped by its
+    # thread (`Joins.scores`)
     draws = [
         (policy, point, fraction)
         for policy in policies
@@ -661,16 +718,18 @@ def study(
         drop_judgments(qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved)
         for policy, _, fraction in draws
     )
-    reduced_datas: Iterator[list[MeasureData]]
+    reduced_scores: Iterator[list[np.ndarray]]
     if joins is None:
-        reduced_datas = (measure_data(reduced, runs, measures) for reduced in reduced_sets)
+        reduced_scores = (
+            [d.scores() for d in measure_data(reduced, runs, measures)] for reduced in reduced_sets
+        )
     else:
-        reduced_datas = _in_order(joins.measure_data, reduced_sets, REDUCED_THREADS)
+        reduced_scores = _in_order(joins.scores, reduced_sets, REDUCED_THREADS)
     samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
-    for draw, reduced_data in zip(draws, reduced_datas, strict=True):
+    for draw, scores in zip(draws, reduced_scores, strict=True):
         by_measure = samples_of.setdefault(draw, {name: [] for name in names})
-        for d, reference in zip(reduced_data, full, strict=True):
-            by_measure[d.name].append(kendall_tau(d.scores(), reference))
+        for name, one, reference in zip(names, scores, full, strict=True):
+            by_measure[name].append(kendall_tau(one, reference))
         advance()
     undefined: list[str] = []
     for (policy, _, fraction), by_measure in samples_of.items():
@@ -699,6 +758,10 @@ def study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
 
+
+#: How many preferences (queries × runs × runs cells, float64) `Joins.scores` computes at a
+#: time on a reduced judgment set.
+BLOCK_CELLS = 1 << 20
 
 #: How many reduced judgment sets the study computes at a time (threads).
 REDUCED_THREADS = 2
