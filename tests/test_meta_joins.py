@@ -144,14 +144,16 @@ def _told(call):
      (["AP", "RPP", "invRPP"], 7),
      (["AP", "RPP", "OI"], None)],  # OI replays rankings: the runs are read whole
 )  # fmt: skip
+@pytest.mark.parametrize("robustness", [True, False])
 def test_runs_read_one_at_a_time_give_the_study_of_the_runs_read_whole(
-    tmp_path, measures, max_docs
+    tmp_path, measures, max_docs, robustness
 ):
     """`RunFiles` (each run read, joined, reduced to its judged entries and its ranks of the
     relevant documents, and dropped) give the study of the same runs read whole with the
     judgments' vocabularies, value for value, and the same warnings in the same order:
     every run's join warnings (run r2 leaves a judged query out), then the preference
-    methods' (r2 ranks nothing for a query with relevant documents)."""
+    methods' (r2 ranks nothing for a query with relevant documents); without the
+    robustness curves too."""
     qrels, runs = collection(tmp_path, True)
     # a sixth run, with tied scores, that ranks only some queries: two runs warn
     rng = np.random.default_rng(2)
@@ -160,7 +162,7 @@ def test_runs_read_one_at_a_time_give_the_study_of_the_runs_read_whole(
             for k, d in enumerate(rng.choice(45, 20, replace=False)):
                 out.write(f"{q} Q0 d{d} {k + 1} {k % 3} r5\n")
     runs.append(rankscope.read_run(tmp_path / "r5.txt", queries=qrels.queries, docs=qrels.docs))
-    options = dict(permutations=50, samples=2, max_docs=max_docs, seed=3)
+    options = dict(permutations=50, samples=2, max_docs=max_docs, seed=3, robustness=robustness)
     expected, expected_told = _told(lambda: study(qrels, runs, measures, **options))
     paths = [tmp_path / f"r{r}.txt" for r in range(6)]
     got, got_told = _told(

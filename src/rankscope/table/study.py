@@ -376,8 +376,9 @@ class Joins:
 
     @staticmethod
     def stream(qrels: Qrels, measures: Sequence[str]) -> bool:
-        """Whether a study of ``measures`` with its robustness curves may read the runs one
-        at a time (`RunFiles`): the joins apply, and no method replays whole rankings."""
+        """Whether a study of ``measures`` (with its robustness curves or without) may read
+        the runs one at a time (`RunFiles`): the joins apply, and no method replays whole
+        rankings."""
         return Joins.apply(qrels, measures) and not needs_rankings(
             [r for r in parse_measures(measures) if r.measure.family == "preference"]
         )
@@ -638,9 +639,9 @@ def study(
     def cut(run: Run) -> Run:
         return run if max_docs is None else top_documents(run, max_docs)
 
-    if isinstance(runs, RunFiles) and not (robustness and Joins.stream(qrels, measures)):
+    if isinstance(runs, RunFiles) and not Joins.stream(qrels, measures):
         runs = runs.whole(qrels)
-    pool = "pool" in policies
+    pool = robustness and "pool" in policies
     # the runs joined once: the curves mask these joins, and the whole judgments' data are
     # theirs with nothing masked (each run's join warnings said once)
     joins: Joins | None = None
