@@ -122,6 +122,19 @@ def test_preference_tukey_half_the_pairs_only_for_antisymmetric_preferences(anti
     assert np.array_equal(stacked[0], _tukey_by_relabelling(other, 500, 9))
 
 
+def test_preference_tukey_counts_nan_as_the_comparisons_did():
+    """A NaN preference makes every relabelled maximum NaN (a sum with it) and its pair's
+    observed mean NaN: no maximum reaches any threshold, and the p-values are those of
+    the relabelling's comparisons (1 / (B + 1)), as is a tensor whose maxima are finite."""
+    rng = np.random.default_rng(4)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(9, 5, 5))
+    prefs = prefs - prefs.transpose(0, 2, 1)
+    for tensor in (prefs, np.where(np.arange(5)[None, :, None] == 2, np.nan, prefs)):
+        got = preference_tukey_pvalues(tensor, permutations=300, seed=2)
+        assert np.array_equal(got, _tukey_by_relabelling(tensor, 300, 2))
+    assert np.all(got == 1 / 301)
+
+
 @pytest.mark.parametrize(("queries", "systems", "permutations"), [(7, 4, 300), (40, 9, 700)])
 def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, permutations):
     """Methods stacked share the permutations: each method's p-values are those of the
