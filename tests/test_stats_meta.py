@@ -164,12 +164,14 @@ def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, 
                                 seed=3)
         for k in range(3)
     }  # fmt: skip
+    last = np.moveaxis(np.ascontiguousarray(np.moveaxis(stack, 0, -1)), -1, 0)  # methods last
     for order in ([0, 1, 2], [2, 1, 0], [0, 1], [1, 2]):
-        datas = [stack[k] for k in order]
-        powers = discriminative_powers(
-            datas, test="randomized-tukey", permutations=permutations, seed=3
-        )
-        assert powers == [alone[k] for k in order], order
+        for tensor in (stack, last):
+            datas = [tensor[k] for k in order]
+            powers = discriminative_powers(
+                datas, test="randomized-tukey", permutations=permutations, seed=3
+            )
+            assert powers == [alone[k] for k in order], order
     expected = _tukey_by_relabelling(stack[1], permutations, 3)[np.triu_indices(systems, 1)]
     power = discriminative_power(stack[1], test="randomized-tukey", permutations=permutations,
                                  seed=3)  # fmt: skip

@@ -195,22 +195,24 @@ def discriminative_powers(
 
 def _stacked(arrays: Sequence[np.ndarray]) -> np.ndarray:
     """``np.stack(arrays)``; without a copy when ``arrays`` are the consecutive slices of
-    one array (the preference methods computed together, `rankscope.measures.compute_requests`:
-    its tensors, the largest data of a study, are not held twice)."""
-    base = arrays[0].base
+    one contiguous array along its first or its last axis (the preference methods computed
+    together, `rankscope.measures.compute_requests`: their tensors, the largest data of a
+    study, are not held twice), that array seen with the slices first."""
+    base, first = arrays[0].base, arrays[0]
     if (
         isinstance(base, np.ndarray)
         and base.flags.c_contiguous
-        and base.dtype == arrays[0].dtype
-        and base.shape == (len(arrays), *arrays[0].shape)
-        and all(
-            a.base is base
-            and a.flags.c_contiguous
-            and a.ctypes.data == base.ctypes.data + k * base.strides[0]
-            for k, a in enumerate(arrays)
-        )
+        and base.dtype == first.dtype
+        and all(a.base is base and a.shape == first.shape for a in arrays)
     ):
-        return base
+        for axis in (0, -1):
+            shape, strides = list(base.shape), list(base.strides)
+            step = strides.pop(axis)
+            if shape.pop(axis) == len(arrays) and shape == list(first.shape) and all(
+                list(a.strides) == strides and a.ctypes.data == base.ctypes.data + k * step
+                for k, a in enumerate(arrays)
+            ):
+                return np.moveaxis(base, axis, 0)
     return np.stack(arrays)
 
 

@@ -397,13 +397,13 @@ class Joins:
             return None
         return cls(qrels, runs, parse_measures(measures), files, retrieved)
 
-    def measure_data(self, reduced: Qrels) -> list[MeasureData]:
+    def measure_data(self, reduced: Qrels, *, methods_last: bool = False) -> list[MeasureData]:
         """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
-        that keeps a judgment of every query."""
+        that keeps a judgment of every query (``methods_last``: `compute_requests`')."""
         data = self._metric_data(reduced)
         if self.preferences:
             table = self._masked_table(reduced)
-            found = compute_requests(table, self.preferences)
+            found = compute_requests(table, self.preferences, methods_last=methods_last)
             for req, result in zip(self.preferences, found, strict=True):
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
@@ -652,7 +652,13 @@ def study(
         runs = [cut(run) for run in runs]
         joins = Joins.of(qrels, runs, measures, retrieved=pool) if robustness else None
         run_names = [r.name for r in runs] if joins is None else joins.names
-    datas = measure_data(qrels, runs, measures) if joins is None else joins.measure_data(qrels)
+    # (the preference methods' tensors in the layout their randomized Tukey HSD reads: the
+    # one copy of them, the largest data of the study)
+    datas = (
+        measure_data(qrels, runs, measures)
+        if joins is None
+        else joins.measure_data(qrels, methods_last=True)
+    )
     steps = 1 + len(datas)
     if robustness:
         steps += len(datas) + sum(
