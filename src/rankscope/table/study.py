@@ -50,6 +50,16 @@ from .many import RunToRead, _renamed, _text_bytes, in_order
 
 #: A judged run's documents, which `Joins` does not keep (the masks need none).
 _NO_DOCS = np.zeros(0, dtype=np.int32)
+#: `Joins.all_joined`'s judged entries, held apart (`Joins.all_positions`, `all_grades`).
+_NO_ENTRIES = np.zeros(0, dtype=np.int64)
+
+
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """Integers ``values`` as int32 when they all fit (half the memory), else as int64."""
+    info = np.iinfo(np.int32)
+    if not len(values) or (info.min <= int(values.min()) and int(values.max()) <= info.max):
+        return values.astype(np.int32)
+    return values.astype(np.int64)
 
 
 @dataclass
@@ -255,7 +265,7 @@ class Joins:
         self.metrics = [r for r in requests if r.measure.family != "preference"]
         self.preferences = [r for r in requests if r.measure.family == "preference"]
         self.options = JoinOptions(ties=FORMATS["qrels"].ties)
-        self.judged: list[Judged] = []  # per run: its judged entries (no documents)
+        self.judged: list[Judged] = []  # per run, until `_join_all`: its judged entries
         self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
         self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
         self.query_codes: list[np.ndarray] = []  # per run: the code of each of its queries
@@ -352,21 +362,30 @@ class Joins:
         self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         entries = np.concatenate(([0], np.cumsum([int(j.offsets[-1]) for j in judged])))
         offsets = [j.offsets[:-1] + shift for j, shift in zip(judged, entries, strict=False)]
+        # what every reduced set masks, held for the whole study: each entry's position and
+        # grade (`_masked` gives them back as int64) and query slot as int32 when they fit
+        self.all_positions = _narrow(
+            np.concatenate(
+                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
+            )
+        )
+        self.all_grades = _narrow(np.concatenate([j.judged_grades for j in judged]))
         self.all_joined = dataclasses.replace(
             judged[0], query_ids=[q for j in judged for q in j.query_ids],
             offsets=np.concatenate([*offsets, entries[-1:]]).astype(np.int64),
-            judged_positions=np.concatenate(
-                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
-            ).astype(np.int64),
-            judged_grades=np.concatenate([j.judged_grades for j in judged]).astype(np.int64),
+            judged_positions=_NO_ENTRIES, judged_grades=_NO_ENTRIES,  # all_positions, ...
             missing=np.concatenate([j.missing for j in judged]),
         )  # fmt: skip
         self.all_keys = np.concatenate(self.entry_keys).astype(np.int64)
-        self.all_slots = np.concatenate(
-            [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
-        ).astype(np.int64)
+        self.all_slots = _narrow(
+            np.concatenate(
+                [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
+            )
+        )
         self.all_codes = np.concatenate(self.query_codes).astype(np.int64)
-        self.entry_keys, self.entry_slots, self.query_codes = [], [], []
+        # of each run's join only its queries are needed now (`measure_data`)
+        self.run_queries = [j.query_ids for j in judged]
+        self.judged, self.entry_keys, self.entry_slots, self.query_codes = [], [], [], []
 
     @staticmethod
     def apply(qrels: Qrels, measures: Sequence[str]) -> bool:
@@ -444,8 +463,8 @@ class Joins:
         evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
         starts = self.starts.tolist()
         return _metric_data(self.metrics, [
-            (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
-            for i, j in enumerate(self.judged)
+            (ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
+            for i, ids in enumerate(self.run_queries)
         ])  # fmt: skip
 
     def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
@@ -454,7 +473,7 @@ class Joins:
         from ``reduced``, the entries it drops made documents the judgments do not mention."""
         judged = self.all_joined
         kept = _member(self.all_keys, keys)
-        grades = judged.judged_grades[kept]
+        grades = self.all_grades[kept].astype(np.int64)
         nq = judged.num_queries
         g = reduced.grade
         top = max(int(g.max(initial=0)), 0)
@@ -465,7 +484,8 @@ class Joins:
         ).reshape(-1, top + 1)
         kept_slot = self.all_slots[kept]
         return dataclasses.replace(
-            judged, judged_positions=judged.judged_positions[kept], judged_grades=grades,
+            judged, judged_positions=self.all_positions[kept].astype(np.int64),
+            judged_grades=grades,
             rel_levels=by_code[self.all_codes].astype(np.int64),
             num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
             num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
