@@ -25,7 +25,7 @@ from rankscope.stats.multiple import (
     randomized_tukey_hsd,
     randomized_tukey_pvalues,
 )
-from rankscope.table.study import drop_judgments, measure_data, retrieved_by, study
+from rankscope.table.study import MeasureData, drop_judgments, measure_data, retrieved_by, study
 from tests.conftest import run_cli
 
 
@@ -281,6 +281,22 @@ def test_study_and_meta_command(capsys):
     report = json.loads(out)
     assert report["measures"] == ["AP", "RPP"]
     assert report["kendall_tau"][0][0] == 1.0 and not math.isnan(report["kendall_tau"][0][1])
+
+
+def test_preference_scores_on_some_queries_are_those_of_their_preferences_alone():
+    """A preference method's scores on a subset of the queries (the query curves) come from
+    the orders of the runs on every query, computed once: the scores of a measure holding
+    only those queries' preferences (ties of win rates included), NaN on no query."""
+    rng = np.random.default_rng(6)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(30, 7, 7))
+    prefs = (prefs - prefs.transpose(0, 2, 1)) / 2
+    ids = [f"q{q}" for q in range(30)]
+    data = MeasureData("RPP", True, prefs, ids)
+    for subset in ([0], [3, 4, 5], list(range(0, 30, 2)), list(range(30)), []):
+        queries = np.array(subset, dtype=np.int64)
+        alone = MeasureData("RPP", True, prefs[queries], [ids[q] for q in subset])
+        assert np.array_equal(data.scores(queries), alone.scores(), equal_nan=True), subset
+    assert np.array_equal(data.scores(), MeasureData("RPP", True, prefs, ids).scores())
 
 
 def test_study_powers_beside_the_curves_are_those_computed_alone():

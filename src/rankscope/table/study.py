@@ -11,6 +11,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -84,9 +85,15 @@ class MeasureData:
         if not self.preference:
             d = self.data if queries is None else self.data[:, queries]
             return d.mean(axis=1)
-        prefs = self.data if queries is None else self.data[queries]
-        n = prefs.shape[1]
-        return mc4_scores(query_positions(prefs, _index_names(n)), n)
+        positions = self.positions if queries is None else self.positions[queries]
+        return mc4_scores(positions, self.data.shape[1])
+
+    @functools.cached_property
+    def positions(self) -> np.ndarray:
+        """A preference method's order of the runs on each query (`query_positions`, the
+        runs named as their indices), computed once: `scores` on any queries aggregates
+        their rows (each query's order is its own), without copying their preferences."""
+        return query_positions(self.data, _index_names(self.data.shape[1]))
 
 
 def _index_names(n: int) -> list[str]:
