@@ -445,21 +445,28 @@ class Joins:
             table = self._masked_table(reduced)
             n = table.num_runs
             names = _index_names(n)
-            # a block's tensors in about 8 MB; the methods replaying whole rankings at once
+            # a block's tensors in `BLOCK_CELLS`; the methods replaying rankings at once
             step = max(1, BLOCK_CELLS // max(len(self.preferences) * n * n, 1))
             if needs_rankings(self.preferences):
                 step = max(table.num_queries, 1)
-            positions: dict[Request, list[np.ndarray]] = {r: [] for r in self.preferences}
-            for start in range(0, table.num_queries, step):
-                block = _queries_of(table, slice(start, start + step))
-                computed = compute_requests(block, self.preferences)
-                for req, result in zip(self.preferences, computed, strict=True):
-                    positions[req].append(query_positions(result.prefs, names))
-                del computed
-            for req, parts in positions.items():
-                at = np.concatenate(parts) if parts else np.zeros((0, n), dtype=np.int64)
+            parts = [
+                self._positions(_queries_of(table, slice(start, start + step)), names)
+                for start in range(0, table.num_queries, step)
+            ]
+            for k, req in enumerate(self.preferences):
+                at = (
+                    np.concatenate([part[k] for part in parts])
+                    if parts
+                    else np.zeros((0, n), dtype=np.int64)
+                )
                 found[req] = mc4_scores(at, n)
         return [found[r] for r in self.requests]
+
+    def _positions(self, table: RelevanceTable, names: list[str]) -> list[np.ndarray]:
+        """Each preference method's order of the runs on each query of ``table``
+        (`query_positions`); its preferences dropped on return."""
+        computed = compute_requests(table, self.preferences)
+        return [query_positions(result.prefs, names) for result in computed]
 
     def _metric_data(self, reduced: Qrels) -> dict[Request, MeasureData]:
         """The metrics' `MeasureData` on ``reduced`` (every run's masked join evaluated in
@@ -795,7 +802,7 @@ def study(
 
 #: How many preferences (queries × runs × runs cells, float64) `Joins.scores` computes at a
 #: time on a reduced judgment set.
-BLOCK_CELLS = 1 << 20
+BLOCK_CELLS = 1 << 18
 
 #: How many reduced judgment sets the study computes at a time (threads).
 REDUCED_THREADS = 2
