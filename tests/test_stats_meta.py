@@ -12,6 +12,7 @@ from scipy import stats
 
 import rankscope
 from rankscope.errors import UsageError
+from rankscope.stats import meta as meta_module
 from rankscope.stats.meta import (
     discriminative_power,
     discriminative_powers,
@@ -358,9 +359,12 @@ def test_meta_plot(tmp_path, capsys):
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_kendall_taus_are_each_columns_kendall_tau():
+@pytest.mark.parametrize("block", [1, 100, 1 << 18])  # a column, 2 columns, all at once
+def test_kendall_taus_are_each_columns_kendall_tau(monkeypatch, block):
     """Column by column, the τ_b of `kendall_tau` bit for bit (ties, constant columns: NaN),
-    and by hand: (1, 2, 3) against (1, 3, 2) has 2 concordant pairs and 1 discordant, τ = 1/3."""
+    whatever the columns compared at a time, and by hand: (1, 2, 3) against (1, 3, 2) has 2
+    concordant pairs and 1 discordant, τ = 1/3."""
+    monkeypatch.setattr(meta_module, "TAU_BLOCK_CELLS", block)
     rng = np.random.default_rng(4)
     x = rng.integers(0, 4, size=(9, 40)).astype(np.float64)
     y = rng.integers(0, 3, size=(9, 40)).astype(np.float64)

@@ -48,24 +48,36 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     return concordance / denom if denom > 0 else float("nan")
 
 
+#: How many pairs × columns `kendall_taus` compares at a time (float64 each).
+TAU_BLOCK_CELLS = 1 << 18
+
+
 def kendall_taus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`kendall_tau` between each column of ``x`` and the same column of ``y`` (systems ×
     columns, per-query scores say), the same values (the concordances are sums of −1, 0
-    and 1: exact in any order); NaN where either column ties every pair."""
+    and 1: exact in any order); NaN where either column ties every pair.  A block of
+    columns at a time (`TAU_BLOCK_CELLS`): the pairs × columns signs are not held whole
+    (systems² × queries)."""
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 2:
         raise UsageError("kendall_taus needs two score matrices of the same shape")
     if a.shape[0] < 2:
         raise UsageError("kendall_tau needs at least two systems")
     i, j = pair_indices(a.shape[0])
-    dx, dy = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-    concordance = (dx * dy).sum(axis=0)
     n0 = len(i)
-    tied_x, tied_y = (dx == 0).sum(axis=0), (dy == 0).sum(axis=0)
-    denom = np.sqrt((n0 - tied_x).astype(np.float64) * (n0 - tied_y).astype(np.float64))
     out = np.full(a.shape[1], np.nan)
-    defined = denom > 0
-    out[defined] = concordance[defined] / denom[defined]
+    step = max(1, TAU_BLOCK_CELLS // n0)
+    for start in range(0, a.shape[1], step):
+        columns = slice(start, start + step)
+        dx = np.sign(a[i, columns] - a[j, columns])
+        dy = np.sign(b[i, columns] - b[j, columns])
+        concordance = (dx * dy).sum(axis=0)
+        tied_x, tied_y = (dx == 0).sum(axis=0), (dy == 0).sum(axis=0)
+        denom = np.sqrt((n0 - tied_x).astype(np.float64) * (n0 - tied_y).astype(np.float64))
+        part = np.full(len(denom), np.nan)
+        defined = denom > 0
+        part[defined] = concordance[defined] / denom[defined]
+        out[columns] = part
     return out
 
 
