@@ -15,6 +15,7 @@
    print the same bytes.
 
     python bench/meta.py --runs 10,20,40 --repeat 2 --skip-real
+    python bench/meta.py --runs 20,40,100 --repeat 1 --skip-real --data bench/data/compare
 
 Prints; asserts nothing.
 """
@@ -95,16 +96,28 @@ def clef() -> None:
     print(f"  all six measures, both tests, 10,000 permutations: {total:.2f} s (target <= 5 s)")
 
 
-def scaling(sizes: list[int], baseline: str, repeat: int) -> None:
-    """`rankscope meta` (default settings) on ``sizes`` runs, this tree against ``baseline``."""
-    data = BENCH / "data" / "meta"
-    most = max(sizes)
+def run_paths(data: Path, most: int) -> list[Path]:
+    """The first ``most`` runs of ``data``: generate.py's ``run.N.txt`` (generated when
+    missing), or a collection's ``runs/`` folder (``bench/data/compare``'s run.NNN.txt, in
+    name order)."""
+    if (data / "runs").is_dir():
+        runs = sorted((data / "runs").glob("run.*.txt"))
+        if len(runs) < most:
+            raise SystemExit(f"{data / 'runs'} has {len(runs)} runs, not {most}")
+        return runs[:most]
     if not (data / f"run.{most}.txt").exists():
         print(f"generating {data} ({most} runs) ...", flush=True)
         subprocess.run(
             [sys.executable, str(BENCH / "generate.py"), "--queries", "250", "--depth", "1000",
              "--runs", str(most), "--out", str(data)], check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
+    return [data / f"run.{i}.txt" for i in range(1, most + 1)]
+
+
+def scaling(sizes: list[int], baseline: str, repeat: int, data: Path) -> None:
+    """`rankscope meta` (default settings) on ``sizes`` runs, this tree against ``baseline``."""
+    most = max(sizes)
+    every_run = run_paths(data, most)
     print(f"\nrankscope meta, default settings, N runs x 250 queries x 1,000; best of {repeat}")
     print("| runs | tree | wall s | CPU s | peak MB | baseline / this tree: wall | CPU | memory "
           "| same |")  # fmt: skip
@@ -113,7 +126,7 @@ def scaling(sizes: list[int], baseline: str, repeat: int) -> None:
         old_src = baseline_tree(baseline, Path(folder))
         trees = {"baseline": old_src, "this tree": BENCH.parent / "src"}
         for n in sizes:
-            runs = [str(data / f"run.{i}.txt") for i in range(1, n + 1)]
+            runs = [str(path) for path in every_run[:n]]
             files = [str(data / "qrels.txt"), *runs]
             command = [sys.executable, "-m", "rankscope", "meta", "--quiet", *files]
             best = {}
@@ -139,6 +152,9 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=2, help="timed runs per row (best)")
     parser.add_argument("--baseline", default=BASELINE, help=f"commit (default {BASELINE})")
     parser.add_argument("--skip-real", action="store_true", help="skip parts 1 and 2")
+    parser.add_argument("--data", type=Path, default=BENCH / "data" / "meta",
+                        help="part 3's collection: qrels.txt and run.N.txt (generated when "
+                        "missing) or runs/run.NNN.txt (bench/data/compare)")  # fmt: skip
     args = parser.parse_args()
     warnings.simplefilter("ignore", rankscope.RankscopeWarning)
     if not args.skip_real:
@@ -146,4 +162,4 @@ if __name__ == "__main__":
         clef()
     sizes = [int(n) for n in args.runs.split(",") if int(n) > 0]
     if sizes:
-        scaling(sizes, args.baseline, args.repeat)
+        scaling(sizes, args.baseline, args.repeat, args.data)

@@ -15,6 +15,7 @@ import pytest
 
 import rankscope
 from rankscope.read.sources import run_sources
+from rankscope.table import study as study_module
 from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
 from tests.conftest import write_qrels, write_ranked_run
 
@@ -63,6 +64,31 @@ def test_masked_joins_are_the_joins_of_the_reduced_judgments(tmp_path, shared, p
             assert g.preference == e.preference
             assert g.data.shape == e.data.shape, g.name
             assert np.array_equal(g.data, e.data), g.name
+
+
+@pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
+@pytest.mark.parametrize("block", [1, 50, 1 << 20])  # one query, two, every query a block
+@pytest.mark.parametrize("measures", [MEASURES, ["RPP", "AP", "invRPP", "lexiprecision"]])
+def test_scores_on_reduced_judgments_are_those_of_the_joins_of_the_reduced_judgments(
+    tmp_path, monkeypatch, block, measures
+):
+    """`Joins.scores` (what the curves of fewer judgments compare: the preference methods
+    computed a block of queries at a time, only each query's order of the runs kept) gives
+    the scores of `measure_data` on the reduced judgments, joined again with every run and
+    every query's preferences at once: the same numbers, NaN where no query is left."""
+    monkeypatch.setattr(study_module, "BLOCK_CELLS", block)
+    qrels, runs = collection(tmp_path, False)
+    joins = Joins.of(qrels, runs, measures)
+    assert joins is not None
+    rng = np.random.default_rng(7)
+    for keep, policy in [(0.1, "uniform"), (0.3, "pool"), (0.7, "uniform"), (1.0, "pool")]:
+        reduced = drop_judgments(qrels, runs, keep, policy=policy, rng=rng)
+        expected = [d.scores() for d in measure_data(reduced, runs, measures)]
+        got = joins.scores(reduced)
+        assert len(got) == len(expected) == len(measures)
+        for g, e in zip(got, expected, strict=True):
+            assert g.shape == e.shape == (len(runs),)
+            assert np.array_equal(g, e, equal_nan=True)
 
 
 @pytest.mark.filterwarnings("ignore::rankscope.RankscopeWarning")
@@ -118,14 +144,16 @@ def _told(call):
      (["AP", "RPP", "invRPP"], 7),
      (["AP", "RPP", "OI"], None)],  # OI replays rankings: the runs are read whole
 )  # fmt: skip
+@pytest.mark.parametrize("robustness", [True, False])
 def test_runs_read_one_at_a_time_give_the_study_of_the_runs_read_whole(
-    tmp_path, measures, max_docs
+    tmp_path, measures, max_docs, robustness
 ):
     """`RunFiles` (each run read, joined, reduced to its judged entries and its ranks of the
     relevant documents, and dropped) give the study of the same runs read whole with the
     judgments' vocabularies, value for value, and the same warnings in the same order:
     every run's join warnings (run r2 leaves a judged query out), then the preference
-    methods' (r2 ranks nothing for a query with relevant documents)."""
+    methods' (r2 ranks nothing for a query with relevant documents); without the
+    robustness curves too."""
     qrels, runs = collection(tmp_path, True)
     # a sixth run, with tied scores, that ranks only some queries: two runs warn
     rng = np.random.default_rng(2)
@@ -134,7 +162,7 @@ def test_runs_read_one_at_a_time_give_the_study_of_the_runs_read_whole(
             for k, d in enumerate(rng.choice(45, 20, replace=False)):
                 out.write(f"{q} Q0 d{d} {k + 1} {k % 3} r5\n")
     runs.append(rankscope.read_run(tmp_path / "r5.txt", queries=qrels.queries, docs=qrels.docs))
-    options = dict(permutations=50, samples=2, max_docs=max_docs, seed=3)
+    options = dict(permutations=50, samples=2, max_docs=max_docs, seed=3, robustness=robustness)
     expected, expected_told = _told(lambda: study(qrels, runs, measures, **options))
     paths = [tmp_path / f"r{r}.txt" for r in range(6)]
     got, got_told = _told(

@@ -480,6 +480,14 @@ def test_rpp_methods_computed_together_are_the_hand_values_and_each_alone(small)
     assert stacked.shape == (4, *rpp(table).shape)
     for k, weights in enumerate(["uniform", "dcg", "inverse", [1.0, 2.0, 3.0, 4.0]]):
         np.testing.assert_array_equal(stacked[k], rpp(table, weights))
+    # the methods last in memory (the randomized Tukey HSD's layout): the same values
+    last = rpp_together(table, ["uniform", "dcg", "inverse", [1.0, 2.0, 3.0, 4.0]],
+                        methods_last=True)  # fmt: skip
+    assert last.shape == stacked.shape and np.moveaxis(last, 0, -1).flags.c_contiguous
+    np.testing.assert_array_equal(last, stacked)
+    for found, alone in zip(compute_requests(table, requests, methods_last=True), together,
+                            strict=True):  # fmt: skip
+        np.testing.assert_array_equal(found.prefs, alone.prefs, err_msg=found.method)
     # p(i) = i / 10 by hand: A over B is ahead at level 1 only
     assert value(small["RPP"], "A", "B") == 1 / 4
     at = {name: k for k, name in enumerate(table.run_names)}

@@ -12,6 +12,7 @@ from scipy import stats
 
 import rankscope
 from rankscope.errors import UsageError
+from rankscope.stats import meta as meta_module
 from rankscope.stats.meta import (
     discriminative_power,
     discriminative_powers,
@@ -25,7 +26,7 @@ from rankscope.stats.multiple import (
     randomized_tukey_hsd,
     randomized_tukey_pvalues,
 )
-from rankscope.table.study import drop_judgments, measure_data, retrieved_by, study
+from rankscope.table.study import MeasureData, drop_judgments, measure_data, retrieved_by, study
 from tests.conftest import run_cli
 
 
@@ -122,6 +123,19 @@ def test_preference_tukey_half_the_pairs_only_for_antisymmetric_preferences(anti
     assert np.array_equal(stacked[0], _tukey_by_relabelling(other, 500, 9))
 
 
+def test_preference_tukey_counts_nan_as_the_comparisons_did():
+    """A NaN preference makes every relabelled maximum NaN (a sum with it) and its pair's
+    observed mean NaN: no maximum reaches any threshold, and the p-values are those of
+    the relabelling's comparisons (1 / (B + 1)), as is a tensor whose maxima are finite."""
+    rng = np.random.default_rng(4)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(9, 5, 5))
+    prefs = prefs - prefs.transpose(0, 2, 1)
+    for tensor in (prefs, np.where(np.arange(5)[None, :, None] == 2, np.nan, prefs)):
+        got = preference_tukey_pvalues(tensor, permutations=300, seed=2)
+        assert np.array_equal(got, _tukey_by_relabelling(tensor, 300, 2))
+    assert np.all(got == 1 / 301)
+
+
 @pytest.mark.parametrize(("queries", "systems", "permutations"), [(7, 4, 300), (40, 9, 700)])
 def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, permutations):
     """Methods stacked share the permutations: each method's p-values are those of the
@@ -144,6 +158,21 @@ def test_preference_tukey_of_a_stack_is_each_method_as_before(queries, systems, 
         assert powers == [
             discriminative_power(d, test=test, permutations=permutations, seed=3) for d in datas
         ]
+    # the methods as the slices of the one tensor they were computed in (tested without a
+    # copy), in another order, or some of them: the powers of each alone
+    alone = {
+        k: discriminative_power(stack[k], test="randomized-tukey", permutations=permutations,
+                                seed=3)
+        for k in range(3)
+    }  # fmt: skip
+    last = np.moveaxis(np.ascontiguousarray(np.moveaxis(stack, 0, -1)), -1, 0)  # methods last
+    for order in ([0, 1, 2], [2, 1, 0], [0, 1], [1, 2]):
+        for tensor in (stack, last):
+            datas = [tensor[k] for k in order]
+            powers = discriminative_powers(
+                datas, test="randomized-tukey", permutations=permutations, seed=3
+            )
+            assert powers == [alone[k] for k in order], order
     expected = _tukey_by_relabelling(stack[1], permutations, 3)[np.triu_indices(systems, 1)]
     power = discriminative_power(stack[1], test="randomized-tukey", permutations=permutations,
                                  seed=3)  # fmt: skip
@@ -255,6 +284,22 @@ def test_study_and_meta_command(capsys):
     assert report["kendall_tau"][0][0] == 1.0 and not math.isnan(report["kendall_tau"][0][1])
 
 
+def test_preference_scores_on_some_queries_are_those_of_their_preferences_alone():
+    """A preference method's scores on a subset of the queries (the query curves) come from
+    the orders of the runs on every query, computed once: the scores of a measure holding
+    only those queries' preferences (ties of win rates included), NaN on no query."""
+    rng = np.random.default_rng(6)
+    prefs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(30, 7, 7))
+    prefs = (prefs - prefs.transpose(0, 2, 1)) / 2
+    ids = [f"q{q}" for q in range(30)]
+    data = MeasureData("RPP", True, prefs, ids)
+    for subset in ([0], [3, 4, 5], list(range(0, 30, 2)), list(range(30)), []):
+        queries = np.array(subset, dtype=np.int64)
+        alone = MeasureData("RPP", True, prefs[queries], [ids[q] for q in subset])
+        assert np.array_equal(data.scores(queries), alone.scores(), equal_nan=True), subset
+    assert np.array_equal(data.scores(), MeasureData("RPP", True, prefs, ids).scores())
+
+
 def test_study_powers_beside_the_curves_are_those_computed_alone():
     """With the robustness curves, the metrics' discriminative powers are computed on a
     second thread while the curves are drawn: the same numbers as `discriminative_powers`
@@ -314,9 +359,12 @@ def test_meta_plot(tmp_path, capsys):
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_kendall_taus_are_each_columns_kendall_tau():
+@pytest.mark.parametrize("block", [1, 100, 1 << 18])  # a column, 2 columns, all at once
+def test_kendall_taus_are_each_columns_kendall_tau(monkeypatch, block):
     """Column by column, the τ_b of `kendall_tau` bit for bit (ties, constant columns: NaN),
-    and by hand: (1, 2, 3) against (1, 3, 2) has 2 concordant pairs and 1 discordant, τ = 1/3."""
+    whatever the columns compared at a time, and by hand: (1, 2, 3) against (1, 3, 2) has 2
+    concordant pairs and 1 discordant, τ = 1/3."""
+    monkeypatch.setattr(meta_module, "TAU_BLOCK_CELLS", block)
     rng = np.random.default_rng(4)
     x = rng.integers(0, 4, size=(9, 40)).astype(np.float64)
     y = rng.integers(0, 3, size=(9, 40)).astype(np.float64)

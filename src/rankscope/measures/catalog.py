@@ -125,11 +125,12 @@ def compute_request(table: RelevanceTable, request: str | Request) -> Preference
 
 
 def compute_requests(
-    table: RelevanceTable, requests: Sequence[str | Request]
+    table: RelevanceTable, requests: Sequence[str | Request], *, methods_last: bool = False
 ) -> list[PreferenceResult]:
     """`compute_request` of each of ``requests``, in their order, with the same values; the
     binary RPP methods at one relevance level (RPP, dcgRPP and invRPP, say) are computed
-    together (`rankscope.preference.rpp.rpp_together`: each query's pairs compared once)."""
+    together (`rankscope.preference.rpp.rpp_together`: each query's pairs compared once;
+    ``methods_last``: their preferences are views of one array in its layout)."""
     parsed = [parse_method(request) for request in requests]
     together: dict[int | None, list[tuple[int, Weights]]] = {}
     for k, request in enumerate(parsed):
@@ -139,7 +140,9 @@ def compute_requests(
             together.setdefault(arguments["level"], []).append((k, arguments["weights"]))
     found: dict[int, PreferenceResult] = {}
     for level, members in together.items():
-        stacked = rpp_together(table, [weights for _, weights in members], level)
+        stacked = rpp_together(
+            table, [weights for _, weights in members], level, methods_last=methods_last
+        )
         for (k, _), prefs in zip(members, stacked, strict=True):
             found[k] = PreferenceResult(
                 parsed[k].label, list(table.run_names), list(table.query_ids), prefs

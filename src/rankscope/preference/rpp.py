@@ -144,13 +144,22 @@ def rpp(
 
 
 def rpp_together(
-    table: RelevanceTable, weightings: Sequence[Weights], level: int | None = None
+    table: RelevanceTable,
+    weightings: Sequence[Weights],
+    level: int | None = None,
+    *,
+    methods_last: bool = False,
 ) -> np.ndarray:
     """Binary RPP at relevance level ``level`` for each of ``weightings`` (RPP, dcgRPP and
     invRPP together, say), stacked: P[k, q, a, b], the values `rpp` gives for each, for the
-    cost of little more than one (each query's pairs are compared once)."""
+    cost of little more than one (each query's pairs are compared once).
+
+    ``methods_last``: the stack is a view of a (queries, runs, runs, methods) array, the
+    layout `rankscope.stats.multiple.preference_tukey_pvalues` reads: tested without a
+    copy of the whole tensor (`rankscope.table.study`'s discriminative powers)."""
     level = table.relevance_level if level is None else level
-    out = np.zeros((len(weightings), table.num_queries, table.num_runs, table.num_runs))
+    shape = (len(weightings), table.num_queries, table.num_runs, table.num_runs)
+    out = np.moveaxis(np.zeros((*shape[1:], shape[0])), -1, 0) if methods_last else np.zeros(shape)
     for q in range(table.num_queries):
         out[:, q] = _rpp_levels(table.positions(q, level), weightings)
     return out

@@ -48,24 +48,36 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     return concordance / denom if denom > 0 else float("nan")
 
 
+#: How many pairs × columns `kendall_taus` compares at a time (float64 each).
+TAU_BLOCK_CELLS = 1 << 18
+
+
 def kendall_taus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`kendall_tau` between each column of ``x`` and the same column of ``y`` (systems ×
     columns, per-query scores say), the same values (the concordances are sums of −1, 0
-    and 1: exact in any order); NaN where either column ties every pair."""
+    and 1: exact in any order); NaN where either column ties every pair.  A block of
+    columns at a time (`TAU_BLOCK_CELLS`): the pairs × columns signs are not held whole
+    (systems² × queries)."""
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 2:
         raise UsageError("kendall_taus needs two score matrices of the same shape")
     if a.shape[0] < 2:
         raise UsageError("kendall_tau needs at least two systems")
     i, j = pair_indices(a.shape[0])
-    dx, dy = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-    concordance = (dx * dy).sum(axis=0)
     n0 = len(i)
-    tied_x, tied_y = (dx == 0).sum(axis=0), (dy == 0).sum(axis=0)
-    denom = np.sqrt((n0 - tied_x).astype(np.float64) * (n0 - tied_y).astype(np.float64))
     out = np.full(a.shape[1], np.nan)
-    defined = denom > 0
-    out[defined] = concordance[defined] / denom[defined]
+    step = max(1, TAU_BLOCK_CELLS // n0)
+    for start in range(0, a.shape[1], step):
+        columns = slice(start, start + step)
+        dx = np.sign(a[i, columns] - a[j, columns])
+        dy = np.sign(b[i, columns] - b[j, columns])
+        concordance = (dx * dy).sum(axis=0)
+        tied_x, tied_y = (dx == 0).sum(axis=0), (dy == 0).sum(axis=0)
+        denom = np.sqrt((n0 - tied_x).astype(np.float64) * (n0 - tied_y).astype(np.float64))
+        part = np.full(len(denom), np.nan)
+        defined = denom > 0
+        part[defined] = concordance[defined] / denom[defined]
+        out[columns] = part
     return out
 
 
@@ -166,7 +178,7 @@ def discriminative_powers(
             if data.ndim == 3 or procedure.all_pairs_together is not None:
                 together.setdefault(data.shape, []).append(k)
         for shape, members in together.items():
-            stack = np.stack([arrays[k] for k in members])
+            stack = _stacked([arrays[k] for k in members])
             if len(shape) == 3:
                 assert procedure.preferences is not None
                 found = procedure.preferences(stack, permutations, seed)
@@ -191,6 +203,29 @@ def discriminative_powers(
             p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
         powers.append(float((p < alpha).mean()))
     return powers
+
+
+def _stacked(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.stack(arrays)``; without a copy when ``arrays`` are the consecutive slices of
+    one contiguous array along its first or its last axis (the preference methods computed
+    together, `rankscope.measures.compute_requests`: their tensors, the largest data of a
+    study, are not held twice), that array seen with the slices first."""
+    base, first = arrays[0].base, arrays[0]
+    if (
+        isinstance(base, np.ndarray)
+        and base.flags.c_contiguous
+        and base.dtype == first.dtype
+        and all(a.base is base and a.shape == first.shape for a in arrays)
+    ):
+        for axis in (0, -1):
+            shape, strides = list(base.shape), list(base.strides)
+            step = strides.pop(axis)
+            if shape.pop(axis) == len(arrays) and shape == list(first.shape) and all(
+                list(a.strides) == strides and a.ctypes.data == base.ctypes.data + k * step
+                for k, a in enumerate(arrays)
+            ):
+                return np.moveaxis(base, axis, 0)
+    return np.stack(arrays)
 
 
 def robustness_curve(

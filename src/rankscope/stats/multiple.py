@@ -478,14 +478,21 @@ def preference_tukey_pvalues(
     # antisymmetric preferences (RPP and its relatives) sum to an antisymmetric matrix with
     # a zero diagonal under every relabelling: its largest cell is the largest |cell| above
     # the diagonal, the same number from half the cells
-    antisymmetric = n > 1 and all(np.array_equal(one, -one.transpose(0, 2, 1)) for one in stack)
+    # (query by query: no copy of a whole tensor)
+    antisymmetric = n > 1 and all(
+        np.array_equal(query, -query.T) for one in stack for query in one
+    )
     maxima = _preference_maxima(stack, permutations, seed, chunk, antisymmetric)
-    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE)
+    # ties within 1e-9 · mean|preference| (rankscope.stats.paired.TIE_TOLERANCE); the
+    # maxima reaching each cell's threshold counted in the sorted maxima (NaN reaches
+    # nothing and is reached by nothing), not in a cells × permutations comparison
     out = np.empty((m, n, n))
     for k in range(m):
         tolerance = paired.TIE_TOLERANCE * float(np.abs(stack[k]).mean())
-        count = (maxima[k][None, None, :] >= observed[k][:, :, None] - tolerance).sum(axis=2)
-        out[k] = (count + 1) / (permutations + 1)
+        ordered = np.sort(maxima[k])
+        ordered = ordered[: len(ordered) - int(np.isnan(ordered).sum())]  # NaN sort last
+        below = np.searchsorted(ordered, observed[k] - tolerance, side="left")
+        out[k] = (len(ordered) - below + 1) / (permutations + 1)
     return out if p.ndim == 4 else out[0]
 
 

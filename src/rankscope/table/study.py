@@ -11,6 +11,7 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -50,6 +51,16 @@ from .many import RunToRead, _renamed, _text_bytes, in_order
 
 #: A judged run's documents, which `Joins` does not keep (the masks need none).
 _NO_DOCS = np.zeros(0, dtype=np.int32)
+#: `Joins.all_joined`'s judged entries, held apart (`Joins.all_positions`, `all_grades`).
+_NO_ENTRIES = np.zeros(0, dtype=np.int64)
+
+
+def _narrow(values: np.ndarray) -> np.ndarray:
+    """Integers ``values`` as int32 when they all fit (half the memory), else as int64."""
+    info = np.iinfo(np.int32)
+    if not len(values) or (info.min <= int(values.min()) and int(values.max()) <= info.max):
+        return values.astype(np.int32)
+    return values.astype(np.int64)
 
 
 @dataclass
@@ -74,16 +85,34 @@ class MeasureData:
         if not self.preference:
             d = self.data if queries is None else self.data[:, queries]
             return d.mean(axis=1)
-        prefs = self.data if queries is None else self.data[queries]
-        n = prefs.shape[1]
-        if not len(prefs):  # no query to order the runs by: no score (as a metric's mean)
-            return np.full(n, np.nan)
-        names = [f"{i:06d}" for i in range(n)]
-        order, mass = mc4_positions(query_positions(prefs, names), names, reference=True)
-        # score = position from the bottom (the chain mass can tie at 0 for many runs)
-        score = np.empty(n)
-        score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
-        return score
+        positions = self.positions if queries is None else self.positions[queries]
+        return mc4_scores(positions, self.data.shape[1])
+
+    @functools.cached_property
+    def positions(self) -> np.ndarray:
+        """A preference method's order of the runs on each query (`query_positions`, the
+        runs named as their indices), computed once: `scores` on any queries aggregates
+        their rows (each query's order is its own), without copying their preferences."""
+        return query_positions(self.data, _index_names(self.data.shape[1]))
+
+
+def _index_names(n: int) -> list[str]:
+    """Names of ``n`` runs sorted as their indices (what `MeasureData.scores` orders by)."""
+    return [f"{i:06d}" for i in range(n)]
+
+
+def mc4_scores(positions: np.ndarray, n: int) -> np.ndarray:
+    """The scores of ``n`` runs from their orderings on each query (`query_positions` of
+    the preferences with `_index_names`, queries × runs): MC4's ordering (reference
+    aggregator) as the position from the bottom (the chain mass can tie at 0 for many
+    runs); NaN without a query to order the runs by (as a metric's mean)."""
+    if not len(positions):
+        return np.full(n, np.nan)
+    names = _index_names(n)
+    order, _ = mc4_positions(positions, names, reference=True)
+    score = np.empty(n)
+    score[[int(name) for name in order]] = np.arange(n, 0, -1, dtype=np.float64)
+    return score
 
 
 def measure_data(
@@ -243,7 +272,7 @@ class Joins:
         self.metrics = [r for r in requests if r.measure.family != "preference"]
         self.preferences = [r for r in requests if r.measure.family == "preference"]
         self.options = JoinOptions(ties=FORMATS["qrels"].ties)
-        self.judged: list[Judged] = []  # per run: its judged entries (no documents)
+        self.judged: list[Judged] = []  # per run, until `_join_all`: its judged entries
         self.entry_keys: list[np.ndarray] = []  # per run: (query, document) key per entry
         self.entry_slots: list[np.ndarray] = []  # per run: the query slot of each entry
         self.query_codes: list[np.ndarray] = []  # per run: the code of each of its queries
@@ -340,21 +369,30 @@ class Joins:
         self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         entries = np.concatenate(([0], np.cumsum([int(j.offsets[-1]) for j in judged])))
         offsets = [j.offsets[:-1] + shift for j, shift in zip(judged, entries, strict=False)]
+        # what every reduced set masks, held for the whole study: each entry's position and
+        # grade (`_masked` gives them back as int64) and query slot as int32 when they fit
+        self.all_positions = _narrow(
+            np.concatenate(
+                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
+            )
+        )
+        self.all_grades = _narrow(np.concatenate([j.judged_grades for j in judged]))
         self.all_joined = dataclasses.replace(
             judged[0], query_ids=[q for j in judged for q in j.query_ids],
             offsets=np.concatenate([*offsets, entries[-1:]]).astype(np.int64),
-            judged_positions=np.concatenate(
-                [j.judged_positions + shift for j, shift in zip(judged, entries, strict=False)]
-            ).astype(np.int64),
-            judged_grades=np.concatenate([j.judged_grades for j in judged]).astype(np.int64),
+            judged_positions=_NO_ENTRIES, judged_grades=_NO_ENTRIES,  # all_positions, ...
             missing=np.concatenate([j.missing for j in judged]),
         )  # fmt: skip
         self.all_keys = np.concatenate(self.entry_keys).astype(np.int64)
-        self.all_slots = np.concatenate(
-            [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
-        ).astype(np.int64)
+        self.all_slots = _narrow(
+            np.concatenate(
+                [slots + start for slots, start in zip(self.entry_slots, self.starts, strict=False)]
+            )
+        )
         self.all_codes = np.concatenate(self.query_codes).astype(np.int64)
-        self.entry_keys, self.entry_slots, self.query_codes = [], [], []
+        # of each run's join only its queries are needed now (`measure_data`)
+        self.run_queries = [j.query_ids for j in judged]
+        self.judged, self.entry_keys, self.entry_slots, self.query_codes = [], [], [], []
 
     @staticmethod
     def apply(qrels: Qrels, measures: Sequence[str]) -> bool:
@@ -364,8 +402,9 @@ class Joins:
 
     @staticmethod
     def stream(qrels: Qrels, measures: Sequence[str]) -> bool:
-        """Whether a study of ``measures`` with its robustness curves may read the runs one
-        at a time (`RunFiles`): the joins apply, and no method replays whole rankings."""
+        """Whether a study of ``measures`` (with its robustness curves or without) may read
+        the runs one at a time (`RunFiles`): the joins apply, and no method replays whole
+        rankings."""
         return Joins.apply(qrels, measures) and not needs_rankings(
             [r for r in parse_measures(measures) if r.measure.family == "preference"]
         )
@@ -384,24 +423,63 @@ class Joins:
             return None
         return cls(qrels, runs, parse_measures(measures), files, retrieved)
 
-    def measure_data(self, reduced: Qrels) -> list[MeasureData]:
+    def measure_data(self, reduced: Qrels, *, methods_last: bool = False) -> list[MeasureData]:
         """`measure_data` of the runs on ``reduced``, a subset of the rows of the judgments
-        that keeps a judgment of every query."""
-        keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
-        data: dict[Request, MeasureData] = {}
-        if self.metrics:
-            evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
-            starts = self.starts.tolist()
-            data.update(_metric_data(self.metrics, [
-                (j.query_ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
-                for i, j in enumerate(self.judged)
-            ]))  # fmt: skip
+        that keeps a judgment of every query (``methods_last``: `compute_requests`')."""
+        data = self._metric_data(reduced)
         if self.preferences:
             table = self._masked_table(reduced)
-            found = compute_requests(table, self.preferences)
+            found = compute_requests(table, self.preferences, methods_last=methods_last)
             for req, result in zip(self.preferences, found, strict=True):
                 data[req] = MeasureData(req.label, True, result.prefs, result.query_ids)
         return [data[r] for r in self.requests]
+
+    def scores(self, reduced: Qrels) -> list[np.ndarray]:
+        """`MeasureData.scores` of each of `measure_data`'s on ``reduced`` (what the curves
+        of fewer judgments compare), the same numbers, without a preference tensor of every
+        query: the preference methods are computed a block of queries at a time (each
+        query's preferences are its own) and only the runs' order on each query kept, what
+        MC4 aggregates (runs per query instead of runs² per query)."""
+        found = {req: d.scores() for req, d in self._metric_data(reduced).items()}
+        if self.preferences:
+            table = self._masked_table(reduced)
+            n = table.num_runs
+            names = _index_names(n)
+            # a block's tensors in `BLOCK_CELLS`; the methods replaying rankings at once
+            step = max(1, BLOCK_CELLS // max(len(self.preferences) * n * n, 1))
+            if needs_rankings(self.preferences):
+                step = max(table.num_queries, 1)
+            parts = [
+                self._positions(_queries_of(table, slice(start, start + step)), names)
+                for start in range(0, table.num_queries, step)
+            ]
+            for k, req in enumerate(self.preferences):
+                at = (
+                    np.concatenate([part[k] for part in parts])
+                    if parts
+                    else np.zeros((0, n), dtype=np.int64)
+                )
+                found[req] = mc4_scores(at, n)
+        return [found[r] for r in self.requests]
+
+    def _positions(self, table: RelevanceTable, names: list[str]) -> list[np.ndarray]:
+        """Each preference method's order of the runs on each query of ``table``
+        (`query_positions`); its preferences dropped on return."""
+        computed = compute_requests(table, self.preferences)
+        return [query_positions(result.prefs, names) for result in computed]
+
+    def _metric_data(self, reduced: Qrels) -> dict[Request, MeasureData]:
+        """The metrics' `MeasureData` on ``reduced`` (every run's masked join evaluated in
+        one pass)."""
+        if not self.metrics:
+            return {}
+        keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
+        evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
+        starts = self.starts.tolist()
+        return _metric_data(self.metrics, [
+            (ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
+            for i, ids in enumerate(self.run_queries)
+        ])  # fmt: skip
 
     def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
         """Every run as `judge` joins it with ``reduced`` (sorted keys ``keys``), one after
@@ -409,7 +487,7 @@ class Joins:
         from ``reduced``, the entries it drops made documents the judgments do not mention."""
         judged = self.all_joined
         kept = _member(self.all_keys, keys)
-        grades = judged.judged_grades[kept]
+        grades = self.all_grades[kept].astype(np.int64)
         nq = judged.num_queries
         g = reduced.grade
         top = max(int(g.max(initial=0)), 0)
@@ -420,7 +498,8 @@ class Joins:
         ).reshape(-1, top + 1)
         kept_slot = self.all_slots[kept]
         return dataclasses.replace(
-            judged, judged_positions=judged.judged_positions[kept], judged_grades=grades,
+            judged, judged_positions=self.all_positions[kept].astype(np.int64),
+            judged_grades=grades,
             rel_levels=by_code[self.all_codes].astype(np.int64),
             num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
             num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
@@ -459,6 +538,18 @@ class Joins:
             None if table.rankings is None else [table.rankings[q] for q in queries],
             judgments,
         )  # fmt: skip
+
+
+def _queries_of(table: RelevanceTable, queries: slice) -> RelevanceTable:
+    """``table`` on the queries ``queries`` (a slice of its queries) only."""
+    def part(values: list[Any] | None) -> list[Any] | None:
+        return None if values is None else values[queries]
+
+    return dataclasses.replace(
+        table, query_ids=table.query_ids[queries], grades=table.grades[queries],
+        ranks=table.ranks[queries], subtopics=part(table.subtopics),
+        rankings=part(table.rankings), judgments=part(table.judgments),
+    )  # fmt: skip
 
 
 def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
@@ -582,9 +673,9 @@ def study(
     def cut(run: Run) -> Run:
         return run if max_docs is None else top_documents(run, max_docs)
 
-    if isinstance(runs, RunFiles) and not (robustness and Joins.stream(qrels, measures)):
+    if isinstance(runs, RunFiles) and not Joins.stream(qrels, measures):
         runs = runs.whole(qrels)
-    pool = "pool" in policies
+    pool = robustness and "pool" in policies
     # the runs joined once: the curves mask these joins, and the whole judgments' data are
     # theirs with nothing masked (each run's join warnings said once)
     joins: Joins | None = None
@@ -595,7 +686,13 @@ def study(
         runs = [cut(run) for run in runs]
         joins = Joins.of(qrels, runs, measures, retrieved=pool) if robustness else None
         run_names = [r.name for r in runs] if joins is None else joins.names
-    datas = measure_data(qrels, runs, measures) if joins is None else joins.measure_data(qrels)
+    # (the preference methods' tensors in the layout their randomized Tukey HSD reads: the
+    # one copy of them, the largest data of the study)
+    datas = (
+        measure_data(qrels, runs, measures)
+        if joins is None
+        else joins.measure_data(qrels, methods_last=True)
+    )
     steps = 1 + len(datas)
     if robustness:
         steps += len(datas) + sum(
@@ -648,9 +745,10 @@ def study(
             curve.append((int(size), float(np.mean(taus)), float(np.std(taus))))
         query_curves[d.name] = curve
         advance()
-    # the reduced judgments drawn in order (one generator); with the joins, their data are
-    # computed two at a time on threads (numpy lets the GIL go while it counts), taken back
-    # in order: the same numbers, the orderings compared here meanwhile
+    # the reduced judgments drawn in order (one generator); with the joins, the measures'
+    # scores on them are computed two at a time on threads (numpy lets the GIL go while it
+    # counts), taken back in order: the same numbers, each set's tensors dropped by its
+    # thread (`Joins.scores`)
     draws = [
         (policy, point, fraction)
         for policy in policies
@@ -661,16 +759,18 @@ def study(
         drop_judgments(qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved)
         for policy, _, fraction in draws
     )
-    reduced_datas: Iterator[list[MeasureData]]
+    reduced_scores: Iterator[list[np.ndarray]]
     if joins is None:
-        reduced_datas = (measure_data(reduced, runs, measures) for reduced in reduced_sets)
+        reduced_scores = (
+            [d.scores() for d in measure_data(reduced, runs, measures)] for reduced in reduced_sets
+        )
     else:
-        reduced_datas = _in_order(joins.measure_data, reduced_sets, REDUCED_THREADS)
+        reduced_scores = _in_order(joins.scores, reduced_sets, REDUCED_THREADS)
     samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
-    for draw, reduced_data in zip(draws, reduced_datas, strict=True):
+    for draw, scores in zip(draws, reduced_scores, strict=True):
         by_measure = samples_of.setdefault(draw, {name: [] for name in names})
-        for d, reference in zip(reduced_data, full, strict=True):
-            by_measure[d.name].append(kendall_tau(d.scores(), reference))
+        for name, one, reference in zip(names, scores, full, strict=True):
+            by_measure[name].append(kendall_tau(one, reference))
         advance()
     undefined: list[str] = []
     for (policy, _, fraction), by_measure in samples_of.items():
@@ -699,6 +799,10 @@ def study(
         run_names, names, tau, power, overlap, topic_tau, rbo_p, query_curves, judgment_curves
     )
 
+
+#: How many preferences (queries × runs × runs cells, float64) `Joins.scores` computes at a
+#: time on a reduced judgment set.
+BLOCK_CELLS = 1 << 18
 
 #: How many reduced judgment sets the study computes at a time (threads).
 REDUCED_THREADS = 2
