@@ -195,7 +195,8 @@ class TreeSampler(Sampler):
             for proc in [me, *me.children(recursive=True)]:
                 try:
                     rss = proc.memory_info().rss
-                    if self.names.get(proc.pid) in (None, "bash", "sh"):  # (may exec java)
+                    if self.names.get(proc.pid) not in ("jvm", "spark-worker", "worker",
+                                                         "driver"):  # (a script may exec java)
                         line = " ".join(proc.cmdline())
                         name = proc.name()
                         self.names[proc.pid] = (

@@ -158,7 +158,8 @@ def test_recsys_spark_frames(spark, logs, extras):  # noqa: F811
 
 def test_recsys_spark_frames_columns_and_timestamps(spark, logs, extras):  # noqa: F811
     """Columns found by the local readers' names (``columns=`` renames), a Spark timestamp
-    column, a separate popularity log and the lists as ranks: the local path's values."""
+    column, a separate popularity log, the lists as ranks and their user ids as text where
+    the logs' are integers: the local path's values."""
     import pandas as pd
 
     test, recs = logs
@@ -167,6 +168,7 @@ def test_recsys_spark_frames_columns_and_timestamps(spark, logs, extras):  # noq
     renamed["timestamp"] = pd.to_datetime(renamed["timestamp"], unit="s")
     ranked = recs["pop"].assign(rank=recs["pop"].groupby("user").cumcount() + 1)
     ranked = ranked.drop(columns="score").rename(columns=names)
+    ranked["userId"] = ranked["userId"].astype(str)  # text ids beside the log's integers
     measures = ["P@10", "nDCG@10", "Novelty", "CatalogCoverage", "PopRSP"]
     popularity = extras["train"].iloc[::2].rename(columns=names)
     local = rankscope.evaluate_recsys_systems(

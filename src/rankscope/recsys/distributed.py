@@ -552,17 +552,17 @@ def _spark_source(role: str) -> str:
 
 def _spark_frame(frame: Any, role: str, lists: bool, columns: Mapping[str, str] | None) -> Any:
     """A Spark DataFrame with the local frame readers' columns, found by the same names
-    (``columns`` renames): ``user``, ``item`` (as strings, as those readers make ids of
-    numbers) and ``rating``, ``timestamp`` (a log; a Spark timestamp as nanoseconds, as
-    the readers take a datetime) or ``score`` or ``rank`` (lists)."""
+    (``columns`` renames): ``user``, ``item`` and ``rating``, ``timestamp`` (a log; a Spark
+    timestamp as nanoseconds, as the readers take a datetime) or ``score`` or ``rank``
+    (lists)."""
     import pyspark.sql.functions as F
     from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
     source = _spark_source(role)
     names = list(frame.columns)
     picked = [
-        F.col(frame_role(names, columns, "user", USER_NAMES, source)).cast("string").alias("user"),
-        F.col(frame_role(names, columns, "item", ITEM_NAMES, source)).cast("string").alias("item"),
+        F.col(frame_role(names, columns, "user", USER_NAMES, source)).alias("user"),
+        F.col(frame_role(names, columns, "item", ITEM_NAMES, source)).alias("item"),
     ]  # fmt: skip
     if lists:
         score = frame_column(names, columns, "score", SCORE_NAMES, source)

@@ -395,7 +395,7 @@ def _spark_trec(partition: int, tables: dict[str, Any], judgments: Any, runs: in
 
 def _spark_trec_frame(frame: Any, roles: Mapping[str, str], source: str) -> Any:
     """A Spark DataFrame of a run or of judgments with the columns of ``roles``
-    (`rankscope.read.frames.RUN_COLUMNS`, `QRELS_COLUMNS`), its ids as strings."""
+    (`rankscope.read.frames.RUN_COLUMNS`, `QRELS_COLUMNS`)."""
     import pyspark.sql.functions as F
 
     query, doc, value = frames.role_columns(roles, None)
@@ -405,8 +405,7 @@ def _spark_trec_frame(frame: Any, roles: Mapping[str, str], source: str) -> Any:
             f"{source}: missing column(s) {', '.join(map(repr, missing))}; columns are "
             f"{', '.join(map(repr, frame.columns))}"
         )
-    return frame.select(F.col(query).cast("string").alias(query),
-                        F.col(doc).cast("string").alias(doc), F.col(value))  # fmt: skip
+    return frame.select(F.col(query), F.col(doc), F.col(value))
 
 
 def evaluate_in_place(

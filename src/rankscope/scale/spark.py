@@ -184,6 +184,27 @@ def _run_groups(batches: Iterator[Any], roles: list[str], columns: dict[str, lis
     )  # fmt: skip
 
 
+def _alike(frames: dict[str, Any]) -> dict[str, Any]:
+    """The frames with a column that is text in one and of another type in another (ids:
+    ``42`` and ``"42"``) as text in every one, as the frame readers read ids (numbers as
+    their decimal text); other types as they are (Spark's union widens numbers)."""
+    import pyspark.sql.functions as F
+    from pyspark.sql.types import StringType
+
+    kinds: dict[str, set[str]] = {}
+    for frame in frames.values():
+        for field in frame.schema.fields:
+            kinds.setdefault(field.name, set()).add(field.dataType.simpleString())
+    texts = {n for n, k in kinds.items() if len(k) > 1 and StringType().simpleString() in k}
+    if not texts:
+        return frames
+    return {
+        role: frame.select(*[F.col(c).cast("string").alias(c) if c in texts else F.col(c)
+                             for c in frame.columns])
+        for role, frame in frames.items()
+    }  # fmt: skip
+
+
 def _partition_starts(frame: Any) -> np.ndarray:
     """The place in ``frame`` of the first row of each of its Spark partitions (one job
     counting the rows of each)."""
@@ -262,6 +283,7 @@ class SparkEngine:
         `held` values."""
         import pyspark.sql.functions as F
 
+        frames = _alike(frames)
         roles = list(frames)
         columns = {role: list(frame.columns) for role, frame in frames.items()}
         starts = {role: _partition_starts(frame) for role, frame in frames.items()}
