@@ -509,3 +509,26 @@ def test_the_reader_finds_the_first_repeated_document_as_first_repeated_does():
     (run, _, repeated), _ = read_run_block(text, "run", Vocabulary(), judged.scoped(),
                                            Lines(1, at_start=True))()  # fmt: skip
     assert repeated is None
+
+
+def test_an_abandoned_block_finalised_in_the_thread_making_its_rows():
+    """An `_outcomes` generator left after an error may be finalised by the collector in
+    the very thread that makes its last block's rows: waiting for them there would join
+    that thread from itself ("cannot join current thread", printed after the user's error);
+    it returns instead, and the thread ends on its own."""
+    import threading
+
+    found: list[BaseException] = []
+
+    def abandoned() -> None:
+        work = many._BlockWork.__new__(many._BlockWork)  # only what `read` looks at
+        work.parsed, work.making = object(), threading.current_thread()  # type: ignore[assignment]
+        try:
+            work.read()
+        except BaseException as e:  # noqa: BLE001 - what the finaliser would have printed
+            found.append(e)
+
+    thread = threading.Thread(target=abandoned)
+    thread.start()
+    thread.join()
+    assert found == []

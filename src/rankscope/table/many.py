@@ -434,7 +434,9 @@ class _BlockWork:
 
     def read(self) -> None:
         """Wait for the block's rows (its text is then free for another block's)."""
-        if self.parsed is None:
+        if self.parsed is None or self.making is threading.current_thread():
+            # (nothing to wait for; or an abandoned `_outcomes` generator finalised by the
+            # collector in the thread that makes these rows: it cannot wait for itself)
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
