@@ -64,7 +64,7 @@ from ..scale.kernels import (
     told_warnings,
     with_warnings,
 )
-from ..scale.spark import spark_frames
+from ..scale.spark import spark_frames, spark_source
 from .base import (
     Context,
     Note,
@@ -546,10 +546,6 @@ def _check_apart(outputs: Sequence[Any], train: Partitioned, test: Partitioned) 
                 )
 
 
-def _spark_source(role: str) -> str:
-    return f"<Spark DataFrame {role}>"
-
-
 def _spark_frame(frame: Any, role: str, lists: bool, columns: Mapping[str, str] | None) -> Any:
     """A Spark DataFrame with the local frame readers' columns, found by the same names
     (``columns`` renames): ``user``, ``item`` and ``rating``, ``timestamp`` (a log; a Spark
@@ -558,7 +554,7 @@ def _spark_frame(frame: Any, role: str, lists: bool, columns: Mapping[str, str] 
     import pyspark.sql.functions as F
     from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
-    source = _spark_source(role)
+    source = spark_source(role)
     names = list(frame.columns)
     picked = [
         F.col(frame_role(names, columns, "user", USER_NAMES, source)).alias("user"),
@@ -613,7 +609,7 @@ def _items_of(partition: int, tables: dict[str, Any]) -> dict[str, dict[str, Any
     """`recsys_items` of a Spark partition's rows of each log that has some."""
     return {
         role: read_part(functools.partial(recsys_items, t, None), t, "<interactions frame>",
-                        _spark_source(role), [])  # (its warnings: told by the second pass)
+                        spark_source(role), [])  # (its warnings: told by the second pass)
         for role, t in tables.items() if t.num_rows
     }  # fmt: skip
 
@@ -735,7 +731,7 @@ def _recsys_in_place(
 
     def source(given: Any, role: str) -> str:
         if is_spark_frame(given):
-            return _spark_source(role)
+            return spark_source(role)
         return str(getattr(given, "path", given))
 
     spec = dataclasses.replace(

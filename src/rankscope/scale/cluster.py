@@ -49,7 +49,7 @@ from .kernels import (
     trec_kernel,
     with_warnings,
 )
-from .spark import spark_engine
+from .spark import spark_engine, spark_source
 
 EXTRA = "pip install 'rankscope[dask]'"
 
@@ -325,7 +325,7 @@ def _trec_spec(runs: Sequence[Run] | Sequence[tuple[str, Any]], requests, option
         else:
             names.append(r[0])
             tags.append(None)
-            sources.append(f"<Spark DataFrame {r[0]}>" if is_spark_frame(r[1]) else str(r[1].path))
+            sources.append(spark_source(r[0]) if is_spark_frame(r[1]) else str(r[1].path))
     return TrecSpec(
         names, tags, sources, list(requests), options, num_docs, qrels_source, baseline,
         rel_format,
@@ -426,7 +426,7 @@ def evaluate_in_place(
     by their path inside the directory; a Spark DataFrame, `frames.QRELS_COLUMNS`);
     ``no_common_query="error"``: a run that ranks no judged query is an `InputError`."""
     spark = is_spark_frame(runs[0][1])
-    whole, source = None, "<Spark DataFrame qrels>"
+    whole, source = None, spark_source("qrels")
     if isinstance(judgments, Partitioned):
         source = str(judgments.path)
     elif not is_spark_frame(judgments):

@@ -102,9 +102,40 @@ def _resolved(value: Any, shared: list[Any], unpickled: dict[int, Any]) -> Any:
     return value
 
 
+def _outcome(function: Callable, *args: Any) -> bytes:
+    """A task's outcome, pickled for the driver: ``(True, output)``, or ``(False, error)``
+    for a rankscope error (the user's mistake), which `_gathered` raises there."""
+    import cloudpickle
+
+    try:
+        done: tuple = (True, function(*args))
+    except RankscopeError as error:
+        done = (False, error)
+    return cloudpickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _gathered(frame: Any, run_partition: Callable[[Iterator[Any]], Iterator[Any]]) -> list[Any]:
+    """The outputs of a ``mapInArrow`` job of task outcomes (`_outcome`), in task order; the
+    first failed task's error raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
+        found = frame.mapInArrow(run_partition, "task long, output binary").collect()
+    outputs = []
+    for row in sorted(found, key=lambda r: r["task"]):
+        ok, value = pickle.loads(row["output"])  # noqa: S301 - our tasks'
+        if not ok:
+            raise value
+        outputs.append(value)
+    return outputs
+
+
+def spark_source(name: str) -> str:
+    """What messages call the Spark DataFrame of a run, a log or judgments."""
+    return f"<Spark DataFrame {name}>"
+
+
 def _run_batches(batches: Iterator[Any], shared: list[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function: run each row's task, its output pickled."""
-    import cloudpickle
     import pyarrow as pa
 
     unpickled: dict[int, Any] = {}
@@ -113,11 +144,7 @@ def _run_batches(batches: Iterator[Any], shared: list[Any]) -> Iterator[Any]:
         outputs = []
         for payload in batch.column(1).to_pylist():
             function, args = pickle.loads(payload)  # noqa: S301 - written by the driver
-            try:
-                done: tuple = (True, function(*_resolved(args, shared, unpickled)))
-            except RankscopeError as error:  # the user's mistake: raised by the driver
-                done = (False, error)
-            outputs.append(cloudpickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL))
+            outputs.append(_outcome(function, *_resolved(args, shared, unpickled)))
         yield pa.RecordBatch.from_arrays(
             [pa.array(ids, pa.int64()), pa.array(outputs, pa.binary())], ["task", "output"]
         )
@@ -155,7 +182,6 @@ def _run_groups(batches: Iterator[Any], roles: list[str], columns: dict[str, lis
     Arrow table per frame (each frame's own columns and `ROW`, each row's place in its frame
     from the first row of each of the frame's Spark partitions, ``starts``; its rows in the
     frame's order), then ``function(partition, tables, *args)``, its output pickled."""
-    import cloudpickle
     import pyarrow as pa
     import pyarrow.compute as pc
     from pyspark import TaskContext
@@ -173,15 +199,10 @@ def _run_groups(batches: Iterator[Any], roles: list[str], columns: dict[str, lis
         tables[role] = part.select(columns[role]).append_column(ROW, pa.array(rows, pa.int64()))
     context = TaskContext.get()
     partition = context.partitionId() if context is not None else 0
-    try:
-        done: tuple = (True, function(partition, tables, *_resolved(args, shared, {})))
-    except RankscopeError as error:  # the user's mistake: raised by the driver
-        done = (False, error)
+    done = _outcome(function, partition, tables, *_resolved(args, shared, {}))
     yield pa.RecordBatch.from_arrays(
-        [pa.array([partition], pa.int64()),
-         pa.array([cloudpickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL)], pa.binary())],
-        ["task", "output"],
-    )  # fmt: skip
+        [pa.array([partition], pa.int64()), pa.array([done], pa.binary())], ["task", "output"]
+    )
 
 
 def _alike(frames: dict[str, Any]) -> dict[str, Any]:
@@ -226,6 +247,7 @@ class SparkEngine:
         self.session = session
         self.owned = owned
         self._shared: list[Any] = []  # broadcast variables, by `_Held` index
+        self._counted: list[tuple[Any, np.ndarray]] = []  # (frame, `_partition_starts`)
 
     def workers(self) -> int:
         return max(1, int(self.session.sparkContext.defaultParallelism))
@@ -260,16 +282,17 @@ class SparkEngine:
         def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
             return _run_batches(batches, shared)
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
-            found = frame.mapInArrow(run_partition, "task long, output binary").collect()
-        outputs: list[Any] = [None] * len(tasks)
-        for row in sorted(found, key=lambda r: r["task"]):
-            ok, value = pickle.loads(row["output"])  # noqa: S301 - our tasks'
-            if not ok:
-                raise value
-            outputs[row["task"]] = value
-        return outputs
+        return _gathered(frame, run_partition)  # (one row a task: in the tasks' order)
+
+    def _starts(self, frame: Any) -> np.ndarray:
+        """`_partition_starts` of ``frame``, counted once per evaluation (the first pass
+        and the evaluation read the same logs)."""
+        for counted, starts in self._counted:
+            if counted.sameSemantics(frame):
+                return starts
+        starts = _partition_starts(frame)
+        self._counted.append((frame, starts))
+        return starts
 
     def grouped(self, frames: dict[str, Any], key: str, function: Callable, *args: Any,
                 partitions: int | None = None) -> list[Any]:  # fmt: skip
@@ -286,7 +309,7 @@ class SparkEngine:
         frames = _alike(frames)
         roles = list(frames)
         columns = {role: list(frame.columns) for role, frame in frames.items()}
-        starts = {role: _partition_starts(frame) for role, frame in frames.items()}
+        starts = {role: self._starts(frame) for role, frame in frames.items()}
         tagged = [
             frames[role].select("*", F.lit(i).alias(SIDE),
                                 F.monotonically_increasing_id().alias(ROW))
@@ -304,16 +327,7 @@ class SparkEngine:
         def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
             return _run_groups(batches, roles, columns, starts, function, args, shared)
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
-            found = shuffled.mapInArrow(run_partition, "task long, output binary").collect()
-        outputs = []
-        for row in sorted(found, key=lambda r: r["task"]):
-            ok, value = pickle.loads(row["output"])  # noqa: S301 - our tasks'
-            if not ok:
-                raise value
-            outputs.append(value)
-        return outputs
+        return _gathered(shuffled, run_partition)
 
     def map(
         self, evaluate: Callable[[Any, Any], Any], task: Any, pieces: Iterator[Any]
@@ -327,5 +341,6 @@ class SparkEngine:
         for variable in self._shared:
             variable.unpersist()
         self._shared.clear()
+        self._counted.clear()
         if self.owned:
             self.session.stop()
