@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import rankscope
+from rankscope.model import native, release_spares
 from rankscope.read.sources import run_sources
 from rankscope.table import study as study_module
 from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
@@ -217,3 +218,23 @@ def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_
         [rankscope.read_run(str(tmp_path / n)) for n in rankings], ["RPP"],
     )  # fmt: skip
     assert np.isnan(measures[0].scores(np.zeros(0, dtype=np.int64))).all()
+
+
+def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
+    """The compiled reader keeps each run's buffers for the next run's parser; once a study
+    has read its last run they are freed (`rankscope.model.release_spares`), and reading
+    works as before afterwards."""
+    if native() is None:
+        pytest.skip("compiled reader not built")
+    qrels, _ = collection(tmp_path, True)
+    paths = [tmp_path / f"r{r}.txt" for r in range(5)]
+    before = rankscope.read_run(paths[0], queries=qrels.queries, docs=qrels.docs)
+    assert release_spares() > 0  # the run's scan buffer, kept for a next run
+    assert release_spares() == 0
+    rankscope.read_run(paths[1])
+    files = RunFiles(run_sources(paths))
+    study(qrels, files, ["AP", "RPP"], permutations=20, samples=1, seed=1)
+    assert release_spares() == 0  # (freed when the last run was read)
+    again = rankscope.read_run(paths[0], queries=qrels.queries, docs=qrels.docs)
+    assert again.doc.tolist() == before.doc.tolist()
+    assert again.score.tolist() == before.score.tolist()

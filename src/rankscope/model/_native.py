@@ -30,3 +30,10 @@ def compiled(module: ModuleType | None) -> ModuleType | None:
 def native() -> ModuleType | None:
     """The compiled reader (`compiled`), or None."""
     return compiled(_trecio)
+
+
+def release_spares() -> int:
+    """Free the memory the compiled reader keeps for its next parser (each run or block it
+    reads leaves its buffers for the next: up to hundreds of MB); its bytes.  For a caller
+    that has read its last run (a study of many runs, read one at a time)."""
+    return _trecio.release_spares() if _trecio is not None else 0

@@ -37,7 +37,7 @@ from ..judge import (
 )
 from ..judge.join import output_order
 from ..measures import Request, compute_requests, needs_rankings, parse_measures
-from ..model import Qrels, Run, check_distinct_names
+from ..model import Qrels, Run, check_distinct_names, release_spares
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4_positions, query_positions
 from ..read.cuts import BLOCK_BYTES
@@ -189,6 +189,7 @@ class RunFiles:
             length = _text_bytes(source)
             docs = qrels.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
             yield source.read(qrels.queries.scoped(), docs, self.duplicates, self.order)
+        release_spares()  # (the last run read: nothing kept for a next one)
 
     def whole(self, qrels: Qrels) -> list[Run]:
         """Every run read (held whole), named and checked as `final_names` says."""
