@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import rankscope
-from rankscope.model import native, release_spares
+from rankscope.model import native, release_memory
 from rankscope.read.sources import run_sources
 from rankscope.table import study as study_module
 from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
@@ -222,19 +222,19 @@ def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_
 
 def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
     """The compiled reader keeps each run's buffers for the next run's parser; once a study
-    has read its last run they are freed (`rankscope.model.release_spares`), and reading
+    has read its last run they are freed (`rankscope.model.release_memory`), and reading
     works as before afterwards."""
     if native() is None:
         pytest.skip("compiled reader not built")
     qrels, _ = collection(tmp_path, True)
     paths = [tmp_path / f"r{r}.txt" for r in range(5)]
     before = rankscope.read_run(paths[0], queries=qrels.queries, docs=qrels.docs)
-    assert release_spares() > 0  # the run's scan buffer, kept for a next run
-    assert release_spares() == 0
+    assert release_memory() > 0  # the run's scan buffer, kept for a next run
+    assert release_memory() == 0
     rankscope.read_run(paths[1])
     files = RunFiles(run_sources(paths))
     study(qrels, files, ["AP", "RPP"], permutations=20, samples=1, seed=1)
-    assert release_spares() == 0  # (freed when the last run was read)
+    assert release_memory() == 0  # (freed when the last run was read)
     again = rankscope.read_run(paths[0], queries=qrels.queries, docs=qrels.docs)
     assert again.doc.tolist() == before.doc.tolist()
     assert again.score.tolist() == before.score.tolist()

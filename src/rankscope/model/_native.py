@@ -32,8 +32,12 @@ def native() -> ModuleType | None:
     return compiled(_trecio)
 
 
-def release_spares() -> int:
+
+def release_memory() -> int:
     """Free the memory the compiled reader keeps for its next parser (each run or block it
-    reads leaves its buffers for the next: up to hundreds of MB); its bytes.  For a caller
-    that has read its last run (a study of many runs, read one at a time)."""
-    return _trecio.release_spares() if _trecio is not None else 0
+    reads leaves its buffers for the next: up to hundreds of MB), and give the free memory
+    the C allocator keeps back to the system (glibc keeps what a thread freed in that
+    thread's arena); the bytes of the first.  For a caller that has read its last run, or
+    whose threads have freed much memory (a study of many runs, after each reduced set of
+    judgments)."""
+    return _trecio.release_memory() if _trecio is not None else 0

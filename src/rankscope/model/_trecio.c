@@ -34,6 +34,9 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -1843,11 +1846,14 @@ done:
     return result;
 }
 
-/* release_spares(): the memory kept for the next parser (the spare tables, arenas and scan
-   buffer, the column pool, first_duplicate's stamps) freed; returns its bytes.  For a
-   caller that has read its last run: what it kept for the next one (up to hundreds of MB
-   after large runs) would otherwise stay with the process. */
-static PyObject *py_release_spares(PyObject *self, PyObject *Py_UNUSED(ignored)) {
+/* release_memory(): the memory kept for the next parser (the spare tables, arenas and scan
+   buffer, the column pool, first_duplicate's stamps) freed, and the free memory the C
+   allocator keeps given back to the system (glibc's malloc_trim: whole free pages of every
+   arena); returns the bytes of the first.  For a caller that has read its last run (what
+   was kept for the next one, up to hundreds of MB after large runs, would otherwise stay
+   with the process) or has freed much memory among threads (glibc keeps a thread's freed
+   memory in its arena). */
+static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
     Block gone[2 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
     pthread_mutex_lock(&spare_mu);
@@ -1873,14 +1879,20 @@ static PyObject *py_release_spares(PyObject *self, PyObject *Py_UNUSED(ignored))
         if (gone[i].p) bytes += gone[i].size;
         block_free(&gone[i]);
     }
+#ifdef __GLIBC__
+    Py_BEGIN_ALLOW_THREADS
+    malloc_trim(0);
+    Py_END_ALLOW_THREADS
+#endif
     return PyLong_FromSize_t(bytes);
 }
 
 static PyMethodDef module_methods[] = {
     {"first_duplicate", py_first_duplicate, METH_VARARGS,
      "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
-    {"release_spares", py_release_spares, METH_NOARGS,
-     "release_spares() -> bytes freed of the memory kept for the next parser"},
+    {"release_memory", py_release_memory, METH_NOARGS,
+     "release_memory() -> bytes freed of the memory kept for the next parser (and the\n"
+     "allocator's free pages given back to the system)"},
     {NULL, NULL, 0, NULL},
 };
 
