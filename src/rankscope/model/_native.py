@@ -34,10 +34,10 @@ def native() -> ModuleType | None:
 
 
 def release_memory() -> int:
-    """Free the memory the compiled reader keeps for its next parser (each run or block it
-    reads leaves its buffers for the next: up to hundreds of MB), and give the free memory
-    the C allocator keeps back to the system (glibc keeps what a thread freed in that
-    thread's arena); the bytes of the first.  For a caller that has read its last run, or
-    whose threads have freed much memory (a study of many runs, after each reduced set of
-    judgments)."""
+    """Free what the compiled reader keeps for its next parser (each run or block it reads
+    leaves its buffers for the next: up to hundreds of MB), then give the free memory the C
+    allocator keeps back to the system (glibc keeps freed memory where it was, between the
+    blocks still in use, and each thread's in that thread's arena); the bytes of the first.
+    For a caller that reads many runs one at a time keeping a little of each, or whose
+    threads have freed much memory (a study of many runs)."""
     return _trecio.release_memory() if _trecio is not None else 0

@@ -1847,12 +1847,11 @@ done:
 }
 
 /* release_memory(): the memory kept for the next parser (the spare tables, arenas and scan
-   buffer, the column pool, first_duplicate's stamps) freed, and the free memory the C
+   buffer, the column pool, first_duplicate's stamps) freed, then the free memory the C
    allocator keeps given back to the system (glibc's malloc_trim: whole free pages of every
-   arena); returns the bytes of the first.  For a caller that has read its last run (what
-   was kept for the next one, up to hundreds of MB after large runs, would otherwise stay
-   with the process) or has freed much memory among threads (glibc keeps a thread's freed
-   memory in its arena). */
+   arena); returns the bytes of the first.  For a caller reading many runs one at a time and
+   keeping a little of each (glibc keeps freed memory where it was, between the blocks still
+   in use, and each thread's in its arena), or that has freed much memory. */
 static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
     Block gone[2 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
@@ -1891,8 +1890,8 @@ static PyMethodDef module_methods[] = {
     {"first_duplicate", py_first_duplicate, METH_VARARGS,
      "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
     {"release_memory", py_release_memory, METH_NOARGS,
-     "release_memory() -> bytes freed of the memory kept for the next parser (and the\n"
-     "allocator's free pages given back to the system)"},
+     "release_memory() -> bytes freed of the memory kept for the next parser (the\n"
+     "allocator's free pages then given back to the system)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -189,7 +189,10 @@ class RunFiles:
             length = _text_bytes(source)
             docs = qrels.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
             yield source.read(qrels.queries.scoped(), docs, self.duplicates, self.order)
-        release_memory()  # (the last run read: nothing kept for a next one)
+            # what the run's reading and joining freed, between what is kept of the runs
+            # before it, and the reader's buffers (peak at 20 / 100 runs, metrics only:
+            # 149 / 183 MB kept, 152 / 169 MB freed run by run)
+            release_memory()
 
     def whole(self, qrels: Qrels) -> list[Run]:
         """Every run read (held whole), named and checked as `final_names` says."""
