@@ -501,3 +501,28 @@ def test_lines_split_64_bytes_at_a_time():
             inputs.append(tail + b" ".join(fields) + b"\n" + tail)
     for data in inputs:
         assert compare_all(data, None, only=SWEPT) == "", data
+
+
+def test_more_lines_than_the_scanners_ring():
+    """The compiled scanner hands its records to the interning thread through a ring of
+    4,096 of them (``RING_MAX`` in ``_trecio.c``), waiting while it is full: inputs of
+    several times that many lines, read whole and in pieces of other lengths, with a
+    document repeated within a query thousands of lines apart, or a bad line near their
+    end, are read as the pure-Python reader reads them."""
+    run = b"".join(
+        b"q%d Q0 d%d %d %d.25 r\n" % (i // 3000, (i * 7919) % 9000, i % 1000, -i)
+        for i in range(13000)
+    )
+    qrels = b"".join(b"q%d 0 d%d %d\n" % (i // 5000, (i * 31) % 20000, i % 3) for i in range(14000))
+    twice = run.replace(b"q3 Q0 d2476 ", b"q3 Q0 d0 ", 1)  # (line 11205: line 9001's document)
+    assert twice != run
+    cases = (
+        (run, ("read_run", "parse_run", "parse_run_by_rank", "parse_run_max_score")),
+        (twice, ("read_run", "parse_run", "parse_run_max_score")),
+        (run + b"q1 Q0 dx 1 nope r\n", ("read_run",)),
+        (qrels, ("read_qrels", "parse_qrels")),
+        (qrels + b"q1 0 dx nope\n", ("read_qrels",)),
+    )
+    for data, readers in cases:
+        for chunk in (None, 65536, 100003):
+            assert compare_all(data, chunk, only=readers) == "", (data[-40:], chunk)
