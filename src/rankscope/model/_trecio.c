@@ -347,9 +347,26 @@ static int filter_make(Interner *self) {
 }
 
 /* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
-   cost more than comparing them here. */
+   cost more than comparing them here, two words (overlapping) at a time where the loop
+   compared byte by byte (the query and the tag of every line). */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
-    if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        if (n > 16) return memcmp(a, b, n) == 0;
+        uint64_t x, y, u, v;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + n - 8, 8);
+        memcpy(&v, b + n - 8, 8);
+        return ((x ^ y) | (u ^ v)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return ((x ^ y) | (u ^ v)) == 0;
+    }
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
@@ -1107,6 +1124,7 @@ typedef struct {
     double rank; /* a run's rank column; NaN when it is not a number */
     size_t qlen, dlen;
     int32_t line;
+    int32_t same_query; /* the query of the line before in the piece (the scanner compared) */
 } Pending;
 
 /* A run's lines counted by their number of fields, NFIELDS - 1 standing for that many or
@@ -1196,10 +1214,10 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
 }
 
 /* Intern records [from, to) of the ring `recs` (record k at k & mask; `ready` of them are
-   scanned, and the one before `from` is still there): 0, or an interner's error code
-   (NO_MEMORY, TOO_MANY_IDS; runs without the GIL).  Memory latency dominates, so the loop
-   prefetches ahead: the table slots of the record 16 places on, and the strings of those
-   slots for the record 8 places on. */
+   scanned): 0, or an interner's error code (NO_MEMORY, TOO_MANY_IDS; runs without the
+   GIL).  Memory latency dominates, so the loop prefetches ahead: the table slots of the
+   record 16 places on, and the strings of those slots (or, per query, the filter's words
+   and the query's table) for the record 8 places on. */
 static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
                           Column *lc, Column *rc, Local *loc) {
@@ -1215,12 +1233,12 @@ static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, si
             }
             if (k + 8 < ready) interner_prefetch_strings(docs, recs[(k + 8) & mask].dh);
         }
-        Pending *r = &recs[k & mask], *before = k ? &recs[(k - 1) & mask] : NULL;
+        if (loc && loc->slots && k + 8 < ready)  /* (the table of the query's ids) */
+            __builtin_prefetch(&loc->slots[(size_t)recs[(k + 8) & mask].dh & loc->mask]);
+        const Pending *r = &recs[k & mask];
         /* a query's lines come together: the query of the line before, found again */
-        int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
-                                same_bytes(r->q, before->q, r->qlen)
-                            ? ((int32_t *)qc->data)[qc->len - 1]
-                            : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        int64_t qcode = r->same_query ? ((int32_t *)qc->data)[qc->len - 1]
+                                      : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         if (qcode < -1) return (int)qcode;
         int64_t dcode;
         if (loc) {  /* per query (see Interner_per_query) */
@@ -1358,7 +1376,7 @@ typedef struct {
     Pending *recs;    /* the ring */
     size_t mask;      /* its capacity - 1 */
     size_t produced;  /* records ready (atomic) */
-    size_t consumed;  /* records interned (atomic): their slots, but the last's, are free */
+    size_t consumed;  /* records interned (atomic): their slots are free */
     int done;         /* worker finished (atomic) */
     int stop;         /* the interner failed: the scanner stops (atomic) */
     int waiting;      /* the scanner waits for room (atomic) */
@@ -1393,10 +1411,9 @@ static void scan_publish(Scan *sc, size_t n, int done) {
     pthread_mutex_unlock(&sc->mu);
 }
 
-/* Whether record n may be written: the ring keeps the records not yet interned and the
-   last one interned (the interner compares a record's query with the one before's). */
+/* Whether record n may be written: the ring keeps the records not yet interned. */
 static inline int ring_has_room(Scan *sc, size_t n) {
-    return n + 1 < __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + sc->mask + 1;
+    return n < __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + sc->mask + 1;
 }
 
 /* The scanner, its ring full: 1 when record n may be written, 0 when it is to stop (the
@@ -1474,7 +1491,7 @@ static void *scan_lines(void *arg) {
                 finished = sc->serial && !__atomic_load_n(&sc->stop, __ATOMIC_SEQ_CST) ? 0 : 1;
                 break;
             }
-            limit = __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + mask;
+            limit = __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + mask + 1;
         }
         const char *stop, *q = p;
         line++;
@@ -1547,11 +1564,12 @@ static void *scan_lines(void *arg) {
         pd->qlen = f.len[0];
         pd->d = f.start[2];
         pd->dlen = f.len[2];
-        /* the same query as the record before (still in the ring): its hash again */
+        /* the same query as the record before (still in the ring): its hash again, and
+           its code (the interner told so) */
         const Pending *before = n ? &sc->recs[(n - 1) & mask] : NULL;
-        pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
-                     ? before->qh
-                     : hash_bytes(pd->q, pd->qlen);
+        pd->same_query = before && before->qlen == pd->qlen &&
+                         same_bytes(before->q, pd->q, pd->qlen);
+        pd->qh = pd->same_query ? before->qh : hash_bytes(pd->q, pd->qlen);
         pd->dh = hash_bytes_within(pd->d, pd->dlen, end);
         pd->line = (int32_t)line;
         n++;
