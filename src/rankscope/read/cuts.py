@@ -3,11 +3,13 @@ query's begin, found with a few reads near the block's target length (`cut`).
 
 Apart from `rankscope.read.blocks` (which cuts a file into its blocks) so that it imports
 nothing but the standard library: the command line's reading ahead (`rankscope.read.ahead`)
-cuts the first block of a large run while numpy is still being imported.
+cuts the first block of a large run while numpy is still being imported, once it knows that
+the run's blocks are to be evaluated in this process (`in_this_process`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 # What one block holds at most (a query longer than this makes its block longer): the text
@@ -16,6 +18,26 @@ BLOCK_BYTES = 32 << 20
 
 # How far a cut looks at a time for the end of a query's lines.
 WINDOW = 1 << 20
+
+# The cores one process keeps busy reading a run in blocks (`rankscope.table.many`): each
+# block parsed by the compiled reader's two threads while the block before it is judged.
+# A lone run is evaluated in this process with up to this many jobs: two worker processes
+# did the same work more slowly (each its own start, its own copies of each block's tables).
+PIPELINE_CORES = 2
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def in_this_process(runs: int, jobs: int) -> bool:
+    """Whether ``runs`` runs, evaluated with ``jobs`` worker processes (as asked, or the
+    default's), are evaluated in this process alone."""
+    return jobs == 1 or (runs == 1 and jobs <= PIPELINE_CORES)
 
 
 def block_end(read: Callable[[int, int], bytes], start: int, size: int, block_bytes: int) -> int:
