@@ -811,23 +811,36 @@ static inline const char *split_line64(const char *p, Fields *f) {
 }
 #endif
 
-/* The newlines in [p, end): 16 bytes at a time where SSE2 is there (every x86-64), at
-   the speed of memory, where a memchr per line paid a call per line. */
-static size_t count_newlines(const char *p, const char *end) {
+/* The newlines in [p, end), and (`nul`) the first NUL byte there or NULL: 16 bytes at a
+   time where SSE2 is there (every x86-64), at the speed of memory, where a memchr per line
+   paid a call per line (and the NUL byte, looked for by a memchr over the text, a second
+   pass over it). */
+static size_t count_newlines(const char *p, const char *end, const char **nul) {
     size_t count = 0;
+    const char *from = p;
+    int nuls = 0;
 #ifdef __SSE2__
     /* per byte lane, 0 - (newlines seen) in up to 255 chunks, then summed */
     const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    __m128i any_nul = zero;
     while (end - p >= 16) {
         __m128i lanes = zero;
-        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16)
-            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
-                                                       newline));
+        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(x, newline));
+            any_nul = _mm_or_si128(any_nul, _mm_cmpeq_epi8(x, zero));
+        }
         __m128i sums = _mm_sad_epu8(_mm_sub_epi8(zero, lanes), zero);
         count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
     }
+    nuls = _mm_movemask_epi8(any_nul) != 0;
 #endif
-    for (; p < end; p++) count += *p == '\n';
+    for (const char *q = p; q < end; q++) {
+        count += *q == '\n';
+        nuls |= *q == '\0';
+    }
+    /* (where there is one: found again, from the start) */
+    *nul = nuls ? memchr(from, '\0', (size_t)(end - from)) : NULL;
     return count;
 }
 
@@ -1475,8 +1488,6 @@ static void *scan_lines(void *arg) {
     f.count = 0;
     if (!sc->begun) {
         sc->begun = 1;
-        /* the first NUL byte of the piece: the line holding it is an error when reached */
-        sc->nul = memchr(p, '\0', (size_t)(end - p));
         /* lines up to the last newline are walked without bounds (each ends at its
            newline); a last line without one, the rest, is split as bounded */
         sc->guard = end;
@@ -1604,7 +1615,9 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     memset(&sc, 0, sizeof sc);
 
     /* Room for one row per line of this piece. */
-    size_t newlines = count_newlines(p, end), lines = newlines + 1;
+    /* (the first NUL byte of the piece: the line holding it is an error when reached) */
+    const char *nul;
+    size_t newlines = count_newlines(p, end, &nul), lines = newlines + 1;
     if (self->line + (long long)lines > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
@@ -1634,6 +1647,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     sc.end = end;
     sc.line0 = self->line;
     sc.at = p;
+    sc.nul = nul;
     sc.at_line = self->line;
     sc.is_run = self->is_run;
     sc.serial = self->serial;
