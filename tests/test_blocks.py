@@ -15,6 +15,7 @@ import pytest
 from rankscope import InputError
 from rankscope.api import evaluate_many
 from rankscope.model import native
+from rankscope.read import cuts
 from rankscope.read.blocks import run_blocks
 from rankscope.report.evaluation import format_evaluations
 from rankscope.table import many
@@ -110,6 +111,43 @@ def test_blocks_partition_the_file_at_query_boundaries(tmp_path, gz, block):
         assert len(blocks) >= len(home) - 1
     if block == WHOLE:
         assert len(blocks) == 1
+
+
+def _query_texts(text: bytes) -> list[bytes]:
+    """The text of each stretch of one query's lines (blank and comment lines with the
+    query before them)."""
+    stretches: list[list[bytes]] = []
+    query = None
+    for line in text.split(b"\n"):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#") and fields[0] != query:
+            query = fields[0]
+            stretches.append([])
+        if stretches:
+            stretches[-1].append(line + b"\n")
+    return [b"".join(lines) for lines in stretches]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_runs_first_block_is_no_longer_than_the_first_blocks_length(tmp_path, monkeypatch, gz):
+    """The first block is cut at `FIRST_BLOCK_BYTES` (where the command line parses it while
+    Python imports), the others at ``block_bytes``, plain or gzipped, each at the start of
+    a query's lines; a block's text is the same cut again, and the evaluation is that of
+    reading the run whole."""
+    qrels, path = write_track(tmp_path, seed=3, gz=gz)
+    expected = evaluated(qrels, str(path), block_bytes=WHOLE, jobs=1)
+    monkeypatch.setattr(cuts, "FIRST_BLOCK_BYTES", 300)
+    text = gzip.decompress(path.read_bytes()) if gz else path.read_bytes()
+    blocks = list(run_blocks(path, 1500))
+    assert b"".join(b.text() for b in blocks) == text
+    # (a block ends at the first line, from its target length on, of another query: less
+    # than the longest query's lines past the target)
+    longest = max(len(lines) for lines in _query_texts(text))
+    first, *others = [b.end - b.start for b in blocks]
+    assert 300 <= first < 300 + longest, (first, longest)
+    assert all(1500 <= n < 1500 + longest for n in others[:-1]), (others, longest)
+    assert [b.start for b in blocks[1:]] == [b.end for b in blocks[:-1]]
+    assert evaluated(qrels, str(path), block_bytes=1500, jobs=1) == expected
 
 
 @pytest.mark.parametrize("gz", [False, True])
