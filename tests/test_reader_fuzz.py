@@ -526,3 +526,35 @@ def test_more_lines_than_the_scanners_ring():
     for data, readers in cases:
         for chunk in (None, 65536, 100003):
             assert compare_all(data, chunk, only=readers) == "", (data[-40:], chunk)
+
+
+def test_scores_of_every_length():
+    """The compiled scanner's one-pass read of the usual score (at most 15 significant
+    digits) and its long way: scores of 0 to 20 digits before and after the point, with
+    and without a sign, leading zeros, fields followed by every blank, and the last line's
+    score near the end of the text, read as the pure-Python reader reads them, bit for
+    bit.  (Reading the digits eight at a time from bit masks was tried, and was slower.)"""
+    rng = random.Random(8)
+    blanks = [b" ", b"\t", b"\r", b"\x0b", b"\x0c"]
+    scores = []
+    for whole in range(0, 21):
+        for frac in [None, *range(0, 21)]:
+            if not whole and not frac:
+                continue
+            digits = b"".join(b"%d" % rng.randint(0, 9) for _ in range(whole))
+            if rng.random() < 0.3:
+                digits = b"0" * rng.randint(1, 3) + digits
+            score = digits if frac is None else digits + b"." + b"".join(
+                b"%d" % rng.randint(0, 9) for _ in range(frac)
+            )
+            scores.append(rng.choice([b"", b"", b"-", b"+"]) + score)
+    scores += [b"12345678", b"123456789", b"0.12345678", b"1.00000000", b"99999999.99999999"]
+    lines = [
+        b"q%d Q0 d%d 1 %s%stag\n" % (i % 5, i, s, rng.choice(blanks)) for i, s in enumerate(scores)
+    ]
+    data = b"".join(lines)
+    assert compare_all(data, only=("parse_run", "read_run")) == ""
+    for s in scores[::7]:  # the last line's score a few bytes from the text's end
+        for tail in (b" t", b" t\n", b" tag\n", b"\tt"):
+            end = data + b"q9 Q0 dz 1 " + s + tail
+            assert compare_all(end, only=("parse_run",)) == "", end[-40:]
