@@ -612,6 +612,66 @@ fail:
     return NULL;
 }
 
+/* An id to order (see Interner_order_of): its bytes and its position among the codes. */
+typedef struct {
+    const char *s;
+    size_t len;
+    Py_ssize_t at;
+} Keyed;
+
+/* By bytes, a shorter id first where one begins the other, then by position (stable). */
+static int keyed_cmp(const void *pa, const void *pb) {
+    const Keyed *a = pa, *b = pb;
+    int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+    if (c) return c;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* order_of(codes): the positions of the int32 `codes` in the order of their ids, equal ids
+   in their order, as int64 bytes: what numpy's stable argsort of strings_of(codes) gives,
+   without a Python string per id (the ties of a run's block: ~5,500 ids, 10 ms of each
+   block's judging); None when an id is not ASCII (bytes order is then not the order of
+   the Python strings, which may hold escaped bytes). */
+static PyObject *Interner_order_of(Interner *self, PyObject *arg) {
+    wait_idle(&self->busy);
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *codes = view.buf;
+    PyObject *out = NULL;
+    Keyed *keys = malloc((size_t)(n ? n : 1) * sizeof(Keyed));
+    if (!keys) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (codes[i] < 0 || codes[i] >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            goto done;
+        }
+        int64_t a = self->offsets[codes[i]], b = self->offsets[codes[i] + 1];
+        keys[i].s = self->arena + a;
+        keys[i].len = (size_t)(b - a);
+        keys[i].at = i;
+        for (size_t k = 0; k < keys[i].len; k++) {
+            if ((unsigned char)keys[i].s[k] >= 0x80) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    }
+    qsort(keys, (size_t)n, sizeof(Keyed), keyed_cmp);
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!out) goto done;
+    int64_t *positions = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) positions[i] = keys[i].at;
+done:
+    free(keys);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyTypeObject InternerType;
 
 static PyObject *Interner_translate(Interner *self, PyObject *arg) {
@@ -711,6 +771,8 @@ static PyMethodDef Interner_methods[] = {
     {"per_query", (PyCFunction)Interner_per_query, METH_NOARGS,
      "a parser then gives the ids this lacks codes query by query, outside the table"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
+    {"order_of", (PyCFunction)Interner_order_of, METH_O,
+     "positions of int32 codes ordered by their ids (stable), int64 bytes; None: not ASCII"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},
     {NULL, NULL, 0, NULL},
