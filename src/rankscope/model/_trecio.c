@@ -147,6 +147,7 @@ typedef struct {
     Block arena_block;
     size_t arena_len;
     int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
+    Block offsets_block; /* (offsets = offsets_block.p) */
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
     int busy;            /* parsers feeding it without the GIL (see wait_idle) */
@@ -236,7 +237,7 @@ static int interner_reserve(Interner *self, size_t entries) {
    block while the one before is evaluated).  Only blocks from SPARE_MIN to SPARE_MAX bytes
    are kept (see spare_recs). */
 #define SPARES 2
-static Block spare_slots[SPARES], spare_arena[SPARES];
+static Block spare_slots[SPARES], spare_arena[SPARES], spare_offsets[SPARES];
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARE_MAX ((size_t)256 << 20)
 /* The spares (these two and spare_recs) are taken and given back under this lock: a parser
@@ -264,6 +265,18 @@ static Block spare_take(Block *spares, int n, int (*fits)(size_t size, size_t wa
 /* (not an arena much larger than asked: the interner may live long) */
 static int arena_fits(size_t size, size_t want) { return size >= want && size / 2 <= want; }
 
+/* `b` at least `size` bytes, its first `keep` bytes kept: one of the `spares` that fits
+   (arena_fits), else `b` grown; -1 when memory runs out (no exception set). */
+static int block_reserve(Block *b, size_t size, size_t keep, Block *spares) {
+    if (size <= b->size) return 0;
+    Block spare = spare_take(spares, SPARES, arena_fits, size);
+    if (!spare.p) return block_grow(b, size);
+    if (keep) memcpy(spare.p, b->p, keep);
+    block_free(b);
+    *b = spare;
+    return 0;
+}
+
 /* Room for `more` further bytes of ids in the arena; -1 when memory runs out (no exception
    set: this runs without the GIL too). */
 static int interner_reserve_arena(Interner *self, size_t more) {
@@ -271,14 +284,7 @@ static int interner_reserve_arena(Interner *self, size_t more) {
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    Block spare = spare_take(spare_arena, SPARES, arena_fits, cap);
-    if (spare.p) {
-        if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
-        block_free(&self->arena_block);
-        self->arena_block = spare;
-    } else if (block_grow(&self->arena_block, cap) < 0) {
-        return -1;
-    }
+    if (block_reserve(&self->arena_block, cap, self->arena_len, spare_arena) < 0) return -1;
     self->arena = self->arena_block.p;
     return 0;
 }
@@ -375,14 +381,17 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
 #define NO_MEMORY (-2)
 #define TOO_MANY_IDS (-3)
 
-/* Room for `more` further codes in `offsets`; -1 when memory runs out. */
+/* Room for `more` further codes in `offsets` (kept memory, as the arena's: each block of
+   a run grew its interner's offsets into fresh pages, ~7 MB a block); -1 when memory runs
+   out. */
 static int interner_reserve_codes(Interner *self, size_t more) {
     if ((size_t)self->n + more < (size_t)self->ncap) return 0;
     Py_ssize_t cap = self->ncap ? self->ncap : 1024;
     while ((size_t)cap <= (size_t)self->n + more) cap *= 2;
-    int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
-    if (!offsets) return -1;
-    self->offsets = offsets;
+    if (block_reserve(&self->offsets_block, (size_t)(cap + 1) * sizeof(int64_t),
+                      (size_t)(self->n + 1) * sizeof(int64_t), spare_offsets) < 0)
+        return -1;
+    self->offsets = self->offsets_block.p;
     self->ncap = cap;
     return 0;
 }
@@ -469,8 +478,11 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     }
     self->slots = self->slot_block.p;
     self->ncap = 1024;
-    self->offsets = malloc((size_t)(self->ncap + 1) * sizeof(int64_t));
-    if (!self->offsets) { PyErr_NoMemory(); return -1; }
+    if (block_alloc(&self->offsets_block, (size_t)(self->ncap + 1) * sizeof(int64_t)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->offsets = self->offsets_block.p;
     self->offsets[0] = 0;
     self->strings = PyList_New(0);
     return self->strings ? 0 : -1;
@@ -502,7 +514,7 @@ static void block_keep(Block *b, Block *spares) {
 static void Interner_dealloc(Interner *self) {
     block_keep(&self->slot_block, spare_slots);
     block_keep(&self->arena_block, spare_arena);
-    free(self->offsets);
+    block_keep(&self->offsets_block, spare_offsets);
     free(self->filter);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -712,10 +724,11 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
         memcpy(out->arena, self->arena, self->arena_len);
     }
     out->arena_len = self->arena_len;
-    int64_t *offsets = realloc(out->offsets, (size_t)(self->ncap + 1) * sizeof(int64_t));
-    if (!offsets) goto nomemory;
-    memcpy(offsets, self->offsets, (size_t)(self->n + 1) * sizeof(int64_t));
-    out->offsets = offsets;
+    if (block_reserve(&out->offsets_block, (size_t)(self->ncap + 1) * sizeof(int64_t), 0,
+                      spare_offsets) < 0)
+        goto nomemory;
+    out->offsets = out->offsets_block.p;
+    memcpy(out->offsets, self->offsets, (size_t)(self->n + 1) * sizeof(int64_t));
     out->ncap = self->ncap;
     out->n = self->n;
     out->indexed = self->indexed;
