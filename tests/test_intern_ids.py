@@ -116,6 +116,10 @@ def test_ids_ordered_by_the_compiled_table_as_numpy_orders_their_strings():
             expected = np.argsort(np.array(vocabulary.strings_of(codes)), kind="stable")
             got = vocabulary.order_of(codes)
             assert got.dtype == np.int64 and got.tolist() == expected.tolist(), (pure, size)
+    compiled = Vocabulary(ids)
+    for bad in (-1, len(compiled)):  # (a code the table lacks)
+        with pytest.raises(IndexError, match="code out of range"):
+            compiled._native.order_of(np.array([0, bad], dtype=np.int32))
     table = Vocabulary(["b", "\udc80", "a", "\u00e9", "z"])  # (non-ASCII: numpy's way)
     codes = np.array([4, 3, 1, 0, 2, 3], dtype=np.int32)
     assert table._native.order_of(codes) is None

@@ -352,27 +352,27 @@ static int filter_make(Interner *self) {
     return 0;
 }
 
+/* name(a, b, n): whether the first and the last sizeof(T) bytes of the n at a and at b are
+   equal (sizeof(T) <= n <= 2 sizeof(T): all n of them), each read as one T. */
+#define ENDS_EQUAL(name, T)                                            \
+    static inline int name(const char *a, const char *b, size_t n) { \
+        T x, y, u, v;                                                  \
+        memcpy(&x, a, sizeof x);                                       \
+        memcpy(&y, b, sizeof y);                                       \
+        memcpy(&u, a + n - sizeof u, sizeof u);                        \
+        memcpy(&v, b + n - sizeof v, sizeof v);                        \
+        return ((x ^ y) | (u ^ v)) == 0;                               \
+    }
+ENDS_EQUAL(ends_equal8, uint64_t)
+ENDS_EQUAL(ends_equal4, uint32_t)
+
 /* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
    cost more than comparing them here, two words (overlapping) at a time where the loop
    compared byte by byte (the query and the tag of every line). */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
-    if (n >= 8) {
-        if (n > 16) return memcmp(a, b, n) == 0;
-        uint64_t x, y, u, v;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        memcpy(&u, a + n - 8, 8);
-        memcpy(&v, b + n - 8, 8);
-        return ((x ^ y) | (u ^ v)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t x, y, u, v;
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        memcpy(&u, a + n - 4, 4);
-        memcpy(&v, b + n - 4, 4);
-        return ((x ^ y) | (u ^ v)) == 0;
-    }
+    if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) return ends_equal8(a, b, n);
+    if (n >= 4) return ends_equal4(a, b, n);
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
@@ -599,19 +599,31 @@ static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) 
     return self->strings;
 }
 
-static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
+/* The int32 codes of `arg` (a buffer, held in `view`: the caller releases it), `n` of
+   them, each checked to be one of this interner's; NULL with an exception set. */
+static const int32_t *codes_in(Interner *self, PyObject *arg, Py_buffer *view, Py_ssize_t *n) {
     wait_idle(&self->busy);
+    if (PyObject_GetBuffer(arg, view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    *n = view->len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *codes = view->buf;
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        if (codes[i] < 0 || codes[i] >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            PyBuffer_Release(view);
+            return NULL;
+        }
+    }
+    return codes;
+}
+
+static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
-    const int32_t *codes = view.buf;
+    Py_ssize_t n;
+    const int32_t *codes = codes_in(self, arg, &view, &n);
+    if (!codes) return NULL;
     PyObject *out = PyList_New(n);
     if (!out) { PyBuffer_Release(&view); return NULL; }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (codes[i] < 0 || codes[i] >= self->n) {
-            PyErr_SetString(PyExc_IndexError, "code out of range");
-            goto fail;
-        }
         PyObject *s = decode(self, codes[i]);
         if (!s) goto fail;
         PyList_SET_ITEM(out, i, s);
@@ -646,11 +658,10 @@ static int keyed_cmp(const void *pa, const void *pb) {
    block's judging); None when an id is not ASCII (bytes order is then not the order of
    the Python strings, which may hold escaped bytes). */
 static PyObject *Interner_order_of(Interner *self, PyObject *arg) {
-    wait_idle(&self->busy);
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
-    const int32_t *codes = view.buf;
+    Py_ssize_t n;
+    const int32_t *codes = codes_in(self, arg, &view, &n);
+    if (!codes) return NULL;
     PyObject *out = NULL;
     Keyed *keys = malloc((size_t)(n ? n : 1) * sizeof(Keyed));
     if (!keys) {
@@ -658,10 +669,6 @@ static PyObject *Interner_order_of(Interner *self, PyObject *arg) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (codes[i] < 0 || codes[i] >= self->n) {
-            PyErr_SetString(PyExc_IndexError, "code out of range");
-            goto done;
-        }
         int64_t a = self->offsets[codes[i]], b = self->offsets[codes[i] + 1];
         keys[i].s = self->arena + a;
         keys[i].len = (size_t)(b - a);
