@@ -19,7 +19,7 @@ import pytest
 from rankscope import InputError, RankscopeWarning, UsageError
 from rankscope.api import evaluate_many, read_judgments
 from rankscope.judge import JoinOptions
-from rankscope.model import Vocabulary, native
+from rankscope.model import Vocabulary, native, release_memory
 from rankscope.read.sources import read_qrels, read_run, resolve_runs
 from rankscope.report.evaluation import format_evaluations
 from rankscope.table.evaluation import as_requests
@@ -316,3 +316,21 @@ def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, 
     threads[0] = 2
     assert workers(None) == 1  # another thread runs: no fork by default
     assert workers(2) == 2  # unless asked for
+
+
+def test_the_readers_kept_buffers_are_freed_on_request(tmp_path):
+    """The compiled reader keeps a run's buffers for the next run's parser (a 5 MB run leaves
+    more than 4 MB): `release_memory` frees them (the second call finds nothing), and the
+    next run is read as before, into fresh ones."""
+    if native() is None:
+        pytest.skip("compiled reader not built")
+    big = tmp_path / "big.txt"
+    big.write_text("".join(
+        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(150) for k in range(1000)
+    ))  # fmt: skip
+    first = read_run(str(big))
+    assert release_memory() > 4 << 20
+    assert release_memory() == 0
+    again = read_run(str(big))
+    assert again.doc.tolist() == first.doc.tolist() and again.score.tolist() == first.score.tolist()
+    assert release_memory() > 4 << 20

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import rankscope
+from rankscope.model import native, release_memory
 from rankscope.read.sources import run_sources
 from rankscope.table import study as study_module
 from rankscope.table.study import Joins, RunFiles, drop_judgments, measure_data, study
@@ -217,3 +218,20 @@ def test_a_reduced_set_without_relevant_documents_leaves_the_preference_methods_
         [rankscope.read_run(str(tmp_path / n)) for n in rankings], ["RPP"],
     )  # fmt: skip
     assert np.isnan(measures[0].scores(np.zeros(0, dtype=np.int64))).all()
+
+
+def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
+    """A study reading its runs one at a time frees what the compiled reader keeps of each
+    for the next (`rankscope.model.release_memory`, `test_many_runs`) as it goes."""
+    if native() is None:
+        pytest.skip("compiled reader not built")
+    qrels, _ = collection(tmp_path, True)
+    paths = [tmp_path / f"r{r}.txt" for r in range(5)]
+    big = tmp_path / "big.txt"
+    big.write_text("".join(
+        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(150) for k in range(1000)
+    ))  # fmt: skip
+    rankscope.read_run(big)
+    study(qrels, RunFiles(run_sources([big, *paths])), ["AP", "RPP"], permutations=20, samples=1,
+          seed=1)  # fmt: skip
+    assert release_memory() == 0  # (freed as the runs were read)

@@ -18,6 +18,7 @@ from rankscope.stats.meta import (
     discriminative_powers,
     kendall_tau,
     kendall_taus,
+    pair_indices,
     paired_t_pvalues,
     tau_ap,
 )
@@ -26,6 +27,7 @@ from rankscope.stats.multiple import (
     randomized_tukey_hsd,
     randomized_tukey_pvalues,
 )
+from rankscope.stats.procedures import named
 from rankscope.table.study import MeasureData, drop_judgments, measure_data, retrieved_by, study
 from tests.conftest import run_cli
 
@@ -377,3 +379,37 @@ def test_kendall_taus_are_each_columns_kendall_tau(monkeypatch, block):
     assert kendall_taus(np.array([[1.0], [2.0], [3.0]]), np.array([[1.0], [3.0], [2.0]]))[0] == (
         pytest.approx(1 / 3)
     )
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 512])
+@pytest.mark.parametrize("preference", [False, True])
+def test_discriminative_power_t_test_in_blocks_of_pairs(monkeypatch, block, preference):
+    """The paired t-test of every pair, run a block of pairs at a time (`PAIRS_BLOCK`), gives
+    the p-values of all pairs at once bit for bit (a preference tensor in the study's
+    layout, methods last, and a metric's matrix), and scipy's ttest_rel's; the Bonferroni
+    correction counts every pair, not a block's."""
+    monkeypatch.setattr(meta_module, "PAIRS_BLOCK", block)
+    rng = np.random.default_rng(11)
+    systems, queries = 9, 23
+    if preference:
+        full = np.zeros((queries, systems, systems, 3))
+        for k in range(3):
+            upper = np.triu(rng.normal(0, 0.4, (queries, systems, systems)), 1)
+            full[..., k] = upper - upper.transpose(0, 2, 1)
+        data = np.moveaxis(full, -1, 0)[1]
+    else:
+        data = rng.normal(0.3, 0.1, (systems, queries))
+    i, j = pair_indices(systems)
+    diffs = data[:, i, j].T if preference else data[i] - data[j]
+    whole = paired_t_pvalues(np.asarray(diffs))
+    got = meta_module._paired_pvalues(named("t"), data, i, j, 10, 0)
+    assert got.tobytes() == whole.tobytes()
+    if preference:  # the preference of a over b against its preference of 0 over itself
+        zero = np.zeros(queries)
+        expected = [stats.ttest_rel(data[:, a, b], zero).pvalue for a, b in zip(i, j, strict=True)]
+    else:
+        expected = [stats.ttest_rel(data[a], data[b]).pvalue for a, b in zip(i, j, strict=True)]
+    assert got == pytest.approx(expected, abs=1e-12)
+    significant = np.minimum(np.asarray(expected) * len(i), 1.0) < 0.05
+    power = discriminative_power(data, test="t-bonferroni")
+    assert power == pytest.approx(significant.mean())

@@ -30,3 +30,14 @@ def compiled(module: ModuleType | None) -> ModuleType | None:
 def native() -> ModuleType | None:
     """The compiled reader (`compiled`), or None."""
     return compiled(_trecio)
+
+
+
+def release_memory() -> int:
+    """Free what the compiled reader keeps for its next parser (each run or block it reads
+    leaves its buffers for the next: up to hundreds of MB), then give the free memory the C
+    allocator keeps back to the system (glibc keeps freed memory where it was, between the
+    blocks still in use, and each thread's in that thread's arena); the bytes of the first.
+    For a caller that reads many runs one at a time keeping a little of each, or whose
+    threads have freed much memory (a study of many runs)."""
+    return _trecio.release_memory() if _trecio is not None else 0

@@ -191,9 +191,7 @@ def discriminative_powers(
         preference = data.ndim == 3
         i, j = pair_indices(data.shape[1] if preference else data.shape[0])
         if procedure.paired is not None:
-            diffs = data[:, i, j].T if preference else data[i] - data[j]
-            result = procedure.paired(paired.as_rows(diffs), permutations, seed)
-            p = adjust(result.p_value, correction)
+            p = adjust(_paired_pvalues(procedure, data, i, j, permutations, seed), correction)
         elif preference:
             p = p_values[k][i, j]
         elif k in p_values:  # every pair a < b, in the order of (i, j)
@@ -203,6 +201,37 @@ def discriminative_powers(
             p = procedure.all_pairs(data, None, 0.05, permutations, seed).p_matrix()[i, j]
         powers.append(float((p < alpha).mean()))
     return powers
+
+
+#: How many pairs of systems `_paired_pvalues` tests at a time (their differences: pairs ×
+#: queries, 10 MB at 100 systems × 250 queries if made at once, per measure).
+PAIRS_BLOCK = 512
+
+
+def _paired_pvalues(
+    procedure: StatisticalTest, data: np.ndarray, i: np.ndarray, j: np.ndarray,
+    permutations: int, seed: int,
+) -> np.ndarray:  # fmt: skip
+    """The p-values of ``procedure``'s paired test of the pairs (i, j) of ``data`` (systems ×
+    queries, or a preference tensor: queries × systems × systems), before correction.
+
+    A test that draws nothing (not `StatisticalTest.random`: t, Wilcoxon, sign) gives
+    each pair's p-value from that pair's differences alone, and is run on blocks of
+    `PAIRS_BLOCK` pairs: what grows with the square of the systems is then one block.  Each
+    block's differences have the layout the whole array had (the pairs' rows of a
+    preference tensor's gather, seen transposed; a metric's rows of differences), so numpy
+    adds each pair's numbers in the same order: the same bits (`tests/test_stats_meta.py`).
+    Blocks hold at least two pairs (a single row's layout would be contiguous both ways).
+    A test that draws permutations or samples takes every pair at once (its draws depend on
+    the shape)."""
+    assert procedure.paired is not None
+    blocks = 1 if procedure.random else max(1, len(i) // PAIRS_BLOCK)
+    found = []
+    for rows in np.array_split(np.arange(len(i)), blocks):
+        a, b = i[rows], j[rows]
+        diffs = data[:, a, b].T if data.ndim == 3 else data[a] - data[b]
+        found.append(procedure.paired(paired.as_rows(diffs), permutations, seed).p_value)
+    return found[0] if len(found) == 1 else np.concatenate(found)
 
 
 def _stacked(arrays: Sequence[np.ndarray]) -> np.ndarray:

@@ -37,7 +37,7 @@ from ..judge import (
 )
 from ..judge.join import output_order
 from ..measures import Request, compute_requests, needs_rankings, parse_measures
-from ..model import Qrels, Run, check_distinct_names
+from ..model import Qrels, Run, check_distinct_names, release_memory
 from ..model.frames import NamedTables, plain
 from ..preference.aggregate import mc4_positions, query_positions
 from ..read.cuts import BLOCK_BYTES
@@ -189,6 +189,10 @@ class RunFiles:
             length = _text_bytes(source)
             docs = qrels.docs.scoped(room=length // 32 if length <= BLOCK_BYTES else 0)
             yield source.read(qrels.queries.scoped(), docs, self.duplicates, self.order)
+            # what the run's reading and joining freed, between what is kept of the runs
+            # before it, and the reader's buffers (peak at 20 / 100 runs, metrics only:
+            # 149 / 183 MB kept, 152 / 169 MB freed run by run)
+            release_memory()
 
     def whole(self, qrels: Qrels) -> list[Run]:
         """Every run read (held whole), named and checked as `final_names` says."""
@@ -768,6 +772,9 @@ def study(
         reduced_scores = _in_order(joins.scores, reduced_sets, REDUCED_THREADS)
     samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
     for draw, scores in zip(draws, reduced_scores, strict=True):
+        # each set's arrays, freed by the threads that made them, would stay in their
+        # arenas: the growth of the peak with the runs (287 -> 268 MB at 100 runs)
+        release_memory()
         by_measure = samples_of.setdefault(draw, {name: [] for name in names})
         for name, one, reference in zip(names, scores, full, strict=True):
             by_measure[name].append(kendall_tau(one, reference))
