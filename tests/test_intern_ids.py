@@ -126,3 +126,15 @@ def test_ids_ordered_by_the_compiled_table_as_numpy_orders_their_strings():
     # z é \udc80 b a é: a, b, z, then by code point é (twice, in order) before \udc80
     # (whose byte, 0x80, comes before é's 0xc3 0xa9)
     assert table.order_of(codes).tolist() == [4, 3, 0, 1, 5, 2]
+
+
+def test_a_table_of_many_ids_grows_past_the_sizes_mapped_apart():
+    """600,000 ids interned one after the other: the compiled table's memory grows past
+    4 MB, where it is mapped apart (with huge pages) and moved as it grows; a block of such
+    memory whose size is no multiple of 2 MB (the ids' offsets) once failed to grow (a
+    MemoryError), and every id keeps its code."""
+    ids = [f"doc-{i}" for i in range(600_000)]
+    vocabulary = Vocabulary()
+    assert vocabulary.intern_many(ids).tolist() == list(range(len(ids)))
+    assert vocabulary.strings_of(np.array([0, 299_999, 599_999])) == [ids[0], ids[299_999], ids[-1]]
+    assert vocabulary.code("doc-424242") == 424_242

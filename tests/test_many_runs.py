@@ -319,14 +319,15 @@ def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, 
 
 
 def test_the_readers_kept_buffers_are_freed_on_request(tmp_path):
-    """The compiled reader keeps a run's buffers for the next run's parser (a 5 MB run leaves
-    more than 4 MB): `release_memory` frees them (the second call finds nothing), and the
+    """The compiled reader keeps a run's buffers for the next run's parser (a 9 MB run leaves
+    more than 4 MB; a 5 MB one no longer does, its scan ring a few hundred KB where its scan
+    buffer was 10 MB): `release_memory` frees them (the second call finds nothing), and the
     next run is read as before, into fresh ones."""
     if native() is None:
         pytest.skip("compiled reader not built")
     big = tmp_path / "big.txt"
     big.write_text("".join(
-        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(150) for k in range(1000)
+        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(300) for k in range(1000)
     ))  # fmt: skip
     first = read_run(str(big))
     assert release_memory() > 4 << 20

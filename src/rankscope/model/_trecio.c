@@ -99,10 +99,19 @@ static int block_grow(Block *b, size_t size) {
 #ifdef __linux__
     if (b->mapped) {
         void *p = mremap(b->p, b->size, size, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED) return -1;
-        block_advise(p, size);
-        b->p = p;
-        b->size = size;
+        if (p != MAP_FAILED) {
+            block_advise(p, size);
+            b->p = p;
+            b->size = size;
+            return 0;
+        }
+        /* (a block whose size is no multiple of 2 MB is two mappings once advised, huge
+           pages and the rest, which mremap refuses to move as one: copied instead) */
+        Block nb;
+        if (block_alloc(&nb, size) < 0) return -1;
+        memcpy(nb.p, b->p, b->size);
+        block_free(b);
+        *b = nb;
         return 0;
     }
     if (size >= HUGE_THRESHOLD) {
@@ -2077,21 +2086,23 @@ done:
     return result;
 }
 
-/* release_memory(): the memory kept for the next parser (the spare tables, arenas and scan
-   buffer, the column pool, first_duplicate's stamps) freed, then the free memory the C
+/* release_memory(): the memory kept for the next parser (the spare tables, arenas, offsets
+   and scan ring, the column pool, first_duplicate's stamps) freed, then the free memory the C
    allocator keeps given back to the system (glibc's malloc_trim: whole free pages of every
    arena); returns the bytes of the first.  For a caller reading many runs one at a time and
    keeping a little of each (glibc keeps freed memory where it was, between the blocks still
    in use, and each thread's in its arena), or that has freed much memory. */
 static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
-    Block gone[2 * SPARES + 1 + POOL_BLOCKS];
+    Block gone[3 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
     pthread_mutex_lock(&spare_mu);
     for (int i = 0; i < SPARES; i++) {
         gone[count++] = spare_slots[i];
         gone[count++] = spare_arena[i];
+        gone[count++] = spare_offsets[i];
         spare_slots[i] = (Block){0};
         spare_arena[i] = (Block){0};
+        spare_offsets[i] = (Block){0};
     }
     gone[count++] = spare_recs;
     spare_recs = (Block){0};
