@@ -14,8 +14,8 @@ per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``
    files of ``--runs 40 --queries 250``), the same two commands.
 3. ``single``: the 7M-line run (``generate.py``): ``rankscope eval QRELS RUN`` against
    pytrec_eval, and against trec_eval itself when a binary is on ``PATH`` or given with
-   ``--trec-eval`` (issue 24's targets: >= 6x trec_eval with ``--jobs 1``, >= 10x with
-   ``--jobs 2``).
+   ``--trec-eval`` (issue 24's targets: >= 6x trec_eval with ``--jobs 1`` on one core, a
+   row of its own under ``taskset`` when it is on ``PATH``, >= 10x with ``--jobs 2``).
 4. ``cold``: ``rankscope eval QRELS RUN`` on 250 x 1,000 (``generate.py --preset cold``),
    median of ``--cold-repeat`` fresh processes.
 5. ``large``: a run larger than memory is wise to hold, 100,000 x 1,000 = 100M lines
@@ -73,7 +73,8 @@ TRACK_PEAK_TARGET_MB = 400.0
 SINGLE_WALL_TARGET_S = 1.0
 SINGLE_SPEEDUP_TARGET = 10.0
 # issue 24: the single run against trec_eval 10.0, per rankscope row
-TREC_EVAL_TARGETS = {"rankscope --jobs 1": 6.0, "rankscope --jobs 2": 10.0}
+ONE_CORE = "rankscope --jobs 1, one core"  # (under ``taskset``: one core, truly)
+TREC_EVAL_TARGETS = {"rankscope --jobs 1": 6.0, ONE_CORE: 6.0, "rankscope --jobs 2": 10.0}
 TREC_EVAL_TOOL = "trec_eval"
 # rankscope's peak on the 7M-line run before issue 12 (measured here, official measures, at
 # 6a441f5; bench/README.md "Scale"): the target is "memory no worse than today's".
@@ -207,10 +208,22 @@ def has_jobs(rankscope: list[str]) -> bool:
     return "--jobs" in described.stdout
 
 
-def variants(jobs: bool) -> list[tuple[str, list[str]]]:
-    if jobs:
-        return [("rankscope --jobs 1", ["--jobs", "1"]), ("rankscope --jobs 2", ["--jobs", "2"])]
-    return [("rankscope", [])]
+def variants(jobs: bool, one_core: bool = False) -> list[tuple[str, list[str], list[str]]]:
+    """The rankscope rows: each one's name, the command's prefix and its options; with
+    ``one_core`` (a row of one run file, ``taskset`` on ``PATH``), ``--jobs 1`` on one
+    core too (``--jobs 1`` alone uses two: a block parsed beside the judging of the one
+    before)."""
+    if not jobs:
+        return [("rankscope", [], [])]
+    rows = [
+        ("rankscope --jobs 1", [], ["--jobs", "1"]),
+        ("rankscope --jobs 2", [], ["--jobs", "2"]),
+    ]
+    taskset = shutil.which("taskset")
+    if one_core and taskset and hasattr(os, "sched_getaffinity"):
+        core = str(min(os.sched_getaffinity(0)))
+        rows.append((ONE_CORE, [taskset, "-c", core], ["--jobs", "1"]))
+    return rows
 
 
 def measure_case(
@@ -223,13 +236,14 @@ def measure_case(
     flags = MEASURE_FLAGS[measures]
     files = [str(case.qrels), str(case.runs)]
     results = []
-    for tool, extra in variants(jobs):
+    for tool, prefix, extra in variants(jobs, one_core=not case.runs.is_dir()):
         if baseline is not None:
-            old = [sys.executable, "-m", "rankscope", "eval", *extra, *flags, *files]
+            old = [*prefix, sys.executable, "-m", "rankscope", "eval", *extra, *flags, *files]
             env = {**os.environ, "PYTHONPATH": str(baseline)}
             results.append(timed(case.row, tool.replace("rankscope", BASELINE_TOOL), old,
                                  repeat, env))  # fmt: skip
-        results.append(timed(case.row, tool, [*rankscope, "eval", *extra, *flags, *files], repeat))
+        command = [*prefix, *rankscope, "eval", *extra, *flags, *files]
+        results.append(timed(case.row, tool, command, repeat))
     loop = "pytrec_eval loop" if case.runs.is_dir() else "pytrec_eval"
     peer = [sys.executable, str(PEERS), "pytrec_eval", measures, *files]
     try:

@@ -15,6 +15,7 @@ import pytest
 from rankscope import InputError
 from rankscope.api import evaluate_many
 from rankscope.model import native
+from rankscope.read import cuts
 from rankscope.read.blocks import run_blocks
 from rankscope.report.evaluation import format_evaluations
 from rankscope.table import many
@@ -112,6 +113,43 @@ def test_blocks_partition_the_file_at_query_boundaries(tmp_path, gz, block):
         assert len(blocks) == 1
 
 
+def _query_texts(text: bytes) -> list[bytes]:
+    """The text of each stretch of one query's lines (blank and comment lines with the
+    query before them)."""
+    stretches: list[list[bytes]] = []
+    query = None
+    for line in text.split(b"\n"):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#") and fields[0] != query:
+            query = fields[0]
+            stretches.append([])
+        if stretches:
+            stretches[-1].append(line + b"\n")
+    return [b"".join(lines) for lines in stretches]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_runs_first_block_is_no_longer_than_the_first_blocks_length(tmp_path, monkeypatch, gz):
+    """The first block is cut at `FIRST_BLOCK_BYTES` (where the command line parses it while
+    Python imports), the others at ``block_bytes``, plain or gzipped, each at the start of
+    a query's lines; a block's text is the same cut again, and the evaluation is that of
+    reading the run whole."""
+    qrels, path = write_track(tmp_path, seed=3, gz=gz)
+    expected = evaluated(qrels, str(path), block_bytes=WHOLE, jobs=1)
+    monkeypatch.setattr(cuts, "FIRST_BLOCK_BYTES", 300)
+    text = gzip.decompress(path.read_bytes()) if gz else path.read_bytes()
+    blocks = list(run_blocks(path, 1500))
+    assert b"".join(b.text() for b in blocks) == text
+    # (a block ends at the first line, from its target length on, of another query: less
+    # than the longest query's lines past the target)
+    longest = max(len(lines) for lines in _query_texts(text))
+    first, *others = [b.end - b.start for b in blocks]
+    assert 300 <= first < 300 + longest, (first, longest)
+    assert all(1500 <= n < 1500 + longest for n in others[:-1]), (others, longest)
+    assert [b.start for b in blocks[1:]] == [b.end for b in blocks[:-1]]
+    assert evaluated(qrels, str(path), block_bytes=1500, jobs=1) == expected
+
+
 @pytest.mark.parametrize("gz", [False, True])
 def test_one_buffer_reused_across_blocks_holds_each_blocks_text(tmp_path, gz):
     """Blocks read one after another into one buffer (as `many` evaluates them), the
@@ -166,7 +204,7 @@ def test_blocks_give_the_whole_runs_values_and_warnings(tmp_path, spy, seed, gz)
     qrels, run = write_track(tmp_path, seed=seed, gz=gz)
     expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1)
     assert not spy
-    for block, jobs in [(1, 1), (97, 1), (400, 2), (3000, 2), (5000, 1)]:
+    for block, jobs in [(1, 1), (97, 1), (400, 2), (3000, 3), (5000, 1)]:
         spy.clear()
         assert evaluated(qrels, str(run), block_bytes=block, jobs=jobs) == expected
         if jobs == 1:
@@ -189,7 +227,7 @@ def test_blocks_follow_every_evaluation_option(tmp_path, options):
     qrels, run = write_track(tmp_path, seed=4)
     measures = ("all_trec", "nDCG(judged_only=True)@10", "RBP(p=0.8)", "ERR@5")
     expected = evaluated(qrels, str(run), measures, block_bytes=WHOLE, jobs=1, **options)
-    for block, jobs in [(50, 1), (700, 2)]:
+    for block, jobs in [(50, 1), (700, 2), (700, 3)]:
         got = evaluated(qrels, str(run), measures, block_bytes=block, jobs=jobs, **options)
         assert got == expected
 
@@ -198,7 +236,7 @@ def test_summaries_of_a_blocked_run_are_bit_identical(tmp_path):
     qrels, run = write_track(tmp_path, seed=5, queries=120)
     whole = evaluate_many(str(qrels), str(run), ["all_trec"], block_bytes=WHOLE)[0]
     assert 0 < whole.summary_of("map") < 1  # (the run finds relevant documents)
-    for jobs in (1, 2):
+    for jobs in (1, 2, 3):
         [cut] = evaluate_many(str(qrels), str(run), ["all_trec"], block_bytes=200, jobs=jobs)
         assert cut.query_ids == whole.query_ids and cut.run_name == whole.run_name
         assert cut.summary == whole.summary and cut.runid == whole.runid
@@ -230,7 +268,8 @@ def test_the_cli_output_is_the_same_for_every_block_length_and_jobs(tmp_path, ca
     assert run.stat().st_size > 2 << 20  # several blocks of 1 MB
     expected = run_cli(["eval", "-q", "-m", "all_trec", str(qrels), str(run)], capsys)
     assert expected[0] == 0
-    for extra in (["--block-mb", "1", "--jobs", "1"], ["--block-mb", "1", "--jobs", "2"]):
+    for jobs in ("1", "2", "3"):
+        extra = ["--block-mb", "1", "--jobs", jobs]
         got = run_cli(["eval", "-q", "-m", "all_trec", *extra, str(qrels), str(run)], capsys)
         assert got == expected
 
@@ -268,7 +307,7 @@ def judged(tmp_path):
 
 def same_error(qrels, run) -> str:
     expected = error_of(qrels, str(run), block_bytes=WHOLE, jobs=1)
-    for block, jobs in [(1, 1), (100, 1), (700, 2)]:
+    for block, jobs in [(1, 1), (100, 1), (700, 2), (700, 3)]:
         assert error_of(qrels, str(run), block_bytes=block, jobs=jobs) == expected
     return expected
 
@@ -305,7 +344,8 @@ def test_a_byte_order_mark_and_cr_only_endings(tmp_path, judged):
     run.write_bytes(b"\xef\xbb\xbf" + "".join(sorted_run()).encode())
     expected = evaluated(judged, str(run), ["map"], block_bytes=WHOLE, jobs=1)
     assert any("byte-order mark" in w for w in expected[1])
-    assert evaluated(judged, str(run), ["map"], block_bytes=90, jobs=2) == expected
+    for jobs in (2, 3):
+        assert evaluated(judged, str(run), ["map"], block_bytes=90, jobs=jobs) == expected
     run.write_bytes("".join(sorted_run()).replace("\n", "\r").encode())
     assert "CR-only" in same_error(judged, run)
 
@@ -318,7 +358,7 @@ def test_an_unsorted_run_is_read_whole_when_it_may_be(tmp_path, judged):
     lines.append("3 Q0 late 1 -5 t\n")  # query 3 again, at the end
     run = lines_of(tmp_path, lines)
     expected = evaluated(judged, str(run), ["all_trec"], block_bytes=WHOLE, jobs=1)
-    for block, jobs in [(100, 1), (300, 2)]:
+    for block, jobs in [(100, 1), (300, 2), (300, 3)]:
         got = evaluated(judged, str(run), ["all_trec"], block_bytes=block, jobs=jobs)
         assert got == expected
 
@@ -333,7 +373,8 @@ def test_an_unsorted_run_too_long_to_read_whole_is_an_error_that_says_how_to_sor
     message = error_of(judged, str(run), block_bytes=100, jobs=1)
     assert "query '3' has lines in two places" in message
     assert "from line 601" in message and "sort -s -k1,1" in message and str(run) in message
-    assert error_of(judged, str(run), block_bytes=100, jobs=2) == message
+    for jobs in (2, 3):
+        assert error_of(judged, str(run), block_bytes=100, jobs=jobs) == message
 
 
 # --- reading without the GIL ------------------------------------------------------------
@@ -450,7 +491,7 @@ def test_documents_shared_by_queries_give_the_whole_runs_values(tmp_path, spy, s
     qrels, run = shared_track(tmp_path, seed)
     measures = ("all_trec", "nDCG@10", "RBP(p=0.8)")
     expected = evaluated(qrels, str(run), measures, block_bytes=WHOLE, jobs=1, ties="docno-asc")
-    for block, jobs in [(64, 1), (2000, 1), (900, 2)]:
+    for block, jobs in [(64, 1), (2000, 1), (900, 2), (900, 3)]:
         got = evaluated(qrels, str(run), measures, block_bytes=block, jobs=jobs, ties="docno-asc")
         assert got == expected
     assert spy

@@ -96,3 +96,45 @@ def test_ids_read_from_text_are_found_by_lookups_at_every_length():
     lines = "".join(f"q Q0 {d} 1 1 t\n" for d in ids + ["new"])
     run = parse_run_lines(lines.encode(), "run", queries, block)
     assert run.doc.tolist() == [*qrels.doc.tolist(), len(docs)]
+
+
+@pytest.mark.skipif(native() is None, reason="compiled reader not built")
+def test_ids_ordered_by_the_compiled_table_as_numpy_orders_their_strings():
+    """`Vocabulary.order_of` (what breaks a block's ties by document id): the compiled
+    table's order of ASCII ids, equal ids in their order, is numpy's stable argsort of the
+    strings, bit for bit; ids of other bytes (an escaped invalid byte sorts by its code
+    point, not its byte) and the pure-Python vocabulary take numpy's way."""
+    rng = np.random.default_rng(3)
+    alphabet = list("abcXYZ019-_.~ ")
+    words = ["", "a", "ab", "abc", "b", "a b", "a~", "A", "10", "9", "010"]
+    words += ["".join(rng.choice(alphabet, rng.integers(1, 12))) for _ in range(300)]
+    ids = [w.strip() or "x" for w in words]
+    for pure in (False, True):
+        vocabulary = Vocabulary(ids, pure=pure)
+        for size in (0, 1, 2, 7, 500, 3000):
+            codes = rng.integers(0, len(vocabulary), size).astype(np.int32)  # (repeats: ties)
+            expected = np.argsort(np.array(vocabulary.strings_of(codes)), kind="stable")
+            got = vocabulary.order_of(codes)
+            assert got.dtype == np.int64 and got.tolist() == expected.tolist(), (pure, size)
+    compiled = Vocabulary(ids)
+    for bad in (-1, len(compiled)):  # (a code the table lacks)
+        with pytest.raises(IndexError, match="code out of range"):
+            compiled._native.order_of(np.array([0, bad], dtype=np.int32))
+    table = Vocabulary(["b", "\udc80", "a", "\u00e9", "z"])  # (non-ASCII: numpy's way)
+    codes = np.array([4, 3, 1, 0, 2, 3], dtype=np.int32)
+    assert table._native.order_of(codes) is None
+    # z é \udc80 b a é: a, b, z, then by code point é (twice, in order) before \udc80
+    # (whose byte, 0x80, comes before é's 0xc3 0xa9)
+    assert table.order_of(codes).tolist() == [4, 3, 0, 1, 5, 2]
+
+
+def test_a_table_of_many_ids_grows_past_the_sizes_mapped_apart():
+    """600,000 ids interned one after the other: the compiled table's memory grows past
+    4 MB, where it is mapped apart (with huge pages) and moved as it grows; a block of such
+    memory whose size is no multiple of 2 MB (the ids' offsets) once failed to grow (a
+    MemoryError), and every id keeps its code."""
+    ids = [f"doc-{i}" for i in range(600_000)]
+    vocabulary = Vocabulary()
+    assert vocabulary.intern_many(ids).tolist() == list(range(len(ids)))
+    assert vocabulary.strings_of(np.array([0, 299_999, 599_999])) == [ids[0], ids[299_999], ids[-1]]
+    assert vocabulary.code("doc-424242") == 424_242

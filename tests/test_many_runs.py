@@ -257,6 +257,37 @@ def test_reading_a_run_frees_its_memory(tmp_path):
     assert grown < 40 << 20, f"{grown >> 20} MB kept after 20 reads of a 100,000-line run"
 
 
+def test_a_lone_run_is_evaluated_in_this_process_with_up_to_two_jobs(tmp_path, monkeypatch):
+    """One run read in blocks keeps two cores busy in one process (each block parsed beside
+    the judging of the one before): with ``jobs=2``, or by default on two cores, it is
+    evaluated there; with more jobs, or with more runs, workers are forked."""
+    from rankscope.read.cuts import in_this_process
+    from rankscope.read.sources import run_sources
+    from rankscope.table import many
+
+    assert in_this_process(1, 1) and in_this_process(5, 1)
+    assert in_this_process(1, 2) and not in_this_process(2, 2) and not in_this_process(1, 3)
+    qrels, runs = track(tmp_path, runs=3)
+    judgments = read_qrels(str(qrels))
+
+    def workers(paths, jobs):
+        task = many._Task(
+            judgments, run_sources(paths), as_requests(MEASURES), judgment_format("qrels"),
+            JoinOptions(), 0, None, "error", "score", False,
+        )  # fmt: skip
+        planned, count = many._plan(task, jobs, 100)
+        assert planned.blocked == frozenset(range(len(planned.sources)))  # (in blocks)
+        return count
+
+    one, three = str(runs / "run0.txt"), [str(runs / f"run{r}.txt") for r in range(3)]
+    assert workers(one, 2) == 1 and workers(one, 3) == 3
+    assert workers(three, 2) == 2
+    monkeypatch.setattr(many, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(many.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(many, "available_cores", lambda: 2)
+    assert workers(one, None) == 1 and workers(three, None) == 2
+
+
 def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, monkeypatch):
     from rankscope.read.sources import run_sources
     from rankscope.table import many
@@ -288,14 +319,15 @@ def test_the_default_pool_is_for_big_runs_and_single_threaded_callers(tmp_path, 
 
 
 def test_the_readers_kept_buffers_are_freed_on_request(tmp_path):
-    """The compiled reader keeps a run's buffers for the next run's parser (a 5 MB run leaves
-    more than 4 MB): `release_memory` frees them (the second call finds nothing), and the
+    """The compiled reader keeps a run's buffers for the next run's parser (a 9 MB run leaves
+    more than 4 MB; a 5 MB one no longer does, its scan ring a few hundred KB where its scan
+    buffer was 10 MB): `release_memory` frees them (the second call finds nothing), and the
     next run is read as before, into fresh ones."""
     if native() is None:
         pytest.skip("compiled reader not built")
     big = tmp_path / "big.txt"
     big.write_text("".join(
-        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(150) for k in range(1000)
+        f"q{q} Q0 doc-{q}-{k} {k + 1} {1000 - k} big\n" for q in range(300) for k in range(1000)
     ))  # fmt: skip
     first = read_run(str(big))
     assert release_memory() > 4 << 20

@@ -501,3 +501,60 @@ def test_lines_split_64_bytes_at_a_time():
             inputs.append(tail + b" ".join(fields) + b"\n" + tail)
     for data in inputs:
         assert compare_all(data, None, only=SWEPT) == "", data
+
+
+def test_more_lines_than_the_scanners_ring():
+    """The compiled scanner hands its records to the interning thread through a ring of
+    4,096 of them (``RING_MAX`` in ``_trecio.c``), waiting while it is full: inputs of
+    several times that many lines, read whole and in pieces of other lengths, with a
+    document repeated within a query thousands of lines apart, or a bad line near their
+    end, are read as the pure-Python reader reads them."""
+    run = b"".join(
+        b"q%d Q0 d%d %d %d.25 r\n" % (i // 3000, (i * 7919) % 9000, i % 1000, -i)
+        for i in range(13000)
+    )
+    qrels = b"".join(b"q%d 0 d%d %d\n" % (i // 5000, (i * 31) % 20000, i % 3) for i in range(14000))
+    twice = run.replace(b"q3 Q0 d2476 ", b"q3 Q0 d0 ", 1)  # (line 11205: line 9001's document)
+    assert twice != run
+    cases = (
+        (run, ("read_run", "parse_run", "parse_run_by_rank", "parse_run_max_score")),
+        (twice, ("read_run", "parse_run", "parse_run_max_score")),
+        (run + b"q1 Q0 dx 1 nope r\n", ("read_run",)),
+        (qrels, ("read_qrels", "parse_qrels")),
+        (qrels + b"q1 0 dx nope\n", ("read_qrels",)),
+    )
+    for data, readers in cases:
+        for chunk in (None, 65536, 100003):
+            assert compare_all(data, chunk, only=readers) == "", (data[-40:], chunk)
+
+
+def test_scores_of_every_length():
+    """The compiled scanner's one-pass read of the usual score (at most 15 significant
+    digits) and its long way: scores of 0 to 20 digits before and after the point, with
+    and without a sign, leading zeros, fields followed by every blank, and the last line's
+    score near the end of the text, read as the pure-Python reader reads them, bit for
+    bit.  (Reading the digits eight at a time from bit masks was tried, and was slower.)"""
+    rng = random.Random(8)
+    blanks = [b" ", b"\t", b"\r", b"\x0b", b"\x0c"]
+    scores = []
+    for whole in range(0, 21):
+        for frac in [None, *range(0, 21)]:
+            if not whole and not frac:
+                continue
+            digits = b"".join(b"%d" % rng.randint(0, 9) for _ in range(whole))
+            if rng.random() < 0.3:
+                digits = b"0" * rng.randint(1, 3) + digits
+            score = digits if frac is None else digits + b"." + b"".join(
+                b"%d" % rng.randint(0, 9) for _ in range(frac)
+            )
+            scores.append(rng.choice([b"", b"", b"-", b"+"]) + score)
+    scores += [b"12345678", b"123456789", b"0.12345678", b"1.00000000", b"99999999.99999999"]
+    lines = [
+        b"q%d Q0 d%d 1 %s%stag\n" % (i % 5, i, s, rng.choice(blanks)) for i, s in enumerate(scores)
+    ]
+    data = b"".join(lines)
+    assert compare_all(data, only=("parse_run", "read_run")) == ""
+    for s in scores[::7]:  # the last line's score a few bytes from the text's end
+        for tail in (b" t", b" t\n", b" tag\n", b"\tt"):
+            end = data + b"q9 Q0 dz 1 " + s + tail
+            assert compare_all(end, only=("parse_run",)) == "", end[-40:]

@@ -77,6 +77,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """``rankscope eval`` (arguments as parsed by `add_arguments`)."""
     from ..read.ahead import reading_ahead  # (imports no numpy: see `reading_ahead`)
+    from ..read.cuts import available_cores, in_this_process
 
     # the judgments and a lone run read and parsed in a thread while the evaluation's
     # modules are imported, when they are to be read as qrels and a run ranked by score,
@@ -84,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
     # no worker process is forked while the thread may be reading)
     ahead = (
         args.rel_format == "qrels" and args.order == "score" and not args.diversity
-        and args.block_mb is None and args.scheduler is None
+        and args.block_mb is None and args.scheduler is None and args.backend == "local"
     )  # fmt: skip
-    with reading_ahead(args.qrels, args.runs if ahead else [], blocks=args.jobs == 1):
+    here = in_this_process(len(args.runs), args.jobs or available_cores())
+    with reading_ahead(args.qrels, args.runs if ahead else [], blocks=here):
         return _run(args)
 
 

@@ -190,8 +190,7 @@ def _tie_fixes(run: Run, order: np.ndarray | None, tied: np.ndarray, ties: str):
     positions = np.repeat(first - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes)
     positions += np.arange(len(positions))
     members = positions if order is None else order[positions]
-    keys = np.array(run.docs.strings_of(run.doc[members]))
-    by_doc = np.argsort(keys, kind="stable")
+    by_doc = run.docs.order_of(run.doc[members])
     if ties == "docno-desc":
         by_doc = by_doc[::-1]
     rearranged = by_doc[np.argsort(stretch[by_doc], kind="stable")]

@@ -99,10 +99,19 @@ static int block_grow(Block *b, size_t size) {
 #ifdef __linux__
     if (b->mapped) {
         void *p = mremap(b->p, b->size, size, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED) return -1;
-        block_advise(p, size);
-        b->p = p;
-        b->size = size;
+        if (p != MAP_FAILED) {
+            block_advise(p, size);
+            b->p = p;
+            b->size = size;
+            return 0;
+        }
+        /* (a block whose size is no multiple of 2 MB is two mappings once advised, huge
+           pages and the rest, which mremap refuses to move as one: copied instead) */
+        Block nb;
+        if (block_alloc(&nb, size) < 0) return -1;
+        memcpy(nb.p, b->p, b->size);
+        block_free(b);
+        *b = nb;
         return 0;
     }
     if (size >= HUGE_THRESHOLD) {
@@ -150,6 +159,7 @@ typedef struct {
     Block arena_block;
     size_t arena_len;
     int64_t *offsets;    /* start of each string in arena; offsets[n] = arena_len */
+    Block offsets_block; /* (offsets = offsets_block.p) */
     Py_ssize_t n, ncap;
     PyObject *strings;   /* list of str for codes [0, len(strings)), made on demand */
     int busy;            /* parsers feeding it without the GIL (see wait_idle) */
@@ -239,7 +249,7 @@ static int interner_reserve(Interner *self, size_t entries) {
    block while the one before is evaluated).  Only blocks from SPARE_MIN to SPARE_MAX bytes
    are kept (see spare_recs). */
 #define SPARES 2
-static Block spare_slots[SPARES], spare_arena[SPARES];
+static Block spare_slots[SPARES], spare_arena[SPARES], spare_offsets[SPARES];
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARE_MAX ((size_t)256 << 20)
 /* The spares (these two and spare_recs) are taken and given back under this lock: a parser
@@ -267,6 +277,18 @@ static Block spare_take(Block *spares, int n, int (*fits)(size_t size, size_t wa
 /* (not an arena much larger than asked: the interner may live long) */
 static int arena_fits(size_t size, size_t want) { return size >= want && size / 2 <= want; }
 
+/* `b` at least `size` bytes, its first `keep` bytes kept: one of the `spares` that fits
+   (arena_fits), else `b` grown; -1 when memory runs out (no exception set). */
+static int block_reserve(Block *b, size_t size, size_t keep, Block *spares) {
+    if (size <= b->size) return 0;
+    Block spare = spare_take(spares, SPARES, arena_fits, size);
+    if (!spare.p) return block_grow(b, size);
+    if (keep) memcpy(spare.p, b->p, keep);
+    block_free(b);
+    *b = spare;
+    return 0;
+}
+
 /* Room for `more` further bytes of ids in the arena; -1 when memory runs out (no exception
    set: this runs without the GIL too). */
 static int interner_reserve_arena(Interner *self, size_t more) {
@@ -274,14 +296,7 @@ static int interner_reserve_arena(Interner *self, size_t more) {
     if (need <= self->arena_block.size) return 0;
     size_t cap = self->arena_block.size ? self->arena_block.size : 1 << 16;
     while (cap < need) cap *= 2;
-    Block spare = spare_take(spare_arena, SPARES, arena_fits, cap);
-    if (spare.p) {
-        if (self->arena_len) memcpy(spare.p, self->arena, self->arena_len);
-        block_free(&self->arena_block);
-        self->arena_block = spare;
-    } else if (block_grow(&self->arena_block, cap) < 0) {
-        return -1;
-    }
+    if (block_reserve(&self->arena_block, cap, self->arena_len, spare_arena) < 0) return -1;
     self->arena = self->arena_block.p;
     return 0;
 }
@@ -349,10 +364,27 @@ static int filter_make(Interner *self) {
     return 0;
 }
 
+/* name(a, b, n): whether the first and the last sizeof(T) bytes of the n at a and at b are
+   equal (sizeof(T) <= n <= 2 sizeof(T): all n of them), each read as one T. */
+#define ENDS_EQUAL(name, T)                                            \
+    static inline int name(const char *a, const char *b, size_t n) { \
+        T x, y, u, v;                                                  \
+        memcpy(&x, a, sizeof x);                                       \
+        memcpy(&y, b, sizeof y);                                       \
+        memcpy(&u, a + n - sizeof u, sizeof u);                        \
+        memcpy(&v, b + n - sizeof v, sizeof v);                        \
+        return ((x ^ y) | (u ^ v)) == 0;                               \
+    }
+ENDS_EQUAL(ends_equal8, uint64_t)
+ENDS_EQUAL(ends_equal4, uint32_t)
+
 /* Whether n bytes at a and b are equal: ids are short, and a call to memcmp per probe
-   cost more than comparing them here. */
+   cost more than comparing them here, two words (overlapping) at a time where the loop
+   compared byte by byte (the query and the tag of every line). */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
     if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) return ends_equal8(a, b, n);
+    if (n >= 4) return ends_equal4(a, b, n);
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
@@ -361,14 +393,17 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
 #define NO_MEMORY (-2)
 #define TOO_MANY_IDS (-3)
 
-/* Room for `more` further codes in `offsets`; -1 when memory runs out. */
+/* Room for `more` further codes in `offsets` (kept memory, as the arena's: each block of
+   a run grew its interner's offsets into fresh pages, ~7 MB a block); -1 when memory runs
+   out. */
 static int interner_reserve_codes(Interner *self, size_t more) {
     if ((size_t)self->n + more < (size_t)self->ncap) return 0;
     Py_ssize_t cap = self->ncap ? self->ncap : 1024;
     while ((size_t)cap <= (size_t)self->n + more) cap *= 2;
-    int64_t *offsets = realloc(self->offsets, (size_t)(cap + 1) * sizeof(int64_t));
-    if (!offsets) return -1;
-    self->offsets = offsets;
+    if (block_reserve(&self->offsets_block, (size_t)(cap + 1) * sizeof(int64_t),
+                      (size_t)(self->n + 1) * sizeof(int64_t), spare_offsets) < 0)
+        return -1;
+    self->offsets = self->offsets_block.p;
     self->ncap = cap;
     return 0;
 }
@@ -455,8 +490,11 @@ static int Interner_init(Interner *self, PyObject *args, PyObject *kwds) {
     }
     self->slots = self->slot_block.p;
     self->ncap = 1024;
-    self->offsets = malloc((size_t)(self->ncap + 1) * sizeof(int64_t));
-    if (!self->offsets) { PyErr_NoMemory(); return -1; }
+    if (block_alloc(&self->offsets_block, (size_t)(self->ncap + 1) * sizeof(int64_t)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->offsets = self->offsets_block.p;
     self->offsets[0] = 0;
     self->strings = PyList_New(0);
     return self->strings ? 0 : -1;
@@ -488,7 +526,7 @@ static void block_keep(Block *b, Block *spares) {
 static void Interner_dealloc(Interner *self) {
     block_keep(&self->slot_block, spare_slots);
     block_keep(&self->arena_block, spare_arena);
-    free(self->offsets);
+    block_keep(&self->offsets_block, spare_offsets);
     free(self->filter);
     Py_XDECREF(self->strings);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -573,19 +611,31 @@ static PyObject *Interner_strings(Interner *self, PyObject *Py_UNUSED(ignored)) 
     return self->strings;
 }
 
-static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
+/* The int32 codes of `arg` (a buffer, held in `view`: the caller releases it), `n` of
+   them, each checked to be one of this interner's; NULL with an exception set. */
+static const int32_t *codes_in(Interner *self, PyObject *arg, Py_buffer *view, Py_ssize_t *n) {
     wait_idle(&self->busy);
+    if (PyObject_GetBuffer(arg, view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    *n = view->len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *codes = view->buf;
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        if (codes[i] < 0 || codes[i] >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "code out of range");
+            PyBuffer_Release(view);
+            return NULL;
+        }
+    }
+    return codes;
+}
+
+static PyObject *Interner_strings_of(Interner *self, PyObject *arg) {
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(int32_t);
-    const int32_t *codes = view.buf;
+    Py_ssize_t n;
+    const int32_t *codes = codes_in(self, arg, &view, &n);
+    if (!codes) return NULL;
     PyObject *out = PyList_New(n);
     if (!out) { PyBuffer_Release(&view); return NULL; }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (codes[i] < 0 || codes[i] >= self->n) {
-            PyErr_SetString(PyExc_IndexError, "code out of range");
-            goto fail;
-        }
         PyObject *s = decode(self, codes[i]);
         if (!s) goto fail;
         PyList_SET_ITEM(out, i, s);
@@ -596,6 +646,61 @@ fail:
     PyBuffer_Release(&view);
     Py_DECREF(out);
     return NULL;
+}
+
+/* An id to order (see Interner_order_of): its bytes and its position among the codes. */
+typedef struct {
+    const char *s;
+    size_t len;
+    Py_ssize_t at;
+} Keyed;
+
+/* By bytes, a shorter id first where one begins the other, then by position (stable). */
+static int keyed_cmp(const void *pa, const void *pb) {
+    const Keyed *a = pa, *b = pb;
+    int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+    if (c) return c;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* order_of(codes): the positions of the int32 `codes` in the order of their ids, equal ids
+   in their order, as int64 bytes: what numpy's stable argsort of strings_of(codes) gives,
+   without a Python string per id (the ties of a run's block: ~5,500 ids, 10 ms of each
+   block's judging); None when an id is not ASCII (bytes order is then not the order of
+   the Python strings, which may hold escaped bytes). */
+static PyObject *Interner_order_of(Interner *self, PyObject *arg) {
+    Py_buffer view;
+    Py_ssize_t n;
+    const int32_t *codes = codes_in(self, arg, &view, &n);
+    if (!codes) return NULL;
+    PyObject *out = NULL;
+    Keyed *keys = malloc((size_t)(n ? n : 1) * sizeof(Keyed));
+    if (!keys) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t a = self->offsets[codes[i]], b = self->offsets[codes[i] + 1];
+        keys[i].s = self->arena + a;
+        keys[i].len = (size_t)(b - a);
+        keys[i].at = i;
+        for (size_t k = 0; k < keys[i].len; k++) {
+            if ((unsigned char)keys[i].s[k] >= 0x80) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    }
+    qsort(keys, (size_t)n, sizeof(Keyed), keyed_cmp);
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!out) goto done;
+    int64_t *positions = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) positions[i] = keys[i].at;
+done:
+    free(keys);
+    PyBuffer_Release(&view);
+    return out;
 }
 
 static PyTypeObject InternerType;
@@ -638,10 +743,11 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
         memcpy(out->arena, self->arena, self->arena_len);
     }
     out->arena_len = self->arena_len;
-    int64_t *offsets = realloc(out->offsets, (size_t)(self->ncap + 1) * sizeof(int64_t));
-    if (!offsets) goto nomemory;
-    memcpy(offsets, self->offsets, (size_t)(self->n + 1) * sizeof(int64_t));
-    out->offsets = offsets;
+    if (block_reserve(&out->offsets_block, (size_t)(self->ncap + 1) * sizeof(int64_t), 0,
+                      spare_offsets) < 0)
+        goto nomemory;
+    out->offsets = out->offsets_block.p;
+    memcpy(out->offsets, self->offsets, (size_t)(self->n + 1) * sizeof(int64_t));
     out->ncap = self->ncap;
     out->n = self->n;
     out->indexed = self->indexed;
@@ -697,6 +803,8 @@ static PyMethodDef Interner_methods[] = {
     {"per_query", (PyCFunction)Interner_per_query, METH_NOARGS,
      "a parser then gives the ids this lacks codes query by query, outside the table"},
     {"strings_of", (PyCFunction)Interner_strings_of, METH_O, "ids of int32 codes"},
+    {"order_of", (PyCFunction)Interner_order_of, METH_O,
+     "positions of int32 codes ordered by their ids (stable), int64 bytes; None: not ASCII"},
     {"translate", (PyCFunction)Interner_translate, METH_O,
      "for each code of another Interner, this one's code for the same id (-1 if absent)"},
     {NULL, NULL, 0, NULL},
@@ -797,23 +905,36 @@ static inline const char *split_line64(const char *p, Fields *f) {
 }
 #endif
 
-/* The newlines in [p, end): 16 bytes at a time where SSE2 is there (every x86-64), at
-   the speed of memory, where a memchr per line paid a call per line. */
-static size_t count_newlines(const char *p, const char *end) {
+/* The newlines in [p, end), and (`nul`) the first NUL byte there or NULL: 16 bytes at a
+   time where SSE2 is there (every x86-64), at the speed of memory, where a memchr per line
+   paid a call per line (and the NUL byte, looked for by a memchr over the text, a second
+   pass over it). */
+static size_t count_newlines(const char *p, const char *end, const char **nul) {
     size_t count = 0;
+    const char *from = p;
+    int nuls = 0;
 #ifdef __SSE2__
     /* per byte lane, 0 - (newlines seen) in up to 255 chunks, then summed */
     const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    __m128i any_nul = zero;
     while (end - p >= 16) {
         __m128i lanes = zero;
-        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16)
-            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
-                                                       newline));
+        for (int k = 0; k < 255 && end - p >= 16; k++, p += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            lanes = _mm_add_epi8(lanes, _mm_cmpeq_epi8(x, newline));
+            any_nul = _mm_or_si128(any_nul, _mm_cmpeq_epi8(x, zero));
+        }
         __m128i sums = _mm_sad_epu8(_mm_sub_epi8(zero, lanes), zero);
         count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_extract_epi16(sums, 4);
     }
+    nuls = _mm_movemask_epi8(any_nul) != 0;
 #endif
-    for (; p < end; p++) count += *p == '\n';
+    for (const char *q = p; q < end; q++) {
+        count += *q == '\n';
+        nuls |= *q == '\0';
+    }
+    /* (where there is one: found again, from the start) */
+    *nul = nuls ? memchr(from, '\0', (size_t)(end - from)) : NULL;
     return count;
 }
 
@@ -1110,6 +1231,7 @@ typedef struct {
     double rank; /* a run's rank column; NaN when it is not a number */
     size_t qlen, dlen;
     int32_t line;
+    int32_t same_query; /* the query of the line before in the piece (the scanner compared) */
 } Pending;
 
 /* A run's lines counted by their number of fields, NFIELDS - 1 standing for that many or
@@ -1198,31 +1320,32 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
     return c;
 }
 
-/* Intern records [from, to) of `recs` (`ready` of them are scanned): 0, or an interner's
-   error code (NO_MEMORY, TOO_MANY_IDS; runs without the GIL).  Memory latency dominates,
-   so the loop prefetches ahead: the table slots of the record 16 places on, and the strings
-   of those slots for the record 8 places on. */
-static int intern_records(Pending *recs, size_t from, size_t to, size_t ready,
+/* Intern records [from, to) of the ring `recs` (record k at k & mask; `ready` of them are
+   scanned): 0, or an interner's error code (NO_MEMORY, TOO_MANY_IDS; runs without the
+   GIL).  Memory latency dominates, so the loop prefetches ahead: the table slots of the
+   record 16 places on, and the strings of those slots (or, per query, the filter's words
+   and the query's table) for the record 8 places on. */
+static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
                           Column *lc, Column *rc, Local *loc) {
     for (size_t k = from; k < to; k++) {
         if (loc) {  /* the filter, then the table only where the filter may find an id */
-            if (k + 16 < ready) filter_prefetch(docs, recs[k + 16].dh);
-            if (k + 8 < ready && filter_may_have(docs, recs[k + 8].dh))
-                interner_prefetch(docs, recs[k + 8].dh);
+            if (k + 16 < ready) filter_prefetch(docs, recs[(k + 16) & mask].dh);
+            if (k + 8 < ready && filter_may_have(docs, recs[(k + 8) & mask].dh))
+                interner_prefetch(docs, recs[(k + 8) & mask].dh);
         } else {
             if (k + 16 < ready) {
-                interner_prefetch(queries, recs[k + 16].qh);
-                interner_prefetch(docs, recs[k + 16].dh);
+                interner_prefetch(queries, recs[(k + 16) & mask].qh);
+                interner_prefetch(docs, recs[(k + 16) & mask].dh);
             }
-            if (k + 8 < ready) interner_prefetch_strings(docs, recs[k + 8].dh);
+            if (k + 8 < ready) interner_prefetch_strings(docs, recs[(k + 8) & mask].dh);
         }
-        Pending *r = &recs[k], *before = k ? r - 1 : NULL;
+        if (loc && loc->slots && k + 8 < ready)  /* (the table of the query's ids) */
+            __builtin_prefetch(&loc->slots[(size_t)recs[(k + 8) & mask].dh & loc->mask]);
+        const Pending *r = &recs[k & mask];
         /* a query's lines come together: the query of the line before, found again */
-        int64_t qcode = before && r->qh == before->qh && r->qlen == before->qlen &&
-                                same_bytes(r->q, before->q, r->qlen)
-                            ? ((int32_t *)qc->data)[qc->len - 1]
-                            : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
+        int64_t qcode = r->same_query ? ((int32_t *)qc->data)[qc->len - 1]
+                                      : interner_get_hashed(queries, r->q, r->qlen, r->qh, 1);
         if (qcode < -1) return (int)qcode;
         int64_t dcode;
         if (loc) {  /* per query (see Interner_per_query) */
@@ -1263,7 +1386,7 @@ typedef struct {
     PyObject *tag0, *other_tag;
     int tag0_count;
     long long other_line;
-    Block recs_block; /* scan buffer (Pending records), reused from one piece to the next */
+    Block recs_block; /* scan ring (Pending records), reused from one piece to the next */
     int busy;         /* being fed without the GIL (see wait_idle) */
     int serial;       /* scan, then intern, in the feeding thread (see Parser_serial) */
     Local local;      /* the current query's ids, when docs is per query */
@@ -1292,11 +1415,9 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     return self->tag ? 0 : -1;
 }
 
-/* One scan buffer kept from a parser that is done for the next one (under the GIL): a run
-   read block by block makes a parser per block, and a fresh buffer each time had the kernel
-   fault in and zero the same hundreds of megabytes over and over.  Only a buffer up to
-   SPARE_MAX is kept (one of a default block's size), so that reading a file whole leaves no
-   large buffer behind. */
+/* One scan ring kept from a parser that is done for the next one (under the GIL): a run
+   read block by block makes a parser per block, and each needs a ring (RING_MAX records,
+   see Scan). */
 static Block spare_recs;
 
 static void recs_release(Block *b) {
@@ -1343,14 +1464,35 @@ static void Parser_dealloc(Parser *self) {
 
 /* Scanning (splitting lines into fields, parsing numbers, hashing ids) runs in a worker
    thread while the calling thread interns what has been scanned: the two halves of the work
-   overlap on two cores.  The worker touches no Python object. */
+   overlap on two cores.  The worker touches no Python object.  The scanned records pass
+   through a ring of RING_MAX records at most (record k at k & mask, 288 KB): the scanner
+   waits while the ring is full, so that the records stay in the cache between the two
+   threads, where a buffer of one record per line of the piece (72 bytes a line, 60 MB for
+   a 32 MB block) was written to memory, read back and, fresh, zeroed by the kernel first
+   (a 7M-line run: system time 0.43 -> 0.29 s; 2^14 or 2^16 records were no faster). */
+#define RING_MAX ((size_t)1 << 12)
+/* the scanner publishes its records every RING_PUBLISH of them (and when it waits) */
+#define RING_PUBLISH ((size_t)1 << 10)
+/* the interner hands back the ring's room after at most RING_BATCH records */
+#define RING_BATCH ((size_t)1 << 10)
+
 typedef struct {
     const char *p, *end;
     long long line0;
     int is_run;
-    Pending *recs;
+    Pending *recs;    /* the ring */
+    size_t mask;      /* its capacity - 1 */
     size_t produced;  /* records ready (atomic) */
+    size_t consumed;  /* records interned (atomic): their slots are free */
     int done;         /* worker finished (atomic) */
+    int stop;         /* the interner failed: the scanner stops (atomic) */
+    int waiting;      /* the scanner waits for room (atomic) */
+    int serial;       /* no worker: scan_lines returns when the ring is full */
+    /* where the scan is: resumed there (serial) */
+    int begun;
+    const char *at, *nul, *guard;
+    long long at_line;
+    size_t n;
     long long err_line;
     char err_kind[32];
     const char *err_s;
@@ -1364,7 +1506,8 @@ typedef struct {
     long long other_line;
     long long last_line;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv;    /* records produced (or the scan done) */
+    pthread_cond_t room;  /* records consumed (or the scan to stop) */
 } Scan;
 
 static void scan_publish(Scan *sc, size_t n, int done) {
@@ -1375,6 +1518,37 @@ static void scan_publish(Scan *sc, size_t n, int done) {
     pthread_mutex_unlock(&sc->mu);
 }
 
+/* Whether record n may be written: the ring keeps the records not yet interned. */
+static inline int ring_has_room(Scan *sc, size_t n) {
+    return n < __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + sc->mask + 1;
+}
+
+/* The scanner, its ring full: 1 when record n may be written, 0 when it is to stop (the
+   interner failed) or, serial, to return (the caller interns, then calls again). */
+static int ring_wait(Scan *sc, size_t n) {
+    if (sc->serial) return 0;
+    scan_publish(sc, n, 0);
+    pthread_mutex_lock(&sc->mu);
+    __atomic_store_n(&sc->waiting, 1, __ATOMIC_SEQ_CST);
+    while (!ring_has_room(sc, n) && !__atomic_load_n(&sc->stop, __ATOMIC_SEQ_CST))
+        pthread_cond_wait(&sc->room, &sc->mu);
+    __atomic_store_n(&sc->waiting, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&sc->mu);
+    return !__atomic_load_n(&sc->stop, __ATOMIC_SEQ_CST);
+}
+
+/* The interner: records up to `used` interned, their room handed back (the scanner woken
+   if it waits for it); `stop`: no more wanted. */
+static void ring_consumed(Scan *sc, size_t used, int stop) {
+    __atomic_store_n(&sc->consumed, used, __ATOMIC_SEQ_CST);
+    if (stop) __atomic_store_n(&sc->stop, 1, __ATOMIC_SEQ_CST);
+    if (stop || __atomic_load_n(&sc->waiting, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&sc->mu);
+        pthread_cond_signal(&sc->room);
+        pthread_mutex_unlock(&sc->mu);
+    }
+}
+
 /* Record the first bad line and stop scanning. */
 static void scan_error(Scan *sc, long long line, const char *kind, const char *s, size_t n) {
     snprintf(sc->err_kind, sizeof sc->err_kind, "%s", kind);
@@ -1383,20 +1557,47 @@ static void scan_error(Scan *sc, long long line, const char *kind, const char *s
     sc->err_n = n;
 }
 
+/* A run line's rank field as a number (NaN when it is not one): the usual rank, up to 9
+   digits, read here; anything else as a score is (the same double either way). */
+static inline double parse_rank(const char *s, size_t n) {
+    if (n - 1 < 9) {
+        uint32_t m = 0;
+        size_t i = 0;
+        for (; i < n && (unsigned)(s[i] - '0') < 10; i++) m = m * 10 + (unsigned)(s[i] - '0');
+        if (i == n) return (double)m;
+    }
+    double v;
+    return parse_score(s, n, &v) ? NAN : v;
+}
+
+/* The scan (the worker's function; or, serial, called in turn with the interning until it
+   is done): the piece's lines into records of the ring. */
 static void *scan_lines(void *arg) {
     Scan *sc = arg;
-    const char *p = sc->p, *end = sc->end;
-    long long line = sc->line0;
-    size_t n = 0;
+    const char *p = sc->at, *end = sc->end;
+    long long line = sc->at_line;
+    size_t n = sc->n;
+    const size_t mask = sc->mask;
     Fields f;
     f.count = 0;
-    /* the first NUL byte of the piece: the line holding it is an error when reached */
-    const char *nul = memchr(p, '\0', (size_t)(end - p));
-    /* lines up to the last newline are walked without bounds (each ends at its newline);
-       a last line without one, the rest, is split as bounded */
-    const char *guard = end;
-    while (guard > p && guard[-1] != '\n') guard--;
+    if (!sc->begun) {
+        sc->begun = 1;
+        /* lines up to the last newline are walked without bounds (each ends at its
+           newline); a last line without one, the rest, is split as bounded */
+        sc->guard = end;
+        while (sc->guard > p && sc->guard[-1] != '\n') sc->guard--;
+    }
+    const char *nul = sc->nul, *guard = sc->guard;
+    int finished = 1;
+    size_t limit = 0;  /* records below it may be written (the ring's room last seen) */
     while (p < end) {
+        if (n >= limit) {
+            if (!ring_has_room(sc, n) && !ring_wait(sc, n)) {
+                finished = sc->serial && !__atomic_load_n(&sc->stop, __ATOMIC_SEQ_CST) ? 0 : 1;
+                break;
+            }
+            limit = __atomic_load_n(&sc->consumed, __ATOMIC_SEQ_CST) + mask + 1;
+        }
         const char *stop, *q = p;
         line++;
         if (p < guard) {
@@ -1431,7 +1632,7 @@ static void *scan_lines(void *arg) {
             scan_error(sc, line, kind, q, (size_t)(e - q));
             break;
         }
-        Pending *pd = &sc->recs[n];
+        Pending *pd = &sc->recs[n & mask];
         /* the value: a run line's score (field 5), a qrels line's grade (field 4); the kind
            of error when it is not a number (rc 1) or out of range */
         int run = sc->is_run ? 1 : 0, at = run ? 4 : 3;
@@ -1462,21 +1663,30 @@ static void *scan_lines(void *arg) {
                 sc->other = f.start[5];
                 sc->other_len = f.len[5];
             }
-            if (parse_score(f.start[3], f.len[3], &pd->rank)) pd->rank = NAN;
+            pd->rank = parse_rank(f.start[3], f.len[3]);
         }
         pd->q = f.start[0];
         pd->qlen = f.len[0];
         pd->d = f.start[2];
         pd->dlen = f.len[2];
-        const Pending *before = n ? pd - 1 : NULL;  /* the same query: its hash again */
-        pd->qh = before && before->qlen == pd->qlen && same_bytes(before->q, pd->q, pd->qlen)
-                     ? before->qh
-                     : hash_bytes(pd->q, pd->qlen);
+        /* the same query as the record before (still in the ring): its hash again, and
+           its code (the interner told so) */
+        const Pending *before = n ? &sc->recs[(n - 1) & mask] : NULL;
+        pd->same_query = before && before->qlen == pd->qlen &&
+                         same_bytes(before->q, pd->q, pd->qlen);
+        pd->qh = pd->same_query ? before->qh : hash_bytes(pd->q, pd->qlen);
         pd->dh = hash_bytes_within(pd->d, pd->dlen, end);
         pd->line = (int32_t)line;
         n++;
-        if ((n & 4095) == 0) scan_publish(sc, n, 0);
+        if ((n & (RING_PUBLISH - 1)) == 0) scan_publish(sc, n, 0);
         p = next;
+    }
+    sc->at = p;
+    sc->at_line = line;
+    sc->n = n;
+    if (!finished) {  /* (serial, the ring full: resumed after the interning) */
+        __atomic_store_n(&sc->produced, n, __ATOMIC_RELEASE);
+        return NULL;
     }
     sc->last_line = line;
     scan_publish(sc, n, 1);
@@ -1498,8 +1708,22 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     Scan sc;
     memset(&sc, 0, sizeof sc);
 
-    /* Room for one row per line of this piece. */
-    size_t newlines = count_newlines(p, end), lines = newlines + 1;
+    /* Room for one row per line of this piece: its newlines counted, and its first NUL
+       byte found (the line holding it is an error when reached), without the GIL (a pass
+       over the text, ~10 ms for 32 MB, that held back the thread judging the block
+       before), the parser and its interners marked busy meanwhile (see wait_idle). */
+    const char *nul;
+    size_t newlines;
+    self->busy++;
+    queries->busy++;
+    docs->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    newlines = count_newlines(p, end, &nul);
+    Py_END_ALLOW_THREADS
+    self->busy--;
+    queries->busy--;
+    docs->busy--;
+    size_t lines = newlines + 1;
     if (self->line + (long long)lines > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "more than 2^31 lines");
         goto done;
@@ -1516,15 +1740,23 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
         column_reserve(&self->vc, rows) < 0 || column_reserve(&self->lc, rows) < 0 ||
         (self->is_run && column_reserve(&self->rc, rows) < 0))
         goto done;
-    if (recs_reserve(&self->recs_block, lines * sizeof(Pending)) < 0) {
+    /* the ring: room for every line of a short piece (no wait), else RING_MAX records */
+    size_t ring = 32;
+    while (ring < RING_MAX && ring < lines + 2) ring <<= 1;
+    if (recs_reserve(&self->recs_block, ring * sizeof(Pending)) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     sc.recs = self->recs_block.p;
+    sc.mask = ring - 1;
     sc.p = p;
     sc.end = end;
     sc.line0 = self->line;
+    sc.at = p;
+    sc.nul = nul;
+    sc.at_line = self->line;
     sc.is_run = self->is_run;
+    sc.serial = self->serial;
     sc.fields = self->fields;
     sc.fields_first = self->fields_first;
     sc.tag0_count = &self->tag0_count;
@@ -1535,6 +1767,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     sc.other_line = self->other_line;
     pthread_mutex_init(&sc.mu, NULL);
     pthread_cond_init(&sc.cv, NULL);
+    pthread_cond_init(&sc.room, NULL);
     /* Scanning and interning touch no Python object: the GIL is let go meanwhile, so that
        another thread (`rankscope.table.many` evaluating the block before) runs on.  The
        parser and its interners are marked busy till then (see wait_idle). */
@@ -1545,30 +1778,36 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     int started = 0;
     pthread_t worker;
-    if (self->serial || pthread_create(&worker, NULL, scan_lines, &sc) != 0) {
-        scan_lines(&sc); /* no thread: scan here first */
-    } else {
+    if (!sc.serial && pthread_create(&worker, NULL, scan_lines, &sc) == 0)
         started = 1;
-    }
+    else
+        sc.serial = 1; /* no thread: scan here, in turn with the interning */
     size_t used = 0;
     for (;;) {
-        size_t ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        if (sc.serial && !sc.done) scan_lines(&sc); /* (till the ring is full) */
         int finished = __atomic_load_n(&sc.done, __ATOMIC_ACQUIRE);
-        ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
+        size_t ready = __atomic_load_n(&sc.produced, __ATOMIC_ACQUIRE);
         if (ready > used) {
-            /* keep a prefetch distance behind the scanner unless it has finished */
-            size_t upto = finished ? ready : (ready > used + 16 ? ready - 16 : used);
+            /* keep a prefetch distance behind the scanner unless it has paused or finished;
+               hand the ring's room back a batch at a time */
+            size_t upto = finished || sc.serial ? ready : (ready > used + 16 ? ready - 16 : used);
+            if (upto > used + RING_BATCH) upto = used + RING_BATCH;
             if (upto > used) {
-                failed = intern_records(sc.recs, used, upto, ready, queries, docs, &self->qc,
-                                        &self->dc, &self->vc, &self->lc,
+                failed = intern_records(sc.recs, sc.mask, used, upto, ready, queries, docs,
+                                        &self->qc, &self->dc, &self->vc, &self->lc,
                                         self->is_run ? &self->rc : NULL,
                                         docs->per_query ? &self->local : NULL);
-                if (failed) break;
+                if (failed) {
+                    ring_consumed(&sc, used, 1); /* (the scanner stops) */
+                    break;
+                }
                 used = upto;
+                ring_consumed(&sc, used, 0);
                 continue;
             }
         }
         if (finished) break;
+        if (sc.serial) continue;
         /* wait for records beyond the prefetch distance (waiting only for any record, this
            thread spun on the lock, slowing the scanner, while the last 16 were held back) */
         pthread_mutex_lock(&sc.mu);
@@ -1613,8 +1852,9 @@ done:
     if (sc.recs) {
         pthread_mutex_destroy(&sc.mu);
         pthread_cond_destroy(&sc.cv);
+        pthread_cond_destroy(&sc.room);
     }
-    /* the last piece: its scan buffer given back now for the next parser, not when this
+    /* the last piece: its scan ring given back now for the next parser, not when this
        one is freed (a block's parser lives on while the next block is read) */
     if (final) recs_release(&self->recs_block);
     PyBuffer_Release(&data);
@@ -1846,21 +2086,23 @@ done:
     return result;
 }
 
-/* release_memory(): the memory kept for the next parser (the spare tables, arenas and scan
-   buffer, the column pool, first_duplicate's stamps) freed, then the free memory the C
+/* release_memory(): the memory kept for the next parser (the spare tables, arenas, offsets
+   and scan ring, the column pool, first_duplicate's stamps) freed, then the free memory the C
    allocator keeps given back to the system (glibc's malloc_trim: whole free pages of every
    arena); returns the bytes of the first.  For a caller reading many runs one at a time and
    keeping a little of each (glibc keeps freed memory where it was, between the blocks still
    in use, and each thread's in its arena), or that has freed much memory. */
 static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
-    Block gone[2 * SPARES + 1 + POOL_BLOCKS];
+    Block gone[3 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
     pthread_mutex_lock(&spare_mu);
     for (int i = 0; i < SPARES; i++) {
         gone[count++] = spare_slots[i];
         gone[count++] = spare_arena[i];
+        gone[count++] = spare_offsets[i];
         spare_slots[i] = (Block){0};
         spare_arena[i] = (Block){0};
+        spare_offsets[i] = (Block){0};
     }
     gone[count++] = spare_recs;
     spare_recs = (Block){0};

@@ -15,9 +15,9 @@ parser's outcome, where it would have; anything else is read as before.
 
 A run too long to read ahead whole that is to be read here in blocks (``blocks``: one
 process, `rankscope.table.many`) has its first block read ahead instead: its first
-`BLOCK_BYTES`, cut where a query's lines end as `rankscope.read.blocks` cuts it, its
-documents the judgments lack numbered query by query, as a block is read.  The block's
-parse, 0.2-0.3 s for 32 MB, then runs beside the imports rather than after them.
+`first_block` bytes (16 MB), cut where a query's lines end as `rankscope.read.blocks`
+cuts it, its documents the judgments lack numbered query by query, as a block is read.
+The block's parse, ~0.15 s for 16 MB, then runs beside the imports rather than after them.
 
 This module imports neither numpy nor any other module of rankscope's reading path (which
 import numpy): only the compiled module.
@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..model import native
-from .cuts import BLOCK_BYTES, block_end
+from .cuts import BLOCK_BYTES, block_end, first_block
 
 #: The largest file read ahead (16 MB: a run that long parses in ~0.1 s, about what the
 #: imports of ``rankscope eval`` take; a longer one is read in pieces, or blocks, as it is
@@ -196,7 +196,8 @@ def _parsed(
             fd = raw.fileno()
             end = size
             if block:  # (cut as `rankscope.read.blocks.run_blocks` cuts it)
-                end = block_end(lambda at, n: os.pread(fd, n, at), 0, size, BLOCK_BYTES)
+                at_most = first_block(BLOCK_BYTES)
+                end = block_end(lambda at, n: os.pread(fd, n, at), 0, size, at_most)
             data = raw.read(end)
     except OSError:
         return None

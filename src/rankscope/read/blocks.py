@@ -1,8 +1,9 @@
 """A TREC run file as blocks of whole queries: what evaluates a run larger than memory, or
 one run on every core (`rankscope.table.many`).
 
-A block is a stretch of whole lines of the file, about ``block_bytes`` long, that ends
-where one query's lines end and the next query's begin.  A run that lists each query's
+A block is a stretch of whole lines of the file, about ``block_bytes`` long (the first at
+most `FIRST_BLOCK_BYTES`: see `first_block`), that ends where one query's lines end and the
+next query's begin.  A run that lists each query's
 lines together (as TREC runs do) thus has each query in exactly one block; a run that does
 not is found out by whoever reads the blocks: a query met in two blocks.
 
@@ -18,7 +19,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .cuts import BLOCK_BYTES, WINDOW, block_end, cut
+from .cuts import BLOCK_BYTES, WINDOW, block_end, cut, first_block
 from .trec import PathLike, _Stream, source_name
 
 
@@ -103,7 +104,7 @@ def run_blocks(path: PathLike, block_bytes: int = BLOCK_BYTES) -> Iterator[RunBl
 
         start, index = 0, 0
         while True:
-            end = block_end(read, start, size, block_bytes)
+            end = block_end(read, start, size, block_bytes if index else first_block(block_bytes))
             yield RunBlock(str(path), source, index, start, end, end >= size, block_bytes)
             if end >= size:
                 return
@@ -137,11 +138,12 @@ def _stream_blocks(path: PathLike, block_bytes: int) -> Iterator[RunBlock]:
     try:
         index = 0
         while True:
-            fill(base + block_bytes + 1)
-            if done and len(buf) <= block_bytes:
+            length = block_bytes if index else first_block(block_bytes)
+            fill(base + length + 1)
+            if done and len(buf) <= length:
                 end = base + len(buf)
             else:
-                end = cut(read, base + block_bytes)
+                end = cut(read, base + length)
                 fill(end + 1)  # is there anything after the cut?
             last = done and end >= base + len(buf)
             data = bytes(buf[: end - base])

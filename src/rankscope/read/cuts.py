@@ -3,19 +3,51 @@ query's begin, found with a few reads near the block's target length (`cut`).
 
 Apart from `rankscope.read.blocks` (which cuts a file into its blocks) so that it imports
 nothing but the standard library: the command line's reading ahead (`rankscope.read.ahead`)
-cuts the first block of a large run while numpy is still being imported.
+cuts the first block of a large run while numpy is still being imported, once it knows that
+the run's blocks are to be evaluated in this process (`in_this_process`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 # What one block holds at most (a query longer than this makes its block longer): the text
 # of a block, its rows and its documents' ids are what a worker holds at once.
 BLOCK_BYTES = 32 << 20
 
+# The first block of a run is no longer than this (`first_block`): the command line parses
+# it while Python imports the evaluation (`rankscope.read.ahead`), on one core, and a block
+# of 32 MB took longer than the imports (~0.35 against ~0.3 s: the evaluation waited).
+FIRST_BLOCK_BYTES = 16 << 20
+
 # How far a cut looks at a time for the end of a query's lines.
 WINDOW = 1 << 20
+
+# The cores one process keeps busy reading a run in blocks (`rankscope.table.many`): each
+# block parsed by the compiled reader's two threads while the block before it is judged.
+# A lone run is evaluated in this process with up to this many jobs: two worker processes
+# did the same work more slowly (each its own start, its own copies of each block's tables).
+PIPELINE_CORES = 2
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def in_this_process(runs: int, jobs: int) -> bool:
+    """Whether ``runs`` runs, evaluated with ``jobs`` worker processes (as asked, or the
+    default's), are evaluated in this process alone."""
+    return jobs == 1 or (runs == 1 and jobs <= PIPELINE_CORES)
+
+
+def first_block(block_bytes: int) -> int:
+    """The length of a run's first block, for blocks of ``block_bytes``."""
+    return min(block_bytes, FIRST_BLOCK_BYTES)
 
 
 def block_end(read: Callable[[int, int], bytes], start: int, size: int, block_bytes: int) -> int:

@@ -40,7 +40,7 @@ from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, native
 from ..read.ahead import Ahead, pending, taken
 from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
-from ..read.cuts import BLOCK_BYTES
+from ..read.cuts import BLOCK_BYTES, available_cores, in_this_process
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
 from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
@@ -84,14 +84,6 @@ def streams(requests: Sequence[Request]) -> bool:
     """Whether runs can be evaluated one at a time for these requests (no measure compares
     one run with the others)."""
     return not any(r.measure.family == "preference" for r in requests)
-
-
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def check_jobs(jobs: int | None) -> None:
@@ -714,6 +706,8 @@ def _plan(task: _Task, jobs: int | None, block_bytes: int | None,
     ``cluster``'s workers)."""
     sizes = tuple(_text_bytes(s) for s in task.sources)
     workers = _workers(sum(sizes), jobs) if cluster is None else max(1, cluster.workers())
+    if cluster is None and in_this_process(len(sizes), workers):
+        workers = 1  # (a lone run: its blocks' parse beside their judging, `_outcomes_here`)
     if block_bytes is None:
         # several blocks for every core: eight, so that the last blocks leave a worker
         # idle for less (a 7M-line run on two workers: 17 MB blocks, 10% faster than 32 MB)
