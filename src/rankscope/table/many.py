@@ -27,7 +27,7 @@ import dataclasses
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -635,6 +635,7 @@ def evaluate_many_runs(
     assemblies: dict[int, _Assembly] = {}  # runs read in blocks, being put together
     decided: set[int] = set()  # ... and those whose outcome is known
     _TASK = task
+    found: Iterator[_Outcome | _BlockOutcome] | None = None
     try:
         pieces = _pieces(task)
         found = _outcomes(pieces, workers) if cluster is None else cluster.map(
@@ -656,6 +657,10 @@ def evaluate_many_runs(
                 raise item.error
             outcomes.append(item)
     finally:
+        if isinstance(found, Generator):
+            # left on an error: its pool shut down now, in this thread (finalised later by
+            # the collector, it could run in the pool's own thread, which cannot join itself)
+            found.close()
         _TASK = None
     # Named as resolve_runs names runs read all at once, then each run's warnings told
     # under its final name, in the runs' order.
