@@ -8,6 +8,7 @@ read with vocabularies of their own."""
 from __future__ import annotations
 
 import json
+import threading
 import warnings
 
 import numpy as np
@@ -235,3 +236,32 @@ def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
     study(qrels, RunFiles(run_sources([big, *paths])), ["AP", "RPP"], permutations=20, samples=1,
           seed=1)  # fmt: skip
     assert release_memory() == 0  # (freed as the runs were read)
+
+
+def test_a_study_stopped_during_its_curves_shuts_their_threads_down(tmp_path, monkeypatch):
+    """A study stopped while it draws the curves of fewer judgments (an error, Ctrl-C)
+    shuts down the threads computing the next reduced sets then, in its own thread: left to
+    the collector, their pool could be finalised in one of those threads, which cannot join
+    itself ("cannot join current thread" printed after the user's error)."""
+    qrels, runs = collection(tmp_path, True)
+    reduced = []
+
+    def stopped() -> int:  # (called as each reduced set's scores are taken)
+        reduced.append(1)
+        if len(reduced) == 2:
+            raise KeyboardInterrupt
+        return 0
+
+    monkeypatch.setattr(study_module, "release_memory", stopped)
+
+    def workers():
+        return [t for t in threading.enumerate() if t.name.startswith("ThreadPoolExecutor")]
+
+    before = len(workers())
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            study(qrels, runs, ["AP", "RPP"], permutations=20, samples=2)
+        except KeyboardInterrupt:  # (its traceback holds the study's frames)
+            assert len(workers()) <= before
+            raise
+    assert len(reduced) == 2

@@ -10,11 +10,12 @@ depth (Figures 6–7).  Metrics order runs by their mean; preferences by MC4 agg
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -763,7 +764,7 @@ def study(
         drop_judgments(qrels, runs, fraction, policy=policy, rng=rng, retrieved=retrieved)
         for policy, _, fraction in draws
     )
-    reduced_scores: Iterator[list[np.ndarray]]
+    reduced_scores: Generator[list[np.ndarray], None, None]
     if joins is None:
         reduced_scores = (
             [d.scores() for d in measure_data(reduced, runs, measures)] for reduced in reduced_sets
@@ -771,14 +772,15 @@ def study(
     else:
         reduced_scores = _in_order(joins.scores, reduced_sets, REDUCED_THREADS)
     samples_of: dict[tuple[str, int, float], dict[str, list[float]]] = {}  # per point
-    for draw, scores in zip(draws, reduced_scores, strict=True):
-        # each set's arrays, freed by the threads that made them, would stay in their
-        # arenas: the growth of the peak with the runs (287 -> 268 MB at 100 runs)
-        release_memory()
-        by_measure = samples_of.setdefault(draw, {name: [] for name in names})
-        for name, one, reference in zip(names, scores, full, strict=True):
-            by_measure[name].append(kendall_tau(one, reference))
-        advance()
+    with contextlib.closing(reduced_scores):  # (closed here on an error: see `_in_order`)
+        for draw, scores in zip(draws, reduced_scores, strict=True):
+            # each set's arrays, freed by the threads that made them, would stay in their
+            # arenas: the growth of the peak with the runs (287 -> 268 MB at 100 runs)
+            release_memory()
+            by_measure = samples_of.setdefault(draw, {name: [] for name in names})
+            for name, one, reference in zip(names, scores, full, strict=True):
+                by_measure[name].append(kendall_tau(one, reference))
+            advance()
     undefined: list[str] = []
     for (policy, _, fraction), by_measure in samples_of.items():
         for name in names:
@@ -828,9 +830,13 @@ def _read_ahead(runs: Iterable[Run]) -> Iterator[Run]:
             yield run
 
 
-def _in_order(function: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+def _in_order(
+    function: Callable[[Any], Any], items: Iterable[Any], workers: int
+) -> Generator[Any, None, None]:
     """``function`` of each of ``items`` in their order, computed by ``workers`` threads, at
-    most ``workers`` ahead of the caller (`rankscope.table.many.in_order`)."""
+    most ``workers`` ahead of the caller (`rankscope.table.many.in_order`).  A caller that
+    may stop early closes it (its pool shut down in the caller's thread: finalised by the
+    collector, it could be in one of the pool's threads, which cannot join itself)."""
     with ThreadPoolExecutor(workers) as pool:
         yield from in_order(pool, function, items, workers)
 
