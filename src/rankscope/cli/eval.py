@@ -76,8 +76,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``rankscope eval`` (arguments as parsed by `add_arguments`)."""
+    from ..model import available_cores
     from ..read.ahead import reading_ahead  # (imports no numpy: see `reading_ahead`)
-    from ..read.cuts import available_cores, in_this_process
+    from ..read.cuts import in_this_process
 
     # the judgments and a lone run read and parsed in a thread while the evaluation's
     # modules are imported, when they are to be read as qrels and a run ranked by score,

@@ -19,7 +19,7 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "_native": ["compiled", "native", "release_memory"],
+        "_native": ["available_cores", "compiled", "native", "release_memory"],
         "experiments": ["Experiment"],
         "frames": ["column_names", "is_frame", "to_frame"],
         "impressions": ["ImpressionLog", "SessionMatrix"],
@@ -32,7 +32,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._native import compiled, native, release_memory  # noqa: F401
+    from ._native import available_cores, compiled, native, release_memory  # noqa: F401
     from .experiments import Experiment  # noqa: F401
     from .frames import column_names, is_frame, to_frame  # noqa: F401
     from .impressions import ImpressionLog, SessionMatrix  # noqa: F401

@@ -32,6 +32,14 @@ def native() -> ModuleType | None:
     return compiled(_trecio)
 
 
+def available_cores() -> int:
+    """The cores this process may run on: what the compiled modules' threads and the
+    worker pools share (`rankscope.stats.multiple`, `rankscope.table.many`)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
 
 def release_memory() -> int:
     """Free what the compiled reader keeps for its next parser (each run or block it reads

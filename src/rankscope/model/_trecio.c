@@ -1436,14 +1436,14 @@ static void recs_release(Block *b) {
 
 static int recs_fit(size_t size, size_t want) { return size >= want; }
 
-/* `b` at least `size` bytes (its content not kept): the spare buffer when it is large
-   enough, else a new one. */
+/* `b` at least `size` bytes (its content not kept): the spare ring when it is large
+   enough, else a new one (of the size asked: a ring holds a power of two of records, the
+   next parser asks as much or less). */
 static int recs_reserve(Block *b, size_t size) {
     if (b->p && b->size >= size) return 0;
     recs_release(b);
     *b = spare_take(&spare_recs, 1, recs_fit, size);
-    /* (an eighth more: the next block, a few lines longer, fits in it once it is spare) */
-    return b->p ? 0 : block_alloc(b, size + size / 8);
+    return b->p ? 0 : block_alloc(b, size);
 }
 
 static void Parser_dealloc(Parser *self) {

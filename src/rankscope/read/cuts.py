@@ -9,7 +9,6 @@ the run's blocks are to be evaluated in this process (`in_this_process`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 # What one block holds at most (a query longer than this makes its block longer): the text
@@ -29,14 +28,6 @@ WINDOW = 1 << 20
 # A lone run is evaluated in this process with up to this many jobs: two worker processes
 # did the same work more slowly (each its own start, its own copies of each block's tables).
 PIPELINE_CORES = 2
-
-
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def in_this_process(runs: int, jobs: int) -> bool:

@@ -35,7 +35,6 @@ statistical significance tests for information retrieval evaluation", CIKM 2007.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -285,13 +284,6 @@ def pairwise_result(
 # Randomized Tukey HSD
 
 
-def _default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def _permuted_ranges(
     stack: np.ndarray, permutations: int, seed: Any, workers: int | None
 ) -> np.ndarray:
@@ -351,7 +343,7 @@ def _permuted_ranges(
                     sums[k] += partial
             ranges[:, start : start + count] = sums.max(axis=2) - sums.min(axis=2)
 
-    workers = _default_workers() if workers is None else max(1, int(workers))
+    workers = model.available_cores() if workers is None else max(1, int(workers))
     workers = min(workers, chunks)
     if workers == 1:
         work(range(chunks))
@@ -523,7 +515,7 @@ def _preference_maxima(
         draws_buffer = np.empty(chunk * q * n)
         sigma_buffer = np.empty(chunk * q * n, dtype=np.int64)
         largest_buffer = np.empty((chunk, m))
-        workers = _default_workers()
+        workers = model.available_cores()
         for start in range(0, permutations, chunk):
             b = min(chunk, permutations - start)
             draws = draws_buffer[: b * q * n].reshape(b, q, n)

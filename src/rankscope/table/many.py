@@ -37,10 +37,10 @@ import numpy as np
 from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevantDocs, judged_positions
 from ..measures import Request
-from ..model import Qrels, Run, Vocabulary, ZScores, native
+from ..model import Qrels, Run, Vocabulary, ZScores, available_cores, native
 from ..read.ahead import Ahead, pending, taken
 from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
-from ..read.cuts import BLOCK_BYTES, available_cores, in_this_process
+from ..read.cuts import BLOCK_BYTES, in_this_process
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
 from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
