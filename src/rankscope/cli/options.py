@@ -443,7 +443,7 @@ WEIGHTS = Option(("--weights",), "weights", "request weights: 'query weight' lin
                  "log (one query per line, counted); the aggregate becomes traffic-weighted",
                  metavar="FILE")  # fmt: skip
 JOBS = Option(("--jobs",), "jobs", "worker processes sharing the runs and the blocks of large ones "
-              "(default: every core when the run files reach 32 MB, else one; a lone run with up "
+              "(default: every core when the run files reach 32 MB, else one; a lone run with N up "
               "to 2 is read in this process, which keeps two cores busy); the output is the "
               "same for every N", type=whole(1, 1024), metavar="N")  # fmt: skip
 OUTPUT = Option(("-o", "--output"), "output", "the file to write ('-': standard output)",
