@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import types
 import warnings
 from pathlib import Path
 
@@ -370,3 +371,32 @@ def test_only_a_plain_run_longer_than_a_block_has_its_first_block_read_ahead(
     monkeypatch.setattr(ahead, "BLOCK_BYTES", 2000)
     with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
         assert ahead.pending(str(run))
+
+
+def test_one_core_parses_serially(tmp_path, monkeypatch):
+    """A process with one core has its parsers scan and intern in turns in the feeding
+    thread (a scanner thread would only take turns with it on that core); with two it
+    scans in a thread of its own.  The run read is the same either way."""
+    made = []
+
+    class Spy:
+        def __init__(self, *args):
+            self.inner = native().Parser(*args)
+            self.serial_called = False
+            made.append(self)
+
+        def serial(self):
+            self.serial_called = True
+            self.inner.serial()
+
+    fake = types.SimpleNamespace(Parser=Spy)
+    runs = []
+    for cores in (1, 2):
+        monkeypatch.setattr(trec, "available_cores", lambda cores=cores: cores)
+        trec._parser(fake, Vocabulary(), Vocabulary(), True)
+        runs.append(read_run(write(tmp_path / f"r{cores}.txt", RUN)))
+    assert [spy.serial_called for spy in made] == [True, False]
+    one, two = runs
+    assert one.queries.strings == two.queries.strings
+    for column in ("query", "doc", "score"):
+        assert np.array_equal(getattr(one, column), getattr(two, column))

@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from ..errors import InputError, UsageError, warn
-from ..model import Qrels, Run, Vocabulary, native
+from ..model import Qrels, Run, Vocabulary, available_cores, native
 from .ahead import Ahead, taken
 from .duplicates import DUPLICATE_POLICIES as DUPLICATE_POLICIES  # the CLI's --duplicates
 from .duplicates import check_judged_once, first_repeated, resolve_duplicates
@@ -230,7 +230,7 @@ def _native_stream(
             queries.adopt(ahead.queries)
             docs.adopt(ahead.docs)
             return _columns(ahead.parser, is_run)
-    parser = fast.Parser(queries.native, docs.native, is_run)
+    parser = _parser(fast, queries, docs, is_run)
     # a plain file smaller than a piece is read whole into a buffer of its size (a byte
     # more, to see its end; 64 KB at least, should the file grow meanwhile): a fresh 16 MB
     # buffer costs 4,096 page faults to a small run
@@ -572,7 +572,7 @@ def _native_parsing(
         parser = done.parser
         fed.append(done.fed)
     else:
-        parser = fast.Parser(queries.native, docs.native, is_run)
+        parser = _parser(fast, queries, docs, is_run)
     view = memoryview(data)
 
     def feed() -> None:
@@ -604,6 +604,18 @@ def _native_parsing(
         return columns, parser.newlines()  # (a byte-order mark skipped holds none)
 
     return Parsing(feed if feeding is None else feeding.join, result)
+
+
+def _parser(fast, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+    """A compiled parser into ``queries`` and ``docs``.  It scans the text in a thread of
+    its own while the feeding thread interns what is scanned, unless this process has one
+    core: there the two threads would take turns on it, handing over every thousand
+    lines (a 7M-line run: 8,000 context switches, 0.08 s of system time), so the feeding
+    thread scans and interns in turns itself."""
+    parser = fast.Parser(queries.native, docs.native, is_run)
+    if available_cores() == 1:
+        parser.serial()
+    return parser
 
 
 def _native_for(queries: Vocabulary, docs: Vocabulary):
