@@ -134,31 +134,38 @@ class _Ranking:
         return np.concatenate([column[a : a + n] for a, n in pieces])
 
 
-def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> _Ranking:
+def _rank_rows(
+    run: Run, key_of_query: np.ndarray, ties: str, starts: np.ndarray | None = None
+) -> _Ranking:
     """Rows of queries with ``key_of_query[code] >= 0``, ordered by that key, then score
-    descending, then ``ties``."""
+    descending, then ``ties`` (``starts``: `_query_starts`, if known)."""
     if ties not in TIE_POLICIES:
         raise UsageError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
     q, s = run.query, run.score
     n = len(q)
     if n == 0:
         return _Ranking(order=np.zeros(0, dtype=np.int64))
-    change = q[1:] != q[:-1]
-    starts = np.flatnonzero(np.concatenate(([True], change)))
+    if starts is None:
+        starts = _query_starts(run)
     block_query = q[starts]
     # (no query code twice; np.unique's first call would import numpy.ma, a tenth of
     # `rankscope eval`'s cold start)
     contiguous = int(np.bincount(block_query).max()) <= 1
-    if contiguous and bool(np.all(change | (s[1:] <= s[:-1]))):
+    # where a score is not at most the one before (each query's lines best first: only at
+    # a new query; a NaN anywhere else, too)
+    rising = np.flatnonzero(~(s[1:] <= s[:-1])) + 1
+    if contiguous and np.isin(rising, starts, assume_unique=True).all():
         # Usual case: each query's lines together, best first. Reorder the tied stretches
         # inside the blocks, then list the blocks in key order; no sort of the rows.
         fixes = None
         if ties != "input-order":
-            fixes = _tie_fixes(run, None, ~change & (s[1:] == s[:-1]), ties)
+            tied = np.flatnonzero(s[1:] == s[:-1])  # rows i, i + 1 of one query, one score
+            tied = tied[q[tied] == q[tied + 1]]
+            fixes = _tie_fixes(run, None, tied, ties)
         block_key = key_of_query[block_query]
         by_key = np.argsort(block_key, kind="stable")
         by_key = by_key[block_key[by_key] >= 0]
-        lengths = np.diff(np.concatenate((starts, [n])))
+        lengths = np.diff(np.append(starts, n))
         return _Ranking(starts=starts[by_key], lengths=lengths[by_key], fixes=fixes)
     key = key_of_query[q]
     rows = np.flatnonzero(key >= 0)
@@ -166,19 +173,20 @@ def _rank_rows(run: Run, key_of_query: np.ndarray, ties: str) -> _Ranking:
     order = rows[np.lexsort((-sc, k))]
     if ties != "input-order":
         ko, so = key[order], s[order]
-        fixes = _tie_fixes(run, order, (ko[1:] == ko[:-1]) & (so[1:] == so[:-1]), ties)
+        tied = np.flatnonzero((ko[1:] == ko[:-1]) & (so[1:] == so[:-1]))
+        fixes = _tie_fixes(run, order, tied, ties)
         if fixes is not None:
             order[fixes[0]] = fixes[1]
     return _Ranking(order=order)
 
 
-def _tie_fixes(run: Run, order: np.ndarray | None, tied: np.ndarray, ties: str):
+def _tie_fixes(run: Run, order: np.ndarray | None, pairs: np.ndarray, ties: str):
     """Where the rows of each tied stretch go when ordered by document id.
 
-    ``order`` lists rows by position (None: position = row); ``tied[i]``: the rows at
-    positions i and i + 1 have equal query and score.  Returns (positions, rows) or None.
+    ``order`` lists rows by position (None: position = row); ``pairs``: the positions i,
+    ascending, where the rows at i and i + 1 have equal query and score.  Returns
+    (positions, rows) or None.
     """
-    pairs = np.flatnonzero(tied)
     if not len(pairs):
         return None
     # stretches of consecutive tied pairs: positions first .. last
@@ -243,10 +251,12 @@ def judge(
         )
     diversity = qrels if qrels.subtopic is not None else None
     qrels = qrels.collapse()
-    judged_q, in_qrels = _checked(qrels)
+    judgments = _checked(qrels)
+    judged_q = judgments.judged_q
     # Queries: those of the qrels, in output order (ids sorted as strings).
     q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code
-    per_run_query = _query_sizes(run)
+    starts = _query_starts(run)
+    per_run_query = _query_sizes(run, starts)
     ranked_q = per_run_query > 0
     present = np.zeros(len(qrels.queries), dtype=bool)
     present[q_map[ranked_q & (q_map >= 0)]] = True
@@ -264,17 +274,11 @@ def judge(
     nq = len(codes)
 
     # Judgment counts per grade.
-    g = qrels.grade
-    top = max(int(g.max(initial=0)), 0)
-    qslot = slot[qrels.query]
-    keep = (qslot >= 0) & (g >= 0)
-    levels = np.bincount(qslot[keep] * (top + 1) + g[keep], minlength=nq * (top + 1)).reshape(
-        nq, top + 1
-    )
+    levels = judgments.levels[codes]
 
     # Rank the run's rows query by query, in output order.
     slot_of_run_query = np.where(q_map >= 0, slot[np.maximum(q_map, 0)], -1)
-    ranking = _rank_rows(run, slot_of_run_query, ties)
+    ranking = _rank_rows(run, slot_of_run_query, ties, starts)
     counts = np.zeros(nq, dtype=np.int64)
     kept = slot_of_run_query >= 0
     counts[slot_of_run_query[kept]] = per_run_query[kept]
@@ -289,35 +293,26 @@ def judge(
     shared = qrels.docs.shared_codes(run.docs)
     if shared is not None:  # the run's codes below ``shared`` are the judgments' own
         cand = np.flatnonzero(docs < shared)
-        cand = cand[in_qrels[docs[cand]]]
+        cand = cand[judgments.in_qrels[docs[cand]]]
         cand_docs = docs[cand]
     else:
         qdocs = qrels.docs.translate(run.docs)[docs]
-        cand = np.flatnonzero(in_qrels[qdocs])
+        cand = np.flatnonzero(judgments.in_qrels[qdocs])
         cand_docs = qdocs[cand]
     cand_slot = np.searchsorted(offsets, cand, side="right") - 1
-    grades = np.zeros(0, dtype=np.int64)
-    entry_key = np.zeros(0, dtype=np.int64)  # per judged entry: its row of the sorted keys
-    if len(cand) or diversity is not None:
-        # the judged (query slot, document) keys, sorted
-        ndocs = np.int64(max(len(qrels.docs), 1))
-        sel = qslot >= 0
-        qkeys = qslot[sel] * ndocs + qrels.doc[sel]
-        qgrades = g[sel]
-        by_key = np.argsort(qkeys, kind="stable")
-        qkeys, qgrades = qkeys[by_key], qgrades[by_key]
-    if len(cand):
-        rkeys = cand_slot * ndocs + cand_docs
-        pos = np.minimum(np.searchsorted(qkeys, rkeys), len(qkeys) - 1)
-        found = qkeys[pos] == rkeys
-        cand, cand_slot = cand[found], cand_slot[found]
-        hit = qgrades[pos[found]]
-        grades = np.where(hit >= 0, hit, UNJUDGED).astype(np.int64)
-        entry_key = pos[found]
-    else:
-        cand, cand_slot = cand[:0], cand_slot[:0]
+    rows = judgments.rows(codes[cand_slot], cand_docs)  # each candidate's judgment
+    found = rows >= 0
+    cand, cand_slot, rows = cand[found], cand_slot[found], rows[found]
+    hit = qrels.grade[rows]
+    grades = np.where(hit >= 0, hit, UNJUDGED).astype(np.int64)
     aspects = None
     if diversity is not None:
+        # the judged (query slot, document) keys, sorted, and each judged entry's among them
+        ndocs = np.int64(max(len(qrels.docs), 1))
+        qslot = slot[qrels.query]
+        sel = qslot >= 0
+        qkeys = np.sort(qslot[sel] * ndocs + qrels.doc[sel])
+        entry_key = np.searchsorted(qkeys, cand_slot * ndocs + qrels.doc[rows])
         dslot = slot[diversity.query]
         aspects = build_aspects(diversity, dslot, nq, qkeys, entry_key, relevance_level)
     unjudged = np.bincount(cand_slot[grades == UNJUDGED], minlength=nq).astype(np.int64)
@@ -351,7 +346,7 @@ def judge(
         judged_positions=cand.astype(np.int64),
         judged_grades=grades,
         doc=docs.astype(np.int32, copy=False),
-        rel_levels=levels.astype(np.int64),
+        rel_levels=levels,
         num_nonpool=nonpool.astype(np.int64),
         num_unjudged=unjudged,
         missing=~present[codes],
@@ -374,42 +369,84 @@ def output_order(qrels: Qrels, codes: np.ndarray) -> tuple[np.ndarray, list[str]
     return codes, [names[i] for i in order], slot
 
 
-def _query_sizes(run: Run) -> np.ndarray:
-    """Number of rows of each query code of ``run``."""
+def _query_starts(run: Run) -> np.ndarray:
+    """The rows where ``run``'s query code changes (the first row included)."""
     q = run.query
     if len(q) == 0:
-        return np.zeros(len(run.queries), dtype=np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+
+
+def _query_sizes(run: Run, starts: np.ndarray) -> np.ndarray:
+    """Number of rows of each query code of ``run`` (``starts``: `_query_starts`)."""
     sizes = np.zeros(len(run.queries), dtype=np.int64)
-    np.add.at(sizes, q[starts], np.diff(np.concatenate((starts, [len(q)]))))
+    np.add.at(sizes, run.query[starts], np.diff(np.append(starts, len(run.query))))
     return sizes
 
 
 # Per judgments judged against (the blocks of a large run judge one block at a time against
-# the same qrels): how many queries and documents their vocabularies had, which queries they
-# judge and which documents (with one False more, for the code -1), once their duplicates
-# are checked.
-_CHECKED: weakref.WeakKeyDictionary[Qrels, tuple[tuple[int, int], np.ndarray, np.ndarray]] = (
-    weakref.WeakKeyDictionary()
-)
+# the same qrels): what every block would otherwise work out again from all of them.
+_CHECKED: weakref.WeakKeyDictionary[Qrels, _Judgments] = weakref.WeakKeyDictionary()
 
 
-def _checked(qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
-    """The queries ``qrels`` judges (a mask of their codes) and the documents (a mask of
-    their codes and one False more), its duplicates checked: once per qrels (read-only
-    masks), not once per block of a run."""
-    sizes = (len(qrels.queries), len(qrels.docs))
+class _Judgments:
+    """What `judge` needs of ``qrels`` whatever the run, worked out once per qrels: which
+    queries it judges (a mask of their codes) and which documents (a mask of their codes and
+    one False more, for the code -1), each query's count of judgments per grade, and where
+    each document's judgment is (its row when it is judged for one query only, as most are;
+    the sorted (query, document) keys of the others' rows).  The duplicates are checked
+    first.  The arrays are read-only."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        _check_qrels_duplicates(qrels)
+        self.sizes = (len(qrels.queries), len(qrels.docs))
+        q, d, g = qrels.query, qrels.doc, qrels.grade
+        self.judged_q = np.zeros(len(qrels.queries), dtype=bool)
+        self.judged_q[q] = True
+        self.in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
+        self.in_qrels[d] = True
+        self.top = max(int(g.max(initial=0)), 0)
+        width = self.top + 1
+        keep = g >= 0
+        self.levels = np.bincount(
+            q[keep].astype(np.int64) * width + g[keep], minlength=len(qrels.queries) * width
+        ).reshape(len(qrels.queries), width)
+        # a document's row when one query judges it; -2 when several do (see `rows`)
+        times = np.bincount(d, minlength=len(qrels.docs) + 1)
+        self.row = np.full(len(qrels.docs) + 1, -1, dtype=np.int64)
+        self.row[d] = np.where(times[d] == 1, np.arange(len(d)), -2)
+        self.query = q
+        self.ndocs = np.int64(max(len(qrels.docs), 1))
+        several = np.flatnonzero(times[d] > 1)
+        keys = q[several].astype(np.int64) * self.ndocs + d[several]
+        by_key = np.argsort(keys, kind="stable")
+        self.keys, self.key_rows = keys[by_key], several[by_key]
+        for a in (self.judged_q, self.in_qrels, self.levels, self.row, self.keys, self.key_rows):
+            a.flags.writeable = False
+
+    def rows(self, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        """The row of the judgment of each (``query``, ``doc``) code pair (``doc`` judged
+        for some query), -1 where that query does not judge it."""
+        rows = self.row[doc]
+        alone = rows >= 0
+        shared = np.flatnonzero(~alone)
+        alone = np.flatnonzero(alone)
+        rows[alone[self.query[rows[alone]] != query[alone]]] = -1
+        if len(shared):
+            keys = query[shared] * self.ndocs + doc[shared]
+            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+            rows[shared] = np.where(self.keys[at] == keys, self.key_rows[at], -1)
+        return rows
+
+
+def _checked(qrels: Qrels) -> _Judgments:
+    """`_Judgments` of ``qrels``: once per qrels (while its vocabularies do not grow), not
+    once per block of a run."""
     known = _CHECKED.get(qrels)
-    if known is not None and known[0] == sizes:
-        return known[1], known[2]
-    _check_qrels_duplicates(qrels)
-    judged_q = np.zeros(len(qrels.queries), dtype=bool)
-    judged_q[qrels.query] = True
-    in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
-    in_qrels[qrels.doc] = True
-    judged_q.flags.writeable = in_qrels.flags.writeable = False
-    _CHECKED[qrels] = (sizes, judged_q, in_qrels)
-    return judged_q, in_qrels
+    if known is not None and known.sizes == (len(qrels.queries), len(qrels.docs)):
+        return known
+    known = _CHECKED[qrels] = _Judgments(qrels)
+    return known
 
 
 def _check_qrels_duplicates(qrels: Qrels) -> None:
