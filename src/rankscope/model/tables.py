@@ -27,8 +27,8 @@ class _Rows:
     @property
     def query_ids(self) -> list[str]:
         """The ids of the queries with at least one row, sorted as strings."""
-        present = np.unique(self.query)
-        return sorted(self.queries.strings[c] for c in present.tolist())
+        present = np.flatnonzero(np.bincount(self.query))  # (np.unique: 8 times longer)
+        return sorted(self.queries.strings_of(present))
 
     def _frame(self, name: str, values: np.ndarray, output: str) -> Any:
         """Columns query_id, doc_id and ``name`` as a frame of kind ``output``."""

@@ -89,7 +89,7 @@ def merge_blocks(
         for i in range(len(requests))
     ]
     missing = np.zeros(len(query_ids), dtype=bool)
-    judged_ids = set(qrels.queries.strings_of(np.unique(qrels.query)))
+    judged_ids = set(qrels.query_ids)
     unranked = sorted(judged_ids.difference(query_ids))
     complete_num_rel = None
     if options.complete:  # the judged queries no block ranks, scored as -c scores them
