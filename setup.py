@@ -1,5 +1,6 @@
-"""Build the optional compiled modules (the TREC reader; team-draft offline interleaving; the
-preference Tukey kernel); without a C compiler rankscope installs pure Python (numpy)."""
+"""Build the optional compiled modules (the TREC reader; the judge's passes over a run's rows;
+team-draft offline interleaving; the preference Tukey kernel); without a C compiler rankscope
+installs pure Python (numpy)."""
 
 from setuptools import Extension, setup
 
@@ -16,6 +17,12 @@ setup(
             sources=["src/rankscope/interleaving/_offline.c"],
             # no fused multiply-adds: the values are the numpy programme's to the last bit
             extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
+        Extension(
+            "rankscope.judge._join",
+            sources=["src/rankscope/judge/_join.c"],
+            extra_compile_args=["-O2"],
             optional=True,
         ),
         Extension(

@@ -10,6 +10,7 @@ import random
 import numpy as np
 import pytest
 
+from rankscope.judge import join
 from rankscope.judge.join import judge, order_run
 from rankscope.judge.judged import NONPOOL, UNJUDGED
 from rankscope.model import Run, Vocabulary
@@ -78,3 +79,77 @@ def test_a_nan_score_inside_a_query_has_its_rows_sorted():
     run = Run("r", queries, docs, q, d, scores)
     order = order_run(run).tolist()
     assert order == [0, 2, 1, 3, 4]  # b's tie: document ids descending, x before w
+
+
+# --- the compiled passes (judge/_join.c) against numpy's -------------------------------
+
+
+def _random_run(rng: np.random.Generator, rows: int, queries: int) -> Run:
+    """Rows of ``queries`` queries in runs of lines (a query may come back later), scores
+    from few values (ties), a NaN now and then, some queries not best first."""
+    query_vocabulary, doc_vocabulary = Vocabulary(), Vocabulary()
+    q = query_vocabulary.intern_many([f"q{i}" for i in np.sort(rng.integers(0, queries, rows))])
+    if rows > 3 and rng.random() < 0.5:  # a query split in two
+        q = np.roll(q, rows // 3)
+    d = doc_vocabulary.intern_many([f"d{i}" for i in rng.integers(0, 5 * rows + 1, rows)])
+    s = np.round(rng.random(rows) * 4) / 4
+    order = np.lexsort((-s, q)) if rng.random() < 0.7 else np.arange(rows)
+    q, d, s = q[order], d[order], s[order]
+    if rows and rng.random() < 0.2:
+        s[rng.integers(0, rows)] = math.nan
+    return Run("r", query_vocabulary, doc_vocabulary, q, d, s)
+
+
+@pytest.mark.skipif(join._join is None, reason="the judge's compiled passes are not built")
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_passes_give_numpy_s_results(seed, monkeypatch):
+    """The query starts, the best-first check, the tied rows, the ranked documents and the
+    judged candidates of the compiled passes are numpy's, on runs with ties, NaN scores,
+    queries out of order or split, one row, none."""
+    rng = np.random.default_rng(seed)
+    rows = [0, 1, 2, 7][seed] if seed < 4 else int(rng.integers(3, 400))
+    run = _random_run(rng, rows, int(rng.integers(1, 12)))
+    keys = rng.permutation(len(run.queries)) - int(rng.integers(0, 3))  # some queries out
+
+    def passes() -> tuple:
+        facts = join._RankedFacts(run)
+        ranking = join._rank_rows(run, keys, "docno-desc", facts)
+        return facts.starts, facts.best_first, facts.tied(), ranking.take(run.doc)
+
+    compiled = passes()
+    monkeypatch.setenv("RANKSCOPE_PURE_PYTHON", "1")
+    plain = passes()
+    assert compiled[1] == plain[1]
+    for a, b in zip(compiled, plain, strict=True):
+        assert np.array_equal(a, b)
+    assert np.array_equal(plain[0], np.flatnonzero(np.r_[True, np.diff(run.query) != 0])[: rows])
+
+    judged = np.zeros(4 * rows + 2, dtype=bool)
+    judged[rng.integers(0, len(judged), rows)] = True
+    docs = np.asarray(rng.integers(-1, 5 * rows + 2, rows), dtype=np.int32)
+    shared = int(rng.integers(0, len(judged) + 1))
+    found = np.frombuffer(join._join.candidates(docs, shared, judged), dtype=np.int64)
+    expected = [i for i, x in enumerate(docs.tolist()) if 0 <= x < shared and judged[x]]
+    assert found.tolist() == expected
+
+
+@pytest.mark.skipif(join._join is None, reason="the judge's compiled passes are not built")
+def test_compiled_passes_refuse_what_does_not_fit():
+    """Arrays of the wrong kind or length, or pieces outside the column: an error, not a
+    read outside them."""
+    kernel = join._join
+    q, s = np.zeros(3, dtype=np.int32), np.zeros(3)
+    with pytest.raises(ValueError, match="same length"):
+        kernel.ranked_facts(q, s[:2])
+    with pytest.raises(ValueError, match="4-byte"):
+        kernel.ranked_facts(q.astype(np.int64), s)
+    column, out = np.arange(5, dtype=np.int32), np.empty(3, dtype=np.int32)
+    one = np.ones(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="outside"):
+        kernel.pieces(column, one * 4, one * 3, out)
+    with pytest.raises(ValueError, match="as long as"):
+        kernel.pieces(column, one, one * 2, out)
+    kernel.pieces(column, np.array([3, 0]), np.array([2, 1]), out)
+    assert out.tolist() == [3, 4, 0]
+    with pytest.raises(ValueError, match="each shared code"):
+        kernel.candidates(q, 9, np.zeros(4, dtype=bool))

@@ -14,15 +14,22 @@ import dataclasses
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, UsageError
-from ..model import Qrels, Run
+from ..model import Qrels, Run, compiled
 from ..read.duplicates import first_repeated, where
 from .aspects import build_aspects
 from .judged import UNJUDGED, Judged
+
+_join: ModuleType | None
+try:  # an optional compiled extension: absent, numpy makes the same passes
+    from . import _join  # type: ignore[no-redef,attr-defined]
+except ImportError:
+    _join = None
 
 #: Tie policies for documents with equal scores within a query.
 TIE_POLICIES = ("docno-desc", "docno-asc", "input-order")
@@ -130,38 +137,38 @@ class _Ranking:
         ):
             a = int(self.starts[0]) if len(self.starts) else 0
             return column[a : a + int(self.lengths.sum())]
+        kernel = compiled(_join)
+        if kernel is not None:
+            out = np.empty(int(self.lengths.sum()), dtype=column.dtype)
+            kernel.pieces(np.ascontiguousarray(column), self.starts, self.lengths, out)
+            return out
         pieces = zip(self.starts.tolist(), self.lengths.tolist(), strict=True)
         return np.concatenate([column[a : a + n] for a, n in pieces])
 
 
 def _rank_rows(
-    run: Run, key_of_query: np.ndarray, ties: str, starts: np.ndarray | None = None
+    run: Run, key_of_query: np.ndarray, ties: str, facts: _RankedFacts | None = None
 ) -> _Ranking:
     """Rows of queries with ``key_of_query[code] >= 0``, ordered by that key, then score
-    descending, then ``ties`` (``starts``: `_query_starts`, if known)."""
+    descending, then ``ties`` (``facts``: the run's `_RankedFacts`, if known)."""
     if ties not in TIE_POLICIES:
         raise UsageError(f"unknown tie policy {ties!r}; choose one of {', '.join(TIE_POLICIES)}")
     q, s = run.query, run.score
     n = len(q)
     if n == 0:
         return _Ranking(order=np.zeros(0, dtype=np.int64))
-    if starts is None:
-        starts = _query_starts(run)
+    facts = facts or _RankedFacts(run)
+    starts = facts.starts
     block_query = q[starts]
     # (no query code twice; np.unique's first call would import numpy.ma, a tenth of
     # `rankscope eval`'s cold start)
     contiguous = int(np.bincount(block_query).max()) <= 1
-    # where a score is not at most the one before (each query's lines best first: only at
-    # a new query; a NaN anywhere else, too)
-    rising = np.flatnonzero(~(s[1:] <= s[:-1])) + 1
-    if contiguous and np.isin(rising, starts, assume_unique=True).all():
+    if contiguous and facts.best_first:
         # Usual case: each query's lines together, best first. Reorder the tied stretches
         # inside the blocks, then list the blocks in key order; no sort of the rows.
         fixes = None
         if ties != "input-order":
-            tied = np.flatnonzero(s[1:] == s[:-1])  # rows i, i + 1 of one query, one score
-            tied = tied[q[tied] == q[tied + 1]]
-            fixes = _tie_fixes(run, None, tied, ties)
+            fixes = _tie_fixes(run, None, facts.tied(), ties)
         block_key = key_of_query[block_query]
         by_key = np.argsort(block_key, kind="stable")
         by_key = by_key[block_key[by_key] >= 0]
@@ -255,8 +262,8 @@ def judge(
     judged_q = judgments.judged_q
     # Queries: those of the qrels, in output order (ids sorted as strings).
     q_map = qrels.queries.translate(run.queries)  # run query code -> qrels query code
-    starts = _query_starts(run)
-    per_run_query = _query_sizes(run, starts)
+    facts = _RankedFacts(run)
+    per_run_query = _query_sizes(run, facts.starts)
     ranked_q = per_run_query > 0
     present = np.zeros(len(qrels.queries), dtype=bool)
     present[q_map[ranked_q & (q_map >= 0)]] = True
@@ -278,7 +285,7 @@ def judge(
 
     # Rank the run's rows query by query, in output order.
     slot_of_run_query = np.where(q_map >= 0, slot[np.maximum(q_map, 0)], -1)
-    ranking = _rank_rows(run, slot_of_run_query, ties, starts)
+    ranking = _rank_rows(run, slot_of_run_query, ties, facts)
     counts = np.zeros(nq, dtype=np.int64)
     kept = slot_of_run_query >= 0
     counts[slot_of_run_query[kept]] = per_run_query[kept]
@@ -291,7 +298,14 @@ def judge(
 
     # Join: only documents the qrels mention can have a grade.
     shared = qrels.docs.shared_codes(run.docs)
-    if shared is not None:  # the run's codes below ``shared`` are the judgments' own
+    kernel = compiled(_join)
+    if shared is not None and kernel is not None:  # (below: the same in numpy)
+        cand = np.frombuffer(
+            kernel.candidates(np.ascontiguousarray(docs, dtype=np.int32), shared,
+                              judgments.in_qrels), dtype=np.int64,
+        )  # fmt: skip
+        cand_docs = docs[cand]
+    elif shared is not None:  # the run's codes below ``shared`` are the judgments' own
         cand = np.flatnonzero(docs < shared)
         cand = cand[judgments.in_qrels[docs[cand]]]
         cand_docs = docs[cand]
@@ -369,16 +383,42 @@ def output_order(qrels: Qrels, codes: np.ndarray) -> tuple[np.ndarray, list[str]
     return codes, [names[i] for i in order], slot
 
 
-def _query_starts(run: Run) -> np.ndarray:
-    """The rows where ``run``'s query code changes (the first row included)."""
-    q = run.query
-    if len(q) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+class _RankedFacts:
+    """What one pass over a run's rows tells of their order: the rows where the query
+    changes (``starts``, row 0 first), whether each query's rows come best first (no score
+    above the one before it within a query; none is NaN), and the rows ``i`` whose query
+    and score are row ``i + 1``'s (`tied`)."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        q, s = run.query, run.score
+        self._tied: np.ndarray | None = None
+        kernel = compiled(_join)
+        if not len(q):
+            self.starts, self.best_first = np.zeros(0, dtype=np.int64), True
+            self._tied = np.zeros(0, dtype=np.int64)
+        elif kernel is not None:
+            found, self.best_first, tied = kernel.ranked_facts(
+                np.ascontiguousarray(q, dtype=np.int32), np.ascontiguousarray(s, dtype=np.float64)
+            )
+            self.starts = np.frombuffer(found, dtype=np.int64)
+            self._tied = np.frombuffer(tied, dtype=np.int64)
+        else:
+            self.starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+            # where a score is not at most the one before (a NaN too): only at a new query
+            rising = np.flatnonzero(~(s[1:] <= s[:-1])) + 1
+            self.best_first = bool(np.isin(rising, self.starts, assume_unique=True).all())
+
+    def tied(self) -> np.ndarray:
+        if self._tied is None:
+            q, s = self.run.query, self.run.score
+            tied = np.flatnonzero(s[1:] == s[:-1])  # rows i, i + 1 of one score
+            self._tied = tied[q[tied] == q[tied + 1]]  # and one query
+        return self._tied
 
 
 def _query_sizes(run: Run, starts: np.ndarray) -> np.ndarray:
-    """Number of rows of each query code of ``run`` (``starts``: `_query_starts`)."""
+    """Number of rows of each query code of ``run`` (``starts``: `_RankedFacts.starts`)."""
     sizes = np.zeros(len(run.queries), dtype=np.int64)
     np.add.at(sizes, run.query[starts], np.diff(np.append(starts, len(run.query))))
     return sizes
