@@ -12,7 +12,8 @@ import pytest
 
 from rankscope.judge import join
 from rankscope.judge.join import judge, order_run
-from rankscope.judge.judged import NONPOOL, UNJUDGED
+from rankscope.judge.judged import NONPOOL, UNJUDGED, Ranked
+from rankscope.measures.gains import ideal_gains
 from rankscope.model import Run, Vocabulary
 from rankscope.read.trec import read_qrels, read_run
 
@@ -153,3 +154,24 @@ def test_compiled_passes_refuse_what_does_not_fit():
     assert out.tolist() == [3, 4, 0]
     with pytest.raises(ValueError, match="each shared code"):
         kernel.candidates(q, 9, np.zeros(4, dtype=bool))
+
+
+def test_ideal_gains_are_each_query_s_judged_gains_best_first():
+    """`ideal_gains`: every judged document's positive gain, largest first, in the first
+    columns of its query's row (cut at ``width``), zeros after; written out by hand."""
+    ranked = Ranked.from_lists(
+        [[], [], []], judged_grades=[[1, 3, 1, 0], [0, 0, 0], [2, 2, 2, 2, 2]]
+    )
+    assert ideal_gains(ranked, None).tolist() == [
+        [3, 1, 1, 0, 0], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2],
+    ]  # fmt: skip
+    assert ideal_gains(ranked, None, 2).tolist() == [[3, 1], [0, 0], [2, 2]]
+    assert ideal_gains(ranked, None, 7)[0].tolist() == [3, 1, 1, 0, 0, 0, 0]
+    gains = {1: 0.5, 2: 3.0, 3: 1.0}
+    assert ideal_gains(ranked, gains).tolist() == [
+        [1.0, 0.5, 0.5, 0, 0], [0, 0, 0, 0, 0], [3, 3, 3, 3, 3],
+    ]  # fmt: skip
+    # (a grade not given keeps its own gain; a negative gain is no gain)
+    assert ideal_gains(ranked, {0: 2.0, 3: -1.0}).tolist() == [
+        [2, 1, 1, 0, 0], [2, 2, 2, 0, 0], [2, 2, 2, 2, 2],
+    ]  # fmt: skip

@@ -43,22 +43,23 @@ def gain_of(grade: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
 
 
 def ideal_gains(r: Ranked, gains: dict[int, float] | None, width: int | None = None) -> np.ndarray:
-    """Per query, the positive gains of all judged documents in decreasing order (0-padded)."""
+    """Per query, the positive gains of all judged documents in decreasing order (0-padded;
+    ``width`` columns, or as many as the most such documents of a query)."""
     levels = np.arange(r.rel_levels.shape[1])
     level_gain = gain_of(levels, gains)
     order = np.argsort(-level_gain, kind="stable")
     order = order[level_gain[order] > 0]
     counts = r.rel_levels[:, order]
-    bounds = np.cumsum(counts, axis=1)
-    total = bounds[:, -1] if len(order) else np.zeros(len(r), dtype=np.int64)
+    total = counts.sum(axis=1) if len(order) else np.zeros(len(r), dtype=np.int64)
     w = max(int(total.max(initial=0)), 1) if width is None else width
-    pos = np.arange(w)[None, :]
     ideal = np.zeros((len(r), w))
-    lower = np.zeros((len(r), 1), dtype=np.int64)
-    for j, level in enumerate(order.tolist()):
-        upper = bounds[:, j : j + 1]
-        ideal[(pos >= lower) & (pos < upper)] = level_gain[level]
-        lower = upper
+    # each query's gains one after the other, laid into its row from column 0 (the first
+    # w of them): one pass over the judged documents, not one over the table per grade
+    flat = np.repeat(np.broadcast_to(level_gain[order], counts.shape).ravel(), counts.ravel())
+    row = np.repeat(np.arange(len(r)), total)
+    column = np.arange(len(flat)) - np.repeat(np.cumsum(total) - total, total)
+    keep = column < w
+    ideal[row[keep], column[keep]] = flat[keep]
     return ideal
 
 
