@@ -19,11 +19,14 @@ from rankscope.read.trec import read_qrels, read_run
 
 
 @pytest.mark.parametrize("vocabularies", ["scoped", "own"])
-def test_grades_found_for_documents_judged_by_one_query_or_several(tmp_path, vocabularies):
+def test_grades_found_for_documents_judged_by_one_query_or_several(
+    tmp_path, vocabularies, reader
+):
     """Most documents are judged for one query (found by the document alone), some for
     several (found by the query and the document); a judgment of -1 is a judged
     document's "unjudged"; a document judged for another query only is not judged here.
-    The run's ids coded as the judgments' (``scoped``) or in tables of its own."""
+    The run's ids coded as the judgments' (``scoped``) or in tables of its own; the
+    compiled passes (reader and judge) and numpy's."""
     rng = random.Random(7)
     judgments = {}
     for q in range(12):
@@ -154,6 +157,16 @@ def test_compiled_passes_refuse_what_does_not_fit():
     assert out.tolist() == [3, 4, 0]
     with pytest.raises(ValueError, match="each shared code"):
         kernel.candidates(q, 9, np.zeros(4, dtype=bool))
+    row_of_doc, query_of_row = np.array([1, -2, 0]), np.array([4, 7], dtype=np.int32)
+    with pytest.raises(ValueError, match="outside the tables"):
+        kernel.judged_rows(one, np.array([3], dtype=np.int32), row_of_doc, query_of_row)
+    with pytest.raises(ValueError, match="outside the tables"):
+        kernel.judged_rows(one, np.array([0], dtype=np.int32), row_of_doc * 5, query_of_row)
+    rows = kernel.judged_rows(
+        np.array([7, 4, 4, 7]), np.array([0, 0, 1, 2], dtype=np.int32), row_of_doc,
+        query_of_row,
+    )  # fmt: skip
+    assert np.frombuffer(rows, dtype=np.int64).tolist() == [1, -1, -2, -1]
 
 
 def test_ideal_gains_are_each_query_s_judged_gains_best_first():

@@ -197,6 +197,52 @@ release:
     return result;
 }
 
+/* judged_rows(query, docs, row_of_doc, query_of_row) -> rows */
+static PyObject *py_judged_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *q_obj, *d_obj, *r_obj, *qr_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &q_obj, &d_obj, &r_obj, &qr_obj)) return NULL;
+    Py_buffer qb, db, rb, qrb;
+    PyObject *result = NULL;
+    if (get_buffer(q_obj, &qb, PyBUF_SIMPLE, 8, "query") < 0) return NULL;
+    if (get_buffer(d_obj, &db, PyBUF_SIMPLE, 4, "docs") < 0) goto q;
+    if (get_buffer(r_obj, &rb, PyBUF_SIMPLE, 8, "row_of_doc") < 0) goto d;
+    if (get_buffer(qr_obj, &qrb, PyBUF_SIMPLE, 4, "query_of_row") < 0) goto r;
+    {
+        const Py_ssize_t n = qb.len / 8, docs_known = rb.len / 8, rows_known = qrb.len / 4;
+        if (db.len / 4 != n) {
+            PyErr_SetString(PyExc_ValueError, "query and docs: the same length expected");
+            goto out;
+        }
+        const int64_t *query = (const int64_t *)qb.buf, *row_of_doc = (const int64_t *)rb.buf;
+        const int32_t *docs = (const int32_t *)db.buf, *query_of_row = (const int32_t *)qrb.buf;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            if (docs[k] < 0 || docs[k] >= docs_known || row_of_doc[docs[k]] >= rows_known) {
+                PyErr_SetString(PyExc_ValueError, "a document or its row outside the tables");
+                goto out;
+            }
+        }
+        result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+        if (!result) goto out;
+        int64_t *rows = (int64_t *)PyByteArray_AS_STRING(result);
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int64_t r = row_of_doc[docs[k]];
+            rows[k] = r < 0 ? -2 : (query_of_row[r] == query[k] ? r : -1);
+        }
+        Py_END_ALLOW_THREADS
+    }
+out:
+    PyBuffer_Release(&qrb);
+r:
+    PyBuffer_Release(&rb);
+d:
+    PyBuffer_Release(&db);
+q:
+    PyBuffer_Release(&qb);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"ranked_facts", py_ranked_facts, METH_VARARGS,
      "ranked_facts(query, score) -> (starts, best_first, tied)\n\n"
@@ -212,6 +258,12 @@ static PyMethodDef module_methods[] = {
      "candidates(docs, shared, judged) -> positions\n\n"
      "docs: int32 codes; judged: one bool per code (at least `shared`).  int64 bytes: the\n"
      "positions i with 0 <= docs[i] < shared and judged[docs[i]]."},
+    {"judged_rows", py_judged_rows, METH_VARARGS,
+     "judged_rows(query, docs, row_of_doc, query_of_row) -> rows\n\n"
+     "query: int64 and docs: int32 codes, one pair per candidate; row_of_doc: int64, the row\n"
+     "of each document's judgment when one query judges it (< 0 otherwise); query_of_row:\n"
+     "int32, each row's query.  int64 (a bytearray): the row where it is the pair's query's,\n"
+     "-1 where it is another's, -2 where the document has no row of its own (left to numpy)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -467,11 +467,22 @@ class _Judgments:
     def rows(self, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
         """The row of the judgment of each (``query``, ``doc``) code pair (``doc`` judged
         for some query), -1 where that query does not judge it."""
-        rows = self.row[doc]
-        alone = rows >= 0
-        shared = np.flatnonzero(~alone)
-        alone = np.flatnonzero(alone)
-        rows[alone[self.query[rows[alone]] != query[alone]]] = -1
+        kernel = compiled(_join)
+        if kernel is not None and self.query.dtype == np.int32:
+            rows = np.frombuffer(
+                kernel.judged_rows(
+                    np.ascontiguousarray(query, dtype=np.int64),
+                    np.ascontiguousarray(doc, dtype=np.int32), self.row, self.query,
+                ),
+                dtype=np.int64,
+            )  # (writable: a bytearray)
+            shared = np.flatnonzero(rows == -2)
+        else:
+            rows = self.row[doc]
+            alone = rows >= 0
+            shared = np.flatnonzero(~alone)
+            alone = np.flatnonzero(alone)
+            rows[alone[self.query[rows[alone]] != query[alone]]] = -1
         if len(shared):
             keys = query[shared] * self.ndocs + doc[shared]
             at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
