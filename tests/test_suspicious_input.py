@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from rankscope.api import evaluate_many
@@ -140,3 +141,57 @@ def test_a_run_read_in_blocks_warns_as_read_whole(tmp_path):
     assert [w.split(": ")[0] for w in whole] == [f"{run}:11", f"{run}:16", f"{run}:19"]
     for block in (40, 100, 200):
         assert said(block_bytes=block, jobs=1) == whole, block
+
+
+def _steps_columns(rows):
+    """Columns (query codes, ranks, scores, lines) of ``rows`` of (query, rank, score)."""
+    q, r, s = (np.ascontiguousarray(c) for c in np.array(rows, dtype=float).T)
+    return q.astype(np.int32), r, s, np.arange(1, len(rows) + 1, dtype=np.int32) * 2
+
+
+def test_rank_steps_worked_out_by_hand():
+    """Query 0 tied on one score (rows 0-2, first line 2), query 1's step up the ranks
+    raising the score (row 3 to 4, line 10), query 2's lowering it; every query steps."""
+    from rankscope.read.trec import _rank_steps_numpy
+
+    rows = [(0, 1, 5), (0, 2, 5), (0, 3, 5), (1, 1, 3), (1, 2, 4), (2, 1, 9), (2, 2, 8), (2, 2, 8)]
+    q, r, s, line = _steps_columns(rows)
+    expected = (0, 2, 3, True, 3)
+    assert _rank_steps_numpy(q, r, s, line) == expected
+    if native() is not None:
+        assert native().rank_steps(q, r, s, line, 3) == expected
+
+
+def test_rank_steps_compiled_as_numpy_works_them_out():
+    """The compiled one-pass kernel gives numpy's results bit for bit on seeded runs with
+    tied scores and ranks, one-row queries, unequal gaps between line numbers and lines
+    out of order; and None
+    (numpy's turn) where the rows are not listed query by query in rank order, hold a NaN,
+    or a query code is out of range."""
+    from rankscope.read.trec import _rank_steps_numpy
+
+    fast = native()
+    if fast is None:
+        pytest.skip("compiled reader not built")
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        queries = int(rng.integers(1, 12))
+        sizes = rng.integers(1, 9, size=queries)
+        q = np.repeat(rng.permutation(queries + 3)[:queries], sizes).astype(np.int32)
+        r = np.concatenate([np.sort(rng.integers(0, 4, size=k)) for k in sizes]).astype(float)
+        s = rng.integers(0, 3, size=len(q)).astype(float) * rng.choice([1.0, -0.5])
+        line = np.cumsum(rng.integers(1, 4, size=len(q))).astype(np.int32)
+        if seed % 2:  # lines out of order: the first line of a query is not its first row's
+            line = rng.permutation(line)
+        if len(q) < 2:
+            assert fast.rank_steps(q, r, s, line, queries + 3) is None
+            continue
+        assert fast.rank_steps(q, r, s, line, queries + 3) == _rank_steps_numpy(q, r, s, line)
+    q, r, s, line = _steps_columns([(0, 1, 2), (1, 1, 2), (0, 2, 1)])  # query 0 twice
+    assert fast.rank_steps(q, r, s, line, 2) is None
+    q, r, s, line = _steps_columns([(0, 2, 2), (0, 1, 2)])  # ranks falling
+    assert fast.rank_steps(q, r, s, line, 1) is None
+    q, r, s, line = _steps_columns([(0, 1, 2), (0, 2, float("nan"))])
+    assert fast.rank_steps(q, r, s, line, 1) is None
+    q, r, s, line = _steps_columns([(0, 1, 2), (1, 2, 1)])
+    assert fast.rank_steps(q, r, s, line, 1) is None  # code 1 of one query

@@ -2092,6 +2092,94 @@ done:
    arena); returns the bytes of the first.  For a caller reading many runs one at a time and
    keeping a little of each (glibc keeps freed memory where it was, between the blocks still
    in use, and each thread's in its arena), or that has freed much memory. */
+/* rank_steps(query, rank, score, line, num_queries): what rankscope.read.trec.suspicions
+   works out of a run's rows listed as runs are written (each query's rows together, its
+   ranks never falling), in one pass over them where numpy took some twenty (8 ms for a
+   block of 830k rows): (tied, lowest, rise, falling, stepped): `tied` the first row of the
+   query tied on one score whose first line (`lowest`) comes first (-1: none), `rise` the
+   row i whose step to row i + 1 up the ranks raises the score at the first line (-1:
+   none), `falling` whether such a step lowers it, `stepped` the queries with a step up the
+   ranks.  None where the rows are not so listed, a rank or a score is NaN, a query code
+   is not below num_queries, or the columns are not int32, float64, float64, int32 of one
+   length: the caller's numpy twin then works it out. */
+static PyObject *py_rank_steps(PyObject *self, PyObject *args) {
+    Py_buffer qb, rb, sb, lb;
+    Py_ssize_t nq;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &qb, &rb, &sb, &lb, &nq)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
+    unsigned char *seen = NULL;
+    if (qb.len % (Py_ssize_t)sizeof(int32_t) || rb.len != n * (Py_ssize_t)sizeof(double) ||
+        sb.len != n * (Py_ssize_t)sizeof(double) || lb.len != n * (Py_ssize_t)sizeof(int32_t) ||
+        nq < 0 || n < 2) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    seen = calloc((size_t)nq + 1, 1);
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *q = qb.buf, *line = lb.buf;
+    const double *r = rb.buf, *sc = sb.buf;
+    int ok = 1, falling = 0;
+    int64_t tied = -1, lowest_tied = 0, rise = -1, rise_line = 0, stepped = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t head = 0;  /* the first row of the current query's */
+    double smin = 0, smax = 0, rmin = 0, rmax = 0;
+    int64_t lowest = 0;
+    int has_step = 0;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        int new_query = i == n || i == 0 || q[i] != q[i - 1];
+        if (new_query && i > 0) {  /* the query of rows head .. i - 1 ends */
+            if (smax == smin && rmax > rmin && (tied < 0 || lowest < lowest_tied)) {
+                tied = head;
+                lowest_tied = lowest;
+            }
+            stepped += has_step;
+        }
+        if (i == n) break;
+        double ri = r[i], si = sc[i];
+        if (ri != ri || si != si || q[i] < 0 || q[i] >= nq) { ok = 0; break; }
+        if (new_query) {
+            if (seen[q[i]]) { ok = 0; break; }  /* the query's rows in two places */
+            seen[q[i]] = 1;
+            head = i;
+            smin = smax = si;
+            rmin = rmax = ri;
+            lowest = line[i];
+            has_step = 0;
+            continue;
+        }
+        if (ri < r[i - 1]) { ok = 0; break; }  /* ranks falling within the query */
+        if (si < smin) smin = si;
+        if (si > smax) smax = si;
+        if (ri < rmin) rmin = ri;
+        if (ri > rmax) rmax = ri;
+        if (line[i] < lowest) lowest = line[i];
+        if (ri > r[i - 1]) {  /* a step up the ranks */
+            has_step = 1;
+            if (si > sc[i - 1] && (rise < 0 || line[i] < rise_line)) {
+                rise = i - 1;
+                rise_line = line[i];
+            }
+            falling |= si < sc[i - 1];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = ok ? Py_BuildValue("(LLLOL)", (long long)tied, (long long)lowest_tied,
+                                (long long)rise, falling ? Py_True : Py_False,
+                                (long long)stepped)
+                : Py_NewRef(Py_None);
+done:
+    free(seen);
+    PyBuffer_Release(&qb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&lb);
+    return result;
+}
+
 static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
     Block gone[3 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
@@ -2131,6 +2219,9 @@ static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored))
 static PyMethodDef module_methods[] = {
     {"first_duplicate", py_first_duplicate, METH_VARARGS,
      "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
+    {"rank_steps", py_rank_steps, METH_VARARGS,
+     "rank_steps(query, rank, score, line, num_queries) -> (tied, lowest, rise, falling,\n"
+     "stepped) or None"},
     {"release_memory", py_release_memory, METH_NOARGS,
      "release_memory() -> bytes freed of the memory kept for the next parser (the\n"
      "allocator's free pages then given back to the system)"},
