@@ -473,6 +473,28 @@ def test_a_per_query_vocabulary_numbers_the_ids_it_lacks_query_by_query():
     assert third.docs.strings_of(third.doc[:3]) == ["z0", "z1", "z2"]
 
 
+
+def test_per_query_copies_share_the_judged_ids_but_not_what_one_adds():
+    """The blocks' per-query copies of the judged documents share one table (the compiled
+    reader's, never written while shared): an id interned into one copy, or thousands (its
+    table grown), is found in that copy alone, and the others, the judged vocabulary and
+    the copies made after it still find the judged ids under their codes."""
+    from rankscope.model import Vocabulary
+
+    judged = Vocabulary(["a", "b"])
+    first, second = judged.scoped(per_query=True), judged.scoped(per_query=True)
+    assert first.intern("z") == 2 and first.code("z") == 2
+    assert "z" not in second and "z" not in judged
+    grown = first.intern_many([f"y{i}" for i in range(5000)])
+    assert grown.tolist() == list(range(3, 5003)) and first.code("y4999") == 5002
+    assert first.code("a") == 0 and first.code("b") == 1  # (the table grown: still found)
+    third = second.scoped(per_query=True)  # a copy of a copy
+    for vocabulary in (second, third, judged.scoped(per_query=True), judged):
+        assert vocabulary.code("a") == 0 and vocabulary.code("b") == 1
+        assert "z" not in vocabulary and "y0" not in vocabulary
+    del first, second, judged  # the table outlives the vocabulary that lent it
+    assert third.code("b") == 1 and third.intern("w") == 2
+
 def shared_track(tmp: Path, seed: int, queries: int = 60) -> tuple[Path, Path]:
     """Judgments and a run whose documents come from one pool shared by every query (the
     same unjudged and judged ids in many queries), with tied scores."""

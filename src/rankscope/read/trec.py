@@ -783,8 +783,9 @@ def read_run_block(
         if len(columns[0]) == 0:
             return None, newlines
         q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
-        before = at.first - 1
-        found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
+        before = at.first - 1  # (a block's are numbered from 1: no copy of its lines)
+        at_one = line - np.int32(before) if before else line
+        found = suspicions(queries, q, s, at_one, shape).shifted(before)
         run = _tagged_run(None, source, queries, docs, tuple(columns))
         return (run, found, shape.repeated), newlines
 
