@@ -1395,6 +1395,79 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
     return c;
 }
 
+/* What rankscope.read.trec.suspicions works out of a run's rows listed as runs are
+   written (each query's rows together, its ranks never falling), gathered row by row as
+   they are interned (where numpy made some twenty passes over the block's columns, 8 ms
+   for 830k rows, and one more pass read 21 MB back from memory): the first row of the
+   query tied on one score whose first line comes first (`tied`, -1: none) and that line,
+   the row whose step to the next up the ranks raises the score at the first line (`rise`,
+   -1: none), whether such a step lowers it, the queries with a step up the ranks.  `on`
+   drops to 0 (suspicions then asks numpy) where a query's rows come in two places, the
+   ranks fall within a query, or a rank is not a number. */
+typedef struct {
+    int on, started, has_step, falling;
+    unsigned char *seen;  /* the queries met (by code) */
+    size_t seen_cap;
+    int64_t rows, head, lowest, tied, lowest_tied, rise, rise_line, stepped;
+    double smin, smax, rmin, rmax, last_r, last_s;
+    int32_t last_q;
+} Steps;
+
+/* The current query's rows end. */
+static void steps_close(Steps *st) {
+    if (st->smax == st->smin && st->rmax > st->rmin &&
+        (st->tied < 0 || st->lowest < st->lowest_tied)) {
+        st->tied = st->head;
+        st->lowest_tied = st->lowest;
+    }
+    st->stepped += st->has_step;
+}
+
+/* The next row: its query's code, rank, score and line. */
+static inline void steps_row(Steps *st, int32_t q, double r, double s, int32_t line) {
+    int64_t row = st->rows++;
+    if (!st->on) return;
+    if (r != r || s != s || q < 0) { st->on = 0; return; }
+    if (!st->started || q != st->last_q) {
+        if (st->started) steps_close(st);
+        if ((size_t)q >= st->seen_cap) {
+            size_t cap = st->seen_cap ? st->seen_cap : 1024;
+            while (cap <= (size_t)q) cap *= 2;
+            unsigned char *seen = realloc(st->seen, cap);
+            if (!seen) { st->on = 0; return; }  /* (numpy's turn) */
+            memset(seen + st->seen_cap, 0, cap - st->seen_cap);
+            st->seen = seen;
+            st->seen_cap = cap;
+        }
+        if (st->seen[q]) { st->on = 0; return; }  /* the query's rows in two places */
+        st->seen[q] = 1;
+        st->started = 1;
+        st->head = row;
+        st->smin = st->smax = s;
+        st->rmin = st->rmax = r;
+        st->lowest = line;
+        st->has_step = 0;
+    } else {
+        if (r < st->last_r) { st->on = 0; return; }  /* ranks falling within the query */
+        if (s < st->smin) st->smin = s;
+        if (s > st->smax) st->smax = s;
+        if (r < st->rmin) st->rmin = r;
+        if (r > st->rmax) st->rmax = r;
+        if (line < st->lowest) st->lowest = line;
+        if (r > st->last_r) {  /* a step up the ranks */
+            st->has_step = 1;
+            if (s > st->last_s && (st->rise < 0 || line < st->rise_line)) {
+                st->rise = row - 1;
+                st->rise_line = line;
+            }
+            st->falling |= s < st->last_s;
+        }
+    }
+    st->last_q = q;
+    st->last_r = r;
+    st->last_s = s;
+}
+
 /* Intern records [from, to) of the ring `recs` (record k at k & mask; `ready` of them are
    scanned): 0, or an interner's error code (NO_MEMORY, TOO_MANY_IDS; runs without the
    GIL).  Memory latency dominates, so the loop prefetches ahead: the table slots of the
@@ -1402,7 +1475,7 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
    and the query's table) for the record 8 places on. */
 static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
-                          Column *lc, Column *rc, Local *loc) {
+                          Column *lc, Column *rc, Local *loc, Steps *steps) {
     for (size_t k = from; k < to; k++) {
         if (loc) {  /* the filter, then the table only where the filter may find an id */
             if (k + 16 < ready) filter_prefetch(docs, recs[(k + 16) & mask].dh);
@@ -1438,7 +1511,10 @@ static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, si
         ((int32_t *)dc->data)[dc->len++] = (int32_t)dcode;
         memcpy(vc->data + vc->len++ * 8, &r->v, 8);
         ((int32_t *)lc->data)[lc->len++] = r->line;
-        if (rc) memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
+        if (rc) {
+            memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
+            steps_row(steps, (int32_t)qcode, r->rank, r->v.score, r->line);
+        }
     }
     return 0;
 }
@@ -1446,7 +1522,7 @@ static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, si
 /* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
    Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
    (None, line, kind, detail); result() -> (query, doc, value, line[, tag, rank, fields,
-   tags]) as read-only Buffers (see Parser_result for a run's evidence). */
+   tags, steps]) as read-only Buffers (see Parser_result for a run's evidence). */
 typedef struct {
     PyObject_HEAD
     Interner *queries, *docs;
@@ -1465,6 +1541,7 @@ typedef struct {
     int busy;         /* being fed without the GIL (see wait_idle) */
     int serial;       /* scan, then intern, in the feeding thread (see Parser_serial) */
     Local local;      /* the current query's ids, when docs is per query */
+    Steps steps;      /* a run's steps up the ranks, gathered as its rows are interned */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -1479,6 +1556,10 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     Py_XSETREF(self->queries, queries);
     Py_XSETREF(self->docs, docs);
     self->is_run = is_run;
+    free(self->steps.seen);
+    memset(&self->steps, 0, sizeof self->steps);
+    self->steps.on = is_run;
+    self->steps.tied = self->steps.rise = -1;
     self->qc.item = sizeof(int32_t);
     self->dc.item = sizeof(int32_t);
     self->vc.item = 8;
@@ -1524,6 +1605,7 @@ static int recs_reserve(Block *b, size_t size) {
 static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
     free(self->local.slots);
+    free(self->steps.seen);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     pool_put(&self->qc.mem);
@@ -1871,7 +1953,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
                 failed = intern_records(sc.recs, sc.mask, used, upto, ready, queries, docs,
                                         &self->qc, &self->dc, &self->vc, &self->lc,
                                         self->is_run ? &self->rc : NULL,
-                                        docs->per_query ? &self->local : NULL);
+                                        docs->per_query ? &self->local : NULL, &self->steps);
                 if (failed) {
                     ring_consumed(&sc, used, 1); /* (the scanner stops) */
                     break;
@@ -1946,10 +2028,18 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
     }
     if (!self->is_run) return Py_BuildValue("(NNNN)", qb, db, vb, lb);
     /* a run's evidence: its rank column (float64, NaN where not a number), {field count:
-       (lines, first line)} (NFIELDS - 1: that many or more), and (first tag, first line
-       with another tag or 0, that tag) */
+       (lines, first line)} (NFIELDS - 1: that many or more), (first tag, first line
+       with another tag or 0, that tag), and its steps up the ranks (tied, its first line,
+       rise, falling, stepped: see Steps), None where not gathered or fewer than two rows */
+    Steps st = self->steps;
+    if (st.on && st.started) steps_close(&st);
+    PyObject *steps = st.on && st.rows >= 2
+        ? Py_BuildValue("(LLLOL)", (long long)st.tied, (long long)st.lowest_tied,
+                        (long long)st.rise, st.falling ? Py_True : Py_False,
+                        (long long)st.stepped)
+        : Py_NewRef(Py_None);
     PyObject *rb = column_take(&self->rc), *fields = PyDict_New();
-    int ok = rb && fields;
+    int ok = rb && fields && steps;
     for (int c = 0; ok && c < NFIELDS; c++) {
         if (!self->fields[c]) continue;
         PyObject *k = PyLong_FromLong(c);
@@ -1961,13 +2051,13 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
     PyObject *empty = PyBytes_FromStringAndSize("", 0);
     if (!ok || !empty) {
         Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
-        Py_XDECREF(rb); Py_XDECREF(fields); Py_XDECREF(empty);
+        Py_XDECREF(rb); Py_XDECREF(fields); Py_XDECREF(empty); Py_XDECREF(steps);
         return NULL;
     }
     PyObject *out = Py_BuildValue(
-        "(NNNNONN(OLO))", qb, db, vb, lb, self->tag, rb, fields,
+        "(NNNNONN(OLO)N)", qb, db, vb, lb, self->tag, rb, fields,
         self->tag0 ? self->tag0 : empty, self->other_line,
-        self->other_tag ? self->other_tag : empty);
+        self->other_tag ? self->other_tag : empty, steps);
     Py_DECREF(empty);
     return out;
 }
@@ -2167,94 +2257,6 @@ done:
    arena); returns the bytes of the first.  For a caller reading many runs one at a time and
    keeping a little of each (glibc keeps freed memory where it was, between the blocks still
    in use, and each thread's in its arena), or that has freed much memory. */
-/* rank_steps(query, rank, score, line, num_queries): what rankscope.read.trec.suspicions
-   works out of a run's rows listed as runs are written (each query's rows together, its
-   ranks never falling), in one pass over them where numpy took some twenty (8 ms for a
-   block of 830k rows): (tied, lowest, rise, falling, stepped): `tied` the first row of the
-   query tied on one score whose first line (`lowest`) comes first (-1: none), `rise` the
-   row i whose step to row i + 1 up the ranks raises the score at the first line (-1:
-   none), `falling` whether such a step lowers it, `stepped` the queries with a step up the
-   ranks.  None where the rows are not so listed, a rank or a score is NaN, a query code
-   is not below num_queries, or the columns are not int32, float64, float64, int32 of one
-   length: the caller's numpy twin then works it out. */
-static PyObject *py_rank_steps(PyObject *self, PyObject *args) {
-    Py_buffer qb, rb, sb, lb;
-    Py_ssize_t nq;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*n", &qb, &rb, &sb, &lb, &nq)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = qb.len / (Py_ssize_t)sizeof(int32_t);
-    unsigned char *seen = NULL;
-    if (qb.len % (Py_ssize_t)sizeof(int32_t) || rb.len != n * (Py_ssize_t)sizeof(double) ||
-        sb.len != n * (Py_ssize_t)sizeof(double) || lb.len != n * (Py_ssize_t)sizeof(int32_t) ||
-        nq < 0 || n < 2) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    seen = calloc((size_t)nq + 1, 1);
-    if (!seen) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    const int32_t *q = qb.buf, *line = lb.buf;
-    const double *r = rb.buf, *sc = sb.buf;
-    int ok = 1, falling = 0;
-    int64_t tied = -1, lowest_tied = 0, rise = -1, rise_line = 0, stepped = 0;
-    Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t head = 0;  /* the first row of the current query's */
-    double smin = 0, smax = 0, rmin = 0, rmax = 0;
-    int64_t lowest = 0;
-    int has_step = 0;
-    for (Py_ssize_t i = 0; i <= n; i++) {
-        int new_query = i == n || i == 0 || q[i] != q[i - 1];
-        if (new_query && i > 0) {  /* the query of rows head .. i - 1 ends */
-            if (smax == smin && rmax > rmin && (tied < 0 || lowest < lowest_tied)) {
-                tied = head;
-                lowest_tied = lowest;
-            }
-            stepped += has_step;
-        }
-        if (i == n) break;
-        double ri = r[i], si = sc[i];
-        if (ri != ri || si != si || q[i] < 0 || q[i] >= nq) { ok = 0; break; }
-        if (new_query) {
-            if (seen[q[i]]) { ok = 0; break; }  /* the query's rows in two places */
-            seen[q[i]] = 1;
-            head = i;
-            smin = smax = si;
-            rmin = rmax = ri;
-            lowest = line[i];
-            has_step = 0;
-            continue;
-        }
-        if (ri < r[i - 1]) { ok = 0; break; }  /* ranks falling within the query */
-        if (si < smin) smin = si;
-        if (si > smax) smax = si;
-        if (ri < rmin) rmin = ri;
-        if (ri > rmax) rmax = ri;
-        if (line[i] < lowest) lowest = line[i];
-        if (ri > r[i - 1]) {  /* a step up the ranks */
-            has_step = 1;
-            if (si > sc[i - 1] && (rise < 0 || line[i] < rise_line)) {
-                rise = i - 1;
-                rise_line = line[i];
-            }
-            falling |= si < sc[i - 1];
-        }
-    }
-    Py_END_ALLOW_THREADS
-    result = ok ? Py_BuildValue("(LLLOL)", (long long)tied, (long long)lowest_tied,
-                                (long long)rise, falling ? Py_True : Py_False,
-                                (long long)stepped)
-                : Py_NewRef(Py_None);
-done:
-    free(seen);
-    PyBuffer_Release(&qb);
-    PyBuffer_Release(&rb);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&lb);
-    return result;
-}
-
 static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored)) {
     Block gone[3 * SPARES + 1 + POOL_BLOCKS];
     int count = 0;
@@ -2294,9 +2296,6 @@ static PyObject *py_release_memory(PyObject *self, PyObject *Py_UNUSED(ignored))
 static PyMethodDef module_methods[] = {
     {"first_duplicate", py_first_duplicate, METH_VARARGS,
      "first_duplicate(query, doc, num_queries, num_docs) -> (i, j) or None"},
-    {"rank_steps", py_rank_steps, METH_VARARGS,
-     "rank_steps(query, rank, score, line, num_queries) -> (tied, lowest, rise, falling,\n"
-     "stepped) or None"},
     {"release_memory", py_release_memory, METH_NOARGS,
      "release_memory() -> bytes freed of the memory kept for the next parser (the\n"
      "allocator's free pages then given back to the system)"},

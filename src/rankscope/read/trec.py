@@ -299,7 +299,8 @@ def _columns(parser, is_run: bool):
     if is_run:
         first, other_line, other = out[7]
         tags = (decode(first), other_line, decode(other))
-        shape = RunShape(np.frombuffer(out[5], np.float64), out[6], tags, parser.repeated())
+        rank = np.frombuffer(out[5], np.float64)
+        shape = RunShape(rank, out[6], tags, parser.repeated(), out[8])
         return q, d, value, line, decode(out[4]), shape
     return q, d, value, line
 
@@ -307,6 +308,13 @@ def _columns(parser, is_run: bool):
 #: The field counts a run's lines are told apart by: this many or more count as this many
 #: (the compiled reader's ``NFIELDS - 1``).
 MANY_FIELDS = 16
+
+
+#: What `suspicions` works out of a run's rows listed each query's together in rank order:
+#: the first row of the query tied on one score whose first line comes first and that line
+#: (-1, 0: none), the row whose step to the next up the ranks raises the score at the
+#: first line (-1: none), whether such a step lowers it, the queries with a step up.
+RankSteps = tuple[int, int, int, bool, int]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -325,6 +333,10 @@ class RunShape:
     #: them when each query's lines come together (() when none), found by the compiled
     #: reader as it numbers a block's documents query by query; None: not looked for
     repeated: tuple[int, ...] | None = None
+    #: its rows' `RankSteps`, gathered by the compiled reader as it interns them; None:
+    #: not gathered (the pure-Python readers), or the rows are not listed each query's
+    #: together in rank order, a rank is not a number, or there are fewer than two
+    steps: RankSteps | None = None
 
 
 class ShapeOf:
@@ -415,7 +427,7 @@ def suspicions(
     count = next(c for c, (_, line) in shape.fields.items() if line == first_line)
     first, other_line, other = shape.tags
     rank = shape.rank
-    steps = _rank_steps(q, rank, score, line, len(queries)) if len(rank) > 1 else None
+    steps = shape.steps if len(rank) > 1 else None  # (gathered by the compiled reader)
     ranked = steps is not None or not np.isnan(rank).any()
     tied: tuple[int, str, float] = (0, "", 0.0)
     rising: tuple[int, str] = (0, "")
@@ -441,30 +453,10 @@ def suspicions(
     )  # fmt: skip
 
 
-#: What `suspicions` works out of a run's rows listed each query's together in rank order:
-#: the first row of the query tied on one score whose first line comes first and that line
-#: (-1, 0: none), the row whose step to the next up the ranks raises the score at the
-#: first line (-1: none), whether such a step lowers it, the queries with a step up.
-RankSteps = tuple[int, int, int, bool, int]
-
-
-def _rank_steps(
-    q: np.ndarray, rank: np.ndarray, score: np.ndarray, line: np.ndarray, num_queries: int
-) -> RankSteps | None:
-    """`RankSteps` of the rows (query codes, ranks, scores, line numbers) from the compiled
-    reader in one pass (numpy's twin, `_rank_steps_numpy`, makes some twenty: 8 ms for a
-    block of 830k rows); None when it is not built, or the rows are not so listed or hold
-    a NaN (`suspicions` then orders them and asks numpy)."""
-    fast = native()
-    columns = ((q, np.int32), (rank, np.float64), (score, np.float64), (line, np.int32))
-    if fast is None or any(c.dtype != t or not c.flags.c_contiguous for c, t in columns):
-        return None
-    return fast.rank_steps(q, rank, score, line, num_queries)
-
-
 def _rank_steps_numpy(qs: np.ndarray, r: np.ndarray, s: np.ndarray, at: np.ndarray) -> RankSteps:
     """`RankSteps` of rows listed each query's together in rank order (query codes, ranks,
-    scores, line numbers), no rank a NaN."""
+    scores, line numbers), no rank a NaN: numpy's twin of what the compiled reader gathers
+    as it reads a run (`RunShape.steps`)."""
     starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
     lowest = np.minimum.reduceat(at, starts)
     tie = (np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)) & (
