@@ -211,6 +211,22 @@ def test_blocks_give_the_whole_runs_values_and_warnings(tmp_path, spy, seed, gz)
             assert len(spy) > 1  # (workers' calls are not seen here)
 
 
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_blocks_parsed_one_or_two_at_a_time_give_the_whole_runs_values(
+    tmp_path, monkeypatch, cores
+):
+    """A block parsed beside the judging of the one before (one core), or two at once, each
+    by a serial parser (more cores): the values of the runs read whole, in their order, a
+    run shorter than a block (read whole) between runs read in blocks."""
+    monkeypatch.setattr(many, "available_cores", lambda: cores)
+    qrels, run = write_track(tmp_path, seed=3)
+    small = tmp_path / "small.txt"
+    small.write_text("".join(run.read_text().splitlines(keepends=True)[:3]))
+    runs = [str(run), str(small), str(run), str(run)]
+    expected = evaluated(qrels, runs, block_bytes=WHOLE, jobs=1)
+    for block in (90, 700):
+        assert evaluated(qrels, runs, block_bytes=block, jobs=1) == expected
+
 @pytest.mark.parametrize(
     "options",
     [

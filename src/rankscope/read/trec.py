@@ -574,7 +574,7 @@ def _native_parse(
 
 def _native_parsing(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines,
-    ahead: bool = False, done: Ahead | None = None,
+    ahead: bool = False, done: Ahead | None = None, serial: bool = False,
 ) -> Parsing[tuple]:  # fmt: skip
     """`_native_parse` in two steps: the parse begun, and its `Parsing`.  ``ahead``: the
     compiled parser scans and interns the text in another thread meanwhile (it lets the
@@ -597,7 +597,7 @@ def _native_parsing(
         parser = done.parser
         fed.append(done.fed)
     else:
-        parser = _parser(fast, queries, docs, is_run)
+        parser = _parser(fast, queries, docs, is_run, serial)
     view = memoryview(data)
 
     def feed() -> None:
@@ -631,14 +631,15 @@ def _native_parsing(
     return Parsing(feed if feeding is None else feeding.join, result)
 
 
-def _parser(fast, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+def _parser(fast, queries: Vocabulary, docs: Vocabulary, is_run: bool, serial: bool = False):
     """A compiled parser into ``queries`` and ``docs``.  It scans the text in a thread of
     its own while the feeding thread interns what is scanned, unless this process has one
-    core: there the two threads would take turns on it, handing over every thousand
-    lines (a 7M-line run: 8,000 context switches, 0.08 s of system time), so the feeding
-    thread scans and interns in turns itself."""
+    core (there the two threads would take turns on it, handing over every thousand
+    lines: a 7M-line run had 8,000 context switches, 0.08 s of system time) or the caller
+    asks for it ``serial`` (it runs other parsers meanwhile): the feeding thread then
+    scans and interns in turns itself."""
     parser = fast.Parser(queries.native, docs.native, is_run)
-    if available_cores() == 1:
+    if serial or available_cores() == 1:
         parser.serial()
     return parser
 
@@ -753,7 +754,7 @@ def _tagged_run(
 
 def read_run_block(
     data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
-    ahead: bool = False, done: Ahead | None = None,
+    ahead: bool = False, done: Ahead | None = None, serial: bool = False,
 ) -> Parsing[tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, their `Suspicions` (the caller
@@ -766,9 +767,10 @@ def read_run_block(
     raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
     go (`_native_parsing`): the caller evaluates the block before while this one is read.
     ``done``: the first block as the command line read it ahead (`rankscope.read.ahead`),
-    ``data`` its bytes: its parse is taken where it can be (`_native_parsing`)."""
+    ``data`` its bytes: its parse is taken where it can be (`_native_parsing`).
+    ``serial``: the compiled parser scans and interns in one thread (`_parser`)."""
     assert _native_for(queries, docs) is not None
-    parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done)
+    parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done, serial)
 
     def rows(read: tuple) -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
         (*columns, shape), newlines = read
