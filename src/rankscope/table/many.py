@@ -334,10 +334,6 @@ def _ahead_of(block: RunBlock) -> Ahead | None:
     return done
 
 
-#: How many blocks `_outcomes_here` parses at once beside the judging, on two cores or more.
-PARSED_AT_ONCE = 2
-
-
 def _queries_together(q: np.ndarray) -> bool:
     """Whether the rows ``q`` (query codes) list each query's rows in one stretch."""
     heads = q[np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))]
@@ -774,6 +770,10 @@ def _workers(size: int, jobs: int | None) -> int:
         # deadlock the children: the default pool is for single-threaded callers
         jobs = available_cores() if threading.active_count() == 1 else 1
     return jobs
+
+
+#: How many blocks `_outcomes_here` parses at once beside the judging, on two cores or more.
+PARSED_AT_ONCE = 2
 
 
 def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
