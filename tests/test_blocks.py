@@ -211,6 +211,22 @@ def test_blocks_give_the_whole_runs_values_and_warnings(tmp_path, spy, seed, gz)
             assert len(spy) > 1  # (workers' calls are not seen here)
 
 
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_blocks_parsed_one_or_two_at_a_time_give_the_whole_runs_values(
+    tmp_path, monkeypatch, cores
+):
+    """A block parsed beside the judging of the one before (one core), or two at once, each
+    by a serial parser (more cores): the values of the runs read whole, in their order, a
+    run shorter than a block (read whole) between runs read in blocks."""
+    monkeypatch.setattr(many, "available_cores", lambda: cores)
+    qrels, run = write_track(tmp_path, seed=3)
+    small = tmp_path / "small.txt"
+    small.write_text("".join(run.read_text().splitlines(keepends=True)[:3]))
+    runs = [str(run), str(small), str(run), str(run)]
+    expected = evaluated(qrels, runs, block_bytes=WHOLE, jobs=1)
+    for block in (90, 700):
+        assert evaluated(qrels, runs, block_bytes=block, jobs=1) == expected
+
 @pytest.mark.parametrize(
     "options",
     [
@@ -472,6 +488,28 @@ def test_a_per_query_vocabulary_numbers_the_ids_it_lacks_query_by_query():
     assert all(codes[i] == codes[i + 2500] for i in range(2500) if i != 1500)
     assert third.docs.strings_of(third.doc[:3]) == ["z0", "z1", "z2"]
 
+
+
+def test_per_query_copies_share_the_judged_ids_but_not_what_one_adds():
+    """The blocks' per-query copies of the judged documents share one table (the compiled
+    reader's, never written while shared): an id interned into one copy, or thousands (its
+    table grown), is found in that copy alone, and the others, the judged vocabulary and
+    the copies made after it still find the judged ids under their codes."""
+    from rankscope.model import Vocabulary
+
+    judged = Vocabulary(["a", "b"])
+    first, second = judged.scoped(per_query=True), judged.scoped(per_query=True)
+    assert first.intern("z") == 2 and first.code("z") == 2
+    assert "z" not in second and "z" not in judged
+    grown = first.intern_many([f"y{i}" for i in range(5000)])
+    assert grown.tolist() == list(range(3, 5003)) and first.code("y4999") == 5002
+    assert first.code("a") == 0 and first.code("b") == 1  # (the table grown: still found)
+    third = second.scoped(per_query=True)  # a copy of a copy
+    for vocabulary in (second, third, judged.scoped(per_query=True), judged):
+        assert vocabulary.code("a") == 0 and vocabulary.code("b") == 1
+        assert "z" not in vocabulary and "y0" not in vocabulary
+    del first, second, judged  # the table outlives the vocabulary that lent it
+    assert third.code("b") == 1 and third.intern("w") == 2
 
 def shared_track(tmp: Path, seed: int, queries: int = 60) -> tuple[Path, Path]:
     """Judgments and a run whose documents come from one pool shared by every query (the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from rankscope.api import evaluate_many
@@ -140,3 +141,60 @@ def test_a_run_read_in_blocks_warns_as_read_whole(tmp_path):
     assert [w.split(": ")[0] for w in whole] == [f"{run}:11", f"{run}:16", f"{run}:19"]
     for block in (40, 100, 200):
         assert said(block_bytes=block, jobs=1) == whole, block
+
+
+
+def _steps(rows, gaps=()):
+    """The run of ``rows`` of (query, rank, score) as text (a comment line after the rows in
+    ``gaps``), read by the compiled reader: its columns (query codes, ranks, scores, lines)
+    and the `RankSteps` it gathered."""
+    from rankscope.model import Vocabulary
+    from rankscope.read.trec import _native_parse
+
+    text = "".join(
+        f"q{q} Q0 d{i} {r} {float(s)!r} t\n" + ("# gap\n" if i in gaps else "")
+        for i, (q, r, s) in enumerate(rows)
+    )  # fmt: skip
+    (q, _, s, line, _, shape), _ = _native_parse(
+        text.encode(), "run", Vocabulary(), Vocabulary(), True
+    )  # fmt: skip
+    return (q, shape.rank, s, line), shape.steps
+
+
+def test_rank_steps_worked_out_by_hand():
+    """Query 0 tied on one score (rows 0-2, first line 1), query 1's step up the ranks
+    raising the score (row 3 to 4, line 5), query 2's lowering it; every query steps."""
+    from rankscope.read.trec import _rank_steps_numpy
+
+    rows = [(0, 1, 5.0), (0, 2, 5.0), (0, 3, 5.0), (1, 1, 3.0), (1, 2, 4.0), (2, 1, 9.0),
+            (2, 2, 8.0), (2, 2, 8.0)]  # fmt: skip
+    q, r, s = (np.asarray(c) for c in zip(*rows, strict=True))
+    expected = (0, 1, 3, True, 3)
+    assert _rank_steps_numpy(q, r.astype(float), s, np.arange(1, 9)) == expected
+    if native() is not None:
+        assert _steps(rows)[1] == expected
+
+
+def test_rank_steps_gathered_as_numpy_works_them_out():
+    """What the compiled reader gathers as it reads a run is numpy's result bit for bit, on
+    seeded runs with tied scores and ranks, one-row queries and comment lines between rows;
+    and nothing (numpy's turn) where the rows are not listed query by query in rank order,
+    a rank is not a number, or there is one row."""
+    from rankscope.read.trec import _rank_steps_numpy
+
+    if native() is None:
+        pytest.skip("compiled reader not built")
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        queries = int(rng.integers(1, 12))
+        sizes = rng.integers(1, 9, size=queries)
+        q = np.repeat(rng.permutation(queries + 3)[:queries], sizes)
+        r = np.concatenate([np.sort(rng.integers(0, 4, size=k)) for k in sizes])
+        s = rng.integers(0, 3, size=len(q)) * rng.choice([1.0, -0.5])
+        gaps = set(np.flatnonzero(rng.random(len(q)) < 0.2).tolist())
+        columns, steps = _steps(list(zip(q, r, s, strict=True)), gaps)
+        assert steps == (_rank_steps_numpy(*columns) if len(q) > 1 else None)
+    assert _steps([(0, 1, 2.0), (1, 1, 2.0), (0, 2, 1.0)])[1] is None  # query 0 twice
+    assert _steps([(0, 2, 2.0), (0, 1, 2.0)])[1] is None  # ranks falling
+    assert _steps([(0, 1, 2.0), (0, "x", 1.0)])[1] is None  # a rank that is no number
+    assert _steps([(0, 1, 2.0)])[1] is None

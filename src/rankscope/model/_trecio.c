@@ -150,10 +150,19 @@ typedef struct {
 #define WHERE_OFF(w) ((w) & 0xFFFFFFFFFFULL)
 #define WHERE_LEN(w) ((size_t)((w) >> 40))
 
+/* A per-query interner's table and filter, lent to its copies (see Interner_copy): never
+   written again; freed by the last of them to let go (`refs`, atomic: without the GIL). */
+typedef struct {
+    Block slots;
+    uint64_t *filter;
+    int refs;
+} Lent;
+
 typedef struct {
     PyObject_HEAD
-    Slot *slots;         /* = slot_block.p */
-    Block slot_block;
+    Slot *slots;         /* = slot_block.p, or lent->slots.p */
+    Block slot_block;    /* (empty while the table is lent) */
+    Lent *lent;          /* the table and filter it reads, shared and read-only; NULL: its own */
     size_t mask;         /* capacity - 1 (power of two) */
     char *arena;         /* = arena_block.p */
     Block arena_block;
@@ -169,6 +178,8 @@ typedef struct {
     uint64_t *filter;    /* a per-query interner's: two bits set per id of the table */
     size_t filter_mask;  /* bits - 1 */
 } Interner;
+
+static int interner_own(Interner *self);
 
 /* The length of the id in `slot`. */
 static inline size_t slot_len(const Interner *self, const Slot *slot) {
@@ -220,6 +231,7 @@ static int interner_reserve(Interner *self, size_t entries) {
     size_t cap = self->mask + 1;
     while (cap * 3 < 4 * entries + 4) cap *= 2;
     if (cap == self->mask + 1) return 0;
+    if (interner_own(self) < 0) return -1;
     Block block;
     if (block_alloc(&block, cap * sizeof(Slot)) < 0) return -1;
     Slot *slots = block.p;
@@ -354,6 +366,7 @@ static inline void filter_prefetch(const Interner *self, uint64_t h) {
 static int filter_make(Interner *self) {
     size_t bits = (size_t)1 << 16;
     while (bits < 16 * self->indexed) bits *= 2;
+    if (interner_own(self) < 0) return -1;
     uint64_t *filter = calloc(bits / 64, sizeof(uint64_t));
     if (!filter) return -1;
     free(self->filter);
@@ -439,6 +452,7 @@ static int64_t interner_get_hashed(Interner *self, const char *s, size_t len, ui
         i = (i + 1) & self->mask;
     }
     if (!add) return -1;
+    if (interner_own(self) < 0) return NO_MEMORY;  /* (the same table: i stays right) */
     size_t at = self->arena_len;
     int64_t c = interner_append(self, s, len);
     if (c < 0) return c;
@@ -523,7 +537,45 @@ static void block_keep(Block *b, Block *spares) {
     block_free(b);
 }
 
+/* One interner fewer reading `l`: freed (its table kept as a spare) by the last. */
+static void lent_release(Lent *l) {
+    if (__atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL)) return;
+    block_keep(&l->slots, spare_slots);
+    free(l->filter);
+    free(l);
+}
+
+/* The interner's table and filter made its own (copied) if they are lent, before it
+   writes them; -1 when memory runs out (no exception set: this runs without the GIL too). */
+static int interner_own(Interner *self) {
+    Lent *l = self->lent;
+    if (!l) return 0;
+    size_t size = (self->mask + 1) * sizeof(Slot);
+    Block slots;
+    if (block_alloc(&slots, size) < 0) return -1;
+    uint64_t *filter = NULL;
+    if (l->filter) {
+        filter = malloc((self->filter_mask + 1) / 8);
+        if (!filter) {
+            block_free(&slots);
+            return -1;
+        }
+        memcpy(filter, l->filter, (self->filter_mask + 1) / 8);
+    }
+    memcpy(slots.p, self->slots, size);
+    self->slot_block = slots;
+    self->slots = slots.p;
+    self->filter = filter;
+    self->lent = NULL;
+    lent_release(l);
+    return 0;
+}
+
 static void Interner_dealloc(Interner *self) {
+    if (self->lent) {
+        lent_release(self->lent);
+        self->filter = NULL;
+    }
     block_keep(&self->slot_block, spare_slots);
     block_keep(&self->arena_block, spare_arena);
     block_keep(&self->offsets_block, spare_offsets);
@@ -723,7 +775,12 @@ static PyObject *Interner_translate(Interner *self, PyObject *arg) {
 }
 
 /* copy(): a new interner holding the same ids under the same codes (a memcpy of the table,
-   the arena and the offsets, where interning every id again would hash each). */
+   the arena and the offsets, where interning every id again would hash each).  A
+   per-query interner's copy (see Interner_per_query: a block of a large run read into a
+   copy of the judged documents' one) shares its table and filter, which neither writes
+   (their ids are added to the arena only; an interner that is to write them copies them
+   first, interner_own), where a copy for every block cost a memcpy of the table (8 MB,
+   ~2.5 ms for 207k judged documents) and the memory it went to. */
 static int slots_fit(size_t size, size_t want) { return size == want; } /* overwritten whole */
 
 static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
@@ -731,12 +788,36 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     Interner *out = (Interner *)PyObject_CallNoArgs((PyObject *)Py_TYPE(self));
     if (!out) return NULL;
     size_t cap = self->mask + 1;
-    Block slots = spare_take(spare_slots, SPARES, slots_fit, cap * sizeof(Slot));
-    if (!slots.p && block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
-    memcpy(slots.p, self->slots, cap * sizeof(Slot));
-    block_free(&out->slot_block);
-    out->slot_block = slots;
-    out->slots = slots.p;
+    if (self->per_query) {
+        if (!self->lent) {  /* its table lent from now on (this interner reads it too) */
+            Lent *l = malloc(sizeof(Lent));
+            if (!l) goto nomemory;
+            l->slots = self->slot_block;
+            l->filter = self->filter;
+            l->refs = 1;
+            self->lent = l;
+            self->slot_block = (Block){0};
+        }
+        __atomic_add_fetch(&self->lent->refs, 1, __ATOMIC_ACQ_REL);
+        block_free(&out->slot_block);
+        out->lent = self->lent;
+        out->slots = self->slots;
+        out->filter = self->filter;
+        out->filter_mask = self->filter_mask;
+    } else {
+        Block slots = spare_take(spare_slots, SPARES, slots_fit, cap * sizeof(Slot));
+        if (!slots.p && block_alloc(&slots, cap * sizeof(Slot)) < 0) goto nomemory;
+        memcpy(slots.p, self->slots, cap * sizeof(Slot));
+        block_free(&out->slot_block);
+        out->slot_block = slots;
+        out->slots = slots.p;
+        if (self->filter) {
+            out->filter = malloc((self->filter_mask + 1) / 8);
+            if (!out->filter) goto nomemory;
+            memcpy(out->filter, self->filter, (self->filter_mask + 1) / 8);
+            out->filter_mask = self->filter_mask;
+        }
+    }
     out->mask = self->mask;
     if (self->arena_len) {
         if (interner_reserve_arena(out, self->arena_len) < 0) goto nomemory;
@@ -752,12 +833,6 @@ static PyObject *Interner_copy(Interner *self, PyObject *Py_UNUSED(ignored)) {
     out->n = self->n;
     out->indexed = self->indexed;
     out->per_query = self->per_query;
-    if (self->filter) {
-        out->filter = malloc((self->filter_mask + 1) / 8);
-        if (!out->filter) goto nomemory;
-        memcpy(out->filter, self->filter, (self->filter_mask + 1) / 8);
-        out->filter_mask = self->filter_mask;
-    }
     return (PyObject *)out;
 nomemory:
     PyErr_NoMemory();
@@ -1320,6 +1395,79 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
     return c;
 }
 
+/* What rankscope.read.trec.suspicions works out of a run's rows listed as runs are
+   written (each query's rows together, its ranks never falling), gathered row by row as
+   they are interned (where numpy made some twenty passes over the block's columns, 8 ms
+   for 830k rows, and one more pass read 21 MB back from memory): the first row of the
+   query tied on one score whose first line comes first (`tied`, -1: none) and that line,
+   the row whose step to the next up the ranks raises the score at the first line (`rise`,
+   -1: none), whether such a step lowers it, the queries with a step up the ranks.  `on`
+   drops to 0 (suspicions then asks numpy) where a query's rows come in two places, the
+   ranks fall within a query, or a rank is not a number. */
+typedef struct {
+    int on, started, has_step, falling;
+    unsigned char *seen;  /* the queries met (by code) */
+    size_t seen_cap;
+    int64_t rows, head, lowest, tied, lowest_tied, rise, rise_line, stepped;
+    double smin, smax, rmin, rmax, last_r, last_s;
+    int32_t last_q;
+} Steps;
+
+/* The current query's rows end. */
+static void steps_close(Steps *st) {
+    if (st->smax == st->smin && st->rmax > st->rmin &&
+        (st->tied < 0 || st->lowest < st->lowest_tied)) {
+        st->tied = st->head;
+        st->lowest_tied = st->lowest;
+    }
+    st->stepped += st->has_step;
+}
+
+/* The next row: its query's code, rank, score and line. */
+static inline void steps_row(Steps *st, int32_t q, double r, double s, int32_t line) {
+    int64_t row = st->rows++;
+    if (!st->on) return;
+    if (r != r || s != s || q < 0) { st->on = 0; return; }
+    if (!st->started || q != st->last_q) {
+        if (st->started) steps_close(st);
+        if ((size_t)q >= st->seen_cap) {
+            size_t cap = st->seen_cap ? st->seen_cap : 1024;
+            while (cap <= (size_t)q) cap *= 2;
+            unsigned char *seen = realloc(st->seen, cap);
+            if (!seen) { st->on = 0; return; }  /* (numpy's turn) */
+            memset(seen + st->seen_cap, 0, cap - st->seen_cap);
+            st->seen = seen;
+            st->seen_cap = cap;
+        }
+        if (st->seen[q]) { st->on = 0; return; }  /* the query's rows in two places */
+        st->seen[q] = 1;
+        st->started = 1;
+        st->head = row;
+        st->smin = st->smax = s;
+        st->rmin = st->rmax = r;
+        st->lowest = line;
+        st->has_step = 0;
+    } else {
+        if (r < st->last_r) { st->on = 0; return; }  /* ranks falling within the query */
+        if (s < st->smin) st->smin = s;
+        if (s > st->smax) st->smax = s;
+        if (r < st->rmin) st->rmin = r;
+        if (r > st->rmax) st->rmax = r;
+        if (line < st->lowest) st->lowest = line;
+        if (r > st->last_r) {  /* a step up the ranks */
+            st->has_step = 1;
+            if (s > st->last_s && (st->rise < 0 || line < st->rise_line)) {
+                st->rise = row - 1;
+                st->rise_line = line;
+            }
+            st->falling |= s < st->last_s;
+        }
+    }
+    st->last_q = q;
+    st->last_r = r;
+    st->last_s = s;
+}
+
 /* Intern records [from, to) of the ring `recs` (record k at k & mask; `ready` of them are
    scanned): 0, or an interner's error code (NO_MEMORY, TOO_MANY_IDS; runs without the
    GIL).  Memory latency dominates, so the loop prefetches ahead: the table slots of the
@@ -1327,7 +1475,7 @@ static int64_t local_code(Local *loc, Interner *docs, const char *s, size_t len,
    and the query's table) for the record 8 places on. */
 static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, size_t ready,
                           Interner *queries, Interner *docs, Column *qc, Column *dc, Column *vc,
-                          Column *lc, Column *rc, Local *loc) {
+                          Column *lc, Column *rc, Local *loc, Steps *steps) {
     for (size_t k = from; k < to; k++) {
         if (loc) {  /* the filter, then the table only where the filter may find an id */
             if (k + 16 < ready) filter_prefetch(docs, recs[(k + 16) & mask].dh);
@@ -1363,7 +1511,10 @@ static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, si
         ((int32_t *)dc->data)[dc->len++] = (int32_t)dcode;
         memcpy(vc->data + vc->len++ * 8, &r->v, 8);
         ((int32_t *)lc->data)[lc->len++] = r->line;
-        if (rc) memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
+        if (rc) {
+            memcpy(rc->data + rc->len++ * sizeof(double), &r->rank, sizeof(double));
+            steps_row(steps, (int32_t)qcode, r->rank, r->v.score, r->line);
+        }
     }
     return 0;
 }
@@ -1371,7 +1522,7 @@ static int intern_records(Pending *recs, size_t mask, size_t from, size_t to, si
 /* Parser: fed the input in pieces (whole lines at a time), it accumulates the columns.
    Parser(queries, docs, is_run); feed(buffer, final) -> bytes consumed, or an error tuple
    (None, line, kind, detail); result() -> (query, doc, value, line[, tag, rank, fields,
-   tags]) as read-only Buffers (see Parser_result for a run's evidence). */
+   tags, steps]) as read-only Buffers (see Parser_result for a run's evidence). */
 typedef struct {
     PyObject_HEAD
     Interner *queries, *docs;
@@ -1390,6 +1541,7 @@ typedef struct {
     int busy;         /* being fed without the GIL (see wait_idle) */
     int serial;       /* scan, then intern, in the feeding thread (see Parser_serial) */
     Local local;      /* the current query's ids, when docs is per query */
+    Steps steps;      /* a run's steps up the ranks, gathered as its rows are interned */
 } Parser;
 
 static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
@@ -1404,6 +1556,10 @@ static int Parser_init(Parser *self, PyObject *args, PyObject *kwds) {
     Py_XSETREF(self->queries, queries);
     Py_XSETREF(self->docs, docs);
     self->is_run = is_run;
+    free(self->steps.seen);
+    memset(&self->steps, 0, sizeof self->steps);
+    self->steps.on = is_run;
+    self->steps.tied = self->steps.rise = -1;
     self->qc.item = sizeof(int32_t);
     self->dc.item = sizeof(int32_t);
     self->vc.item = 8;
@@ -1449,6 +1605,7 @@ static int recs_reserve(Block *b, size_t size) {
 static void Parser_dealloc(Parser *self) {
     recs_release(&self->recs_block);
     free(self->local.slots);
+    free(self->steps.seen);
     Py_XDECREF(self->queries);
     Py_XDECREF(self->docs);
     pool_put(&self->qc.mem);
@@ -1796,7 +1953,7 @@ static PyObject *Parser_feed(Parser *self, PyObject *args) {
                 failed = intern_records(sc.recs, sc.mask, used, upto, ready, queries, docs,
                                         &self->qc, &self->dc, &self->vc, &self->lc,
                                         self->is_run ? &self->rc : NULL,
-                                        docs->per_query ? &self->local : NULL);
+                                        docs->per_query ? &self->local : NULL, &self->steps);
                 if (failed) {
                     ring_consumed(&sc, used, 1); /* (the scanner stops) */
                     break;
@@ -1871,10 +2028,18 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
     }
     if (!self->is_run) return Py_BuildValue("(NNNN)", qb, db, vb, lb);
     /* a run's evidence: its rank column (float64, NaN where not a number), {field count:
-       (lines, first line)} (NFIELDS - 1: that many or more), and (first tag, first line
-       with another tag or 0, that tag) */
+       (lines, first line)} (NFIELDS - 1: that many or more), (first tag, first line
+       with another tag or 0, that tag), and its steps up the ranks (tied, its first line,
+       rise, falling, stepped: see Steps), None where not gathered or fewer than two rows */
+    Steps st = self->steps;
+    if (st.on && st.started) steps_close(&st);
+    PyObject *steps = st.on && st.rows >= 2
+        ? Py_BuildValue("(LLLOL)", (long long)st.tied, (long long)st.lowest_tied,
+                        (long long)st.rise, st.falling ? Py_True : Py_False,
+                        (long long)st.stepped)
+        : Py_NewRef(Py_None);
     PyObject *rb = column_take(&self->rc), *fields = PyDict_New();
-    int ok = rb && fields;
+    int ok = rb && fields && steps;
     for (int c = 0; ok && c < NFIELDS; c++) {
         if (!self->fields[c]) continue;
         PyObject *k = PyLong_FromLong(c);
@@ -1886,13 +2051,13 @@ static PyObject *Parser_result(Parser *self, PyObject *Py_UNUSED(ignored)) {
     PyObject *empty = PyBytes_FromStringAndSize("", 0);
     if (!ok || !empty) {
         Py_XDECREF(qb); Py_XDECREF(db); Py_XDECREF(vb); Py_XDECREF(lb);
-        Py_XDECREF(rb); Py_XDECREF(fields); Py_XDECREF(empty);
+        Py_XDECREF(rb); Py_XDECREF(fields); Py_XDECREF(empty); Py_XDECREF(steps);
         return NULL;
     }
     PyObject *out = Py_BuildValue(
-        "(NNNNONN(OLO))", qb, db, vb, lb, self->tag, rb, fields,
+        "(NNNNONN(OLO)N)", qb, db, vb, lb, self->tag, rb, fields,
         self->tag0 ? self->tag0 : empty, self->other_line,
-        self->other_tag ? self->other_tag : empty);
+        self->other_tag ? self->other_tag : empty, steps);
     Py_DECREF(empty);
     return out;
 }

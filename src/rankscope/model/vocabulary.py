@@ -57,7 +57,10 @@ class Vocabulary:
         document of the block in one table probed a table far larger than the caches at
         random.  ``room`` is then not needed (the table takes none of them); the
         pure-Python backend numbers them across queries, which satisfies the same.  Such a
-        copy is made once (with the filter its lookups go through) and copied for each."""
+        copy is made once (with the filter its lookups go through) and copied for each; the
+        compiled copies share its table and filter (written by none of them while shared:
+        one that adds ids to its table copies them first), where a copy of the table for
+        each block of a large run cost ~2.5 ms and 8 MB of memory for 207k judged ids."""
         out = Vocabulary(pure=self._native is None)
         if self._native is not None and per_query:
             made = self._per_query

@@ -299,7 +299,8 @@ def _columns(parser, is_run: bool):
     if is_run:
         first, other_line, other = out[7]
         tags = (decode(first), other_line, decode(other))
-        shape = RunShape(np.frombuffer(out[5], np.float64), out[6], tags, parser.repeated())
+        rank = np.frombuffer(out[5], np.float64)
+        shape = RunShape(rank, out[6], tags, parser.repeated(), out[8])
         return q, d, value, line, decode(out[4]), shape
     return q, d, value, line
 
@@ -307,6 +308,13 @@ def _columns(parser, is_run: bool):
 #: The field counts a run's lines are told apart by: this many or more count as this many
 #: (the compiled reader's ``NFIELDS - 1``).
 MANY_FIELDS = 16
+
+
+#: What `suspicions` works out of a run's rows listed each query's together in rank order:
+#: the first row of the query tied on one score whose first line comes first and that line
+#: (-1, 0: none), the row whose step to the next up the ranks raises the score at the
+#: first line (-1: none), whether such a step lowers it, the queries with a step up.
+RankSteps = tuple[int, int, int, bool, int]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -325,6 +333,10 @@ class RunShape:
     #: them when each query's lines come together (() when none), found by the compiled
     #: reader as it numbers a block's documents query by query; None: not looked for
     repeated: tuple[int, ...] | None = None
+    #: its rows' `RankSteps`, gathered by the compiled reader as it interns them; None:
+    #: not gathered (the pure-Python readers), or the rows are not listed each query's
+    #: together in rank order, a rank is not a number, or there are fewer than two
+    steps: RankSteps | None = None
 
 
 class ShapeOf:
@@ -415,38 +427,51 @@ def suspicions(
     count = next(c for c, (_, line) in shape.fields.items() if line == first_line)
     first, other_line, other = shape.tags
     rank = shape.rank
-    ranked = not np.isnan(rank).any()
+    steps = shape.steps if len(rank) > 1 else None  # (gathered by the compiled reader)
+    ranked = steps is not None or not np.isnan(rank).any()
     tied: tuple[int, str, float] = (0, "", 0.0)
     rising: tuple[int, str] = (0, "")
     falling, stepped = False, 0
     if ranked and len(rank) > 1:
         qs, r, s, at = q, rank, score, line
-        if not _by_query_and_rank(q, rank):  # the usual order saves a sort
-            order = np.lexsort((rank, q))
-            qs, r, s, at = q[order], rank[order], score[order], line[order]
-        starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
-        lowest = np.minimum.reduceat(at, starts)
-        tie = (np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)) & (
-            np.maximum.reduceat(r, starts) > np.minimum.reduceat(r, starts)
-        )
-        if tie.any():
-            group = int(np.flatnonzero(tie)[np.argmin(lowest[tie])])
-            qid = queries.strings[int(qs[starts[group]])]
-            tied = (int(lowest[group]), qid, float(s[starts[group]]))
-        step = (qs[1:] == qs[:-1]) & (r[1:] > r[:-1])  # consecutive ranks of one query
-        rises = np.flatnonzero(step & (s[1:] > s[:-1]))
-        if len(rises):
-            i = int(rises[np.argmin(at[rises + 1])])
+        if steps is None:
+            if not _by_query_and_rank(q, rank):  # the usual order saves a sort
+                order = np.lexsort((rank, q))
+                qs, r, s, at = q[order], rank[order], score[order], line[order]
+            steps = _rank_steps_numpy(qs, r, s, at)
+        head, lowest, i, falling, stepped = steps
+        if head >= 0:
+            tied = (lowest, queries.strings[int(qs[head])], float(s[head]))
+        if i >= 0:
             rising = (
                 int(at[i + 1]),
                 f"rank {r[i]:g} scores {s[i]:g}, rank {r[i + 1]:g} scores {s[i + 1]:g}",
             )
-        falling = bool((step & (s[1:] < s[:-1])).any())
-        stepped = int(np.count_nonzero(np.logical_or.reduceat(np.r_[step, False], starts)))
     return Suspicions(
         dict(shape.fields), (count, first), (other_line, other), ranked, tied, rising, falling,
         stepped,
     )  # fmt: skip
+
+
+def _rank_steps_numpy(qs: np.ndarray, r: np.ndarray, s: np.ndarray, at: np.ndarray) -> RankSteps:
+    """`RankSteps` of rows listed each query's together in rank order (query codes, ranks,
+    scores, line numbers), no rank a NaN: numpy's twin of what the compiled reader gathers
+    as it reads a run (`RunShape.steps`)."""
+    starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+    lowest = np.minimum.reduceat(at, starts)
+    tie = (np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)) & (
+        np.maximum.reduceat(r, starts) > np.minimum.reduceat(r, starts)
+    )
+    head, first = -1, 0
+    if tie.any():
+        group = int(np.flatnonzero(tie)[np.argmin(lowest[tie])])
+        head, first = int(starts[group]), int(lowest[group])
+    step = (qs[1:] == qs[:-1]) & (r[1:] > r[:-1])  # consecutive ranks of one query
+    rises = np.flatnonzero(step & (s[1:] > s[:-1]))
+    i = int(rises[np.argmin(at[rises + 1])]) if len(rises) else -1
+    falling = bool((step & (s[1:] < s[:-1])).any())
+    stepped = int(np.count_nonzero(np.logical_or.reduceat(np.r_[step, False], starts)))
+    return head, first, i, falling, stepped
 
 
 def _by_query_and_rank(q: np.ndarray, rank: np.ndarray) -> bool:
@@ -549,7 +574,7 @@ def _native_parse(
 
 def _native_parsing(
     data, source: str, queries: Vocabulary, docs: Vocabulary, is_run: bool, at: Lines,
-    ahead: bool = False, done: Ahead | None = None,
+    ahead: bool = False, done: Ahead | None = None, serial: bool = False,
 ) -> Parsing[tuple]:  # fmt: skip
     """`_native_parse` in two steps: the parse begun, and its `Parsing`.  ``ahead``: the
     compiled parser scans and interns the text in another thread meanwhile (it lets the
@@ -572,7 +597,7 @@ def _native_parsing(
         parser = done.parser
         fed.append(done.fed)
     else:
-        parser = _parser(fast, queries, docs, is_run)
+        parser = _parser(fast, queries, docs, is_run, serial)
     view = memoryview(data)
 
     def feed() -> None:
@@ -606,14 +631,15 @@ def _native_parsing(
     return Parsing(feed if feeding is None else feeding.join, result)
 
 
-def _parser(fast, queries: Vocabulary, docs: Vocabulary, is_run: bool):
+def _parser(fast, queries: Vocabulary, docs: Vocabulary, is_run: bool, serial: bool = False):
     """A compiled parser into ``queries`` and ``docs``.  It scans the text in a thread of
     its own while the feeding thread interns what is scanned, unless this process has one
-    core: there the two threads would take turns on it, handing over every thousand
-    lines (a 7M-line run: 8,000 context switches, 0.08 s of system time), so the feeding
-    thread scans and interns in turns itself."""
+    core (there the two threads would take turns on it, handing over every thousand
+    lines: a 7M-line run had 8,000 context switches, 0.08 s of system time) or the caller
+    asks for it ``serial`` (it runs other parsers meanwhile): the feeding thread then
+    scans and interns in turns itself."""
     parser = fast.Parser(queries.native, docs.native, is_run)
-    if available_cores() == 1:
+    if serial or available_cores() == 1:
         parser.serial()
     return parser
 
@@ -728,7 +754,7 @@ def _tagged_run(
 
 def read_run_block(
     data: bytes | memoryview, source: str, queries: Vocabulary, docs: Vocabulary, at: Lines,
-    ahead: bool = False, done: Ahead | None = None,
+    ahead: bool = False, done: Ahead | None = None, serial: bool = False,
 ) -> Parsing[tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]]:  # fmt: skip
     """The rows of a block of whole lines of the run file ``source`` (see
     `rankscope.read.blocks`), numbered from ``at.first``, their `Suspicions` (the caller
@@ -741,17 +767,19 @@ def read_run_block(
     raised there).  ``ahead``: the text is parsed in another thread meanwhile, the GIL let
     go (`_native_parsing`): the caller evaluates the block before while this one is read.
     ``done``: the first block as the command line read it ahead (`rankscope.read.ahead`),
-    ``data`` its bytes: its parse is taken where it can be (`_native_parsing`)."""
+    ``data`` its bytes: its parse is taken where it can be (`_native_parsing`).
+    ``serial``: the compiled parser scans and interns in one thread (`_parser`)."""
     assert _native_for(queries, docs) is not None
-    parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done)
+    parsed = _native_parsing(data, source, queries, docs, True, at, ahead, done, serial)
 
     def rows(read: tuple) -> tuple[tuple[Run, Suspicions, tuple[int, ...] | None] | None, int]:
         (*columns, shape), newlines = read
         if len(columns[0]) == 0:
             return None, newlines
         q, _, s, line, _ = columns  # numbered from at.first; the shape's lines from 1
-        before = at.first - 1
-        found = suspicions(queries, q, s, line - np.int32(before), shape).shifted(before)
+        before = at.first - 1  # (a block's are numbered from 1: no copy of its lines)
+        at_one = line - np.int32(before) if before else line
+        found = suspicions(queries, q, s, at_one, shape).shifted(before)
         run = _tagged_run(None, source, queries, docs, tuple(columns))
         return (run, found, shape.repeated), newlines
 

@@ -116,22 +116,24 @@ class Cluster(Protocol):
 class _Scratch(threading.local):
     """The buffer the text of each block a process evaluates is read into, kept from one
     block to the next: a new one per block had the kernel map and zero its pages each time
-    (half the page faults of a 7M-line run).  Two where one block's text is read while the
-    block before it is parsed (`_outcomes_here`).  One per thread (a Dask worker may run
-    several), and none sent with the task to another process."""
+    (half the page faults of a 7M-line run).  More, in turn, where a block's text is read
+    while the blocks before it are parsed (`_outcomes_here`).  One per thread (a Dask
+    worker may run several), and none sent with the task to another process."""
 
     def __init__(self) -> None:
-        self.buffers = [bytearray(), bytearray()]
+        self.buffers: list[bytearray] = []
         self.turn = 0  # the buffer of the last block read
 
     def __reduce__(self) -> tuple[type, tuple]:
         return _Scratch, ()
 
-    def text(self, block: RunBlock, alternate: bool = False) -> memoryview:
+    def text(self, block: RunBlock, turns: int = 1) -> memoryview:
         """The text of ``block``: a view of the first buffer, to be released before the
-        next block is read; ``alternate``: of the buffer the last block's text is not in,
-        to be released before the block after next is read."""
-        self.turn = self.turn ^ 1 if alternate else 0
+        next block is read; with ``turns`` buffers taking turns, of the one after the last
+        block's, to be released before the ``turns``-th block after this is read."""
+        while len(self.buffers) < turns:
+            self.buffers.append(bytearray())
+        self.turn = (self.turn + 1) % turns if turns > 1 else 0
         buffer = self.buffers[self.turn]
         size = block.end - block.start
         if len(buffer) < size:  # a new buffer, never a resize: a view may be held;
@@ -286,24 +288,29 @@ _Rows = tuple[Run, Suspicions, tuple[int, ...] | None]
 
 def _read_block(
     task: _Task, block: RunBlock, data: bytes | memoryview, first_line: int, ahead: bool = False,
-    whole: bool = False, done: Ahead | None = None,
+    whole: bool = False, done: Ahead | None = None, serial: bool = False,
 ) -> Parsing[tuple[_Rows | None, int]]:  # fmt: skip
     """`read_run_block` of ``block``'s text ``data``, its lines numbered from
     ``first_line``: begun (in another thread when ``ahead``), and its `Parsing`.  Its
     documents the judgments lack are numbered query by query (`Vocabulary.scoped`'s
     ``per_query``), unless ``whole`` or the task looks documents up by id
     (``doc_lengths``).  ``done``: the block as the command line read it ahead
-    (`_ahead_of`; ``data`` its bytes), its parse taken where it was read that way."""
+    (`_ahead_of`; ``data`` its bytes), its parse taken where it was read that way.
+    ``serial``: its compiled parser scans and interns in one thread (`read_run_block`)."""
     judgments = task.judgments
     at = Lines(first_line, at_start=block.start == 0)
     if task.options.doc_lengths is not None or whole:
         # every id in one table (document lengths are looked up by id); room for the ids
         # of a block of ~32-byte lines: one table size for every block
         docs = judgments.docs.scoped(room=task.block_bytes // 32)
-        return read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead)
+        return read_run_block(
+            data, block.source, judgments.queries.scoped(), docs, at, ahead, serial=serial
+        )  # fmt: skip
     # the documents the judgments lack numbered query by query (`Vocabulary.scoped`)
     docs = judgments.docs.scoped(per_query=True)
-    parsed = read_run_block(data, block.source, judgments.queries.scoped(), docs, at, ahead, done)
+    parsed = read_run_block(
+        data, block.source, judgments.queries.scoped(), docs, at, ahead, done, serial
+    )  # fmt: skip
 
     def together(read: tuple[_Rows | None, int]) -> tuple[_Rows | None, int]:
         rows = read[0]
@@ -311,7 +318,7 @@ def _read_block(
             return read
         # a query's lines in two places of the block: its documents must be numbered
         # across them (a document listed twice for it), so the block is read again
-        return _read_block(task, block, data, first_line, whole=True)()
+        return _read_block(task, block, data, first_line, whole=True, serial=serial)()
 
     return parsed.then(together)
 
@@ -360,14 +367,15 @@ class _BlockWork:
     block's text while the block before it is judged and evaluated (the compiled reader
     lets the GIL go: on two cores the two overlap, where one idled during each block's
     Python part), and reads the next block's text meanwhile: made (its text read; with
-    ``ahead``, into the other of the two buffers), `begin` (its parsing started; with
-    ``ahead``, in another thread, which then makes its rows too), `fed` (waits for the
-    compiled parser), `read` (the block's rows), `finish` (its outcome).  Each step's
-    warnings are caught apart, in this thread, and told in the steps' order (making the
-    rows, numpy's work on the columns, warns of nothing: it runs beside the block before's
-    judging, most of it without the GIL)."""
+    ``ahead`` blocks parsed at once beside this thread, into the next of ``ahead + 1``
+    buffers taking turns), `begin` (its parsing started; with ``ahead``, in another
+    thread, which then makes its rows too; with two or more, a serial parse: see
+    `_outcomes_here`), `fed` (waits for the compiled parser), `read` (the block's rows),
+    `finish` (its outcome).  Each step's warnings are caught apart, in this thread, and
+    told in the steps' order (making the rows, numpy's work on the columns, warns of
+    nothing: it runs beside the block before's judging, most of it without the GIL)."""
 
-    def __init__(self, task: _Task, index: int, block: RunBlock, ahead: bool = False) -> None:
+    def __init__(self, task: _Task, index: int, block: RunBlock, ahead: int = 0) -> None:
         self.task, self.index, self.block, self.ahead = task, index, block, ahead
         self.caught: list[Warning] = []
         self.failed: str | None = None  # as `_BlockOutcome.failed`
@@ -381,8 +389,9 @@ class _BlockWork:
         self.made: tuple[_Rows | None, int] | BaseException | None = None  # ... its result
         try:
             self.done = _ahead_of(block)
-            self.data = task.scratch.text(block, ahead) if self.done is None else memoryview(
-                self.done.data
+            self.data = (
+                task.scratch.text(block, ahead + 1 if ahead else 1) if self.done is None
+                else memoryview(self.done.data)
             )  # fmt: skip
         except OSError:
             self.failed = "read"
@@ -394,7 +403,9 @@ class _BlockWork:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                self.parsed = _read_block(self.task, self.block, self.data, 1, done=self.done)
+                self.parsed = _read_block(
+                    self.task, self.block, self.data, 1, done=self.done, serial=self.ahead > 1
+                )  # fmt: skip
             except RankscopeError:
                 self.failed = "read"
                 self.data.release()
@@ -761,36 +772,50 @@ def _workers(size: int, jobs: int | None) -> int:
     return jobs
 
 
+#: How many blocks `_outcomes_here` parses at once beside the judging, on two cores or more.
+PARSED_AT_ONCE = 2
+
+
 def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
     """Each piece's outcome, evaluated in this process in the pieces' order: a block's text
     parsed (without the GIL, `_BlockWork`) while the block before it is judged and
-    evaluated, and the next block's text read meanwhile (into the other buffer: the parse
-    starts as soon as the one before has ended)."""
+    evaluated, and the next block's text read meanwhile (into another buffer: the parse
+    starts as soon as a parse before it has ended).  On two cores or more, two blocks are
+    parsed at once, each by a serial parser (`PARSED_AT_ONCE`), beside the judging: one
+    parse's two threads (scanning, interning) kept ~1.6 of the two cores busy with it
+    (the one waited for the other), and handing records over between them cost ~10% more
+    CPU than scanning and interning in turns."""
     assert _TASK is not None
     task = _TASK
-    work: _BlockWork | None = None  # a block being parsed, not yet evaluated
+    ahead = PARSED_AT_ONCE if available_cores() > 1 else 1
+    works: collections.deque[_BlockWork] = collections.deque()  # begun, in order
     try:
         for piece in pieces:
             after = None
-            if piece.block is not None:  # (its text read while ``work`` parses)
-                after = _BlockWork(task, piece.run, piece.block, ahead=True)
-            done, work = work, None
-            if done is not None:
+            if piece.block is not None:  # (its text read while the works before parse)
+                after = _BlockWork(task, piece.run, piece.block, ahead=ahead)
+            done = None
+            if works and (len(works) >= ahead or after is None):
+                done = works.popleft()
                 done.fed()  # (its rows made once the next parse has begun)
             if after is not None:
                 after.begin()
-                work = after
+                works.append(after)
             if done is not None:
                 done.read()
                 yield done.finish()
             if piece.block is None:
+                while works:  # (every block before it first, in order)
+                    done = works.popleft()
+                    done.read()
+                    yield done.finish()
                 yield _evaluate_piece(piece)
-        done, work = work, None
-        if done is not None:
+        while works:
+            done = works.popleft()
             done.read()
             yield done.finish()
     finally:
-        if work is not None:  # abandoned (an error, or the caller stopped): its parse
+        for work in works:  # abandoned (an error, or the caller stopped): their parses
             work.read()  # waited for
 
 
