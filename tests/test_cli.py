@@ -692,28 +692,45 @@ def test_eval_starts_reading_its_files_before_numpy_is_imported(files):
     assert last_line_of(code) == "[False]"
 
 
-def test_the_command_line_freezes_its_objects_at_exit_only_as_the_program(files, capsys):
-    """`main` run as the process's command line (no ``argv``) freezes what is left at exit
-    (`gc.freeze`, so that the collections at exit skip it); called with arguments, from a
-    program that goes on, it leaves the collector as it was."""
+def test_the_command_line_ends_the_process_only_as_the_program(files, capsys, tmp_path):
+    """`main` run as the process's command line (no ``argv``) ends the process when its
+    command is done: its output written, the functions registered to run at exit run (its
+    `gc.freeze` among them), its status the process's, and nothing after it run; with a
+    thread still running, the usual exit (which waits for it).  Called with arguments, from
+    a program that goes on, it returns, and leaves the collector as it was."""
     import atexit
     import gc
 
     handlers = atexit._ncallbacks()
     code, _, _ = run_cli(["eval", "-m", "P_5", files["qrels"], files["runA"]], capsys)
     assert code == 0 and gc.get_freeze_count() == 0 and atexit._ncallbacks() == handlers
-    program = (
-        "import atexit, gc, sys\n"
-        "from rankscope.cli import main\n"
-        f"sys.argv = ['rankscope', 'eval', '-m', 'P_5', {files['qrels']!r}, {files['runA']!r}]\n"
-        "assert main() == 0\n"
-        "atexit._run_exitfuncs()\n"
-        "print(gc.get_freeze_count() > 0)"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert result.stdout.splitlines()[-1] == "True"
+
+    def program(argv: list[str], thread: bool = False) -> subprocess.CompletedProcess:
+        code = (
+            "import atexit, gc, sys, threading, time\n"
+            "from rankscope.cli import main\n"
+            "atexit.register(lambda: print('at exit, frozen:', gc.get_freeze_count() > 0))\n"
+            + ("threading.Thread(target=time.sleep, args=(0.5,)).start()\n" if thread else "")
+            + f"sys.argv = ['rankscope', *{argv!r}]\n"
+            "main()\n"
+            "print('after main')\n"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+
+    ok = program(["eval", "-m", "P_5", files["qrels"], files["runA"]])
+    assert ok.returncode == 0, ok.stderr
+    lines = ok.stdout.splitlines()
+    assert lines[0].startswith("P_5") and lines[-1] == "at exit, frozen: True"
+    assert "after main" not in ok.stdout
+    bad = program(["eval", "-m", "P_5", files["qrels"], str(tmp_path / "none")])
+    assert bad.returncode == 2 and "rankscope: error:" in bad.stderr
+    assert bad.stdout.splitlines() == ["at exit, frozen: True"]
+    waited = program(["eval", "-m", "P_5", files["qrels"], files["runA"]], thread=True)
+    assert waited.returncode == 0 and waited.stdout.splitlines()[-2:] == [
+        "after main", "at exit, frozen: True",
+    ]  # fmt: skip
 
 
 def test_a_query_whose_lines_are_apart_is_ranked_whole(tmp_path, capsys):
