@@ -400,3 +400,33 @@ def test_one_core_parses_serially(tmp_path, monkeypatch):
     assert one.queries.strings == two.queries.strings
     for column in ("query", "doc", "score"):
         assert np.array_equal(getattr(one, column), getattr(two, column))
+
+
+def test_the_next_blocks_buffers_made_while_importing_are_read_into(
+    tmp_path, monkeypatch, small_blocks
+):
+    """After a large run's first block, the reading thread makes the buffers the next
+    blocks' texts are read into (zeroed, as long as the reader makes one for a block):
+    the evaluation reads into them, with the values of reading without them; those it
+    does not take are dropped at the end."""
+    qrels, run = write_track(tmp_path, seed=16)
+    expected = expected_of(qrels, run, measures=("map", "P_5"))
+    given: list = []
+    taking = ahead.ready_buffer
+
+    def recorded(size):
+        found = taking(size)
+        given.append((size, found))
+        return found
+
+    monkeypatch.setattr(many, "ready_buffer", recorded)
+    got, took, _ = evaluated_ahead(qrels, run, monkeypatch, measures=("map", "P_5"))
+    assert got == expected and took
+    used = [found for _, found in given if found is not None]
+    assert used and all(len(found) == 2000 + 2000 // 8 for found in used)
+    assert all(size <= 2000 + 2000 // 8 for size, found in given if found is not None)
+    assert not ahead._BUFFERS  # (dropped with the reading thread)
+    zeroed = native().zeroed_buffer(5000)
+    assert isinstance(zeroed, bytearray) and zeroed == bytearray(5000)
+    with pytest.raises(ValueError, match="negative"):
+        native().zeroed_buffer(-1)

@@ -17,7 +17,10 @@ A run too long to read ahead whole that is to be read here in blocks (``blocks``
 process, `rankscope.table.many`) has its first block read ahead instead: its first
 `first_block` bytes (16 MB), cut where a query's lines end as `rankscope.read.blocks`
 cuts it, its documents the judgments lack numbered query by query, as a block is read.
-The block's parse, ~0.15 s for 16 MB, then runs beside the imports rather than after them.
+The block's parse, ~0.15 s for 16 MB, then runs beside the imports rather than after them;
+then the thread makes the buffers the next blocks' texts are to be read into
+(`ready_buffer`), their pages written: ~20 ms each that the kernel would otherwise spend
+on the thread reading the blocks, once the imports are done.
 
 This module imports neither numpy nor any other module of rankscope's reading path (which
 import numpy): only the compiled module.
@@ -32,8 +35,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ..model import native
-from .cuts import BLOCK_BYTES, block_end, first_block
+from ..model import available_cores, native
+from .cuts import BLOCK_BYTES, block_end, first_block, parsed_at_once
 
 #: The largest file read ahead (16 MB: a run that long parses in ~0.1 s, about what the
 #: imports of ``rankscope eval`` take; a longer one is read in pieces, or blocks, as it is
@@ -67,6 +70,9 @@ class Ahead(NamedTuple):
 #: it is read, and then its `Ahead` (None: not readable ahead).
 _DONE: dict[tuple[str, bool], threading.Event] = {}
 _READ: dict[tuple[str, bool], Ahead | None] = {}
+#: The buffers made for the texts of a run's next blocks, not taken yet (`ready_buffer`).
+_BUFFERS: list[bytearray] = []
+_BUFFERS_LOCK = threading.Lock()
 
 #: The name of the reading thread.
 THREAD = "rankscope-read-ahead"
@@ -99,6 +105,7 @@ def reading_ahead(qrels: str, runs: Sequence[str], blocks: bool = False) -> Iter
         thread.join()
         _DONE.clear()
         _READ.clear()
+        _BUFFERS.clear()
 
 
 def _small(path: str) -> bool:
@@ -154,6 +161,17 @@ def taken(path: Any, is_run: bool) -> Ahead | None:
     return ahead
 
 
+def ready_buffer(size: int) -> bytearray | None:
+    """A buffer of at least ``size`` bytes made ready for the text of one of the blocks
+    after the first of a run read in blocks (`rankscope.table.many`), its pages already
+    written, taken once; None if none is ready."""
+    with _BUFFERS_LOCK:
+        for k, buffer in enumerate(_BUFFERS):
+            if len(buffer) >= size:
+                return _BUFFERS.pop(k)
+    return None
+
+
 def _read_both(
     fast: Any, qrels: str, run: str, block: bool, events: tuple[threading.Event, ...]
 ) -> None:
@@ -171,6 +189,14 @@ def _read_both(
                 copies[1].per_query()
             events[0].set()
             _READ[(run, True)] = _parsed(fast, run, True, *copies, origins, block)
+            if block:
+                events[1].set()  # (the block, before the buffers for the next ones)
+                # as many as the blocks' texts take turns in, each as long as the reader
+                # makes one for a block (`rankscope.table.many._Scratch`)
+                for _ in range(parsed_at_once(available_cores()) + 1):
+                    buffer = fast.zeroed_buffer(BLOCK_BYTES + BLOCK_BYTES // 8)
+                    with _BUFFERS_LOCK:
+                        _BUFFERS.append(buffer)
     except Exception:  # noqa: S110 (the reader reads what is missing as before, and says
         pass  # what is wrong with it; this thread says nothing: it runs beside the command)
     finally:

@@ -30,6 +30,17 @@ WINDOW = 1 << 20
 PIPELINE_CORES = 2
 
 
+#: How many blocks `rankscope.table.many` parses at once beside the judging, on two cores
+#: or more (see `parsed_at_once`).
+PARSED_AT_ONCE = 2
+
+
+def parsed_at_once(cores: int) -> int:
+    """How many blocks of a run one process with ``cores`` cores parses at once beside the
+    judging: their texts are in as many buffers, and one more holds the next block's."""
+    return PARSED_AT_ONCE if cores > 1 else 1
+
+
 def in_this_process(runs: int, jobs: int) -> bool:
     """Whether ``runs`` runs, evaluated with ``jobs`` worker processes (as asked, or the
     default's), are evaluated in this process alone."""

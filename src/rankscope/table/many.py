@@ -38,9 +38,9 @@ from ..errors import InputError, RankscopeError, RankscopeWarning, UsageError
 from ..judge import JoinOptions, RelevantDocs, judged_positions
 from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, available_cores, native
-from ..read.ahead import Ahead, pending, taken
+from ..read.ahead import Ahead, pending, ready_buffer, taken
 from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
-from ..read.cuts import BLOCK_BYTES, in_this_process
+from ..read.cuts import BLOCK_BYTES, in_this_process, parsed_at_once
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
 from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
@@ -136,9 +136,12 @@ class _Scratch(threading.local):
         self.turn = (self.turn + 1) % turns if turns > 1 else 0
         buffer = self.buffers[self.turn]
         size = block.end - block.start
-        if len(buffer) < size:  # a new buffer, never a resize: a view may be held;
-            buffer = self.buffers[self.turn] = bytearray(size + size // 8)  # (blocks'
-        n = block.read_into(buffer)  # lengths differ a little)
+        if len(buffer) < size:  # a new buffer, never a resize: a view may be held (one
+            # the command line made ready while it imported, if any; blocks' lengths
+            # differ a little)
+            buffer = ready_buffer(size) or bytearray(size + size // 8)
+            self.buffers[self.turn] = buffer
+        n = block.read_into(buffer)
         return memoryview(buffer)[:n]
 
 
@@ -772,22 +775,18 @@ def _workers(size: int, jobs: int | None) -> int:
     return jobs
 
 
-#: How many blocks `_outcomes_here` parses at once beside the judging, on two cores or more.
-PARSED_AT_ONCE = 2
-
-
 def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
     """Each piece's outcome, evaluated in this process in the pieces' order: a block's text
     parsed (without the GIL, `_BlockWork`) while the block before it is judged and
     evaluated, and the next block's text read meanwhile (into another buffer: the parse
     starts as soon as a parse before it has ended).  On two cores or more, two blocks are
-    parsed at once, each by a serial parser (`PARSED_AT_ONCE`), beside the judging: one
+    parsed at once, each by a serial parser (`parsed_at_once`), beside the judging: one
     parse's two threads (scanning, interning) kept ~1.6 of the two cores busy with it
     (the one waited for the other), and handing records over between them cost ~10% more
     CPU than scanning and interning in turns."""
     assert _TASK is not None
     task = _TASK
-    ahead = PARSED_AT_ONCE if available_cores() > 1 else 1
+    ahead = parsed_at_once(available_cores())
     works: collections.deque[_BlockWork] = collections.deque()  # begun, in order
     try:
         for piece in pieces:
