@@ -445,8 +445,7 @@ class _Judgments:
         self.judged_q[q] = True
         self.in_qrels = np.zeros(len(qrels.docs) + 1, dtype=bool)
         self.in_qrels[d] = True
-        self.top = max(int(g.max(initial=0)), 0)
-        width = self.top + 1
+        width = max(int(g.max(initial=0)), 0) + 1  # (grades 0 .. the highest)
         keep = g >= 0
         self.levels = np.bincount(
             q[keep].astype(np.int64) * width + g[keep], minlength=len(qrels.queries) * width

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..model import available_cores, native
-from .cuts import BLOCK_BYTES, block_end, first_block, parsed_at_once
+from .cuts import BLOCK_BYTES, block_end, first_block, parsed_at_once, text_buffer_bytes
 
 #: The largest file read ahead (16 MB: a run that long parses in ~0.1 s, about what the
 #: imports of ``rankscope eval`` take; a longer one is read in pieces, or blocks, as it is
@@ -194,7 +194,7 @@ def _read_both(
                 # as many as the blocks' texts take turns in, each as long as the reader
                 # makes one for a block (`rankscope.table.many._Scratch`)
                 for _ in range(parsed_at_once(available_cores()) + 1):
-                    buffer = fast.zeroed_buffer(BLOCK_BYTES + BLOCK_BYTES // 8)
+                    buffer = fast.zeroed_buffer(text_buffer_bytes(BLOCK_BYTES))
                     with _BUFFERS_LOCK:
                         _BUFFERS.append(buffer)
     except Exception:  # noqa: S110 (the reader reads what is missing as before, and says

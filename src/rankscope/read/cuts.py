@@ -23,10 +23,10 @@ FIRST_BLOCK_BYTES = 16 << 20
 # How far a cut looks at a time for the end of a query's lines.
 WINDOW = 1 << 20
 
-# The cores one process keeps busy reading a run in blocks (`rankscope.table.many`): each
-# block parsed by the compiled reader's two threads while the block before it is judged.
-# A lone run is evaluated in this process with up to this many jobs: two worker processes
-# did the same work more slowly (each its own start, its own copies of each block's tables).
+# The cores one process keeps busy reading a run in blocks (`rankscope.table.many`): blocks
+# parsed (`parsed_at_once`) while the block before them is judged.  A lone run is evaluated
+# in this process with up to this many jobs: two worker processes did the same work more
+# slowly (each its own start, its own copies of each block's tables).
 PIPELINE_CORES = 2
 
 
@@ -39,6 +39,12 @@ def parsed_at_once(cores: int) -> int:
     """How many blocks of a run one process with ``cores`` cores parses at once beside the
     judging: their texts are in as many buffers, and one more holds the next block's."""
     return PARSED_AT_ONCE if cores > 1 else 1
+
+
+def text_buffer_bytes(size: int) -> int:
+    """The length of a buffer made for a block's text of ``size`` bytes: an eighth more, so
+    that it holds the next blocks' too (their lengths differ a little)."""
+    return size + size // 8
 
 
 def in_this_process(runs: int, jobs: int) -> bool:

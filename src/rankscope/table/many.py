@@ -40,7 +40,7 @@ from ..measures import Request
 from ..model import Qrels, Run, Vocabulary, ZScores, available_cores, native
 from ..read.ahead import Ahead, pending, ready_buffer, taken
 from ..read.blocks import RunBlock, is_gzip, run_blocks, text_size
-from ..read.cuts import BLOCK_BYTES, in_this_process, parsed_at_once
+from ..read.cuts import BLOCK_BYTES, in_this_process, parsed_at_once, text_buffer_bytes
 from ..read.duplicates import resolve_duplicates
 from ..read.runs import check_common_queries, no_common_query, run_names
 from ..read.trec import Lines, Parsing, Suspicions, read_run_block, warn_suspicious
@@ -137,9 +137,8 @@ class _Scratch(threading.local):
         buffer = self.buffers[self.turn]
         size = block.end - block.start
         if len(buffer) < size:  # a new buffer, never a resize: a view may be held (one
-            # the command line made ready while it imported, if any; blocks' lengths
-            # differ a little)
-            buffer = ready_buffer(size) or bytearray(size + size // 8)
+            # the command line made ready while it imported, if any)
+            buffer = ready_buffer(size) or bytearray(text_buffer_bytes(size))
             self.buffers[self.turn] = buffer
         n = block.read_into(buffer)
         return memoryview(buffer)[:n]
