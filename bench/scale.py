@@ -4,7 +4,8 @@
     python bench/scale.py --rows track,cold --repeat 3
 
 Rows, each timed as whole processes on the same files (`run.py`'s harness: a fresh process
-per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``):
+per timing, wall time around it, peak RSS from ``wait4``, median of ``--repeat``; a row's
+commands in rounds, each once a round, so that ratios are also taken round by round):
 
 1. ``track``: 40 runs x 250 queries x 1,000 documents drawn from a shared pool per query,
    one qrels (``generate.py --preset track``): ``rankscope eval QRELS runs/`` against a
@@ -28,10 +29,12 @@ When ``rankscope eval --help`` lists ``--jobs``, rankscope runs with ``--jobs 1`
 ``--jobs 2`` (rows 1-3); otherwise once, as it is.  Measures: trec_eval's official set (what
 ``rankscope eval`` prints without ``-m``) unless ``--measures`` says otherwise.  Ratios are
 to the fastest rankscope row of the case; the issue's targets are printed next to the
-figures with met / NOT met.  The values of both tools are compared too.  ``--baseline
-COMMIT`` times that commit's tree (its compiled reader built from its own source) before
-each rankscope row of rows 1-3, in the same run, and prints the ratios and whether the
-output is the same bytes (issue 24's one-run part: ``--rows single --measures small
+figures with met / NOT met (against trec_eval, also the median of the rounds' ratios: the
+machine's speed drifts by ±10% within minutes, and two runs of one tree a minute apart
+differed by as much as the changes measured).  The values of both tools are compared too.
+``--baseline COMMIT`` times that commit's tree (its compiled reader built from its own
+source) beside each rankscope row of rows 1-3, in the same rounds, and prints the ratios
+and whether the output is the same bytes (issue 24's one-run part: ``--rows single --measures small
 --baseline 0f8db29 --trec-eval PATH``).  Prints; asserts nothing.
 """
 
@@ -106,6 +109,7 @@ class Timing:
     note: str = ""
     values: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
     output: str = ""
+    walls: list[float] = dataclasses.field(default_factory=list)  # one per round, in order
 
 
 def cases(data: Path) -> dict[str, Case]:
@@ -184,23 +188,63 @@ def parse_values(output: str) -> dict[tuple[str, str], float]:
 def timed(
     row: str, tool: str, command: list[str], repeat: int, env: dict[str, str] | None = None
 ) -> Timing:
-    print(f"  {tool:22} ...", end="", flush=True)
-    try:
-        samples: list[Sample] = [run_once(command, env) for _ in range(repeat)]
-    except ToolFailed as failure:
-        print(f" failed ({failure})")
-        return Timing(row, tool, note=f"failed ({failure})")
-    result = Timing(
-        row,
-        tool,
-        statistics.median(s.wall_s for s in samples),
-        statistics.median(s.peak_mb for s in samples),
-        statistics.median(s.cpu_s for s in samples),
-        values=parse_values(samples[-1].output),
-        output=samples[-1].output,
+    return rounds(row, [(tool, command, env)], repeat)[0]
+
+
+def rounds(
+    row: str, commands: Sequence[tuple[str, list[str], dict[str, str] | None]], repeat: int
+) -> list[Timing]:
+    """Each of ``commands`` (tool, command, environment) timed ``repeat`` times, in rounds:
+    every command once a round, in turn (the first of each round the next command): the
+    machine's speed drifts by ±10% over minutes, so each round's ratios between the tools
+    (`per_round`) are steadier than ratios of medians taken minutes apart."""
+    samples: dict[str, list[Sample]] = {tool: [] for tool, _, _ in commands}
+    failed: dict[str, str] = {}
+    for turn in range(repeat):
+        print(f"  round {turn + 1}/{repeat}:", end="", flush=True)
+        for k in range(len(commands)):
+            tool, command, env = commands[(k + turn) % len(commands)]
+            if tool in failed:
+                continue
+            try:
+                samples[tool].append(run_once(command, env))
+            except ToolFailed as failure:
+                failed[tool] = f"failed ({failure})"
+                continue
+            print(f" {tool} {samples[tool][-1].wall_s:.2f} s;", end="", flush=True)
+        print()
+    out = []
+    for tool, _, _ in commands:
+        taken = samples[tool]
+        if tool in failed:
+            out.append(Timing(row, tool, note=failed[tool]))
+            continue
+        out.append(Timing(
+            row, tool,
+            statistics.median(s.wall_s for s in taken),
+            statistics.median(s.peak_mb for s in taken),
+            statistics.median(s.cpu_s for s in taken),
+            values=parse_values(taken[-1].output),
+            output=taken[-1].output,
+            walls=[s.wall_s for s in taken],
+        ))  # fmt: skip
+        r = out[-1]
+        print(f"  {tool:22} {r.wall_s:.2f} s, {r.peak_mb:.0f} MB, CPU {r.cpu_s:.2f} s")
+    return out
+
+
+def per_round(numerator: Timing, denominator: Timing) -> str:
+    """The median over the rounds of ``numerator``'s wall time over ``denominator``'s in
+    the same round, with the lowest and highest (when both ran every round)."""
+    if len(numerator.walls) != len(denominator.walls) or not numerator.walls:
+        return ""
+    ratios = sorted(a / b for a, b in zip(numerator.walls, denominator.walls, strict=True))
+    if len(ratios) == 1:
+        return f"{ratios[0]:.2f}x in its round"
+    return (
+        f"{statistics.median(ratios):.2f}x round by round ({ratios[0]:.2f}-{ratios[-1]:.2f},"
+        f" {len(ratios)} rounds)"
     )
-    print(f" {result.wall_s:.2f} s, {result.peak_mb:.0f} MB, CPU {result.cpu_s:.2f} s")
-    return result
 
 
 def has_jobs(rankscope: list[str]) -> bool:
@@ -235,26 +279,25 @@ def measure_case(
     case of one run file."""
     flags = MEASURE_FLAGS[measures]
     files = [str(case.qrels), str(case.runs)]
-    results = []
+    commands: list[tuple[str, list[str], dict[str, str] | None]] = []
     for tool, prefix, extra in variants(jobs, one_core=not case.runs.is_dir()):
         if baseline is not None:
             old = [*prefix, sys.executable, "-m", "rankscope", "eval", *extra, *flags, *files]
             env = {**os.environ, "PYTHONPATH": str(baseline)}
-            results.append(timed(case.row, tool.replace("rankscope", BASELINE_TOOL), old,
-                                 repeat, env))  # fmt: skip
-        command = [*prefix, *rankscope, "eval", *extra, *flags, *files]
-        results.append(timed(case.row, tool, command, repeat))
+            commands.append((tool.replace("rankscope", BASELINE_TOOL), old, env))
+        commands.append((tool, [*prefix, *rankscope, "eval", *extra, *flags, *files], None))
     loop = "pytrec_eval loop" if case.runs.is_dir() else "pytrec_eval"
     peer = [sys.executable, str(PEERS), "pytrec_eval", measures, *files]
+    missing = []
     try:
         import pytrec_eval  # noqa: F401  (only whether it is installed)
     except ImportError:
-        results.append(Timing(case.row, loop, note="not installed"))
+        missing.append(Timing(case.row, loop, note="not installed"))
     else:
-        results.append(timed(case.row, loop, peer, repeat))
+        commands.append((loop, peer, None))
     if trec_eval and not case.runs.is_dir():
-        results.append(timed(case.row, TREC_EVAL_TOOL, [trec_eval, *flags, *files], repeat))
-    return results
+        commands.append((TREC_EVAL_TOOL, [trec_eval, *flags, *files], None))
+    return rounds(case.row, commands, repeat) + missing
 
 
 def large_run(case: Case, rankscope: list[str], repeat: int) -> list[Timing]:
@@ -326,9 +369,10 @@ def targets(row: str, rows: list[Timing]) -> list[str]:
             target = TREC_EVAL_TARGETS.get(ours.tool)
             if reference and reference.wall_s and target:
                 times = reference.wall_s / wall
+                steady = per_round(reference, ours)
                 lines.append(
                     f"{ours.tool}: {times:.2f}x trec_eval (issue 24: >= {target:g}x):"
-                    f" {verdict(times >= target)}"
+                    f" {verdict(times >= target)}" + (f"; {steady}" if steady else "")
                 )
         elif row == "cold":
             lines.append(
@@ -361,6 +405,7 @@ def against_baseline(rows: list[Timing]) -> list[str]:
             f" ({new.peak_mb / old.peak_mb:.2f}x), CPU {old.cpu_s or 0.0:.2f} ->"
             f" {new.cpu_s or 0.0:.2f} s; output the same bytes:"
             f" {'yes' if old.output == new.output else 'NO'}"
+            + (f"; faster {steady}" if (steady := per_round(old, new)) else "")
         )
     return lines
 
