@@ -227,6 +227,45 @@ def test_blocks_parsed_one_or_two_at_a_time_give_the_whole_runs_values(
     for block in (90, 700):
         assert evaluated(qrels, runs, block_bytes=block, jobs=1) == expected
 
+
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_a_blocks_text_goes_into_a_buffer_only_once_the_block_before_in_it_is_read(
+    tmp_path, monkeypatch, cores
+):
+    """The texts take turns in as many buffers as blocks are parsed at once: the next
+    block's text is read into the oldest block's buffer only after that block's rows are
+    made (its parse may still read its text: a query split within it is read again)."""
+    monkeypatch.setattr(many, "available_cores", lambda: cores)
+    qrels, run = write_track(tmp_path, seed=7)
+    expected = evaluated(qrels, str(run), block_bytes=WHOLE, jobs=1)
+    events: list[tuple[str, int, int]] = []
+    text, read = many._Scratch.text, many._BlockWork.read
+
+    def text_of(self, block, turns=1):
+        found = text(self, block, turns)
+        events.append(("text", block.index, self.turn))
+        return found
+
+    def rows_of(self):
+        if self.parsed is not None:
+            events.append(("read", self.block.index, -1))
+        return read(self)
+
+    monkeypatch.setattr(many._Scratch, "text", text_of)
+    monkeypatch.setattr(many._BlockWork, "read", rows_of)
+    assert evaluated(qrels, str(run), block_bytes=300, jobs=1) == expected
+    texts = [(block, turn) for kind, block, turn in events if kind == "text"]
+    assert len(texts) > 6
+    assert {turn for _, turn in texts} == set(range(cuts.parsed_at_once(cores)))
+    holder: dict[int, int] = {}  # buffer -> the block whose text it holds
+    done: set[int] = set()
+    for kind, block, turn in events:
+        if kind == "read":
+            done.add(block)
+        else:
+            assert turn not in holder or holder[turn] in done
+            holder[turn] = block
+
 @pytest.mark.parametrize(
     "options",
     [

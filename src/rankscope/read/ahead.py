@@ -193,7 +193,7 @@ def _read_both(
                 events[1].set()  # (the block, before the buffers for the next ones)
                 # as many as the blocks' texts take turns in, each as long as the reader
                 # makes one for a block (`rankscope.table.many._Scratch`)
-                for _ in range(parsed_at_once(available_cores()) + 1):
+                for _ in range(parsed_at_once(available_cores())):
                     buffer = fast.zeroed_buffer(text_buffer_bytes(BLOCK_BYTES))
                     with _BUFFERS_LOCK:
                         _BUFFERS.append(buffer)

@@ -37,7 +37,10 @@ PARSED_AT_ONCE = 2
 
 def parsed_at_once(cores: int) -> int:
     """How many blocks of a run one process with ``cores`` cores parses at once beside the
-    judging: their texts are in as many buffers, and one more holds the next block's."""
+    judging: their texts are in as many buffers, taking turns (the next block's text is
+    read into the oldest's once its rows are made: a buffer more, for the next text read
+    sooner, cost 36 MB of fresh memory and ~9k page faults for no time gained, and on one
+    core ~0.1 s)."""
     return PARSED_AT_ONCE if cores > 1 else 1
 
 

@@ -116,8 +116,8 @@ class Cluster(Protocol):
 class _Scratch(threading.local):
     """The buffer the text of each block a process evaluates is read into, kept from one
     block to the next: a new one per block had the kernel map and zero its pages each time
-    (half the page faults of a 7M-line run).  More, in turn, where a block's text is read
-    while the blocks before it are parsed (`_outcomes_here`).  One per thread (a Dask
+    (half the page faults of a 7M-line run).  More, in turn, where blocks are parsed at
+    once (`_outcomes_here`).  One per thread (a Dask
     worker may run several), and none sent with the task to another process."""
 
     def __init__(self) -> None:
@@ -368,12 +368,11 @@ class _BlockWork:
     """`_evaluate_block` in its steps, so that `_outcomes` in one process parses a
     block's text while the block before it is judged and evaluated (the compiled reader
     lets the GIL go: on two cores the two overlap, where one idled during each block's
-    Python part), and reads the next block's text meanwhile: made (its text read; with
-    ``ahead`` blocks parsed at once beside this thread, into the next of ``ahead + 1``
-    buffers taking turns), `begin` (its parsing started; with ``ahead``, in another
-    thread, which then makes its rows too; with two or more, a serial parse: see
-    `_outcomes_here`), `fed` (waits for the compiled parser), `read` (the block's rows),
-    `finish` (its outcome).  Each step's warnings are caught apart, in this thread, and
+    Python part): made (its text read; with ``ahead`` blocks parsed at once beside this
+    thread, into the next of ``ahead`` buffers taking turns), `begin` (its parsing started;
+    with ``ahead``, in another thread, which then makes its rows too; with two or more, a
+    serial parse: see `_outcomes_here`), `read` (the block's rows: its text, and its buffer,
+    then free), `finish` (its outcome).  Each step's warnings are caught apart, in this thread, and
     told in the steps' order (making the rows, numpy's work on the columns, warns of
     nothing: it runs beside the block before's judging, most of it without the GIL)."""
 
@@ -387,12 +386,11 @@ class _BlockWork:
         self.rows: _Rows | None = None
         self.lines = 0
         self.making: threading.Thread | None = None  # with ``ahead``: parses, makes the rows
-        self.text_done = threading.Event()  # ... the parser done with the text
         self.made: tuple[_Rows | None, int] | BaseException | None = None  # ... its result
         try:
             self.done = _ahead_of(block)
             self.data = (
-                task.scratch.text(block, ahead + 1 if ahead else 1) if self.done is None
+                task.scratch.text(block, ahead or 1) if self.done is None
                 else memoryview(self.done.data)
             )  # fmt: skip
         except OSError:
@@ -417,25 +415,14 @@ class _BlockWork:
             self.making.start()
 
     def _make(self) -> None:
-        """The thread `begin` starts: the parse, then its rows (or what it raised)."""
+        """The thread `begin` starts: the parse (the compiled parser lets the GIL go), then
+        its rows (or what it raised)."""
         parsed = self.parsed
         assert parsed is not None
-        try:
-            parsed.wait()  # (the compiled parser, the GIL let go)
-        finally:
-            self.text_done.set()
         try:
             self.made = parsed()
         except BaseException as e:  # raised by `read`, in the caller's thread
             self.made = e
-
-    def fed(self) -> None:
-        """Wait until the compiled parser is done with the block's text (its rows are still
-        to be made): the next block's parse may begin."""
-        if self.making is not None:
-            self.text_done.wait()
-        elif self.parsed is not None:
-            self.parsed.wait()
 
     def read(self) -> None:
         """Wait for the block's rows (its text is then free for another block's)."""
@@ -777,30 +764,27 @@ def _workers(size: int, jobs: int | None) -> int:
 def _outcomes_here(pieces: Iterator[_Piece]) -> Iterator[_Outcome | _BlockOutcome]:
     """Each piece's outcome, evaluated in this process in the pieces' order: a block's text
     parsed (without the GIL, `_BlockWork`) while the block before it is judged and
-    evaluated, and the next block's text read meanwhile (into another buffer: the parse
-    starts as soon as a parse before it has ended).  On two cores or more, two blocks are
-    parsed at once, each by a serial parser (`parsed_at_once`), beside the judging: one
-    parse's two threads (scanning, interning) kept ~1.6 of the two cores busy with it
-    (the one waited for the other), and handing records over between them cost ~10% more
-    CPU than scanning and interning in turns."""
+    evaluated.  On two cores or more, two blocks are parsed at once, each by a serial
+    parser (`parsed_at_once`), beside the judging: one parse's two threads (scanning,
+    interning) kept ~1.6 of the two cores busy with it (the one waited for the other), and
+    handing records over between them cost ~10% more CPU than scanning and interning in
+    turns.  The next block's text is read into the buffer of the oldest block being
+    parsed, once its rows are made, and its parse begun before that block is judged."""
     assert _TASK is not None
     task = _TASK
     ahead = parsed_at_once(available_cores())
     works: collections.deque[_BlockWork] = collections.deque()  # begun, in order
     try:
         for piece in pieces:
-            after = None
-            if piece.block is not None:  # (its text read while the works before parse)
-                after = _BlockWork(task, piece.run, piece.block, ahead=ahead)
             done = None
-            if works and (len(works) >= ahead or after is None):
+            if works and (len(works) >= ahead or piece.block is None):
                 done = works.popleft()
-                done.fed()  # (its rows made once the next parse has begun)
-            if after is not None:
+                done.read()  # (its rows made: its buffer is the next text's)
+            if piece.block is not None:
+                after = _BlockWork(task, piece.run, piece.block, ahead=ahead)
                 after.begin()
                 works.append(after)
             if done is not None:
-                done.read()
                 yield done.finish()
             if piece.block is None:
                 while works:  # (every block before it first, in order)
