@@ -117,8 +117,8 @@ class _Scratch(threading.local):
     """The buffer the text of each block a process evaluates is read into, kept from one
     block to the next: a new one per block had the kernel map and zero its pages each time
     (half the page faults of a 7M-line run).  More, in turn, where blocks are parsed at
-    once (`_outcomes_here`).  One per thread (a Dask
-    worker may run several), and none sent with the task to another process."""
+    once (`_outcomes_here`).  One per thread (a Dask worker may run several), and none sent
+    with the task to another process."""
 
     def __init__(self) -> None:
         self.buffers: list[bytearray] = []
@@ -372,9 +372,10 @@ class _BlockWork:
     thread, into the next of ``ahead`` buffers taking turns), `begin` (its parsing started;
     with ``ahead``, in another thread, which then makes its rows too; with two or more, a
     serial parse: see `_outcomes_here`), `read` (the block's rows: its text, and its buffer,
-    then free), `finish` (its outcome).  Each step's warnings are caught apart, in this thread, and
-    told in the steps' order (making the rows, numpy's work on the columns, warns of
-    nothing: it runs beside the block before's judging, most of it without the GIL)."""
+    then free), `finish` (its outcome).  Each step's warnings are caught apart, in this
+    thread, and told in the steps' order (making the rows, numpy's work on the columns,
+    warns of nothing: it runs beside the block before's judging, most of it without the
+    GIL)."""
 
     def __init__(self, task: _Task, index: int, block: RunBlock, ahead: int = 0) -> None:
         self.task, self.index, self.block, self.ahead = task, index, block, ahead
@@ -425,7 +426,8 @@ class _BlockWork:
             self.made = e
 
     def read(self) -> None:
-        """Wait for the block's rows (its text is then free for another block's)."""
+        """Wait for the block's rows (its text, and its buffer, are then free for another
+        block's)."""
         if self.parsed is None or self.making is threading.current_thread():
             # (nothing to wait for; or an abandoned `_outcomes` generator finalised by the
             # collector in the thread that makes these rows: it cannot wait for itself)
