@@ -238,6 +238,46 @@ def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
     assert release_memory() == 0  # (freed as the runs were read)
 
 
+def test_a_study_of_run_files_gives_the_readers_memory_back_before_its_tensors(
+    tmp_path, monkeypatch
+):
+    """Once the last run is read and joined, and before the measures' data (the preference
+    tensors) are made, the study's own thread gives back what reading freed
+    (`rankscope.model.release_memory`), holding no run read: the peak of a study of many
+    runs is not what reading left plus the tensors."""
+    import weakref
+
+    qrels, _ = collection(tmp_path, True)
+    paths = [tmp_path / f"r{r}.txt" for r in range(5)]
+    read: list[weakref.ref] = []
+    each = RunFiles.each
+
+    def kept(self, judgments):
+        for run in each(self, judgments):
+            read.append(weakref.ref(run))
+            yield run
+
+    made = []  # the measures' data made (the tensors)
+    measure = Joins.measure_data
+
+    def measured(self, *args, **kwargs):
+        made.append(1)
+        return measure(self, *args, **kwargs)
+
+    given_back = []  # per call in the study's thread: (runs read, runs held, data made)
+
+    def release() -> int:
+        if threading.current_thread() is threading.main_thread():
+            given_back.append((len(read), sum(r() is not None for r in read), bool(made)))
+        return 0
+
+    monkeypatch.setattr(RunFiles, "each", kept)
+    monkeypatch.setattr(Joins, "measure_data", measured)
+    monkeypatch.setattr(study_module, "release_memory", release)
+    study(qrels, RunFiles(run_sources(paths)), ["AP", "RPP"], permutations=20, samples=1, seed=1)
+    assert given_back and given_back[0] == (5, 0, False)
+
+
 def test_a_study_stopped_during_its_curves_shuts_their_threads_down(tmp_path, monkeypatch):
     """A study stopped while it draws the curves of fewer judgments (an error, Ctrl-C)
     shuts down the threads computing the next reduced sets then, in its own thread: left to
