@@ -61,6 +61,7 @@ from run import (
     Sample,
     ToolFailed,
     baseline_tree,
+    bytecode,
     count_lines,
     git_revision,
     rankscope_executable,
@@ -514,6 +515,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  trec_eval: {args.trec_eval or 'none (give --trec-eval PATH)'}")
     table = cases(args.data)
     results: list[Timing] = []
+    bytecode(BENCH.parent / "src")  # (this tree's, as the baseline's: `run.baseline_tree`)
     folder = tempfile.TemporaryDirectory(prefix="scale-baseline-")
     baseline = None
     if args.baseline:
