@@ -238,13 +238,14 @@ def test_a_study_of_run_files_leaves_no_reader_memory_behind(tmp_path):
     assert release_memory() == 0  # (freed as the runs were read)
 
 
-def test_a_study_of_run_files_gives_the_readers_memory_back_before_its_tensors(
+def test_a_study_of_run_files_gives_memory_back_before_its_tensors_and_before_its_powers(
     tmp_path, monkeypatch
 ):
-    """Once the last run is read and joined, and before the measures' data (the preference
-    tensors) are made, the study's own thread gives back what reading freed
-    (`rankscope.model.release_memory`), holding no run read: the peak of a study of many
-    runs is not what reading left plus the tensors."""
+    """The study's own thread gives back what was freed (`rankscope.model.release_memory`)
+    once the last run is read and joined, holding no run read, before the measures' data
+    (the preference tensors) are made; and again once they are made (what evaluating every
+    run's join freed), before the discriminative powers make their buffers: the peak of a
+    study of many runs is not what reading left plus the tensors plus the powers'."""
     import weakref
 
     qrels, _ = collection(tmp_path, True)
@@ -264,18 +265,28 @@ def test_a_study_of_run_files_gives_the_readers_memory_back_before_its_tensors(
         made.append(1)
         return measure(self, *args, **kwargs)
 
-    given_back = []  # per call in the study's thread: (runs read, runs held, data made)
+    powered = []  # the discriminative powers begun
+    powers = study_module._powers
+
+    def tested(*args, **kwargs):
+        powered.append(1)
+        return powers(*args, **kwargs)
+
+    given_back = []  # per call in the study's thread: runs read, held, data made, powers begun
 
     def release() -> int:
         if threading.current_thread() is threading.main_thread():
-            given_back.append((len(read), sum(r() is not None for r in read), bool(made)))
+            held = sum(r() is not None for r in read)
+            given_back.append((len(read), held, bool(made), bool(powered)))
         return 0
 
     monkeypatch.setattr(RunFiles, "each", kept)
     monkeypatch.setattr(Joins, "measure_data", measured)
+    monkeypatch.setattr(study_module, "_powers", tested)
     monkeypatch.setattr(study_module, "release_memory", release)
-    study(qrels, RunFiles(run_sources(paths)), ["AP", "RPP"], permutations=20, samples=1, seed=1)
-    assert given_back and given_back[0] == (5, 0, False)
+    study(qrels, RunFiles(run_sources(paths)), ["AP", "RPP"], permutations=20, samples=1, seed=1,
+          robustness=False)  # fmt: skip
+    assert given_back == [(5, 0, False, False), (5, 0, True, False)]
 
 
 def test_a_study_stopped_during_its_curves_shuts_their_threads_down(tmp_path, monkeypatch):

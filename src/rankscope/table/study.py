@@ -705,6 +705,9 @@ def study(
         if joins is None
         else joins.measure_data(qrels, methods_last=True)
     )
+    # what making them freed (the metrics of every run's join evaluated at once), given
+    # back before the discriminative powers' buffers: peak 233 -> 214 MB at 100 runs
+    release_memory()
     steps = 1 + len(datas)
     if robustness:
         steps += len(datas) + sum(
