@@ -50,7 +50,11 @@ def collection(tmp_path, shared: bool):
 @pytest.mark.parametrize("shared", [True, False])
 @pytest.mark.parametrize("policy", ["uniform", "pool"])
 @pytest.mark.parametrize("keep", [0.1, 0.5, 1.0])
-def test_masked_joins_are_the_joins_of_the_reduced_judgments(tmp_path, shared, policy, keep):
+@pytest.mark.parametrize("runs_at_once", [1, 2, 16])  # a run, two (and the last alone), all
+def test_masked_joins_are_the_joins_of_the_reduced_judgments(
+    tmp_path, monkeypatch, shared, policy, keep, runs_at_once
+):
+    monkeypatch.setattr(study_module, "RUNS_AT_ONCE", runs_at_once)
     qrels, runs = collection(tmp_path, shared)
     joins = Joins.of(qrels, runs, MEASURES)
     assert joins is not None

@@ -481,40 +481,59 @@ class Joins:
         return [query_positions(result.prefs, names) for result in computed]
 
     def _metric_data(self, reduced: Qrels) -> dict[Request, MeasureData]:
-        """The metrics' `MeasureData` on ``reduced`` (every run's masked join evaluated in
-        one pass)."""
+        """The metrics' `MeasureData` on ``reduced``: the runs' masked joins evaluated
+        `RUNS_AT_ONCE` runs at a time (each query's values are its own, whatever the
+        queries evaluated with it), so that what a reduced set makes is bounded whatever
+        the number of runs."""
         if not self.metrics:
             return {}
         keys = np.sort(reduced.query.astype(np.int64) * self.ndocs + reduced.doc)
-        evaluated = evaluate_judged(self._masked(reduced, keys), self.metrics)
-        starts = self.starts.tolist()
-        return _metric_data(self.metrics, [
-            (ids, [v[starts[i] : starts[i + 1]] for v in evaluated.values])
-            for i, ids in enumerate(self.run_queries)
-        ])  # fmt: skip
-
-    def _masked(self, reduced: Qrels, keys: np.ndarray) -> Judged:
-        """Every run as `judge` joins it with ``reduced`` (sorted keys ``keys``), one after
-        another (`all_joined`'s queries): each query's judged documents counted by grade
-        from ``reduced``, the entries it drops made documents the judgments do not mention."""
-        judged = self.all_joined
-        kept = _member(self.all_keys, keys)
-        grades = self.all_grades[kept].astype(np.int64)
-        nq = judged.num_queries
         g = reduced.grade
         top = max(int(g.max(initial=0)), 0)
         ok = g >= 0
+        # each query's judgments per grade in ``reduced``, by query code
         by_code = np.bincount(
             reduced.query[ok].astype(np.int64) * (top + 1) + g[ok],
             minlength=len(self.qrels.queries) * (top + 1),
         ).reshape(-1, top + 1)
-        kept_slot = self.all_slots[kept]
+        starts = self.starts.tolist()
+        found: list[tuple[list[str], list[np.ndarray]]] = []
+        for first in range(0, len(self.run_queries), RUNS_AT_ONCE):
+            last = min(first + RUNS_AT_ONCE, len(self.run_queries))
+            evaluated = evaluate_judged(
+                self._masked(keys, by_code, starts[first], starts[last]), self.metrics
+            )
+            found += [
+                (self.run_queries[i],
+                 [v[starts[i] - starts[first] : starts[i + 1] - starts[first]]
+                  for v in evaluated.values])
+                for i in range(first, last)
+            ]  # fmt: skip
+        return _metric_data(self.metrics, found)
+
+    def _masked(self, keys: np.ndarray, by_code: np.ndarray, first: int, last: int) -> Judged:
+        """The queries ``first`` to ``last`` (excluded) of `all_joined` (some runs' queries)
+        as `judge` joins them with the reduced judgments (sorted keys ``keys``; their counts
+        of judgments per grade, by query code, ``by_code``): each query's judged documents
+        counted by grade from them, the entries they drop made documents the judgments do
+        not mention; ranks counted from the first query's."""
+        judged = self.all_joined
+        begin, end = int(judged.offsets[first]), int(judged.offsets[last])
+        # the queries' entries: `all_positions` ascend (each run's ranks after the last's)
+        a, b = np.searchsorted(self.all_positions, [begin, end])
+        kept = _member(self.all_keys[a:b], keys)
+        grades = self.all_grades[a:b][kept].astype(np.int64)
+        nq = last - first
+        kept_slot = self.all_slots[a:b][kept] - first
+        offsets = judged.offsets[first : last + 1] - begin
         return dataclasses.replace(
-            judged, judged_positions=self.all_positions[kept].astype(np.int64),
+            judged, query_ids=judged.query_ids[first:last], offsets=offsets,
+            judged_positions=self.all_positions[a:b][kept].astype(np.int64) - begin,
             judged_grades=grades,
-            rel_levels=by_code[self.all_codes].astype(np.int64),
-            num_nonpool=(judged.num_ret - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
+            rel_levels=by_code[self.all_codes[first:last]].astype(np.int64),
+            num_nonpool=(np.diff(offsets) - np.bincount(kept_slot, minlength=nq)).astype(np.int64),
             num_unjudged=np.bincount(kept_slot[grades == UNJUDGED], minlength=nq).astype(np.int64),
+            missing=judged.missing[first:last],
         )  # fmt: skip
 
     def _masked_table(self, reduced: Qrels) -> RelevanceTable:
@@ -825,6 +844,10 @@ BLOCK_CELLS = 1 << 18
 
 #: How many reduced judgment sets the study computes at a time (threads).
 REDUCED_THREADS = 2
+
+#: How many runs' masked joins `Joins` evaluates at a time on a reduced judgment set (the
+#: entries of 16 runs of 250 queries × 1,000: ~70k, a few MB of arrays per set in flight).
+RUNS_AT_ONCE = 16
 
 
 def _read_ahead(runs: Iterable[Run]) -> Iterator[Run]:
