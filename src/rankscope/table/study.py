@@ -724,8 +724,9 @@ def study(
         if joins is None
         else joins.measure_data(qrels, methods_last=True)
     )
-    # what making them freed (the metrics of every run's join evaluated at once), given
-    # back before the discriminative powers' buffers: peak 233 -> 214 MB at 100 runs
+    # what making them freed (the metrics' evaluation of the joins, the preference
+    # methods' per-query work), given back before the discriminative powers' buffers
+    # (peak 233 -> 214 MB at 100 runs, measured before `RUNS_AT_ONCE`)
     release_memory()
     steps = 1 + len(datas)
     if robustness:
