@@ -17,7 +17,7 @@ import pytest
 
 from rankscope import InputError
 from rankscope.model import Vocabulary, native
-from rankscope.read import ahead, trec
+from rankscope.read import ahead, cuts, trec
 from rankscope.read.blocks import run_blocks
 from rankscope.read.trec import read_qrels, read_run
 from rankscope.table import many
@@ -200,8 +200,14 @@ def test_a_large_run_or_a_directory_is_not_read_ahead(tmp_path, monkeypatch):
 def small_blocks(monkeypatch):
     """Blocks of 2,000 bytes: a run of a few kilobytes is read as a large one is (each
     test sets `LARGEST` between the judgments' length and the run's)."""
-    monkeypatch.setattr(ahead, "BLOCK_BYTES", 2000)
-    monkeypatch.setattr(many, "BLOCK_BYTES", 2000)
+    blocks_of(2000, monkeypatch)
+
+
+def blocks_of(size: int, monkeypatch) -> None:
+    """The blocks of a run evaluated in this process ``size`` bytes long, whatever the
+    cores, for the reading ahead and the evaluation alike."""
+    for module in (ahead, many):
+        monkeypatch.setattr(module, "block_bytes_here", lambda cores: size)
 
 
 def evaluated_ahead(qrels: Path, run: Path, monkeypatch, **options) -> tuple[tuple, list, list]:
@@ -365,12 +371,33 @@ def test_only_a_plain_run_longer_than_a_block_has_its_first_block_read_ahead(
             assert threading.active_count() == threads and not ahead.pending(str(path))
     with ahead.reading_ahead(str(qrels), [str(short)], blocks=True):  # (read whole, if
         assert ahead.pending(str(short))  # short enough; not as a block)
-    monkeypatch.setattr(ahead, "BLOCK_BYTES", 1 << 20)
+    blocks_of(1 << 20, monkeypatch)
     with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
         assert not ahead.pending(str(run))
-    monkeypatch.setattr(ahead, "BLOCK_BYTES", 2000)
+    blocks_of(2000, monkeypatch)
     with ahead.reading_ahead(str(qrels), [str(run)], blocks=True):
         assert ahead.pending(str(run))
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_first_block_read_ahead_is_the_evaluations_on_one_core_and_two(
+    tmp_path, monkeypatch, cores
+):
+    """The blocks parsed at once hold `BLOCK_BYTES` of text between them (`cuts`'s
+    `block_bytes_here`): one block of it on one core, two of half of it on two.  The
+    reading ahead cuts the first block the evaluation's blocks begin with, on either."""
+    monkeypatch.setattr(cuts, "BLOCK_BYTES", 4000)
+    for module in (ahead, many):
+        monkeypatch.setattr(module, "available_cores", lambda: cores)
+    assert cuts.block_bytes_here(cores) == 4000 // cores
+    no_runs = many._Task(None, (), (), None, None, 0, None, "error", "score", False)
+    assert many._plan(no_runs, 1, None)[0].block_bytes == 4000 // cores  # (the default)
+    qrels, run = write_track(tmp_path, seed=17)
+    expected = expected_of(qrels, run, measures=("map", "P_5"))
+    got, took, _ = evaluated_ahead(qrels, run, monkeypatch, measures=("map", "P_5"))
+    assert got == expected
+    [first] = took
+    assert first.block and first.data == next(run_blocks(run, 4000 // cores)).text()
 
 
 def test_one_core_parses_serially(tmp_path, monkeypatch):

@@ -207,9 +207,10 @@ def evaluate_many(
         NAME`` -- a value of the two runs only, whichever others are evaluated with them.
     jobs, block_bytes:
         Worker processes (default: see above), and the length of a block of a run file
-        (default 32 MB, or less to give every core several blocks).  A run read in blocks
-        must list each query's lines together if it is longer than 2 GB (else it is read
-        whole): see docs/scale.md.
+        (default 32 MB; 16 MB for a run evaluated in this process on two cores or more,
+        where two blocks are parsed at once; less to give every worker several blocks).
+        A run read in blocks must list each query's lines together if it is longer than
+        2 GB (else it is read whole): see docs/scale.md.
     backend, scheduler:
         ``local`` (default), ``dask`` or ``spark``: the runs (their blocks of whole queries,
         read by the workers from run files; or the queries of inputs read here) split over

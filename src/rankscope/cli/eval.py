@@ -58,8 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         options.JOBS,
         Option(("--block-mb",), "block_mb", "read a TREC run file longer than this in blocks of "
                "whole queries, evaluated one at a time, so that memory is bounded by the block "
-               "(default 32, less to give every core several blocks); the output is the same for "
-               "every size", type=options.whole(1, 1 << 20), metavar="MB"),
+               "(default 32; 16 for a run evaluated in this process on two cores or more, two "
+               "blocks parsed at once; less to give every worker process several blocks); the "
+               "output is the same for every size", type=options.whole(1, 1 << 20), metavar="MB"),
         options.DUPLICATE,
         Option(("--order",), "order", "rank documents by score (default, as trec_eval) or by the "
                "rank column (ndeval)", choices=("score", "rank"), default="score"),

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ..model import available_cores, native
-from .cuts import BLOCK_BYTES, block_end, first_block, parsed_at_once, text_buffer_bytes
+from .cuts import block_bytes_here, block_end, first_block, parsed_at_once, text_buffer_bytes
 
 #: The largest file read ahead (16 MB: a run that long parses in ~0.1 s, about what the
 #: imports of ``rankscope eval`` take; a longer one is read in pieces, or blocks, as it is
@@ -88,7 +88,8 @@ def reading_ahead(qrels: str, runs: Sequence[str], blocks: bool = False) -> Iter
     whatever the reader did not take is dropped."""
     fast = native()
     run = runs[0] if len(runs) == 1 else "-"
-    block = blocks and _blocked(run)
+    block_bytes = block_bytes_here(available_cores())  # (as `rankscope.table.many` reads it)
+    block = blocks and _blocked(run, block_bytes)
     files = all(p != "-" for p in (qrels, run)) and _small(qrels) and (block or _small(run))
     if fast is None or _DONE or not files:  # (``-``: standard input, whatever file so named)
         yield
@@ -96,7 +97,9 @@ def reading_ahead(qrels: str, runs: Sequence[str], blocks: bool = False) -> Iter
     events = threading.Event(), threading.Event()
     _DONE[(qrels, False)], _DONE[(run, True)] = events
     thread = threading.Thread(
-        target=_read_both, args=(fast, qrels, run, block, events), name=THREAD
+        target=_read_both,
+        args=(fast, qrels, run, block_bytes if block else 0, events),
+        name=THREAD,
     )
     thread.start()
     try:
@@ -120,14 +123,14 @@ def _small(path: str) -> bool:
     return stat.S_ISREG(status.st_mode) and 0 < status.st_size <= LARGEST
 
 
-def _blocked(path: str) -> bool:
+def _blocked(path: str, block_bytes: int) -> bool:
     """Whether ``path`` is a plain file too long to read ahead whole and longer than a
-    block (`BLOCK_BYTES`), not gzipped: a run read in blocks, whose first is read ahead."""
+    block (``block_bytes``), not gzipped: a run read in blocks, whose first is read ahead."""
     try:
         with open(path, "rb") as raw:
             status = os.fstat(raw.fileno())
             return (
-                stat.S_ISREG(status.st_mode) and status.st_size > max(LARGEST, BLOCK_BYTES)
+                stat.S_ISREG(status.st_mode) and status.st_size > max(LARGEST, block_bytes)
                 and raw.read(2) != b"\x1f\x8b"
             )  # fmt: skip
     except OSError:
@@ -173,11 +176,11 @@ def ready_buffer(size: int) -> bytearray | None:
 
 
 def _read_both(
-    fast: Any, qrels: str, run: str, block: bool, events: tuple[threading.Event, ...]
+    fast: Any, qrels: str, run: str, block_bytes: int, events: tuple[threading.Event, ...]
 ) -> None:
     """The thread's work: the judgments parsed into new id tables, then the run (its first
-    block, if ``block``) into copies of them (as the reader reads a run: into vocabularies
-    scoped from the judgments')."""
+    block, if read in blocks of ``block_bytes``; 0: whole) into copies of them (as the
+    reader reads a run: into vocabularies scoped from the judgments')."""
     try:
         judged = _parsed(fast, qrels, False, fast.Interner(), fast.Interner(), (None, None))
         _READ[(qrels, False)] = judged
@@ -185,16 +188,16 @@ def _read_both(
             queries, docs = judged.queries, judged.docs
             origins = ((queries, len(queries)), (docs, len(docs)))
             copies = queries.copy(), docs.copy()
-            if block:
+            if block_bytes:
                 copies[1].per_query()
             events[0].set()
-            _READ[(run, True)] = _parsed(fast, run, True, *copies, origins, block)
-            if block:
+            _READ[(run, True)] = _parsed(fast, run, True, *copies, origins, block_bytes)
+            if block_bytes:
                 events[1].set()  # (the block, before the buffers for the next ones)
                 # as many as the blocks' texts take turns in, each as long as the reader
                 # makes one for a block (`rankscope.table.many._Scratch`)
                 for _ in range(parsed_at_once(available_cores())):
-                    buffer = fast.zeroed_buffer(text_buffer_bytes(BLOCK_BYTES))
+                    buffer = fast.zeroed_buffer(text_buffer_bytes(block_bytes))
                     with _BUFFERS_LOCK:
                         _BUFFERS.append(buffer)
     except Exception:  # noqa: S110 (the reader reads what is missing as before, and says
@@ -206,23 +209,24 @@ def _read_both(
 
 def _parsed(
     fast: Any, path: str, is_run: bool, queries: Any, docs: Any, origins: tuple,
-    block: bool = False,
+    block_bytes: int = 0,
 ) -> Ahead | None:  # fmt: skip
-    """``path`` read whole (or its first block, if ``block``) and fed to a ``Parser`` into
-    ``queries`` and ``docs``; None when it is not a plain file of at most `LARGEST` bytes
-    (of more than `BLOCK_BYTES`, if ``block``), or cannot be read."""
+    """``path`` read whole (or its first block, if read in blocks of ``block_bytes``) and
+    fed to a ``Parser`` into ``queries`` and ``docs``; None when it is not a plain file of
+    at most `LARGEST` bytes (of more than ``block_bytes``, if read in blocks), or cannot be
+    read."""
     try:
         with open(path, "rb") as raw:
             status = os.fstat(raw.fileno())
             size = status.st_size
             if not stat.S_ISREG(status.st_mode) or not (
-                size > BLOCK_BYTES if block else 0 < size <= LARGEST
+                size > block_bytes if block_bytes else 0 < size <= LARGEST
             ):
                 return None
             fd = raw.fileno()
             end = size
-            if block:  # (cut as `rankscope.read.blocks.run_blocks` cuts it)
-                at_most = first_block(BLOCK_BYTES)
+            if block_bytes:  # (cut as `rankscope.read.blocks.run_blocks` cuts it)
+                at_most = first_block(block_bytes)
                 end = block_end(lambda at, n: os.pread(fd, n, at), 0, size, at_most)
             data = raw.read(end)
     except OSError:
@@ -232,4 +236,4 @@ def _parsed(
     parser = fast.Parser(queries, docs, is_run)
     parser.serial()  # (this thread alone: the other core imports)
     fed = parser.feed(data, True)
-    return Ahead(stamp(status), data, parser, fed, queries, docs, origins, block)
+    return Ahead(stamp(status), data, parser, fed, queries, docs, origins, bool(block_bytes))
