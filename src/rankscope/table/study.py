@@ -374,8 +374,8 @@ class Joins:
     def _join_all(self) -> None:
         """The runs' joins one after another, as one join whose queries are every run's
         (`all_joined`; ``starts``: each run's first query there), so that the metrics of a
-        reduced set are computed in one pass (each query's values are its own, whatever the
-        queries computed with it)."""
+        reduced set are computed `RUNS_AT_ONCE` runs at a time, whatever run each query is
+        of (each query's values are its own, whatever the queries computed with it)."""
         judged = self.judged
         sizes = [j.num_queries for j in judged]
         self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
